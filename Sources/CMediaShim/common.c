@@ -1,0 +1,166 @@
+// Shared by probe, transcode, remux and thumbnail: version, error texts and messages, and the
+// input side (open a file safely, pick streams, open a decoder).
+#include "ms_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libavutil/display.h>
+
+// Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
+_Static_assert(MS_ERROR_NO_FRAMES < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
+_Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
+// Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
+_Static_assert(MS_ABI_VERSION == 1, "update the layout checks below with the ABI version");
+_Static_assert(sizeof(ms_media_info) == 4 * MS_NAME_LEN + 120, "ms_media_info layout changed");
+_Static_assert(sizeof(ms_transcode_options) == 72, "ms_transcode_options layout changed");
+_Static_assert(sizeof(ms_transcode_result) == 72, "ms_transcode_result layout changed");
+_Static_assert(sizeof(((ms_transcode_options *)0)->x264_preset) == 16, "preset field size");
+
+int ms_abi_version(void) { return MS_ABI_VERSION; }
+
+static const char *ms_error_text(int code) {
+    switch (code) {
+    case MS_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case MS_ERROR_INPUT_NOT_FOUND: return "file not found";
+    case MS_ERROR_NOT_MEDIA: return "not a media file, or damaged or incomplete";
+    case MS_ERROR_NO_VIDEO: return "no video stream";
+    case MS_ERROR_UNSUPPORTED_CODEC: return "unsupported codec";
+    case MS_ERROR_REMUX_UNSUPPORTED: return "a stream cannot be copied into MP4 (transcode it instead)";
+    case MS_ERROR_OUTPUT_OPEN: return "cannot create the output file";
+    case MS_ERROR_DISK_FULL: return "disk full";
+    case MS_ERROR_CANCELLED: return "cancelled";
+    case MS_ERROR_NO_FRAMES: return "no video frame could be decoded";
+    default: return NULL;
+    }
+}
+
+int ms_strerror(int code, char *buf, size_t len) {
+    if (!buf || len == 0) return 0;
+    const char *ours = ms_error_text(code);
+    if (ours) {
+        snprintf(buf, len, "%s", ours);
+        return 0;
+    }
+    return av_strerror(code, buf, len);  // writes "Error number N occurred" when unknown
+}
+
+void ms_begin(char *errbuf, size_t errlen) {
+    ms_log_install();
+    ms_log_clear();
+    if (errbuf && errlen) errbuf[0] = '\0';
+}
+
+int ms_fail(char *errbuf, size_t errlen, int code, int cause, const char *what, ...) {
+    if (!errbuf || errlen == 0) return code;
+    va_list ap;
+    va_start(ap, what);
+    int n = vsnprintf(errbuf, errlen, what, ap);
+    va_end(ap);
+    size_t used = n < 0 ? 0 : (size_t)n < errlen ? (size_t)n : errlen - 1;
+    char cause_text[256];
+    ms_strerror(cause, cause_text, sizeof cause_text);
+    const char *logged = ms_log_last_error();
+    if (logged[0] && strcmp(logged, cause_text) != 0) {
+        snprintf(errbuf + used, errlen - used, ": %s (%s)", cause_text, logged);
+    } else {
+        snprintf(errbuf + used, errlen - used, ": %s", cause_text);
+    }
+    return code;
+}
+
+double ms_seconds(int64_t ts, AVRational tb) {
+    return ts == AV_NOPTS_VALUE ? 0 : (double)ts * av_q2d(tb);
+}
+
+char *ms_file_url(const char *path) { return av_asprintf("file:%s", path); }
+
+int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {
+    AVDictionary *opts = NULL;
+    char *url = ms_file_url(path);
+    if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot open '%s'", path);
+    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    int ret = avformat_open_input(ifmt, url, NULL, &opts);
+    av_dict_free(&opts);
+    av_free(url);
+    if (ret < 0) {
+        int code = ret == AVERROR(ENOENT) ? MS_ERROR_INPUT_NOT_FOUND
+                   : ret == AVERROR_INVALIDDATA ? MS_ERROR_NOT_MEDIA : ret;
+        return ms_fail(errbuf, errlen, code, ret, "cannot open '%s'", path);
+    }
+    ret = avformat_find_stream_info(*ifmt, NULL);
+    if (ret < 0 || (*ifmt)->nb_streams == 0) {
+        avformat_close_input(ifmt);
+        int code = ret == AVERROR(ENOMEM) ? ret : MS_ERROR_NOT_MEDIA;
+        return ms_fail(errbuf, errlen, code, ret < 0 ? ret : MS_ERROR_NOT_MEDIA, "cannot read '%s'", path);
+    }
+    return 0;
+}
+
+int ms_find_video_stream(AVFormatContext *ifmt) {
+    int idx = av_find_best_stream(ifmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    if (idx >= 0 && !(ifmt->streams[idx]->disposition & AV_DISPOSITION_ATTACHED_PIC)) return idx;
+    for (unsigned i = 0; i < ifmt->nb_streams; i++) {  // best was a cover picture: any real video?
+        const AVStream *st = ifmt->streams[i];
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO && !(st->disposition & AV_DISPOSITION_ATTACHED_PIC))
+            return (int)i;
+    }
+    return -1;
+}
+
+int ms_find_audio_stream(AVFormatContext *ifmt, int video) {
+    int idx = av_find_best_stream(ifmt, AVMEDIA_TYPE_AUDIO, -1, video, NULL, 0);
+    return idx >= 0 ? idx : -1;
+}
+
+int ms_stream_rotation(const AVStream *st) {
+    size_t size = 0;
+    const uint8_t *m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!m || size < 9 * sizeof(int32_t)) return 0;
+    double ccw = av_display_rotation_get((const int32_t *)m);  // counter-clockwise, (-180, 180]
+    if (isnan(ccw)) return 0;
+    int cw = (int)lround(-ccw / 90.0) * 90;  // nearest quarter turn, clockwise
+    return ((cw % 360) + 360) % 360;
+}
+
+int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char *errbuf, size_t errlen) {
+    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    if (!codec) {
+        return ms_fail(errbuf, errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
+                       "no decoder for %s stream %d (codec '%s')",
+                       av_get_media_type_string(st->codecpar->codec_type), st->index,
+                       avcodec_get_name(st->codecpar->codec_id));
+    }
+    *dec = avcodec_alloc_context3(codec);
+    if (!*dec) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "decoder");
+    int ret = avcodec_parameters_to_context(*dec, st->codecpar);
+    if (ret >= 0) {
+        (*dec)->pkt_timebase = st->time_base;
+        (*dec)->thread_count = threads;
+        ret = avcodec_open2(*dec, codec, NULL);
+    }
+    if (ret < 0) {
+        avcodec_free_context(dec);
+        return ms_fail(errbuf, errlen, ret, ret, "cannot open the %s decoder", codec->name);
+    }
+    return 0;
+}
+
+void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h) {
+    double scale = 1;
+    if (max_w > 0 && w > max_w) scale = fmin(scale, (double)max_w / w);
+    if (max_h > 0 && h > max_h) scale = fmin(scale, (double)max_h / h);
+    int ow = (int)(w * scale + 1e-9) & ~1;
+    int oh = (int)(h * scale + 1e-9) & ~1;
+    *out_w = ow < 2 ? 2 : ow;
+    *out_h = oh < 2 ? 2 : oh;
+}
+
+int ms_full_range_format(int format) {
+    return format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P ||
+           format == AV_PIX_FMT_YUVJ440P || format == AV_PIX_FMT_YUVJ411P;
+}

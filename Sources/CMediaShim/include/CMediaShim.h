@@ -1,0 +1,231 @@
+// CMediaShim — the small, stable C API over FFmpeg that the Swift `MediaStages` module wraps.
+//
+// Rules of this API:
+// - Every symbol starts with `ms_`/`MS_`; no FFmpeg type or header appears here, so Swift never
+//   sees FFmpeg and an FFmpeg major upgrade only touches the .c files.
+// - Functions return 0 on success or a negative code: one of `ms_error` below, or an FFmpeg error
+//   (`AVERROR(errno)` or an FFmpeg tag). `ms_strerror` describes both. Functions that can fail
+//   take `errbuf`/`errlen` (may be NULL/0) and fill it with a message for people that includes
+//   the real cause FFmpeg logged (e.g. "moov atom not found"); it is "" on success.
+// - Structs are plain data with fixed-size, NUL-terminated char arrays. Strings that do not fit
+//   are truncated. Changing a struct's layout bumps MS_ABI_VERSION.
+// - All functions are thread-safe: different threads may probe, transcode and thumbnail at the
+//   same time. Each call blocks until done; run it on a thread of its own, not on a shared pool.
+// - Paths are local files only: they are opened as `file:<path>` with `protocol_whitelist=file`,
+//   so a name like `a:b.mp4` is a file name and nothing (not even a playlist) reaches the network.
+#ifndef C_MEDIA_SHIM_H
+#define C_MEDIA_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
+#define MS_ABI_VERSION 1
+
+/// Size of the name fields (codec, format, pixel format names), including the NUL.
+#define MS_NAME_LEN 64
+
+/// Error codes of our own. They lie outside FFmpeg's ranges (AVERROR(errno) is -1...-200,
+/// FFmpeg's tags are below -0x10000000), so every negative return has one meaning.
+typedef enum ms_error {
+    /// A NULL path, an option out of range, or the output path names the input file.
+    MS_ERROR_INVALID_ARGUMENT = -10001,
+    /// The input file does not exist.
+    MS_ERROR_INPUT_NOT_FOUND = -10002,
+    /// The input is not a media file, or is damaged or incomplete so that it cannot be opened
+    /// (e.g. an MP4 cut before its index: "moov atom not found").
+    MS_ERROR_NOT_MEDIA = -10003,
+    /// The input has no video stream (an audio-only file, or only a cover picture).
+    MS_ERROR_NO_VIDEO = -10004,
+    /// No decoder for the input's codec, or the needed encoder (libx264, aac, mjpeg) is not in
+    /// this FFmpeg build. The message names the codec.
+    MS_ERROR_UNSUPPORTED_CODEC = -10005,
+    /// Stream copy (remux) is impossible: a kept stream's codec cannot be stored in MP4 (e.g. PCM
+    /// audio). Transcoding works.
+    MS_ERROR_REMUX_UNSUPPORTED = -10006,
+    /// The output file cannot be created: its folder is missing or not writable (the message
+    /// says which, from errno).
+    MS_ERROR_OUTPUT_OPEN = -10007,
+    /// Writing the output failed because the disk (or quota) is full.
+    MS_ERROR_DISK_FULL = -10008,
+    /// The progress callback asked to stop.
+    MS_ERROR_CANCELLED = -10009,
+    /// The input opened but not a single video frame could be decoded from it.
+    MS_ERROR_NO_FRAMES = -10010,
+} ms_error;
+
+/// Returns MS_ABI_VERSION as compiled into the library.
+int ms_abi_version(void);
+
+/// Writes a description of `code` (an `ms_error` or an FFmpeg error) into `buf` (NUL-terminated,
+/// truncated to `len`). Returns 0, or a negative value when the code is unknown (a generic text
+/// is written anyway).
+int ms_strerror(int code, char *buf, size_t len);
+
+// MARK: - Logging
+
+/// Our log levels; FFmpeg's levels are mapped onto them (panic/fatal/error → ERROR,
+/// verbose/debug/trace → DEBUG).
+typedef enum ms_log_level {
+    MS_LOG_ERROR = 0,
+    MS_LOG_WARNING = 1,
+    MS_LOG_INFO = 2,
+    MS_LOG_DEBUG = 3,
+} ms_log_level;
+
+/// Receives one complete log line (no trailing newline) with its `ms_log_level` and the `ctx` given
+/// to `ms_set_log_handler`. Lines look like "[libx264] using cpu capabilities: ...". It is called on
+/// whichever thread FFmpeg logs from, one call at a time (a lock is held, so the handler need not
+/// be thread-safe); it must return quickly and must not call any `ms_` function.
+typedef void (*ms_log_fn)(void *ctx, int level, const char *line);
+
+/// Routes FFmpeg's log output (for the whole process: FFmpeg has one log callback) to `fn`.
+/// With no handler (the default, or `fn` NULL) nothing is printed. After this returns, the
+/// previous handler is never called again, so its `ctx` may be released.
+void ms_set_log_handler(ms_log_fn fn, void *ctx);
+
+/// Sets the most verbose `ms_log_level` that is formatted and passed to the handler
+/// (default MS_LOG_INFO). Errors are always captured for the `errbuf` messages.
+void ms_set_log_level(int level);
+
+// MARK: - Probe
+
+/// Facts about a media file. Numbers are 0 when unknown or not present.
+typedef struct ms_media_info {
+    char format_name[MS_NAME_LEN];   ///< demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm"
+    double duration;                 ///< seconds
+    int64_t size;                    ///< file size in bytes
+    int64_t bit_rate;                ///< overall bits per second
+    int stream_count;                ///< all streams (video, audio, subtitles, data, ...)
+    int video_stream_count;          ///< video streams, not counting cover pictures
+    int audio_stream_count;
+    int subtitle_stream_count;
+
+    int has_video;                   ///< 1 when the fields below describe a video stream
+    char video_codec[MS_NAME_LEN];   ///< e.g. "h264", "hevc", "mpeg4"
+    int width;                       ///< stored (coded) picture size in pixels
+    int height;
+    int display_width;               ///< size as shown: width and height swapped for 90/270
+    int display_height;
+    int rotation;                    ///< 0, 90, 180 or 270: degrees clockwise a player turns the
+                                     ///< stored picture (display matrix; phones write 90 upright)
+    double fps;                      ///< average frame rate (avg_frame_rate, else r_frame_rate)
+    char pixel_format[MS_NAME_LEN];  ///< e.g. "yuv420p"
+    int64_t video_bit_rate;
+    int64_t frame_count;             ///< from the container's index; 0 when it does not say
+    double video_duration;           ///< seconds
+
+    int has_audio;                   ///< 1 when the fields below describe an audio stream
+    char audio_codec[MS_NAME_LEN];   ///< e.g. "aac", "opus", "pcm_s16le"
+    int sample_rate;
+    int channels;
+    int64_t audio_bit_rate;
+} ms_media_info;
+
+/// Reads the container and stream facts of `path` into `out`. The video stream described is the
+/// one transcode and thumbnail use (the best one, cover pictures excluded); the audio stream is
+/// the best (default) one. A file without video probes fine with `has_video` = 0.
+/// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, FFmpeg I/O errors.
+int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen);
+
+// MARK: - Transcode and remux
+
+/// Progress of a transcode: `done_seconds` of the input handled so far out of `total_seconds`
+/// (0 when the input's duration is unknown). Called on the calling thread at the start (0) and
+/// then whenever 0.25 s of media or 100 ms of wall time have passed. Return non-zero to cancel:
+/// the operation stops, frees everything, removes its partial output and returns MS_ERROR_CANCELLED.
+typedef int (*ms_progress_fn)(void *ctx, double done_seconds, double total_seconds);
+
+/// How `ms_transcode` produces its MP4.
+typedef enum ms_mode {
+    /// Decode and re-encode: H.264 (libx264) + AAC.
+    MS_MODE_TRANSCODE = 0,
+    /// Copy the compressed streams unchanged (fast, lossless); the video/audio options below are
+    /// ignored. Fails with MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
+    MS_MODE_REMUX = 1,
+} ms_mode;
+
+/// Options of `ms_transcode`. Fill with `ms_transcode_options_init` first, then change fields, so
+/// that fields added later get their defaults.
+typedef struct ms_transcode_options {
+    int mode;                 ///< ms_mode; default MS_MODE_TRANSCODE
+    int crf;                  ///< x264 constant rate factor 0...51, -1 = x264's default (23)
+    int64_t video_bit_rate;   ///< bits/s; 0 = none. Alone: average bit rate. With crf >= 0: CRF
+                              ///< capped at this rate (maxrate, buffer of 2 s)
+    char x264_preset[16];     ///< "ultrafast" ... "veryslow"; "" = x264's default ("medium")
+    int max_width;            ///< fit inside this box as displayed (after rotation), keeping the
+    int max_height;           ///< aspect ratio, never upscaling; 0 = no limit. Output sizes are even
+    double max_fps;           ///< drop frames to stay at or below this rate; 0 = keep the source's
+    int64_t audio_bit_rate;   ///< bits/s; 0 = the AAC encoder's default (as the ffmpeg CLI)
+    int audio_channels;       ///< 1...8; 0 = keep the source's, at most 2 (stereo downmix)
+    int faststart;            ///< 1 = put the index (moov) first for progressive playback; default 1
+    int threads;              ///< decoder and encoder threads; 0 = one per core (default)
+} ms_transcode_options;
+
+/// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0.
+void ms_transcode_options_init(ms_transcode_options *opt);
+
+/// What `ms_transcode` wrote.
+typedef struct ms_transcode_result {
+    double duration;          ///< output duration in seconds (longest stream)
+    int width;                ///< stored picture size of the output video
+    int height;
+    int display_width;        ///< as shown (swapped for rotation 90/270)
+    int display_height;
+    int rotation;             ///< display rotation carried over from the input (see ms_transcode)
+    int has_audio;            ///< 1 when an audio stream was written
+    int64_t size;             ///< output file size in bytes
+    int64_t video_frames;     ///< video frames (packets) written
+    int64_t decode_errors;    ///< packets/frames that could not be read or decoded and were skipped
+    double decoded_seconds;   ///< how far into the input video decoding (or copying) got
+    double input_duration;    ///< the input's duration as its container states it; 0 if unknown
+} ms_transcode_result;
+
+/// Converts `in` into an MP4 at `out` (created or truncated).
+///
+/// Streams: the best video stream and the best audio stream (the one marked default, else the
+/// first one with the most data) are kept; other audio tracks, subtitles and data streams are
+/// dropped. Inputs without audio give a video-only MP4. Container and stream metadata (title,
+/// creation_time, language) are copied.
+///
+/// Timing: source timestamps are kept (variable frame rate stays variable); no frames are
+/// duplicated. `max_fps` drops frames to stay under the cap. Timestamps are shifted so the output
+/// starts at 0. Audio is re-timed from its first sample and encoded continuously.
+/// (The ffmpeg CLI instead forces constant frame rate for MP4, duplicating or dropping frames, so
+/// on inputs with gaps or jitter its frame count differs from ours.)
+///
+/// Rotation: pixels are not rotated. The input's display matrix is copied to the output video
+/// stream, so players show it upright as they did the input; `max_width`/`max_height` apply to
+/// the picture as displayed.
+///
+/// Damaged input: decode errors (other than out-of-memory) are skipped and counted, as the CLI
+/// does; a file cut short converts up to where its data ends. Compare `decoded_seconds` with
+/// `input_duration` to warn about truncated input.
+///
+/// `cb` may be NULL. On failure or cancellation a partially written regular file at `out` is
+/// removed. `res` (may be NULL) is filled on success.
+/// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA,
+/// MS_ERROR_NO_VIDEO, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_REMUX_UNSUPPORTED,
+/// MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, MS_ERROR_NO_FRAMES, FFmpeg errors.
+int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb,
+                 void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
+
+// MARK: - Thumbnail
+
+/// Writes one JPEG of the video frame shown at `at_seconds` (negative: at 10 % of the duration;
+/// past the end: the last frame). The picture is turned upright by the display rotation (a JPEG
+/// has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
+/// never upscaled; sizes even). `out_width`/`out_height` (may be NULL) receive the JPEG's size.
+/// Errors: as ms_transcode, minus the remux and cancel ones.
+int ms_thumbnail(const char *in, const char *out_jpeg, double at_seconds, int max_width, int *out_width,
+                 int *out_height, char *errbuf, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,114 @@
+// FFmpeg's log output: assembled into complete lines per thread, the last error line kept for
+// error messages, and every line up to the chosen level passed to the host's handler.
+#include "ms_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MS_LINE_LEN 1024
+
+/// Per thread: the line being assembled (FFmpeg often logs one line in several calls) and the
+/// last error line, which is what turns "Invalid data" into "moov atom not found".
+typedef struct ms_log_thread {
+    char line[MS_LINE_LEN];
+    size_t len;
+    size_t prefix_len;  ///< length of the "[name] " prefix at the start of line
+    int level;          ///< FFmpeg level of the line's first part
+    char last_error[MS_LINE_LEN];
+} ms_log_thread;
+
+static _Thread_local ms_log_thread tls;
+
+static pthread_once_t install_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static ms_log_fn handler_fn;
+static void *handler_ctx;
+
+static int to_ms_level(int level) {
+    if (level <= AV_LOG_ERROR) return MS_LOG_ERROR;
+    if (level <= AV_LOG_WARNING) return MS_LOG_WARNING;
+    if (level <= AV_LOG_INFO) return MS_LOG_INFO;
+    return MS_LOG_DEBUG;
+}
+
+static void emit_line(ms_log_thread *t) {
+    if (t->len > t->prefix_len) {
+        if (t->level <= AV_LOG_ERROR) {
+            snprintf(t->last_error, sizeof t->last_error, "%s", t->line + t->prefix_len);
+        }
+        pthread_mutex_lock(&handler_lock);
+        if (handler_fn) handler_fn(handler_ctx, to_ms_level(t->level), t->line);
+        pthread_mutex_unlock(&handler_lock);
+    }
+    t->len = 0;
+    t->prefix_len = 0;
+    t->line[0] = '\0';
+}
+
+static void append(ms_log_thread *t, const char *s, size_t n) {
+    size_t room = sizeof t->line - 1 - t->len;
+    if (n > room) n = room;  // an over-long line is cut, not split
+    memcpy(t->line + t->len, s, n);
+    t->len += n;
+    t->line[t->len] = '\0';
+}
+
+static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
+    level &= 0xff;
+    if (level > av_log_get_level() && level > AV_LOG_ERROR) return;
+    ms_log_thread *t = &tls;
+    if (t->len == 0) {
+        t->level = level;
+        const AVClass *cls = avcl ? *(const AVClass **)avcl : NULL;
+        if (cls && cls->item_name) {
+            char prefix[128];
+            int n = snprintf(prefix, sizeof prefix, "[%s] ", cls->item_name(avcl));
+            if (n > 0) append(t, prefix, (size_t)n < sizeof prefix ? (size_t)n : sizeof prefix - 1);
+            t->prefix_len = t->len;
+        }
+    }
+    char text[MS_LINE_LEN];
+    int n = vsnprintf(text, sizeof text, fmt, vl);
+    if (n < 0) return;
+    size_t len = (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    const char *s = text;
+    const char *end = text + len;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl) {
+            append(t, s, (size_t)(end - s));
+            break;
+        }
+        append(t, s, (size_t)(nl - s));
+        emit_line(t);
+        s = nl + 1;
+    }
+}
+
+static void install(void) {
+    av_log_set_level(AV_LOG_INFO);
+    av_log_set_callback(on_av_log);
+}
+
+void ms_log_install(void) { pthread_once(&install_once, install); }
+
+void ms_log_clear(void) { tls.last_error[0] = '\0'; }
+
+const char *ms_log_last_error(void) { return tls.last_error; }
+
+void ms_set_log_handler(ms_log_fn fn, void *ctx) {
+    ms_log_install();
+    pthread_mutex_lock(&handler_lock);
+    handler_fn = fn;
+    handler_ctx = ctx;
+    pthread_mutex_unlock(&handler_lock);
+}
+
+void ms_set_log_level(int level) {
+    static const int levels[] = {AV_LOG_ERROR, AV_LOG_WARNING, AV_LOG_INFO, AV_LOG_DEBUG};
+    ms_log_install();
+    if (level < MS_LOG_ERROR) level = MS_LOG_ERROR;
+    if (level > MS_LOG_DEBUG) level = MS_LOG_DEBUG;
+    av_log_set_level(levels[level]);
+}

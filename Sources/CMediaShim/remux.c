@@ -1,0 +1,148 @@
+// ms_remux (MS_MODE_REMUX of ms_transcode): the best video and audio streams copied unchanged
+// into MP4.
+#include "ms_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+typedef struct remuxer {
+    AVFormatContext *ifmt, *ofmt;
+    AVPacket *pkt;
+    int in_index[2];       // input stream of output stream 0 (video) and 1 (audio, or -1)
+    int64_t last_dts[2];   // in the output stream's time base
+    int64_t video_packets, skipped;
+    double copied_seconds, out_end;
+} remuxer;
+
+static int add_stream(remuxer *r, const AVStream *ist, char *errbuf, size_t errlen) {
+    AVStream *ost = avformat_new_stream(r->ofmt, NULL);
+    if (!ost) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    int ret = avcodec_parameters_copy(ost->codecpar, ist->codecpar);
+    for (int i = 0; ret >= 0 && i < ist->nb_side_data; i++) {  // display matrix and friends
+        const AVPacketSideData *sd = &ist->side_data[i];
+        uint8_t *copy = av_stream_new_side_data(ost, sd->type, sd->size);
+        if (!copy) ret = AVERROR(ENOMEM);
+        else memcpy(copy, sd->data, sd->size);
+    }
+    if (ret >= 0) ret = ms_copy_stream_metadata(ist, ost);
+    if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "stream");
+    ost->codecpar->codec_tag = 0;  // let the MP4 muxer choose its own tag
+    ost->time_base = ist->time_base;
+    ost->avg_frame_rate = ist->avg_frame_rate;
+    ost->sample_aspect_ratio = ist->sample_aspect_ratio;
+    ost->disposition = ist->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
+    return 0;
+}
+
+/// Shifts to a start at 0, converts to the output time base, keeps dts strictly increasing
+/// (as the CLI does) so the muxer never refuses a packet of a sloppy source.
+static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
+    const AVStream *ost = r->ofmt->streams[out];
+    int64_t shift = av_rescale_q(r->ifmt->start_time != AV_NOPTS_VALUE ? r->ifmt->start_time : 0, AV_TIME_BASE_Q,
+                                 ist->time_base);
+    if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
+    if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
+    av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);
+    if (pkt->dts != AV_NOPTS_VALUE && r->last_dts[out] != AV_NOPTS_VALUE && pkt->dts <= r->last_dts[out]) {
+        pkt->dts = r->last_dts[out] + 1;
+        if (pkt->pts != AV_NOPTS_VALUE && pkt->pts < pkt->dts) pkt->pts = pkt->dts;
+    }
+    if (pkt->dts != AV_NOPTS_VALUE) r->last_dts[out] = pkt->dts;
+    pkt->stream_index = out;
+    pkt->pos = -1;
+}
+
+static int run(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
+               int *output_opened, char *errbuf, size_t errlen) {
+    int ret = ms_open_input(in, &r->ifmt, errbuf, errlen);
+    if (ret < 0) return ret;
+    r->in_index[0] = ms_find_video_stream(r->ifmt);
+    if (r->in_index[0] < 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
+    r->in_index[1] = ms_find_audio_stream(r->ifmt, r->in_index[0]);
+    const AVOutputFormat *mp4 = av_guess_format("mp4", NULL, NULL);
+    for (int i = 0; i < 2 && mp4; i++) {  // refuse before creating the output file
+        if (r->in_index[i] < 0) continue;
+        enum AVCodecID id = r->ifmt->streams[r->in_index[i]]->codecpar->codec_id;
+        if (avformat_query_codec(mp4, id, FF_COMPLIANCE_NORMAL) != 1)
+            return ms_fail(errbuf, errlen, MS_ERROR_REMUX_UNSUPPORTED, MS_ERROR_REMUX_UNSUPPORTED,
+                           "%s codec '%s' of '%s' cannot go into MP4", i == 0 ? "video" : "audio",
+                           avcodec_get_name(id), in);
+    }
+    progress->total = r->ifmt->duration != AV_NOPTS_VALUE ? (double)r->ifmt->duration / AV_TIME_BASE : 0;
+    if (!(r->pkt = av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
+
+    if ((ret = ms_open_mp4_output(in, out, &r->ofmt, errbuf, errlen)) < 0) return ret;
+    *output_opened = 1;
+    if ((ret = av_dict_copy(&r->ofmt->metadata, r->ifmt->metadata, 0)) < 0)
+        return ms_fail(errbuf, errlen, ret, ret, "metadata");
+    for (int i = 0; i < 2; i++) {
+        r->last_dts[i] = AV_NOPTS_VALUE;
+        if (r->in_index[i] >= 0 && (ret = add_stream(r, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
+            return ret;
+    }
+    if ((ret = ms_write_header(r->ofmt, opt->faststart, errbuf, errlen)) < 0) return ret;
+    if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
+
+    for (;;) {
+        ret = av_read_frame(r->ifmt, r->pkt);
+        if (ret == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, ret, ret, "reading the input");
+        if (ret < 0) {  // end of file, or a read error: what was read so far is kept
+            if (ret != AVERROR_EOF) r->skipped++;
+            break;
+        }
+        int o = r->pkt->stream_index == r->in_index[0] ? 0 : r->pkt->stream_index == r->in_index[1] ? 1 : -1;
+        if (o < 0 || (r->pkt->flags & AV_PKT_FLAG_CORRUPT)) {  // a cut-off last packet is dropped
+            r->skipped += o >= 0;
+            av_packet_unref(r->pkt);
+            continue;
+        }
+        const AVStream *ist = r->ifmt->streams[r->pkt->stream_index];
+        retime(r, o, ist, r->pkt);
+        AVRational tb = r->ofmt->streams[o]->time_base;
+        int64_t ts = r->pkt->pts != AV_NOPTS_VALUE ? r->pkt->pts : r->pkt->dts;
+        double end = ms_seconds(ts + r->pkt->duration, tb);
+        if (end > r->out_end) r->out_end = end;
+        if (o == 0) {
+            r->video_packets++;
+            if (end > r->copied_seconds) r->copied_seconds = end;
+            if ((ret = ms_progress_report(progress, ms_seconds(ts, tb))) < 0) {
+                av_packet_unref(r->pkt);
+                return ms_fail(errbuf, errlen, ret, ret, "remux");
+            }
+        }
+        if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
+    }
+    if (r->video_packets == 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    return ms_write_trailer(r->ofmt, errbuf, errlen);
+}
+
+int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
+             ms_transcode_result *res, char *errbuf, size_t errlen) {
+    remuxer r = {.in_index = {-1, -1}};
+    int output_opened = 0;
+    int ret = run(&r, in, out, opt, progress, &output_opened, errbuf, errlen);
+    if (ret >= 0 && res) {
+        const AVStream *v = r.ifmt->streams[r.in_index[0]];
+        int rotation = ms_stream_rotation(v);
+        int swap = rotation == 90 || rotation == 270;
+        *res = (ms_transcode_result){
+            .duration = r.out_end,
+            .width = v->codecpar->width,
+            .height = v->codecpar->height,
+            .display_width = swap ? v->codecpar->height : v->codecpar->width,
+            .display_height = swap ? v->codecpar->width : v->codecpar->height,
+            .rotation = rotation,
+            .has_audio = r.in_index[1] >= 0,
+            .video_frames = r.video_packets,
+            .decode_errors = r.skipped,
+            .decoded_seconds = r.copied_seconds,
+            .input_duration = progress->total,
+        };
+    }
+    ms_close_output(&r.ofmt);
+    if (ret < 0 && output_opened) ms_remove_partial(out);
+    if (ret >= 0 && res) res->size = ms_file_size(out);
+    avformat_close_input(&r.ifmt);
+    av_packet_free(&r.pkt);
+    return ret;
+}

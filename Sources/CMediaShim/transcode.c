@@ -1,0 +1,466 @@
+// ms_transcode: options, dispatch to remux, and the decode → scale/resample → encode → MP4 path.
+#include "ms_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include <libavutil/audio_fifo.h>
+#include <libavutil/opt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+void ms_transcode_options_init(ms_transcode_options *opt) {
+    if (!opt) return;
+    memset(opt, 0, sizeof *opt);
+    opt->mode = MS_MODE_TRANSCODE;
+    opt->crf = -1;
+    opt->faststart = 1;
+}
+
+typedef struct transcoder {
+    const ms_transcode_options *opt;
+    ms_progress *progress;
+    char *errbuf;
+    size_t errlen;
+    AVFormatContext *ifmt, *ofmt;
+    AVPacket *pkt, *out_pkt;
+    AVFrame *frame;       // decoded, video or audio
+    int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
+
+    const AVStream *vist;
+    AVStream *vost;
+    AVCodecContext *vdec, *venc;
+    struct SwsContext *sws;
+    AVFrame *scaled;      // encoder input when the decoded frame needs scaling or conversion
+    int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
+    int64_t frame_dur;    // nominal frame duration in that time base
+    int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
+
+    const AVStream *aist;
+    AVStream *aost;
+    AVCodecContext *adec, *aenc;
+    SwrContext *swr;
+    AVChannelLayout swr_layout;  // input format swr was configured for
+    int swr_format, swr_rate;
+    AVAudioFifo *fifo;
+    AVFrame *aframe;      // encoder input
+    uint8_t **conv;       // resampled samples on their way into the fifo
+    int conv_samples;
+    int64_t next_apts;    // in 1/sample_rate
+
+    int64_t video_frames, frames_sent, decode_errors;
+    double decoded_seconds, out_end;
+} transcoder;
+
+// AVFrame.pkt_duration became AVFrame.duration in FFmpeg 6.0 (libavutil 58).
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+#define MS_FRAME_DURATION(f) ((f)->duration)
+#else
+#define MS_FRAME_DURATION(f) ((f)->pkt_duration)
+#endif
+
+static int fail(transcoder *t, int code, int cause, const char *what) {
+    return ms_fail(t->errbuf, t->errlen, code, cause, "%s", what);
+}
+
+static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) {
+    static const char *presets[] = {"ultrafast", "superfast", "veryfast", "faster", "fast",
+                                    "medium",    "slow",      "slower",   "veryslow", "placebo"};
+    const char *bad = NULL;
+    if (o->mode != MS_MODE_TRANSCODE && o->mode != MS_MODE_REMUX) bad = "mode";
+    else if (o->crf < -1 || o->crf > 51) bad = "crf (-1...51)";
+    else if (o->video_bit_rate < 0 || o->audio_bit_rate < 0) bad = "bit rate";
+    else if (o->max_width < 0 || o->max_height < 0) bad = "maximum size";
+    else if (!(o->max_fps >= 0) || isinf(o->max_fps)) bad = "max_fps";
+    else if (o->audio_channels < 0 || o->audio_channels > 8) bad = "audio_channels (0...8)";
+    else if (o->threads < 0 || o->threads > 256) bad = "threads";
+    else if (!memchr(o->x264_preset, '\0', sizeof o->x264_preset)) bad = "x264_preset";
+    if (!bad && o->x264_preset[0]) {
+        bad = "x264_preset";
+        for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+            if (strcmp(o->x264_preset, presets[i]) == 0) bad = NULL;
+    }
+    if (bad) return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad);
+    return 0;
+}
+
+// MARK: - Encoding
+
+/// Sends `frame` (NULL = flush) to `enc` and writes every packet it returns.
+static int encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame) {
+    int ret = avcodec_send_frame(enc, frame);
+    if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
+    for (;;) {
+        ret = avcodec_receive_packet(enc, t->out_pkt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
+        if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
+        if (enc == t->venc) {
+            if (t->out_pkt->duration <= 0) t->out_pkt->duration = t->frame_dur;  // libx264 leaves it 0
+            t->video_frames++;
+        }
+        t->out_pkt->stream_index = ost->index;
+        av_packet_rescale_ts(t->out_pkt, enc->time_base, ost->time_base);
+        if (t->out_pkt->pts != AV_NOPTS_VALUE) {
+            double end = ms_seconds(t->out_pkt->pts + t->out_pkt->duration, ost->time_base);
+            if (end > t->out_end) t->out_end = end;
+        }
+        ret = ms_write_packet(t->ofmt, t->out_pkt, t->errbuf, t->errlen);
+        if (ret < 0) return ret;
+    }
+}
+
+// MARK: - Video
+
+static int open_video(transcoder *t) {
+    const AVStream *ist = t->vist;
+    int ret = ms_open_decoder(ist, t->opt->threads, &t->vdec, t->errbuf, t->errlen);
+    if (ret < 0) return ret;
+    const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
+    if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder libx264 (H.264)");
+    AVCodecContext *dec = t->vdec, *enc = t->venc = avcodec_alloc_context3(codec);
+    if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
+    if (dec->width <= 0 || dec->height <= 0)
+        return fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
+
+    // max_width/max_height are meant as displayed; the encoder sees the stored picture.
+    int rotation = ms_stream_rotation(ist);
+    int swap = rotation == 90 || rotation == 270;
+    ms_fit_size(dec->width, dec->height, swap ? t->opt->max_height : t->opt->max_width,
+                swap ? t->opt->max_width : t->opt->max_height, &enc->width, &enc->height);
+    enc->pix_fmt = AV_PIX_FMT_YUV420P;
+    enc->time_base = ist->time_base;  // source timestamps are kept as they are
+    AVRational fps = av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
+    if (t->opt->max_fps > 0 && (fps.num <= 0 || av_q2d(fps) > t->opt->max_fps)) fps = av_d2q(t->opt->max_fps, 100000);
+    if (fps.num > 0 && fps.den > 0) enc->framerate = fps;  // x264's rate control needs the real rate
+    enc->sample_aspect_ratio = dec->sample_aspect_ratio;
+    enc->color_primaries = dec->color_primaries;
+    enc->color_trc = dec->color_trc;
+    enc->colorspace = dec->colorspace;
+    enc->color_range = ms_full_range_format(dec->pix_fmt) ? AVCOL_RANGE_MPEG : dec->color_range;  // sws converts yuvj
+    enc->thread_count = t->opt->threads;
+    if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (t->opt->x264_preset[0]) av_opt_set(enc->priv_data, "preset", t->opt->x264_preset, 0);
+    if (t->opt->crf >= 0) av_opt_set_double(enc->priv_data, "crf", t->opt->crf, 0);
+    if (t->opt->video_bit_rate > 0 && t->opt->crf >= 0) {  // CRF with a ceiling
+        enc->rc_max_rate = t->opt->video_bit_rate;
+        enc->rc_buffer_size = (int)FFMIN(2 * t->opt->video_bit_rate, INT_MAX);
+    } else if (t->opt->video_bit_rate > 0) {
+        enc->bit_rate = t->opt->video_bit_rate;
+    }
+    ms_log_clear();
+    ret = avcodec_open2(enc, codec, NULL);
+    if (ret < 0) return fail(t, ret, ret, "cannot open the libx264 encoder");
+
+    t->frame_dur = fps.num > 0 ? av_rescale_q(1, av_inv_q(fps), enc->time_base) : 1;
+    if (t->frame_dur < 1) t->frame_dur = 1;
+    t->last_pts = AV_NOPTS_VALUE;
+    t->last_slot = INT64_MIN;
+    if (!(t->vost = avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    if ((ret = avcodec_parameters_from_context(t->vost->codecpar, enc)) < 0 ||
+        (ret = ms_copy_display_matrix(ist, t->vost)) < 0 || (ret = ms_copy_stream_metadata(ist, t->vost)) < 0)
+        return fail(t, ret, ret, "video stream");
+    t->vost->time_base = enc->time_base;
+    t->vost->avg_frame_rate = enc->framerate;
+    t->vost->sample_aspect_ratio = enc->sample_aspect_ratio;
+    return 0;
+}
+
+/// Timestamps, frame rate cap, scaling, then the encoder. Takes `f` (decoded) as borrowed.
+static int video_frame(transcoder *t, AVFrame *f) {
+    AVRational tb = t->venc->time_base;
+    int64_t pts = f->best_effort_timestamp;
+    pts = pts == AV_NOPTS_VALUE ? (t->last_pts == AV_NOPTS_VALUE ? 0 : t->last_pts + t->frame_dur)
+                                : pts - av_rescale_q(t->offset, AV_TIME_BASE_Q, tb);
+    int64_t dur = MS_FRAME_DURATION(f) > 0 ? MS_FRAME_DURATION(f) : t->frame_dur;
+    double end = ms_seconds(pts + dur, tb);
+    if (end > t->decoded_seconds) t->decoded_seconds = end;
+    int ret = ms_progress_report(t->progress, ms_seconds(pts, tb));
+    if (ret < 0) return fail(t, ret, ret, "transcode");
+
+    if (t->last_pts != AV_NOPTS_VALUE && pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
+    if (t->opt->max_fps > 0) {  // one frame per 1/max_fps slot; a frame up to 1/4 slot early counts for the
+        int64_t slot = (int64_t)floor(ms_seconds(pts, tb) * t->opt->max_fps + 0.25);  // next: jitter drops none
+        if (slot <= t->last_slot) return 0;
+        t->last_slot = slot;
+    }
+    t->last_pts = pts;
+
+    AVFrame *in = f;
+    if (f->format != AV_PIX_FMT_YUV420P || f->width != t->venc->width || f->height != t->venc->height) {
+        t->sws = sws_getCachedContext(t->sws, f->width, f->height, f->format, t->venc->width, t->venc->height,
+                                      AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
+        if (!t->sws) return fail(t, AVERROR(EINVAL), AVERROR(EINVAL), "cannot convert the picture format");
+        if ((ret = av_frame_make_writable(t->scaled)) < 0) return fail(t, ret, ret, "scale");
+        sws_scale(t->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, t->scaled->data,
+                  t->scaled->linesize);
+        in = t->scaled;
+    }
+    in->pts = pts;
+    in->pict_type = AV_PICTURE_TYPE_NONE;  // else libx264 copies the source's frame types
+    t->frames_sent++;
+    return encode(t, t->venc, t->vost, in);
+}
+
+// MARK: - Audio
+
+static int choose_sample_rate(const AVCodec *codec, int rate) {
+    const int *r = codec->supported_samplerates;
+    if (!r) return rate > 0 ? rate : 48000;
+    int best = 0;
+    for (; *r; r++) {
+        if (*r == rate) return rate;
+        if (*r > rate && (!best || *r < best)) best = *r;  // the nearest higher rate loses nothing
+    }
+    return best ? best : 48000;
+}
+
+static int open_audio(transcoder *t) {
+    const AVStream *ist = t->aist;
+    int ret = ms_open_decoder(ist, t->opt->threads, &t->adec, t->errbuf, t->errlen);
+    if (ret < 0) return ret;
+    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder aac");
+    AVCodecContext *enc = t->aenc = avcodec_alloc_context3(codec);
+    if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio encoder");
+    int channels = t->opt->audio_channels;
+    if (channels == 0) channels = FFMIN(FFMAX(t->adec->ch_layout.nb_channels, 1), 2);
+    av_channel_layout_default(&enc->ch_layout, channels);
+    enc->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
+    enc->sample_rate = choose_sample_rate(codec, t->adec->sample_rate);
+    enc->time_base = (AVRational){1, enc->sample_rate};
+    enc->bit_rate = t->opt->audio_bit_rate;  // 0: the encoder's default, as the CLI
+    enc->thread_count = t->opt->threads;
+    if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    ms_log_clear();
+    if ((ret = avcodec_open2(enc, codec, NULL)) < 0) return fail(t, ret, ret, "cannot open the AAC encoder");
+
+    if (!(t->aost = avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    if ((ret = avcodec_parameters_from_context(t->aost->codecpar, enc)) < 0 ||
+        (ret = ms_copy_stream_metadata(ist, t->aost)) < 0)
+        return fail(t, ret, ret, "audio stream");
+    t->aost->time_base = enc->time_base;
+    if (!(t->fifo = av_audio_fifo_alloc(enc->sample_fmt, channels, 4096)) || !(t->aframe = av_frame_alloc()))
+        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
+    t->next_apts = AV_NOPTS_VALUE;
+    return 0;
+}
+
+/// (Re)configures swr for the format of `f`: the decoder's output may differ from its parameters.
+static int configure_resampler(transcoder *t, const AVFrame *f) {
+    AVChannelLayout in_layout = {0};
+    int ret = f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
+                  ? (av_channel_layout_default(&in_layout, f->ch_layout.nb_channels), 0)
+                  : av_channel_layout_copy(&in_layout, &f->ch_layout);
+    if (ret < 0) return fail(t, ret, ret, "audio layout");
+    if (t->swr && t->swr_format == f->format && t->swr_rate == f->sample_rate &&
+        !av_channel_layout_compare(&t->swr_layout, &in_layout)) {
+        av_channel_layout_uninit(&in_layout);
+        return 0;
+    }
+    swr_free(&t->swr);
+    av_channel_layout_uninit(&t->swr_layout);
+    t->swr_layout = in_layout;  // owned by t from here on
+    t->swr_format = f->format;
+    t->swr_rate = f->sample_rate;
+    ret = swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
+                              f->format, f->sample_rate, 0, NULL);
+    if (ret >= 0) ret = swr_init(t->swr);
+    return ret < 0 ? fail(t, ret, ret, "cannot set up audio resampling") : 0;
+}
+
+/// Resamples `nb` samples (NULL = drain swr) into the fifo.
+static int resample(transcoder *t, const uint8_t **data, int nb) {
+    int room = swr_get_out_samples(t->swr, nb);
+    if (room < 0) return fail(t, room, room, "resample");
+    if (room > t->conv_samples) {
+        if (t->conv) av_freep(&t->conv[0]);
+        av_freep(&t->conv);
+        t->conv_samples = 0;
+        int ret = av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
+                                                     t->aenc->sample_fmt, 0);
+        if (ret < 0) return fail(t, ret, ret, "resample");
+        t->conv_samples = room;
+    }
+    int n = swr_convert(t->swr, t->conv, t->conv_samples, data, nb);
+    if (n < 0) return fail(t, n, n, "resample");
+    if (n > 0 && av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
+        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
+    return 0;
+}
+
+/// Encodes whole frames from the fifo; with `flush`, also the short remainder.
+static int drain_fifo(transcoder *t, int flush) {
+    int frame_size = t->aenc->frame_size > 0 ? t->aenc->frame_size : 1024;
+    while (av_audio_fifo_size(t->fifo) >= frame_size || (flush && av_audio_fifo_size(t->fifo) > 0)) {
+        AVFrame *a = t->aframe;
+        a->nb_samples = FFMIN(frame_size, av_audio_fifo_size(t->fifo));
+        a->format = t->aenc->sample_fmt;
+        a->sample_rate = t->aenc->sample_rate;
+        int ret = av_channel_layout_copy(&a->ch_layout, &t->aenc->ch_layout);
+        if (ret >= 0) ret = av_frame_get_buffer(a, 0);
+        if (ret < 0) return fail(t, ret, ret, "audio buffer");
+        av_audio_fifo_read(t->fifo, (void **)a->data, a->nb_samples);
+        a->pts = t->next_apts;
+        t->next_apts += a->nb_samples;
+        ret = encode(t, t->aenc, t->aost, a);
+        av_frame_unref(a);
+        if (ret < 0) return ret;
+    }
+    return 0;
+}
+
+static int audio_frame(transcoder *t, AVFrame *f) {
+    int ret = configure_resampler(t, f);
+    if (ret < 0) return ret;
+    if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
+        int64_t pts = f->best_effort_timestamp;
+        t->next_apts = pts == AV_NOPTS_VALUE ? 0
+                       : av_rescale_q(pts - av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
+                                      t->aist->time_base, t->aenc->time_base);
+    }
+    if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
+    return drain_fifo(t, 0);
+}
+
+// MARK: - Decoding
+
+/// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
+/// counted and skipped, as the CLI does.
+static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
+    int ret = avcodec_send_packet(dec, pkt);
+    if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
+    if (ret < 0 && ret != AVERROR_EOF) {
+        t->decode_errors++;
+        ms_log_clear();
+        if (pkt) return 0;
+    }
+    for (;;) {
+        ret = avcodec_receive_frame(dec, t->frame);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
+        if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
+        if (ret < 0) {
+            t->decode_errors++;
+            ms_log_clear();
+            if (pkt) return 0;
+            continue;
+        }
+        ret = dec == t->vdec ? video_frame(t, t->frame) : audio_frame(t, t->frame);
+        av_frame_unref(t->frame);
+        if (ret < 0) return ret;
+    }
+}
+
+static int run(transcoder *t, const char *in, const char *out, int *output_opened) {
+    int ret = ms_open_input(in, &t->ifmt, t->errbuf, t->errlen);
+    if (ret < 0) return ret;
+    int v = ms_find_video_stream(t->ifmt);
+    if (v < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
+    int a = ms_find_audio_stream(t->ifmt, v);
+    t->vist = t->ifmt->streams[v];
+    t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
+    t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
+    t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
+    if (!(t->pkt = av_packet_alloc()) || !(t->out_pkt = av_packet_alloc()) || !(t->frame = av_frame_alloc()))
+        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
+
+    if ((ret = ms_open_mp4_output(in, out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
+    *output_opened = t->ofmt && t->ofmt->pb;
+    if ((ret = av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
+    if ((ret = open_video(t)) < 0 || (t->aist && (ret = open_audio(t)) < 0)) return ret;
+    if (!(t->scaled = av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+    t->scaled->format = AV_PIX_FMT_YUV420P;
+    t->scaled->width = t->venc->width;
+    t->scaled->height = t->venc->height;
+    if ((ret = av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
+    if ((ret = ms_write_header(t->ofmt, t->opt->faststart, t->errbuf, t->errlen)) < 0) return ret;
+    if ((ret = ms_progress_report(t->progress, 0)) < 0) return fail(t, ret, ret, "transcode");
+
+    for (;;) {
+        ret = av_read_frame(t->ifmt, t->pkt);
+        if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "reading the input");
+        if (ret < 0) {  // end of file, or a read error: what was read so far is converted
+            if (ret != AVERROR_EOF) t->decode_errors++;
+            break;
+        }
+        int s = t->pkt->stream_index;
+        ret = s == v ? decode(t, t->vdec, t->pkt) : s == a ? decode(t, t->adec, t->pkt) : 0;
+        av_packet_unref(t->pkt);
+        if (ret < 0) return ret;
+    }
+    if ((ret = decode(t, t->vdec, NULL)) < 0) return ret;
+    if (t->frames_sent == 0)
+        return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    if ((ret = encode(t, t->venc, t->vost, NULL)) < 0) return ret;
+    if (t->adec) {
+        if ((ret = decode(t, t->adec, NULL)) < 0) return ret;
+        if (t->swr && ((ret = resample(t, NULL, 0)) < 0 || (ret = drain_fifo(t, 1)) < 0)) return ret;
+        if ((ret = encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
+    }
+    return ms_write_trailer(t->ofmt, t->errbuf, t->errlen);
+}
+
+static int transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
+                     ms_transcode_result *res, char *errbuf, size_t errlen) {
+    transcoder t = {.opt = opt, .progress = progress, .errbuf = errbuf, .errlen = errlen};
+    int output_opened = 0;
+    int ret = run(&t, in, out, &output_opened);
+    if (ret >= 0 && res) {
+        int rotation = ms_stream_rotation(t.vist);
+        int swap = rotation == 90 || rotation == 270;
+        *res = (ms_transcode_result){
+            .duration = t.out_end,
+            .width = t.venc->width,
+            .height = t.venc->height,
+            .display_width = swap ? t.venc->height : t.venc->width,
+            .display_height = swap ? t.venc->width : t.venc->height,
+            .rotation = rotation,
+            .has_audio = t.aost != NULL,
+            .video_frames = t.video_frames,
+            .decode_errors = t.decode_errors,
+            .decoded_seconds = t.decoded_seconds,
+            .input_duration = progress->total,
+        };
+    }
+
+    ms_close_output(&t.ofmt);
+    if (ret < 0 && output_opened) ms_remove_partial(out);
+    if (ret >= 0 && res) res->size = ms_file_size(out);
+    avformat_close_input(&t.ifmt);
+    avcodec_free_context(&t.vdec);
+    avcodec_free_context(&t.venc);
+    avcodec_free_context(&t.adec);
+    avcodec_free_context(&t.aenc);
+    sws_freeContext(t.sws);
+    swr_free(&t.swr);
+    av_channel_layout_uninit(&t.swr_layout);
+    if (t.fifo) av_audio_fifo_free(t.fifo);
+    if (t.conv) av_freep(&t.conv[0]);
+    av_freep(&t.conv);
+    av_frame_free(&t.scaled);
+    av_frame_free(&t.aframe);
+    av_frame_free(&t.frame);
+    av_packet_free(&t.pkt);
+    av_packet_free(&t.out_pkt);
+    return ret;
+}
+
+int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb, void *ctx,
+                 ms_transcode_result *res, char *errbuf, size_t errlen) {
+    ms_begin(errbuf, errlen);
+    ms_transcode_options defaults;
+    if (!opt) {
+        ms_transcode_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!in || !out)
+        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_transcode: path");
+    int ret = validate(opt, errbuf, errlen);
+    if (ret < 0) return ret;
+    if (res) memset(res, 0, sizeof *res);
+    ms_progress progress;
+    ms_progress_start(&progress, cb, ctx, 0);
+    return opt->mode == MS_MODE_REMUX ? ms_remux(in, out, opt, &progress, res, errbuf, errlen)
+                                      : transcode(in, out, opt, &progress, res, errbuf, errlen);
+}

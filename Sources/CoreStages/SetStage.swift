@@ -1,0 +1,23 @@
+public import PipelineKit
+
+/// `set`: outputs its `with` object as resolved, so a workflow can compute a value once and name it
+/// (`${names.output}`), and so the engine's own overhead can be measured with a stage that does nothing else.
+public struct SetStage: Stage {
+    public typealias Options = JSONValue
+    public typealias Outputs = JSONValue
+
+    public static let type = "set"
+    public static let summary = "Outputs its options as resolved: names computed values for later stages."
+    public static let optionSchema = OptionSchema(additionalFields: .any)
+    public static let outputSchema = OutputSchema([], isOpen: true)
+
+    public static func outputSchema(for with: JSONValue) -> OutputSchema {
+        OutputSchema((with.objectValue ?? [:]).keys.sorted().map { OutputField($0, "As given in with.") })
+    }
+
+    public init() {}
+
+    public func run(_ options: JSONValue, context: StageContext) async throws -> JSONValue {
+        options
+    }
+}

@@ -1,0 +1,47 @@
+public import ArgumentParser
+import CoreStages
+public import PipelineKit
+import Synchronization
+
+/// `pipeline`: the command line. A custom executable calls ``main(registering:)`` with its own stages.
+public struct PipelineCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "pipeline",
+        abstract: "Moves media files through declarative JSON workflows, resumably.",
+        discussion: """
+            Exit codes: 0 every item succeeded; 1 at least one item failed (the others still ran), or the \
+            state folder is busy or damaged; 2 the workflow or the arguments are invalid (nothing ran); \
+            130 interrupted by a signal (run the same command again to resume).
+            """,
+        subcommands: [RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self]
+    )
+
+    public init() {}
+
+    /// Runs the command line with the built-in stages plus `stages`.
+    public static func main(registering stages: [any Stage.Type]) async {
+        StageCatalog.extraStages.withLock { $0 = stages }
+        await main()
+    }
+}
+
+/// The stage types available to the commands of this process.
+enum StageCatalog {
+    static let extraStages = Mutex<[any Stage.Type]>([])
+
+    /// Built-in stages, then the compiled-in ones.
+    static func registry() -> StageRegistry {
+        var registry = StageRegistry()
+        registry.registerCoreStages()
+        for stage in extraStages.withLock({ $0 }) {
+            registry.register(stage, source: .compiledIn)
+        }
+        return registry
+    }
+}
+
+/// `--state DIR`, shared by the commands that read or write state.
+struct StateOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The state folder.", valueName: "DIR"))
+    var state: String = ".pipeline"
+}

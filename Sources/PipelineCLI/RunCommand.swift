@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PipelineKit
+
+/// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the state folder.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a workflow over its input files; running it again resumes where it stopped.")
+
+    @Argument(help: "The workflow file.")
+    var workflow: String
+
+    @Option(name: .long, help: ArgumentHelp("An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
+    var input: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Override a var declared by the workflow (repeatable).", valueName: "KEY=VALUE"))
+    var `var`: [String] = []
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @Option(name: .long, help: "Items processed at the same time.")
+    var jobs: Int = 1
+
+    @Flag(name: .long, help: "Print events as JSON lines, for machines.")
+    var json = false
+
+    @Flag(name: .long, help: "Forget this workflow's checkpoints and start over.")
+    var fresh = false
+
+    @Flag(name: .shortAndLong, help: "Show the stages' debug log lines.")
+    var verbose = false
+
+    func validate() throws {
+        guard jobs >= 1, jobs <= 64 else { throw ValidationError("--jobs must be from 1 to 64") }
+    }
+
+    func run() async throws {
+        let registry = StageCatalog.registry()
+        let overrides = try parseVars()
+        let workflow = try WorkflowFile.load(workflow, registry: registry, varOverrides: overrides)
+        let environment = ProcessInfo.processInfo.environment
+        let missing = workflow.missingEnvironment(in: environment)
+        guard missing.isEmpty else {
+            Output.error("\(self.workflow): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        let items = try discoverItems(workflow)
+
+        let stateFolder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
+        let lock: StateLock
+        do {
+            lock = try StateLock(folder: stateFolder)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        let store = CheckpointStore(
+            folder: stateFolder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
+        do {
+            if fresh { try store.removeRun(workflow.name) }
+            try store.save(RunRecord(workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, stages: workflow.stages.map(\.id)), run: workflow.name)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+
+        let sink: any RunEventSink =
+            json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)
+        let runner = Runner(
+            workflow: workflow, registry: registry, store: store, environment: environment, jobs: jobs,
+            logLevel: verbose ? .debug : .info, sink: sink)
+        let summary = await SignalHandling.cancellingOnSignal {
+            await runner.run(items: items)
+        }
+        withExtendedLifetime(lock) {}
+        if summary.interrupted { throw ExitCode(130) }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    private func parseVars() throws -> [String: String] {
+        var values: [String: String] = [:]
+        for assignment in `var` {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                Output.error("pipeline: --var \(assignment): expected KEY=VALUE")
+                throw ExitCode(2)
+            }
+            values[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        return values
+    }
+
+    private func discoverItems(_ workflow: Workflow) throws -> [InputItem] {
+        let selection = workflow.inputs
+        let paths = input.isEmpty ? selection.map { [$0.path] } ?? [] : input
+        guard !paths.isEmpty else {
+            Output.error("\(self.workflow): no inputs: give --input PATH or set inputs.path in the workflow")
+            throw ExitCode(2)
+        }
+        do {
+            return try InputDiscovery.items(
+                paths: paths, include: selection?.include ?? [], exclude: selection?.exclude ?? [],
+                recursive: selection?.recursive ?? false, skipping: [stateOptions.state])
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Reading a workflow file for a command, with problems printed and exit code 2.
+enum WorkflowFile {
+    static func load(_ path: String, registry: StageRegistry, varOverrides: [String: String] = [:]) throws -> Workflow {
+        do {
+            return try WorkflowLoader(registry: registry).load(contentsOf: URL(fileURLWithPath: path), varOverrides: varOverrides)
+        } catch {
+            for diagnostic in error.diagnostics {
+                var shown = diagnostic
+                shown.file = path
+                Output.error(shown.description)
+            }
+            let count = error.diagnostics.count
+            Output.error("\(path): \(count) problem\(count == 1 ? "" : "s"); nothing ran")
+            throw ExitCode(2)
+        }
+    }
+}

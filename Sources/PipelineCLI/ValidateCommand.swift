@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+/// `pipeline validate WORKFLOW`: checks a workflow without running anything.
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a workflow and report every problem as file:line:column: path: message.")
+
+    @Argument(help: "The workflow file.")
+    var workflow: String
+
+    func run() async throws {
+        let loaded = try WorkflowFile.load(workflow, registry: StageCatalog.registry())
+        let missing = loaded.missingEnvironment(in: ProcessInfo.processInfo.environment)
+        if !missing.isEmpty {
+            Output.error("\(workflow): note: these environment variables must be set when it runs: \(missing.joined(separator: ", "))")
+        }
+        Output.line("\(workflow): valid (\(loaded.stages.count) stage\(loaded.stages.count == 1 ? "" : "s"): \(loaded.stages.map(\.id).joined(separator: " → ")))")
+    }
+}
+
+/// `pipeline schema`: prints the JSON Schema of workflows, with the options of every registered stage.
+struct SchemaCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the JSON Schema of workflow files (Workflows/workflow.schema.json is this output).")
+
+    func run() async throws {
+        Output.line(WorkflowSchema.generate(registry: StageCatalog.registry()).serialized(pretty: true))
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+public import Logging
+import Crypto
+import Synchronization
+
+/// Runs a workflow's stages over input items, checkpointing every step so that a rerun continues where
+/// a crash or a signal stopped it.
+///
+/// Items run independently (up to `jobs` at a time) and one failing item never stops the others. Within an
+/// item, stages run in order; a stage whose checkpoint says it succeeded with the same resolved options is
+/// not run again, and when a stage does run, the checkpoints of the stages after it are dropped first, so
+/// they run again too.
+public struct Runner: Sendable {
+    /// The workflow to run.
+    public var workflow: Workflow
+    /// The stage types.
+    public var registry: StageRegistry
+    /// Where checkpoints go.
+    public var store: CheckpointStore
+    /// `env.*`.
+    public var environment: [String: String]
+    /// Items processed at the same time.
+    public var jobs: Int
+    /// Shared resources for stages.
+    public var services: ServiceValues
+    /// The lowest level of stage log lines that are reported.
+    public var logLevel: Logger.Level
+    /// Receives the run's events.
+    public var sink: any RunEventSink
+
+    /// Creates a runner.
+    public init(
+        workflow: Workflow, registry: StageRegistry, store: CheckpointStore, environment: [String: String],
+        jobs: Int = 1, services: ServiceValues = ServiceValues(), logLevel: Logger.Level = .info,
+        sink: any RunEventSink
+    ) {
+        self.workflow = workflow
+        self.registry = registry
+        self.store = store
+        self.environment = environment
+        self.jobs = max(1, jobs)
+        self.services = services
+        self.logLevel = logLevel
+        self.sink = sink
+    }
+
+    private var runName: String { workflow.name }
+
+    /// Runs every item; returns when all are done, or when the task is cancelled (then running stages are
+    /// checkpointed as interrupted and items not started are left for the next run).
+    public func run(items: [InputItem]) async -> RunSummary {
+        let clock = ContinuousClock()
+        let start = clock.now
+        sink.emit(.runStarted(workflow: workflow.name, items: items.count, stages: workflow.stages.count))
+        var summary = RunSummary(
+            items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
+        await withTaskGroup(of: ItemResult.self) { group in
+            var pending = items.makeIterator()
+            for _ in 0..<jobs {
+                guard let item = pending.next() else { break }
+                group.addTask { await runItem(item) }
+            }
+            for await result in group {
+                switch result.state {
+                case .succeeded: summary.succeeded += 1
+                case .failed: summary.failed += 1
+                case .interrupted: summary.interrupted = true
+                }
+                summary.stagesRun += result.stagesRun
+                summary.stagesReused += result.stagesReused
+                if !Task.isCancelled, let item = pending.next() {
+                    group.addTask { await runItem(item) }
+                }
+            }
+        }
+        summary.interrupted = summary.interrupted || Task.isCancelled
+        summary.seconds = (clock.now - start).seconds
+        sink.emit(.runFinished(summary))
+        return summary
+    }
+
+    // MARK: Items
+
+    private struct ItemResult: Sendable {
+        enum State: Sendable { case succeeded, failed, interrupted }
+        var state: State
+        var stagesRun = 0
+        var stagesReused = 0
+    }
+
+    /// A failure that ends an item, already reported.
+    private struct ItemFailure: Error {
+        var message: String
+    }
+
+    private func runItem(_ item: InputItem) async -> ItemResult {
+        let key = item.stateKey
+        var result = ItemResult(state: .succeeded)
+        sink.emit(.itemStarted(item: item.relativePath))
+        do {
+            try prepareState(of: item, key: key)
+            var scope = EvaluationScope(
+                input: item.facts, vars: try resolveVars(for: item), environment: environment)
+            var invalidated = false
+            for (index, spec) in workflow.stages.enumerated() {
+                try Task.checkCancellation()
+                switch try await runStage(index: index, spec: spec, item: item, key: key, scope: &scope, invalidated: &invalidated) {
+                case .ran: result.stagesRun += 1
+                case .reused: result.stagesReused += 1
+                case .skipped: break
+                }
+            }
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil))
+        } catch is CancellationError {
+            result.state = .interrupted
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted"))
+        } catch {
+            result.state = .failed
+            let message = store.redactor.redact((error as? ItemFailure)?.message ?? "\(error)")
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message))
+        }
+        return result
+    }
+
+    /// Records the item's input facts; an input that changed since its stages ran starts over.
+    private func prepareState(of item: InputItem, key: String) throws {
+        let previous = try store.item(run: runName, item: key)
+        if let previous, previous.input == item { return }
+        if let previous, previous.input.size != item.size || previous.input.modified != item.modified {
+            sink.emit(.log(
+                level: "notice", item: item.relativePath, stage: nil,
+                message: "the input changed since its stages ran (size or modification time); all its stages run again"))
+            try store.removeStages(store.stages(run: runName, item: key), run: runName, item: key)
+        }
+        try store.save(ItemRecord(input: item), run: runName, item: key)
+    }
+
+    /// Resolves `vars` for one item, each var after the vars it references.
+    private func resolveVars(for item: InputItem) throws -> [String: ResolvedValue] {
+        var resolved: [String: ResolvedValue] = [:]
+        func resolve(_ name: String, depth: Int) throws {
+            guard resolved[name] == nil, let value = workflow.vars[name], depth < 100 else { return }
+            value.forEachString { text in
+                for expression in (try? Template(parsing: text))?.expressions ?? [] {
+                    for reference in expression.references where reference.root == "vars" {
+                        if let member = reference.member { try? resolve(member, depth: depth + 1) }
+                    }
+                }
+            }
+            let scope = EvaluationScope(input: item.facts, vars: resolved, environment: environment)
+            resolved[name] = try scope.resolve(value, at: JSONPath.root.appending("vars").appending(name))
+        }
+        for name in workflow.vars.keys.sorted() { try resolve(name, depth: 0) }
+        return resolved
+    }
+
+    // MARK: Stages
+
+    private enum StageResult { case ran, reused, skipped }
+
+    private func runStage(
+        index: Int, spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope, invalidated: inout Bool
+    ) async throws -> StageResult {
+        let label = item.relativePath
+        let record = try store.stage(run: runName, item: key, stage: spec.id)
+        let later = workflow.stages[(index + 1)...].map(\.id)
+
+        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
+            if invalidated || record?.status != .skipped {
+                try store.removeStages(later, run: runName, item: key)
+                var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
+                skipped.finishedAt = Date()
+                try store.save(skipped, run: runName, item: key)
+                invalidated = true
+            }
+            scope.stageOutputs[spec.id] = .null
+            sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .skipped, seconds: 0, error: nil))
+            return .skipped
+        }
+
+        let options: ResolvedValue
+        do {
+            options = try scope.resolve(spec.with, at: spec.path.appending("with"))
+        } catch {
+            throw fail(spec, item: item, "cannot resolve its options: \(error)")
+        }
+        let hash = optionsHash(uses: spec.uses, options: options.redacted)
+        if !invalidated, let record, record.status == .succeeded, record.optionsHash == hash, let outputs = record.outputs {
+            scope.stageOutputs[spec.id] = outputs
+            sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0, error: nil))
+            return .reused
+        }
+        guard let descriptor = registry.descriptor(for: spec.uses) else {
+            throw fail(spec, item: item, "unknown stage type \(spec.uses)")
+        }
+
+        try store.removeStages(later, run: runName, item: key)
+        invalidated = true
+        var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
+        if let record, record.optionsHash == hash, record.status != .succeeded {
+            initial.resume = record.resume
+            initial.intents = record.intents
+            initial.attempts = record.attempts
+        }
+        let journal = StageJournal(record: initial, store: store, run: runName, item: key)
+        let outputs = try await attempt(
+            descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
+        scope.stageOutputs[spec.id] = outputs
+        return .ran
+    }
+
+    /// Runs a stage with its retry policy and timeout; returns its outputs.
+    private func attempt(
+        descriptor: StageDescriptor, spec: StageSpec, item: InputItem, key: String, options: JSONValue,
+        journal: StageJournal
+    ) async throws -> JSONValue {
+        let label = item.relativePath
+        let clock = ContinuousClock()
+        for attempt in 1...spec.retry.attempts {
+            let started = clock.now
+            try await journal.update {
+                $0.status = .running
+                $0.attempts += 1
+                $0.startedAt = Date()
+                $0.finishedAt = nil
+            }
+            sink.emit(.stageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt))
+            let context = StageContext(
+                stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt, logger: logger(item: label, stage: spec.id),
+                scratchFolder: store.scratchFolder(run: runName, item: key, stage: spec.id), services: services,
+                resumeData: await journal.current.resume, journal: journal,
+                progressHandler: progressReporter(item: label, stage: spec.id))
+            do {
+                let outputs = try await withTimeout(spec.timeout) {
+                    try await descriptor.run(options: options, context: context)
+                }
+                try await journal.update {
+                    $0.status = .succeeded
+                    $0.outputs = outputs
+                    $0.error = nil
+                    $0.finishedAt = Date()
+                }
+                sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: (clock.now - started).seconds, error: nil))
+                return outputs
+            } catch {
+                if Task.isCancelled {
+                    try await interrupt(journal, spec: spec, label: label, seconds: (clock.now - started).seconds)
+                }
+                if error is StateError { throw ItemFailure(message: "\(error)") }
+                let message = store.redactor.redact(Runner.describe(error))
+                let disposition = (error as? any ClassifiedError)?.disposition ?? .fatal
+                if case .retryable(let minimum) = disposition, attempt < spec.retry.attempts {
+                    let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
+                    try await journal.update { $0.error = message }
+                    sink.emit(.stageRetrying(item: label, stage: spec.id, attempt: attempt, delay: delay, error: message))
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        try await interrupt(journal, spec: spec, label: label, seconds: 0)
+                    }
+                    continue
+                }
+                try await journal.update {
+                    $0.status = .failed
+                    $0.error = message
+                    $0.finishedAt = Date()
+                }
+                sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .failed, seconds: (clock.now - started).seconds, error: message))
+                let tries = attempt == 1 ? "" : " after \(attempt) attempts"
+                throw ItemFailure(message: "stage \(spec.id) (\(spec.uses)) failed\(tries): \(message)")
+            }
+        }
+        throw ItemFailure(message: "stage \(spec.id) (\(spec.uses)) made no attempt")
+    }
+
+    /// Marks a stage interrupted (its resume data stays) and ends the item.
+    private func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws -> Never {
+        try? await journal.update {
+            $0.status = .interrupted
+            $0.finishedAt = Date()
+        }
+        sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .interrupted, seconds: seconds, error: nil))
+        throw CancellationError()
+    }
+
+    private func evaluate(_ condition: String, spec: StageSpec, scope: EvaluationScope) throws -> Bool {
+        do {
+            return try scope.resolve(try Template(parsing: condition), at: spec.path.appending("if")).value.isTruthy
+        } catch let error as EvaluationError {
+            throw ItemFailure(message: "stage \(spec.id): cannot evaluate its if condition: \(error)")
+        }
+    }
+
+    private func fail(_ spec: StageSpec, item: InputItem, _ message: String) -> ItemFailure {
+        let text = store.redactor.redact(message)
+        sink.emit(.stageFinished(item: item.relativePath, stage: spec.id, outcome: .failed, seconds: 0, error: text))
+        return ItemFailure(message: "stage \(spec.id) (\(spec.uses)) \(text)")
+    }
+
+    private func logger(item: String, stage: String) -> Logger {
+        let sink = self.sink
+        let redactor = store.redactor
+        let level = logLevel
+        return Logger(label: "pipeline.\(stage)") { _ in
+            EventLogHandler(sink: sink, redactor: redactor, item: item, stage: stage, logLevel: level)
+        }
+    }
+
+    /// Forwards progress at most five times a second per stage, and always the final report.
+    private func progressReporter(item: String, stage: String) -> @Sendable (StageProgress) -> Void {
+        let sink = self.sink
+        let last = Mutex<ContinuousClock.Instant?>(nil)
+        return { progress in
+            let now = ContinuousClock.now
+            let due = last.withLock { previous -> Bool in
+                let finished = progress.total.map { progress.completed >= $0 } ?? false
+                guard finished || previous.map({ now - $0 >= .milliseconds(200) }) ?? true else { return false }
+                previous = now
+                return true
+            }
+            if due { sink.emit(.stageProgress(item: item, stage: stage, progress: progress)) }
+        }
+    }
+
+    /// The hash that decides whether a finished stage is still up to date.
+    func optionsHash(uses: String, options: JSONValue) -> String {
+        let canonical = JSONValue.object(["uses": .string(uses), "with": options]).serialized()
+        return SHA256.hash(data: Data(canonical.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A one-line message for an error.
+    static func describe(_ error: any Error) -> String {
+        String(describing: error)
+    }
+}
+
+/// Runs `body`, cancelling it and throwing ``StageTimeout`` when it takes longer than `limit`.
+func withTimeout<T: Sendable>(_ limit: TimeSpan?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    guard let limit else { return try await body() }
+    return try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit.duration)
+            throw StageTimeout(limit: limit)
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        return first
+    }
+}

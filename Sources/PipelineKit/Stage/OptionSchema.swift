@@ -1,0 +1,121 @@
+/// The type of a stage option, used to check workflows before anything runs and to document stages.
+public indirect enum OptionType: Sendable, Hashable {
+    case string
+    case integer
+    case number
+    case boolean
+    /// Bytes: a number or a string such as `"8MiB"`.
+    case size
+    /// Seconds: a number or a string such as `"30s"`.
+    case duration
+    /// One of a fixed set of strings.
+    case oneOf([String])
+    case array(OptionType)
+    /// An object with known members.
+    case object(OptionSchema)
+    /// An object with any member names whose values have one type.
+    case dictionary(OptionType)
+    case any
+
+    /// How the type reads in `pipeline stages` and in messages.
+    public var displayName: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .number: "number"
+        case .boolean: "boolean"
+        case .size: "size"
+        case .duration: "duration"
+        case .oneOf(let values): values.map { "\"\($0)\"" }.joined(separator: " | ")
+        case .array(let element): "[\(element.displayName)]"
+        case .object: "object"
+        case .dictionary(let value): "{string: \(value.displayName)}"
+        case .any: "any"
+        }
+    }
+}
+
+/// One documented option of a stage.
+public struct OptionField: Sendable, Hashable {
+    /// The option's name in `with`.
+    public var name: String
+    /// Its type.
+    public var type: OptionType
+    /// Whether a workflow must give it.
+    public var isRequired: Bool
+    /// One line for people.
+    public var summary: String
+    /// The value used when the option is absent, for documentation.
+    public var defaultValue: JSONValue?
+
+    /// Creates an option.
+    public init(
+        _ name: String, _ type: OptionType, required: Bool = false, default defaultValue: JSONValue? = nil,
+        _ summary: String
+    ) {
+        self.name = name
+        self.type = type
+        self.isRequired = required
+        self.summary = summary
+        self.defaultValue = defaultValue
+    }
+}
+
+/// The options a stage accepts: what `validate` checks, `pipeline stages` lists and the JSON Schema
+/// describes.
+public struct OptionSchema: Sendable, Hashable {
+    /// The known options.
+    public var fields: [OptionField]
+    /// The type of members not in ``fields``, when any name is allowed (nil: unknown names are errors).
+    public var additionalFields: OptionType?
+
+    /// Creates a schema with known options only.
+    public init(_ fields: [OptionField]) {
+        self.fields = fields
+        self.additionalFields = nil
+    }
+
+    /// Creates a schema that also accepts members of any name.
+    public init(_ fields: [OptionField] = [], additionalFields: OptionType) {
+        self.fields = fields
+        self.additionalFields = additionalFields
+    }
+
+    /// The field with this name.
+    public func field(named name: String) -> OptionField? {
+        fields.first { $0.name == name }
+    }
+}
+
+/// One documented output of a stage.
+public struct OutputField: Sendable, Hashable {
+    /// The output's name, as in `${stage.name}`.
+    public var name: String
+    /// One line for people.
+    public var summary: String
+
+    /// Creates an output.
+    public init(_ name: String, _ summary: String) {
+        self.name = name
+        self.summary = summary
+    }
+}
+
+/// The outputs a stage produces, so `validate` can check `${stage.output}` references.
+public struct OutputSchema: Sendable, Hashable {
+    /// The outputs the stage always produces.
+    public var fields: [OutputField]
+    /// Whether names not in ``fields`` may be referenced too (outputs that depend on the workflow).
+    public var isOpen: Bool
+
+    /// Creates an output schema.
+    public init(_ fields: [OutputField], isOpen: Bool = false) {
+        self.fields = fields
+        self.isOpen = isOpen
+    }
+
+    /// Whether `${stage.name}` can be resolved.
+    public func contains(_ name: String) -> Bool {
+        isOpen || fields.contains { $0.name == name }
+    }
+}

@@ -1,0 +1,71 @@
+/// The stage types a workflow may `use`.
+public struct StageRegistry: Sendable {
+    private var descriptors: [String: StageDescriptor] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Registers a stage type; a later registration of the same name replaces the earlier one.
+    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) {
+        descriptors[S.type] = StageDescriptor(stage, source: source)
+    }
+
+    /// Registers an already described stage type.
+    public mutating func register(_ descriptor: StageDescriptor) {
+        descriptors[descriptor.type] = descriptor
+    }
+
+    /// The stage type named in `uses`.
+    public func descriptor(for type: String) -> StageDescriptor? {
+        descriptors[type]
+    }
+
+    /// Every registered type, sorted by name.
+    public var all: [StageDescriptor] {
+        descriptors.values.sorted { $0.type < $1.type }
+    }
+
+    /// The registered names closest to a misspelt one.
+    public func suggestion(for type: String) -> String? {
+        Suggestion.closest(to: type, among: descriptors.keys)
+    }
+}
+
+/// "Did you mean" suggestions by edit distance.
+public enum Suggestion {
+    /// The candidate closest to `word`, if it is close enough to be a likely typo.
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+        let lowered = word.lowercased()
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(lowered, candidate.lowercased())
+            if distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
+        }
+        guard let (candidate, distance) = best else { return nil }
+        let limit = max(2, min(word.count, candidate.count) / 3)
+        return distance <= limit ? candidate : nil
+    }
+
+    /// `" (did you mean \"x\"?)"` or an empty string.
+    public static func phrase(for word: String, among candidates: some Sequence<String>) -> String {
+        closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
+    }
+
+    static func editDistance(_ lhs: String, _ rhs: String) -> Int {
+        let a = Array(lhs)
+        let b = Array(rhs)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

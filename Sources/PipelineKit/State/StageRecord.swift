@@ -1,0 +1,83 @@
+public import Foundation
+
+/// The checkpoint of one stage for one item: `<state>/runs/<workflow>/items/<item>/stages/<id>.json`.
+public struct StageRecord: Codable, Sendable, Hashable {
+    /// Where a stage is.
+    public enum Status: String, Codable, Sendable {
+        /// Started and not finished: it was running when the process stopped, or is running now.
+        case running
+        /// Finished; its outputs are final.
+        case succeeded
+        /// Gave up after its attempts; the next run tries again.
+        case failed
+        /// Its `if` condition was false.
+        case skipped
+        /// Stopped by a signal; the next run resumes it.
+        case interrupted
+    }
+
+    /// The file format version.
+    public var format: Int = StageRecord.currentFormat
+    /// The stage id.
+    public var stage: String
+    /// The stage type.
+    public var uses: String
+    /// Where it is.
+    public var status: Status
+    /// Attempts made, over all runs.
+    public var attempts: Int
+    /// SHA-256 of the resolved options (secrets as their expressions): a change reruns the stage.
+    public var optionsHash: String
+    /// The outputs, once it succeeded.
+    public var outputs: JSONValue?
+    /// The stage's own resume data (an upload URL and offset, finished parts).
+    public var resume: JSONValue?
+    /// Keys generated before remote side effects, reused by every retry and resume.
+    public var intents: [String: String]
+    /// The last error, for `pipeline status`.
+    public var error: String?
+    /// When the current or last attempt started.
+    public var startedAt: Date?
+    /// When it finished.
+    public var finishedAt: Date?
+
+    /// The format this engine writes.
+    public static let currentFormat = 1
+
+    /// Creates a record.
+    public init(stage: String, uses: String, status: Status, optionsHash: String) {
+        self.stage = stage
+        self.uses = uses
+        self.status = status
+        self.attempts = 0
+        self.optionsHash = optionsHash
+        self.intents = [:]
+    }
+}
+
+/// Facts about an item when its stages ran, to notice an input that changed since.
+public struct ItemRecord: Codable, Sendable, Hashable {
+    /// The file format version.
+    public var format: Int = StageRecord.currentFormat
+    /// The input file as it was.
+    public var input: InputItem
+}
+
+/// What a run of a workflow looks like, for `pipeline status`: `<state>/runs/<workflow>/run.json`.
+public struct RunRecord: Codable, Sendable, Hashable {
+    /// The file format version.
+    public var format: Int = StageRecord.currentFormat
+    /// The workflow's name.
+    public var workflow: String
+    /// The workflow file's path when it last ran.
+    public var file: String
+    /// The stage ids in order.
+    public var stages: [String]
+
+    /// Creates a run record.
+    public init(workflow: String, file: String, stages: [String]) {
+        self.workflow = workflow
+        self.file = file
+        self.stages = stages
+    }
+}

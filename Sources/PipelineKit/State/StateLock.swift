@@ -1,0 +1,42 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The advisory lock that lets one process at a time use a state folder. The kernel releases it when
+/// the process ends, however it ends.
+public final class StateLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock of `folder`, creating the folder if needed; throws ``StateError/Code-swift.struct/busy``
+    /// when another process holds it.
+    public init(folder: URL) throws(StateError) {
+        try AtomicFile.createFolder(folder)
+        let url = folder.appendingPathComponent("lock")
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw AtomicFile.failure("cannot open", url) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let holder = (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(descriptor)
+            if busy {
+                throw StateError(
+                    code: .busy,
+                    message: "the state folder \(folder.path) is in use by another pipeline process"
+                        + (holder.isEmpty ? "" : " (pid \(holder))")
+                        + "; wait for it to finish, or give this run its own folder with --state DIR",
+                    path: folder.path)
+            }
+            throw AtomicFile.failure("cannot lock", url)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// A size in bytes, written in workflows as a number of bytes or a string such as `"8MiB"` or `"1.5 GB"`.
+public struct ByteCount: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The number of bytes.
+    public var bytes: Int64
+
+    /// Creates a size from a number of bytes.
+    public init(_ bytes: Int64) {
+        self.bytes = bytes
+    }
+
+    private static let units: [(suffix: String, factor: Double)] = [
+        ("kib", 1024), ("mib", 1024 * 1024), ("gib", 1024 * 1024 * 1024), ("tib", 1024 * 1024 * 1024 * 1024),
+        ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000), ("tb", 1_000_000_000_000),
+        ("k", 1024), ("m", 1024 * 1024), ("g", 1024 * 1024 * 1024), ("b", 1),
+    ]
+
+    /// Parses `"8MiB"`, `"512 KB"`, `"1048576"`; returns nil for anything else.
+    public init?(parsing text: String) {
+        let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var number = lowered
+        var factor = 1.0
+        for unit in ByteCount.units where lowered.hasSuffix(unit.suffix) {
+            number = String(lowered.dropLast(unit.suffix.count)).trimmingCharacters(in: .whitespaces)
+            factor = unit.factor
+            break
+        }
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        let bytes = (value * factor).rounded()
+        guard bytes < 9.0e18 else { return nil }
+        self.bytes = Int64(bytes)
+    }
+
+    /// Accepts a JSON number of bytes or a size string.
+    public init?(json: JSONValue) {
+        switch json {
+        case .int(let value) where value >= 0: self.init(Int64(value))
+        case .string(let text): self.init(parsing: text)
+        default: return nil
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        guard let size = ByteCount(json: value) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected a size such as 1048576 or \"8MiB\""))
+        }
+        self = size
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(bytes)
+    }
+
+    /// A short human form, e.g. `12.3 MiB`.
+    public var description: String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var index = 0
+        while value >= 1024 && index < units.count - 1 {
+            value /= 1024
+            index += 1
+        }
+        return index == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[index])
+    }
+
+    public static func < (lhs: ByteCount, rhs: ByteCount) -> Bool { lhs.bytes < rhs.bytes }
+}
+
+/// A length of time, written in workflows as a number of seconds or a string such as `"30s"`, `"5m"`, `"1h30m"`, `"250ms"`.
+public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The length in seconds.
+    public var seconds: Double
+
+    /// Creates a span from seconds.
+    public init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    /// The span as a Swift `Duration`.
+    public var duration: Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+
+    /// Parses `"30s"`, `"1.5m"`, `"1h30m"`, `"250ms"`, `"12"`; returns nil for anything else.
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let plain = Double(trimmed) {
+            guard plain >= 0, plain.isFinite else { return nil }
+            self.seconds = plain
+            return
+        }
+        var total = 0.0
+        var number = ""
+        var unit = ""
+        var sawAny = false
+        func commit() -> Bool {
+            guard let value = Double(number) else { return false }
+            let factor: Double
+            switch unit {
+            case "ms": factor = 0.001
+            case "s": factor = 1
+            case "m": factor = 60
+            case "h": factor = 3600
+            case "d": factor = 86400
+            default: return false
+            }
+            total += value * factor
+            number = ""
+            unit = ""
+            sawAny = true
+            return true
+        }
+        for character in trimmed {
+            if character.isNumber || character == "." {
+                if !unit.isEmpty {
+                    guard commit() else { return nil }
+                }
+                number.append(character)
+            } else if character.isLetter {
+                unit.append(character)
+            } else {
+                return nil
+            }
+        }
+        guard !number.isEmpty, commit(), sawAny, total.isFinite else { return nil }
+        self.seconds = total
+    }
+
+    /// Accepts a JSON number of seconds or a duration string.
+    public init?(json: JSONValue) {
+        switch json {
+        case .int(let value) where value >= 0: self.init(seconds: Double(value))
+        case .double(let value) where value >= 0 && value.isFinite: self.init(seconds: value)
+        case .string(let text): self.init(parsing: text)
+        default: return nil
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        guard let span = TimeSpan(json: value) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected a duration such as 30 or \"30s\""))
+        }
+        self = span
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds)
+    }
+
+    /// A short human form, e.g. `1m05s`.
+    public var description: String {
+        if seconds < 1 { return String(format: "%.0fms", seconds * 1000) }
+        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        let whole = Int(seconds.rounded())
+        if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
+        return String(format: "%dh%02dm", whole / 3600, (whole % 3600) / 60)
+    }
+
+    public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.seconds < rhs.seconds }
+}

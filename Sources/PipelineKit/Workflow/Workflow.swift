@@ -1,0 +1,139 @@
+import Foundation
+
+/// A checked workflow (format version 1): which files to take and which stages to run on each.
+public struct Workflow: Sendable {
+    /// The only format version this engine reads.
+    public static let formatVersion = 1
+
+    /// The file it was read from, for messages.
+    public var file: String
+    /// Its name; it also names its state folder, so a rerun finds its checkpoints.
+    public var name: String
+    /// One line for people.
+    public var description: String?
+    /// Where the input files are.
+    public var inputs: InputSelection?
+    /// `vars.*`: values and templates, resolved per item.
+    public var vars: [String: JSONValue]
+    /// The stages, in the order they run for each item.
+    public var stages: [StageSpec]
+    /// Plugin libraries to load before the stages are checked.
+    public var plugins: [String]
+    /// Where each value of the file is, for messages.
+    public var sourceMap: SourceMap
+
+    /// Every `env.*` variable the workflow reads; their values are secrets.
+    public var environmentNames: Set<String> {
+        environmentReferences(\.references)
+    }
+
+    /// The `env.*` variables the workflow needs (read without a `??` default) that `environment` lacks.
+    public func missingEnvironment(in environment: [String: String]) -> [String] {
+        environmentReferences(\.requiredReferences).filter { environment[$0] == nil }.sorted()
+    }
+
+    private func environmentReferences(_ references: (Expression) -> [Reference]) -> Set<String> {
+        var names: Set<String> = []
+        var templates: [JSONValue] = Array(vars.values)
+        for stage in stages {
+            templates.append(stage.with)
+            if let condition = stage.condition { templates.append(.string(condition)) }
+        }
+        for value in templates {
+            value.forEachString { string in
+                guard let template = try? Template(parsing: string) else { return }
+                for expression in template.expressions {
+                    for reference in references(expression) where reference.root == "env" {
+                        if let name = reference.member { names.insert(name) }
+                    }
+                }
+            }
+        }
+        return names
+    }
+}
+
+/// The files a workflow runs on.
+public struct InputSelection: Sendable, Hashable {
+    /// A file or a folder.
+    public var path: String
+    /// Shell patterns for file names (e.g. `*.mp4`); empty means every file.
+    public var include: [String]
+    /// Shell patterns for file names to leave out.
+    public var exclude: [String]
+    /// Whether to descend into subfolders.
+    public var recursive: Bool
+
+    /// Creates a selection.
+    public init(path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false) {
+        self.path = path
+        self.include = include
+        self.exclude = exclude
+        self.recursive = recursive
+    }
+}
+
+/// One stage of a workflow as written.
+public struct StageSpec: Sendable {
+    /// Its id, unique in the workflow; outputs are `${id.name}`.
+    public var id: String
+    /// The stage type.
+    public var uses: String
+    /// The options, still with their `${...}` templates.
+    public var with: JSONValue
+    /// How often and how patiently to retry.
+    public var retry: RetryPolicy
+    /// The longest one attempt may take.
+    public var timeout: TimeSpan?
+    /// The `if` condition as written (a template); the stage is skipped when it is false.
+    public var condition: String?
+    /// Where it is in the file (`stages[3]`).
+    public var path: JSONPath
+}
+
+/// Retries with exponential backoff and full jitter.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Attempts in all, the first included (1 means no retry).
+    public var attempts: Int
+    /// The wait before the first retry.
+    public var initialDelay: TimeSpan
+    /// The longest wait between attempts.
+    public var maxDelay: TimeSpan
+    /// How much the wait grows after each attempt.
+    public var multiplier: Double
+
+    /// Three attempts, 1 s then 2 s apart (with jitter), waits capped at 30 s.
+    public static let standard = RetryPolicy(
+        attempts: 3, initialDelay: TimeSpan(seconds: 1), maxDelay: TimeSpan(seconds: 30), multiplier: 2)
+
+    /// Creates a policy.
+    public init(attempts: Int, initialDelay: TimeSpan, maxDelay: TimeSpan, multiplier: Double = 2) {
+        self.attempts = attempts
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.multiplier = multiplier
+    }
+
+    /// The wait after the `attempt`-th failure (from 1): a random share of the exponential delay, at
+    /// least half of it, so parallel clients spread out but never hammer.
+    public func delay(afterAttempt attempt: Int, minimum: Duration? = nil) -> Duration {
+        let exponential = initialDelay.seconds * pow(multiplier, Double(max(0, attempt - 1)))
+        let capped = min(maxDelay.seconds, exponential)
+        let jittered = capped * Double.random(in: 0.5...1.0)
+        let chosen = Duration.milliseconds(Int64(jittered * 1000))
+        if let minimum, minimum > chosen { return minimum }
+        return chosen
+    }
+}
+
+extension JSONValue {
+    /// Calls `body` for every string in the tree.
+    func forEachString(_ body: (String) -> Void) {
+        switch self {
+        case .string(let string): body(string)
+        case .array(let elements): elements.forEach { $0.forEachString(body) }
+        case .object(let members): members.values.forEach { $0.forEachString(body) }
+        default: break
+        }
+    }
+}

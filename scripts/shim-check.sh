@@ -1,0 +1,35 @@
+#!/bin/sh
+# Builds scripts/shim-check.c against CMediaShim and runs it over samples/ (see shim-check.c).
+#   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
+#   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
+# Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI, valgrind for --valgrind.
+# SHIM_CHECK_KEEP=1 keeps the temporary folder with the outputs.
+set -eu
+cd "$(dirname "$0")/.."
+LIBS="libavformat libavcodec libavutil libswscale libswresample"
+work=$(mktemp -d "${TMPDIR:-/tmp}/shim-check.XXXXXX")
+if [ "${SHIM_CHECK_KEEP:-0}" = 1 ]; then echo "outputs in $work"; else trap 'rm -rf "$work"' EXIT; fi
+
+# shellcheck disable=SC2046  # pkg-config output is a list of flags
+gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
+    Sources/CMediaShim/*.c scripts/shim-check.c $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
+    -o "$work/shim-check"
+
+# Inputs that are not committed samples: an audio-only file, and a sample whose name has a colon.
+ffmpeg -nostdin -v error -f lavfi -i sine=d=1 -c:a aac "$work/audio-only.m4a"
+cp samples/clip-no-audio.mp4 "$work/a:b.mp4"
+
+status=0
+"$work/shim-check" "$@" samples "$work" 2> "$work/stderr" || status=$?
+case " $* " in
+*" --valgrind "*)
+    grep -E "ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|still reachable|All heap" "$work/stderr" || true
+    ;;
+*)
+    if [ -s "$work/stderr" ]; then
+        echo "FAIL: something was printed on stderr:"; cat "$work/stderr"; status=1
+    fi
+    ;;
+esac
+[ $status -eq 0 ] || { tail -n 40 "$work/stderr"; echo "shim-check: exit status $status"; }
+exit $status
