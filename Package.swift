@@ -53,8 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineKitTests",
-            dependencies: ["PipelineKit"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["PipelineKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

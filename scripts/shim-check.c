@@ -226,13 +226,15 @@ typedef struct expect {
     long frames;                  // 0: same as the input
 } expect;
 
+static const char *src_path(const char *name) { return strchr(name, '/') ? name : in_path(name); }
+
 static void check_transcode(const char *name, const char *out, const ms_transcode_options *opt, expect e) {
     progress pr = {.monotonic = 1, .cancel_at = -1};
     ms_transcode_result res;
     char err[512];
     const char *mode = opt->mode == MS_MODE_REMUX ? "remux" : "transcode";
     double t0 = now();
-    int ret = ms_transcode(in_path(name), out_path(out), opt, on_progress, &pr, &res, err, sizeof err);
+    int ret = ms_transcode(src_path(name), out_path(out), opt, on_progress, &pr, &res, err, sizeof err);
     double elapsed = now() - t0;
     if (ret < 0) {
         printf("%-9s %-27s %s: %s\n", mode, name, code_name(ret), err);
@@ -251,7 +253,7 @@ static void check_transcode(const char *name, const char *out, const ms_transcod
     CHECK(pr.calls >= 1 && pr.monotonic && fabs(pr.total - res.input_duration) < 1e-6, "%s %s: progress", mode, name);
 
     probed in, o;
-    CHECK(ffprobe(in_path(name), &in) == 0, "ffprobe %s", name);
+    CHECK(ffprobe(src_path(name), &in) == 0, "ffprobe %s", name);
     if (ffprobe(out_path(out), &o) != 0) {
         fail("ffprobe %s", out);
         return;
@@ -315,6 +317,21 @@ static void check_cancel(double cancel_at) {
     CHECK(!exists(out_path("cancelled.mp4")), "cancelled output left behind");
 }
 
+/// Copies an AVI and renames its video codec's FourCC (in the headers before "movi") to "ABCD",
+/// a codec no FFmpeg knows.
+static int make_unknown_codec(const char *src, const char *dst) {
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    int ok = in && out;
+    static unsigned char buf[1 << 20];
+    size_t n = ok ? fread(buf, 1, sizeof buf, in) : 0;
+    unsigned char *movi = n ? memmem(buf, n, "movi", 4) : NULL;
+    for (unsigned char *p = buf; movi && (p = memmem(p, (size_t)(movi - p), "MJPG", 4)); p += 4) memcpy(p, "ABCD", 4);
+    ok = ok && movi && fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out) fclose(out);
+    return ok ? 0 : -1;
+}
+
 typedef struct concurrent_probe {
     char err[512];
     int ret;
@@ -375,6 +392,19 @@ static void check_errors(void) {
     expect_code("probe NULL path", ms_probe(NULL, &info, err, sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
     expect_code("probe 'a:b.mp4' (colon in the name)", ms_probe(out_path("a:b.mp4"), &info, err, sizeof err), 0, "");
     CHECK(ms_probe(in_path("not-media.mp4"), &info, NULL, 0) == MS_ERROR_NOT_MEDIA, "NULL errbuf");
+    ms_transcode_options_init(&opt);
+    CHECK(make_unknown_codec(out_path("mjpeg.avi"), out_path("unknown-codec.avi")) == 0, "unknown-codec.avi");
+    expect_code("probe unknown codec (tag ABCD)", ms_probe(out_path("unknown-codec.avi"), &info, err, sizeof err), 0,
+                "");
+    CHECK(!strcmp(info.video_codec, "none") && info.width == 320, "probe unknown codec: %s", info.video_codec);
+    expect_code("transcode unknown codec",
+                ms_transcode(out_path("unknown-codec.avi"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err,
+                             sizeof err),
+                MS_ERROR_UNSUPPORTED_CODEC, err);
+    expect_code("thumbnail unknown codec",
+                ms_thumbnail(out_path("unknown-codec.avi"), out_path("x.jpg"), -1, 0, NULL, NULL, err, sizeof err),
+                MS_ERROR_UNSUPPORTED_CODEC, err);
+    CHECK(!exists(out_path("x.mp4")) && !exists(out_path("x.jpg")), "outputs of failed calls left behind");
 
     // The error message comes from the failing thread's own log lines, whatever others log.
     concurrent_probe c = {.ret = 0};
@@ -469,6 +499,7 @@ int main(int argc, char **argv) {
     check_transcode("clip-h264-aac.mp4", "h264-10fps.mp4", &capped, (expect){0, "h264", "aac", 640, 360, 0, 1, 30});
     check_transcode("truncated-faststart.mp4", "truncated-faststart.mp4", &t,
                     (expect){0, "h264", "aac", 640, 360, 0, 2, 0});
+    check_transcode(out_path("mjpeg.avi"), "mjpeg.mp4", &t, (expect){0, "h264", NULL, 320, 240, 0, 0, 0});
     check_transcode("truncated.mp4", "truncated.mp4", &t, (expect){.code = MS_ERROR_NOT_MEDIA});
     check_transcode("not-media.mp4", "not-media.mp4", &t, (expect){.code = MS_ERROR_NOT_MEDIA});
 

@@ -15,8 +15,10 @@ gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
     Sources/CMediaShim/*.c scripts/shim-check.c $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
     -o "$work/shim-check"
 
-# Inputs that are not committed samples: an audio-only file, and a sample whose name has a colon.
+# Inputs that are not committed samples: an audio-only file, a full-range (yuvj420p) MJPEG AVI
+# (shim-check turns a copy into an unknown codec), and a sample whose name has a colon.
 ffmpeg -nostdin -v error -f lavfi -i sine=d=1 -c:a aac "$work/audio-only.m4a"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=320x240:r=25:d=1 -c:v mjpeg -pix_fmt yuvj420p "$work/mjpeg.avi"
 cp samples/clip-no-audio.mp4 "$work/a:b.mp4"
 
 status=0

@@ -1,5 +1,7 @@
 // Shared by probe, transcode, remux and thumbnail: version, error texts and messages, and the
 // input side (open a file safely, pick streams, open a decoder).
+// No libm function is used anywhere in this target (only macros such as isnan): SwiftPM does not
+// link libm into C targets on its own, and the FFmpeg pkg-config flags do not bring it either.
 #include "ms_internal.h"
 
 #include <errno.h>
@@ -30,7 +32,7 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_NOT_MEDIA: return "not a media file, or damaged or incomplete";
     case MS_ERROR_NO_VIDEO: return "no video stream";
     case MS_ERROR_UNSUPPORTED_CODEC: return "unsupported codec";
-    case MS_ERROR_REMUX_UNSUPPORTED: return "a stream cannot be copied into MP4 (transcode it instead)";
+    case MS_ERROR_REMUX_UNSUPPORTED: return "MP4 cannot hold this codec (transcode instead)";
     case MS_ERROR_OUTPUT_OPEN: return "cannot create the output file";
     case MS_ERROR_DISK_FULL: return "disk full";
     case MS_ERROR_CANCELLED: return "cancelled";
@@ -123,17 +125,19 @@ int ms_stream_rotation(const AVStream *st) {
     if (!m || size < 9 * sizeof(int32_t)) return 0;
     double ccw = av_display_rotation_get((const int32_t *)m);  // counter-clockwise, (-180, 180]
     if (isnan(ccw)) return 0;
-    int cw = (int)lround(-ccw / 90.0) * 90;  // nearest quarter turn, clockwise
+    double quarters = -ccw / 90.0;  // clockwise; rounded to the nearest quarter turn below
+    int cw = (int)(quarters < 0 ? quarters - 0.5 : quarters + 0.5) * 90;
     return ((cw % 360) + 360) % 360;
 }
 
 int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char *errbuf, size_t errlen) {
     const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
     if (!codec) {
+        const char *type = av_get_media_type_string(st->codecpar->codec_type);
         return ms_fail(errbuf, errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
-                       "no decoder for %s stream %d (codec '%s')",
-                       av_get_media_type_string(st->codecpar->codec_type), st->index,
-                       avcodec_get_name(st->codecpar->codec_id));
+                       "no decoder for the %s codec '%s' (tag %s) of stream %d", type ? type : "",
+                       avcodec_get_name(st->codecpar->codec_id), av_fourcc2str(st->codecpar->codec_tag),
+                       st->index);
     }
     *dec = avcodec_alloc_context3(codec);
     if (!*dec) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "decoder");
@@ -152,8 +156,8 @@ int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char 
 
 void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h) {
     double scale = 1;
-    if (max_w > 0 && w > max_w) scale = fmin(scale, (double)max_w / w);
-    if (max_h > 0 && h > max_h) scale = fmin(scale, (double)max_h / h);
+    if (max_w > 0 && w > max_w) scale = FFMIN(scale, (double)max_w / w);
+    if (max_h > 0 && h > max_h) scale = FFMIN(scale, (double)max_h / h);
     int ow = (int)(w * scale + 1e-9) & ~1;
     int oh = (int)(h * scale + 1e-9) & ~1;
     *out_w = ow < 2 ? 2 : ow;

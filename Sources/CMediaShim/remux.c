@@ -65,7 +65,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         enum AVCodecID id = r->ifmt->streams[r->in_index[i]]->codecpar->codec_id;
         if (avformat_query_codec(mp4, id, FF_COMPLIANCE_NORMAL) != 1)
             return ms_fail(errbuf, errlen, MS_ERROR_REMUX_UNSUPPORTED, MS_ERROR_REMUX_UNSUPPORTED,
-                           "%s codec '%s' of '%s' cannot go into MP4", i == 0 ? "video" : "audio",
+                           "cannot stream-copy the %s codec '%s' of '%s'", i == 0 ? "video" : "audio",
                            avcodec_get_name(id), in);
     }
     progress->total = r->ifmt->duration != AV_NOPTS_VALUE ? (double)r->ifmt->duration / AV_TIME_BASE : 0;

@@ -76,14 +76,13 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
     else if (!(o->max_fps >= 0) || isinf(o->max_fps)) bad = "max_fps";
     else if (o->audio_channels < 0 || o->audio_channels > 8) bad = "audio_channels (0...8)";
     else if (o->threads < 0 || o->threads > 256) bad = "threads";
-    else if (!memchr(o->x264_preset, '\0', sizeof o->x264_preset)) bad = "x264_preset";
-    if (!bad && o->x264_preset[0]) {
-        bad = "x264_preset";
-        for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
-            if (strcmp(o->x264_preset, presets[i]) == 0) bad = NULL;
-    }
+    else if (!memchr(o->x264_preset, '\0', sizeof o->x264_preset)) bad = "x264_preset (not terminated)";
     if (bad) return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad);
-    return 0;
+    if (!o->x264_preset[0]) return 0;
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (strcmp(o->x264_preset, presets[i]) == 0) return 0;
+    return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                   "unknown x264 preset '%s' (ultrafast ... placebo)", o->x264_preset);
 }
 
 // MARK: - Encoding
@@ -180,8 +179,12 @@ static int video_frame(transcoder *t, AVFrame *f) {
     if (ret < 0) return fail(t, ret, ret, "transcode");
 
     if (t->last_pts != AV_NOPTS_VALUE && pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
-    if (t->opt->max_fps > 0) {  // one frame per 1/max_fps slot; a frame up to 1/4 slot early counts for the
-        int64_t slot = (int64_t)floor(ms_seconds(pts, tb) * t->opt->max_fps + 0.25);  // next: jitter drops none
+    if (t->opt->max_fps > 0) {
+        // One frame per 1/max_fps slot. A frame up to a quarter slot early counts for the next slot,
+        // so a jittery 30 fps source capped at 30 keeps every frame.
+        double x = ms_seconds(pts, tb) * t->opt->max_fps + 0.25;
+        int64_t slot = (int64_t)x;
+        if (slot > x) slot--;  // floor, without libm
         if (slot <= t->last_slot) return 0;
         t->last_slot = slot;
     }

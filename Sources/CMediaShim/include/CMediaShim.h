@@ -6,7 +6,8 @@
 // - Functions return 0 on success or a negative code: one of `ms_error` below, or an FFmpeg error
 //   (`AVERROR(errno)` or an FFmpeg tag). `ms_strerror` describes both. Functions that can fail
 //   take `errbuf`/`errlen` (may be NULL/0) and fill it with a message for people that includes
-//   the real cause FFmpeg logged (e.g. "moov atom not found"); it is "" on success.
+//   the real cause FFmpeg logged on the calling thread (e.g. "moov atom not found"); it is "" on
+//   success. (Lines FFmpeg logs on its own worker threads reach only the log handler.)
 // - Structs are plain data with fixed-size, NUL-terminated char arrays. Strings that do not fit
 //   are truncated. Changing a struct's layout bumps MS_ABI_VERSION.
 // - All functions are thread-safe: different threads may probe, transcode and thumbnail at the
@@ -204,7 +205,8 @@ typedef struct ms_transcode_result {
 ///
 /// Damaged input: decode errors (other than out-of-memory) are skipped and counted, as the CLI
 /// does; a file cut short converts up to where its data ends. Compare `decoded_seconds` with
-/// `input_duration` to warn about truncated input.
+/// `input_duration` to warn about truncated input. A kept stream without a decoder (video or
+/// audio) fails the call with MS_ERROR_UNSUPPORTED_CODEC rather than silently losing it.
 ///
 /// `cb` may be NULL. On failure or cancellation a partially written regular file at `out` is
 /// removed. `res` (may be NULL) is filled on success.

@@ -184,7 +184,9 @@ public struct Runner: Sendable {
         } catch {
             throw fail(spec, item: item, "cannot resolve its options: \(error)")
         }
-        let hash = optionsHash(uses: spec.uses, options: options.redacted)
+        // Secrets count as their expressions, also where they arrive through another stage's outputs, so a
+        // rotated token reruns nothing.
+        let hash = optionsHash(uses: spec.uses, options: store.redactor.redact(options.redacted))
         if !invalidated, let record, record.status == .succeeded, record.optionsHash == hash, let outputs = record.outputs {
             scope.stageOutputs[spec.id] = outputs
             sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0, error: nil))
