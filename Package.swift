@@ -31,9 +31,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CProcessSpawn"),
         .target(
             name: "CoreStages",
-            dependencies: ["PipelineKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PipelineKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(

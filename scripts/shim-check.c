@@ -227,6 +227,7 @@ typedef struct expect {
 } expect;
 
 static const char *src_path(const char *name) { return strchr(name, '/') ? name : in_path(name); }
+static const char *shown(const char *name) { return strrchr(name, '/') ? strrchr(name, '/') + 1 : name; }
 
 static void check_transcode(const char *name, const char *out, const ms_transcode_options *opt, expect e) {
     progress pr = {.monotonic = 1, .cancel_at = -1};
@@ -237,14 +238,14 @@ static void check_transcode(const char *name, const char *out, const ms_transcod
     int ret = ms_transcode(src_path(name), out_path(out), opt, on_progress, &pr, &res, err, sizeof err);
     double elapsed = now() - t0;
     if (ret < 0) {
-        printf("%-9s %-27s %s: %s\n", mode, name, code_name(ret), err);
+        printf("%-9s %-27s %s: %s\n", mode, shown(name), code_name(ret), err);
         CHECK(ret == e.code, "%s %s: expected %s", mode, name, code_name(e.code));
         CHECK(!exists(out_path(out)), "%s %s: partial output left behind", mode, name);
         return;
     }
     printf("%-9s %-27s -> %s %dx%d (shown %dx%d, rot %d) %lld frames %.3fs %lld B, %lld errors, decoded "
            "%.2f/%.2fs, %d progress calls, %.2fs\n",
-           mode, name, out, res.width, res.height, res.display_width, res.display_height, res.rotation,
+           mode, shown(name), out, res.width, res.height, res.display_width, res.display_height, res.rotation,
            (long long)res.video_frames, res.duration, (long long)res.size, (long long)res.decode_errors,
            res.decoded_seconds, res.input_duration, pr.calls, elapsed);
     if (res.decoded_seconds + 0.1 < res.input_duration)
@@ -288,15 +289,15 @@ static void check_thumbnail(const char *name, const char *out, double at, int ma
     char err[512];
     int ow = 0, oh = 0;
     double t0 = now();
-    int ret = ms_thumbnail(in_path(name), out_path(out), at, max_width, &ow, &oh, err, sizeof err);
+    int ret = ms_thumbnail(src_path(name), out_path(out), at, max_width, &ow, &oh, err, sizeof err);
     if (ret < 0) {
-        printf("thumbnail %-27s %s: %s\n", name, code_name(ret), err);
+        printf("thumbnail %-27s %s: %s\n", shown(name), code_name(ret), err);
         CHECK(ret == want, "thumbnail %s: expected %s", name, code_name(want));
         return;
     }
     probed o;
     int probed_ok = ffprobe(out_path(out), &o) == 0;
-    printf("thumbnail %-27s -> %s at %.1fs: %dx%d, ffprobe %s %dx%d, %.2fs\n", name, out, at, ow, oh, o.vcodec,
+    printf("thumbnail %-27s -> %s at %.1fs: %dx%d, ffprobe %s %dx%d, %.2fs\n", shown(name), out, at, ow, oh, o.vcodec,
            o.width, o.height, now() - t0);
     CHECK(want == 0, "thumbnail %s: expected %s", name, code_name(want));
     CHECK(probed_ok && !strcmp(o.vcodec, "mjpeg") && o.width == w && o.height == h && ow == w && oh == h,
@@ -523,6 +524,7 @@ int main(int argc, char **argv) {
     check_thumbnail("clip-no-audio.mp4", "no-audio-end.jpg", 100, 0, 0, 426, 240);
     check_thumbnail("clip-two-audio.mkv", "two-audio.jpg", -1, 1000, 0, 320, 180);
     check_thumbnail("truncated-faststart.mp4", "truncated-faststart.jpg", 2.5, 0, 0, 640, 360);
+    check_thumbnail(out_path("mjpeg.avi"), "mjpeg.jpg", 0.5, 0, 0, 320, 240);
     check_thumbnail("truncated.mp4", "truncated.jpg", -1, 0, MS_ERROR_NOT_MEDIA, 0, 0);
     check_thumbnail("not-media.mp4", "not-media.jpg", -1, 0, MS_ERROR_NOT_MEDIA, 0, 0);
     // Upright: the same frame from the CLI, which applies the display matrix itself.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <libavutil/display.h>
+#include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
 _Static_assert(MS_ERROR_NO_FRAMES < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
@@ -167,4 +168,34 @@ void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h) {
 int ms_full_range_format(int format) {
     return format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P ||
            format == AV_PIX_FMT_YUVJ440P || format == AV_PIX_FMT_YUVJ411P;
+}
+
+/// The yuv format a yuvj one stands for; swscale warns about yuvj and, since it rewrites them
+/// internally, sws_getCachedContext would never reuse a context made for one.
+static enum AVPixelFormat plain_format(int format) {
+    switch (format) {
+    case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
+    case AV_PIX_FMT_YUVJ422P: return AV_PIX_FMT_YUV422P;
+    case AV_PIX_FMT_YUVJ444P: return AV_PIX_FMT_YUV444P;
+    case AV_PIX_FMT_YUVJ440P: return AV_PIX_FMT_YUV440P;
+    case AV_PIX_FMT_YUVJ411P: return AV_PIX_FMT_YUV411P;
+    default: return (enum AVPixelFormat)format;
+    }
+}
+
+int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst) {
+    int src_full = src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format);
+    int dst_full = dst->color_range == AVCOL_RANGE_JPEG;
+    *sws = sws_getCachedContext(*sws, src->width, src->height, plain_format(src->format), dst->width, dst->height,
+                                dst->format, SWS_BICUBIC, NULL, NULL, NULL);
+    if (!*sws) return AVERROR(EINVAL);
+    int *inv_table, *table, src_range, dst_range, brightness, contrast, saturation;
+    if (sws_getColorspaceDetails(*sws, &inv_table, &src_range, &table, &dst_range, &brightness, &contrast,
+                                 &saturation) >= 0 &&
+        (src_range != src_full || dst_range != dst_full))
+        sws_setColorspaceDetails(*sws, inv_table, src_full, table, dst_full, brightness, contrast, saturation);
+    int ret = av_frame_make_writable(dst);  // the encoder may still hold the previous picture
+    if (ret < 0) return ret;
+    sws_scale(*sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+    return 0;
 }

@@ -10,6 +10,8 @@
 #include <libavutil/avstring.h>
 #include <libavutil/avutil.h>
 
+struct SwsContext;
+
 // log.c: FFmpeg's log output goes through our callback, installed once per process.
 void ms_log_install(void);
 /// Forgets the last FFmpeg error line logged on this thread (call before a step whose cause we
@@ -46,6 +48,9 @@ int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char 
 void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h);
 /// 1 for the deprecated yuvj* formats, which mean full-range YUV.
 int ms_full_range_format(int format);
+/// Converts `src` into the allocated `dst` (its size, format and color_range), full or limited
+/// range as each frame says; reuses *sws while the input stays the same.
+int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst);
 /// Seconds, 0 when `ts` is AV_NOPTS_VALUE.
 double ms_seconds(int64_t ts, AVRational tb);
 
@@ -53,20 +58,21 @@ double ms_seconds(int64_t ts, AVRational tb);
 /// Opens `path` for writing through avio (file: prefix, protocol_whitelist=file). Refuses a path
 /// that is the input file. Maps open failures to MS_ERROR_OUTPUT_OPEN.
 int ms_open_avio_output(const char *in_path, const char *path, AVIOContext **pb, char *errbuf, size_t errlen);
-/// Allocates an MP4 muxer whose url is "file:<path>" (faststart re-opens the output by its url)
-/// and opens its file.
-int ms_open_mp4_output(const char *in_path, const char *path, AVFormatContext **ofmt, char *errbuf,
-                       size_t errlen);
-/// Writes the MP4 header (with +faststart if asked).
-int ms_write_header(AVFormatContext *ofmt, int faststart, char *errbuf, size_t errlen);
+/// Allocates an MP4 muxer whose url is "file:<path>" (faststart re-opens the output by its url).
+/// The file is not touched until ms_start_output, so a failure before that leaves no file behind.
+int ms_new_mp4_muxer(const char *path, AVFormatContext **ofmt, char *errbuf, size_t errlen);
+/// Creates the file (ms_open_avio_output) and writes the MP4 header (with +faststart if asked).
+int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, char *errbuf,
+                    size_t errlen);
 /// Writes one packet (interleaved); maps ENOSPC/EDQUOT to MS_ERROR_DISK_FULL.
 int ms_write_packet(AVFormatContext *ofmt, AVPacket *pkt, char *errbuf, size_t errlen);
 /// Writes the trailer. Call ms_close_output in every case afterwards.
 int ms_write_trailer(AVFormatContext *ofmt, char *errbuf, size_t errlen);
 /// Maps a write error: ENOSPC/EDQUOT → MS_ERROR_DISK_FULL, others unchanged, with a message.
 int ms_write_error(char *errbuf, size_t errlen, int err, const char *what);
-/// Closes the file and frees the muxer; NULL-safe, sets *ofmt to NULL.
-void ms_close_output(AVFormatContext **ofmt);
+/// Closes the file and frees the muxer (NULL-safe, sets *ofmt to NULL); when `failed`, removes the
+/// file if this muxer created it.
+void ms_close_output(AVFormatContext **ofmt, const char *path, int failed);
 /// Removes a failed output if it is a regular file (never a device such as /dev/full).
 void ms_remove_partial(const char *path);
 /// Size of the file at path in bytes, or 0.

@@ -35,8 +35,7 @@ int ms_open_avio_output(const char *in_path, const char *path, AVIOContext **pb,
     return 0;
 }
 
-int ms_open_mp4_output(const char *in_path, const char *path, AVFormatContext **ofmt, char *errbuf,
-                       size_t errlen) {
+int ms_new_mp4_muxer(const char *path, AVFormatContext **ofmt, char *errbuf, size_t errlen) {
     char *url = ms_file_url(path);
     if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot create '%s'", path);
     // The url matters: +faststart re-opens the finished file by it to move the index forward,
@@ -46,7 +45,7 @@ int ms_open_mp4_output(const char *in_path, const char *path, AVFormatContext **
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "cannot set up the MP4 muxer");
     (*ofmt)->protocol_whitelist = av_strdup("file");
     if (!(*ofmt)->protocol_whitelist) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "muxer");
-    return ms_open_avio_output(in_path, path, &(*ofmt)->pb, errbuf, errlen);
+    return 0;
 }
 
 int ms_write_error(char *errbuf, size_t errlen, int err, const char *what) {
@@ -54,11 +53,14 @@ int ms_write_error(char *errbuf, size_t errlen, int err, const char *what) {
     return ms_fail(errbuf, errlen, code, err, "%s", what);
 }
 
-int ms_write_header(AVFormatContext *ofmt, int faststart, char *errbuf, size_t errlen) {
+int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, char *errbuf,
+                    size_t errlen) {
+    int ret = ms_open_avio_output(in_path, path, &ofmt->pb, errbuf, errlen);
+    if (ret < 0) return ret;
     AVDictionary *opts = NULL;
     if (faststart) av_dict_set(&opts, "movflags", "+faststart", 0);
     ms_log_clear();
-    int ret = avformat_write_header(ofmt, &opts);
+    ret = avformat_write_header(ofmt, &opts);
     av_dict_free(&opts);
     return ret < 0 ? ms_write_error(errbuf, errlen, ret, "cannot write the MP4 header") : 0;
 }
@@ -74,11 +76,13 @@ int ms_write_trailer(AVFormatContext *ofmt, char *errbuf, size_t errlen) {
     return ret < 0 ? ms_write_error(errbuf, errlen, ret, "cannot finish the output") : 0;
 }
 
-void ms_close_output(AVFormatContext **ofmt) {
+void ms_close_output(AVFormatContext **ofmt, const char *path, int failed) {
     if (!*ofmt) return;
+    int created = (*ofmt)->pb != NULL;
     avio_closep(&(*ofmt)->pb);
     avformat_free_context(*ofmt);  // also deinitialises a muxer whose trailer was never written
     *ofmt = NULL;
+    if (failed && created) ms_remove_partial(path);
 }
 
 void ms_remove_partial(const char *path) {

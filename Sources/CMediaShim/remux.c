@@ -53,14 +53,14 @@ static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
 }
 
 static int run(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
-               int *output_opened, char *errbuf, size_t errlen) {
+               char *errbuf, size_t errlen) {
     int ret = ms_open_input(in, &r->ifmt, errbuf, errlen);
     if (ret < 0) return ret;
     r->in_index[0] = ms_find_video_stream(r->ifmt);
     if (r->in_index[0] < 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
     r->in_index[1] = ms_find_audio_stream(r->ifmt, r->in_index[0]);
     const AVOutputFormat *mp4 = av_guess_format("mp4", NULL, NULL);
-    for (int i = 0; i < 2 && mp4; i++) {  // refuse before creating the output file
+    for (int i = 0; i < 2 && mp4; i++) {  // refuse before any work
         if (r->in_index[i] < 0) continue;
         enum AVCodecID id = r->ifmt->streams[r->in_index[i]]->codecpar->codec_id;
         if (avformat_query_codec(mp4, id, FF_COMPLIANCE_NORMAL) != 1)
@@ -71,8 +71,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
     progress->total = r->ifmt->duration != AV_NOPTS_VALUE ? (double)r->ifmt->duration / AV_TIME_BASE : 0;
     if (!(r->pkt = av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
 
-    if ((ret = ms_open_mp4_output(in, out, &r->ofmt, errbuf, errlen)) < 0) return ret;
-    *output_opened = 1;
+    if ((ret = ms_new_mp4_muxer(out, &r->ofmt, errbuf, errlen)) < 0) return ret;
     if ((ret = av_dict_copy(&r->ofmt->metadata, r->ifmt->metadata, 0)) < 0)
         return ms_fail(errbuf, errlen, ret, ret, "metadata");
     for (int i = 0; i < 2; i++) {
@@ -80,7 +79,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         if (r->in_index[i] >= 0 && (ret = add_stream(r, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
             return ret;
     }
-    if ((ret = ms_write_header(r->ofmt, opt->faststart, errbuf, errlen)) < 0) return ret;
+    if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, errbuf, errlen)) < 0) return ret;
     if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
 
     for (;;) {
@@ -119,8 +118,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
 int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
              ms_transcode_result *res, char *errbuf, size_t errlen) {
     remuxer r = {.in_index = {-1, -1}};
-    int output_opened = 0;
-    int ret = run(&r, in, out, opt, progress, &output_opened, errbuf, errlen);
+    int ret = run(&r, in, out, opt, progress, errbuf, errlen);
     if (ret >= 0 && res) {
         const AVStream *v = r.ifmt->streams[r.in_index[0]];
         int rotation = ms_stream_rotation(v);
@@ -139,8 +137,7 @@ int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, m
             .input_duration = progress->total,
         };
     }
-    ms_close_output(&r.ofmt);
-    if (ret < 0 && output_opened) ms_remove_partial(out);
+    ms_close_output(&r.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
     avformat_close_input(&r.ifmt);
     av_packet_free(&r.pkt);

@@ -105,13 +105,7 @@ static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
     ms_fit_size(f->width, f->height, swap ? 0 : max_width, swap ? max_width : 0, &w, &h);
     int ret = new_picture(&t->scaled, w, h);
     if (ret < 0) return fail(t, ret, "thumbnail");
-    t->sws = sws_getContext(f->width, f->height, f->format, w, h, AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
-    if (!t->sws) return fail(t, AVERROR(EINVAL), "cannot convert the picture");
-    const int *coefs = sws_getCoefficients(SWS_CS_DEFAULT);  // YUV to YUV: only the ranges matter
-    int src_full = f->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(f->format);
-    sws_setColorspaceDetails(t->sws, coefs, src_full, coefs, 1, 0, 1 << 16, 1 << 16);
-    sws_scale(t->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, t->scaled->data,
-              t->scaled->linesize);
+    if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return fail(t, ret, "cannot convert the picture");
     *pic = t->scaled;
     if (!rotation) return 0;
     if ((ret = new_picture(&t->rotated, swap ? h : w, swap ? w : h)) < 0) return fail(t, ret, "thumbnail");

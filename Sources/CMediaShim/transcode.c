@@ -132,12 +132,14 @@ static int open_video(transcoder *t) {
     enc->time_base = ist->time_base;  // source timestamps are kept as they are
     AVRational fps = av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
     if (t->opt->max_fps > 0 && (fps.num <= 0 || av_q2d(fps) > t->opt->max_fps)) fps = av_d2q(t->opt->max_fps, 100000);
-    if (fps.num > 0 && fps.den > 0) enc->framerate = fps;  // x264's rate control needs the real rate
+    if (fps.num <= 0 || fps.den <= 0) fps = (AVRational){30, 1};  // unknown: x264 would take 1/time_base
+    enc->framerate = fps;  // x264's rate control needs the real rate
     enc->sample_aspect_ratio = dec->sample_aspect_ratio;
     enc->color_primaries = dec->color_primaries;
     enc->color_trc = dec->color_trc;
     enc->colorspace = dec->colorspace;
-    enc->color_range = ms_full_range_format(dec->pix_fmt) ? AVCOL_RANGE_MPEG : dec->color_range;  // sws converts yuvj
+    int full_range = ms_full_range_format(dec->pix_fmt) || dec->color_range == AVCOL_RANGE_JPEG;
+    enc->color_range = full_range ? AVCOL_RANGE_JPEG : dec->color_range;  // kept, as the CLI does
     enc->thread_count = t->opt->threads;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (t->opt->x264_preset[0]) av_opt_set(enc->priv_data, "preset", t->opt->x264_preset, 0);
@@ -152,7 +154,7 @@ static int open_video(transcoder *t) {
     ret = avcodec_open2(enc, codec, NULL);
     if (ret < 0) return fail(t, ret, ret, "cannot open the libx264 encoder");
 
-    t->frame_dur = fps.num > 0 ? av_rescale_q(1, av_inv_q(fps), enc->time_base) : 1;
+    t->frame_dur = av_rescale_q(1, av_inv_q(fps), enc->time_base);
     if (t->frame_dur < 1) t->frame_dur = 1;
     t->last_pts = AV_NOPTS_VALUE;
     t->last_slot = INT64_MIN;
@@ -192,12 +194,7 @@ static int video_frame(transcoder *t, AVFrame *f) {
 
     AVFrame *in = f;
     if (f->format != AV_PIX_FMT_YUV420P || f->width != t->venc->width || f->height != t->venc->height) {
-        t->sws = sws_getCachedContext(t->sws, f->width, f->height, f->format, t->venc->width, t->venc->height,
-                                      AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
-        if (!t->sws) return fail(t, AVERROR(EINVAL), AVERROR(EINVAL), "cannot convert the picture format");
-        if ((ret = av_frame_make_writable(t->scaled)) < 0) return fail(t, ret, ret, "scale");
-        sws_scale(t->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, t->scaled->data,
-                  t->scaled->linesize);
+        if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return fail(t, ret, ret, "cannot convert the picture");
         in = t->scaled;
     }
     in->pts = pts;
@@ -355,7 +352,7 @@ static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
     }
 }
 
-static int run(transcoder *t, const char *in, const char *out, int *output_opened) {
+static int run(transcoder *t, const char *in, const char *out) {
     int ret = ms_open_input(in, &t->ifmt, t->errbuf, t->errlen);
     if (ret < 0) return ret;
     int v = ms_find_video_stream(t->ifmt);
@@ -368,16 +365,16 @@ static int run(transcoder *t, const char *in, const char *out, int *output_opene
     if (!(t->pkt = av_packet_alloc()) || !(t->out_pkt = av_packet_alloc()) || !(t->frame = av_frame_alloc()))
         return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
-    if ((ret = ms_open_mp4_output(in, out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
-    *output_opened = t->ofmt && t->ofmt->pb;
+    if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
     if ((ret = open_video(t)) < 0 || (t->aist && (ret = open_audio(t)) < 0)) return ret;
     if (!(t->scaled = av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
     t->scaled->format = AV_PIX_FMT_YUV420P;
+    t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     t->scaled->width = t->venc->width;
     t->scaled->height = t->venc->height;
     if ((ret = av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
-    if ((ret = ms_write_header(t->ofmt, t->opt->faststart, t->errbuf, t->errlen)) < 0) return ret;
+    if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ms_progress_report(t->progress, 0)) < 0) return fail(t, ret, ret, "transcode");
 
     for (;;) {
@@ -407,8 +404,7 @@ static int run(transcoder *t, const char *in, const char *out, int *output_opene
 static int transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
                      ms_transcode_result *res, char *errbuf, size_t errlen) {
     transcoder t = {.opt = opt, .progress = progress, .errbuf = errbuf, .errlen = errlen};
-    int output_opened = 0;
-    int ret = run(&t, in, out, &output_opened);
+    int ret = run(&t, in, out);
     if (ret >= 0 && res) {
         int rotation = ms_stream_rotation(t.vist);
         int swap = rotation == 90 || rotation == 270;
@@ -427,8 +423,7 @@ static int transcode(const char *in, const char *out, const ms_transcode_options
         };
     }
 
-    ms_close_output(&t.ofmt);
-    if (ret < 0 && output_opened) ms_remove_partial(out);
+    ms_close_output(&t.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
     avformat_close_input(&t.ifmt);
     avcodec_free_context(&t.vdec);

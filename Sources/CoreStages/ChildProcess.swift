@@ -1,3 +1,4 @@
+import CProcessSpawn
 import Foundation
 import PipelineKit
 import Synchronization
@@ -6,8 +7,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// A child process run to completion, its output captured in bounded buffers. Cancelling the calling
-/// task sends SIGTERM, then SIGKILL two seconds later.
+/// A child process run to completion in a process group of its own, its output captured in bounded
+/// buffers. Cancelling the calling task sends SIGTERM to the whole group (a shell and what it started),
+/// then SIGKILL two seconds later.
 enum ChildProcess {
     /// Standard output beyond this is not kept (and is then not parsed as JSON).
     static let stdoutLimit = 16 * 1024 * 1024
@@ -24,86 +26,113 @@ enum ChildProcess {
     static func run(
         program: String, arguments: [String], environment: [String: String], workingDirectory: String?
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = try locate(program)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let executable = try locate(program)
         if let workingDirectory {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw StageFailure("cwd \(workingDirectory) is not a folder")
             }
-            process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        let (exits, exitContinuation) = AsyncStream<(Int32, Bool)>.makeStream()
-        process.terminationHandler = { finished in
-            exitContinuation.yield((finished.terminationStatus, finished.terminationReason == .uncaughtSignal))
-            exitContinuation.finish()
-        }
-        do {
-            try process.run()
-        } catch {
-            throw StageFailure("cannot start \(program): \(error.localizedDescription)")
-        }
-        let pid = process.processIdentifier
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let (pid, stdoutDescriptor, stderrDescriptor) = try spawn(
+            executable: executable, arguments: [program] + arguments,
+            environment: merged.map { "\($0.key)=\($0.value)" }, workingDirectory: workingDirectory)
         let exited = Mutex(false)
-        let stdoutHandle = output.fileHandleForReading
-        let stderrHandle = errors.fileHandleForReading
         return try await withTaskCancellationHandler {
-            async let stdout = drain(stdoutHandle, limit: stdoutLimit, keepTail: false)
-            async let stderr = drain(stderrHandle, limit: stderrLimit, keepTail: true)
-            var iterator = exits.makeAsyncIterator()
-            let (status, signalled) = await iterator.next() ?? (-1, true)
+            async let stdout = drain(stdoutDescriptor, limit: stdoutLimit, keepTail: false)
+            async let stderr = drain(stderrDescriptor, limit: stderrLimit, keepTail: true)
+            let (status, signalled) = await wait(for: pid)
             exited.withLock { $0 = true }
             let result = Result(status: status, signalled: signalled, stdout: await stdout, stderr: await stderr)
             try Task.checkCancellation()
             return result
         } onCancel: {
-            kill(pid, SIGTERM)
+            kill(-pid, SIGTERM)
             DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
-                if !exited.withLock({ $0 }) { kill(pid, SIGKILL) }
+                if !exited.withLock({ $0 }) { kill(-pid, SIGKILL) }
             }
         }
     }
 
+    /// Starts the program in a new process group with stdout and stderr to pipes (see `cps_spawn`).
+    private static func spawn(
+        executable: String, arguments: [String], environment: [String], workingDirectory: String?
+    ) throws -> (pid_t, Int32, Int32) {
+        var pid: pid_t = 0
+        var stdoutDescriptor: Int32 = -1
+        var stderrDescriptor: Int32 = -1
+        let status = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in
+                cps_spawn(executable, argv, envp, workingDirectory, &pid, &stdoutDescriptor, &stderrDescriptor)
+            }
+        }
+        guard status == 0 else {
+            throw StageFailure("cannot start \(executable): \(String(cString: strerror(status)))")
+        }
+        return (pid, stdoutDescriptor, stderrDescriptor)
+    }
+
     /// The executable for `program`: a path as given, or the first match on `PATH`.
-    static func locate(_ program: String) throws -> URL {
+    static func locate(_ program: String) throws -> String {
         if program.contains("/") {
             guard FileManager.default.isExecutableFile(atPath: program) else {
                 throw StageFailure("\(program) is not an executable file")
             }
-            return URL(fileURLWithPath: program)
+            return program
         }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for folder in path.split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(program)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            let candidate = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         throw StageFailure("program \(program) not found on PATH")
     }
 
-    /// Reads a pipe to its end on a thread of its own (reads block), keeping at most `limit` bytes.
-    private static func drain(_ handle: FileHandle, limit: Int, keepTail: Bool) async -> Data {
+    /// Waits for the child on a thread of its own (waitpid blocks).
+    private static func wait(for pid: pid_t) async -> (Int32, signalled: Bool) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let signal = status & 0x7F
+                if signal == 0 {
+                    continuation.resume(returning: ((status >> 8) & 0xFF, false))
+                } else {
+                    continuation.resume(returning: (signal, true))
+                }
+            }
+        }
+    }
+
+    /// Reads a pipe to its end on a thread of its own (reads block), keeping at most `limit` bytes, then
+    /// closes it.
+    private static func drain(_ descriptor: Int32, limit: Int, keepTail: Bool) async -> Data {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var data = Data()
+                var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    if count <= 0 { break }
                     if keepTail {
-                        data.append(chunk)
-                        if data.count > limit { data = data.suffix(limit) }
+                        data.append(contentsOf: buffer[0..<count])
+                        if data.count > 2 * limit { data = data.suffix(limit) }
                     } else if data.count < limit {
-                        data.append(chunk.prefix(limit - data.count))
+                        data.append(contentsOf: buffer[0..<min(count, limit - data.count)])
                     }
                 }
-                continuation.resume(returning: data)
+                close(descriptor)
+                continuation.resume(returning: keepTail ? data.suffix(limit) : data)
             }
         }
+    }
+
+    /// Calls `body` with a NULL-terminated C array of C strings.
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
     }
 }

@@ -1,0 +1,69 @@
+import CoreStages
+import Foundation
+import PipelineKit
+import Testing
+
+@Suite struct ExecStageTests {
+    let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)"))
+
+    @Test func jsonOnStdoutBecomesOutputs() async throws {
+        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", #"echo '{"width": 1280, "name": "a b"}'"#]])
+        let outputs = try result.outputs.get()
+        #expect(outputs["exitCode"] == 0)
+        #expect(outputs["stdout"] == ["width": 1280, "name": "a b"])
+    }
+
+    @Test func plainStdoutIsTextAndTheEnvironmentIsInheritedAndExtended() async throws {
+        setenv("PIPELINE_TEST_INHERITED", "yes", 1)
+        let result = await harness.run(
+            ExecStage.self,
+            options: ["command": ["sh", "-c", "echo $PIPELINE_TEST_INHERITED-$EXTRA; pwd"], "env": ["EXTRA": "more"], "cwd": "/tmp"])
+        #expect(try result.outputs.get()["stdout"] == "yes-more\n/tmp")
+    }
+
+    @Test func aNonzeroExitFailsWithStderrInTheMessage() async {
+        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", "echo starting; echo 'disk on fire' >&2; exit 3"]])
+        #expect(throws: StageFailure.self) { try result.outputs.get() }
+        if case .failure(let error as StageFailure) = result.outputs {
+            #expect(error.message == "sh exited with status 3: disk on fire")
+            #expect(error.disposition.isRetryable)
+        }
+        let fatal = await harness.run(ExecStage.self, options: ["command": ["false"], "retryable": false])
+        if case .failure(let error as StageFailure) = fatal.outputs {
+            #expect(!error.disposition.isRetryable)
+        } else {
+            Issue.record("false succeeded")
+        }
+    }
+
+    @Test func aMissingProgramIsAClearError() async {
+        let result = await harness.run(ExecStage.self, options: ["command": ["no-such-program-here"]])
+        guard case .failure(let error) = result.outputs else {
+            Issue.record("it ran")
+            return
+        }
+        #expect("\(error)" == "program no-such-program-here not found on PATH")
+    }
+
+    @Test func cancellingKillsTheChildPromptly() async throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("exec-cancel-\(UUID().uuidString)")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let harness = self.harness
+        let task = Task {
+            await harness.run(ExecStage.self, options: ["command": ["sh", "-c", .string("sleep 30; touch \(marker.path)")]])
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let result = await task.value
+        #expect(clock.now - start < .seconds(5))
+        #expect(throws: CancellationError.self) { try result.outputs.get() }
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+    }
+
+    @Test func largeOutputIsReadWithoutDeadlock() async throws {
+        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x; head -c 200000 /dev/zero >&2"]])
+        let stdout = try result.outputs.get()["stdout"]?.stringValue ?? ""
+        #expect(stdout.count == 3_000_000)
+    }
+}
