@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["pipeline", "PipelineKit"],
-            resources: [.copy("Fixtures")],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -17,6 +17,21 @@ public struct ExecStage: Stage {
         public var successCodes: [Int32]?
         /// Whether a failure is worth retrying (default true: commands often fail for passing reasons).
         public var retryable: Bool?
+
+        private enum CodingKeys: String, CodingKey {
+            case command, env, cwd, successCodes, retryable
+        }
+
+        /// Arguments and environment values that resolved to numbers or booleans (`${probe.width}`) are
+        /// passed as their text.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            command = try container.decode([JSONValue].self, forKey: .command).map(\.interpolated)
+            env = try container.decodeIfPresent([String: JSONValue].self, forKey: .env)?.mapValues(\.interpolated)
+            cwd = try container.decodeIfPresent(String.self, forKey: .cwd)
+            successCodes = try container.decodeIfPresent([Int32].self, forKey: .successCodes)
+            retryable = try container.decodeIfPresent(Bool.self, forKey: .retryable)
+        }
     }
 
     /// The outputs of `exec`.

@@ -186,7 +186,9 @@ typedef struct ms_transcode_result {
     double input_duration;    ///< the input's duration as its container states it; 0 if unknown
 } ms_transcode_result;
 
-/// Converts `in` into an MP4 at `out` (created or truncated).
+/// Converts `in` into an MP4 at `out`. `out` is created (or truncated) only once the input is open
+/// and the encoders are set up, so an early failure leaves an existing file there untouched.
+/// `opt` NULL means the defaults of `ms_transcode_options_init`.
 ///
 /// Streams: the best video stream and the best audio stream (the one marked default, else the
 /// first one with the most data) are kept; other audio tracks, subtitles and data streams are
@@ -222,6 +224,7 @@ int ms_transcode(const char *in, const char *out, const ms_transcode_options *op
 /// past the end: the last frame). The picture is turned upright by the display rotation (a JPEG
 /// has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
 /// never upscaled; sizes even). `out_width`/`out_height` (may be NULL) receive the JPEG's size.
+/// A JPEG whose writing failed is removed.
 /// Errors: as ms_transcode, minus the remux and cancel ones.
 int ms_thumbnail(const char *in, const char *out_jpeg, double at_seconds, int max_width, int *out_width,
                  int *out_height, char *errbuf, size_t errlen);

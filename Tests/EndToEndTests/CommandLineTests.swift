@@ -1,0 +1,140 @@
+import Foundation
+import PipelineKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct CommandLineTests {
+    static func workflow(sleep: Double = 0, token: Bool = false) -> String {
+        """
+        {"version": 1, "name": "cli", "inputs": {"path": "in"},
+         "vars": {"auth": "\(token ? "Bearer ${env.PIPELINE_TEST_TOKEN}" : "none")"},
+         "stages": [
+          {"id": "first", "uses": "exec", "with": {"command": ["sh", "-c", "sleep \(sleep); echo \\"$0 $1\\" >> first.log; echo '{\\"ok\\": true}'", "${input.name}", "${vars.auth}"]}},
+          {"id": "second", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0\\" >> second.log; echo \\"$1\\" >&2", "${input.name}", "${vars.auth}"]}}
+        ]}
+        """
+    }
+
+    private func prepare(_ scratch: borrowing Scratch, files: Int = 2, sleep: Double = 0, token: Bool = false) throws {
+        try scratch.write("wf.json", Self.workflow(sleep: sleep, token: token))
+        for index in 0..<files { try scratch.write("in/f\(index).txt", "\(index)") }
+    }
+
+    @Test func aSecondRunOnTheSameStateFolderIsToldItIsBusy() throws {
+        let scratch = try Scratch()
+        try prepare(scratch, files: 1, sleep: 3)
+        let (first, _, _) = try Binary.start(["run", "wf.json"], in: scratch.root)
+        let lock = scratch.path(".pipeline/runs/cli/run.json")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) { Thread.sleep(forTimeInterval: 0.05) }
+        let second = try Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.processIdentifier))"), "\(second.stderr)")
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(scratch.read("first.log").split(separator: "\n").count == 1)
+        let status = try Binary.run(["status"], in: scratch.root)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("f0.txt  done   done"), "\(status.stdout)")
+    }
+
+    @Test func noSecretInStateFilesOrOutput() throws {
+        let scratch = try Scratch()
+        try prepare(scratch, token: true)
+        let secret = "tok-\(UUID().uuidString)"
+        let environment = ["PIPELINE_TEST_TOKEN": secret]
+        let human = try Binary.run(["run", "wf.json", "--verbose"], in: scratch.root, environment: environment)
+        #expect(human.status == 0, "\(human.stderr)")
+        let machine = try Binary.run(["run", "wf.json", "--json", "--fresh", "--verbose"], in: scratch.root, environment: environment)
+        #expect(machine.status == 0)
+        // The commands really received the token...
+        #expect(scratch.read("first.log").contains(secret))
+        // ...and nothing pipeline wrote or printed contains it.
+        for (name, text) in scratch.allFiles(under: ".pipeline") {
+            #expect(!text.contains(secret), "secret in \(name)")
+        }
+        for text in [human.stdout, human.stderr, machine.stdout, machine.stderr] {
+            #expect(!text.contains(secret))
+        }
+        #expect(machine.stdout.contains("${env.PIPELINE_TEST_TOKEN}"))
+        let status = try Binary.run(["status", "--json"], in: scratch.root)
+        #expect(!status.stdout.contains(secret))
+    }
+
+    @Test func aMissingEnvironmentVariableIsReportedBeforeAnythingRuns() throws {
+        let scratch = try Scratch()
+        try prepare(scratch, token: true)
+        let result = try Binary.run(["run", "wf.json"], in: scratch.root, environment: ["PIPELINE_TEST_TOKEN": ""].filter { _ in false })
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("needs these environment variables, which are not set: PIPELINE_TEST_TOKEN"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
+    }
+
+    @Test func changingAStageRerunsItAndTheLaterOnesOnly() throws {
+        let scratch = try Scratch()
+        try prepare(scratch)
+        #expect(try Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        let changed = Self.workflow().replacingOccurrences(of: "echo \\\"$0\\\" >> second.log", with: "echo \\\"$0\\\" >> second.log; true")
+        #expect(changed != Self.workflow())
+        try scratch.write("wf.json", changed)
+        let rerun = try Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let summary = try #require(runFinished(rerun.stdout))
+        #expect(summary["stagesRun"] == 2 && summary["stagesReused"] == 2)
+        #expect(scratch.read("first.log").split(separator: "\n").count == 2)
+        #expect(scratch.read("second.log").split(separator: "\n").count == 4)
+        #expect(try Binary.run(["run", "wf.json", "--var", "auth=other"], in: scratch.root).status == 0)
+        #expect(scratch.read("first.log").split(separator: "\n").count == 4)
+    }
+
+    @Test func aTornStateFileIsReportedWithItsPath() throws {
+        let scratch = try Scratch()
+        try prepare(scratch, files: 1)
+        #expect(try Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        let stages = scratch.path(".pipeline/runs/cli/items")
+        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: stages.path).first)
+        let file = stages.appendingPathComponent(item).appendingPathComponent("stages/first.json")
+        let content = try Data(contentsOf: file)
+        try content.prefix(content.count - 7).write(to: file)
+        let result = try Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("state file \(file.path) is damaged"), "\(result.stdout)")
+        #expect(result.stdout.contains("--fresh"))
+        let status = try Binary.run(["status"], in: scratch.root)
+        #expect(status.status == 1 && status.stdout.contains("DAMAGED"))
+        #expect(try Binary.run(["run", "wf.json", "--fresh"], in: scratch.root).status == 0)
+    }
+
+    @Test func sigtermStopsCleanlyWith130AndTheNextRunResumes() throws {
+        let scratch = try Scratch()
+        try prepare(scratch, files: 3, sleep: 1)
+        let (process, stdout, _) = try Binary.start(["run", "wf.json"], in: scratch.root)
+        let output = Reader(stdout.fileHandleForReading)
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(output.text().contains("interrupted; it resumes on the next run"))
+        let rerun = try Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(rerun.status == 0)
+        let summary = try #require(runFinished(rerun.stdout))
+        #expect(summary["stagesReused"]?.intValue ?? 0 >= 2)
+    }
+
+    @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() throws {
+        let result = try Binary.run(["schema"], in: repositoryRoot)
+        let generated = try JSONParser.parse(result.stdout).value
+        let checkedIn = try JSONParser.parse(Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json"))).value
+        #expect(generated == checkedIn, "run: pipeline schema > Workflows/workflow.schema.json")
+    }
+
+    @Test func stagesListsTypesOptionsAndOutputs() throws {
+        let result = try Binary.run(["stages", "--json"], in: repositoryRoot)
+        let list = try JSONParser.parse(result.stdout).value.arrayValue ?? []
+        let exec = try #require(list.first { $0["type"] == "exec" })
+        #expect(exec["source"] == "built in")
+        #expect(exec["options"]?.arrayValue?.contains { $0["name"] == "command" && $0["required"] == true } == true)
+        #expect(exec["outputs"]?.arrayValue?.map { $0["name"] } == ["exitCode", "stdout", "stderr"])
+    }
+}

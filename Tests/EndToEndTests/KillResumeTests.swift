@@ -1,0 +1,99 @@
+import Foundation
+import PipelineKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `kill -9` at random moments, rerun until done: every stage of every item ran, side effects repeat at
+/// most once per kill, outputs are right, and a rerun over finished work runs nothing.
+@Suite struct KillResumeTests {
+    static let items = 20
+    static let kills = 10
+
+    /// Five stages; each exec stage appends "item" to its own log as its side effect.
+    static let workflow = """
+        {
+          "version": 1,
+          "name": "kill-resume",
+          "inputs": {"path": "in", "include": "*.dat"},
+          "vars": {"out": "out", "logs": "logs"},
+          "defaults": {"retry": {"attempts": 2, "initialDelay": "10ms"}},
+          "stages": [
+            {"id": "size", "uses": "exec", "with": {"command": ["sh", "-c",
+              "echo \\"$1\\" >> $0/size.log; sleep 0.03; printf '{\\"bytes\\": %s}' $(wc -c < \\"$2\\")",
+              "${vars.logs}", "${input.name}", "${input.path}"]}},
+            {"id": "copy", "uses": "file.copy", "with": {"from": "${input.path}", "to": "${vars.out}/copies"}},
+            {"id": "sum", "uses": "exec", "with": {"command": ["sh", "-c",
+              "echo \\"$1\\" >> $0/sum.log; sleep 0.03; cksum < \\"$2\\" | cut -d' ' -f1",
+              "${vars.logs}", "${input.name}", "${copy.path}"]}},
+            {"id": "note", "uses": "exec", "with": {"command": ["sh", "-c",
+              "echo \\"$1\\" >> $0/note.log; mkdir -p $3; echo \\"$4 $5\\" > $3/$1.txt; sleep 0.03",
+              "${vars.logs}", "${input.name}", "unused", "${vars.out}/notes", "${sum.stdout}", "${size.stdout.bytes}"]}},
+            {"id": "final", "uses": "exec", "with": {"command": ["sh", "-c",
+              "sleep 0.03; echo \\"$1\\" >> $0/final.log", "${vars.logs}", "${input.name}"]}}
+          ]
+        }
+        """
+
+    @Test func killNineAtRandomMomentsThenResume() throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        try FileManager.default.createDirectory(at: scratch.path("logs"), withIntermediateDirectories: true)
+        for index in 0..<Self.items {
+            try scratch.write("in/item\(String(format: "%02d", index)).dat", String(repeating: "media \(index) ", count: 100 + index * 37))
+        }
+
+        var kills = 0
+        var attempts = 0
+        while kills < Self.kills && attempts < 40 {
+            attempts += 1
+            let (process, _, _) = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.4))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            if process.terminationReason == .exit { break }  // finished before the kill: no more work to cut
+        }
+        #expect(kills == Self.kills, "the run finished before \(Self.kills) kills (\(kills))")
+
+        var finalRun = try Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
+        var reruns = 1
+        while finalRun.status != 0 && reruns < 5 {
+            finalRun = try Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
+            reruns += 1
+        }
+        #expect(finalRun.status == 0, "\(finalRun.stdout)\n\(finalRun.stderr)")
+
+        // Every stage of every item ran; repeats only where a kill cut a stage after its work.
+        var repeats = 0
+        for log in ["size", "sum", "note", "final"] {
+            let lines = scratch.read("logs/\(log).log").split(separator: "\n").map(String.init)
+            let counts = Dictionary(lines.map { ($0, 1) }, uniquingKeysWith: +)
+            #expect(counts.count == Self.items, "\(log): \(counts.count) items")
+            repeats += counts.values.reduce(0) { $0 + $1 - 1 }
+        }
+        #expect(repeats <= kills, "\(repeats) repeated side effects for \(kills) kills")
+
+        // Outputs are right: the copies equal the inputs; each note has the copy's checksum and size.
+        for index in 0..<Self.items {
+            let name = "item\(String(format: "%02d", index)).dat"
+            let input = try Data(contentsOf: scratch.path("in/\(name)"))
+            #expect(try Data(contentsOf: scratch.path("out/copies/\(name)")) == input)
+            let note = scratch.read("out/notes/\(name).txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            #expect(note.count == 2 && note[1] == String(input.count), "\(name): \(note)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out/copies").path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "partial files left: \(leftovers)")
+
+        // A rerun over finished work runs nothing.
+        let idle = try Binary.run(["run", "wf.json", "--state", "state", "--json"], in: scratch.root)
+        #expect(idle.status == 0)
+        let summary = try #require(runFinished(idle.stdout))
+        #expect(summary["stagesRun"] == 0)
+        #expect(summary["stagesReused"] == .int(Self.items * 5))
+    }
+}

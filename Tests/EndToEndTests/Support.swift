@@ -1,0 +1,111 @@
+import Foundation
+import PipelineKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `pipeline` binary, run as a user would.
+enum Binary {
+    static let url: URL = {
+        if let path = ProcessInfo.processInfo.environment["PIPELINE_BINARY"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pipeline")
+    }()
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Starts the binary; the caller waits or kills.
+    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Runs the binary to completion.
+    static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> Output {
+        let (process, stdout, stderr) = try start(arguments, in: folder, environment: environment)
+        let errors = Reader(stderr.fileHandleForReading)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: errors.text())
+    }
+}
+
+/// Reads a pipe on a thread of its own, so two pipes can be drained at once.
+final class Reader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        DispatchQueue.global().async {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }
+    }
+
+    func text() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A temporary folder for one test, removed at the end.
+struct Scratch: ~Copyable {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func path(_ relative: String) -> URL {
+        root.appendingPathComponent(relative)
+    }
+
+    func write(_ relative: String, _ text: String) throws {
+        let url = path(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func read(_ relative: String) -> String {
+        (try? String(contentsOf: path(relative), encoding: .utf8)) ?? ""
+    }
+
+    /// Every file under the folder, with its contents.
+    func allFiles(under relative: String) -> [(String, String)] {
+        let base = path(relative)
+        let names = (try? FileManager.default.subpathsOfDirectory(atPath: base.path)) ?? []
+        return names.compactMap { name in
+            let url = base.appendingPathComponent(name)
+            guard let data = try? Data(contentsOf: url) else { return nil }
+            return (name, String(decoding: data, as: UTF8.self))
+        }
+    }
+}
+
+/// Where the fixtures of this test target are.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+/// The repository root.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The `runFinished` event of a `--json` run.
+func runFinished(_ stdout: String) -> JSONValue? {
+    stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)).value }.last { $0["event"] == "runFinished" }
+}
