@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "pipeline", targets: ["pipeline"]),
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "CoreStages", targets: ["CoreStages"]),
+        .library(name: "MediaStages", targets: ["MediaStages"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
     ],
     dependencies: [
@@ -32,6 +33,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CProcessSpawn"),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+        ),
+        .target(name: "CMediaShim", dependencies: ["CFFmpeg"]),
+        .target(
+            name: "MediaStages",
+            dependencies: [
+                "PipelineKit", "CMediaShim",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CoreStages",
             dependencies: ["PipelineKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log")],
@@ -42,6 +58,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit",
                 "CoreStages",
+                "MediaStages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -60,6 +77,11 @@ let package = Package(
         .testTarget(
             name: "CoreStagesTests",
             dependencies: ["CoreStages", "PipelineKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaStagesTests",
+            dependencies: ["MediaStages", "PipelineKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CoreStages
+import MediaStages
 public import PipelineKit
 import Synchronization
 
@@ -33,6 +34,7 @@ enum StageCatalog {
     static func registry() -> StageRegistry {
         var registry = StageRegistry()
         registry.registerCoreStages()
+        registry.registerMediaStages()
         for stage in extraStages.withLock({ $0 }) {
             registry.register(stage, source: .compiledIn)
         }

@@ -8,6 +8,8 @@ public indirect enum OptionType: Sendable, Hashable {
     case size
     /// Seconds: a number or a string such as `"30s"`.
     case duration
+    /// Bits per second: a number or a string such as `"2500k"`.
+    case bitRate
     /// One of a fixed set of strings.
     case oneOf([String])
     case array(OptionType)
@@ -26,6 +28,7 @@ public indirect enum OptionType: Sendable, Hashable {
         case .boolean: "boolean"
         case .size: "size"
         case .duration: "duration"
+        case .bitRate: "bit rate"
         case .oneOf(let values): values.map { "\"\($0)\"" }.joined(separator: " | ")
         case .array(let element): "[\(element.displayName)]"
         case .object: "object"

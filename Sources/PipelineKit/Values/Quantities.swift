@@ -163,3 +163,44 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.seconds < rhs.seconds }
 }
+
+/// Bits per second, written as a number or a string such as `"2500k"`, `"5M"`, `"128kbps"`.
+public struct BitRate: Sendable, Hashable, Codable {
+    /// Bits per second.
+    public var bitsPerSecond: Int64
+
+    /// Parses a bit rate; nil when it is not one.
+    public init?(json: JSONValue) {
+        switch json {
+        case .int(let value) where value > 0:
+            bitsPerSecond = Int64(value)
+        case .string(let text):
+            var lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
+            for suffix in ["bps", "b/s"] where lowered.hasSuffix(suffix) { lowered.removeLast(suffix.count) }
+            var factor = 1.0
+            if let last = lowered.last, let scale = ["k": 1e3, "m": 1e6, "g": 1e9][String(last)] {
+                factor = scale
+                lowered.removeLast()
+            }
+            guard let value = Double(lowered.trimmingCharacters(in: .whitespaces)), value > 0, value * factor < 1e12 else {
+                return nil
+            }
+            bitsPerSecond = Int64(value * factor)
+        default:
+            return nil
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard let rate = BitRate(json: try JSONValue(from: decoder)) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected a bit rate such as 2500000 or \"2500k\""))
+        }
+        self = rate
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(bitsPerSecond)
+    }
+}

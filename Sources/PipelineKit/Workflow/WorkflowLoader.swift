@@ -329,6 +329,7 @@ private struct Reader {
         case .boolean: if value.boolValue == nil { mismatch("true or false") }
         case .size: if ByteCount(json: value) == nil { mismatch("a size (bytes, or a string such as \"8MiB\")") }
         case .duration: if TimeSpan(json: value) == nil { mismatch("a duration (seconds, or a string such as \"30s\")") }
+        case .bitRate: if BitRate(json: value) == nil { mismatch("a bit rate (bits per second, or a string such as \"2500k\")") }
         case .oneOf(let choices):
             guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
             if !choices.contains(text) {

@@ -92,6 +92,7 @@ public enum WorkflowSchema {
         case .boolean: return ["anyOf": [["type": "boolean"], expression]]
         case .size: return ["$ref": "#/$defs/size"]
         case .duration: return ["$ref": "#/$defs/duration"]
+        case .bitRate: return ["anyOf": [["type": "integer", "exclusiveMinimum": 0], ["type": "string"]]]
         case .oneOf(let values): return ["anyOf": [["enum": .array(values.map { .string($0) })], expression]]
         case .array(let element): return ["anyOf": [["type": "array", "items": schema(for: element)], expression]]
         case .dictionary(let value): return ["anyOf": [["type": "object", "additionalProperties": schema(for: value)], expression]]

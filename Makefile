@@ -1,0 +1,31 @@
+# The commands the README names. Each installs what it needs first.
+SWIFT ?= swift
+PIPELINE = .build/debug/pipeline
+
+.PHONY: deps build test quickstart bench schema format
+
+deps:
+	scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## Builds and runs the whole test suite (unit and end-to-end tests of the built binary).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## Runs the quick-start workflow over the bundled samples.
+quickstart: build
+	$(PIPELINE) run Workflows/quickstart.json
+
+## Prints the benchmark figures (release build).
+bench: deps
+	benchmarks/engine.sh
+
+## Regenerates the JSON Schema of workflows from the registered stages.
+schema: build
+	$(PIPELINE) schema > Workflows/workflow.schema.json
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

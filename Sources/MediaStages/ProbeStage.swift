@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+public import PipelineKit
+
+/// `ffmpeg.probe`: container and stream facts of a media file.
+public struct ProbeStage: Stage {
+    /// The options of `ffmpeg.probe`.
+    public struct Options: Decodable, Sendable {
+        /// The file (default: the input file).
+        public var file: String?
+    }
+
+    /// The outputs of `ffmpeg.probe`.
+    public struct Outputs: Codable, Sendable {
+        public var format: String
+        public var duration: Double
+        public var size: Int64
+        public var bitrate: Int64
+        public var width: Int?
+        public var height: Int?
+        public var rotation: Int?
+        public var fps: Double?
+        public var videoCodec: String?
+        public var videoBitrate: Int64?
+        public var pixelFormat: String?
+        public var frameCount: Int64?
+        public var audioCodec: String?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var audioBitrate: Int64?
+        public var audioTracks: Int
+        public var subtitleTracks: Int
+    }
+
+    public static let type = "ffmpeg.probe"
+    public static let summary = "Reads container and stream facts (codecs, size, fps, rotation, duration) with FFmpeg."
+    public static let optionSchema = OptionSchema([
+        OptionField("file", .string, "The media file (default: the input file).")
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("format", "Container (demuxer) name."),
+        OutputField("duration", "Seconds."),
+        OutputField("size", "Bytes."),
+        OutputField("bitrate", "Overall bits per second."),
+        OutputField("width", "Displayed width (after rotation)."),
+        OutputField("height", "Displayed height (after rotation)."),
+        OutputField("rotation", "Degrees a player turns the picture clockwise."),
+        OutputField("fps", "Average frame rate."),
+        OutputField("videoCodec", "e.g. h264, hevc; absent without video."),
+        OutputField("videoBitrate", "Video bits per second."),
+        OutputField("pixelFormat", "e.g. yuv420p."),
+        OutputField("frameCount", "Frames, when the container says."),
+        OutputField("audioCodec", "e.g. aac; absent without audio."),
+        OutputField("sampleRate", "Audio samples per second."),
+        OutputField("channels", "Audio channels."),
+        OutputField("audioBitrate", "Audio bits per second."),
+        OutputField("audioTracks", "Number of audio streams."),
+        OutputField("subtitleTracks", "Number of subtitle streams."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let info = try await MediaToolkit.probe(options.file ?? context.item.path, logger: context.logger)
+        return Outputs(
+            format: info.format, duration: info.duration, size: info.size, bitrate: info.bitRate,
+            width: info.video?.displayWidth, height: info.video?.displayHeight, rotation: info.video?.rotation,
+            fps: info.video?.fps, videoCodec: info.video?.codec, videoBitrate: info.video?.bitRate,
+            pixelFormat: info.video?.pixelFormat, frameCount: info.video.map { $0.frameCount > 0 ? $0.frameCount : nil } ?? nil,
+            audioCodec: info.audio?.codec, sampleRate: info.audio?.sampleRate, channels: info.audio?.channels,
+            audioBitrate: info.audio?.bitRate, audioTracks: info.audioStreams, subtitleTracks: info.subtitleStreams)
+    }
+}
+
+/// `ffmpeg.thumbnail`: one JPEG frame at a time offset.
+public struct ThumbnailStage: Stage {
+    /// The options of `ffmpeg.thumbnail`.
+    public struct Options: Decodable, Sendable {
+        /// The media file (default: the input file).
+        public var file: String?
+        /// The JPEG's path (default: `<stem>.jpg` in the stage's scratch folder).
+        public var output: String?
+        /// Where in the file (default: 10 % into it).
+        public var at: TimeSpan?
+        /// The largest width as displayed (default: full size).
+        public var maxWidth: Int?
+        /// Create the output folder if missing (default true).
+        public var createFolder: Bool?
+    }
+
+    /// The outputs of `ffmpeg.thumbnail`.
+    public struct Outputs: Codable, Sendable {
+        public var path: String
+        public var width: Int
+        public var height: Int
+        public var size: Int64
+    }
+
+    public static let type = "ffmpeg.thumbnail"
+    public static let summary = "Writes one JPEG frame at a time offset (default 10 % into the file), upright."
+    public static let optionSchema = OptionSchema([
+        OptionField("file", .string, "The media file (default: the input file)."),
+        OptionField("output", .string, "The JPEG path (default: <stem>.jpg in the stage's scratch folder)."),
+        OptionField("at", .duration, "Time offset (default: 10 % of the duration)."),
+        OptionField("maxWidth", .integer, "Largest width, keeping the aspect ratio (default: full size)."),
+        OptionField("createFolder", .boolean, default: true, "Create the output folder if it is missing."),
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("path", "The JPEG."),
+        OutputField("width", "Its width."),
+        OutputField("height", "Its height."),
+        OutputField("size", "Its size in bytes."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let input = options.file ?? context.item.path
+        let output = MediaOutput(destination: MediaPaths.output(options.output, context: context, extension: "jpg"))
+        if let outputs = output.reusable(from: context, as: Outputs.self) { return outputs }
+        if let maxWidth = options.maxWidth, maxWidth < 0 {
+            throw StageFailure("maxWidth must be positive")
+        }
+        try output.prepareFolder(create: options.createFolder ?? true)
+        do {
+            let size = try await MediaToolkit.thumbnail(
+                input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth ?? 0, logger: context.logger)
+            var outputs = Outputs(path: output.destination.path, width: size.width, height: size.height, size: 0)
+            outputs.size = MediaOutput.size(of: output.partial) ?? 0
+            _ = try await output.commit(outputs, context: context)
+            return outputs
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+}
+
+/// Default output locations.
+enum MediaPaths {
+    /// `path` as given, or `<input stem>.<extension>` in the stage's scratch folder.
+    static func output(_ path: String?, context: StageContext, extension ext: String) -> URL {
+        if let path { return URL(fileURLWithPath: path).standardizedFileURL }
+        return context.scratchFolder.appendingPathComponent("\(context.item.stem).\(ext)")
+    }
+}
