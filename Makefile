@@ -10,10 +10,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Builds and runs the whole test suite (unit and end-to-end tests of the built binary).
+## Builds and runs the whole test suite (unit and end-to-end tests of the built binary). Tests run one at a
+## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 ## Runs the quick-start workflow over the bundled samples.
 quickstart: build

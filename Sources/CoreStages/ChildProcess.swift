@@ -91,25 +91,18 @@ enum ChildProcess {
 
     /// Waits for the child on a thread of its own (waitpid blocks).
     private static func wait(for pid: pid_t) async -> (Int32, signalled: Bool) {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                let signal = status & 0x7F
-                if signal == 0 {
-                    continuation.resume(returning: ((status >> 8) & 0xFF, false))
-                } else {
-                    continuation.resume(returning: (signal, true))
-                }
-            }
+        await BlockingThread.run {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let signal = status & 0x7F
+            return signal == 0 ? ((status >> 8) & 0xFF, false) : (signal, true)
         }
     }
 
     /// Reads a pipe to its end on a thread of its own (reads block), keeping at most `limit` bytes, then
     /// closes it.
     private static func drain(_ descriptor: Int32, limit: Int, keepTail: Bool) async -> Data {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+        await BlockingThread.run {
                 var data = Data()
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
@@ -124,8 +117,7 @@ enum ChildProcess {
                     }
                 }
                 close(descriptor)
-                continuation.resume(returning: keepTail ? data.suffix(limit) : data)
-            }
+                return keepTail ? data.suffix(limit) : data
         }
     }
 

@@ -1,5 +1,6 @@
 import CMediaShim
 import Foundation
+import PipelineKit
 public import Logging
 import Synchronization
 
@@ -95,7 +96,8 @@ public struct TranscodeReport: Sendable, Hashable {
     public var inputDuration: Double
 }
 
-/// FFmpeg through the C shim, as async functions: each call runs on a thread of its own (FFmpeg blocks),
+/// FFmpeg through the C shim, as async functions: each call runs on a thread of its own (FFmpeg blocks;
+/// see ``BlockingThread``),
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
@@ -105,7 +107,7 @@ public enum MediaToolkit {
     /// Reads container and stream facts.
     public static func probe(_ path: String, logger: Logger? = nil) async throws -> MediaInfo {
         let result: Result<MediaInfo, MediaError> = await FFmpegLog.routing(to: logger) {
-            await onOwnThread {
+            await BlockingThread.run {
                 var info = ms_media_info()
                 var message = [CChar](repeating: 0, count: 1024)
                 let status = ms_probe(path, &info, &message, message.count)
@@ -141,7 +143,7 @@ public enum MediaToolkit {
         let fixedOptions = options
         let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {
             await FFmpegLog.routing(to: logger) {
-                await onOwnThread {
+                await BlockingThread.run {
                     var options = fixedOptions
                     var report = ms_transcode_result()
                     var message = [CChar](repeating: 0, count: 1024)
@@ -171,7 +173,7 @@ public enum MediaToolkit {
         _ input: String, to output: String, at seconds: Double?, maxWidth: Int, logger: Logger? = nil
     ) async throws -> (width: Int, height: Int) {
         let result: Result<(width: Int, height: Int), MediaError> = await FFmpegLog.routing(to: logger) {
-            await onOwnThread {
+            await BlockingThread.run {
                 var width: Int32 = 0
                 var height: Int32 = 0
                 var message = [CChar](repeating: 0, count: 1024)
@@ -181,15 +183,6 @@ public enum MediaToolkit {
             }
         }
         return try result.get()
-    }
-
-    /// Runs blocking C code on a new thread with a large stack, off the Swift concurrency pool.
-    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
     }
 }
 

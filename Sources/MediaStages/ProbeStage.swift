@@ -63,7 +63,7 @@ public struct ProbeStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let info = try await MediaToolkit.probe(options.file ?? context.item.path, logger: context.logger)
         return Outputs(
-            format: info.format, duration: info.duration, size: info.size, bitrate: info.bitRate,
+            format: info.format, duration: (info.duration * 1000).rounded() / 1000, size: info.size, bitrate: info.bitRate,
             width: info.video?.displayWidth, height: info.video?.displayHeight, rotation: info.video?.rotation,
             fps: info.video?.fps, videoCodec: info.video?.codec, videoBitrate: info.video?.bitRate,
             pixelFormat: info.video?.pixelFormat, frameCount: info.video.map { $0.frameCount > 0 ? $0.frameCount : nil } ?? nil,

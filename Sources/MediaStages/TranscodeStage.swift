@@ -211,7 +211,7 @@ enum Export {
                     "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped")
             }
             var outputs = TranscodeStage.Outputs(
-                path: output.destination.path, size: report.size, sha256: "", duration: report.duration, width: report.width,
+                path: output.destination.path, size: report.size, sha256: "", duration: (report.duration * 1000).rounded() / 1000, width: report.width,
                 height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames, hasAudio: report.hasAudio)
             outputs.sha256 = try MediaOutput.sha256(of: output.partial)
             (outputs.size, _) = try await output.commit(outputs, context: context)

@@ -23,31 +23,30 @@ import Glibc
         for index in 0..<files { try scratch.write("in/f\(index).txt", "\(index)") }
     }
 
-    @Test func aSecondRunOnTheSameStateFolderIsToldItIsBusy() throws {
+    @Test func aSecondRunOnTheSameStateFolderIsToldItIsBusy() async throws {
         let scratch = try Scratch()
         try prepare(scratch, files: 1, sleep: 3)
-        let (first, _, _) = try Binary.start(["run", "wf.json"], in: scratch.root)
+        let first = try Binary.start(["run", "wf.json"], in: scratch.root)
         let lock = scratch.path(".pipeline/runs/cli/run.json")
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) { Thread.sleep(forTimeInterval: 0.05) }
-        let second = try Binary.run(["run", "wf.json"], in: scratch.root)
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) { try await Task.sleep(for: .milliseconds(50)) }
+        let second = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(second.status == 1)
-        #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.processIdentifier))"), "\(second.stderr)")
-        first.waitUntilExit()
-        #expect(first.terminationStatus == 0)
+        #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.pid))"), "\(second.stderr)")
+        #expect(await first.exit() == 0)
         #expect(scratch.read("first.log").split(separator: "\n").count == 1)
-        let status = try Binary.run(["status"], in: scratch.root)
+        let status = try await Binary.run(["status"], in: scratch.root)
         #expect(status.status == 0)
         #expect(status.stdout.contains("f0.txt  done   done"), "\(status.stdout)")
     }
 
-    @Test func noSecretInStateFilesOrOutput() throws {
+    @Test func noSecretInStateFilesOrOutput() async throws {
         let scratch = try Scratch()
         try prepare(scratch, token: true)
         let secret = "tok-\(UUID().uuidString)"
         let environment = ["PIPELINE_TEST_TOKEN": secret]
-        let human = try Binary.run(["run", "wf.json", "--verbose"], in: scratch.root, environment: environment)
+        let human = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root, environment: environment)
         #expect(human.status == 0, "\(human.stderr)")
-        let machine = try Binary.run(["run", "wf.json", "--json", "--fresh", "--verbose"], in: scratch.root, environment: environment)
+        let machine = try await Binary.run(["run", "wf.json", "--json", "--fresh", "--verbose"], in: scratch.root, environment: environment)
         #expect(machine.status == 0)
         // The commands really received the token...
         #expect(scratch.read("first.log").contains(secret))
@@ -59,78 +58,76 @@ import Glibc
             #expect(!text.contains(secret))
         }
         #expect(machine.stdout.contains("${env.PIPELINE_TEST_TOKEN}"))
-        let status = try Binary.run(["status", "--json"], in: scratch.root)
+        let status = try await Binary.run(["status", "--json"], in: scratch.root)
         #expect(!status.stdout.contains(secret))
     }
 
-    @Test func aMissingEnvironmentVariableIsReportedBeforeAnythingRuns() throws {
+    @Test func aMissingEnvironmentVariableIsReportedBeforeAnythingRuns() async throws {
         let scratch = try Scratch()
         try prepare(scratch, token: true)
-        let result = try Binary.run(["run", "wf.json"], in: scratch.root, environment: ["PIPELINE_TEST_TOKEN": ""].filter { _ in false })
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["PIPELINE_TEST_TOKEN": ""].filter { _ in false })
         #expect(result.status == 2)
         #expect(result.stderr.contains("needs these environment variables, which are not set: PIPELINE_TEST_TOKEN"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
     }
 
-    @Test func changingAStageRerunsItAndTheLaterOnesOnly() throws {
+    @Test func changingAStageRerunsItAndTheLaterOnesOnly() async throws {
         let scratch = try Scratch()
         try prepare(scratch)
-        #expect(try Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
         let changed = Self.workflow().replacingOccurrences(of: "echo \\\"$0\\\" >> second.log", with: "echo \\\"$0\\\" >> second.log; true")
         #expect(changed != Self.workflow())
         try scratch.write("wf.json", changed)
-        let rerun = try Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         let summary = try #require(runFinished(rerun.stdout))
         #expect(summary["stagesRun"] == 2 && summary["stagesReused"] == 2)
         #expect(scratch.read("first.log").split(separator: "\n").count == 2)
         #expect(scratch.read("second.log").split(separator: "\n").count == 4)
-        #expect(try Binary.run(["run", "wf.json", "--var", "auth=other"], in: scratch.root).status == 0)
+        #expect(try await Binary.run(["run", "wf.json", "--var", "auth=other"], in: scratch.root).status == 0)
         #expect(scratch.read("first.log").split(separator: "\n").count == 4)
     }
 
-    @Test func aTornStateFileIsReportedWithItsPath() throws {
+    @Test func aTornStateFileIsReportedWithItsPath() async throws {
         let scratch = try Scratch()
         try prepare(scratch, files: 1)
-        #expect(try Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
         let stages = scratch.path(".pipeline/runs/cli/items")
         let item = try #require(try FileManager.default.contentsOfDirectory(atPath: stages.path).first)
         let file = stages.appendingPathComponent(item).appendingPathComponent("stages/first.json")
         let content = try Data(contentsOf: file)
         try content.prefix(content.count - 7).write(to: file)
-        let result = try Binary.run(["run", "wf.json"], in: scratch.root)
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(result.status == 1)
         #expect(result.stdout.contains("state file \(file.path) is damaged"), "\(result.stdout)")
         #expect(result.stdout.contains("--fresh"))
-        let status = try Binary.run(["status"], in: scratch.root)
+        let status = try await Binary.run(["status"], in: scratch.root)
         #expect(status.status == 1 && status.stdout.contains("DAMAGED"))
-        #expect(try Binary.run(["run", "wf.json", "--fresh"], in: scratch.root).status == 0)
+        #expect(try await Binary.run(["run", "wf.json", "--fresh"], in: scratch.root).status == 0)
     }
 
-    @Test func sigtermStopsCleanlyWith130AndTheNextRunResumes() throws {
+    @Test func sigtermStopsCleanlyWith130AndTheNextRunResumes() async throws {
         let scratch = try Scratch()
         try prepare(scratch, files: 3, sleep: 1)
-        let (process, stdout, _) = try Binary.start(["run", "wf.json"], in: scratch.root)
-        let output = Reader(stdout.fileHandleForReading)
-        Thread.sleep(forTimeInterval: 1.5)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        #expect(output.text().contains("interrupted; it resumes on the next run"))
-        let rerun = try Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        try await Task.sleep(for: .milliseconds(1500))
+        process.signal(SIGTERM)
+        #expect(await process.exit() == 130)
+        #expect(await process.stdout.text().contains("interrupted; it resumes on the next run"))
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0)
         let summary = try #require(runFinished(rerun.stdout))
         #expect(summary["stagesReused"]?.intValue ?? 0 >= 2)
     }
 
-    @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() throws {
-        let result = try Binary.run(["schema"], in: repositoryRoot)
+    @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() async throws {
+        let result = try await Binary.run(["schema"], in: repositoryRoot)
         let generated = try JSONParser.parse(result.stdout).value
         let checkedIn = try JSONParser.parse(Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json"))).value
         #expect(generated == checkedIn, "run: pipeline schema > Workflows/workflow.schema.json")
     }
 
-    @Test func stagesListsTypesOptionsAndOutputs() throws {
-        let result = try Binary.run(["stages", "--json"], in: repositoryRoot)
+    @Test func stagesListsTypesOptionsAndOutputs() async throws {
+        let result = try await Binary.run(["stages", "--json"], in: repositoryRoot)
         let list = try JSONParser.parse(result.stdout).value.arrayValue ?? []
         let exec = try #require(list.first { $0["type"] == "exec" })
         #expect(exec["source"] == "built in")

@@ -37,7 +37,7 @@ import Glibc
         }
         """
 
-    @Test func killNineAtRandomMomentsThenResume() throws {
+    @Test func killNineAtRandomMomentsThenResume() async throws {
         let scratch = try Scratch()
         try scratch.write("wf.json", Self.workflow)
         try FileManager.default.createDirectory(at: scratch.path("logs"), withIntermediateDirectories: true)
@@ -49,21 +49,20 @@ import Glibc
         var attempts = 0
         while kills < Self.kills && attempts < 40 {
             attempts += 1
-            let (process, _, _) = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.4))
+            let process = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
+            try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.05...0.4) * 1000)))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
                 kills += 1
             }
-            process.waitUntilExit()
-            if process.terminationReason == .exit { break }  // finished before the kill: no more work to cut
+            if await process.exit() != 128 + SIGKILL { break }  // finished before the kill: no more work to cut
         }
         #expect(kills == Self.kills, "the run finished before \(Self.kills) kills (\(kills))")
 
-        var finalRun = try Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
+        var finalRun = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
         var reruns = 1
         while finalRun.status != 0 && reruns < 5 {
-            finalRun = try Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
+            finalRun = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
             reruns += 1
         }
         #expect(finalRun.status == 0, "\(finalRun.stdout)\n\(finalRun.stderr)")
@@ -90,7 +89,7 @@ import Glibc
         #expect(leftovers.isEmpty, "partial files left: \(leftovers)")
 
         // A rerun over finished work runs nothing.
-        let idle = try Binary.run(["run", "wf.json", "--state", "state", "--json"], in: scratch.root)
+        let idle = try await Binary.run(["run", "wf.json", "--state", "state", "--json"], in: scratch.root)
         #expect(idle.status == 0)
         let summary = try #require(runFinished(idle.stdout))
         #expect(summary["stagesRun"] == 0)

@@ -9,20 +9,20 @@ import Testing
         return object.map { ($0.key, $0.value.stringValue ?? "") }.sorted { $0.0 < $1.0 }
     }()
 
-    @Test func theCorpusIsLargeAndComplete() throws {
+    @Test func theCorpusIsLargeAndComplete() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("malformed").path)
         #expect(files.count >= 30)
         #expect(Set(files) == Set(Self.expected.map(\.0)))
     }
 
     @Test(arguments: expected)
-    func isRefusedWithAPreciseMessageAndNothingWritten(file: String, message: String) throws {
+    func isRefusedWithAPreciseMessageAndNothingWritten(file: String, message: String) async throws {
         let scratch = try Scratch()
         let workflow = fixtures.appendingPathComponent("malformed").appendingPathComponent(file).path
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         try scratch.write("in/a.txt", "a")
         for arguments in [["validate", workflow], ["run", workflow, "--input", "in", "--state", "state"]] {
-            let result = try Binary.run(arguments, in: scratch.root)
+            let result = try await Binary.run(arguments, in: scratch.root)
             #expect(result.status == 2, "\(arguments[0]) \(file): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(file): \(result.stderr)")
             // Every diagnostic names the file, a line and a column.

@@ -5,21 +5,22 @@ import PipelineKit
 import Glibc
 #endif
 
-/// The built `pipeline` binary, run as a user would.
+/// The built `pipeline` binary, run as a user would. Waiting happens on threads of their own, never on
+/// the few threads Swift concurrency runs the tests on.
 enum Binary {
     static let url: URL = {
         if let path = ProcessInfo.processInfo.environment["PIPELINE_BINARY"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pipeline")
     }()
 
-    struct Output {
+    struct Output: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
     }
 
     /// Starts the binary; the caller waits or kills.
-    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> RunningBinary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -30,34 +31,64 @@ enum Binary {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        return (process, stdout, stderr)
+        return RunningBinary(process: process, stdout: Reader(stdout.fileHandleForReading), stderr: Reader(stderr.fileHandleForReading))
     }
 
     /// Runs the binary to completion.
-    static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> Output {
-        let (process, stdout, stderr) = try start(arguments, in: folder, environment: environment)
-        let errors = Reader(stderr.fileHandleForReading)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: errors.text())
+    static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws -> Output {
+        let running = try start(arguments, in: folder, environment: environment)
+        let status = await running.exit()
+        return Output(status: status, stdout: await running.stdout.text(), stderr: await running.stderr.text())
     }
 }
 
-/// Reads a pipe on a thread of its own, so two pipes can be drained at once.
+/// A started `pipeline` process.
+final class RunningBinary: @unchecked Sendable {
+    private let process: Process
+    let stdout: Reader
+    let stderr: Reader
+
+    init(process: Process, stdout: Reader, stderr: Reader) {
+        self.process = process
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to end; its exit status (or 128 + signal, as a shell reports it).
+    func exit() async -> Int32 {
+        let process = self.process
+        return await BlockingThread.run {
+            process.waitUntilExit()
+            return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
 final class Reader: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             self.data = handle.readDataToEndOfFile()
             self.done.signal()
         }
     }
 
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
+    func text() async -> String {
+        await BlockingThread.run {
+            self.done.wait()
+            self.done.signal()
+            return String(decoding: self.data, as: UTF8.self)
+        }
     }
 }
 

@@ -1,0 +1,51 @@
+import Foundation
+import PipelineKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `kill -9` in the middle of a transcode: no half file under the final name; the rerun redoes the
+/// stage and the result is a valid, complete MP4.
+@Suite struct TranscodeKillTests {
+    @Test func killNineMidTranscodeThenRerun() async throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("in/long.mp4")
+        try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        make.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
+                          "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", clip.path]
+        try make.run()
+        await BlockingThread.run { make.waitUntilExit() }
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "kill-transcode", "inputs": {"path": "in"}, "stages": [
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "video": {"preset": "medium", "crf": 23}}}
+            ]}
+            """)
+        let partial = scratch.path("out/.long.mp4.partial.mp4")
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        for _ in 0..<200 where (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int ?? 0) ?? 0 < 100_000 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(process.isRunning, "the transcode finished before it could be killed")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/long.mp4").path))
+
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let output = scratch.path("out/long.mp4").path
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        probe.arguments = ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames,codec_name", "-of", "csv=p=0", output]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let handle = pipe.fileHandleForReading
+        let text = await BlockingThread.run { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,600")
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+    }
+}

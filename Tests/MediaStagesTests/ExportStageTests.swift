@@ -1,0 +1,159 @@
+import Foundation
+import MediaStages
+import PipelineKit
+import Testing
+
+@Suite struct ExportStageTests {
+    let folder = temporaryFolder()
+
+    private func harness() -> StageHarness {
+        StageHarness(stateFolder: folder.appendingPathComponent("state"))
+    }
+
+    @Test(arguments: Sample.all)
+    func transcodeWritesAnH264AACFaststartMP4(sample: Sample) async throws {
+        let output = folder.appendingPathComponent("out/\(sample.name).mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: ["file": .string(sample.path), "output": .string(output.path), "profile": "web-720p",
+                      "video": ["preset": "ultrafast", "maxWidth": 320]])
+        let outputs = try run.outputs.get()
+        let reference = try await FFprobe.of(output.path)
+        #expect(reference.stream("video")?["codec_name"] == "h264")
+        #expect(reference.stream("audio")?["codec_name"] == (sample.audioCodec == nil ? nil : "aac"))
+        #expect(reference.streams.count == (sample.audioCodec == nil ? 1 : 2))
+        // The box is 320 wide as displayed; portrait clips keep their rotation and shrink to fit.
+        let (width, height) = reference.displaySize
+        #expect(width == outputs["width"]?.intValue && height == outputs["height"]?.intValue)
+        #expect(width <= 320 && (sample.displayWidth > sample.displayHeight) == (width > height))
+        #expect(abs(reference.duration - (outputs["duration"]?.doubleValue ?? 0)) <= 1.0 / 30 + 0.001)
+        #expect(reference.videoFrames == outputs["frames"]?.intValue)
+        #expect(try moovBeforeMdat(output.path))
+        #expect(outputs["mode"] == "transcode")
+        #expect(outputs["size"]?.intValue == (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out/.\(sample.name).mp4.partial.mp4").path))
+        #expect(run.progress.last.map { $0.unit == .seconds } == true)
+    }
+
+    @Test func autoModeRemuxesWhatAlreadyFitsAndTranscodesTheRest() async throws {
+        let fits = await harness().run(
+            TranscodeStage.self,
+            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("a.mp4").path), "mode": "auto", "profile": "web-720p"])
+        #expect(try fits.outputs.get()["mode"] == "remux")
+        let source = try await FFprobe.of(Sample.all[0].path)
+        #expect(try await FFprobe.of(folder.appendingPathComponent("a.mp4").path).videoFrames == source.videoFrames)
+
+        let tooLarge = await harness().run(
+            TranscodeStage.self,
+            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("b.mp4").path), "mode": "auto",
+                      "video": ["maxWidth": 320, "preset": "ultrafast"]])
+        #expect(try tooLarge.outputs.get()["mode"] == "transcode")
+        #expect(try tooLarge.outputs.get()["width"] == 320)
+    }
+
+    @Test func remuxCopiesStreamsAndRefusesCodecsMP4CannotHold() async throws {
+        let output = folder.appendingPathComponent("remuxed.mp4")
+        let run = await harness().run(RemuxStage.self, options: ["file": .string(Sample.all[0].path), "output": .string(output.path)])
+        #expect(try run.outputs.get()["mode"] == "remux")
+        let copied = try await FFprobe.of(output.path).videoFrames
+        #expect(try await copied == FFprobe.of(Sample.all[0].path).videoFrames)
+        #expect(try moovBeforeMdat(output.path))
+
+        let pcm = await harness().run(RemuxStage.self, options: ["file": .string(Sample.all[1].path), "output": .string(folder.appendingPathComponent("pcm.mp4").path)])
+        guard case .failure(let error) = pcm.outputs else {
+            Issue.record("PCM audio was remuxed into MP4")
+            return
+        }
+        #expect("\(error)".contains("pcm_s16le"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("pcm.mp4").path))
+    }
+
+    @Test(arguments: Sample.all)
+    func thumbnailIsAnUprightJPEG(sample: Sample) async throws {
+        let output = folder.appendingPathComponent("\(sample.name).jpg")
+        let run = await harness().run(ThumbnailStage.self, options: ["file": .string(sample.path), "output": .string(output.path), "maxWidth": 200])
+        let outputs = try run.outputs.get()
+        let reference = try await FFprobe.of(output.path)
+        #expect(reference.stream("video")?["codec_name"] == "mjpeg")
+        #expect(reference.stream("video")?["width"]?.intValue == outputs["width"]?.intValue)
+        #expect(reference.stream("video")?["height"]?.intValue == outputs["height"]?.intValue)
+        #expect((outputs["width"]?.intValue ?? 0) <= 200)
+        #expect(((outputs["width"]?.intValue ?? 0) > (outputs["height"]?.intValue ?? 0)) == (sample.displayWidth > sample.displayHeight))
+    }
+
+    @Test func aTruncatedInputConvertsWhatItHasWithAWarning() async throws {
+        let output = folder.appendingPathComponent("partial.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: ["file": .string(samples.appendingPathComponent("truncated-faststart.mp4").path), "output": .string(output.path),
+                      "video": ["preset": "ultrafast"]])
+        let outputs = try run.outputs.get()
+        #expect((outputs["duration"]?.doubleValue ?? 0) > 1 && (outputs["duration"]?.doubleValue ?? 9) < 2.5)
+        #expect(try await FFprobe.of(output.path).videoFrames == outputs["frames"]?.intValue)
+    }
+
+    @Test(arguments: [
+        ("not-media.mp4", nil, "moov atom not found"),
+        ("missing.mp4", nil, "No such file or directory"),
+        ("clip-h264-aac.mp4", "/proc/pipeline-test/out.mp4", "cannot create output folder /proc/pipeline-test"),
+        ("clip-h264-aac.mp4", "/dev/full", "is a file"),
+    ] as [(String, String?, String)])
+    func badInputsAndOutputsAreClearErrors(name: String, output: String?, expected: String) async {
+        var options: [String: JSONValue] = ["file": .string(samples.appendingPathComponent(name).path)]
+        options["output"] = .string(output ?? folder.appendingPathComponent("x.mp4").path)
+        if output == "/dev/full" { options["output"] = "/dev/full/x.mp4" }
+        let run = await harness().run(TranscodeStage.self, options: .object(options))
+        guard case .failure(let error) = run.outputs else {
+            Issue.record("\(name) → \(output ?? "-") succeeded")
+            return
+        }
+        #expect("\(error)".contains(expected), "\(error)")
+        #expect((error as? any ClassifiedError)?.disposition.isRetryable == false)
+    }
+
+    @Test func aMissingOutputFolderIsAnErrorWhenNotToCreateIt() async {
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("no/such/x.mp4").path), "createFolder": false])
+        guard case .failure(let error) = run.outputs else {
+            Issue.record("wrote into a missing folder")
+            return
+        }
+        #expect("\(error)".contains("does not exist"))
+    }
+
+    @Test func cancellingATranscodeStopsPromptlyAndLeavesNoFile() async throws {
+        let clip = folder.appendingPathComponent("long.mp4")
+        try await makeClip(seconds: 40, size: "1280x720", at: clip)
+        let output = folder.appendingPathComponent("out/long-out.mp4")
+        let harness = harness()
+        let task = Task {
+            await harness.run(TranscodeStage.self, options: ["file": .string(clip.path), "output": .string(output.path), "video": ["preset": "veryfast"]])
+        }
+        try await Task.sleep(for: .milliseconds(800))
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        task.cancel()
+        let run = await task.value
+        #expect(clock.now - cancelled < .seconds(5))
+        #expect(throws: CancellationError.self) { try run.outputs.get() }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func aFinishedOutputIsReusedWhenSizeAndHashMatchTheCheckpoint() async throws {
+        let output = folder.appendingPathComponent("reuse.mp4")
+        let options: JSONValue = ["file": .string(Sample.all[0].path), "output": .string(output.path), "video": ["preset": "ultrafast"]]
+        let first = await harness().run(TranscodeStage.self, options: options)
+        let outputs = try first.outputs.get()
+        let modified = try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date
+        // A crash after the rename, before the stage's checkpoint: the rerun gets the commit record back.
+        let second = await harness().run(TranscodeStage.self, options: options, resume: first.checkpoint)
+        #expect(try second.outputs.get() == outputs)
+        #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date == modified)
+        // A file changed since: the stage runs again.
+        try Data("garbage".utf8).write(to: output)
+        let third = await harness().run(TranscodeStage.self, options: options, resume: first.checkpoint)
+        #expect(try third.outputs.get()["sha256"] == outputs["sha256"])
+    }
+}
