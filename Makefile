@@ -23,6 +23,7 @@ quickstart: build
 ## Prints the benchmark figures (release build).
 bench: deps
 	benchmarks/engine.sh
+	benchmarks/transcode.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

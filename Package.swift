@@ -16,12 +16,15 @@ let package = Package(
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "CoreStages", targets: ["CoreStages"]),
         .library(name: "MediaStages", targets: ["MediaStages"]),
+        .library(name: "UploadStages", targets: ["UploadStages"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .target(
@@ -54,11 +57,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "UploadStages",
+            dependencies: [
+                "PipelineKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PipelineCLI",
             dependencies: [
                 "PipelineKit",
                 "CoreStages",
                 "MediaStages",
+                "UploadStages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -84,9 +100,28 @@ let package = Package(
             dependencies: ["MediaStages", "PipelineKit"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["PipelineKit"],
+            path: "Tests/TestSupport",
+            exclude: ["Peers"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UploadStagesTests",
+            dependencies: [
+                "UploadStages", "PipelineKit", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures", "botocore_sign.py"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipeline", "PipelineKit"],
+            dependencies: ["pipeline", "PipelineKit", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -10,9 +10,9 @@ import Glibc
 /// An output file written under a temporary name next to its destination and renamed into place only
 /// when complete, so a crash or a cancel never leaves a half file under the final name.
 ///
-/// Before the rename the stage checkpoints the file's size and SHA-256 with its outputs; a rerun after
-/// a crash between the rename and the stage's checkpoint finds the finished file, checks size and hash,
-/// and reuses it instead of doing the work again.
+/// Before the rename the stage checkpoints the file's size and a content fingerprint with its outputs; a
+/// rerun after a crash between the rename and the stage's checkpoint finds the finished file, checks
+/// size and fingerprint, and reuses it instead of doing the work again.
 struct MediaOutput {
     /// Where the finished file goes.
     let destination: URL
@@ -23,7 +23,7 @@ struct MediaOutput {
     struct Commit<Outputs: Codable>: Codable {
         var destination: String
         var size: Int64
-        var sha256: String
+        var fingerprint: String
         var outputs: Outputs
     }
 
@@ -59,19 +59,26 @@ struct MediaOutput {
     /// The outputs of an earlier run whose finished file is still there, unchanged.
     func reusable<Outputs: Codable>(from context: StageContext, as type: Outputs.Type) -> Outputs? {
         guard let commit = context.resumeData(as: Commit<Outputs>.self), commit.destination == destination.path,
-            let size = Self.size(of: destination), size == commit.size, (try? Self.sha256(of: destination)) == commit.sha256
+            let size = Self.size(of: destination), size == commit.size, (try? Self.fingerprint(of: destination)) == commit.fingerprint
         else { return nil }
-        context.logger.info("reusing the finished output \(destination.path) (size and SHA-256 match the checkpoint)")
+        context.logger.info("reusing the finished output \(destination.path) (size and fingerprint match the checkpoint)")
         return commit.outputs
     }
 
-    /// Checkpoints the partial file's size and hash with the outputs, then renames it into place.
-    func commit<Outputs: Codable & Sendable>(_ outputs: Outputs, context: StageContext) async throws -> (size: Int64, sha256: String) {
+    /// Makes the partial file durable, checkpoints its size and fingerprint with the outputs, then renames
+    /// it into place; returns its size.
+    func commit<Outputs: Codable & Sendable>(_ outputs: Outputs, context: StageContext) async throws -> Int64 {
         guard let size = Self.size(of: partial) else {
             throw MediaError(code: .outputNotWritable, message: "the output \(partial.path) vanished before it was finished")
         }
-        let digest = try Self.sha256(of: partial)
-        try await context.checkpoint(Commit(destination: destination.path, size: size, sha256: digest, outputs: outputs))
+        let descriptor = open(partial.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw MediaError(code: .outputNotWritable, message: "cannot sync \(partial.path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        let fingerprint = try Self.fingerprint(of: partial)
+        try await context.checkpoint(Commit(destination: destination.path, size: size, fingerprint: fingerprint, outputs: outputs))
         guard rename(partial.path, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
@@ -82,7 +89,7 @@ struct MediaOutput {
             fsync(folder)
             close(folder)
         }
-        return (size, digest)
+        return size
     }
 
     /// Removes the partial file (after a failure or a cancel).
@@ -96,13 +103,19 @@ struct MediaOutput {
         return Int64(info.st_size)
     }
 
-    /// The file's SHA-256, read in 1 MiB chunks.
-    static func sha256(of url: URL) throws -> String {
+    /// SHA-256 of the size, the first MiB and the last MiB: enough to recognise our own finished file
+    /// after a crash, without reading a large output again (a full hash doubled the time of a remux).
+    static func fingerprint(of url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
+        let size = try handle.seekToEnd()
         var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
+        hasher.update(data: Data(String(size).utf8))
+        try handle.seek(toOffset: 0)
+        hasher.update(data: try handle.read(upToCount: 1 << 20) ?? Data())
+        if size > 2 << 20 {
+            try handle.seek(toOffset: size - (1 << 20))
+            hasher.update(data: try handle.read(upToCount: 1 << 20) ?? Data())
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }

@@ -127,7 +127,7 @@ public struct ThumbnailStage: Stage {
                 input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth ?? 0, logger: context.logger)
             var outputs = Outputs(path: output.destination.path, width: size.width, height: size.height, size: 0)
             outputs.size = MediaOutput.size(of: output.partial) ?? 0
-            _ = try await output.commit(outputs, context: context)
+            outputs.size = try await output.commit(outputs, context: context)
             return outputs
         } catch {
             output.discard()

@@ -40,7 +40,6 @@ public struct TranscodeStage: Stage {
     public struct Outputs: Codable, Sendable {
         public var path: String
         public var size: Int64
-        public var sha256: String
         public var duration: Double
         public var width: Int
         public var height: Int
@@ -80,7 +79,6 @@ public struct TranscodeStage: Stage {
     public static let outputSchema = OutputSchema([
         OutputField("path", "The MP4."),
         OutputField("size", "Its size in bytes."),
-        OutputField("sha256", "Its SHA-256."),
         OutputField("duration", "Seconds."),
         OutputField("width", "Displayed width."),
         OutputField("height", "Displayed height."),
@@ -211,10 +209,9 @@ enum Export {
                     "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped")
             }
             var outputs = TranscodeStage.Outputs(
-                path: output.destination.path, size: report.size, sha256: "", duration: (report.duration * 1000).rounded() / 1000, width: report.width,
+                path: output.destination.path, size: report.size, duration: (report.duration * 1000).rounded() / 1000, width: report.width,
                 height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames, hasAudio: report.hasAudio)
-            outputs.sha256 = try MediaOutput.sha256(of: output.partial)
-            (outputs.size, _) = try await output.commit(outputs, context: context)
+            outputs.size = try await output.commit(outputs, context: context)
             return outputs
         } catch {
             output.discard()

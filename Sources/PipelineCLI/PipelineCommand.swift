@@ -1,6 +1,7 @@
 public import ArgumentParser
 import CoreStages
 import MediaStages
+import UploadStages
 public import PipelineKit
 import Synchronization
 
@@ -35,6 +36,7 @@ enum StageCatalog {
         var registry = StageRegistry()
         registry.registerCoreStages()
         registry.registerMediaStages()
+        registry.registerUploadStages()
         for stage in extraStages.withLock({ $0 }) {
             registry.register(stage, source: .compiledIn)
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PipelineKit
+import UploadStages
 
 /// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the state folder.
 struct RunCommand: AsyncParsableCommand {
@@ -23,6 +24,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Items processed at the same time.")
     var jobs: Int = 1
 
+    @Option(name: .long, help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE"))
+    var bwlimit: String?
+
     @Flag(name: .long, help: "Print events as JSON lines, for machines.")
     var json = false
 
@@ -34,6 +38,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard jobs >= 1, jobs <= 64 else { throw ValidationError("--jobs must be from 1 to 64") }
+        if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
+            throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
+        }
     }
 
     func run() async throws {
@@ -68,9 +75,13 @@ struct RunCommand: AsyncParsableCommand {
 
         let sink: any RunEventSink =
             json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)
+        var services = ServiceValues()
+        if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
+            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
+        }
         let runner = Runner(
             workflow: workflow, registry: registry, store: store, environment: environment, jobs: jobs,
-            logLevel: verbose ? .debug : .info, sink: sink)
+            services: services, logLevel: verbose ? .debug : .info, sink: sink)
         let summary = await SignalHandling.cancellingOnSignal {
             await runner.run(items: items)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineKit
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

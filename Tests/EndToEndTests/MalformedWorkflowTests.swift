@@ -1,6 +1,10 @@
 import Foundation
 import PipelineKit
+import TestSupport
 import Testing
+
+/// Where the fixtures of this test target are.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
 @Suite struct MalformedWorkflowTests {
     static let expected: [(String, String)] = {

@@ -31,6 +31,8 @@ def with_payload_hash(signer_class, payload_hash):
 
 
 def main():
+    if not hasattr(botocore.auth, "get_current_datetime"):
+        sys.exit(f"botocore {botocore.__version__} is too old: no get_current_datetime to fix the signing time")
     spec = json.load(sys.stdin)
     moment = datetime.datetime.fromtimestamp(spec["timestamp"], tz=datetime.timezone.utc)
     botocore.auth.get_current_datetime = lambda *args, **kwargs: moment.replace(tzinfo=None)

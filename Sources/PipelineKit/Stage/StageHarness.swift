@@ -25,7 +25,8 @@ public struct StageHarness: Sendable {
 
     /// Runs `stage` with resolved `options` for `item` (default: a placeholder item).
     public func run<S: Stage>(
-        _ stage: S.Type, options: JSONValue, item: InputItem? = nil, resume: JSONValue? = nil
+        _ stage: S.Type, options: JSONValue, item: InputItem? = nil, resume: JSONValue? = nil,
+        services: ServiceValues = ServiceValues()
     ) async -> Run {
         let item = item ?? InputItem(path: "/dev/null", relativePath: "item", size: 0, modified: 0)
         let store = CheckpointStore(folder: stateFolder)
@@ -36,7 +37,7 @@ public struct StageHarness: Sendable {
         let context = StageContext(
             stageID: "stage", stageType: S.type, item: item, attempt: 1, logger: Logger(label: "harness.\(S.type)"),
             scratchFolder: store.scratchFolder(run: "harness", item: item.stateKey, stage: "stage"),
-            services: ServiceValues(), resumeData: resume, journal: journal,
+            services: services, resumeData: resume, journal: journal,
             progressHandler: { reports.append($0) })
         let outputs: Swift.Result<JSONValue, any Error>
         do {

@@ -1,5 +1,5 @@
-import Foundation
-import PipelineKit
+public import Foundation
+public import PipelineKit
 
 #if canImport(Glibc)
 import Glibc
@@ -7,20 +7,20 @@ import Glibc
 
 /// The built `pipeline` binary, run as a user would. Waiting happens on threads of their own, never on
 /// the few threads Swift concurrency runs the tests on.
-enum Binary {
-    static let url: URL = {
+public enum Binary {
+    public static let url: URL = {
         if let path = ProcessInfo.processInfo.environment["PIPELINE_BINARY"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pipeline")
     }()
 
-    struct Output: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Starts the binary; the caller waits or kills.
-    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> RunningBinary {
+    public static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> RunningBinary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -35,7 +35,7 @@ enum Binary {
     }
 
     /// Runs the binary to completion.
-    static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws -> Output {
+    public static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws -> Output {
         let running = try start(arguments, in: folder, environment: environment)
         let status = await running.exit()
         return Output(status: status, stdout: await running.stdout.text(), stderr: await running.stderr.text())
@@ -43,10 +43,10 @@ enum Binary {
 }
 
 /// A started `pipeline` process.
-final class RunningBinary: @unchecked Sendable {
+public final class RunningBinary: @unchecked Sendable {
     private let process: Process
-    let stdout: Reader
-    let stderr: Reader
+    public let stdout: Reader
+    public let stderr: Reader
 
     init(process: Process, stdout: Reader, stderr: Reader) {
         self.process = process
@@ -54,15 +54,15 @@ final class RunningBinary: @unchecked Sendable {
         self.stderr = stderr
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
 
-    func signal(_ number: Int32) {
+    public func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
     }
 
     /// Waits for the process to end; its exit status (or 128 + signal, as a shell reports it).
-    func exit() async -> Int32 {
+    public func exit() async -> Int32 {
         let process = self.process
         return await BlockingThread.run {
             process.waitUntilExit()
@@ -72,7 +72,7 @@ final class RunningBinary: @unchecked Sendable {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-final class Reader: @unchecked Sendable {
+public final class Reader: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
@@ -83,7 +83,7 @@ final class Reader: @unchecked Sendable {
         }
     }
 
-    func text() async -> String {
+    public func text() async -> String {
         await BlockingThread.run {
             self.done.wait()
             self.done.signal()
@@ -93,10 +93,10 @@ final class Reader: @unchecked Sendable {
 }
 
 /// A temporary folder for one test, removed at the end.
-struct Scratch: ~Copyable {
-    let root: URL
+public struct Scratch: ~Copyable {
+    public let root: URL
 
-    init() throws {
+    public init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }
@@ -105,22 +105,22 @@ struct Scratch: ~Copyable {
         try? FileManager.default.removeItem(at: root)
     }
 
-    func path(_ relative: String) -> URL {
+    public func path(_ relative: String) -> URL {
         root.appendingPathComponent(relative)
     }
 
-    func write(_ relative: String, _ text: String) throws {
+    public func write(_ relative: String, _ text: String) throws {
         let url = path(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
     }
 
-    func read(_ relative: String) -> String {
+    public func read(_ relative: String) -> String {
         (try? String(contentsOf: path(relative), encoding: .utf8)) ?? ""
     }
 
     /// Every file under the folder, with its contents.
-    func allFiles(under relative: String) -> [(String, String)] {
+    public func allFiles(under relative: String) -> [(String, String)] {
         let base = path(relative)
         let names = (try? FileManager.default.subpathsOfDirectory(atPath: base.path)) ?? []
         return names.compactMap { name in
@@ -131,12 +131,10 @@ struct Scratch: ~Copyable {
     }
 }
 
-/// Where the fixtures of this test target are.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 /// The repository root.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The `runFinished` event of a `--json` run.
-func runFinished(_ stdout: String) -> JSONValue? {
+public func runFinished(_ stdout: String) -> JSONValue? {
     stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)).value }.last { $0["event"] == "runFinished" }
 }

@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PipelineKit
+
+/// A server's answer with its body read (bounded): what every upload protocol step looks at.
+struct HTTPAnswer: Sendable {
+    var status: HTTPResponseStatus
+    var headers: HTTPHeaders
+    var body: ByteBuffer
+
+    /// The body as text.
+    var text: String { String(buffer: body) }
+
+    /// The start of the body on one line, for error messages (an HTML error page stays readable).
+    var bodyExcerpt: String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        return flat.count > 300 ? String(flat.prefix(300)) + "…" : flat
+    }
+
+    /// `Retry-After` in seconds, when given.
+    var retryAfter: Duration? {
+        headers.first(name: "Retry-After").flatMap(Double.init).map { .milliseconds(Int64($0 * 1000)) }
+    }
+
+    /// A header as an integer.
+    func integer(_ name: String) -> Int64? {
+        headers.first(name: name).flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}
+
+/// Sends requests through AsyncHTTPClient with the safeguards long uploads need: a stall watchdog (no
+/// byte of the body accepted for `stallTimeout` aborts the request, so a retry can resume) and a
+/// deadline for the answer once the body is sent.
+struct HTTPExchange: Sendable {
+    let client: HTTPClient
+    /// Abort when the body makes no progress for this long.
+    let stallTimeout: TimeSpan
+    /// Abort when the answer takes this long after the body was sent (or for bodiless requests).
+    let answerTimeout: TimeSpan
+
+    /// The largest answer body read.
+    static let answerLimit = 4 << 20
+
+    /// Sends `request`; `meter` must be the one counting its body, if it has one.
+    func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws -> HTTPAnswer {
+        let client = self.client
+        let stallTimeout = self.stallTimeout
+        let answerTimeout = self.answerTimeout
+        do {
+            return try await withThrowingTaskGroup(of: HTTPAnswer?.self) { group in
+                group.addTask {
+                    let response = try await client.execute(request, timeout: .hours(24))
+                    let body = try await response.body.collect(upTo: HTTPExchange.answerLimit)
+                    return HTTPAnswer(status: response.status, headers: response.headers, body: body)
+                }
+                group.addTask {
+                    let started = ContinuousClock.now
+                    while true {
+                        try await Task.sleep(for: .milliseconds(250))
+                        if let meter, !meter.isBodyFinished {
+                            if meter.idleSeconds > stallTimeout.seconds {
+                                throw UploadError.retryable(
+                                    "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)")
+                            }
+                        } else if (meter?.idleSeconds ?? (ContinuousClock.now - started).seconds) > answerTimeout.seconds {
+                            throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
+                        }
+                    }
+                }
+                defer { group.cancelAll() }
+                while let answer = try await group.next() {
+                    if let answer { return answer }
+                }
+                throw CancellationError()
+            }
+        } catch {
+            throw UploadError.classify(error, doing: action)
+        }
+    }
+}
+
+extension HTTPClientRequest {
+    /// A request with the given method and headers.
+    init(url: String, method: HTTPMethod, headers: [(String, String)]) {
+        self.init(url: url)
+        self.method = method
+        for (name, value) in headers { self.headers.add(name: name, value: value) }
+    }
+}
+
+extension HTTPClient {
+    /// The client every upload stage shares: one connection pool for the process. It fails a request at
+    /// once when the server cannot be reached (AsyncHTTPClient's default keeps reconnecting until the
+    /// request's deadline), so our own retry policy, with its backoff and limits, decides what happens;
+    /// and it follows no redirects, since an upload body cannot be replayed to another host unasked.
+    static let uploads: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}

@@ -1,0 +1,127 @@
+import Foundation
+import NIOCore
+import PipelineKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file being uploaded: its identity when the upload began, and bounded chunked reads of any range.
+struct UploadFile: Sendable {
+    /// What says a file is still the one an upload started with.
+    struct Fingerprint: Codable, Sendable, Hashable {
+        var size: Int64
+        var modified: Double
+    }
+
+    let path: String
+    let fingerprint: Fingerprint
+
+    /// Bytes read per chunk: 1 MiB keeps up with loopback and keeps memory flat.
+    static let chunkSize = 1 << 20
+
+    init(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw UploadError.fatal("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw UploadError.fatal("\(path) is not a regular file") }
+        self.path = path
+        self.fingerprint = Fingerprint(
+            size: Int64(info.st_size), modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    var size: Int64 { fingerprint.size }
+
+    /// Fails when the file changed since an upload recorded its fingerprint: resuming would corrupt it.
+    func check(against recorded: Fingerprint?) throws {
+        guard let recorded, recorded != fingerprint else { return }
+        throw UploadError.fatal(
+            "\(path) changed since its upload began (size \(recorded.size) → \(fingerprint.size), or modified); "
+                + "the partial upload cannot be completed with different bytes. Rerun with --fresh to upload it anew")
+    }
+
+    /// The bytes of `range` as a stream of chunks, read as the HTTP client asks for them.
+    func chunks(_ range: Range<Int64>, meter: TransferMeter? = nil) -> FileChunks {
+        FileChunks(path: path, range: range, meter: meter)
+    }
+
+    /// Reads a whole range into memory (for a part that must be hashed before it is sent).
+    func read(_ range: Range<Int64>) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var data = Data(count: Int(range.count))
+        let count = data.withUnsafeMutableBytes { buffer -> Int in
+            var done = 0
+            while done < buffer.count {
+                let read = pread(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(range.lowerBound) + off_t(done))
+                if read <= 0 { break }
+                done += read
+            }
+            return done
+        }
+        guard count == range.count else { throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload") }
+        return data
+    }
+}
+
+/// A file range as an async sequence of `ByteBuffer`s: a request body that never holds more than one
+/// chunk, reporting each chunk to a meter (progress, stall detection, bandwidth limit).
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let path: String
+    let range: Range<Int64>
+    let meter: TransferMeter?
+
+    /// An open descriptor, closed when the last iterator copy holding it goes away (also when the
+    /// HTTP client abandons the body half way).
+    final class OpenFile: Sendable {
+        let descriptor: Int32
+
+        init(path: String) throws {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))") }
+        }
+
+        deinit {
+            close(descriptor)
+        }
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let path: String
+        var offset: Int64
+        let end: Int64
+        let meter: TransferMeter?
+        var file: OpenFile?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard offset < end else {
+                file = nil
+                meter?.bodyFinished()
+                return nil
+            }
+            let source = try file ?? OpenFile(path: path)
+            file = source
+            let wanted = Int(Swift.min(Int64(UploadFile.chunkSize), end - offset))
+            if let meter { try await meter.admit(wanted) }
+            var buffer = ByteBufferAllocator().buffer(capacity: wanted)
+            let start = offset
+            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
+                Swift.max(0, pread(source.descriptor, pointer.baseAddress, wanted, off_t(start)))
+            }
+            guard read == wanted else {
+                throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload")
+            }
+            offset += Int64(read)
+            meter?.sent(read)
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound, meter: meter)
+    }
+}

@@ -1,0 +1,328 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+public import PipelineKit
+
+/// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
+/// termination). It creates the upload on an `endpoint`, or continues one someone else created at
+/// `url` (Vimeo's `upload_link`: never POSTed to). The upload URL is checkpointed before the first byte
+/// is sent; after a crash the stage asks the server for its offset (HEAD) and sends only the rest.
+public struct TusUploadStage: Stage {
+    /// The options of `tus.upload`.
+    public struct Options: Decodable, Sendable {
+        public var endpoint: String?
+        public var url: String?
+        public var file: String?
+        public var chunkSize: ByteCount?
+        public var headers: [String: String]?
+        public var metadata: [String: String]?
+        public var checksum: String?
+        public var stallTimeout: TimeSpan?
+        public var retries: Int?
+    }
+
+    /// The outputs of `tus.upload`.
+    public struct Outputs: Codable, Sendable {
+        /// The upload's URL.
+        public var url: String
+        /// Bytes uploaded (the file's size).
+        public var size: Int64
+    }
+
+    /// What the stage checkpoints.
+    struct Progress: Codable, Sendable {
+        var uploadURL: String
+        /// Whether this stage created the upload (then it may create it anew when the server lost it).
+        var created: Bool
+        var fingerprint: UploadFile.Fingerprint
+        /// The server's offset after the last acknowledged PATCH (informational: HEAD decides).
+        var offset: Int64
+    }
+
+    public static let type = "tus.upload"
+    public static let summary = "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
+    public static let optionSchema = OptionSchema([
+        OptionField("endpoint", .string, "Create the upload here (POST), then send the file."),
+        OptionField("url", .string, "Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to."),
+        OptionField("file", .string, "The file (default: the input file)."),
+        OptionField("chunkSize", .size, "Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on)."),
+        OptionField("headers", .dictionary(.string), "Extra request headers (e.g. Authorization)."),
+        OptionField("metadata", .dictionary(.string), "Upload-Metadata (filename and filetype are filled in when missing)."),
+        OptionField("checksum", .oneOf(["auto", "sha1", "sha256", "md5", "none"]), default: "auto",
+                    "Upload-Checksum per PATCH; auto uses the best the server offers."),
+        OptionField("stallTimeout", .duration, default: "30s", "Abort a request that sends nothing for this long, then resume."),
+        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("url", "The upload's URL."),
+        OutputField("size", "Bytes uploaded."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        guard (options.endpoint == nil) != (options.url == nil) else {
+            throw StageFailure("give either endpoint (create the upload) or url (continue an existing one)")
+        }
+        let file = try UploadFile(path: options.file ?? context.item.path)
+        let session = TusSession(options: options, file: file, context: context)
+        return try await session.upload()
+    }
+}
+
+/// One tus upload of one file, as the stage runs it.
+private final class TusSession: @unchecked Sendable {
+    private let options: TusUploadStage.Options
+    private let file: UploadFile
+    private let context: StageContext
+    private let exchange: HTTPExchange
+    private var progress: TusUploadStage.Progress?
+    private var serverOffset: Int64 = 0
+    private var capabilities = Capabilities()
+
+    /// What the server said in its OPTIONS answer.
+    struct Capabilities {
+        var extensions: Set<String> = []
+        var checksumAlgorithms: [String] = []
+    }
+
+    static let version = "1.0.0"
+
+    init(options: TusUploadStage.Options, file: UploadFile, context: StageContext) {
+        self.options = options
+        self.file = file
+        self.context = context
+        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        self.exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
+        self.progress = context.resumeData(as: TusUploadStage.Progress.self)
+    }
+
+    func upload() async throws -> TusUploadStage.Outputs {
+        if let recorded = progress?.fingerprint, recorded != file.fingerprint {
+            if let progress, progress.created { await terminate(progress.uploadURL) }
+            try file.check(against: recorded)
+        }
+        capabilities = await discover(options.url ?? options.endpoint ?? "")
+        let algorithm = try checksumAlgorithm()
+        let chunkSize = options.chunkSize?.bytes ?? (algorithm == nil ? nil : 16 << 20)
+        let retry = TransferRetry(attempts: options.retries ?? 8)
+        do {
+            try await retry.run(logger: context.logger, progress: { [self] in serverOffset }) {
+                let url = try await uploadURL()
+                serverOffset = try await offset(of: url)
+                while serverOffset < file.size {
+                    try await patch(url, chunkSize: chunkSize, algorithm: algorithm)
+                }
+                return true
+            }
+        } catch let error as UploadError where !error.disposition.isRetryable {
+            if let progress, progress.created, capabilities.extensions.contains("termination") {
+                await terminate(progress.uploadURL)
+            }
+            throw error
+        }
+        guard let url = progress?.uploadURL else { throw UploadError.fatal("the upload has no URL") }
+        return TusUploadStage.Outputs(url: url, size: file.size)
+    }
+
+    // MARK: Steps
+
+    /// The upload's URL: the given one, the checkpointed one, or a new one created (and checkpointed
+    /// before any byte is sent).
+    private func uploadURL() async throws -> String {
+        if let progress { return progress.uploadURL }
+        if let url = options.url {
+            try await record(TusUploadStage.Progress(uploadURL: url, created: false, fingerprint: file.fingerprint, offset: 0))
+            return url
+        }
+        guard let endpoint = options.endpoint else { throw UploadError.fatal("no endpoint") }
+        var headers = baseHeaders()
+        headers.append(("Upload-Length", String(file.size)))
+        headers.append(("Upload-Metadata", metadataHeader()))
+        let request = HTTPClientRequest(url: endpoint, method: .POST, headers: headers)
+        let answer = try await exchange.send(request, doing: "creating the upload at \(endpoint)")
+        guard answer.status == .created else {
+            if answer.status.code == 412 { throw versionError(answer) }
+            if answer.status.code == 413 { throw UploadError.fatal("the server refuses a file of \(ByteCount(file.size)) (413 too large)") }
+            throw UploadError.unexpected(answer, doing: "creating the upload at \(endpoint)")
+        }
+        guard let location = answer.headers.first(name: "Location"),
+            let resolved = URL(string: location, relativeTo: URL(string: endpoint))?.absoluteString
+        else {
+            throw UploadError.fatal("creating the upload: the server's 201 answer has no usable Location header")
+        }
+        try await record(TusUploadStage.Progress(uploadURL: resolved, created: true, fingerprint: file.fingerprint, offset: 0))
+        context.logger.info("created upload \(resolved)")
+        return resolved
+    }
+
+    /// The server's offset (HEAD). A lost upload we created is created anew; one we did not is an error.
+    private func offset(of url: String) async throws -> Int64 {
+        let answer = try await exchange.send(
+            HTTPClientRequest(url: url, method: .HEAD, headers: baseHeaders()), doing: "asking \(url) for its offset")
+        switch answer.status.code {
+        case 200, 204:
+            guard let offset = answer.integer("Upload-Offset"), offset >= 0, offset <= file.size else {
+                throw UploadError.fatal("HEAD \(url): the answer has no valid Upload-Offset header")
+            }
+            if let length = answer.integer("Upload-Length"), length != file.size {
+                throw UploadError.fatal("the upload at \(url) expects \(length) bytes but the file has \(file.size)")
+            }
+            return offset
+        case 403, 404, 410:
+            guard progress?.created == true else {
+                throw UploadError.fatal("the upload \(url) no longer exists (\(answer.status.code)); ask for a new upload link")
+            }
+            context.logger.warning("the server no longer has the upload \(url) (\(answer.status.code)); creating it anew")
+            progress = nil
+            throw UploadError.retryable("the upload \(url) was lost", after: .zero)
+        case 412:
+            throw versionError(answer)
+        default:
+            throw UploadError.unexpected(answer, doing: "asking \(url) for its offset")
+        }
+    }
+
+    /// Sends the next chunk (or the whole rest) from the server's offset.
+    private func patch(_ url: String, chunkSize: Int64?, algorithm: String?) async throws {
+        let start = serverOffset
+        let end = chunkSize.map { min(file.size, start + $0) } ?? file.size
+        var headers = baseHeaders()
+        headers.append(("Upload-Offset", String(start)))
+        headers.append(("Content-Type", "application/offset+octet-stream"))
+        if let algorithm {
+            headers.append(("Upload-Checksum", "\(algorithm) \(try await digest(start..<end, algorithm: algorithm))"))
+        }
+        let meter = TransferMeter(
+            base: start, total: file.size, limiter: context.services[BandwidthLimitKey.self], report: context.reportProgress)
+        var request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
+        request.body = .stream(file.chunks(start..<end, meter: meter), length: .known(end - start))
+        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(start)–\(end) to \(url)")
+        switch answer.status.code {
+        case 200, 204:
+            guard let offset = answer.integer("Upload-Offset"), offset > start, offset <= file.size else {
+                throw UploadError.fatal("PATCH \(url): the answer has no valid Upload-Offset header")
+            }
+            serverOffset = offset
+            if var progress {
+                progress.offset = offset
+                try await record(progress)
+            }
+        case 409:
+            // The server's offset moved (a cut PATCH it still digests): ask again shortly.
+            throw UploadError.retryable("offset conflict at \(start) (409)", after: .milliseconds(300), status: 409)
+        case 460:
+            throw UploadError.retryable("the server found a checksum mismatch in bytes \(start)–\(end) (460)", status: 460)
+        case 404, 410:
+            _ = try await offset(of: url)
+        case 412:
+            throw versionError(answer)
+        default:
+            throw UploadError.unexpected(answer, doing: "sending bytes \(start)–\(end)")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func record(_ value: TusUploadStage.Progress) async throws {
+        progress = value
+        try await context.checkpoint(value)
+    }
+
+    private func baseHeaders() -> [(String, String)] {
+        [("Tus-Resumable", Self.version)] + (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// `Upload-Metadata`: `key base64(value)` pairs; tus servers commonly need filename and filetype.
+    private func metadataHeader() -> String {
+        var metadata = options.metadata ?? [:]
+        let name = (file.path as NSString).lastPathComponent
+        if metadata["filename"] == nil { metadata["filename"] = name }
+        if metadata["filetype"] == nil { metadata["filetype"] = MediaType.guess(for: name) }
+        return metadata.sorted { $0.key < $1.key }.map { key, value in
+            "\(key) \(Data(value.utf8).base64EncodedString())"
+        }.joined(separator: ",")
+    }
+
+    /// OPTIONS: the extensions and checksum algorithms the server offers (none if it does not answer).
+    private func discover(_ url: String) async -> Capabilities {
+        guard let answer = try? await exchange.send(
+            HTTPClientRequest(url: url, method: .OPTIONS, headers: baseHeaders()), doing: "OPTIONS \(url)"),
+            answer.status.code < 300
+        else { return Capabilities() }
+        func list(_ name: String) -> [String] {
+            (answer.headers.first(name: name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        return Capabilities(extensions: Set(list("Tus-Extension")), checksumAlgorithms: list("Tus-Checksum-Algorithm"))
+    }
+
+    private func checksumAlgorithm() throws -> String? {
+        let wanted = options.checksum ?? "auto"
+        let supported = ["sha256", "sha1", "md5"]
+        switch wanted {
+        case "none": return nil
+        case "auto":
+            guard capabilities.extensions.contains("checksum") else { return nil }
+            return supported.first { capabilities.checksumAlgorithms.contains($0) }
+        default:
+            guard capabilities.extensions.contains("checksum"), capabilities.checksumAlgorithms.contains(wanted) else {
+                throw UploadError.fatal(
+                    "the server does not offer \(wanted) checksums (it offers: \(capabilities.checksumAlgorithms.joined(separator: ", ")))")
+            }
+            return wanted
+        }
+    }
+
+    /// The base64 digest of a range, read from the file in chunks (never held whole).
+    private func digest(_ range: Range<Int64>, algorithm: String) async throws -> String {
+        var sha256 = SHA256()
+        var sha1 = Insecure.SHA1()
+        var md5 = Insecure.MD5()
+        for try await chunk in file.chunks(range) {
+            chunk.withUnsafeReadableBytes { bytes in
+                switch algorithm {
+                case "sha256": sha256.update(bufferPointer: bytes)
+                case "sha1": sha1.update(bufferPointer: bytes)
+                default: md5.update(bufferPointer: bytes)
+                }
+            }
+        }
+        let bytes: [UInt8]
+        switch algorithm {
+        case "sha256": bytes = Array(sha256.finalize())
+        case "sha1": bytes = Array(sha1.finalize())
+        default: bytes = Array(md5.finalize())
+        }
+        return Data(bytes).base64EncodedString()
+    }
+
+    private func versionError(_ answer: HTTPAnswer) -> UploadError {
+        UploadError.fatal(
+            "the server does not speak tus \(Self.version) (412; it supports \(answer.headers.first(name: "Tus-Version") ?? "no version it names"))")
+    }
+
+    /// DELETE (termination): frees the server's partial upload; failures are only logged.
+    private func terminate(_ url: String) async {
+        let answer = try? await exchange.send(HTTPClientRequest(url: url, method: .DELETE, headers: baseHeaders()), doing: "terminating \(url)")
+        context.logger.info("terminated the upload \(url) (\(answer.map { String($0.status.code) } ?? "no answer"))")
+    }
+}
+
+/// Media types by file extension, for `Upload-Metadata` and `Content-Type`.
+enum MediaType {
+    static func guess(for name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "mkv": "video/x-matroska"
+        case "webm": "video/webm"
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "json": "application/json"
+        default: "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,90 @@
+public import Foundation
+import PipelineKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Python launchers of third-party test servers.
+let peerScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers")
+
+/// A third-party server started by a Python script that prints its port on the first line; stopped
+/// when the value goes away.
+public final class PeerServer: @unchecked Sendable {
+    public let port: Int
+    public let folder: URL
+    private let process: Process
+
+    /// Starts `python3 script folder extra…` and waits for the port.
+    public init(script: String, arguments: [String] = []) async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("peer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", peerScripts.appendingPathComponent(script).path, folder.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let handle = output.fileHandleForReading
+        let line = await BlockingThread.run { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != 10 { bytes.append(first) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        guard let port = Int(line) else {
+            process.terminate()
+            throw PeerError(message: "\(script) did not start (is its Python package installed? run scripts/install-deps.sh)")
+        }
+        self.port = port
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+public struct PeerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// A file of pseudo-random bytes (deterministic for a seed) in a temporary folder.
+public func randomFile(bytes: Int, seed: UInt64 = 42) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).bin")
+    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    var state = seed
+    var remaining = bytes
+    while remaining > 0 {
+        let count = min(remaining, 1 << 20)
+        var chunk = [UInt8](repeating: 0, count: count)
+        for index in stride(from: 0, to: count, by: 8) {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            withUnsafeBytes(of: state) { word in
+                for offset in 0..<min(8, count - index) { chunk[index + offset] = word[offset] }
+            }
+        }
+        handle.write(Data(chunk))
+        remaining -= count
+    }
+    return url
+}
+
+/// SHA-256 of a file, by the system's sha256sum (a reference outside our code).
+public func sha256sum(_ path: String) async -> String {
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+}

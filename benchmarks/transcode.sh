@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# ffmpeg.transcode and ffmpeg.remux against the ffmpeg CLI, same machine, same run, same settings
+# (-c:v libx264 -preset veryfast -crf 23 -c:a aac -movflags +faststart). Prints wall time, CPU time,
+# peak RSS and the ratio pipeline/CLI for a 10 s 720p and a 60 s 1080p clip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product pipeline >/dev/null
+PIPELINE=$PWD/.build/release/pipeline
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+make_clip() {  # seconds size name
+  ffmpeg -v error -y -f lavfi -i "testsrc2=size=$2:rate=30:duration=$1" -f lavfi -i "sine=frequency=440:duration=$1" \
+    -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest "$3"
+}
+measure() {  # prints "wall cpu peak-KiB"
+  /usr/bin/time -f "%e %U %S %M" -o time.txt "$@" >/dev/null 2>&1
+  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' time.txt
+}
+workflow() {  # mode
+  cat <<JSON
+{"version": 1, "name": "bench-$1", "stages": [{"id": "export", "uses": "ffmpeg.$1", "with": {"output": "out/\${input.stem}.$1.mp4"$( [ "$1" = transcode ] && echo ', "video": {"preset": "veryfast", "crf": 23}' )}}]}
+JSON
+}
+workflow transcode > transcode.json
+workflow remux > remux.json
+report() {  # label pipeline-figures cli-figures
+  read -r pw pc pm <<<"$2"
+  read -r cw cc cm <<<"$3"
+  awk -v l="$1" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v cw="$cw" -v cc="$cc" -v cm="$cm" 'BEGIN {
+    printf "%-22s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f\n",
+      l, pw, pc, pm/1024, cw, cc, cm/1024, pw/cw }'
+}
+
+for spec in "10 1280x720 clip720" "60 1920x1080 clip1080"; do
+  read -r seconds size name <<<"$spec"
+  make_clip "$seconds" "$size" "$name.mp4"
+  p=$(measure "$PIPELINE" run transcode.json --input "$name.mp4" --state "state-t-$name" --fresh)
+  c=$(measure ffmpeg -v error -y -i "$name.mp4" -c:v libx264 -preset veryfast -crf 23 -c:a aac -movflags +faststart "cli-$name.mp4")
+  report "transcode ${seconds}s $size" "$p" "$c"
+  p=$(measure "$PIPELINE" run remux.json --input "$name.mp4" --state "state-r-$name" --fresh)
+  c=$(measure ffmpeg -v error -y -i "$name.mp4" -c copy -movflags +faststart "cli-copy-$name.mp4")
+  report "remux ${seconds}s $size" "$p" "$c"
+done
