@@ -8,7 +8,11 @@ apt_packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev  # the C shim
   ffmpeg                                                                           # reference in tests and benchmarks
   time                                                                             # peak memory in benchmarks
+  curl python3 python3-pip                                                         # test peers and checks
 )
+# Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4).
+pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy)
+pip_modules=(tuspyserver uvicorn moto botocore tusclient)
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "install-deps: swift is not on PATH; install Swift 6 from https://www.swift.org/install/linux/" >&2
@@ -25,4 +29,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+missing_pip=()
+for index in "${!pip_modules[@]}"; do
+  python3 -c "import ${pip_modules[$index]}" 2>/dev/null || missing_pip+=("${pip_packages[$index]}")
+done
+if [ ${#missing_pip[@]} -gt 0 ]; then
+  echo "install-deps: pip installing ${missing_pip[*]}"
+  python3 -m pip install -q --disable-pip-version-check "${missing_pip[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
+  for module in "${pip_modules[@]}"; do
+    python3 -c "import $module" || { echo "install-deps: python module $module is still missing" >&2; exit 1; }
+  done
 fi

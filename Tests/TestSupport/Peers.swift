@@ -88,3 +88,31 @@ public func sha256sum(_ path: String) async -> String {
         return String(text.prefix(64))
     }
 }
+
+/// The body of a GET, by curl (a client outside our code).
+public func httpGet(_ url: String) async -> String {
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", "10", url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}
+
+/// A file of `megabytes` MiB from /dev/urandom, made by dd (fast for hundreds of MiB).
+public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
+    let url = folder.appendingPathComponent("random-\(megabytes)MiB.bin")
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/dd")
+        process.arguments = ["if=/dev/urandom", "of=\(url.path)", "bs=1M", "count=\(megabytes)", "status=none"]
+        try? process.run()
+        process.waitUntilExit()
+    }
+    return url
+}

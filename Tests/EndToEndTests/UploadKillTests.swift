@@ -1,0 +1,50 @@
+import Foundation
+import PipelineKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `kill -9` of `pipeline` at random points of a 200 MiB upload, then rerun: the file arrives whole and
+/// the bytes sent more than once, counted by the server, stay within one chunk per kill.
+@Suite struct UploadKillTests {
+    static let megabytes = 200
+    static let chunk = 8 << 20
+
+    @Test func tusUploadSurvivesKillNine() async throws {
+        let scratch = try Scratch()
+        let server = try await PeerServer(script: "tus_server.py")
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        let file = try await urandomFile(megabytes: Self.megabytes, in: scratch.path("in"))
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "tus-kill", "inputs": {"path": "in"}, "stages": [
+              {"id": "upload", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:\(server.port)/files/", "chunkSize": "8MiB"}}
+            ]}
+            """)
+        var kills = 0
+        for _ in 0..<3 {
+            let process = try Binary.start(["run", "wf.json", "--bwlimit", "50MiB"], in: scratch.root)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 400...1200)))
+            if process.isRunning {
+                process.signal(SIGKILL)
+                kills += 1
+            }
+            _ = await process.exit()
+        }
+        #expect(kills == 3, "the upload finished before three kills")
+        let finish = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
+
+        let stored = try FileManager.default.contentsOfDirectory(atPath: server.folder.path).filter { $0.count == 32 }
+        #expect(stored.count == 1, "one upload, not one per run: \(stored)")
+        let original = await sha256sum(file.path)
+        #expect(await sha256sum(server.folder.appendingPathComponent(stored.first ?? "").path) == original)
+
+        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/stats")).value
+        let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
+        #expect(resent >= 0 && resent <= kills * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
+        print("tus kill test: \(resent) bytes re-sent over \(kills) kills (chunk \(Self.chunk))")
+    }
+}
