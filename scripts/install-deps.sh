@@ -37,7 +37,9 @@ for index in "${!pip_modules[@]}"; do
 done
 if [ ${#missing_pip[@]} -gt 0 ]; then
   echo "install-deps: pip installing ${missing_pip[*]}"
-  python3 -m pip install -q --disable-pip-version-check "${missing_pip[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
+  # Debian's own python3 refuses pip installs outside a venv (PEP 668) unless told otherwise.
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "${missing_pip[@]}" 2>/dev/null \
+    || python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --break-system-packages "${missing_pip[@]}"
   for module in "${pip_modules[@]}"; do
     python3 -c "import $module" || { echo "install-deps: python module $module is still missing" >&2; exit 1; }
   done

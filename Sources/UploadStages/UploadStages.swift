@@ -1,8 +1,9 @@
 public import PipelineKit
 
 extension StageRegistry {
-    /// Registers the upload stages: `tus.upload`, `http.upload`.
+    /// Registers the upload stages: `tus.upload`, `s3.upload`.
     public mutating func registerUploadStages() {
         register(TusUploadStage.self, source: .builtIn)
+        register(S3UploadStage.self, source: .builtIn)
     }
 }

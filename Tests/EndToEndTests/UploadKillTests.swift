@@ -48,3 +48,43 @@ import Glibc
         print("tus kill test: \(resent) bytes re-sent over \(kills) kills (chunk \(Self.chunk))")
     }
 }
+
+extension UploadKillTests {
+    @Test func s3UploadSurvivesKillNine() async throws {
+        let scratch = try Scratch()
+        let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        let file = try await urandomFile(megabytes: Self.megabytes, in: scratch.path("in"))
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "s3-kill", "inputs": {"path": "in"}, "stages": [
+              {"id": "upload", "uses": "s3.upload", "with": {"endpoint": "http://127.0.0.1:\(server.port)", "bucket": "media",
+               "key": "uploads/${input.name}", "partSize": "8MiB", "concurrency": 2, "checksum": "sha256",
+               "accessKeyId": "test", "secretAccessKey": "${env.S3_TEST_SECRET}"}}
+            ]}
+            """)
+        let environment = ["S3_TEST_SECRET": "not-a-real-secret-\(UUID().uuidString)"]
+        var kills = 0
+        for _ in 0..<3 {
+            let process = try Binary.start(["run", "wf.json", "--bwlimit", "40MiB"], in: scratch.root, environment: environment)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 800...1800)))
+            if process.isRunning {
+                process.signal(SIGKILL)
+                kills += 1
+            }
+            _ = await process.exit()
+        }
+        #expect(kills == 3, "the upload finished before three kills")
+        let finish = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
+        #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
+        #expect(await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "uploads/\(file.lastPathComponent)"]) == sha256sum(file.path))
+        #expect(await peerTool("s3_tool.py", [String(server.port), "uploads", "media"]) == "0")
+        for (name, text) in scratch.allFiles(under: ".pipeline") {
+            #expect(!text.contains(environment["S3_TEST_SECRET"] ?? "-"), "secret in \(name)")
+        }
+        // Parts in flight when a kill came are sent again: at most `concurrency` parts per kill.
+        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/__stats")).value
+        let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
+        #expect(resent >= 0 && resent <= kills * 2 * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
+        print("s3 kill test: \(resent) bytes re-sent over \(kills) kills (2 parts of \(Self.chunk) in flight)")
+    }
+}

@@ -116,3 +116,19 @@ public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
     }
     return url
 }
+
+/// Runs `python3 Peers/<script> arguments…` and returns its stdout, trimmed.
+public func peerTool(_ script: String, _ arguments: [String]) async -> String {
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", peerScripts.appendingPathComponent(script).path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

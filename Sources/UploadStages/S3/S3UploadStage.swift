@@ -1,0 +1,472 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+public import PipelineKit
+import Synchronization
+
+/// `s3.upload`: S3 multipart upload with SigV4, parallel parts, a checksum per part, and resume: the
+/// upload id and every finished part are checkpointed; after a crash the stage reconciles with
+/// ListParts and sends only the missing parts. A fatal failure aborts the multipart upload, so no
+/// incomplete upload is left behind (a signal does not: the next run resumes it).
+public struct S3UploadStage: Stage {
+    /// The options of `s3.upload`.
+    public struct Options: Decodable, Sendable {
+        public var endpoint: String?
+        public var region: String?
+        public var bucket: String
+        public var key: String
+        public var file: String?
+        public var partSize: ByteCount?
+        public var concurrency: Int?
+        public var pathStyle: Bool?
+        public var accessKeyId: String?
+        public var secretAccessKey: String?
+        public var sessionToken: String?
+        public var checksum: String?
+        public var contentType: String?
+        public var stallTimeout: TimeSpan?
+        public var retries: Int?
+    }
+
+    /// The outputs of `s3.upload`.
+    public struct Outputs: Codable, Sendable {
+        public var bucket: String
+        public var key: String
+        public var etag: String
+        public var location: String
+        public var size: Int64
+    }
+
+    /// One finished part.
+    struct Part: Codable, Sendable, Hashable {
+        var number: Int
+        var etag: String
+        var checksum: String?
+    }
+
+    /// What the stage checkpoints.
+    struct Progress: Codable, Sendable {
+        var uploadId: String
+        var bucket: String
+        var key: String
+        var partSize: Int64
+        var fingerprint: UploadFile.Fingerprint
+        var parts: [Part]
+    }
+
+    public static let type = "s3.upload"
+    public static let summary = "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
+    public static let optionSchema = OptionSchema([
+        OptionField("endpoint", .string, "Base URL (default: https://s3.<region>.amazonaws.com)."),
+        OptionField("region", .string, default: "us-east-1", "The signing region (default: AWS_REGION, then us-east-1)."),
+        OptionField("bucket", .string, required: true, "The bucket."),
+        OptionField("key", .string, required: true, "The object key."),
+        OptionField("file", .string, "The file (default: the input file)."),
+        OptionField("partSize", .size, default: "8MiB", "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts)."),
+        OptionField("concurrency", .integer, default: 4, "Parts in flight at once (memory stays at a few MiB whatever the part size)."),
+        OptionField("pathStyle", .boolean, "Address the bucket in the path (default: true with a custom endpoint)."),
+        OptionField("accessKeyId", .string, "Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials."),
+        OptionField("secretAccessKey", .string, "Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret."),
+        OptionField("sessionToken", .string, "Default: AWS_SESSION_TOKEN."),
+        OptionField("checksum", .oneOf(["crc32c", "sha256", "none"]), default: "crc32c", "Checksum sent with each part and verified by the server."),
+        OptionField("contentType", .string, "Content-Type of the object (default: from the file extension)."),
+        OptionField("stallTimeout", .duration, default: "30s", "Abort a part that sends nothing for this long, then retry it."),
+        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("bucket", "The bucket."),
+        OutputField("key", "The object key."),
+        OutputField("etag", "The object's ETag."),
+        OutputField("location", "The object's URL."),
+        OutputField("size", "Bytes uploaded."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let file = try UploadFile(path: options.file ?? context.item.path)
+        let upload = try S3MultipartUpload(options: options, file: file, context: context)
+        return try await upload.run()
+    }
+}
+
+/// One multipart upload of one file.
+private final class S3MultipartUpload: @unchecked Sendable {
+    private let options: S3UploadStage.Options
+    private let file: UploadFile
+    private let context: StageContext
+    private let exchange: HTTPExchange
+    private let signer: SigV4Signer
+    private let objectURL: String
+    private let partSize: Int64
+    private let checksum: String
+    private let journal: PartJournal
+
+    init(options: S3UploadStage.Options, file: UploadFile, context: StageContext) throws {
+        self.options = options
+        self.file = file
+        self.context = context
+        let environment = ProcessInfo.processInfo.environment
+        let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        signer = SigV4Signer.s3(credentials: try Self.credentials(options, environment: environment), region: region)
+        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
+        objectURL = try Self.objectURL(options, region: region)
+        checksum = options.checksum ?? "crc32c"
+        let requested = options.partSize?.bytes ?? 8 << 20
+        partSize = max(5 << 20, requested, (file.size + 9_999) / 10_000)
+        guard partSize <= 5 << 30 else {
+            throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
+        }
+        journal = PartJournal(context: context)
+    }
+
+    var partCount: Int { max(1, Int((file.size + partSize - 1) / partSize)) }
+
+    func range(of number: Int) -> Range<Int64> {
+        Int64(number - 1) * partSize..<min(file.size, Int64(number) * partSize)
+    }
+
+    func run() async throws -> S3UploadStage.Outputs {
+        var progress = context.resumeData(as: S3UploadStage.Progress.self)
+        if let recorded = progress {
+            if recorded.bucket != options.bucket || recorded.key != options.key || recorded.partSize != partSize {
+                progress = nil
+            } else if recorded.fingerprint != file.fingerprint {
+                await abort(recorded.uploadId)
+                try file.check(against: recorded.fingerprint)
+            }
+        }
+        let retry = TransferRetry(attempts: options.retries ?? 8)
+        var outputs: S3UploadStage.Outputs?
+        var uploadId: String?
+        do {
+            try await retry.run(logger: context.logger, progress: { [journal] in Int64(await journal.count) }) {
+                let current: S3UploadStage.Progress
+                if let known = progress {
+                    // Resuming an earlier run or attempt: the server says which parts it really has.
+                    let latest = await journal.isStarted ? await journal.progress : known
+                    guard let reconciled = try await reconcile(latest) else {
+                        progress = nil
+                        return false
+                    }
+                    current = reconciled
+                } else {
+                    current = try await create()
+                }
+                progress = current
+                uploadId = current.uploadId
+                await journal.start(with: current)
+                try await sendMissingParts()
+                outputs = try await complete(await journal.progress)
+                return true
+            }
+        } catch let error as UploadError where !error.disposition.isRetryable {
+            if let uploadId { await abort(uploadId) }
+            throw error
+        }
+        guard let outputs else { throw UploadError.fatal("the upload did not complete") }
+        return outputs
+    }
+
+    // MARK: Steps
+
+    /// CreateMultipartUpload; the upload id is checkpointed before any part is sent.
+    private func create() async throws -> S3UploadStage.Progress {
+        var headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
+        if checksum != "none" { headers.append(("x-amz-checksum-algorithm", checksum.uppercased())) }
+        let answer = try await send("POST", query: "uploads", headers: headers, body: Data(), doing: "starting the multipart upload")
+        guard answer.status == .ok else { throw s3Error(answer, doing: "starting the multipart upload") }
+        guard let xml = S3XML(Data(buffer: answer.body)), let uploadId = xml.first("UploadId"), !uploadId.isEmpty else {
+            throw UploadError.fatal("starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
+        }
+        let progress = S3UploadStage.Progress(
+            uploadId: uploadId, bucket: options.bucket, key: options.key, partSize: partSize, fingerprint: file.fingerprint, parts: [])
+        try await context.checkpoint(progress)
+        context.logger.info("started multipart upload \(uploadId) (\(partCount) parts of \(ByteCount(partSize)))")
+        return progress
+    }
+
+    /// The checkpointed parts that the server still has, per ListParts; nil when the upload is gone.
+    private func reconcile(_ progress: S3UploadStage.Progress) async throws -> S3UploadStage.Progress? {
+        var serverParts: [Int: (etag: String, size: Int64)] = [:]
+        var marker = 0
+        while true {
+            let answer = try await send(
+                "GET", query: "max-parts=1000&part-number-marker=\(marker)&uploadId=\(Self.encode(progress.uploadId))", body: Data(),
+                doing: "listing the uploaded parts")
+            if answer.status == .notFound {
+                context.logger.warning("the multipart upload \(progress.uploadId) is gone; starting a new one")
+                return nil
+            }
+            guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
+                throw s3Error(answer, doing: "listing the uploaded parts")
+            }
+            for record in xml.records("Part") {
+                if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
+                    serverParts[number] = (etag, record["Size"].flatMap(Int64.init) ?? -1)
+                }
+            }
+            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init) else { break }
+            marker = next
+        }
+        var reconciled = progress
+        reconciled.parts = progress.parts.filter { part in
+            guard let server = serverParts[part.number] else { return false }
+            return server.etag == part.etag && server.size == Int64(range(of: part.number).count)
+        }
+        let kept = reconciled.parts.count
+        context.logger.info("resuming multipart upload \(progress.uploadId): \(kept) of \(partCount) parts already uploaded")
+        return reconciled
+    }
+
+    /// Uploads the parts not yet finished, `concurrency` at a time; each finished part is checkpointed.
+    private func sendMissingParts() async throws {
+        let done = Set(await journal.progress.parts.map(\.number))
+        let missing = (1...partCount).filter { !done.contains($0) }
+        let concurrency = max(1, min(options.concurrency ?? 4, 32))
+        let alreadySent = Int64(done.count) * partSize
+        let sentCounter = SentCounter(base: min(alreadySent, file.size), total: file.size, report: context.reportProgress)
+        try await withThrowingTaskGroup(of: S3UploadStage.Part.self) { group in
+            var queue = missing.makeIterator()
+            for _ in 0..<concurrency {
+                guard let number = queue.next() else { break }
+                group.addTask { try await self.sendPart(number, counter: sentCounter) }
+            }
+            while let part = try await group.next() {
+                try await journal.finished(part)
+                if let number = queue.next() {
+                    group.addTask { try await self.sendPart(number, counter: sentCounter) }
+                }
+            }
+        }
+    }
+
+    /// UploadPart with its checksum; the server's ETag comes back.
+    private func sendPart(_ number: Int, counter: SentCounter) async throws -> S3UploadStage.Part {
+        let range = range(of: number)
+        let digest = try await partChecksum(range)
+        var headers: [(String, String)] = []
+        if let digest { headers.append(("x-amz-checksum-\(checksum)", digest)) }
+        let meter = TransferMeter(base: 0, total: file.size, limiter: context.services[BandwidthLimitKey.self]) { progress in
+            counter.update(part: number, bytes: progress.completed)
+        }
+        let query = "partNumber=\(number)&uploadId=\(Self.encode(await journal.progress.uploadId))"
+        let answer = try await send("PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
+        guard answer.status == .ok else { throw s3Error(answer, doing: "uploading part \(number)") }
+        guard let etag = answer.headers.first(name: "ETag") else {
+            throw UploadError.fatal("uploading part \(number): the answer has no ETag")
+        }
+        if let digest, let echoed = answer.headers.first(name: "x-amz-checksum-\(checksum)"), echoed != digest {
+            throw UploadError.retryable("part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)")
+        }
+        return S3UploadStage.Part(number: number, etag: etag, checksum: digest)
+    }
+
+    /// CompleteMultipartUpload; a 200 whose body is an error is a failure.
+    private func complete(_ progress: S3UploadStage.Progress) async throws -> S3UploadStage.Outputs {
+        let parts = progress.parts.sorted { $0.number < $1.number }
+        guard parts.map(\.number) == Array(1...partCount) else {
+            throw UploadError.retryable("parts are missing before completion")
+        }
+        var body = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        for part in parts {
+            body += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(xmlEscaped(part.etag))</ETag>"
+            if let checksum = part.checksum { body += "<Checksum\(self.checksum.uppercased())>\(checksum)</Checksum\(self.checksum.uppercased())>" }
+            body += "</Part>"
+        }
+        body += "</CompleteMultipartUpload>"
+        let answer = try await send(
+            "POST", query: "uploadId=\(Self.encode(progress.uploadId))", headers: [("Content-Type", "application/xml")],
+            body: Data(body.utf8), doing: "completing the multipart upload")
+        let xml = S3XML(Data(buffer: answer.body))
+        // AWS names the root CompleteMultipartUploadResult (moto ...Response); an error is an <Error> root.
+        if answer.status == .ok, let xml, xml.root != "Error", xml.first("ETag") != nil {
+            return S3UploadStage.Outputs(
+                bucket: options.bucket, key: options.key, etag: xml.first("ETag") ?? "", location: xml.first("Location") ?? objectURL,
+                size: file.size)
+        }
+        if answer.status == .notFound, xml?.first("Code") == "NoSuchUpload" {
+            // Completed by a run that died before its checkpoint: the object exists.
+            let head = try await send("HEAD", query: nil, body: Data(), doing: "checking the object")
+            if head.status == .ok, head.integer("Content-Length") == file.size {
+                return S3UploadStage.Outputs(
+                    bucket: options.bucket, key: options.key, etag: head.headers.first(name: "ETag") ?? "", location: objectURL,
+                    size: file.size)
+            }
+        }
+        throw s3Error(answer, doing: "completing the multipart upload")
+    }
+
+    /// AbortMultipartUpload; failures are only logged.
+    private func abort(_ uploadId: String) async {
+        let answer = try? await send("DELETE", query: "uploadId=\(Self.encode(uploadId))", body: Data(), doing: "aborting")
+        context.logger.info("aborted multipart upload \(uploadId) (\(answer.map { String($0.status.code) } ?? "no answer"))")
+    }
+
+    // MARK: Requests
+
+    /// Sends a signed request with a small body in memory, or a file range streamed.
+    private func send(
+        _ method: String, query: String?, headers: [(String, String)] = [], body: Data = Data(),
+        stream: (Range<Int64>, TransferMeter)? = nil, doing action: String
+    ) async throws -> HTTPAnswer {
+        let urlText = objectURL + (query.map { "?\($0)" } ?? "")
+        guard let url = URL(string: urlText) else { throw UploadError.fatal("invalid S3 URL \(urlText)") }
+        let payloadHash = stream == nil ? SigV4Signer.payloadHash(of: body) : SigV4Signer.unsignedPayload
+        let length = stream.map { Int64($0.0.count) } ?? Int64(body.count)
+        let signed = signer.sign(
+            method: method, url: url, headers: headers + [("Content-Length", String(length))], payloadHash: payloadHash, date: Date())
+        var request = HTTPClientRequest(url: urlText, method: HTTPMethod(rawValue: method), headers: headers + signed)
+        if let (range, meter) = stream {
+            request.body = .stream(file.chunks(range, meter: meter), length: .known(length))
+            return try await exchange.send(request, meter: meter, doing: action)
+        }
+        if !body.isEmpty { request.body = .bytes(ByteBuffer(data: body)) }
+        return try await exchange.send(request, doing: action)
+    }
+
+    /// The base64 checksum of a part, read from the file in chunks.
+    private func partChecksum(_ range: Range<Int64>) async throws -> String? {
+        switch checksum {
+        case "none": return nil
+        case "sha256":
+            var hasher = SHA256()
+            for try await chunk in file.chunks(range) { chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) } }
+            return Data(hasher.finalize()).base64EncodedString()
+        default:
+            var crc = CRC32C()
+            for try await chunk in file.chunks(range) { chunk.withUnsafeReadableBytes { crc.update($0) } }
+            return Data(crc.bytes).base64EncodedString()
+        }
+    }
+
+    private func s3Error(_ answer: HTTPAnswer, doing action: String) -> UploadError {
+        let xml = S3XML(Data(buffer: answer.body))
+        let code = xml?.first("Code")
+        let message = [code, xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
+        let retryableCodes = ["InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed"]
+        if answer.status == .ok || retryableCodes.contains(code ?? "") {
+            return .retryable("\(action): S3 answered \(answer.status.code) with an error: \(message.isEmpty ? answer.bodyExcerpt : message)")
+        }
+        if !message.isEmpty {
+            let unexpected = UploadError.unexpected(answer, doing: action)
+            return UploadError(message: "\(action): S3 answered \(answer.status.code): \(message)", disposition: unexpected.disposition, status: unexpected.status)
+        }
+        return .unexpected(answer, doing: action)
+    }
+
+    // MARK: Configuration
+
+    /// Credentials from the options, the standard environment variables, or ~/.aws/credentials.
+    static func credentials(_ options: S3UploadStage.Options, environment: [String: String]) throws -> AWSCredentials {
+        if let id = options.accessKeyId ?? environment["AWS_ACCESS_KEY_ID"],
+            let secret = options.secretAccessKey ?? environment["AWS_SECRET_ACCESS_KEY"]
+        {
+            return AWSCredentials(accessKeyId: id, secretAccessKey: secret, sessionToken: options.sessionToken ?? environment["AWS_SESSION_TOKEN"])
+        }
+        let path = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? ((environment["HOME"] ?? "") + "/.aws/credentials")
+        let profile = environment["AWS_PROFILE"] ?? "default"
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            var section = ""
+            var values: [String: String] = [:]
+            for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                if line.hasPrefix("[") && line.hasSuffix("]") {
+                    section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                } else if section == profile, let equals = line.firstIndex(of: "=") {
+                    values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            if let id = values["aws_access_key_id"], let secret = values["aws_secret_access_key"] {
+                return AWSCredentials(accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
+            }
+        }
+        throw UploadError.fatal(
+            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)")
+    }
+
+    /// The object's URL, path-style or virtual-host style, with the key encoded as S3 signs it.
+    static func objectURL(_ options: S3UploadStage.Options, region: String) throws -> String {
+        let endpoint = options.endpoint ?? "https://s3.\(region).amazonaws.com"
+        guard var components = URLComponents(string: endpoint), let host = components.host, components.scheme != nil else {
+            throw UploadError.fatal("invalid endpoint \(endpoint)")
+        }
+        let key = encode(options.key, keepingSlashes: true)
+        let pathStyle = options.pathStyle ?? (options.endpoint != nil)
+        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        if pathStyle {
+            components.percentEncodedPath = base + "/" + encode(options.bucket) + "/" + key
+        } else {
+            components.host = "\(options.bucket).\(host)"
+            components.percentEncodedPath = base + "/" + key
+        }
+        guard let url = components.string else { throw UploadError.fatal("invalid S3 URL for \(options.bucket)/\(options.key)") }
+        return url
+    }
+
+    /// Percent-encodes every byte but `A-Z a-z 0-9 - . _ ~` (and `/` when asked), as S3 expects.
+    static func encode(_ text: String, keepingSlashes: Bool = false) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let character = Character(UnicodeScalar(byte))
+            if (byte < 0x80 && (character.isLetter || character.isNumber)) || "-._~".contains(character) || (keepingSlashes && byte == UInt8(ascii: "/")) {
+                result.append(character)
+            } else {
+                result += String(format: "%%%02X", byte)
+            }
+        }
+        return result
+    }
+}
+
+/// Finished parts, checkpointed one at a time as parallel uploads finish.
+private actor PartJournal {
+    private let context: StageContext
+    private(set) var progress = S3UploadStage.Progress(
+        uploadId: "", bucket: "", key: "", partSize: 0, fingerprint: .init(size: 0, modified: 0), parts: [])
+
+    init(context: StageContext) {
+        self.context = context
+    }
+
+    var count: Int { progress.parts.count }
+
+    /// Whether an upload id is known.
+    var isStarted: Bool { !progress.uploadId.isEmpty }
+
+    func start(with progress: S3UploadStage.Progress) {
+        self.progress = progress
+    }
+
+    func finished(_ part: S3UploadStage.Part) async throws {
+        progress.parts.append(part)
+        try await context.checkpoint(progress)
+    }
+}
+
+/// Bytes sent over all parts in flight, for the stage's progress.
+private final class SentCounter: Sendable {
+    private let base: Int64
+    private let total: Int64
+    private let report: @Sendable (StageProgress) -> Void
+    private let sent = Mutex<[Int: Int64]>([:])
+
+    init(base: Int64, total: Int64, report: @escaping @Sendable (StageProgress) -> Void) {
+        self.base = base
+        self.total = total
+        self.report = report
+    }
+
+    /// Records that part `number` has sent `bytes` so far (a retried part starts again from 0).
+    func update(part number: Int, bytes: Int64) {
+        let now = sent.withLock { parts -> Int64 in
+            parts[number] = bytes
+            return parts.values.reduce(0, +)
+        }
+        report(StageProgress(completed: min(total, base + now), total: total, unit: .bytes))
+    }
+}

@@ -1,0 +1,62 @@
+"""moto's S3 server (a third-party S3 implementation) on 127.0.0.1 with an ephemeral port.
+
+Usage: python3 s3_server.py DATA_DIR [BUCKET...]
+Creates the buckets, prints the port on the first line of stdout, then serves until killed.
+GET /__stats answers {"received": N}: the PUT body bytes that reached the server (parts kept or not),
+so tests can measure how many bytes a client sent more than once.
+"""
+import json
+import sys
+import threading
+
+import boto3
+from moto.server import DomainDispatcherApplication, create_backend_app
+from werkzeug.serving import make_server
+
+received = 0
+lock = threading.Lock()
+
+
+class CountingInput:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def _count(self, data):
+        global received
+        with lock:
+            received += len(data)
+        return data
+
+    def read(self, *args):
+        return self._count(self.stream.read(*args))
+
+    def readline(self, *args):
+        return self._count(self.stream.readline(*args))
+
+    def __iter__(self):
+        for line in self.stream:
+            yield self._count(line)
+
+
+moto = DomainDispatcherApplication(create_backend_app)
+
+
+def app(environ, start_response):
+    if environ.get("PATH_INFO") == "/__stats":
+        body = json.dumps({"received": received}).encode()
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+    if environ.get("REQUEST_METHOD") == "PUT":
+        environ["wsgi.input"] = CountingInput(environ["wsgi.input"])
+    return moto(environ, start_response)
+
+
+server = make_server("127.0.0.1", 0, app, threaded=True)
+port = server.server_address[1]
+threading.Thread(target=server.serve_forever, daemon=True).start()
+s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                  aws_access_key_id="test", aws_secret_access_key="test")
+for bucket in sys.argv[2:]:
+    s3.create_bucket(Bucket=bucket)
+print(port, flush=True)
+threading.Event().wait()
