@@ -6,7 +6,6 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import PipelineKit
-import Synchronization
 
 /// `s3.upload`: S3 multipart upload with SigV4, parallel parts, a checksum per part, and resume: the
 /// upload id and every finished part are checkpointed; after a crash the stage reconciles with
@@ -41,23 +40,6 @@ public struct S3UploadStage: Stage {
         public var size: Int64
     }
 
-    /// One finished part.
-    struct Part: Codable, Sendable, Hashable {
-        var number: Int
-        var etag: String
-        var checksum: String?
-    }
-
-    /// What the stage checkpoints.
-    struct Progress: Codable, Sendable {
-        var uploadId: String
-        var bucket: String
-        var key: String
-        var partSize: Int64
-        var fingerprint: UploadFile.Fingerprint
-        var parts: [Part]
-    }
-
     public static let type = "s3.upload"
     public static let summary = "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
     public static let optionSchema = OptionSchema([
@@ -89,22 +71,28 @@ public struct S3UploadStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let file = try UploadFile(path: options.file ?? context.item.path)
-        let upload = try S3MultipartUpload(options: options, file: file, context: context)
-        return try await upload.run()
+        let backend = try S3Backend(options: options, file: file, context: context)
+        let partSize = max(5 << 20, options.partSize?.bytes ?? 8 << 20, (file.size + 9_999) / 10_000)
+        guard partSize <= 5 << 30 else {
+            throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
+        }
+        let upload = MultipartUpload(
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency ?? 4, 32)), retries: options.retries ?? 8,
+            target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: context, backend: backend)
+        let (completed, _) = try await upload.run()
+        return Outputs(bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location, size: file.size)
     }
 }
 
-/// One multipart upload of one file.
-private final class S3MultipartUpload: @unchecked Sendable {
-    private let options: S3UploadStage.Options
-    private let file: UploadFile
-    private let context: StageContext
-    private let exchange: HTTPExchange
-    private let signer: SigV4Signer
-    private let objectURL: String
-    private let partSize: Int64
-    private let checksum: String
-    private let journal: PartJournal
+/// S3 itself as the storage of a multipart upload: signed requests, XML answers.
+private struct S3Backend: MultipartBackend {
+    let options: S3UploadStage.Options
+    let file: UploadFile
+    let context: StageContext
+    let exchange: HTTPExchange
+    let signer: SigV4Signer
+    let objectURL: String
+    let checksum: String
 
     init(options: S3UploadStage.Options, file: UploadFile, context: StageContext) throws {
         self.options = options
@@ -117,145 +105,47 @@ private final class S3MultipartUpload: @unchecked Sendable {
         exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
         objectURL = try Self.objectURL(options, region: region)
         checksum = options.checksum ?? "crc32c"
-        let requested = options.partSize?.bytes ?? 8 << 20
-        partSize = max(5 << 20, requested, (file.size + 9_999) / 10_000)
-        guard partSize <= 5 << 30 else {
-            throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
-        }
-        journal = PartJournal(context: context)
     }
 
-    var partCount: Int { max(1, Int((file.size + partSize - 1) / partSize)) }
-
-    func range(of number: Int) -> Range<Int64> {
-        Int64(number - 1) * partSize..<min(file.size, Int64(number) * partSize)
-    }
-
-    func run() async throws -> S3UploadStage.Outputs {
-        var progress = context.resumeData(as: S3UploadStage.Progress.self)
-        if let recorded = progress {
-            if recorded.bucket != options.bucket || recorded.key != options.key || recorded.partSize != partSize {
-                progress = nil
-            } else if recorded.fingerprint != file.fingerprint {
-                await abort(recorded.uploadId)
-                try file.check(against: recorded.fingerprint)
-            }
-        }
-        let retry = TransferRetry(attempts: options.retries ?? 8)
-        var outputs: S3UploadStage.Outputs?
-        var uploadId: String?
-        do {
-            try await retry.run(logger: context.logger, progress: { [journal] in Int64(await journal.count) }) {
-                let current: S3UploadStage.Progress
-                if let known = progress {
-                    // Resuming an earlier run or attempt: the server says which parts it really has.
-                    let latest = await journal.isStarted ? await journal.progress : known
-                    guard let reconciled = try await reconcile(latest) else {
-                        progress = nil
-                        return false
-                    }
-                    current = reconciled
-                } else {
-                    current = try await create()
-                }
-                progress = current
-                uploadId = current.uploadId
-                await journal.start(with: current)
-                try await sendMissingParts()
-                outputs = try await complete(await journal.progress)
-                return true
-            }
-        } catch let error as UploadError where !error.disposition.isRetryable {
-            if let uploadId { await abort(uploadId) }
-            throw error
-        }
-        guard let outputs else { throw UploadError.fatal("the upload did not complete") }
-        return outputs
-    }
-
-    // MARK: Steps
-
-    /// CreateMultipartUpload; the upload id is checkpointed before any part is sent.
-    private func create() async throws -> S3UploadStage.Progress {
+    /// CreateMultipartUpload.
+    func create() async throws -> (uploadId: String, key: String) {
         var headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
         if checksum != "none" { headers.append(("x-amz-checksum-algorithm", checksum.uppercased())) }
-        let answer = try await send("POST", query: "uploads", headers: headers, body: Data(), doing: "starting the multipart upload")
+        let answer = try await send("POST", query: "uploads", headers: headers, doing: "starting the multipart upload")
         guard answer.status == .ok else { throw s3Error(answer, doing: "starting the multipart upload") }
         guard let xml = S3XML(Data(buffer: answer.body)), let uploadId = xml.first("UploadId"), !uploadId.isEmpty else {
             throw UploadError.fatal("starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
         }
-        let progress = S3UploadStage.Progress(
-            uploadId: uploadId, bucket: options.bucket, key: options.key, partSize: partSize, fingerprint: file.fingerprint, parts: [])
-        try await context.checkpoint(progress)
-        context.logger.info("started multipart upload \(uploadId) (\(partCount) parts of \(ByteCount(partSize)))")
-        return progress
+        return (uploadId, options.key)
     }
 
-    /// The checkpointed parts that the server still has, per ListParts; nil when the upload is gone.
-    private func reconcile(_ progress: S3UploadStage.Progress) async throws -> S3UploadStage.Progress? {
-        var serverParts: [Int: (etag: String, size: Int64)] = [:]
+    /// ListParts, page by page.
+    func listParts(uploadId: String, key: String) async throws -> [Int: ListedPart]? {
+        var parts: [Int: ListedPart] = [:]
         var marker = 0
         while true {
             let answer = try await send(
-                "GET", query: "max-parts=1000&part-number-marker=\(marker)&uploadId=\(Self.encode(progress.uploadId))", body: Data(),
-                doing: "listing the uploaded parts")
-            if answer.status == .notFound {
-                context.logger.warning("the multipart upload \(progress.uploadId) is gone; starting a new one")
-                return nil
-            }
+                "GET", query: "max-parts=1000&part-number-marker=\(marker)&uploadId=\(Self.encode(uploadId))", doing: "listing the uploaded parts")
+            if answer.status == .notFound { return nil }
             guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
                 throw s3Error(answer, doing: "listing the uploaded parts")
             }
             for record in xml.records("Part") {
                 if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
-                    serverParts[number] = (etag, record["Size"].flatMap(Int64.init) ?? -1)
+                    parts[number] = ListedPart(etag: etag, size: record["Size"].flatMap(Int64.init) ?? -1)
                 }
             }
-            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init) else { break }
+            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init) else { return parts }
             marker = next
-        }
-        var reconciled = progress
-        reconciled.parts = progress.parts.filter { part in
-            guard let server = serverParts[part.number] else { return false }
-            return server.etag == part.etag && server.size == Int64(range(of: part.number).count)
-        }
-        let kept = reconciled.parts.count
-        context.logger.info("resuming multipart upload \(progress.uploadId): \(kept) of \(partCount) parts already uploaded")
-        return reconciled
-    }
-
-    /// Uploads the parts not yet finished, `concurrency` at a time; each finished part is checkpointed.
-    private func sendMissingParts() async throws {
-        let done = Set(await journal.progress.parts.map(\.number))
-        let missing = (1...partCount).filter { !done.contains($0) }
-        let concurrency = max(1, min(options.concurrency ?? 4, 32))
-        let alreadySent = Int64(done.count) * partSize
-        let sentCounter = SentCounter(base: min(alreadySent, file.size), total: file.size, report: context.reportProgress)
-        try await withThrowingTaskGroup(of: S3UploadStage.Part.self) { group in
-            var queue = missing.makeIterator()
-            for _ in 0..<concurrency {
-                guard let number = queue.next() else { break }
-                group.addTask { try await self.sendPart(number, counter: sentCounter) }
-            }
-            while let part = try await group.next() {
-                try await journal.finished(part)
-                if let number = queue.next() {
-                    group.addTask { try await self.sendPart(number, counter: sentCounter) }
-                }
-            }
         }
     }
 
     /// UploadPart with its checksum; the server's ETag comes back.
-    private func sendPart(_ number: Int, counter: SentCounter) async throws -> S3UploadStage.Part {
-        let range = range(of: number)
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart {
         let digest = try await partChecksum(range)
         var headers: [(String, String)] = []
         if let digest { headers.append(("x-amz-checksum-\(checksum)", digest)) }
-        let meter = TransferMeter(base: 0, total: file.size, limiter: context.services[BandwidthLimitKey.self]) { progress in
-            counter.update(part: number, bytes: progress.completed)
-        }
-        let query = "partNumber=\(number)&uploadId=\(Self.encode(await journal.progress.uploadId))"
+        let query = "partNumber=\(number)&uploadId=\(Self.encode(uploadId))"
         let answer = try await send("PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
         guard answer.status == .ok else { throw s3Error(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
@@ -264,48 +154,40 @@ private final class S3MultipartUpload: @unchecked Sendable {
         if let digest, let echoed = answer.headers.first(name: "x-amz-checksum-\(checksum)"), echoed != digest {
             throw UploadError.retryable("part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)")
         }
-        return S3UploadStage.Part(number: number, etag: etag, checksum: digest)
+        return UploadedPart(number: number, etag: etag, checksum: digest)
     }
 
     /// CompleteMultipartUpload; a 200 whose body is an error is a failure.
-    private func complete(_ progress: S3UploadStage.Progress) async throws -> S3UploadStage.Outputs {
-        let parts = progress.parts.sorted { $0.number < $1.number }
-        guard parts.map(\.number) == Array(1...partCount) else {
-            throw UploadError.retryable("parts are missing before completion")
-        }
+    func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload {
+        let element = "Checksum\(checksum.uppercased())"
         var body = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts {
             body += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(xmlEscaped(part.etag))</ETag>"
-            if let checksum = part.checksum { body += "<Checksum\(self.checksum.uppercased())>\(checksum)</Checksum\(self.checksum.uppercased())>" }
+            if let checksum = part.checksum { body += "<\(element)>\(checksum)</\(element)>" }
             body += "</Part>"
         }
         body += "</CompleteMultipartUpload>"
         let answer = try await send(
-            "POST", query: "uploadId=\(Self.encode(progress.uploadId))", headers: [("Content-Type", "application/xml")],
-            body: Data(body.utf8), doing: "completing the multipart upload")
-        let xml = S3XML(Data(buffer: answer.body))
+            "POST", query: "uploadId=\(Self.encode(uploadId))", headers: [("Content-Type", "application/xml")], body: Data(body.utf8),
+            doing: "completing the multipart upload")
         // AWS names the root CompleteMultipartUploadResult (moto ...Response); an error is an <Error> root.
-        if answer.status == .ok, let xml, xml.root != "Error", xml.first("ETag") != nil {
-            return S3UploadStage.Outputs(
-                bucket: options.bucket, key: options.key, etag: xml.first("ETag") ?? "", location: xml.first("Location") ?? objectURL,
-                size: file.size)
-        }
-        if answer.status == .notFound, xml?.first("Code") == "NoSuchUpload" {
-            // Completed by a run that died before its checkpoint: the object exists.
-            let head = try await send("HEAD", query: nil, body: Data(), doing: "checking the object")
-            if head.status == .ok, head.integer("Content-Length") == file.size {
-                return S3UploadStage.Outputs(
-                    bucket: options.bucket, key: options.key, etag: head.headers.first(name: "ETag") ?? "", location: objectURL,
-                    size: file.size)
-            }
+        if answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)), xml.root != "Error", let etag = xml.first("ETag") {
+            return CompletedUpload(etag: etag, location: xml.first("Location") ?? objectURL)
         }
         throw s3Error(answer, doing: "completing the multipart upload")
     }
 
     /// AbortMultipartUpload; failures are only logged.
-    private func abort(_ uploadId: String) async {
-        let answer = try? await send("DELETE", query: "uploadId=\(Self.encode(uploadId))", body: Data(), doing: "aborting")
+    func abort(uploadId: String, key: String) async {
+        let answer = try? await send("DELETE", query: "uploadId=\(Self.encode(uploadId))", doing: "aborting")
         context.logger.info("aborted multipart upload \(uploadId) (\(answer.map { String($0.status.code) } ?? "no answer"))")
+    }
+
+    /// HEAD of the object: there, with the file's size, after a completion whose answer was lost.
+    func existingObject(key: String, size: Int64) async throws -> CompletedUpload? {
+        let head = try await send("HEAD", query: nil, doing: "checking the object")
+        guard head.status == .ok, head.integer("Content-Length") == size else { return nil }
+        return CompletedUpload(etag: head.headers.first(name: "ETag") ?? "", location: objectURL)
     }
 
     // MARK: Requests
@@ -420,53 +302,5 @@ private final class S3MultipartUpload: @unchecked Sendable {
             }
         }
         return result
-    }
-}
-
-/// Finished parts, checkpointed one at a time as parallel uploads finish.
-private actor PartJournal {
-    private let context: StageContext
-    private(set) var progress = S3UploadStage.Progress(
-        uploadId: "", bucket: "", key: "", partSize: 0, fingerprint: .init(size: 0, modified: 0), parts: [])
-
-    init(context: StageContext) {
-        self.context = context
-    }
-
-    var count: Int { progress.parts.count }
-
-    /// Whether an upload id is known.
-    var isStarted: Bool { !progress.uploadId.isEmpty }
-
-    func start(with progress: S3UploadStage.Progress) {
-        self.progress = progress
-    }
-
-    func finished(_ part: S3UploadStage.Part) async throws {
-        progress.parts.append(part)
-        try await context.checkpoint(progress)
-    }
-}
-
-/// Bytes sent over all parts in flight, for the stage's progress.
-private final class SentCounter: Sendable {
-    private let base: Int64
-    private let total: Int64
-    private let report: @Sendable (StageProgress) -> Void
-    private let sent = Mutex<[Int: Int64]>([:])
-
-    init(base: Int64, total: Int64, report: @escaping @Sendable (StageProgress) -> Void) {
-        self.base = base
-        self.total = total
-        self.report = report
-    }
-
-    /// Records that part `number` has sent `bytes` so far (a retried part starts again from 0).
-    func update(part number: Int, bytes: Int64) {
-        let now = sent.withLock { parts -> Int64 in
-            parts[number] = bytes
-            return parts.values.reduce(0, +)
-        }
-        report(StageProgress(completed: min(total, base + now), total: total, unit: .bytes))
     }
 }

@@ -1,0 +1,219 @@
+import Foundation
+import Logging
+import PipelineKit
+import Synchronization
+
+/// A part the storage has acknowledged.
+struct UploadedPart: Codable, Sendable, Hashable {
+    var number: Int
+    var etag: String
+    var checksum: String?
+}
+
+/// A part as the storage lists it.
+struct ListedPart: Sendable, Hashable {
+    var etag: String
+    var size: Int64
+}
+
+/// What a finished multipart upload reports.
+struct CompletedUpload: Sendable {
+    var etag: String
+    var location: String
+}
+
+/// The storage side of a multipart upload: S3 itself (SigV4), or a backend that signs part URLs.
+protocol MultipartBackend: Sendable {
+    /// Starts an upload; returns its id and the key the storage uses.
+    func create() async throws -> (uploadId: String, key: String)
+    /// The parts the storage holds; nil when the upload no longer exists.
+    func listParts(uploadId: String, key: String) async throws -> [Int: ListedPart]?
+    /// Sends one part (its bytes streamed from `range` of the file, counted by `meter`).
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart
+    /// Completes the upload with every part.
+    func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload
+    /// Abandons the upload so the storage frees its parts; failures are only logged.
+    func abort(uploadId: String, key: String) async
+    /// The object, when an upload was completed but the answer never came back (a crash or a lost
+    /// connection after CompleteMultipartUpload); nil when the storage cannot tell.
+    func existingObject(key: String, size: Int64) async throws -> CompletedUpload?
+}
+
+/// Drives a multipart upload of one file through a ``MultipartBackend``: parts in parallel, each finished
+/// part checkpointed, reconciliation with the storage's part list on resume (only missing parts are sent
+/// again), retries that start over when parts get through, and an abort when the upload fails for good
+/// (a signal does not abort: the next run resumes).
+struct MultipartUpload: Sendable {
+    /// What the stage checkpoints.
+    struct Progress: Codable, Sendable {
+        var uploadId: String
+        var key: String
+        /// Identifies the destination and settings; a change starts a new upload.
+        var target: String
+        var partSize: Int64
+        var fingerprint: UploadFile.Fingerprint
+        var parts: [UploadedPart]
+    }
+
+    let file: UploadFile
+    let partSize: Int64
+    let concurrency: Int
+    let retries: Int
+    /// Identifies the destination and settings, e.g. `s3://bucket/key`.
+    let target: String
+    let context: StageContext
+    let backend: any MultipartBackend
+
+    var partCount: Int { max(1, Int((file.size + partSize - 1) / partSize)) }
+
+    func range(of number: Int) -> Range<Int64> {
+        Int64(number - 1) * partSize..<min(file.size, Int64(number) * partSize)
+    }
+
+    /// Uploads the file; returns the completed upload and its final progress.
+    func run() async throws -> (CompletedUpload, Progress) {
+        var progress = context.resumeData(as: Progress.self)
+        if let recorded = progress {
+            if recorded.target != target || recorded.partSize != partSize {
+                context.logger.info("the destination or part size changed; starting a new multipart upload")
+                progress = nil
+            } else if recorded.fingerprint != file.fingerprint {
+                await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
+                try file.check(against: recorded.fingerprint)
+            }
+        }
+        let journal = PartJournal(context: context)
+        let retry = TransferRetry(attempts: retries)
+        var completed: CompletedUpload?
+        do {
+            try await retry.run(logger: context.logger, progress: { Int64(await journal.count) }) {
+                let current: Progress
+                if let known = progress {
+                    let latest = await journal.progress ?? known
+                    guard let reconciled = try await reconcile(latest) else {
+                        if latest.parts.count == partCount, let object = try await backend.existingObject(key: latest.key, size: file.size) {
+                            context.logger.info("the upload was completed before the last run stopped")
+                            await journal.start(with: latest)
+                            completed = object
+                            return true
+                        }
+                        progress = nil
+                        return false
+                    }
+                    current = reconciled
+                } else {
+                    current = try await start()
+                }
+                progress = current
+                await journal.start(with: current)
+                try await sendMissingParts(journal)
+                guard let finished = await journal.progress else { return false }
+                let parts = finished.parts.sorted { $0.number < $1.number }
+                guard parts.map(\.number) == Array(1...partCount) else {
+                    throw UploadError.retryable("parts are missing before completion")
+                }
+                completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
+                return true
+            }
+        } catch let error as UploadError where !error.disposition.isRetryable {
+            if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
+            throw error
+        }
+        guard let completed, let final = await journal.progress else { throw UploadError.fatal("the upload did not complete") }
+        return (completed, final)
+    }
+
+    /// Creates the upload; its id is checkpointed before any part is sent.
+    private func start() async throws -> Progress {
+        let (uploadId, key) = try await backend.create()
+        let progress = Progress(uploadId: uploadId, key: key, target: target, partSize: partSize, fingerprint: file.fingerprint, parts: [])
+        try await context.checkpoint(progress)
+        context.logger.info("started multipart upload \(uploadId) (\(partCount) parts of \(ByteCount(partSize)))")
+        return progress
+    }
+
+    /// Keeps the checkpointed parts the storage still has with the same ETag and size; nil when the
+    /// upload is gone (then a new one starts).
+    private func reconcile(_ progress: Progress) async throws -> Progress? {
+        guard let listed = try await backend.listParts(uploadId: progress.uploadId, key: progress.key) else {
+            context.logger.warning("the multipart upload \(progress.uploadId) is gone; starting a new one")
+            return nil
+        }
+        var reconciled = progress
+        reconciled.parts = progress.parts.filter { part in
+            guard let remote = listed[part.number] else { return false }
+            return remote.etag == part.etag && remote.size == Int64(range(of: part.number).count)
+        }
+        context.logger.info("resuming multipart upload \(progress.uploadId): \(reconciled.parts.count) of \(partCount) parts already uploaded")
+        return reconciled
+    }
+
+    /// Sends the parts not yet finished, `concurrency` at a time; each finished part is checkpointed.
+    private func sendMissingParts(_ journal: PartJournal) async throws {
+        guard let progress = await journal.progress else { return }
+        let done = Set(progress.parts.map(\.number))
+        let missing = (1...partCount).filter { !done.contains($0) }
+        let counter = PartsProgress(
+            base: done.reduce(0) { $0 + Int64(range(of: $1).count) }, total: file.size, report: context.reportProgress)
+        let limiter = context.services[BandwidthLimitKey.self]
+        try await withThrowingTaskGroup(of: UploadedPart.self) { group in
+            var queue = missing.makeIterator()
+            func enqueue() {
+                guard let number = queue.next() else { return }
+                let meter = TransferMeter(base: 0, total: file.size, limiter: limiter) { counter.update(part: number, bytes: $0.completed) }
+                group.addTask {
+                    try await backend.sendPart(uploadId: progress.uploadId, key: progress.key, number: number, range: range(of: number), meter: meter)
+                }
+            }
+            for _ in 0..<concurrency { enqueue() }
+            while let part = try await group.next() {
+                try await journal.finished(part)
+                enqueue()
+            }
+        }
+    }
+}
+
+/// Finished parts, checkpointed one at a time as parallel sends finish.
+private actor PartJournal {
+    private let context: StageContext
+    private(set) var progress: MultipartUpload.Progress?
+
+    init(context: StageContext) {
+        self.context = context
+    }
+
+    var count: Int { progress?.parts.count ?? 0 }
+
+    func start(with progress: MultipartUpload.Progress) {
+        self.progress = progress
+    }
+
+    func finished(_ part: UploadedPart) async throws {
+        progress?.parts.append(part)
+        if let progress { try await context.checkpoint(progress) }
+    }
+}
+
+/// Bytes sent over all parts in flight, for the stage's progress.
+private final class PartsProgress: Sendable {
+    private let base: Int64
+    private let total: Int64
+    private let report: @Sendable (StageProgress) -> Void
+    private let sent = Mutex<[Int: Int64]>([:])
+
+    init(base: Int64, total: Int64, report: @escaping @Sendable (StageProgress) -> Void) {
+        self.base = base
+        self.total = total
+        self.report = report
+    }
+
+    /// Records that part `number` has sent `bytes` so far (a retried part starts again from 0).
+    func update(part number: Int, bytes: Int64) {
+        let now = sent.withLock { parts -> Int64 in
+            parts[number] = bytes
+            return parts.values.reduce(0, +)
+        }
+        report(StageProgress(completed: min(total, base + now), total: total, unit: .bytes))
+    }
+}
