@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+public import PipelineKit
+
+/// `presigned.upload`: a multipart upload whose parts go straight to the storage through URLs that the
+/// application's backend signs (the contract of Uppy's AWS S3 multipart plugin and of
+/// TWMultiUploadFileManager). The workflow names the backend's endpoints as URL templates with
+/// `{uploadId}`, `{key}` and `{partNumber}` placeholders; the credentials stay with the backend.
+public struct PresignedUploadStage: Stage {
+    /// The options of `presigned.upload`.
+    public struct Options: Decodable, Sendable {
+        public var create: String
+        public var signPart: String
+        public var listParts: String?
+        public var complete: String
+        public var abort: String?
+        public var file: String?
+        public var headers: [String: String]?
+        public var metadata: [String: String]?
+        public var contentType: String?
+        public var partSize: ByteCount?
+        public var concurrency: Int?
+        public var retries: Int?
+        public var timeout: TimeSpan?
+    }
+
+    /// The outputs of `presigned.upload`.
+    public struct Outputs: Codable, Sendable {
+        public var uploadId: String
+        public var key: String
+        public var parts: Int
+        public var location: String
+        public var size: Int64
+    }
+
+    public static let type = "presigned.upload"
+    public static let summary = "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
+    public static let optionSchema = OptionSchema([
+        OptionField("create", .string, required: true, "POST here with {filename, type, size, metadata} → {uploadId, key}."),
+        OptionField("signPart", .string, required: true, "GET → {url, headers}; placeholders {uploadId}, {key}, {partNumber}."),
+        OptionField("listParts", .string, "GET → [{PartNumber, ETag, Size}], to resume after a crash; placeholders {uploadId}, {key}."),
+        OptionField("complete", .string, required: true, "POST {parts: [{PartNumber, ETag}]} → {location}; placeholders {uploadId}, {key}."),
+        OptionField("abort", .string, "DELETE here when the upload fails for good; placeholders {uploadId}, {key}."),
+        OptionField("file", .string, "The file (default: the input file)."),
+        OptionField("headers", .dictionary(.string), "Headers for the backend requests (e.g. Authorization), not for the storage."),
+        OptionField("metadata", .dictionary(.string), "Sent to the backend with create."),
+        OptionField("contentType", .string, "The file's type (default: from its extension)."),
+        OptionField("partSize", .size, default: "5MiB", "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts)."),
+        OptionField("concurrency", .integer, default: 3, "Parts in flight at once."),
+        OptionField("retries", .integer, default: 3, "Consecutive failures without progress before the stage gives up."),
+        OptionField("timeout", .duration, default: "30s", "Abort a request that makes no progress for this long."),
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("uploadId", "The multipart upload's id."),
+        OutputField("key", "The object key the backend chose."),
+        OutputField("parts", "Number of parts."),
+        OutputField("location", "The object's URL, as the backend reports it."),
+        OutputField("size", "Bytes uploaded."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let file = try UploadFile(path: options.file ?? context.item.path)
+        let timeout = options.timeout ?? TimeSpan(seconds: 30)
+        let backend = PresignedBackend(
+            options: options, file: file, context: context,
+            exchange: HTTPExchange(client: .uploads, stallTimeout: timeout, answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
+        let partSize = max(5 << 20, options.partSize?.bytes ?? 5 << 20, (file.size + 9_999) / 10_000)
+        let upload = MultipartUpload(
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency ?? 3, 32)), retries: options.retries ?? 3,
+            target: "presigned:\(options.create)", context: context, backend: backend)
+        let (completed, progress) = try await upload.run()
+        return Outputs(uploadId: progress.uploadId, key: progress.key, parts: progress.parts.count, location: completed.location, size: file.size)
+    }
+}
+
+/// The application's signing backend, and the storage behind the URLs it signs.
+private struct PresignedBackend: MultipartBackend {
+    let options: PresignedUploadStage.Options
+    let file: UploadFile
+    let context: StageContext
+    let exchange: HTTPExchange
+
+    func create() async throws -> (uploadId: String, key: String) {
+        let name = (file.path as NSString).lastPathComponent
+        let body: JSONValue = [
+            "filename": .string(name), "type": .string(options.contentType ?? MediaType.guess(for: name)), "size": .int(Int(file.size)),
+            "metadata": .object((options.metadata ?? [:]).mapValues(JSONValue.string)),
+        ]
+        let answer = try await backend(.POST, options.create, body: body, doing: "creating the upload")
+        guard let uploadId = answer["uploadId"]?.stringValue, let key = answer["key"]?.stringValue else {
+            throw UploadError.fatal("creating the upload: the backend's answer lacks uploadId or key (\(answer.serialized().prefix(200)))")
+        }
+        return (uploadId, key)
+    }
+
+    func listParts(uploadId: String, key: String) async throws -> [Int: ListedPart]? {
+        guard let template = options.listParts else { return [:] }
+        let url = fill(template, uploadId: uploadId, key: key)
+        let answer: JSONValue
+        do {
+            answer = try await backend(.GET, url, doing: "listing the uploaded parts")
+        } catch let error as UploadError where error.status == 404 {
+            return nil
+        }
+        guard let list = answer.arrayValue ?? answer["parts"]?.arrayValue else {
+            throw UploadError.fatal("listing the uploaded parts: expected an array of parts, got \(answer.kindName)")
+        }
+        var parts: [Int: ListedPart] = [:]
+        for part in list {
+            if let number = part["PartNumber"]?.intValue, let etag = part["ETag"]?.stringValue {
+                parts[number] = ListedPart(etag: etag, size: part["Size"]?.intValue.map(Int64.init) ?? -1)
+            }
+        }
+        return parts
+    }
+
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart {
+        let signed = try await backend(
+            .GET, fill(options.signPart, uploadId: uploadId, key: key, partNumber: number), doing: "signing part \(number)")
+        guard let url = signed["url"]?.stringValue else {
+            throw UploadError.fatal("signing part \(number): the backend's answer has no url")
+        }
+        let headers = (signed["headers"]?.objectValue ?? [:]).compactMap { name, value in value.stringValue.map { (name, $0) } }
+        var request = HTTPClientRequest(url: url, method: .PUT, headers: headers)
+        request.body = .stream(file.chunks(range, meter: meter), length: .known(Int64(range.count)))
+        let answer = try await exchange.send(request, meter: meter, doing: "uploading part \(number)")
+        guard answer.status == .ok else { throw UploadError.unexpected(answer, doing: "uploading part \(number)") }
+        guard let etag = answer.headers.first(name: "ETag") else {
+            throw UploadError.fatal("uploading part \(number): the storage's answer has no ETag (is it exposed to clients?)")
+        }
+        return UploadedPart(number: number, etag: etag, checksum: nil)
+    }
+
+    func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload {
+        let body: JSONValue = ["parts": .array(parts.map { ["PartNumber": .int($0.number), "ETag": .string($0.etag)] })]
+        let answer = try await backend(.POST, fill(options.complete, uploadId: uploadId, key: key), body: body, doing: "completing the upload")
+        return CompletedUpload(etag: answer["etag"]?.stringValue ?? "", location: answer["location"]?.stringValue ?? "")
+    }
+
+    func abort(uploadId: String, key: String) async {
+        guard let template = options.abort else { return }
+        _ = try? await backend(.DELETE, fill(template, uploadId: uploadId, key: key), doing: "aborting the upload")
+        context.logger.info("aborted multipart upload \(uploadId)")
+    }
+
+    func existingObject(key: String, size: Int64) async throws -> CompletedUpload? { nil }
+
+    /// A JSON request to the backend; its JSON answer (`null` for an empty body).
+    private func backend(_ method: HTTPMethod, _ url: String, body: JSONValue? = nil, doing action: String) async throws -> JSONValue {
+        var headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        headers.append(("Accept", "application/json"))
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        var request = HTTPClientRequest(url: url, method: method, headers: headers)
+        if let body { request.body = .bytes(ByteBuffer(data: body.serializedData())) }
+        let answer = try await exchange.send(request, doing: action)
+        guard (200..<300).contains(Int(answer.status.code)) else { throw UploadError.unexpected(answer, doing: action) }
+        guard answer.body.readableBytes > 0 else { return .null }
+        do {
+            return try JSONParser.parse(Data(buffer: answer.body)).value
+        } catch {
+            throw UploadError.fatal("\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
+        }
+    }
+
+    /// Puts the upload's values into a URL template (percent-encoded).
+    private func fill(_ template: String, uploadId: String, key: String, partNumber: Int? = nil) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        var url = template.replacingOccurrences(of: "{uploadId}", with: encoded(uploadId)).replacingOccurrences(of: "{key}", with: encoded(key))
+        if let partNumber { url = url.replacingOccurrences(of: "{partNumber}", with: String(partNumber)) }
+        return url
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PipelineKit
+import TestSupport
+import Testing
+import UploadStages
+
+/// `presigned.upload` through a signing backend in front of moto's S3 server.
+@Suite struct PresignedUploadTests {
+    private func options(_ backend: PeerServer, _ file: URL, token: String = "backend-secret") -> JSONValue {
+        let base = "http://127.0.0.1:\(backend.port)/uploads"
+        return [
+            "create": .string(base), "signPart": .string("\(base)/{uploadId}/{partNumber}?key={key}"),
+            "listParts": .string("\(base)/{uploadId}?key={key}"), "complete": .string("\(base)/{uploadId}/complete?key={key}"),
+            "abort": .string("\(base)/{uploadId}?key={key}"), "file": .string(file.path),
+            "headers": ["Authorization": .string("Bearer \(token)")], "concurrency": 3,
+        ]
+    }
+
+    @Test func uploadsThroughSignedPartURLsAndResumes() async throws {
+        let storage = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        let backend = try await PeerServer(script: "presign_backend.py", arguments: [String(storage.port), "media"])
+        let file = try randomFile(bytes: 23 << 20, seed: 21)
+        let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)"))
+        var services = ServiceValues()
+        services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 8 << 20)
+        let first = Task { await harness.run(PresignedUploadStage.self, options: options(backend, file), services: services) }
+        try await Task.sleep(for: .milliseconds(1500))
+        first.cancel()
+        let interrupted = await first.value
+        let checkpoint = try #require(interrupted.checkpoint)
+        #expect((checkpoint["parts"]?.arrayValue?.count ?? 0) >= 1)
+
+        let run = await harness.run(PresignedUploadStage.self, options: options(backend, file), resume: checkpoint)
+        let outputs = try run.outputs.get()
+        #expect(outputs["parts"] == 5)
+        #expect(outputs["uploadId"] == checkpoint["uploadId"])
+        let key = try #require(outputs["key"]?.stringValue)
+        #expect(await peerTool("s3_tool.py", [String(storage.port), "sha256", "media", key]) == sha256sum(file.path))
+        #expect(await peerTool("s3_tool.py", [String(storage.port), "uploads", "media"]) == "0")
+    }
+
+    @Test func aRefusingBackendIsAFatalErrorThatNamesTheStep() async throws {
+        let storage = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        let backend = try await PeerServer(script: "presign_backend.py", arguments: [String(storage.port), "media"])
+        let file = try randomFile(bytes: 1000)
+        let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)"))
+        let run = await harness.run(PresignedUploadStage.self, options: options(backend, file, token: "wrong"))
+        guard case .failure(let error) = run.outputs else {
+            Issue.record("uploaded with a wrong token")
+            return
+        }
+        #expect("\(error)".contains("creating the upload: the server answered 401"), "\(error)")
+        #expect((error as? UploadError)?.disposition.isRetryable == false)
+    }
+}
