@@ -1,1 +1,73 @@
-// placeholder
+/// Everything a sandbox needs to know before it starts listening.
+///
+/// The defaults give a sandbox that behaves like a healthy Vimeo account with plenty of quota:
+/// ephemeral port on the loopback interface, a temporary data folder, one token (`sandbox-token`)
+/// and no injected faults.
+public struct SandboxConfiguration: Sendable {
+    /// Interface to bind; the sandbox is meant for loopback use only.
+    public var host: String
+    /// TCP port to bind; `0` picks a free ephemeral port, reported by ``RunningSandbox/port``.
+    public var port: Int
+    /// Folder holding the stored uploads and the JSON index. `nil` creates a temporary folder
+    /// that is removed again when the sandbox stops.
+    public var dataFolder: String?
+    /// Bearer tokens the API accepts (Vimeo personal access tokens, in effect).
+    public var tokens: [String]
+    /// The account's upload quota (`upload_quota.space.max`), in bytes.
+    public var quotaBytes: Int64
+    /// Time between an upload completing and its `transcode.status` turning `complete`.
+    public var transcodeDelay: Duration
+    /// How long an incomplete upload stays resumable (`Upload-Expires`); afterwards it answers 410.
+    public var uploadLifetime: Duration
+    /// Largest upload accepted (`Tus-Max-Size`), in bytes.
+    public var maxUploadSize: Int64
+    /// The client allowed to obtain new access tokens from `POST /oauth/token`.
+    public var client: SandboxClientCredentials
+    /// Faults injected from the start; `POST /sandbox/faults` replaces them at run time.
+    public var faults: SandboxFaults
+    /// Base URL written into links (`upload_link`, `link`, …); `nil` uses `http://HOST:PORT` of the
+    /// bound socket. Set it when the sandbox is reached through another name.
+    public var publicBaseURL: String?
+
+    /// Creates a configuration; every parameter has a default suited to tests and the quick start.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        dataFolder: String? = nil,
+        tokens: [String] = ["sandbox-token"],
+        quotaBytes: Int64 = 1 << 40,
+        transcodeDelay: Duration = .seconds(1),
+        uploadLifetime: Duration = .seconds(24 * 60 * 60),
+        maxUploadSize: Int64 = 1 << 40,
+        client: SandboxClientCredentials = SandboxClientCredentials(),
+        faults: SandboxFaults = SandboxFaults(),
+        publicBaseURL: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.dataFolder = dataFolder
+        self.tokens = tokens
+        self.quotaBytes = quotaBytes
+        self.transcodeDelay = transcodeDelay
+        self.uploadLifetime = uploadLifetime
+        self.maxUploadSize = maxUploadSize
+        self.client = client
+        self.faults = faults
+        self.publicBaseURL = publicBaseURL
+    }
+}
+
+/// The OAuth client (`client_id:client_secret`, sent as HTTP Basic auth) that may ask
+/// `POST /oauth/token` for a fresh access token.
+public struct SandboxClientCredentials: Sendable, Equatable {
+    /// The client identifier.
+    public var clientID: String
+    /// The client secret.
+    public var clientSecret: String
+
+    /// Creates client credentials; the defaults are documented so scripts can rely on them.
+    public init(clientID: String = "sandbox-client", clientSecret: String = "sandbox-secret") {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+    }
+}

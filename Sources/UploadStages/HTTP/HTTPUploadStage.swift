@@ -1,0 +1,161 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+public import PipelineKit
+
+/// `http.upload`: a resumable PUT with `Content-Range`, as Vimeo's legacy streaming upload and
+/// Google-style resumable uploads speak it. After a failure or a crash it asks the server how much it has
+/// (`Content-Range: bytes */SIZE`, answered `308` with `Range: bytes=0-N`) and continues from there.
+public struct HTTPUploadStage: Stage {
+    /// The options of `http.upload`.
+    public struct Options: Decodable, Sendable {
+        public var url: String
+        public var file: String?
+        public var method: String?
+        public var headers: [String: String]?
+        public var contentType: String?
+        public var chunkSize: ByteCount?
+        public var stallTimeout: TimeSpan?
+        public var retries: Int?
+    }
+
+    /// The outputs of `http.upload`.
+    public struct Outputs: Codable, Sendable {
+        /// The URL the file went to.
+        public var url: String
+        /// Bytes uploaded.
+        public var size: Int64
+        /// The final answer's status (200 or 201).
+        public var status: Int
+    }
+
+    /// What the stage checkpoints.
+    struct Progress: Codable, Sendable {
+        var url: String
+        var fingerprint: UploadFile.Fingerprint
+        var offset: Int64
+    }
+
+    public static let type = "http.upload"
+    public static let summary = "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
+    public static let optionSchema = OptionSchema([
+        OptionField("url", .string, required: true, "Where to PUT the file (e.g. Vimeo's upload_link_secure)."),
+        OptionField("file", .string, "The file (default: the input file)."),
+        OptionField("method", .oneOf(["PUT", "POST"]), default: "PUT", "The request method."),
+        OptionField("headers", .dictionary(.string), "Extra request headers (e.g. Authorization)."),
+        OptionField("contentType", .string, "Content-Type of the body (default: from the file extension)."),
+        OptionField("chunkSize", .size, "Bytes per request (default: one request for the rest of the file)."),
+        OptionField("stallTimeout", .duration, default: "30s", "Abort a request that sends nothing for this long, then resume."),
+        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
+    ])
+    public static let outputSchema = OutputSchema([
+        OutputField("url", "The URL the file went to."),
+        OutputField("size", "Bytes uploaded."),
+        OutputField("status", "The final HTTP status."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let file = try UploadFile(path: options.file ?? context.item.path)
+        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        let upload = ResumablePut(
+            options: options, file: file, context: context,
+            exchange: HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
+        return try await upload.run()
+    }
+}
+
+/// One resumable PUT of one file.
+private final class ResumablePut: @unchecked Sendable {
+    private let options: HTTPUploadStage.Options
+    private let file: UploadFile
+    private let context: StageContext
+    private let exchange: HTTPExchange
+    private var offset: Int64 = 0
+    private var finalStatus: Int?
+
+    init(options: HTTPUploadStage.Options, file: UploadFile, context: StageContext, exchange: HTTPExchange) {
+        self.options = options
+        self.file = file
+        self.context = context
+        self.exchange = exchange
+    }
+
+    func run() async throws -> HTTPUploadStage.Outputs {
+        var mustProbe = false
+        if let recorded = context.resumeData(as: HTTPUploadStage.Progress.self), recorded.url == options.url {
+            try file.check(against: recorded.fingerprint)
+            mustProbe = true
+        }
+        try await context.checkpoint(HTTPUploadStage.Progress(url: options.url, fingerprint: file.fingerprint, offset: offset))
+        let retry = TransferRetry(attempts: options.retries ?? 8)
+        try await retry.run(logger: context.logger, progress: { [self] in offset }) {
+            if mustProbe {
+                if try await probe() { return true }
+            }
+            mustProbe = true
+            while finalStatus == nil {
+                try await send()
+            }
+            return true
+        }
+        return HTTPUploadStage.Outputs(url: options.url, size: file.size, status: finalStatus ?? 200)
+    }
+
+    private var method: HTTPMethod { HTTPMethod(rawValue: options.method ?? "PUT") }
+
+    private func headers() -> [(String, String)] {
+        [("Content-Type", options.contentType ?? MediaType.guess(for: file.path))]
+            + (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Asks how much the server has; true when it has everything.
+    private func probe() async throws -> Bool {
+        let request = HTTPClientRequest(
+            url: options.url, method: method, headers: headers() + [("Content-Range", "bytes */\(file.size)"), ("Content-Length", "0")])
+        let answer = try await exchange.send(request, doing: "asking \(options.url) how much it has")
+        return try handle(answer, doing: "asking how much the server has")
+    }
+
+    /// Sends the next chunk (or the rest) from the current offset.
+    private func send() async throws {
+        let end = options.chunkSize.map { min(file.size, offset + max(1, $0.bytes)) } ?? file.size
+        var headers = headers()
+        if file.size > 0 { headers.append(("Content-Range", "bytes \(offset)-\(end - 1)/\(file.size)")) }
+        let meter = TransferMeter(base: offset, total: file.size, limiter: context.services[BandwidthLimitKey.self], report: context.reportProgress)
+        var request = HTTPClientRequest(url: options.url, method: method, headers: headers)
+        request.body = .stream(file.chunks(offset..<end, meter: meter), length: .known(end - offset))
+        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(offset)–\(end) to \(options.url)")
+        _ = try handle(answer, doing: "sending bytes \(offset)–\(end)")
+    }
+
+    /// 200/201: done; 308: the server's range says where to continue; anything else is an error.
+    private func handle(_ answer: HTTPAnswer, doing action: String) throws -> Bool {
+        switch answer.status.code {
+        case 200, 201:
+            offset = file.size
+            finalStatus = Int(answer.status.code)
+            return true
+        case 308:
+            let previous = offset
+            offset = Self.nextOffset(fromRange: answer.headers.first(name: "Range"))
+            guard offset <= file.size else { throw UploadError.fatal("\(action): the server claims more bytes (\(offset)) than the file has") }
+            if offset < previous { context.logger.warning("the server kept bytes up to \(offset) only; sending again from there") }
+            return false
+        case 404, 410:
+            throw UploadError.fatal("\(action): the upload URL no longer exists (\(answer.status.code)); ask for a new one")
+        default:
+            throw UploadError.unexpected(answer, doing: action)
+        }
+    }
+
+    /// The next offset after `Range: bytes=0-N` (N + 1), or 0 when the server has nothing.
+    static func nextOffset(fromRange header: String?) -> Int64 {
+        guard let header, let dash = header.lastIndex(of: "-"), let last = Int64(header[header.index(after: dash)...].trimmingCharacters(in: .whitespaces))
+        else { return 0 }
+        return last + 1
+    }
+}
