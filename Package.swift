@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CoreStages", targets: ["CoreStages"]),
         .library(name: "MediaStages", targets: ["MediaStages"]),
         .library(name: "UploadStages", targets: ["UploadStages"]),
+        .library(name: "PlatformStages", targets: ["PlatformStages"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
     ],
     dependencies: [
@@ -70,12 +71,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PlatformStages",
+            dependencies: [
+                "PipelineKit", "UploadStages",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PipelineCLI",
             dependencies: [
                 "PipelineKit",
                 "CoreStages",
                 "MediaStages",
                 "UploadStages",
+                "PlatformStages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

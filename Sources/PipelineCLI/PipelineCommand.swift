@@ -1,6 +1,7 @@
 public import ArgumentParser
 import CoreStages
 import MediaStages
+import PlatformStages
 import UploadStages
 public import PipelineKit
 import Synchronization
@@ -37,6 +38,7 @@ enum StageCatalog {
         registry.registerCoreStages()
         registry.registerMediaStages()
         registry.registerUploadStages()
+        registry.registerPlatformStages()
         for stage in extraStages.withLock({ $0 }) {
             registry.register(stage, source: .compiledIn)
         }

@@ -214,4 +214,39 @@ import Testing
         let summary = try await sandbox.run(probeWorkflow(key))
         #expect(summary.stagesRun == 3)
     }
+
+    @Test func expiredCredentialsAreRenewedWithRefreshWithAndSecretOutputsAreNeverStored() async throws {
+        let sandbox = try Sandbox()
+        let workflow = """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "token", "uses": "test.token", "secret": true},
+              {"id": "upload", "uses": "test.guarded", "refreshWith": "token", "with": {"token": "${token.token}", "rotateFirst": true}}
+            ]}
+            """
+        let log = EventLog()
+        let summary = try await sandbox.run(workflow, log: log)
+        #expect(summary.succeeded == 1, "\(log.itemErrors)")
+        #expect(TokenService.guardedRuns.withLock { $0 } == 2)
+        for file in try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path) {
+            let text = (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
+            #expect(!text.contains("token-"), "secret in \(file)")
+        }
+        // A rerun: the secret stage runs again (its outputs were never stored); the guarded stage is reused.
+        let rerun = try await sandbox.run(workflow)
+        #expect(rerun.stagesRun == 1 && rerun.stagesReused == 1)
+
+        let without = workflow.replacingOccurrences(of: #""refreshWith": "token", "#, with: "").replacingOccurrences(of: "\"t\"", with: "\"u\"")
+        TokenService.guardedRuns.withLock { $0 = 0 }
+        let failing = EventLog()
+        let failed = try await sandbox.run(without, log: failing)
+        #expect(failed.failed == 1)
+        #expect(failing.itemErrors.first?.contains("give the stage refreshWith") == true)
+    }
+
+    @Test func refreshWithMustNameAnEarlierStage() throws {
+        let sandbox = try Sandbox()
+        #expect(throws: WorkflowInvalid.self) {
+            try sandbox.workflow(#"{"version": 1, "stages": [{"id": "a", "uses": "test.token", "refreshWith": "b"}, {"id": "b", "uses": "test.token"}]}"#)
+        }
+    }
 }

@@ -110,6 +110,8 @@ struct Sandbox: ~Copyable {
     static var registry: StageRegistry {
         var registry = StageRegistry()
         registry.register(ProbeStage.self)
+        registry.register(TokenStage.self)
+        registry.register(GuardedStage.self)
         return registry
     }
 
@@ -138,4 +140,46 @@ func probeWorkflow(_ prefix: String, b: String = "", retry: String = #"{"attempt
       {"id": "c", "uses": "test.probe", "with": {"key": "\(prefix)-c-${input.stem}", "value": "${b.value}-c"}}
     ]}
     """
+}
+
+/// A token service for tests: `test.token` hands out the current token; `test.guarded` accepts only it.
+enum TokenService {
+    static let current = Mutex<String>("token-one-1234")
+    static let guardedRuns = Mutex<Int>(0)
+}
+
+struct TokenStage: Stage {
+    struct Options: Decodable, Sendable {}
+    struct Outputs: Encodable, Sendable { var token: String }
+    static let type = "test.token"
+    static let summary = "Hands out the current token (tests only)."
+    static let optionSchema = OptionSchema([])
+    static let outputSchema = OutputSchema([OutputField("token", "The token.")])
+    init() {}
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        Outputs(token: TokenService.current.withLock { $0 })
+    }
+}
+
+struct GuardedStage: Stage {
+    struct Options: Decodable, Sendable { var token: String; var rotateFirst: Bool? }
+    struct Outputs: Encodable, Sendable { var ok: Bool }
+    static let type = "test.guarded"
+    static let summary = "Accepts only the current token (tests only)."
+    static let optionSchema = OptionSchema([
+        OptionField("token", .string, required: true, "The token."), OptionField("rotateFirst", .boolean, "Rotate the token on the first call."),
+    ])
+    static let outputSchema = OutputSchema([OutputField("ok", "Accepted.")])
+    init() {}
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let first = TokenService.guardedRuns.withLock { runs -> Bool in
+            runs += 1
+            return runs == 1
+        }
+        if first && options.rotateFirst == true { TokenService.current.withLock { $0 = "token-\(UUID().uuidString)" } }
+        guard options.token == TokenService.current.withLock({ $0 }) else {
+            throw StageFailure("401 token \(options.token) expired", disposition: .credentialsExpired)
+        }
+        return Outputs(ok: true)
+    }
 }

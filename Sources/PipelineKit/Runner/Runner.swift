@@ -93,6 +93,12 @@ public struct Runner: Sendable {
         var message: String
     }
 
+    /// A stage's credentials expired: renew them with its `refreshWith` stage, or fail the item.
+    private struct CredentialsExpired: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
     private func runItem(_ item: InputItem) async -> ItemResult {
         let key = item.stateKey
         var result = ItemResult(state: .succeeded)
@@ -178,16 +184,10 @@ public struct Runner: Sendable {
             return .skipped
         }
 
-        let options: ResolvedValue
-        do {
-            options = try scope.resolve(spec.with, at: spec.path.appending("with"))
-        } catch {
-            throw fail(spec, item: item, "cannot resolve its options: \(error)")
-        }
-        // Secrets count as their expressions, also where they arrive through another stage's outputs, so a
-        // rotated token reruns nothing.
-        let hash = optionsHash(uses: spec.uses, options: store.redactor.redact(options.redacted))
-        if !invalidated, let record, record.status == .succeeded, record.optionsHash == hash, let outputs = record.outputs {
+        var (options, hash) = try resolveOptions(spec, item: item, scope: scope)
+        if !spec.isSecret, !invalidated, let record, record.status == .succeeded, record.optionsHash == hash,
+            let outputs = record.outputs
+        {
             scope.stageOutputs[spec.id] = outputs
             sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0, error: nil))
             return .reused
@@ -196,8 +196,11 @@ public struct Runner: Sendable {
             throw fail(spec, item: item, "unknown stage type \(spec.uses)")
         }
 
-        try store.removeStages(later, run: runName, item: key)
-        invalidated = true
+        // A secret stage (a token) runs whenever it is needed; that does not make later stages stale.
+        if !spec.isSecret {
+            try store.removeStages(later, run: runName, item: key)
+            invalidated = true
+        }
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
         if let record, record.optionsHash == hash, record.status != .succeeded {
             initial.resume = record.resume
@@ -205,10 +208,53 @@ public struct Runner: Sendable {
             initial.attempts = record.attempts
         }
         let journal = StageJournal(record: initial, store: store, run: runName, item: key)
-        let outputs = try await attempt(
+        var refreshes = 0
+        while true {
+            do {
+                let outputs = try await attempt(
+                    descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
+                scope.stageOutputs[spec.id] = outputs
+                return .ran
+            } catch let expired as CredentialsExpired {
+                guard let refresher = workflow.stages.first(where: { $0.id == spec.refreshWith }), refreshes < 3 else {
+                    throw ItemFailure(message: expired.message)
+                }
+                refreshes += 1
+                sink.emit(.log(
+                    level: "notice", item: label, stage: spec.id,
+                    message: "credentials expired; renewing them with stage \(refresher.id), then continuing"))
+                try await renew(refresher, item: item, key: key, scope: &scope)
+                (options, hash) = try resolveOptions(spec, item: item, scope: scope)
+                let renewed = hash
+                try await journal.update { $0.optionsHash = renewed }
+            }
+        }
+    }
+
+    /// A stage's options resolved against the scope, and the hash that decides whether it is up to date.
+    private func resolveOptions(_ spec: StageSpec, item: InputItem, scope: EvaluationScope) throws -> (ResolvedValue, String) {
+        let options: ResolvedValue
+        do {
+            options = try scope.resolve(spec.with, at: spec.path.appending("with"))
+        } catch {
+            throw fail(spec, item: item, "cannot resolve its options: \(error)")
+        }
+        // Secrets count as their expressions, also where they arrive through another stage's outputs, so a
+        // rotated token reruns nothing.
+        return (options, optionsHash(uses: spec.uses, options: store.redactor.redact(options.redacted)))
+    }
+
+    /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
+    private func renew(_ spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope) async throws {
+        guard let descriptor = registry.descriptor(for: spec.uses) else {
+            throw fail(spec, item: item, "unknown stage type \(spec.uses)")
+        }
+        let (options, hash) = try resolveOptions(spec, item: item, scope: scope)
+        let journal = StageJournal(
+            record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store, run: runName,
+            item: key)
+        scope.stageOutputs[spec.id] = try await attempt(
             descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
-        scope.stageOutputs[spec.id] = outputs
-        return .ran
     }
 
     /// Runs a stage with its retry policy and timeout; returns its outputs.
@@ -236,9 +282,10 @@ public struct Runner: Sendable {
                 let outputs = try await withTimeout(spec.timeout) {
                     try await descriptor.run(options: options, context: context)
                 }
+                if spec.isSecret { store.redactor.add(all: outputs, as: spec.id) }
                 try await journal.update {
                     $0.status = .succeeded
-                    $0.outputs = outputs
+                    $0.outputs = spec.isSecret ? nil : outputs
                     $0.error = nil
                     $0.finishedAt = Date()
                 }
@@ -251,6 +298,17 @@ public struct Runner: Sendable {
                 if error is StateError { throw ItemFailure(message: "\(error)") }
                 let message = store.redactor.redact(Runner.describe(error))
                 let disposition = (error as? any ClassifiedError)?.disposition ?? .fatal
+                if disposition == .credentialsExpired {
+                    try await journal.update { $0.error = message }
+                    if spec.refreshWith == nil {
+                        sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .failed, seconds: (clock.now - started).seconds, error: message))
+                    } else {
+                        sink.emit(.stageRetrying(item: label, stage: spec.id, attempt: attempt, delay: .zero, error: message))
+                    }
+                    throw CredentialsExpired(
+                        message: "stage \(spec.id) (\(spec.uses)) failed: \(message)"
+                            + (spec.refreshWith == nil ? " (give the stage refreshWith: a stage that renews the token)" : ""))
+                }
                 if case .retryable(let minimum) = disposition, attempt < spec.retry.attempts {
                     let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
                     try await journal.update { $0.error = message }

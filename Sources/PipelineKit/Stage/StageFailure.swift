@@ -4,6 +4,9 @@ public enum FailureDisposition: Sendable, Hashable {
     case retryable(after: Duration? = nil)
     /// Retrying cannot help (bad input, refused credentials, a missing file).
     case fatal
+    /// The credentials expired (401): the runner renews them through the stage's `refreshWith` stage and
+    /// tries again; without one the failure is fatal.
+    case credentialsExpired
 
     /// Whether this is ``retryable(after:)``.
     public var isRetryable: Bool {

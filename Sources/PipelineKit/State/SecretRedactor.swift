@@ -1,28 +1,50 @@
 import Foundation
+import Synchronization
 
-/// Replaces secret values (the environment variables a workflow reads) by their `${env.NAME}` expression
-/// in everything that is stored or logged, and puts them back when state is read.
-public struct SecretRedactor: Sendable {
+/// Replaces secret values by an expression in everything that is stored or logged, and puts them back when
+/// state is read: the environment variables a workflow reads (as `${env.NAME}`), and the outputs of stages
+/// marked secret (as `${stage.output}`), added while the run goes on.
+public final class SecretRedactor: Sendable {
     /// Values shorter than this are not treated as secrets: replacing every `1` or `yes` would garble
     /// logs while protecting nothing.
     public static let minimumLength = 4
 
-    private let secrets: [(marker: String, value: String)]
+    private let secrets: Mutex<[(marker: String, value: String)]>
 
-    /// No secrets.
-    public static let none = SecretRedactor(names: [], environment: [:])
+    /// No secrets (yet).
+    public static var none: SecretRedactor { SecretRedactor(names: [], environment: [:]) }
 
     /// Secrets are the values of `names` in `environment`.
     public init(names: some Sequence<String>, environment: [String: String]) {
-        self.secrets = names.compactMap { name in
+        secrets = Mutex(names.compactMap { name in
             guard let value = environment[name], value.count >= SecretRedactor.minimumLength else { return nil }
             return ("${env.\(name)}", value)
-        }.sorted { $0.value.count > $1.value.count }
+        }.sorted { $0.value.count > $1.value.count })
+    }
+
+    /// Treats `value` as a secret from now on, shown as `marker`.
+    public func add(_ value: String, as marker: String) {
+        guard value.count >= SecretRedactor.minimumLength else { return }
+        secrets.withLock { secrets in
+            guard !secrets.contains(where: { $0.value == value }) else { return }
+            secrets.append((marker, value))
+            secrets.sort { $0.value.count > $1.value.count }
+        }
+    }
+
+    /// Treats every string in `value` as a secret, each shown as `prefix` plus its path (`${token.stdout.access_token}`).
+    public func add(all value: JSONValue, as prefix: String) {
+        switch value {
+        case .string(let text): add(text, as: "${\(prefix)}")
+        case .array(let elements): for (index, element) in elements.enumerated() { add(all: element, as: "\(prefix)[\(index)]") }
+        case .object(let members): for (key, member) in members { add(all: member, as: "\(prefix).\(key)") }
+        default: break
+        }
     }
 
     /// The text with every secret replaced by its expression.
     public func redact(_ text: String) -> String {
-        guard !secrets.isEmpty else { return text }
+        let secrets = self.secrets.withLock { $0 }
         var result = text
         for secret in secrets where result.contains(secret.value) {
             result = result.replacingOccurrences(of: secret.value, with: secret.marker)
@@ -37,6 +59,7 @@ public struct SecretRedactor: Sendable {
 
     /// The value with every expression put back as the secret it stands for.
     public func reveal(_ value: JSONValue) -> JSONValue {
+        let secrets = self.secrets.withLock { $0 }
         guard !secrets.isEmpty else { return value }
         return map(value) { text in
             var result = text
@@ -48,7 +71,6 @@ public struct SecretRedactor: Sendable {
     }
 
     private func map(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
-        guard !secrets.isEmpty else { return value }
         switch value {
         case .string(let text): return .string(transform(text))
         case .array(let elements): return .array(elements.map { map($0, transform) })

@@ -89,6 +89,11 @@ public struct StageSpec: Sendable {
     public var condition: String?
     /// Where it is in the file (`stages[3]`).
     public var path: JSONPath
+    /// An earlier stage that renews credentials: run again when this stage's credentials expire (401).
+    public var refreshWith: String?
+    /// Whether the stage's outputs are secrets (a token from a command): never stored, never logged,
+    /// and the stage runs again whenever a run needs them.
+    public var isSecret: Bool
 }
 
 /// Retries with exponential backoff and full jitter.

@@ -12,7 +12,7 @@ public struct WorkflowLoader: Sendable {
     }
 
     static let rootKeys = ["$schema", "version", "name", "description", "inputs", "vars", "defaults", "stages", "plugins"]
-    static let stageKeys = ["id", "uses", "with", "retry", "timeout", "if", "description"]
+    static let stageKeys = ["id", "uses", "with", "retry", "timeout", "if", "refreshWith", "secret", "description"]
     static let inputKeys = ["path", "include", "exclude", "recursive"]
     static let defaultsKeys = ["retry", "timeout"]
     static let retryKeys = ["attempts", "initialDelay", "maxDelay", "multiplier"]
@@ -303,7 +303,9 @@ private struct Reader {
                     id: id, uses: uses, with: with,
                     retry: readRetry(members["retry"], at: stagePath.appending("retry"), base: defaults.retry),
                     timeout: duration(members["timeout"], at: stagePath.appending("timeout")) ?? defaults.timeout,
-                    condition: condition, path: stagePath))
+                    condition: condition, path: stagePath,
+                    refreshWith: string(members["refreshWith"], at: stagePath.appending("refreshWith")),
+                    isSecret: bool(members["secret"], at: stagePath.appending("secret")) ?? false))
         }
         return stages
     }
@@ -383,6 +385,12 @@ private struct Reader {
         reportVarCycles(varDependencies, vars: vars)
 
         for (index, stage) in stages.enumerated() {
+            if let refresher = stage.refreshWith, !stages.prefix(index).contains(where: { $0.id == refresher }) {
+                log.error(
+                    stage.path.appending("refreshWith"),
+                    "refreshWith must name an earlier stage, not \"\(refresher)\""
+                        + Suggestion.phrase(for: refresher, among: stages.prefix(index).map(\.id)))
+            }
             var found = references(in: stage.with, at: stage.path.appending("with"))
             if let condition = stage.condition {
                 found += references(in: .string(condition), at: stage.path.appending("if"))

@@ -23,6 +23,8 @@ public enum WorkflowSchema {
                 "retry": ["$ref": "#/$defs/retry"],
                 "timeout": ["$ref": "#/$defs/duration"],
                 "if": ["type": ["string", "boolean"], "description": "Run the stage only when this condition is true, e.g. \"input.ext == 'mov'\"."],
+                "refreshWith": ["type": "string", "description": "An earlier stage that renews credentials when this one gets a 401."],
+                "secret": ["type": "boolean", "description": "The stage's outputs are secrets: never stored or logged; it runs again when needed."],
                 "description": ["type": "string"],
             ],
             "allOf": .array(perType),

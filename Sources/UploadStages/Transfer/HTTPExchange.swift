@@ -1,31 +1,31 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
-import PipelineKit
+package import NIOCore
+package import NIOHTTP1
+package import PipelineKit
 
 /// A server's answer with its body read (bounded): what every upload protocol step looks at.
-struct HTTPAnswer: Sendable {
-    var status: HTTPResponseStatus
-    var headers: HTTPHeaders
-    var body: ByteBuffer
+package struct HTTPAnswer: Sendable {
+    package var status: HTTPResponseStatus
+    package var headers: HTTPHeaders
+    package var body: ByteBuffer
 
     /// The body as text.
-    var text: String { String(buffer: body) }
+    package var text: String { String(buffer: body) }
 
     /// The start of the body on one line, for error messages (an HTML error page stays readable).
-    var bodyExcerpt: String {
+    package var bodyExcerpt: String {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
         return flat.count > 300 ? String(flat.prefix(300)) + "…" : flat
     }
 
     /// `Retry-After` in seconds, when given.
-    var retryAfter: Duration? {
+    package var retryAfter: Duration? {
         headers.first(name: "Retry-After").flatMap(Double.init).map { .milliseconds(Int64($0 * 1000)) }
     }
 
     /// A header as an integer.
-    func integer(_ name: String) -> Int64? {
+    package func integer(_ name: String) -> Int64? {
         headers.first(name: name).flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 }
@@ -33,7 +33,7 @@ struct HTTPAnswer: Sendable {
 /// Sends requests through AsyncHTTPClient with the safeguards long uploads need: a stall watchdog (no
 /// byte of the body accepted for `stallTimeout` aborts the request, so a retry can resume) and a
 /// deadline for the answer once the body is sent.
-struct HTTPExchange: Sendable {
+package struct HTTPExchange: Sendable {
     let client: HTTPClient
     /// Abort when the body makes no progress for this long.
     let stallTimeout: TimeSpan
@@ -43,8 +43,15 @@ struct HTTPExchange: Sendable {
     /// The largest answer body read.
     static let answerLimit = 4 << 20
 
+    /// Creates an exchange.
+    package init(client: HTTPClient, stallTimeout: TimeSpan, answerTimeout: TimeSpan) {
+        self.client = client
+        self.stallTimeout = stallTimeout
+        self.answerTimeout = answerTimeout
+    }
+
     /// Sends `request`; `meter` must be the one counting its body, if it has one.
-    func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws -> HTTPAnswer {
+    package func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws -> HTTPAnswer {
         let client = self.client
         let stallTimeout = self.stallTimeout
         let answerTimeout = self.answerTimeout
@@ -83,7 +90,7 @@ struct HTTPExchange: Sendable {
 
 extension HTTPClientRequest {
     /// A request with the given method and headers.
-    init(url: String, method: HTTPMethod, headers: [(String, String)]) {
+    package init(url: String, method: HTTPMethod, headers: [(String, String)]) {
         self.init(url: url)
         self.method = method
         for (name, value) in headers { self.headers.add(name: name, value: value) }
@@ -95,7 +102,7 @@ extension HTTPClient {
     /// once when the server cannot be reached (AsyncHTTPClient's default keeps reconnecting until the
     /// request's deadline), so our own retry policy, with its backoff and limits, decides what happens;
     /// and it follows no redirects, since an upload body cannot be replayed to another host unasked.
-    static let uploads: HTTPClient = {
+    package static let uploads: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Counts the bytes a request body hands to the HTTP client: progress for the run's display, the time
 /// of the last byte for stall detection, and admission through the run's bandwidth limit.
-final class TransferMeter: Sendable {
+package final class TransferMeter: Sendable {
     private let base: Int64
     private let total: Int64
     private let limiter: BandwidthLimiter?

@@ -18,17 +18,17 @@ public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     /// A failure retrying cannot fix.
-    static func fatal(_ message: String, status: Int? = nil) -> UploadError {
+    package static func fatal(_ message: String, status: Int? = nil) -> UploadError {
         UploadError(message: message, disposition: .fatal, status: status)
     }
 
     /// A transient failure.
-    static func retryable(_ message: String, after delay: Duration? = nil, status: Int? = nil) -> UploadError {
+    package static func retryable(_ message: String, after delay: Duration? = nil, status: Int? = nil) -> UploadError {
         UploadError(message: message, disposition: .retryable(after: delay), status: status)
     }
 
     /// The error for an unexpected answer: 408, 425, 429 and 5xx are retryable, other statuses fatal.
-    static func unexpected(_ response: HTTPAnswer, doing action: String) -> UploadError {
+    package static func unexpected(_ response: HTTPAnswer, doing action: String) -> UploadError {
         let code = Int(response.status.code)
         let detail = response.bodyExcerpt.isEmpty ? "" : ": \(response.bodyExcerpt)"
         let message = "\(action): the server answered \(code) \(response.status.reasonPhrase)\(detail)"
@@ -41,7 +41,7 @@ public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
     }
 
     /// Classifies an error thrown while a request was in flight.
-    static func classify(_ error: any Error, doing action: String) -> any Error {
+    package static func classify(_ error: any Error, doing action: String) -> any Error {
         if error is CancellationError || error is UploadError { return error }
         if let clientError = error as? HTTPClientError, clientError == .cancelled { return CancellationError() }
         return UploadError.retryable("\(action): \(Self.describe(error))")

@@ -1,0 +1,116 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import PipelineKit
+import UploadStages
+
+/// Vimeo's REST API (version 3.4) as the vimeo.* stages call it: bearer token, versioned Accept header,
+/// JSON in and out, errors mapped to ``PlatformError``. The token never reaches a log line or a state file.
+struct VimeoAPI: Sendable {
+    /// The API's base URL, e.g. `https://api.vimeo.com`.
+    let base: String
+    let token: String
+    let exchange = HTTPExchange(client: .uploads, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
+
+    static let accept = "application/vnd.vimeo.*+json;version=3.4"
+
+    init(base: String?, token: String) throws {
+        let base = (base ?? "https://api.vimeo.com").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard URL(string: base)?.host != nil else { throw PlatformError(.invalidRequest, "api \(base) is not a URL") }
+        guard !token.isEmpty else { throw PlatformError(.notAuthenticated, "the token is empty") }
+        self.base = base
+        self.token = token
+    }
+
+    /// The absolute URL of an API path (`/me/videos`) or a full URL.
+    func url(_ path: String) -> String {
+        path.hasPrefix("http://") || path.hasPrefix("https://") ? path : base + (path.hasPrefix("/") ? path : "/" + path)
+    }
+
+    /// Sends a request; returns the answer when its status is one of `expected`, else a ``PlatformError``.
+    func call(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, headers extra: [(String, String)] = [],
+        expected: Set<Int> = [200], doing action: String
+    ) async throws -> HTTPAnswer {
+        var headers = [("Authorization", "bearer \(token)"), ("Accept", Self.accept)] + extra
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        var request = HTTPClientRequest(url: url(path), method: method, headers: headers)
+        if let json { request.body = .bytes(ByteBuffer(data: json.serializedData())) }
+        let answer: HTTPAnswer
+        do {
+            answer = try await exchange.send(request, doing: action)
+        } catch {
+            throw PlatformError.transfer(error)
+        }
+        guard expected.contains(Int(answer.status.code)) else { throw PlatformError.answer(answer, doing: action) }
+        return answer
+    }
+
+    /// Like ``call(_:_:json:headers:expected:doing:)``, and parses the body as a JSON object.
+    func object(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, headers: [(String, String)] = [],
+        expected: Set<Int> = [200], doing action: String
+    ) async throws -> JSONValue {
+        let answer = try await call(method, path, json: json, headers: headers, expected: expected, doing: action)
+        guard let value = try? JSONParser.parse(Data(buffer: answer.body)).value, case .object = value else {
+            throw PlatformError(.invalidResponse, "\(action): the answer is not a JSON object: \(answer.bodyExcerpt)")
+        }
+        return value
+    }
+}
+
+extension JSONValue {
+    /// The value at a dotted path (`upload.upload_link`), or a ``PlatformError`` naming the missing field.
+    func required(_ path: String, in action: String) throws -> JSONValue {
+        var value = self
+        for key in path.split(separator: ".") {
+            guard let next = value[String(key)], next != .null else {
+                throw PlatformError(.invalidResponse, "\(action): the answer has no \(path)")
+            }
+            value = next
+        }
+        return value
+    }
+
+    /// The string at a dotted path, or a ``PlatformError`` naming the missing field.
+    func requiredString(_ path: String, in action: String) throws -> String {
+        guard let text = try required(path, in: action).stringValue, !text.isEmpty else {
+            throw PlatformError(.invalidResponse, "\(action): \(path) is not a string")
+        }
+        return text
+    }
+
+    /// The value at a dotted path, if present.
+    func at(_ path: String) -> JSONValue? {
+        var value: JSONValue? = self
+        for key in path.split(separator: ".") { value = value?[String(key)] }
+        return value == .null ? nil : value
+    }
+}
+
+/// The options every vimeo.* stage shares.
+struct VimeoConnection: Decodable, Sendable {
+    var api: String?
+    var token: String
+
+    static let fields = [
+        OptionField("api", .string, default: "https://api.vimeo.com", "The API's base URL (the Sandbox's for local runs)."),
+        OptionField("token", .string, required: true, "Bearer token; use ${env.…} so it stays secret."),
+    ]
+}
+
+/// Polls until `done` says the value is final, at most `timeout`, `interval` apart.
+func poll(
+    every interval: TimeSpan, for timeout: TimeSpan, what: String, _ check: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout.duration
+    while true {
+        if try await check() { return }
+        guard ContinuousClock.now + interval.duration < deadline else {
+            throw PlatformError(.serverFailure, "\(what) did not happen within \(timeout)")
+        }
+        try await Task.sleep(for: interval.duration)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+
+/// Small readers of request details shared by the routes.
+extension Request {
+    /// A query parameter, percent-decoded.
+    func query(_ name: String) -> String? {
+        self.uri.queryParameters[name[...]].map(String.init)
+    }
+
+    /// The `fields=` selection, `nil` when absent.
+    var fieldSelection: FieldSelection? {
+        FieldSelection(self.query("fields"))
+    }
+
+    /// `Idempotency-Key`, trimmed; `nil` when absent or empty.
+    var idempotencyKey: String? {
+        guard let key = self.headers[.idempotencyKey]?.trimmingCharacters(in: .whitespaces), !key.isEmpty else {
+            return nil
+        }
+        return key
+    }
+
+    /// `Content-Length` as a number, `nil` when absent (chunked) or malformed.
+    var contentLength: Int64? {
+        self.headers[.contentLength].flatMap { Int64($0) }
+    }
+}
+
+/// Applies a `fields=` selection when there is one.
+func selected(_ value: JSONValue, _ selection: FieldSelection?) -> JSONValue {
+    selection.map { $0.apply(to: value) } ?? value
+}

@@ -1,0 +1,25 @@
+extension SandboxState {
+    private var videoRepresentation: VideoRepresentation {
+        VideoRepresentation(baseURL: self.baseURL, transcodeDelay: self.configuration.transcodeDelay)
+    }
+
+    /// The API JSON of a video.
+    func render(_ video: VideoRecord) -> JSONValue {
+        self.videoRepresentation.render(video, upload: self.index.uploads[video.uploadID])
+    }
+
+    /// The API JSON of a video by id, `nil` when there is none.
+    func renderVideo(_ id: String) -> JSONValue? {
+        self.index.videos[id].map { self.render($0) }
+    }
+
+    /// The API JSON of an asset.
+    func render(_ asset: AssetRecord) -> JSONValue {
+        AssetRepresentation.render(asset, upload: self.index.uploads[asset.uploadID], baseURL: self.baseURL)
+    }
+
+    /// The API JSON of the user.
+    func renderUser() -> JSONValue {
+        UserRepresentation.render(quotaMax: self.configuration.quotaBytes, used: self.quotaUsed)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// What `POST /me/videos` asks for, validated.
+struct VideoCreation: Sendable {
+    var name: String?
+    var description: String?
+    var privacyView: String?
+    var approach: UploadProtocol
+    var size: Int64
+}
+
+/// A change `PATCH /videos/ID` asks for; `nil` leaves a field as it is.
+struct VideoChange: Sendable {
+    var name: String?
+    /// `.some(nil)` clears the description (JSON `null`).
+    var description: String??
+    var privacyView: String?
+}
+
+extension SandboxState {
+    /// Creates a video and its upload, or returns the one an earlier request with the same
+    /// `Idempotency-Key` created.
+    ///
+    /// Keys are scoped to the account, and every token of the sandbox belongs to its one user: a
+    /// client that refreshes its token between a lost response and the retry still finds its video.
+    func createVideo(_ creation: VideoCreation, idempotencyKey: String?) throws -> VideoRecord {
+        let scopedKey = idempotencyKey.map { "video:" + $0 }
+        if let scopedKey, let existingID = self.index.idempotencyKeys[scopedKey],
+            let existing = self.index.videos[existingID]
+        {
+            return existing
+        }
+        let free = self.quotaFree
+        guard creation.size <= free else {
+            throw APIError.quotaExceeded(size: creation.size, free: free)
+        }
+        let now = Date()
+        let id = String(self.index.nextVideoNumber)
+        self.index.nextVideoNumber += 1
+        let upload = UploadRecord(
+            id: id,
+            uploadProtocol: creation.approach,
+            videoID: id,
+            assetID: nil,
+            length: creation.size,
+            offset: 0,
+            token: RandomID.hex(bytes: 16),
+            metadata: nil,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(self.configuration.uploadLifetime.seconds),
+            completedAt: nil
+        )
+        let video = VideoRecord(
+            id: id,
+            name: creation.name ?? "Untitled",
+            description: creation.description,
+            privacyView: creation.privacyView ?? "anybody",
+            approach: creation.approach,
+            size: creation.size,
+            uploadID: id,
+            videoFileID: String(UInt32.random(in: 100_000_000...999_999_999)),
+            signature: RandomID.hex(bytes: 16),
+            uploadComplete: false,
+            uploadCompletedAt: nil,
+            tags: [],
+            createdAt: now,
+            modifiedAt: now
+        )
+        self.folder.createUploadFile(id)
+        self.index.uploads[id] = upload
+        self.index.videos[id] = video
+        if let scopedKey {
+            self.index.idempotencyKeys[scopedKey] = id
+        }
+        self.persist()
+        return video
+    }
+
+    func video(_ id: String) -> VideoRecord? {
+        self.index.videos[id]
+    }
+
+    /// All videos, newest first (Vimeo's default `sort=date`, `direction=desc`).
+    func videos() -> [VideoRecord] {
+        self.index.videos.values.sorted { left, right in
+            if left.createdAt != right.createdAt { return left.createdAt > right.createdAt }
+            return (Int64(left.id) ?? 0) > (Int64(right.id) ?? 0)
+        }
+    }
+
+    func updateVideo(_ id: String, _ change: VideoChange) throws -> VideoRecord {
+        guard var video = self.index.videos[id] else { throw APIError.notFound("video") }
+        if let name = change.name { video.name = name }
+        if let description = change.description { video.description = description }
+        if let view = change.privacyView { video.privacyView = view }
+        video.modifiedAt = Date()
+        self.index.videos[id] = video
+        self.persist()
+        return video
+    }
+
+    func setTags(_ id: String, _ tags: [String]) throws -> VideoRecord {
+        guard var video = self.index.videos[id] else { throw APIError.notFound("video") }
+        var unique: [String] = []
+        for tag in tags where !unique.contains(tag) {
+            unique.append(tag)
+        }
+        video.tags = unique
+        video.modifiedAt = Date()
+        self.index.videos[id] = video
+        self.persist()
+        return video
+    }
+
+    /// Deletes a video with its upload, freeing its quota. `false` when there is no such video.
+    func deleteVideo(_ id: String) -> Bool {
+        guard let video = self.index.videos.removeValue(forKey: id) else { return false }
+        self.index.uploads.removeValue(forKey: video.uploadID)
+        self.folder.removeUpload(video.uploadID)
+        self.index.idempotencyKeys = self.index.idempotencyKeys.filter { $0.value != id }
+        self.persist()
+        return true
+    }
+
+    /// Legacy streaming: `DELETE complete_uri`. Calling it again after success succeeds again, so a
+    /// client that lost the first response can repeat it.
+    func completeStreaming(videoID: String, videoFileID: String?, signature: String?) throws -> VideoRecord {
+        guard var video = self.index.videos[videoID], video.approach == .streaming else {
+            throw APIError.notFound("upload")
+        }
+        guard videoFileID == video.videoFileID, signature == video.signature else {
+            throw APIError.invalidParameter("signature", "The video_file_id or signature of complete_uri does not match.")
+        }
+        if video.uploadComplete {
+            return video
+        }
+        let stored = self.index.uploads[video.uploadID]?.offset ?? 0
+        guard stored >= video.size else {
+            throw APIError(
+                status: .badRequest,
+                code: 2230,
+                message: "The upload is not complete.",
+                developerMessage: "Only \(stored) of \(video.size) bytes have been received; "
+                    + "verify with `PUT upload_link` and `Content-Range: bytes */\(video.size)` and resume.",
+                invalidParameters: [("upload.size", "only \(stored) of \(video.size) bytes received")]
+            )
+        }
+        video.uploadComplete = true
+        video.uploadCompletedAt = Date()
+        self.index.videos[videoID] = video
+        self.persist()
+        return video
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var seconds: Double {
+        let parts = self.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

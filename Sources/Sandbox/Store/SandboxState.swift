@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+
+/// Everything the sandbox knows — videos, assets, uploads, idempotency keys, tokens — behind one
+/// actor, persisted to the data folder after every change.
+///
+/// Upload bytes never pass through the actor: a route takes a write lease on an upload
+/// (``beginWrite(_:token:expectedOffset:)``), streams the body to the upload's file itself, reports
+/// progress, and ends the lease with the final offset.
+actor SandboxState {
+    let folder: DataFolder
+    let configuration: SandboxConfiguration
+    let logger: Logger
+    var index: SandboxIndex
+    /// Uploads with a request writing to them right now.
+    var writers: Set<String> = []
+    /// Tokens issued by `POST /oauth/token`.
+    var issuedTokens: Set<String> = []
+    /// When each token was first seen (issued or used): the start of its lifetime.
+    var tokenClock: [String: Date] = [:]
+    /// `http://HOST:PORT`, known once the server listens.
+    private(set) var baseURL: String = ""
+
+    init(configuration: SandboxConfiguration, folder: DataFolder, logger: Logger) throws {
+        self.configuration = configuration
+        self.folder = folder
+        self.logger = logger
+        self.index = try folder.loadIndex()
+    }
+
+    func setBaseURL(_ url: String) {
+        self.baseURL = url
+    }
+
+    /// Writes the index; a failure is logged, not answered, since the change already happened in
+    /// memory and the next write will carry it.
+    func persist() {
+        do {
+            try self.folder.saveIndex(self.index)
+        } catch {
+            self.logger.error("sandbox: \(error)")
+        }
+    }
+
+    /// Bytes reserved by existing videos.
+    var quotaUsed: Int64 {
+        self.index.videos.values.reduce(0) { $0 + $1.size }
+    }
+
+    var quotaFree: Int64 {
+        max(0, self.configuration.quotaBytes - self.quotaUsed)
+    }
+
+    /// Counts for `GET /sandbox/stats`.
+    func counts() -> (videos: Int, assets: Int, uploads: Int, storedBytes: Int64) {
+        (
+            self.index.videos.count, self.index.assets.count, self.index.uploads.count,
+            self.index.uploads.values.reduce(0) { $0 + $1.offset }
+        )
+    }
+}

@@ -1,0 +1,91 @@
+import HTTPTypes
+import Hummingbird
+
+/// The resumable `PUT` protocol of Vimeo's legacy streaming approach (also used by the generic
+/// assets' `upload_url`):
+///
+/// - `PUT` with `Content-Range: bytes START-END/SIZE` stores a piece; without `Content-Range` the
+///   body is the whole file from byte 0. A piece may overlap what is stored but not leave a gap
+///   (416 with the current `Range`).
+/// - `PUT` with `Content-Range: bytes */SIZE` (or `bytes */*`) and an empty body asks what is
+///   stored: `308 Resume Incomplete` with `Range: bytes=0-LAST` (no `Range` when nothing is).
+/// - A `PUT` that leaves the upload incomplete is answered `308` with `Range`; once every byte is
+///   stored the answer is `200`.
+///
+/// Vimeo documents `308` for the verify step even when every byte is there; the sandbox answers
+/// `200` (with the same `Range`) then, so clients of the common Google-style protocol stop
+/// probing, while a client that reads `Range` sees the same value either way.
+struct StreamingUpload {
+    static let resumeIncomplete = HTTPResponse.Status(code: 308, reasonPhrase: "Resume Incomplete")
+
+    let services: SandboxServices
+
+    func put(_ request: Request, context: SandboxRequestContext, uploadID: String, token: String?) async throws -> Response {
+        let current = try await self.services.state.upload(uploadID, token: token)
+        guard current.uploadProtocol == .streaming else {
+            throw UploadFailure(.methodNotAllowed, "This is a tus upload: use PATCH with Upload-Offset.", headers: [.allow: "PATCH, HEAD, DELETE, OPTIONS"])
+        }
+        let range: ContentRange?
+        if let header = request.headers[.contentRange] {
+            guard let parsed = ContentRange(header) else {
+                throw UploadFailure(.badRequest, "Content-Range must be `bytes START-END/SIZE` or `bytes */SIZE`.")
+            }
+            range = parsed
+        } else {
+            range = nil
+        }
+
+        let start: Int64
+        let end: Int64
+        switch range {
+        case .probe(let size):
+            try self.check(size: size, of: current)
+            return self.progressResponse(current)
+        case .bytes(let first, let last, let size):
+            try self.check(size: size, of: current)
+            if let contentLength = request.contentLength, contentLength != last - first + 1 {
+                throw UploadFailure(.badRequest, "Content-Length \(contentLength) does not match Content-Range \(first)-\(last).")
+            }
+            (start, end) = (first, last)
+        case nil:
+            (start, end) = (0, current.length - 1)
+        }
+        guard end < current.length else {
+            throw UploadFailure(.rangeNotSatisfiable, "The range goes past the upload's size \(current.length).")
+        }
+
+        let lease = try await self.services.state.beginWrite(uploadID, token: token, expectedOffset: nil)
+        guard start <= lease.offset else {
+            await self.services.state.endWrite(uploadID, offset: lease.offset)
+            var headers: HTTPFields = [:]
+            headers[.range] = ContentRange.rangeHeader(stored: lease.offset)
+            throw UploadFailure(
+                .rangeNotSatisfiable,
+                "The piece starts at \(start) but only \(lease.offset) bytes are stored; resume from there.",
+                headers: headers
+            )
+        }
+        let result = try await UploadWriteSession(services: self.services).write(
+            request,
+            context: context,
+            lease: lease,
+            start: start,
+            limit: end - start + 1,
+            checksum: nil
+        )
+        return self.progressResponse(result.upload)
+    }
+
+    /// `200` when every byte is stored, otherwise `308` with the `Range` stored so far.
+    func progressResponse(_ upload: UploadRecord) -> Response {
+        var headers: HTTPFields = [:]
+        headers[.range] = ContentRange.rangeHeader(stored: upload.offset)
+        return JSONResponse.empty(upload.isComplete ? .ok : Self.resumeIncomplete, headers: headers)
+    }
+
+    private func check(size: Int64?, of upload: UploadRecord) throws {
+        if let size, size != upload.length {
+            throw UploadFailure(.badRequest, "Content-Range declares \(size) bytes but the upload's size is \(upload.length).")
+        }
+    }
+}
