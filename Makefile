@@ -24,6 +24,7 @@ quickstart: build
 bench: deps
 	benchmarks/engine.sh
 	benchmarks/transcode.sh
+	benchmarks/upload.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

@@ -27,7 +27,7 @@ public struct HTTPUploadStage: Stage {
         public var url: String
         /// Bytes uploaded.
         public var size: Int64
-        /// The final answer's status (200 or 201).
+        /// The final answer's status (200, 201 or 204).
         public var status: Int
     }
 
@@ -132,10 +132,10 @@ private final class ResumablePut: @unchecked Sendable {
         _ = try handle(answer, doing: "sending bytes \(offset)–\(end)")
     }
 
-    /// 200/201: done; 308: the server's range says where to continue; anything else is an error.
+    /// 200/201/204: done; 308: the server's range says where to continue; anything else is an error.
     private func handle(_ answer: HTTPAnswer, doing action: String) throws -> Bool {
         switch answer.status.code {
-        case 200, 201:
+        case 200, 201, 204:
             offset = file.size
             finalStatus = Int(answer.status.code)
             return true

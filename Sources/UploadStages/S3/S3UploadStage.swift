@@ -232,6 +232,9 @@ private struct S3Backend: MultipartBackend {
         let code = xml?.first("Code")
         let message = [code, xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
         let retryableCodes = ["InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed"]
+        if ["ExpiredToken", "TokenRefreshRequired"].contains(code ?? "") {
+            return UploadError(message: "\(action): the credentials expired (\(message))", disposition: .credentialsExpired, status: Int(answer.status.code))
+        }
         if answer.status == .ok || retryableCodes.contains(code ?? "") {
             return .retryable("\(action): S3 answered \(answer.status.code) with an error: \(message.isEmpty ? answer.bodyExcerpt : message)")
         }

@@ -115,7 +115,7 @@ struct MultipartUpload: Sendable {
                 completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
                 return true
             }
-        } catch let error as UploadError where !error.disposition.isRetryable {
+        } catch let error as UploadError where error.disposition == .fatal {
             if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
             throw error
         }

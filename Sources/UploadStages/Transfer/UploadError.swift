@@ -5,7 +5,7 @@ import NIOHTTP1
 public import PipelineKit
 
 /// An upload failure, classified: network trouble, timeouts, 5xx and 429 are worth retrying (honouring
-/// Retry-After); other 4xx answers, checksum mismatches that persist and files changed under the upload
+/// Retry-After); 401 asks for renewed credentials (the stage's `refreshWith`); other 4xx answers, checksum mismatches that persist and files changed under the upload
 /// are not.
 public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
     /// What happened, for people.
@@ -33,6 +33,8 @@ public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
         let detail = response.bodyExcerpt.isEmpty ? "" : ": \(response.bodyExcerpt)"
         let message = "\(action): the server answered \(code) \(response.status.reasonPhrase)\(detail)"
         switch code {
+        case 401:
+            return UploadError(message: message, disposition: .credentialsExpired, status: code)
         case 408, 425, 429, 500...599:
             return .retryable(message, after: response.retryAfter, status: code)
         default:

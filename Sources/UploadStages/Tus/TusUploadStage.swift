@@ -118,7 +118,7 @@ private final class TusSession: @unchecked Sendable {
                 }
                 return true
             }
-        } catch let error as UploadError where !error.disposition.isRetryable {
+        } catch let error as UploadError where error.disposition == .fatal {
             if let progress, progress.created, capabilities.extensions.contains("termination") {
                 await terminate(progress.uploadURL)
             }

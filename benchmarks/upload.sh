@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Upload throughput and memory, on loopback, in one run:
+#  - tus.upload vs curl sending the same file to the same tuspyserver;
+#  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server
+#    (the parts phase and CompleteMultipartUpload are timed together; moto's Complete is slow);
+#  - peak RSS of `pipeline` for a 1 GiB and a 4 GiB http.upload to nginx's null sink (must be flat and
+#    under 64 MiB), with curl's figures beside it.
+# Needs: nginx, rclone, awscli (pip), tuspyserver/uvicorn/moto (scripts/install-deps.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in nginx rclone; do
+  command -v $tool >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq $tool >/dev/null; }
+done
+python3 -c "import awscli" 2>/dev/null || python3 -m pip install -q awscli
+swift build -c release --product pipeline >/dev/null
+PIPELINE=$PWD/.build/release/pipeline
+PEERS=$PWD/Tests/TestSupport/Peers
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+cd "$work"
+dd if=/dev/urandom of=1g.bin bs=1M count=1024 status=none
+measure() {  # prints "seconds peak-KiB"
+  /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; }
+  tail -1 time.txt
+}
+start_peer() {  # script args... ; prints port
+  python3 "$PEERS/$1" "$work/peer-$RANDOM" "${@:2}" > "port-$1" 2>/dev/null &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "port-$1" ] && break; sleep 0.1; done
+  head -1 "port-$1"
+}
+mb_s() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f MB/s", b / s / 1e6 }'; }
+size=$((1 << 30))
+
+echo "== tus (tuspyserver) 1 GiB"
+tus=$(start_peer tus_server.py)
+cat > tus.json <<JSON
+{"version": 1, "name": "bench-tus", "stages": [{"id": "up", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:$tus/files/"}}]}
+JSON
+read -r s kb < <(measure "$PIPELINE" run tus.json --input 1g.bin --state state-tus)
+echo "  tus.upload      $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+curl_tus() {
+  location=$(curl -sS -i -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: $size" \
+    -H "Upload-Metadata: filename MWcuYmlu,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" | tr -d '\r' | awk -F': ' 'tolower($1)=="location" {print $2}')
+  curl -sS -X PATCH "$location" -H "Tus-Resumable: 1.0.0" -H "Upload-Offset: 0" -H "Content-Type: application/offset+octet-stream" \
+    -H "Expect:" --data-binary @1g.bin -o /dev/null
+}
+export -f curl_tus; export tus size
+read -r s kb < <(measure bash -c curl_tus)
+echo "  curl            $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+
+echo "== S3 (moto) 1 GiB, 8 MiB parts, 4 in flight"
+s3=$(start_peer s3_server.py media)
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION=us-east-1
+cat > s3.json <<JSON
+{"version": 1, "name": "bench-s3", "stages": [{"id": "up", "uses": "s3.upload", "with": {"endpoint": "http://127.0.0.1:$s3",
+ "bucket": "media", "key": "pipeline.bin", "partSize": "8MiB", "concurrency": 4, "checksum": "crc32c"}}]}
+JSON
+read -r s kb < <(measure "$PIPELINE" run s3.json --input 1g.bin --state state-s3)
+echo "  s3.upload       $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+aws configure set default.s3.multipart_chunksize 8MB
+aws configure set default.s3.max_concurrent_requests 4
+read -r s kb < <(measure aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin)
+echo "  aws s3 cp       $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+read -r s kb < <(env -u AWS_CA_BUNDLE measure rclone copyto 1g.bin ":s3:media/rclone.bin" --s3-provider Other \
+  --s3-endpoint "http://127.0.0.1:$s3" --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M \
+  --s3-upload-concurrency 4 --s3-upload-cutoff 8M)
+echo "  rclone          $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+
+echo "== memory: http.upload to nginx's null sink"
+cat > nginx.conf <<CONF
+daemon off; worker_processes 1; error_log $work/nginx.err; pid $work/nginx.pid;
+events {}
+http { access_log off; client_body_temp_path $work/nginx-body;
+  server { listen 127.0.0.1:18181; location /null/ { client_max_body_size 0; return 204; } } }
+CONF
+nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+sleep 0.5
+dd if=/dev/urandom of=4g.bin bs=1M count=4096 status=none
+for file in 1g.bin 4g.bin; do
+  bytes=$(stat -c %s $file)
+  cat > put.json <<JSON
+{"version": 1, "name": "bench-put-$file", "stages": [{"id": "up", "uses": "http.upload", "with": {"url": "http://127.0.0.1:18181/null/x"}}]}
+JSON
+  read -r s kb < <(measure "$PIPELINE" run put.json --input $file --state state-put)
+  echo "  http.upload $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
+  read -r s kb < <(measure curl -sS -T $file -H "Expect:" http://127.0.0.1:18181/null/x -o /dev/null)
+  echo "  curl -T     $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
+done
