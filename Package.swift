@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MediaStages", targets: ["MediaStages"]),
         .library(name: "UploadStages", targets: ["UploadStages"]),
         .library(name: "PlatformStages", targets: ["PlatformStages"]),
+        .library(name: "PipelinePluginSDK", targets: ["PipelinePluginSDK"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
     ],
     dependencies: [
@@ -82,6 +83,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CPipelinePlugin"),
+        .target(
+            name: "PipelinePluginSDK",
+            dependencies: ["PipelineKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PluginHost",
+            dependencies: ["PipelineKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PipelineCLI",
             dependencies: [
@@ -90,6 +102,7 @@ let package = Package(
                 "MediaStages",
                 "UploadStages",
                 "PlatformStages",
+                "PluginHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

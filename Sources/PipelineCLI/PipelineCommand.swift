@@ -2,6 +2,7 @@ public import ArgumentParser
 import CoreStages
 import MediaStages
 import PlatformStages
+import PluginHost
 import UploadStages
 public import PipelineKit
 import Synchronization
@@ -32,8 +33,9 @@ public struct PipelineCommand: AsyncParsableCommand {
 enum StageCatalog {
     static let extraStages = Mutex<[any Stage.Type]>([])
 
-    /// Built-in stages, then the compiled-in ones.
-    static func registry() -> StageRegistry {
+    /// Built-in stages, then the compiled-in ones, then those of the plugin libraries at `plugins`. A plugin
+    /// that cannot be used is reported and ends the command with exit code 2.
+    static func registry(plugins: [String] = []) throws -> StageRegistry {
         var registry = StageRegistry()
         registry.registerCoreStages()
         registry.registerMediaStages()
@@ -42,8 +44,22 @@ enum StageCatalog {
         for stage in extraStages.withLock({ $0 }) {
             registry.register(stage, source: .compiledIn)
         }
+        for path in plugins {
+            do {
+                for descriptor in try PluginLoader.load(path) { registry.register(descriptor) }
+            } catch {
+                Output.error("pipeline: \(error)")
+                throw ExitCode(2)
+            }
+        }
         return registry
     }
+}
+
+/// `--plugin PATH`, shared by the commands that need the stage types.
+struct PluginOptions: ParsableArguments {
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("A stage plugin library to load (repeatable).", valueName: "PATH"))
+    var paths: [String] = []
 }
 
 /// `--state DIR`, shared by the commands that read or write state.

@@ -21,6 +21,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
+    @OptionGroup var pluginOptions: PluginOptions
+
     @Option(name: .long, help: "Items processed at the same time.")
     var jobs: Int = 1
 
@@ -44,9 +46,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = StageCatalog.registry()
-        let overrides = try parseVars()
-        let workflow = try WorkflowFile.load(workflow, registry: registry, varOverrides: overrides)
+        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try parseVars())
         let environment = ProcessInfo.processInfo.environment
         let missing = workflow.missingEnvironment(in: environment)
         guard missing.isEmpty else {
@@ -122,9 +122,16 @@ struct RunCommand: AsyncParsableCommand {
 
 /// Reading a workflow file for a command, with problems printed and exit code 2.
 enum WorkflowFile {
-    static func load(_ path: String, registry: StageRegistry, varOverrides: [String: String] = [:]) throws -> Workflow {
+    /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the
+    /// command line and in the workflow's `"plugins"` (relative to the workflow file's folder).
+    static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (Workflow, StageRegistry) {
+        let url = URL(fileURLWithPath: path)
+        let declared = ((try? Data(contentsOf: url)).map(WorkflowLoader.pluginPaths(in:)) ?? []).map { plugin in
+            plugin.hasPrefix("/") ? plugin : url.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
+        }
+        let registry = try StageCatalog.registry(plugins: plugins + declared)
         do {
-            return try WorkflowLoader(registry: registry).load(contentsOf: URL(fileURLWithPath: path), varOverrides: varOverrides)
+            return (try WorkflowLoader(registry: registry).load(contentsOf: url, varOverrides: varOverrides), registry)
         } catch {
             for diagnostic in error.diagnostics {
                 var shown = diagnostic

@@ -87,8 +87,10 @@ struct StagesCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
 
+    @OptionGroup var pluginOptions: PluginOptions
+
     func run() async throws {
-        let descriptors = StageCatalog.registry().all
+        let descriptors = try StageCatalog.registry(plugins: pluginOptions.paths).all
         if json {
             let list: [JSONValue] = descriptors.map { descriptor in
                 [

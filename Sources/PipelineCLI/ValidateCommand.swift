@@ -11,8 +11,10 @@ struct ValidateCommand: AsyncParsableCommand {
     @Argument(help: "The workflow file.")
     var workflow: String
 
+    @OptionGroup var pluginOptions: PluginOptions
+
     func run() async throws {
-        let loaded = try WorkflowFile.load(workflow, registry: StageCatalog.registry())
+        let (loaded, _) = try WorkflowFile.load(workflow, plugins: pluginOptions.paths)
         let missing = loaded.missingEnvironment(in: ProcessInfo.processInfo.environment)
         if !missing.isEmpty {
             Output.error("\(workflow): note: these environment variables must be set when it runs: \(missing.joined(separator: ", "))")
@@ -27,7 +29,9 @@ struct SchemaCommand: AsyncParsableCommand {
         commandName: "schema",
         abstract: "Print the JSON Schema of workflow files (Workflows/workflow.schema.json is this output).")
 
+    @OptionGroup var pluginOptions: PluginOptions
+
     func run() async throws {
-        Output.line(WorkflowSchema.generate(registry: StageCatalog.registry()).serialized(pretty: true))
+        Output.line(WorkflowSchema.generate(registry: try StageCatalog.registry(plugins: pluginOptions.paths)).serialized(pretty: true))
     }
 }

@@ -1,3 +1,5 @@
+import ServiceLifecycle
+
 /// A sandbox that is listening: its address, and the means to stop it.
 public final class RunningSandbox: Sendable {
     /// The bound TCP port (the real one when the configuration asked for port 0).
@@ -8,41 +10,54 @@ public final class RunningSandbox: Sendable {
     /// The folder holding the stored uploads and the index.
     public let dataFolderPath: String
 
+    /// How long a graceful stop may wait for in-flight requests before they are cancelled.
+    static let shutdownGrace: Duration = .seconds(3)
+
     private let dataFolder: DataFolder
+    private let group: ServiceGroup
     private let serving: Task<Void, any Error>
 
-    init(port: Int, baseURL: String, dataFolder: DataFolder, serving: Task<Void, any Error>) {
+    init(port: Int, baseURL: String, dataFolder: DataFolder, group: ServiceGroup, serving: Task<Void, any Error>) {
         self.port = port
         self.baseURL = baseURL
         self.dataFolder = dataFolder
         self.dataFolderPath = dataFolder.path
+        self.group = group
         self.serving = serving
     }
 
     /// Serves until the calling task is cancelled (or the server fails), then stops as ``stop()``
     /// does. For a command such as `pipeline sandbox` that runs until interrupted.
     public func run() async throws {
-        try await withTaskCancellationHandler {
-            defer { self.cleanUp() }
-            do {
-                try await self.serving.value
-            } catch is CancellationError {
-                return
+        let serving = self.serving
+        do {
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: {
+                Task { await self.stop() }
             }
-        } onCancel: {
-            self.serving.cancel()
+        } catch is CancellationError {
+            // Stopped on request.
         }
+        await self.stop()
     }
 
-    /// Stops listening, closes open connections and, for a temporary data folder, removes it.
-    /// In-flight uploads keep the bytes that reached the disk. Calling it again does nothing.
+    /// Stops listening: open connections finish their current request (cancelled after a few
+    /// seconds), idle ones close. In-flight uploads keep the bytes that reached the disk. A
+    /// temporary data folder is removed. Calling it again does nothing more.
     public func stop() async {
-        self.serving.cancel()
-        _ = try? await self.serving.value
-        self.cleanUp()
-    }
-
-    private func cleanUp() {
+        await self.group.triggerGracefulShutdown()
+        let serving = self.serving
+        await withTaskGroup(of: Void.self) { waiters in
+            waiters.addTask { _ = try? await serving.value }
+            waiters.addTask {
+                try? await Task.sleep(for: Self.shutdownGrace)
+                serving.cancel()
+            }
+            await waiters.next()
+            waiters.cancelAll()
+        }
+        _ = try? await serving.value
         if self.dataFolder.isTemporary {
             self.dataFolder.removeAll()
         }

@@ -1,7 +1,7 @@
 import Hummingbird
 public import Logging
 import NIOCore
-import NIOPosix
+import ServiceLifecycle
 
 /// Starts the sandbox: an embedded local implementation of Vimeo's upload API (API 3.4: `/me`,
 /// `/me/videos`, `/videos/ID`, tus and legacy streaming uploads), a generic asset API for
@@ -30,8 +30,7 @@ public enum SandboxServer {
                 state: try SandboxState(configuration: configuration, folder: folder, logger: logger),
                 faults: FaultInjector(configuration.faults),
                 stats: SandboxStats(),
-                configuration: configuration,
-                fileIO: NonBlockingFileIO(threadPool: .singleton)
+                configuration: configuration
             )
         } catch {
             if folder.isTemporary { folder.removeAll() }
@@ -46,9 +45,12 @@ public enum SandboxServer {
             onServerRunning: { channel in listening.succeed(port: channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )
+        // Our own group (no signal handling: the embedding command owns signals) so that stop()
+        // can shut the server down gracefully: idle keep-alive connections close, requests finish.
+        let group = ServiceGroup(services: [application], logger: logger)
         let serving = Task {
             do {
-                try await application.run()
+                try await group.run()
                 listening.fail(SandboxError(code: .startup, message: "The server stopped before it listened."))
             } catch {
                 listening.fail(error)
@@ -72,6 +74,6 @@ public enum SandboxServer {
         let baseURL = configuration.publicBaseURL ?? "http://\(host):\(port)"
         await services.state.setBaseURL(baseURL)
         logger.info("sandbox listening", metadata: ["url": "\(baseURL)", "data": "\(folder.path)"])
-        return RunningSandbox(port: port, baseURL: baseURL, dataFolder: folder, serving: serving)
+        return RunningSandbox(port: port, baseURL: baseURL, dataFolder: folder, group: group, serving: serving)
     }
 }

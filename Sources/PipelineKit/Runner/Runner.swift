@@ -226,7 +226,7 @@ public struct Runner: Sendable {
                 try await renew(refresher, item: item, key: key, scope: &scope)
                 (options, hash) = try resolveOptions(spec, item: item, scope: scope)
                 let renewed = hash
-                try await journal.update { $0.optionsHash = renewed }
+                try journal.update { $0.optionsHash = renewed }
             }
         }
     }
@@ -266,7 +266,7 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         for attempt in 1...spec.retry.attempts {
             let started = clock.now
-            try await journal.update {
+            try journal.update {
                 $0.status = .running
                 $0.attempts += 1
                 $0.startedAt = Date()
@@ -276,14 +276,14 @@ public struct Runner: Sendable {
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt, logger: logger(item: label, stage: spec.id),
                 scratchFolder: store.scratchFolder(run: runName, item: key, stage: spec.id), services: services,
-                resumeData: await journal.current.resume, journal: journal,
-                progressHandler: progressReporter(item: label, stage: spec.id))
+                resumeData: journal.current.resume, checkpointer: journal,
+                progress: progressReporter(item: label, stage: spec.id))
             do {
                 let outputs = try await withTimeout(spec.timeout) {
                     try await descriptor.run(options: options, context: context)
                 }
                 if spec.isSecret { store.redactor.add(all: outputs, as: spec.id) }
-                try await journal.update {
+                try journal.update {
                     $0.status = .succeeded
                     $0.outputs = spec.isSecret ? nil : outputs
                     $0.error = nil
@@ -299,7 +299,7 @@ public struct Runner: Sendable {
                 let message = store.redactor.redact(Runner.describe(error))
                 let disposition = (error as? any ClassifiedError)?.disposition ?? .fatal
                 if disposition == .credentialsExpired {
-                    try await journal.update { $0.error = message }
+                    try journal.update { $0.error = message }
                     if spec.refreshWith == nil {
                         sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .failed, seconds: (clock.now - started).seconds, error: message))
                     } else {
@@ -311,7 +311,7 @@ public struct Runner: Sendable {
                 }
                 if case .retryable(let minimum) = disposition, attempt < spec.retry.attempts {
                     let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
-                    try await journal.update { $0.error = message }
+                    try journal.update { $0.error = message }
                     sink.emit(.stageRetrying(item: label, stage: spec.id, attempt: attempt, delay: delay, error: message))
                     do {
                         try await Task.sleep(for: delay)
@@ -320,7 +320,7 @@ public struct Runner: Sendable {
                     }
                     continue
                 }
-                try await journal.update {
+                try journal.update {
                     $0.status = .failed
                     $0.error = message
                     $0.finishedAt = Date()
@@ -335,7 +335,7 @@ public struct Runner: Sendable {
 
     /// Marks a stage interrupted (its resume data stays) and ends the item.
     private func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws -> Never {
-        try? await journal.update {
+        try? journal.update {
             $0.status = .interrupted
             $0.finishedAt = Date()
         }

@@ -1,5 +1,5 @@
 /// The type of a stage option, used to check workflows before anything runs and to document stages.
-public indirect enum OptionType: Sendable, Hashable {
+public indirect enum OptionType: Sendable, Hashable, Codable {
     case string
     case integer
     case number
@@ -39,7 +39,7 @@ public indirect enum OptionType: Sendable, Hashable {
 }
 
 /// One documented option of a stage.
-public struct OptionField: Sendable, Hashable {
+public struct OptionField: Sendable, Hashable, Codable {
     /// The option's name in `with`.
     public var name: String
     /// Its type.
@@ -66,7 +66,7 @@ public struct OptionField: Sendable, Hashable {
 
 /// The options a stage accepts: what `validate` checks, `pipeline stages` lists and the JSON Schema
 /// describes.
-public struct OptionSchema: Sendable, Hashable {
+public struct OptionSchema: Sendable, Hashable, Codable {
     /// The known options.
     public var fields: [OptionField]
     /// The type of members not in ``fields``, when any name is allowed (nil: unknown names are errors).
@@ -91,7 +91,7 @@ public struct OptionSchema: Sendable, Hashable {
 }
 
 /// One documented output of a stage.
-public struct OutputField: Sendable, Hashable {
+public struct OutputField: Sendable, Hashable, Codable {
     /// The output's name, as in `${stage.name}`.
     public var name: String
     /// One line for people.
@@ -105,7 +105,7 @@ public struct OutputField: Sendable, Hashable {
 }
 
 /// The outputs a stage produces, so `validate` can check `${stage.output}` references.
-public struct OutputSchema: Sendable, Hashable {
+public struct OutputSchema: Sendable, Hashable, Codable {
     /// The outputs the stage always produces.
     public var fields: [OutputField]
     /// Whether names not in ``fields`` may be referenced too (outputs that depend on the workflow).

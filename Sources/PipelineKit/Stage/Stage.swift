@@ -103,6 +103,22 @@ public struct StageDescriptor: Sendable {
         }
     }
 
+    /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary): `run` gets the
+    /// resolved options and returns the outputs object.
+    public init(
+        type: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema, source: StageSource,
+        outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
+        run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    ) {
+        self.type = type
+        self.summary = summary
+        self.optionSchema = optionSchema
+        self.outputSchema = outputSchema
+        self.source = source
+        self.outputsForOptions = outputs
+        self.body = run
+    }
+
     /// The outputs the stage declares for this `with` object.
     public func outputs(for with: JSONValue) -> OutputSchema {
         outputsForOptions(with)

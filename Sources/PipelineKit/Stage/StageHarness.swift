@@ -37,15 +37,15 @@ public struct StageHarness: Sendable {
         let context = StageContext(
             stageID: "stage", stageType: S.type, item: item, attempt: 1, logger: Logger(label: "harness.\(S.type)"),
             scratchFolder: store.scratchFolder(run: "harness", item: item.stateKey, stage: "stage"),
-            services: services, resumeData: resume, journal: journal,
-            progressHandler: { reports.append($0) })
+            services: services, resumeData: resume, checkpointer: journal,
+            progress: { reports.append($0) })
         let outputs: Swift.Result<JSONValue, any Error>
         do {
             outputs = .success(try await StageDescriptor(stage, source: .compiledIn).run(options: options, context: context))
         } catch {
             outputs = .failure(error)
         }
-        return Run(outputs: outputs, checkpoint: await journal.current.resume, progress: reports.all)
+        return Run(outputs: outputs, checkpoint: journal.current.resume, progress: reports.all)
     }
 }
 

@@ -87,8 +87,7 @@ enum GenericAssetRoutes {
                 }
                 let digest = try await FileDigest.sha256Hex(
                     path: services.state.folder.uploadPath(asset.uploadID),
-                    length: asset.size,
-                    fileIO: services.fileIO
+                    length: asset.size
                 )
                 _ = try await services.state.markAssetReady(id, sha256: digest)
             }

@@ -55,8 +55,7 @@ enum SandboxAdminRoutes {
         guard let upload = await services.state.anyUpload(uploadID) else { throw APIError.notFound("upload") }
         let digest = try await FileDigest.sha256Hex(
             path: services.state.folder.uploadPath(uploadID),
-            length: upload.offset,
-            fileIO: services.fileIO
+            length: upload.offset
         )
         return JSONResponse.text(digest)
     }

@@ -81,9 +81,11 @@ struct DataFolder: Sendable {
 
     /// The length of an upload's file, `nil` when it does not exist.
     func storedLength(_ uploadID: String) -> Int64? {
-        var info = stat()
-        guard stat(self.uploadPath(uploadID), &info) == 0 else { return nil }
-        return Int64(info.st_size)
+        let descriptor = open(self.uploadPath(uploadID), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let end = lseek(descriptor, 0, SEEK_END)
+        return end >= 0 ? Int64(end) : nil
     }
 
     /// Creates an upload's (empty) file if it does not exist yet.

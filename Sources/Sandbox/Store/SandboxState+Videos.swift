@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// What `POST /me/videos` asks for, validated.
 struct VideoCreation: Sendable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// A running digest for tus's checksum extension (`Upload-Checksum: ALGORITHM BASE64`).

@@ -1,12 +1,11 @@
 import Hummingbird
 import NIOCore
-import NIOPosix
 
 /// Streams a request body into an upload file as it arrives, so memory stays flat whatever the
 /// file size and a body cut off mid-way keeps every byte that arrived.
 ///
-/// Incoming buffers (tens of KiB each) are gathered into 1 MiB writes on NIO's file I/O thread
-/// pool; after each write the new end offset is reported, so `HEAD` sees progress while the body
+/// Incoming buffers (tens of KiB each) are gathered into 1 MiB writes on NIO's blocking-I/O
+/// thread pool; after each write the new end offset is reported, so `HEAD` sees progress while the body
 /// is still arriving.
 struct UploadBodyWriter: Sendable {
     /// How the body ended.
@@ -31,7 +30,6 @@ struct UploadBodyWriter: Sendable {
 
     static let flushSize = 1 << 20
 
-    let fileIO: NonBlockingFileIO
     let stats: SandboxStats
 
     /// Writes `body` to `path` from `start` on.
@@ -51,7 +49,7 @@ struct UploadBodyWriter: Sendable {
         progress: @Sendable (Int64) async -> Void
     ) async throws -> Outcome {
         var outcome = Outcome(written: 0, ending: .finished, digest: digest)
-        try await self.fileIO.withFileHandle(path: path, mode: .write, flags: .allowFileCreation()) { handle in
+        try await UploadFile.with(path: path, forWriting: true) { file in
             var pending = ByteBuffer()
             pending.reserveCapacity(Self.flushSize)
             var received: Int64 = 0
@@ -60,7 +58,7 @@ struct UploadBodyWriter: Sendable {
             func flush() async throws {
                 guard pending.readableBytes > 0 else { return }
                 do {
-                    try await self.fileIO.write(fileHandle: handle, toOffset: start + outcome.written, buffer: pending)
+                    try await file.write(pending, at: start + outcome.written)
                 } catch {
                     throw FileWriteFailure(cause: error)
                 }

@@ -28,7 +28,7 @@ struct UploadWriteSession {
         let state = self.services.state
         let uploadID = lease.id
         let path = state.folder.uploadPath(uploadID)
-        let writer = UploadBodyWriter(fileIO: self.services.fileIO, stats: self.services.stats)
+        let writer = UploadBodyWriter(stats: self.services.stats)
         let outcome: UploadBodyWriter.Outcome
         do {
             outcome = try await writer.write(
@@ -75,8 +75,8 @@ struct UploadWriteSession {
     }
 
     private func truncate(_ path: String, to length: Int64) async throws {
-        try await self.services.fileIO.withFileHandle(path: path, mode: .write) { handle in
-            try await self.services.fileIO.changeFileSize(fileHandle: handle, size: length)
+        try await UploadFile.with(path: path, forWriting: true) { file in
+            try await file.truncate(to: length)
         }
     }
 }

@@ -1,0 +1,74 @@
+// The C boundary between `pipeline` and stage plugins loaded at run time.
+//
+// A plugin is a shared library exporting four functions (PipelinePluginSDK writes three of them; the
+// plugin author writes `pipeline_plugin_register` in one line). Everything that crosses is plain C:
+// integers, function pointers and UTF-8 JSON text, so a plugin built with its own copy of the Swift
+// stage API (statically linked) works with any host that speaks the same PIPELINE_PLUGIN_ABI_VERSION.
+#ifndef C_PIPELINE_PLUGIN_H
+#define C_PIPELINE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The plugin ABI version. The host refuses a plugin that reports another one. Bump it whenever a
+/// struct below, a function signature, or the JSON of a message changes.
+#define PIPELINE_PLUGIN_ABI_VERSION 1
+
+/// How a stage run ended (`finish`'s `status`).
+typedef enum pipeline_stage_status {
+    PIPELINE_STAGE_SUCCEEDED = 0,           ///< result: the outputs, a JSON object
+    PIPELINE_STAGE_RETRYABLE = 1,           ///< result: the error message; a retry may help
+    PIPELINE_STAGE_FATAL = 2,               ///< result: the error message
+    PIPELINE_STAGE_CREDENTIALS_EXPIRED = 3, ///< result: the error message; renew and retry
+    PIPELINE_STAGE_CANCELLED = 4,           ///< result: ignored
+} pipeline_stage_status;
+
+/// What the host lends a running stage. All callbacks may be called from any thread; strings are
+/// copied before the callback returns.
+typedef struct pipeline_stage_host {
+    void *context;
+    /// Progress: `unit` 0 bytes, 1 seconds, 2 items; `total` < 0 when unknown.
+    void (*progress)(void *context, int64_t completed, int64_t total, int32_t unit);
+    /// A log line; `level` follows swift-log: 0 trace, 1 debug, 2 info, 3 notice, 4 warning, 5 error, 6 critical.
+    void (*log)(void *context, int32_t level, const char *message);
+    /// Persists resume data (JSON) durably before returning; 0 on success.
+    int32_t (*checkpoint)(void *context, const char *resume_json);
+    /// Writes the idempotency key for `name` (persisted before it is returned) into `buffer`; 0 on success.
+    int32_t (*idempotency_key)(void *context, const char *name, char *buffer, size_t length);
+    /// Ends the run, exactly once (also after a cancel).
+    void (*finish)(void *context, int32_t status, const char *result);
+} pipeline_stage_host;
+
+/// What a plugin registers its stages with.
+typedef struct pipeline_plugin_registrar {
+    int32_t abi_version;
+    void *context;
+    /// Registers stage number `stage`, described as JSON {type, summary, optionSchema, outputSchema}; 0 when accepted.
+    int32_t (*register_stage)(void *context, int32_t stage, const char *descriptor_json);
+    /// Says why registration failed.
+    void (*fail)(void *context, const char *message);
+} pipeline_plugin_registrar;
+
+/// Exported by every plugin: the ABI version it was built with.
+typedef int32_t (*pipeline_plugin_abi_version_fn)(void);
+/// Exported by every plugin: registers its stages; 0 on success.
+typedef int32_t (*pipeline_plugin_register_fn)(const pipeline_plugin_registrar *registrar);
+/// Exported by every plugin: starts stage number `stage` with a JSON request
+/// {stageID, attempt, item, options, resume, scratchFolder}; returns a handle for cancel. The run ends
+/// with one call of host->finish, possibly on another thread; the plugin copies *host.
+typedef void *(*pipeline_plugin_start_fn)(int32_t stage, const char *request_json, const pipeline_stage_host *host);
+/// Exported by every plugin: asks a run to stop. The host never calls it after finish returned.
+typedef void (*pipeline_plugin_cancel_fn)(void *handle);
+
+/// The ABI version this header describes, for Swift (macros with arithmetic do not import).
+int32_t pipeline_plugin_header_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,213 @@
+import CPipelinePlugin
+import Foundation
+import Logging
+public import PipelineKit
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plugin that cannot be used, with the reason and the plugin's path.
+public struct PluginError: Error, Sendable, CustomStringConvertible {
+    /// The plugin library.
+    public var path: String
+    /// What is wrong and what to do.
+    public var message: String
+
+    public var description: String { "plugin \(path): \(message)" }
+}
+
+/// Loads stage plugins: shared libraries that speak the C boundary of `CPipelinePlugin.h` (written with
+/// PipelinePluginSDK). A plugin is checked before any of its code runs beyond its ABI version function:
+/// a missing file, a file that is not a library, a missing entry point or another ABI version is refused
+/// with a clear message.
+public enum PluginLoader {
+    /// The stage types a plugin registers, each with `source` = the plugin's path.
+    public static func load(_ path: String) throws(PluginError) -> [StageDescriptor] {
+        func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
+        guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
+        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw refuse("cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
+        }
+        func symbol<T>(_ name: String, as type: T.Type) throws(PluginError) -> T {
+            guard let address = dlsym(library, name) else {
+                throw refuse("does not export \(name): it is not a pipeline plugin (build it with PipelinePluginSDK)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        let version = try symbol("pipeline_plugin_abi_version", as: pipeline_plugin_abi_version_fn.self)()
+        let expected = pipeline_plugin_header_abi_version()
+        guard version == expected else {
+            throw refuse("was built for plugin ABI \(version), but this pipeline speaks ABI \(expected): rebuild it against this pipeline's PipelinePluginSDK")
+        }
+        let register = try symbol("pipeline_plugin_register", as: pipeline_plugin_register_fn.self)
+        let calls = PluginCalls(
+            start: try symbol("pipeline_plugin_start", as: pipeline_plugin_start_fn.self),
+            cancel: try symbol("pipeline_plugin_cancel", as: pipeline_plugin_cancel_fn.self))
+
+        let registration = Registration()
+        var registrar = pipeline_plugin_registrar(
+            abi_version: expected, context: Unmanaged.passUnretained(registration).toOpaque(),
+            register_stage: { context, stage, json in
+                guard let context, let json else { return 1 }
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().stages.withLock { $0.append((stage, String(cString: json))) }
+                return 0
+            },
+            fail: { context, message in
+                guard let context, let message else { return }
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().failure.withLock { $0 = String(cString: message) }
+            })
+        let status = withExtendedLifetime(registration) { register(&registrar) }
+        guard status == 0 else {
+            throw refuse("failed to register its stages: \(registration.failure.withLock { $0 } ?? "status \(status)")")
+        }
+        var descriptors: [StageDescriptor] = []
+        for (index, json) in registration.stages.withLock({ $0 }) {
+            guard let message = try? JSONParser.parse(json).value, let type = message["type"]?.stringValue,
+                let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
+                let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self)
+            else {
+                throw refuse("registered a stage with an unreadable description: \(json.prefix(200))")
+            }
+            descriptors.append(StageDescriptor(
+                type: type, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema, outputSchema: outputSchema,
+                source: .plugin(path), outputs: { _ in outputSchema },
+                run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
+        }
+        return descriptors
+    }
+}
+
+/// What a plugin registered while its register function ran.
+private final class Registration: Sendable {
+    let stages = Mutex<[(Int32, String)]>([])
+    let failure = Mutex<String?>(nil)
+}
+
+/// A plugin's start and cancel functions.
+private struct PluginCalls: Sendable {
+    let start: pipeline_plugin_start_fn
+    let cancel: pipeline_plugin_cancel_fn
+
+    /// Runs stage `stage` in the plugin and waits for its finish callback.
+    func run(stage: Int32, options: JSONValue, context: StageContext) async throws -> JSONValue {
+        let request: JSONValue = [
+            "stageID": .string(context.stageID), "attempt": .int(context.attempt), "item": try JSONValue(encoding: context.item),
+            "options": options, "resume": context.resumeData ?? .null, "scratchFolder": .string(context.scratchFolder.path),
+        ]
+        let run = PluginRun(context: context)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                run.begin(continuation)
+                let handle = withExtendedLifetime(run) { start(stage, request.serialized(), run.host) }
+                run.started(handle)
+            }
+        } onCancel: {
+            run.cancel(using: cancel)
+        }
+    }
+}
+
+/// One run of a plugin stage: the callbacks the plugin calls, and the continuation its finish resumes.
+private final class PluginRun: @unchecked Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<JSONValue, any Error>?
+        var handle: UnsafeMutableRawPointer?
+        var finished = false
+    }
+
+    let context: StageContext
+    let host: UnsafeMutablePointer<pipeline_stage_host>
+    private var state = State()
+    private let lock = NSLock()
+
+    private func locked<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    init(context: StageContext) {
+        self.context = context
+        host = .allocate(capacity: 1)
+        host.initialize(to: pipeline_stage_host(
+            context: nil,
+            progress: { context, completed, total, unit in
+                guard let run = PluginRun.from(context) else { return }
+                let units: [StageProgress.Unit] = [.bytes, .seconds, .items]
+                run.context.reportProgress(StageProgress(
+                    completed: completed, total: total < 0 ? nil : total, unit: units.indices.contains(Int(unit)) ? units[Int(unit)] : .items))
+            },
+            log: { context, level, message in
+                guard let run = PluginRun.from(context), let message else { return }
+                let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+                run.context.logger.log(level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info, "\(String(cString: message))")
+            },
+            checkpoint: { context, json in
+                guard let run = PluginRun.from(context), let json, let value = try? JSONParser.parse(String(cString: json)).value else { return 1 }
+                return (try? run.context.checkpointer.saveResume(value)) == nil ? 1 : 0
+            },
+            idempotency_key: { context, name, buffer, length in
+                guard let run = PluginRun.from(context), let name, let buffer,
+                    let key = try? run.context.checkpointer.intent(String(cString: name)), key.utf8.count < length
+                else { return 1 }
+                _ = key.withCString { strncpy(buffer, $0, length) }
+                return 0
+            },
+            finish: { context, status, result in
+                PluginRun.from(context)?.finish(status: status, result: result.map { String(cString: $0) } ?? "")
+            }))
+        host.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        host.deinitialize(count: 1)
+        host.deallocate()
+    }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> PluginRun? {
+        context.map { Unmanaged<PluginRun>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Keeps the run alive until the plugin finishes.
+    func begin(_ continuation: CheckedContinuation<JSONValue, any Error>) {
+        locked { $0.continuation = continuation }
+        _ = Unmanaged.passRetained(self)
+    }
+
+    func started(_ handle: UnsafeMutableRawPointer?) {
+        locked { $0.handle = handle }
+        if handle == nil { finish(status: Int32(bitPattern: PIPELINE_STAGE_FATAL.rawValue), result: "the plugin did not start the stage") }
+    }
+
+    /// Asks the plugin to stop, unless it already finished (the lock keeps the two apart).
+    func cancel(using cancel: pipeline_plugin_cancel_fn) {
+        locked { state in
+            if !state.finished, let handle = state.handle { cancel(handle) }
+        }
+    }
+
+    func finish(status: Int32, result: String) {
+        let continuation = locked { state -> CheckedContinuation<JSONValue, any Error>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        guard let continuation else { return }
+        switch UInt32(bitPattern: status) {
+        case PIPELINE_STAGE_SUCCEEDED.rawValue:
+            if let outputs = try? JSONParser.parse(result).value, case .object = outputs {
+                continuation.resume(returning: outputs)
+            } else {
+                continuation.resume(throwing: StageFailure("the plugin returned outputs that are not a JSON object"))
+            }
+        case PIPELINE_STAGE_RETRYABLE.rawValue: continuation.resume(throwing: StageFailure.retryable(result))
+        case PIPELINE_STAGE_CREDENTIALS_EXPIRED.rawValue: continuation.resume(throwing: StageFailure(result, disposition: .credentialsExpired))
+        case PIPELINE_STAGE_CANCELLED.rawValue: continuation.resume(throwing: CancellationError())
+        default: continuation.resume(throwing: StageFailure(result))
+        }
+        Unmanaged.passUnretained(self).release()
+    }
+}
