@@ -51,7 +51,8 @@ public final class RunningSandbox: Sendable {
         await withTaskGroup(of: Void.self) { waiters in
             waiters.addTask { _ = try? await serving.value }
             waiters.addTask {
-                try? await Task.sleep(for: Self.shutdownGrace)
+                // Cancelled when the server stopped in time; otherwise stop waiting for it.
+                guard (try? await Task.sleep(for: Self.shutdownGrace)) != nil else { return }
                 serving.cancel()
             }
             await waiters.next()

@@ -5,9 +5,9 @@ import Testing
 @testable import Sandbox
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `Expect: 100-continue` must be answered at once (curl otherwise waits a second per request).
@@ -21,7 +21,8 @@ struct ExpectContinueTests {
             let video = try #require(try await client.createVideo(approach: "streaming", size: body.count).json)
             let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
             let target = String(link.dropFirst(sandbox.baseURL.count))
-            let head = "PUT \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(sandbox.port)\r\n"
+            let head =
+                "PUT \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(sandbox.port)\r\n"
                 + "Content-Length: \(body.count)\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"
 
             let exchange = try await RawExchange.run(port: sandbox.port, head: Array(head.utf8), body: body)
@@ -53,16 +54,44 @@ enum RawExchange {
         }
     }
 
+    /// Sends `bytes` and closes the connection without waiting for an answer: a client that
+    /// goes away in the middle of a body.
+    static func sendThenClose(port: Int, bytes: [UInt8]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result {
+                        let descriptor = try self.connected(port: port)
+                        defer { close(descriptor) }
+                        try self.sendAll(descriptor, bytes)
+                    }
+                )
+            }
+            thread.start()
+        }
+    }
+
     private static func exchange(port: Int, head: [UInt8], body: [UInt8]) throws -> Exchange {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
+        let descriptor = try self.connected(port: port)
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 0, tv_usec: 800_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        try self.sendAll(descriptor, head)
+        let interim = self.receive(descriptor, untilClosed: false)
+        try self.sendAll(descriptor, body)
+        timeout.tv_sec = 10
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let final = self.receive(descriptor, untilClosed: true)
+        return Exchange(interim: interim, final: final)
+    }
+
+    private static func connected(port: Int) throws -> Int32 {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -72,14 +101,11 @@ enum RawExchange {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure(description: "connect failed") }
-        try self.sendAll(descriptor, head)
-        let interim = self.receive(descriptor, untilClosed: false)
-        try self.sendAll(descriptor, body)
-        timeout.tv_sec = 10
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let final = self.receive(descriptor, untilClosed: true)
-        return Exchange(interim: interim, final: final)
+        guard connected == 0 else {
+            close(descriptor)
+            throw Failure(description: "connect failed")
+        }
+        return descriptor
     }
 
     private static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) throws {

@@ -61,7 +61,8 @@ struct FaultInjectionTests {
             let video = try #require(try await client.createVideo(approach: "tus", size: file.count).json)
             let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
 
-            let faults = try await client.send(.POST, "/sandbox/faults", json: ["dropAfterBytes": 300_000, "dropRate": 1])
+            let faults = try await client.send(
+                .POST, "/sandbox/faults", json: ["dropAfterBytes": 300_000, "dropRate": 1])
             #expect(faults.status == 200)
             #expect(faults.json?["dropAfterBytes"]?.integerValue == 300_000)
 

@@ -10,7 +10,8 @@ struct GenericAssetTests {
         try await withSandbox { _, client in
             let file = Fixture.bytes(1_500_000, seed: 21)
             let create: JSONValue = ["name": "clip.mp4", "size": .integer(Int64(file.count))]
-            let created = try await client.send(.POST, "/generic/assets", json: create, headers: [("Idempotency-Key", "a-1")])
+            let created = try await client.send(
+                .POST, "/generic/assets", json: create, headers: [("Idempotency-Key", "a-1")])
             #expect(created.status == 201)
             let asset = try #require(created.json)
             #expect(asset["status"] == "created")
@@ -18,7 +19,8 @@ struct GenericAssetTests {
             let uploadURL = try #require(asset["upload_url"]?.stringValue)
             #expect(uploadURL == "\(client.baseURL)/generic/assets/\(id)/content")
 
-            let again = try await client.send(.POST, "/generic/assets", json: create, headers: [("Idempotency-Key", "a-1")])
+            let again = try await client.send(
+                .POST, "/generic/assets", json: create, headers: [("Idempotency-Key", "a-1")])
             #expect(again.json?["id"]?.stringValue == id)
 
             let half = 700_000
@@ -50,7 +52,8 @@ struct GenericAssetTests {
             #expect(completed.json?["sha256"]?.stringValue == Fixture.sha256Hex(file))
             #expect(completed.json?["size"]?.integerValue == Int64(file.count))
 
-            let patched = try await client.send(.PATCH, "/generic/assets/\(id)", json: ["title": "Clip", "tags": ["a", "b"]])
+            let patched = try await client.send(
+                .PATCH, "/generic/assets/\(id)", json: ["title": "Clip", "tags": ["a", "b"]])
             #expect(patched.status == 200)
             #expect(patched.json?["title"] == "Clip")
             #expect(patched.json?["tags"] == ["a", "b"])

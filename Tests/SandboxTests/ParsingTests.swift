@@ -11,8 +11,13 @@ struct ParsingTests {
         let value: JSONValue = ["uri": "/videos/1", "name": "a", "upload": ["status": "complete", "size": 3]]
         let selection = try #require(FieldSelection("uri, upload.status"))
         #expect(selection.apply(to: value) == ["uri": "/videos/1", "upload": ["status": "complete"]])
-        #expect(selection.apply(to: [value, value]) == [["uri": "/videos/1", "upload": ["status": "complete"]], ["uri": "/videos/1", "upload": ["status": "complete"]]])
-        #expect(FieldSelection("upload,upload.status")?.apply(to: value) == ["upload": ["status": "complete", "size": 3]])
+        #expect(
+            selection.apply(to: [value, value]) == [
+                ["uri": "/videos/1", "upload": ["status": "complete"]],
+                ["uri": "/videos/1", "upload": ["status": "complete"]],
+            ])
+        #expect(
+            FieldSelection("upload,upload.status")?.apply(to: value) == ["upload": ["status": "complete", "size": 3]])
         #expect(FieldSelection("") == nil)
         #expect(FieldSelection(nil) == nil)
     }

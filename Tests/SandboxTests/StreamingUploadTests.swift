@@ -21,7 +21,8 @@ struct StreamingUploadTests {
             #expect(completeURI.contains("&signature="))
 
             // Nothing stored yet: 308 without Range.
-            let empty = try await client.send(.PUT, link, headers: [("Content-Range", "bytes */\(file.count)")], body: [], auth: false)
+            let empty = try await client.send(
+                .PUT, link, headers: [("Content-Range", "bytes */\(file.count)")], body: [], auth: false)
             #expect(empty.status == 308)
             #expect(empty.header("Range") == nil)
 
@@ -40,7 +41,8 @@ struct StreamingUploadTests {
             #expect(early.status == 400)
             #expect(early.json?["error_code"] != nil)
 
-            let probe = try await client.send(.PUT, link, headers: [("Content-Range", "bytes */\(file.count)")], body: [], auth: false)
+            let probe = try await client.send(
+                .PUT, link, headers: [("Content-Range", "bytes */\(file.count)")], body: [], auth: false)
             #expect(probe.status == 308)
             #expect(probe.header("Range") == "bytes=0-\(half - 1)")
 
@@ -87,7 +89,8 @@ struct StreamingUploadTests {
             let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
             let put = try await client.send(.PUT, link, headers: [("Expect", "100-continue")], body: file, auth: false)
             #expect(put.status == 200)
-            let done = try await client.send(.PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
+            let done = try await client.send(
+                .PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
             #expect(done.status == 200)
             #expect(done.header("Range") == "bytes=0-\(file.count - 1)")
             #expect(try await client.storedSHA256(video: Fixture.videoID(video)) == Fixture.sha256Hex(file))

@@ -21,7 +21,8 @@ struct VimeoAPITests {
             #expect(wrong.status == 401)
             #expect(wrong.json?["error_code"]?.integerValue == 8003)
 
-            let mixedCase = try await client.send(.GET, "/me", headers: [("Authorization", "BeArEr sandbox-token")], auth: false)
+            let mixedCase = try await client.send(
+                .GET, "/me", headers: [("Authorization", "BeArEr sandbox-token")], auth: false)
             #expect(mixedCase.status == 200)
             #expect(mixedCase.json?["name"] == "Sandbox User")
             #expect(mixedCase.json?["uri"] == "/users/1")
@@ -51,7 +52,8 @@ struct VimeoAPITests {
             #expect(tooBig.status == 403)
             #expect(tooBig.json?["error_code"]?.integerValue == 4101)
 
-            let notJSON = try await client.send(.POST, "/me/videos", headers: [("Content-Type", "application/json")], body: Array("{".utf8))
+            let notJSON = try await client.send(
+                .POST, "/me/videos", headers: [("Content-Type", "application/json")], body: Array("{".utf8))
             #expect(notJSON.status == 400)
         }
     }
@@ -97,10 +99,10 @@ struct VimeoAPITests {
 
     @Test("an expired token answers 401 8003 until the client gets a new one from POST /oauth/token")
     func tokenLifetime() async throws {
-        let configuration = SandboxConfiguration(faults: SandboxFaults(tokenLifetime: 0.5))
+        let configuration = SandboxConfiguration(faults: SandboxFaults(tokenLifetime: 1.0))
         try await withSandbox(configuration) { sandbox, client in
             #expect(try await client.send(.GET, "/me").status == 200)
-            try await Task.sleep(for: .milliseconds(700))
+            try await Task.sleep(for: .milliseconds(1200))
             let expired = try await client.send(.GET, "/me")
             #expect(expired.status == 401)
             #expect(expired.json?["error_code"]?.integerValue == 8003)
@@ -108,7 +110,10 @@ struct VimeoAPITests {
             let refused = try await client.send(
                 .POST,
                 "/oauth/token",
-                headers: [("Authorization", "Basic " + Array("sandbox-client:wrong".utf8).base64), ("Content-Type", "application/json")],
+                headers: [
+                    ("Authorization", "Basic " + Array("sandbox-client:wrong".utf8).base64),
+                    ("Content-Type", "application/json"),
+                ],
                 body: Array(#"{"grant_type":"client_credentials"}"#.utf8),
                 auth: false
             )

@@ -20,7 +20,8 @@ enum JSONResponse {
     ) -> Response {
         var fields = headers
         fields[.contentType] = contentType
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
+        return Response(
+            status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
     }
 
     /// A plain-text response, for the tus and sandbox endpoints.

@@ -24,7 +24,8 @@ enum GenericAssetRoutes {
             guard let size = body["size"]?.integerValue, size >= 0 else {
                 throw APIError.invalidParameter("size", "`size` must be a non-negative number of bytes.")
             }
-            let (asset, _) = await services.state.createAsset(name: name, size: size, idempotencyKey: request.idempotencyKey)
+            let (asset, _) = await services.state.createAsset(
+                name: name, size: size, idempotencyKey: request.idempotencyKey)
             return JSONResponse.make(await services.state.render(asset), status: .created)
         }
 

@@ -122,7 +122,8 @@ struct TusHandlers {
         }
         let current = try await self.services.state.upload(id, token: request.query("token"))
         guard current.uploadProtocol == .tus else {
-            throw UploadFailure(.methodNotAllowed, "This is a streaming upload: send PUT with Content-Range.", headers: [.allow: "PUT"])
+            throw UploadFailure(
+                .methodNotAllowed, "This is a streaming upload: send PUT with Content-Range.", headers: [.allow: "PUT"])
         }
         if let contentLength = request.contentLength, offset + contentLength > current.length {
             throw UploadFailure(.contentTooLarge, "The chunk would go past Upload-Length \(current.length).")
@@ -140,7 +141,8 @@ struct TusHandlers {
         var headers: HTTPFields = [.uploadOffset: String(result.upload.offset)]
         self.addExpiry(result.upload, to: &headers)
         if result.ending == .overflow {
-            throw UploadFailure(.contentTooLarge, "The chunk went past Upload-Length; the excess was not stored.", headers: headers)
+            throw UploadFailure(
+                .contentTooLarge, "The chunk went past Upload-Length; the excess was not stored.", headers: headers)
         }
         return JSONResponse.empty(.noContent, headers: headers)
     }

@@ -36,13 +36,15 @@ enum VideoValidation {
             )
         }
         guard let sizeValue = upload["size"] else {
-            throw APIError.invalidParameter("upload.size", "`upload.size` is required for the \(approachText) approach.")
+            throw APIError.invalidParameter(
+                "upload.size", "`upload.size` is required for the \(approachText) approach.")
         }
         guard let size = sizeValue.integerValue, size > 0 else {
             throw APIError.invalidParameter("upload.size", "`upload.size` must be a positive number of bytes.")
         }
         guard size <= maxSize else {
-            throw APIError.invalidParameter("upload.size", "`upload.size` exceeds the largest upload, \(maxSize) bytes.")
+            throw APIError.invalidParameter(
+                "upload.size", "`upload.size` exceeds the largest upload, \(maxSize) bytes.")
         }
         let change = try self.change(body, allowingUnknown: true)
         return VideoCreation(

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The on-disk layout: `index.json` and `uploads/ID.bin` under one folder.
@@ -33,7 +33,8 @@ struct DataFolder: Sendable {
             folder = DataFolder(path: path, isTemporary: false)
         } else {
             let name = "pipeline-sandbox-" + RandomID.hex(bytes: 8)
-            folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent(name).path, isTemporary: true)
+            folder = DataFolder(
+                path: FileManager.default.temporaryDirectory.appendingPathComponent(name).path, isTemporary: true)
         }
         do {
             try FileManager.default.createDirectory(atPath: folder.uploadsPath, withIntermediateDirectories: true)

@@ -130,7 +130,8 @@ extension SandboxState {
             throw APIError.notFound("upload")
         }
         guard videoFileID == video.videoFileID, signature == video.signature else {
-            throw APIError.invalidParameter("signature", "The video_file_id or signature of complete_uri does not match.")
+            throw APIError.invalidParameter(
+                "signature", "The video_file_id or signature of complete_uri does not match.")
         }
         if video.uploadComplete {
             return video

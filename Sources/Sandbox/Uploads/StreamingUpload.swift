@@ -20,10 +20,14 @@ struct StreamingUpload {
 
     let services: SandboxServices
 
-    func put(_ request: Request, context: SandboxRequestContext, uploadID: String, token: String?) async throws -> Response {
+    func put(_ request: Request, context: SandboxRequestContext, uploadID: String, token: String?) async throws
+        -> Response
+    {
         let current = try await self.services.state.upload(uploadID, token: token)
         guard current.uploadProtocol == .streaming else {
-            throw UploadFailure(.methodNotAllowed, "This is a tus upload: use PATCH with Upload-Offset.", headers: [.allow: "PATCH, HEAD, DELETE, OPTIONS"])
+            throw UploadFailure(
+                .methodNotAllowed, "This is a tus upload: use PATCH with Upload-Offset.",
+                headers: [.allow: "PATCH, HEAD, DELETE, OPTIONS"])
         }
         let range: ContentRange?
         if let header = request.headers[.contentRange] {
@@ -44,7 +48,8 @@ struct StreamingUpload {
         case .bytes(let first, let last, let size):
             try self.check(size: size, of: current)
             if let contentLength = request.contentLength, contentLength != last - first + 1 {
-                throw UploadFailure(.badRequest, "Content-Length \(contentLength) does not match Content-Range \(first)-\(last).")
+                throw UploadFailure(
+                    .badRequest, "Content-Length \(contentLength) does not match Content-Range \(first)-\(last).")
             }
             (start, end) = (first, last)
         case nil:
@@ -85,7 +90,8 @@ struct StreamingUpload {
 
     private func check(size: Int64?, of upload: UploadRecord) throws {
         if let size, size != upload.length {
-            throw UploadFailure(.badRequest, "Content-Range declares \(size) bytes but the upload's size is \(upload.length).")
+            throw UploadFailure(
+                .badRequest, "Content-Range declares \(size) bytes but the upload's size is \(upload.length).")
         }
     }
 }

@@ -80,7 +80,8 @@ struct UploadBodyWriter: Sendable {
                     received += Int64(chunk.readableBytes)
                     if let dropAfter, received >= dropAfter {
                         let excess = Int(received - dropAfter)
-                        slice = chunk.getSlice(at: chunk.readerIndex, length: chunk.readableBytes - excess) ?? ByteBuffer()
+                        slice =
+                            chunk.getSlice(at: chunk.readerIndex, length: chunk.readableBytes - excess) ?? ByteBuffer()
                         outcome.ending = .dropped
                     }
                     let room = limit - accepted

@@ -2,11 +2,11 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An open upload file whose blocking calls (`pwrite`, `pread`, `ftruncate`) run on NIO's

@@ -37,7 +37,7 @@ package struct HTTPExchange: Sendable {
     let client: HTTPClient
     /// Abort when the body makes no progress for this long.
     let stallTimeout: TimeSpan
-    /// Abort when the answer takes this long after the body was sent (or for bodiless requests).
+    /// Abort when the answer to a request without a streamed body (a small JSON or XML one) takes this long.
     let answerTimeout: TimeSpan
 
     /// The largest answer body read.
@@ -71,7 +71,11 @@ package struct HTTPExchange: Sendable {
                                 throw UploadError.retryable(
                                     "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)")
                             }
-                        } else if (meter?.idleSeconds ?? (ContinuousClock.now - started).seconds) > answerTimeout.seconds {
+                        } else if let meter, meter.idleSeconds > max(10, 2 * stallTimeout.seconds) {
+                            // The last few MiB of a body sit in socket buffers: "all sent" is not "all received".
+                            // A server that stops reading there shows up as a missing answer, so wait only briefly.
+                            throw UploadError.retryable("\(action): no answer within \(TimeSpan(seconds: max(10, 2 * stallTimeout.seconds))) after the body was sent")
+                        } else if meter == nil, (ContinuousClock.now - started).seconds > answerTimeout.seconds {
                             throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
                         }
                     }

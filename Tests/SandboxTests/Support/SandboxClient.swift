@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+
 @testable import Sandbox
 
 /// A response as the tests look at it.
@@ -73,7 +74,9 @@ struct SandboxClient: Sendable {
         try await self.send(
             method,
             path,
-            headers: headers + [("Content-Type", "application/json"), ("Accept", "application/vnd.vimeo.*+json;version=3.4")],
+            headers: headers + [
+                ("Content-Type", "application/json"), ("Accept", "application/vnd.vimeo.*+json;version=3.4"),
+            ],
             body: json.encoded()
         )
     }
@@ -89,7 +92,9 @@ struct SandboxClient: Sendable {
     }
 
     /// A tus `PATCH` of `bytes` at `offset`.
-    func tusPatch(_ link: String, offset: Int, bytes: ArraySlice<UInt8>, checksum: String? = nil) async throws -> HTTPResult {
+    func tusPatch(_ link: String, offset: Int, bytes: ArraySlice<UInt8>, checksum: String? = nil) async throws
+        -> HTTPResult
+    {
         var headers = [
             ("Tus-Resumable", "1.0.0"),
             ("Upload-Offset", String(offset)),

@@ -39,6 +39,8 @@ REASONS = {200: "OK", 411: "Length Required", 429: "Too Many Requests", 500: "In
 
 
 def default_headroom():
+    """The most a client's kernel may buffer on a connection (tcp_wmem's maximum), plus 4 MiB for the
+    proxy's own buffers and the client's HTTP library."""
     try:
         with open("/proc/sys/net/ipv4/tcp_wmem") as file:
             return int(file.read().split()[2]) + (4 << 20)
@@ -47,6 +49,7 @@ def default_headroom():
 
 
 def header(headers, name):
+    """The first value of a header (name in lower case), or ""."""
     return next((value for key, value in headers if key.lower() == name), "")
 
 
@@ -82,7 +85,11 @@ def answer(writer, status, body, method, extra="", kind="text/plain"):
 
 
 def reset(writer):
-    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    """Closes the client's connection with a RST, as a dropped network path shows up."""
+    try:
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass
     writer.transport.abort()
 
 
@@ -194,7 +201,7 @@ async def serve(reader, writer, options):
                 answer(writer, value, f"fault_proxy: injected {value}\n", method, "" if value == 500 else "Retry-After: 1\r\n")
                 await writer.drain()
             elif kind in ("reset", "stall"):
-                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", options.upstream_port)
+                _, up_writer = await asyncio.open_connection("127.0.0.1", options.upstream_port)
                 try:
                     up_writer.write(raw)
                     await pipe(reader, up_writer, value)
@@ -209,7 +216,7 @@ async def serve(reader, writer, options):
                 break
             if header(headers, "connection").lower() == "close":
                 break
-    except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, IndexError):
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, IndexError):
         pass
     writer.close()
 

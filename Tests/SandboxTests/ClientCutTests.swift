@@ -1,0 +1,33 @@
+import NIOHTTP1
+import Testing
+
+@testable import Sandbox
+
+@Suite("client going away")
+struct ClientCutTests {
+    @Test("a PATCH body cut off by the client keeps the bytes that arrived")
+    func clientCutsPatch() async throws {
+        try await withSandbox { sandbox, client in
+            let file = Fixture.bytes(1 << 20, seed: 12)
+            let video = try #require(try await client.createVideo(approach: "tus", size: file.count).json)
+            let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
+            let target = String(link.dropFirst(sandbox.baseURL.count))
+            let head =
+                "PATCH \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(sandbox.port)\r\nTus-Resumable: 1.0.0\r\n"
+                + "Upload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\n"
+                + "Content-Length: \(file.count)\r\n\r\n"
+            try await RawExchange.sendThenClose(port: sandbox.port, bytes: Array(head.utf8) + file[0..<200_000])
+
+            var offset: Int?
+            for _ in 0..<50 {
+                offset = try await client.tusOffset(link)
+                if offset == 200_000 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(offset == 200_000)
+            let rest = try await client.tusPatch(link, offset: 200_000, bytes: file[200_000...])
+            #expect(rest.status == 204)
+            #expect(try await client.storedSHA256(video: Fixture.videoID(video)) == Fixture.sha256Hex(file))
+        }
+    }
+}

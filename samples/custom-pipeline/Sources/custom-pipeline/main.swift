@@ -1,0 +1,3 @@
+import PipelineCLI
+
+await PipelineCommand.main(registering: [ChecksumStage.self, FileSize.self])
