@@ -49,6 +49,10 @@ public final class PeerServer: @unchecked Sendable {
 public struct PeerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// A file of pseudo-random bytes (deterministic for a seed) in a temporary folder.

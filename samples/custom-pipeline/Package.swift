@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// A `pipeline` with extra stages compiled in: the built-in stages plus `checksum.sha256` and `acme.size`.
+// A `pipeline` with extra stages compiled in: the built-in stages plus `checksum.blocks` and `acme.size`.
 // `swift build`, then `.build/debug/custom-pipeline run workflow.json`.
 import PackageDescription
 

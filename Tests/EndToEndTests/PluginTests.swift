@@ -1,0 +1,143 @@
+import Foundation
+import PipelineKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stages from outside the project: a dynamically loaded plugin (samples/plugin-hello) and a custom
+/// executable with compiled-in stages (samples/custom-pipeline). `make test` builds both first.
+@Suite struct PluginTests {
+    static let plugin = repositoryRoot.appendingPathComponent("samples/plugin-hello/.build/debug/libHelloPlugin.so")
+    static let customPipeline = repositoryRoot.appendingPathComponent("samples/custom-pipeline/.build/debug/custom-pipeline")
+
+    private func requireBuilt(_ url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PeerError(message: "\(url.path) is missing: `make test` builds the samples before the tests")
+        }
+    }
+
+    @Test func aPluginStageRunsChecksPointsAndResumesAfterKillNine() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        try scratch.write("in/b.txt", "b")
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "hello", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              {"id": "greet", "uses": "hello.greet", "with": {"name": "${input.stem}", "output": "out/${input.stem}.txt", "steps": 12, "pause": 0.1}},
+              {"id": "after", "uses": "exec", "with": {"command": ["sh", "-c", "echo ${greet.lines} >> after.log"]}}
+            ]}
+            """)
+        #expect(try await Binary.run(["validate", "wf.json"], in: scratch.root).status == 0)
+        let first = try Binary.start(["run", "wf.json"], in: scratch.root)
+        try await Task.sleep(for: .milliseconds(1600))
+        first.signal(SIGKILL)
+        _ = await first.exit()
+        let resumed = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stdout.contains("resuming at line"), "\(resumed.stdout)")
+        for name in ["a", "b"] {
+            let lines = scratch.read("out/\(name).txt").split(separator: "\n")
+            #expect(lines.count == 12 && Set(lines).count == 12, "\(name): \(lines)")
+        }
+        #expect(scratch.read("after.log").split(separator: "\n") == ["12", "12"])
+        let stages = try await Binary.run(["stages", "--plugin", Self.plugin.path], in: scratch.root)
+        #expect(stages.stdout.contains("hello.greet  [plugin \(Self.plugin.path)]"))
+    }
+
+    @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
+        try requireBuilt(Self.customPipeline)
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        let file = try await urandomFile(megabytes: 600, in: scratch.path("in"))
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "custom", "inputs": {"path": "in"}, "stages": [
+              {"id": "size", "uses": "acme.size", "with": {"file": "${input.path}"}},
+              {"id": "hash", "uses": "checksum.blocks", "with": {"sidecar": false}}
+            ]}
+            """)
+        let process = Process()
+        process.executableURL = Self.customPipeline
+        process.arguments = ["run", "wf.json"]
+        process.currentDirectoryURL = scratch.root
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        try await Task.sleep(for: .milliseconds(1200))
+        kill(pid, SIGKILL)
+        await BlockingThread.run { process.waitUntilExit() }
+        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
+        let checkpoint = try JSONParser.parse(Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json"))).value
+        let hashedBefore = checkpoint["resume"]?["digests"]?.arrayValue?.count ?? 0
+        #expect(hashedBefore > 0 && hashedBefore < 600, "\(hashedBefore) blocks hashed before the kill")
+
+        let rerun = Process()
+        rerun.executableURL = Self.customPipeline
+        rerun.arguments = ["run", "wf.json", "--json"]
+        rerun.currentDirectoryURL = scratch.root
+        let pipe = Pipe()
+        rerun.standardOutput = pipe
+        try rerun.run()
+        let handle = pipe.fileHandleForReading
+        let output = await BlockingThread.run { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        await BlockingThread.run { rerun.waitUntilExit() }
+        #expect(rerun.terminationStatus == 0)
+        #expect(output.contains("resuming at block \(hashedBefore + 1)"), "\(output.suffix(2000))")
+        let state = try JSONParser.parse(Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json"))).value
+        #expect(state["outputs"]?["blocks"] == 600)
+        #expect(state["outputs"]?["size"] == .int(600 << 20))
+        _ = file
+    }
+
+    @Test func theReadmeExampleIsTheStageTheCustomPipelineCompiles() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let compiled = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("samples/custom-pipeline/Sources/custom-pipeline/FileSize.swift"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + compiled + "```"), "README's FileSize example differs from the one samples/custom-pipeline builds")
+    }
+
+    /// Builds a small C library as a "plugin" that is wrong in one way.
+    private func cLibrary(_ source: String, in scratch: borrowing Scratch, name: String) async throws -> URL {
+        try scratch.write("\(name).c", source)
+        let output = scratch.path("lib\(name).so")
+        let root = scratch.root
+        let status = await BlockingThread.run { () -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+            process.arguments = ["-shared", "-fPIC", "-o", output.path, root.appendingPathComponent("\(name).c").path]
+            try? process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 0)
+        return output
+    }
+
+    @Test func unusablePluginsAreRefusedWithAClearMessage() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", #"{"version": 1, "stages": [{"id": "a", "uses": "set", "with": {"x": 1}}]}"#)
+        let wrongABI = try await cLibrary(
+            """
+            #include <stdint.h>
+            int32_t pipeline_plugin_abi_version(void) { return 999; }
+            int32_t pipeline_plugin_register(const void *registrar) { return 0; }
+            """, in: scratch, name: "wrongabi")
+        let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
+        try scratch.write("notalibrary.so", "this is text, not a shared library\n")
+        let cases: [(String, String)] = [
+            (wrongABI.path, "was built for plugin ABI 999, but this pipeline speaks ABI 1"),
+            (noEntry.path, "does not export pipeline_plugin_abi_version"),
+            (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),
+            (scratch.path("missing.so").path, "no such file"),
+        ]
+        for (path, message) in cases {
+            for command in [["validate", "wf.json", "--plugin", path], ["run", "wf.json", "--plugin", path, "--input", "wf.json"]] {
+                let result = try await Binary.run(command, in: scratch.root)
+                #expect(result.status == 2, "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("plugin \(path): \(message)"), "\(result.stderr)")
+            }
+        }
+    }
+}
