@@ -20,7 +20,7 @@ test: deps
 
 ## Runs the quick-start workflow over the bundled samples.
 quickstart: build
-	$(PIPELINE) run Workflows/quickstart.json
+	scripts/quickstart.sh
 
 ## Prints the benchmark figures (release build).
 bench: deps

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "UploadStages", targets: ["UploadStages"]),
         .library(name: "PlatformStages", targets: ["PlatformStages"]),
         .library(name: "PipelinePluginSDK", targets: ["PipelinePluginSDK"]),
+        .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
     ],
     dependencies: [
@@ -27,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(
@@ -83,6 +88,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "Sandbox",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CPipelinePlugin"),
         .target(
             name: "PipelinePluginSDK",
@@ -103,6 +122,7 @@ let package = Package(
                 "UploadStages",
                 "PlatformStages",
                 "PluginHost",
+                "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -145,6 +165,19 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             exclude: ["Fixtures", "botocore_sign.py"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: [
+                "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["tuspy_client.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

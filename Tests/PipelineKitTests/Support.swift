@@ -79,7 +79,7 @@ final class EventLog: RunEventSink {
     var itemErrors: [String] {
         events.withLock { events in
             events.compactMap {
-                if case .itemFinished(_, false, let error) = $0 { error } else { nil }
+                if case .itemFinished(_, false, let error, _) = $0 { error } else { nil }
             }
         }
     }

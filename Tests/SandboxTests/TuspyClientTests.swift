@@ -31,9 +31,10 @@ struct TuspyClientTests {
         let python = try #require(Self.python)
         try await withSandbox { _, client in
             let file = Fixture.bytes(700_000, seed: 3)
-            let path = Fixture.temporaryFolder() + "/sample.bin"
+            let folder = Fixture.temporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let path = folder + "/sample.bin"
             try Data(file).write(to: URL(fileURLWithPath: path))
-            defer { try? FileManager.default.removeItem(atPath: path) }
 
             let result = try await Task.detached {
                 try ChildRun.run(python, [Self.script, client.baseURL + "/upload", path, "65536", "3"])

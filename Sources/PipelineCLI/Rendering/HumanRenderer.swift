@@ -69,10 +69,10 @@ final class HumanRenderer: RunEventSink {
                 case .interrupted: lines.append("  \(item) › \(stage) interrupted; it resumes on the next run")
                 case .reused, .skipped: force = false
                 }
-            case .itemFinished(let item, let succeeded, let error):
+            case .itemFinished(let item, let succeeded, let error, let landed):
                 state.finished += 1
                 if succeeded {
-                    lines.append("✓ \(item)")
+                    lines.append("✓ \(item)" + (landed.map { " → \($0)" } ?? ""))
                 } else if error != "interrupted" {
                     state.failed += 1
                     lines.append("✗ \(item): \(error ?? "failed")")

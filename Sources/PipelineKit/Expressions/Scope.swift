@@ -46,7 +46,11 @@ public struct EvaluationScope: Sendable {
     /// `env.*`: every value read from here is a secret.
     public var environment: [String: String]
     /// Outputs of finished stages by stage id (a skipped stage has `null`).
-    public var stageOutputs: [String: JSONValue]
+    public var stageOutputs: [String: JSONValue] {
+        didSet { stageOrder.append(contentsOf: stageOutputs.keys.filter { !stageOrder.contains($0) }.sorted()) }
+    }
+    /// Stage ids in the order their outputs arrived.
+    public private(set) var stageOrder: [String] = []
 
     /// Creates a scope.
     public init(

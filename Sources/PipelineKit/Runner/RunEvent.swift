@@ -44,7 +44,8 @@ public enum RunEvent: Sendable {
     case stageProgress(item: String, stage: String, progress: StageProgress)
     case stageRetrying(item: String, stage: String, attempt: Int, delay: Duration, error: String)
     case stageFinished(item: String, stage: String, outcome: StageOutcome, seconds: Double, error: String?)
-    case itemFinished(item: String, succeeded: Bool, error: String?)
+    /// `landed`: where the item's result is, when its last stage says (a link, URL, location or path).
+    case itemFinished(item: String, succeeded: Bool, error: String?, landed: String?)
     case log(level: String, item: String?, stage: String?, message: String)
     case runFinished(RunSummary)
 
@@ -74,8 +75,11 @@ public enum RunEvent: Sendable {
                 "event": "stageFinished", "item": .string(item), "stage": .string(stage),
                 "outcome": .string(outcome.rawValue), "seconds": .double(seconds), "error": error.map(JSONValue.string) ?? .null,
             ]
-        case .itemFinished(let item, let succeeded, let error):
-            fields = ["event": "itemFinished", "item": .string(item), "succeeded": .bool(succeeded), "error": error.map(JSONValue.string) ?? .null]
+        case .itemFinished(let item, let succeeded, let error, let landed):
+            fields = [
+                "event": "itemFinished", "item": .string(item), "succeeded": .bool(succeeded),
+                "error": error.map(JSONValue.string) ?? .null, "landed": landed.map(JSONValue.string) ?? .null,
+            ]
         case .log(let level, let item, let stage, let message):
             fields = [
                 "event": "log", "level": .string(level), "item": item.map(JSONValue.string) ?? .null,

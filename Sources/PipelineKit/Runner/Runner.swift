@@ -102,10 +102,11 @@ public struct Runner: Sendable {
     private func runItem(_ item: InputItem) async -> ItemResult {
         let key = item.stateKey
         var result = ItemResult(state: .succeeded)
+        var scope = EvaluationScope()
         sink.emit(.itemStarted(item: item.relativePath))
         do {
             try prepareState(of: item, key: key)
-            var scope = EvaluationScope(
+            scope = EvaluationScope(
                 input: item.facts, vars: try resolveVars(for: item), environment: environment)
             var invalidated = false
             for (index, spec) in workflow.stages.enumerated() {
@@ -116,16 +117,28 @@ public struct Runner: Sendable {
                 case .skipped: break
                 }
             }
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil))
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil, landed: Self.landing(of: scope)))
         } catch is CancellationError {
             result.state = .interrupted
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted"))
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted", landed: nil))
         } catch {
             result.state = .failed
             let message = store.redactor.redact((error as? ItemFailure)?.message ?? "\(error)")
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message))
+            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message, landed: nil))
         }
         return result
+    }
+
+    /// Where an item's result landed: the first of `link`, `url`, `location`, `path` in the outputs of its
+    /// last stage that has one.
+    private static func landing(of scope: EvaluationScope) -> String? {
+        for id in scope.stageOrder.reversed() {
+            guard let outputs = scope.stageOutputs[id]?.objectValue else { continue }
+            for key in ["link", "url", "location", "path"] {
+                if let value = outputs[key]?.stringValue, !value.isEmpty { return value }
+            }
+        }
+        return nil
     }
 
     /// Records the item's input facts; an input that changed since its stages ran starts over.
