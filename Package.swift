@@ -182,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipeline", "PipelineKit", "TestSupport"],
+            dependencies: ["pipeline", "PipelineKit", "TestSupport", "Sandbox"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

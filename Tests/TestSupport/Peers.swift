@@ -136,3 +136,33 @@ public func peerTool(_ script: String, _ arguments: [String]) async -> String {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+/// The body of a GET with a bearer token, by curl.
+public func httpGet(_ url: String, bearer token: String) async -> String {
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", "10", "-H", "Authorization: bearer \(token)", url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}
+
+/// A POST of a JSON body, by curl; the answer's body.
+public func httpPost(_ url: String, json: String) async -> String {
+    await BlockingThread.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", "10", "-X", "POST", "-H", "Content-Type: application/json", "--data", json, url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}

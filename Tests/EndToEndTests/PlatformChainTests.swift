@@ -1,0 +1,157 @@
+import Foundation
+import PipelineKit
+import Sandbox
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole chain (export → ticket → upload → activate → metadata) with the built binary against the
+/// Sandbox: per upload approach, across kill -9, and with faults on.
+@Suite struct PlatformChainTests {
+    static let token = "sandbox-token"
+
+    /// The chain's workflow; `auth` renews tokens from the Sandbox's OAuth endpoint when asked.
+    static func workflow(api: String, approach: String, withAuth: Bool = false) -> String {
+        let token = withAuth ? "${auth.token}" : "${env.CHAIN_TOKEN}"
+        let refresh = withAuth ? #", "refreshWith": "auth""# : ""
+        let upload = approach == "tus"
+            ? #"{"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
+            : #"{"id": "upload", "uses": "http.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
+        let auth = withAuth
+            ? """
+              {"id": "auth", "uses": "http.request", "secret": true, "with": {"method": "POST", "url": "\(api)/oauth/token",
+                "headers": {"Authorization": "Basic c2FuZGJveC1jbGllbnQ6c2FuZGJveC1zZWNyZXQ="}, "json": {"grant_type": "client_credentials"},
+                "outputs": {"token": "/access_token"}}},
+              """
+            : ""
+        return """
+            {"version": 1, "name": "chain-\(approach)", "inputs": {"path": "in"},
+             "defaults": {"retry": {"attempts": 8, "initialDelay": "100ms", "maxDelay": "1s"}},
+             "stages": [
+              \(auth)
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"mode": "auto", "output": "out/${input.stem}.mp4"}},
+              {"id": "ticket", "uses": "vimeo.ticket"\(refresh), "with": {"api": "\(api)", "token": "\(token)", "approach": "\(approach)",
+                "file": "${export.path}", "name": "${input.stem}"}},
+              \(upload),
+              {"id": "activate", "uses": "vimeo.activate"\(refresh), "with": {"api": "\(api)", "token": "\(token)", "ticket": "${ticket}"}},
+              {"id": "metadata", "uses": "vimeo.metadata"\(refresh), "with": {"api": "\(api)", "token": "\(token)", "uri": "${ticket.uri}",
+                "description": "from ${input.name}", "privacy": "unlisted", "tags": ["chain", "${input.ext}"]}}
+             ]}
+            """
+    }
+
+    /// Sample clips, each a few hundred KiB.
+    private func inputs(_ scratch: borrowing Scratch) throws {
+        for name in ["clip-h264-aac.mp4", "clip-no-audio.mp4", "clip-portrait-rotated.mp4"] {
+            try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("samples/\(name)"), to: scratch.path("in/\(name)"))
+        }
+    }
+
+    /// Every video on the sandbox as (name, JSON).
+    private func videos(_ sandbox: RunningSandbox) async throws -> [JSONValue] {
+        let text = await httpGet("\(sandbox.baseURL)/me/videos?per_page=100", bearer: Self.token)
+        return try JSONParser.parse(text).value["data"]?.arrayValue ?? []
+    }
+
+    /// Checks one complete video per input, with the exported bytes and the metadata.
+    private func expectOneCompleteVideoPerInput(_ sandbox: RunningSandbox, _ scratch: borrowing Scratch) async throws {
+        let all = try await videos(sandbox)
+        let stems = ["clip-h264-aac", "clip-no-audio", "clip-portrait-rotated"]
+        #expect(all.count == stems.count, "\(all.count) videos for \(stems.count) inputs: \(all.map { $0["name"] ?? .null })")
+        for stem in stems {
+            let matching = all.filter { $0["name"]?.stringValue == stem }
+            #expect(matching.count == 1, "\(stem): \(matching.count) videos")
+            guard let video = matching.first, let uri = video["uri"]?.stringValue else { continue }
+            #expect(video["upload"]?["status"] == "complete")
+            #expect(video["privacy"]?["view"] == "unlisted")
+            #expect(video["description"] == .string("from \(stem).mp4"))
+            #expect(video["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted() == ["chain", "mp4"])
+            let id = uri.split(separator: "/").last.map(String.init) ?? ""
+            let stored = await httpGet("\(sandbox.baseURL)/sandbox/videos/\(id)/sha256")
+            #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == (await sha256sum(scratch.path("out/\(stem).mp4").path)))
+        }
+    }
+
+    @Test(arguments: ["tus", "streaming"])
+    func theChainPutsOneCompleteVideoPerInput(approach: String) async throws {
+        let scratch = try Scratch()
+        try inputs(scratch)
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: approach))
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        try await expectOneCompleteVideoPerInput(sandbox, scratch)
+        let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        #expect(runFinished(again.stdout)?["stagesRun"] == 0)
+        await sandbox.stop()
+    }
+
+    @Test func killNineAcrossTheChainLeavesExactlyOneVideoPerInput() async throws {
+        let scratch = try Scratch()
+        try inputs(scratch)
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: "tus"))
+        let environment = ["CHAIN_TOKEN": Self.token]
+        var kills = 0
+        for round in 0..<10 {
+            // Every third round the platform answers slowly, so some kills land just after a request (the
+            // ticket's POST among them) went out and before its answer came back.
+            let latency = round % 3 == 0 ? 0.4 : 0
+            _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"latency": \#(latency)}"#)
+            let process = try Binary.start(["run", "wf.json", "--bwlimit", "60KiB"], in: scratch.root, environment: environment)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900)))
+            if process.isRunning {
+                process.signal(SIGKILL)
+                kills += 1
+            }
+            _ = await process.exit()
+        }
+        #expect(kills >= 8, "only \(kills) kills landed")
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"latency": 0}"#)
+        let finish = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
+        #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
+        try await expectOneCompleteVideoPerInput(sandbox, scratch)
+        await sandbox.stop()
+    }
+
+    @Test func theChainCompletesWithErrorsDropsAndExpiringTokens() async throws {
+        let scratch = try Scratch()
+        try inputs(scratch)
+        let faults = SandboxFaults(errorRate: 0.1, seed: 7, dropAfterBytes: 100_000, dropRate: 0.3, tokenLifetime: 0.5)
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path, faults: faults))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: "tus", withAuth: true))
+        let result = try await Binary.run(["run", "wf.json", "--bwlimit", "200KiB"], in: scratch.root)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("credentials expired; renewing them with stage auth"), "the token never expired: \(result.stdout)")
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"errorRate": 0}"#)
+        try await expectOneCompleteVideoPerInput(sandbox, scratch)
+        for (name, text) in scratch.allFiles(under: ".pipeline") {
+            #expect(!text.contains("\"access_token\""), "a token in \(name)")
+        }
+        await sandbox.stop()
+    }
+
+    @Test(arguments: [
+        ("no-upload-link", "the answer has no upload.upload_link"),
+        ("html", "the answer is not a JSON object: <html><body><h1>502 Bad Gateway</h1></body></html>"),
+        ("error-body", "the answer has no uri"),
+    ])
+    func malformedPlatformAnswersAreClearErrors(mode: String, message: String) async throws {
+        let scratch = try Scratch()
+        let platform = try await PeerServer(script: "bad_platform.py", arguments: [mode])
+        try scratch.write("in/a.mp4", "not used")
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "bad", "inputs": {"path": "in"}, "defaults": {"retry": {"attempts": 1}}, "stages": [
+              {"id": "ticket", "uses": "vimeo.ticket", "with": {"api": "http://127.0.0.1:\(platform.port)", "token": "t0k3n-value"}}
+            ]}
+            """)
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("invalid response: creating the video (POST /me/videos): \(message)"), "\(result.stdout)")
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+}
