@@ -17,7 +17,7 @@ public struct PipelineCommand: AsyncParsableCommand {
             state folder is busy or damaged; 2 the workflow or the arguments are invalid (nothing ran); \
             130 interrupted by a signal (run the same command again to resume).
             """,
-        subcommands: [RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self, SandboxCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self, CancelCommand.self, SandboxCommand.self]
     )
 
     public init() {}

@@ -39,6 +39,10 @@ import Glibc
               {"id": "activate", "uses": "vimeo.activate"\(refresh), "with": {"api": "\(api)", "token": "\(token)", "ticket": "${ticket}"}},
               {"id": "metadata", "uses": "vimeo.metadata"\(refresh), "with": {"api": "\(api)", "token": "\(token)", "uri": "${ticket.uri}",
                 "description": "from ${input.name}", "privacy": "unlisted", "tags": ["chain", "${input.ext}"]}}
+             ],
+             "onCancel": [
+              {"id": "delete", "uses": "http.request", "if": "${ticket.uri ?? ''}", "with": {"method": "DELETE",
+                "url": "\(api)${ticket.uri}", "headers": {"Authorization": "bearer \(token)"}, "expect": [204, 404]}}
              ]}
             """
     }
@@ -87,6 +91,19 @@ import Glibc
         try await expectOneCompleteVideoPerInput(sandbox, scratch)
         let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(runFinished(again.stdout)?["stagesRun"] == 0)
+
+        // pipeline cancel deletes the item's video and forgets its state: a later run makes a new one.
+        let cancel = try await Binary.run(["cancel", "wf.json", "clip-no-audio.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        let remaining = try await videos(sandbox).compactMap { $0["name"]?.stringValue }.sorted()
+        #expect(remaining == ["clip-h264-aac", "clip-portrait-rotated"])
+        let status = try await Binary.run(["status"], in: scratch.root)
+        #expect(!status.stdout.contains("clip-no-audio.mp4"))
+        let unknown = try await Binary.run(["cancel", "wf.json", "clip-no-audoi.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no item clip-no-audoi.mp4"))
+        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        #expect(rerun.status == 0)
+        try await expectOneCompleteVideoPerInput(sandbox, scratch)
         await sandbox.stop()
     }
 

@@ -79,6 +79,65 @@ public struct Runner: Sendable {
         return summary
     }
 
+    /// Undoes the remote side effects of finished work for `items` with the workflow's `onCancel` stages
+    /// (delete the video, terminate the upload), then forgets their state so a later run starts them anew.
+    /// An onCancel stage whose references are missing (the ticket was never created) is skipped.
+    public func cancel(items: [InputItem]) async -> RunSummary {
+        let clock = ContinuousClock()
+        let start = clock.now
+        sink.emit(.runStarted(workflow: workflow.name, items: items.count, stages: workflow.onCancel.count))
+        var summary = RunSummary(items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
+        for item in items {
+            guard !Task.isCancelled else {
+                summary.interrupted = true
+                break
+            }
+            let key = item.stateKey
+            sink.emit(.itemStarted(item: item.relativePath))
+            do {
+                var scope = EvaluationScope(input: item.facts, vars: try resolveVars(for: item), environment: environment)
+                for spec in workflow.stages {
+                    if let record = try store.stage(run: runName, item: key, stage: spec.id), record.status == .succeeded {
+                        scope.stageOutputs[spec.id] = record.outputs ?? .null
+                    }
+                }
+                for spec in workflow.onCancel {
+                    guard let descriptor = registry.descriptor(for: spec.uses) else { throw fail(spec, item: item, "unknown stage type \(spec.uses)") }
+                    let options: ResolvedValue
+                    do {
+                        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) { throw SkipStage() }
+                        options = try scope.resolve(spec.with, at: spec.path.appending("with"))
+                    } catch {
+                        sink.emit(.stageFinished(item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0, error: nil))
+                        continue
+                    }
+                    let journal = StageJournal(
+                        record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""), store: store,
+                        run: runName, item: key)
+                    scope.stageOutputs[spec.id] = try await attempt(
+                        descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
+                    summary.stagesRun += 1
+                }
+                try store.removeItem(run: runName, item: key)
+                summary.succeeded += 1
+                sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil, landed: nil))
+            } catch is CancellationError {
+                summary.interrupted = true
+                sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted", landed: nil))
+            } catch {
+                summary.failed += 1
+                let message = store.redactor.redact((error as? ItemFailure)?.message ?? "\(error)")
+                sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message, landed: nil))
+            }
+        }
+        summary.seconds = (clock.now - start).seconds
+        sink.emit(.runFinished(summary))
+        return summary
+    }
+
+    /// An onCancel stage with nothing to undo.
+    private struct SkipStage: Error {}
+
     // MARK: Items
 
     private struct ItemResult: Sendable {

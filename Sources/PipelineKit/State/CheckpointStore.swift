@@ -157,6 +157,17 @@ public struct CheckpointStore: Sendable {
         if removed { try AtomicFile.syncFolder(stageFile(run: run, item: item, stage: "x").deletingLastPathComponent()) }
     }
 
+    /// Deletes an item's state (after `pipeline cancel`).
+    public func removeItem(run: String, item: String) throws(StateError) {
+        let url = itemFolder(run: run, item: item)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch {
+            throw StateError(code: .io, message: "cannot remove \(url.path): \(error.localizedDescription)", path: url.path)
+        }
+    }
+
     /// Deletes a whole run's state (`--fresh`).
     public func removeRun(_ run: String) throws(StateError) {
         let url = runFolder(run)

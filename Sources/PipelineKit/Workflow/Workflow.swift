@@ -17,6 +17,9 @@ public struct Workflow: Sendable {
     public var vars: [String: JSONValue]
     /// The stages, in the order they run for each item.
     public var stages: [StageSpec]
+    /// Stages `pipeline cancel` runs for an item to undo its remote side effects (delete the video,
+    /// terminate the upload); they may use the outputs of any stage that finished.
+    public var onCancel: [StageSpec]
     /// Plugin libraries to load before the stages are checked.
     public var plugins: [String]
     /// Where each value of the file is, for messages.
@@ -35,7 +38,7 @@ public struct Workflow: Sendable {
     private func environmentReferences(_ references: (Expression) -> [Reference]) -> Set<String> {
         var names: Set<String> = []
         var templates: [JSONValue] = Array(vars.values)
-        for stage in stages {
+        for stage in stages + onCancel {
             templates.append(stage.with)
             if let condition = stage.condition { templates.append(.string(condition)) }
         }

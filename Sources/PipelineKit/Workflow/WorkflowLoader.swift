@@ -11,7 +11,7 @@ public struct WorkflowLoader: Sendable {
         self.registry = registry
     }
 
-    static let rootKeys = ["$schema", "version", "name", "description", "inputs", "vars", "defaults", "stages", "plugins"]
+    static let rootKeys = ["$schema", "version", "name", "description", "inputs", "vars", "defaults", "stages", "onCancel", "plugins"]
     static let stageKeys = ["id", "uses", "with", "retry", "timeout", "if", "refreshWith", "secret", "description"]
     static let inputKeys = ["path", "include", "exclude", "recursive"]
     static let defaultsKeys = ["retry", "timeout"]
@@ -99,13 +99,16 @@ private struct Reader {
         let vars = readVars(members["vars"], overrides: varOverrides)
         let defaults = readDefaults(members["defaults"])
         let plugins = readPlugins(members["plugins"])
-        let stages = readStages(members["stages"], defaults: defaults)
+        var seen: [String: JSONPath] = [:]
+        let stages = readStages(members["stages"], key: "stages", defaults: defaults, seen: &seen)
+        let onCancel = members["onCancel"] == nil ? [] : readStages(members["onCancel"], key: "onCancel", defaults: defaults, seen: &seen)
 
-        checkReferences(vars: vars, stages: stages)
+        // onCancel stages come after every stage: they may use any stage's outputs.
+        checkReferences(vars: vars, stages: stages + onCancel)
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,
-            plugins: plugins, sourceMap: log.sourceMap)
+            onCancel: onCancel, plugins: plugins, sourceMap: log.sourceMap)
     }
 
     // MARK: Sections
@@ -238,8 +241,10 @@ private struct Reader {
         return elements.enumerated().compactMap { index, element in string(element, at: path.appending(index: index)) }
     }
 
-    private mutating func readStages(_ value: JSONValue?, defaults: (retry: RetryPolicy, timeout: TimeSpan?)) -> [StageSpec] {
-        let path = JSONPath.root.appending("stages")
+    private mutating func readStages(
+        _ value: JSONValue?, key: String, defaults: (retry: RetryPolicy, timeout: TimeSpan?), seen: inout [String: JSONPath]
+    ) -> [StageSpec] {
+        let path = JSONPath.root.appending(key)
         guard let value else {
             log.error(.root, "missing \"stages\": a workflow needs at least one stage")
             return []
@@ -248,9 +253,8 @@ private struct Reader {
             log.error(path, "expected an array of stages, found \(value.kindName)")
             return []
         }
-        if elements.isEmpty { log.error(path, "stages is empty: a workflow needs at least one stage") }
+        if elements.isEmpty { log.error(path, "\(key) is empty: a workflow needs at least one stage") }
         var stages: [StageSpec] = []
-        var seen: [String: JSONPath] = [:]
         for (index, element) in elements.enumerated() {
             let stagePath = path.appending(index: index)
             guard case .object(let members) = element else {

@@ -60,6 +60,8 @@ public enum WorkflowSchema {
                 ],
                 "plugins": ["type": "array", "items": ["type": "string"]],
                 "stages": ["type": "array", "minItems": 1, "items": ["$ref": "#/$defs/stage"]],
+                "onCancel": ["type": "array", "minItems": 1, "items": ["$ref": "#/$defs/stage"],
+                             "description": "Stages `pipeline cancel` runs to undo an item's remote side effects."],
             ],
             "$defs": [
                 "expression": ["type": "string", "pattern": "\\$\\{", "description": "A ${...} template, typed when it runs."],

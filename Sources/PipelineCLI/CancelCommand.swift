@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PipelineKit
+
+/// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
+/// stages (delete the video, terminate the upload) and forgets their state.
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Run the workflow's onCancel stages for items (e.g. delete their videos) and forget their state.")
+
+    @Argument(help: "The workflow file.")
+    var workflow: String
+
+    @Argument(help: "Items to cancel, by relative path or file name (as `pipeline status` shows them).")
+    var items: [String]
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Flag(name: .long, help: "Print events as JSON lines.")
+    var json = false
+
+    func run() async throws {
+        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
+        guard !workflow.onCancel.isEmpty else {
+            Output.error("\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
+            throw ExitCode(2)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let missing = workflow.missingEnvironment(in: environment)
+        guard missing.isEmpty else {
+            Output.error("\(self.workflow): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        let stateFolder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
+        let lock: StateLock
+        do {
+            lock = try StateLock(folder: stateFolder)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        let store = CheckpointStore(folder: stateFolder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
+        let known = store.items(run: workflow.name).compactMap { try? store.item(run: workflow.name, item: $0)?.input }
+        var selected: [InputItem] = []
+        for name in items {
+            guard let item = known.first(where: { $0.relativePath == name || $0.name == name || $0.stateKey == name }) else {
+                Output.error("pipeline: no item \(name) in the state of \(workflow.name)" + Suggestion.phrase(for: name, among: known.map(\.relativePath)))
+                throw ExitCode(2)
+            }
+            selected.append(item)
+        }
+        let sink: any RunEventSink = json ? JSONLinesRenderer() : HumanRenderer(live: false)
+        let runner = Runner(workflow: workflow, registry: registry, store: store, environment: environment, sink: sink)
+        let chosen = selected
+        let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: chosen) }
+        withExtendedLifetime(lock) {}
+        if summary.interrupted { throw ExitCode(130) }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+}
