@@ -20,11 +20,13 @@ struct CancelCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
+    @OptionGroup var varOptions: VarOptions
+
     @Flag(name: .long, help: "Print events as JSON lines.")
     var json = false
 
     func run() async throws {
-        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
+        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         guard !workflow.onCancel.isEmpty else {
             Output.error("\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
             throw ExitCode(2)

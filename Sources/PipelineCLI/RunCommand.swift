@@ -16,8 +16,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
     var input: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Override a var declared by the workflow (repeatable).", valueName: "KEY=VALUE"))
-    var `var`: [String] = []
+    @OptionGroup var varOptions: VarOptions
 
     @OptionGroup var stateOptions: StateOptions
 
@@ -46,7 +45,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try parseVars())
+        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = ProcessInfo.processInfo.environment
         let missing = workflow.missingEnvironment(in: environment)
         guard missing.isEmpty else {
@@ -90,18 +89,6 @@ struct RunCommand: AsyncParsableCommand {
         if summary.failed > 0 { throw ExitCode(1) }
     }
 
-    private func parseVars() throws -> [String: String] {
-        var values: [String: String] = [:]
-        for assignment in `var` {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                Output.error("pipeline: --var \(assignment): expected KEY=VALUE")
-                throw ExitCode(2)
-            }
-            values[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
-        }
-        return values
-    }
-
     private func discoverItems(_ workflow: Workflow) throws -> [InputItem] {
         let selection = workflow.inputs
         let paths = input.isEmpty ? selection.map { [$0.path] } ?? [] : input
@@ -142,5 +129,24 @@ enum WorkflowFile {
             Output.error("\(path): \(count) problem\(count == 1 ? "" : "s"); nothing ran")
             throw ExitCode(2)
         }
+    }
+}
+
+/// `--var KEY=VALUE`, shared by the commands that load a workflow to run it.
+struct VarOptions: ParsableArguments {
+    @Option(name: .customLong("var"), help: ArgumentHelp("Override a var declared by the workflow (repeatable).", valueName: "KEY=VALUE"))
+    var assignments: [String] = []
+
+    /// The overrides by name; a malformed one ends the command with exit code 2.
+    func overrides() throws -> [String: String] {
+        var values: [String: String] = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                Output.error("pipeline: --var \(assignment): expected KEY=VALUE")
+                throw ExitCode(2)
+            }
+            values[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        return values
     }
 }
