@@ -1,3 +1,4 @@
+import PipelineKit
 import Synchronization
 
 /// Carries the bound port from Hummingbird's `onServerRunning` callback to ``SandboxServer/start``,

@@ -1,3 +1,4 @@
+import PipelineKit
 import ServiceLifecycle
 
 /// A sandbox that is listening: its address, and the means to stop it.

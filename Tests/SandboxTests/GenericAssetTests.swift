@@ -1,3 +1,4 @@
+import PipelineKit
 import NIOHTTP1
 import Testing
 

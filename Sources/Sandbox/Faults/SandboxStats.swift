@@ -1,3 +1,4 @@
+import PipelineKit
 import Synchronization
 
 /// Counters for `GET /sandbox/stats`: how much traffic the sandbox saw, so tests can check that a

@@ -1,3 +1,4 @@
+import PipelineKit
 import Hummingbird
 
 /// Counts every request for `GET /sandbox/stats`.

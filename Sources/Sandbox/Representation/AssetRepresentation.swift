@@ -1,3 +1,5 @@
+import PipelineKit
+
 /// The JSON of an asset of the generic API.
 enum AssetRepresentation {
     static func render(_ asset: AssetRecord, upload: UploadRecord?, baseURL: String) -> JSONValue {

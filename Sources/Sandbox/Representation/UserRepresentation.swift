@@ -1,3 +1,5 @@
+import PipelineKit
+
 /// The JSON of `GET /me`: the sandbox's one user and its upload quota.
 ///
 /// The quota is a lifetime quota (`showing: "lifetime"`): creating a video reserves its size and

@@ -1,3 +1,4 @@
+import PipelineKit
 import Foundation
 
 /// The JSON Vimeo API 3.4 returns for a video, restricted to the fields an upload workflow uses.

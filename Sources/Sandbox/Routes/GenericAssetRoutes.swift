@@ -1,3 +1,4 @@
+import PipelineKit
 import Hummingbird
 
 /// A small generic REST API standing in for "another platform", for workflows built from

@@ -1,3 +1,4 @@
+import PipelineKit
 import Hummingbird
 
 /// `GET /me`, `POST /me/videos` (create an upload ticket) and `GET /me/videos`.

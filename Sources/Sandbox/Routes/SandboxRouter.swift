@@ -1,3 +1,4 @@
+import PipelineKit
 import Hummingbird
 
 /// Assembles the routes into one router:

@@ -1,3 +1,4 @@
+import PipelineKit
 /// What every route needs, handed to the route builders.
 struct SandboxServices: Sendable {
     let state: SandboxState

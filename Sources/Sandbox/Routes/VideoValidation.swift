@@ -1,3 +1,5 @@
+import PipelineKit
+
 /// Validation of the JSON bodies of `POST /me/videos` and `PATCH /videos/ID`, naming the offending
 /// field as Vimeo does (`invalid_parameters[].field`, error code 2204).
 ///

@@ -1,3 +1,4 @@
+import PipelineKit
 /// Unguessable identifiers: upload tokens, asset and standalone upload ids, access tokens.
 enum RandomID {
     /// `bytes` random bytes as lowercase hex.

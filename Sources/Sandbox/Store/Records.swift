@@ -1,3 +1,4 @@
+import PipelineKit
 import Foundation
 
 /// How the bytes of an upload arrive.

@@ -1,3 +1,5 @@
+import PipelineKit
+
 extension SandboxState {
     private var videoRepresentation: VideoRepresentation {
         VideoRepresentation(baseURL: self.baseURL, transcodeDelay: self.configuration.transcodeDelay)

@@ -1,3 +1,4 @@
+import PipelineKit
 /// A `Content-Range` request header of the resumable `PUT` protocol.
 enum ContentRange: Equatable, Sendable {
     /// `bytes START-END/SIZE` (`SIZE` may be `*`): a piece of the file, END inclusive.

@@ -1,3 +1,4 @@
+import PipelineKit
 import Crypto
 import NIOCore
 

@@ -1,3 +1,4 @@
+import PipelineKit
 import AsyncHTTPClient
 import Crypto
 import Foundation
