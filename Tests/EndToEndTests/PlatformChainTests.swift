@@ -171,4 +171,26 @@ import Glibc
         #expect(result.stdout.contains("invalid response: creating the video (POST /me/videos): \(message)"), "\(result.stdout)")
         #expect(!result.stderr.contains("Fatal error"))
     }
+
+    @Test func anotherPlatformInWorkflowJSONAlone() async throws {
+        let scratch = try Scratch()
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        let workflow = repositoryRoot.appendingPathComponent("Workflows/generic-platform.json").path
+        let result = try await Binary.run(
+            ["run", workflow, "--input", repositoryRoot.appendingPathComponent("samples").path, "--var", "api=\(sandbox.baseURL)", "--json"],
+            in: scratch.root, environment: ["PLATFORM_TOKEN": Self.token])
+        #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr)")
+        let items = try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/generic-platform/items").path)
+        #expect(items.count == 3)
+        for item in items {
+            let folder = scratch.path(".pipeline/runs/generic-platform/items/\(item)")
+            let input = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("item.json"))).value["input"]
+            let complete = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("stages/complete.json"))).value["outputs"]
+            let describe = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("stages/describe.json"))).value["outputs"]
+            #expect(complete?["status"] == "ready")
+            #expect(complete?["sha256"]?.stringValue == (await sha256sum(input?["path"]?.stringValue ?? "")))
+            #expect(describe?["title"]?.stringValue.map { input?["path"]?.stringValue?.contains($0) == true } == true)
+        }
+        await sandbox.stop()
+    }
 }

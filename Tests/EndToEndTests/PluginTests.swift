@@ -47,6 +47,26 @@ import Glibc
         #expect(stages.stdout.contains("hello.greet  [plugin \(Self.plugin.path)]"))
     }
 
+    @Test func timeoutsAndRetriesApplyToPluginStagesAsToBuiltInOnes() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "hello-timeout", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              {"id": "greet", "uses": "hello.greet", "timeout": "300ms", "retry": {"attempts": 2, "initialDelay": "10ms"},
+               "with": {"name": "slow", "output": "out/a.txt", "steps": 5, "pause": 1}}
+            ]}
+            """)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("attempt 1 failed: timed out after 300ms; retrying"), "\(result.stdout)")
+        #expect(result.stdout.contains("failed after 2 attempts: timed out after 300ms"), "\(result.stdout)")
+        // The timeout cancelled the plugin's run across the C boundary: nothing waited for the 5 s of pauses.
+        #expect(clock.now - start < .seconds(4))
+    }
+
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
         try requireBuilt(Self.customPipeline)
         let scratch = try Scratch()
