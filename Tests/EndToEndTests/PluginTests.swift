@@ -85,7 +85,17 @@ import Glibc
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let pid = process.processIdentifier
-        try await Task.sleep(for: .milliseconds(1200))
+        // Kill as soon as the first blocks are checkpointed (hashing is fast: waiting a fixed time may be too long).
+        let items = scratch.path(".pipeline/runs/custom/items")
+        for _ in 0..<2000 {
+            let item = (try? FileManager.default.contentsOfDirectory(atPath: items.path))?.first
+            if let item, let text = try? String(contentsOf: items.appendingPathComponent("\(item)/stages/hash.json"), encoding: .utf8),
+                text.contains("digests")
+            {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         kill(pid, SIGKILL)
         await BlockingThread.run { process.waitUntilExit() }
         let item = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
