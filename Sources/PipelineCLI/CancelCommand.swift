@@ -31,21 +31,8 @@ struct CancelCommand: AsyncParsableCommand {
             Output.error("\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
             throw ExitCode(2)
         }
-        let environment = ProcessInfo.processInfo.environment
-        let missing = workflow.missingEnvironment(in: environment)
-        guard missing.isEmpty else {
-            Output.error("\(self.workflow): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
-            throw ExitCode(2)
-        }
-        let stateFolder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
-        let lock: StateLock
-        do {
-            lock = try StateLock(folder: stateFolder)
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
-        let store = CheckpointStore(folder: stateFolder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
+        let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
+        let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
         let known = store.items(run: workflow.name).compactMap { try? store.item(run: workflow.name, item: $0)?.input }
         var selected: [InputItem] = []
         for name in items {

@@ -46,24 +46,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
-        let environment = ProcessInfo.processInfo.environment
-        let missing = workflow.missingEnvironment(in: environment)
-        guard missing.isEmpty else {
-            Output.error("\(self.workflow): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
-            throw ExitCode(2)
-        }
+        let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let items = try discoverItems(workflow)
-
-        let stateFolder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
-        let lock: StateLock
-        do {
-            lock = try StateLock(folder: stateFolder)
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
-        let store = CheckpointStore(
-            folder: stateFolder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
+        let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
         do {
             if fresh { try store.removeRun(workflow.name) }
             try store.save(RunRecord(workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, stages: workflow.stages.map(\.id)), run: workflow.name)
@@ -109,6 +94,30 @@ struct RunCommand: AsyncParsableCommand {
 
 /// Reading a workflow file for a command, with problems printed and exit code 2.
 enum WorkflowFile {
+    /// The process environment, once every variable the workflow needs is known to be set (else exit 2).
+    static func environment(for workflow: Workflow, file: String) throws -> [String: String] {
+        let environment = ProcessInfo.processInfo.environment
+        let missing = workflow.missingEnvironment(in: environment)
+        guard missing.isEmpty else {
+            Output.error("\(file): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        return environment
+    }
+
+    /// The state folder, locked for this process (a busy folder ends the command with exit code 1), and its
+    /// store with the workflow's secrets redacted.
+    static func openState(_ path: String, for workflow: Workflow, environment: [String: String]) throws -> (StateLock, CheckpointStore) {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        do {
+            let lock = try StateLock(folder: folder)
+            return (lock, CheckpointStore(folder: folder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment)))
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
     /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the
     /// command line and in the workflow's `"plugins"` (relative to the workflow file's folder).
     static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (Workflow, StageRegistry) {

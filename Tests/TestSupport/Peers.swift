@@ -93,20 +93,6 @@ public func sha256sum(_ path: String) async -> String {
     }
 }
 
-/// The body of a GET, by curl (a client outside our code).
-public func httpGet(_ url: String) async -> String {
-    await BlockingThread.run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "10", url]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try? process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
-    }
-}
 
 /// A file of `megabytes` MiB from /dev/urandom, made by dd (fast for hundreds of MiB).
 public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
@@ -137,12 +123,12 @@ public func peerTool(_ script: String, _ arguments: [String]) async -> String {
     }
 }
 
-/// The body of a GET with a bearer token, by curl.
-public func httpGet(_ url: String, bearer token: String) async -> String {
+/// The body of an answer, by curl (a client outside our code).
+public func curl(_ arguments: [String]) async -> String {
     await BlockingThread.run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "10", "-H", "Authorization: bearer \(token)", url]
+        process.arguments = ["-sS", "--max-time", "10"] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try? process.run()
@@ -152,17 +138,17 @@ public func httpGet(_ url: String, bearer token: String) async -> String {
     }
 }
 
-/// A POST of a JSON body, by curl; the answer's body.
+/// The body of a GET.
+public func httpGet(_ url: String) async -> String {
+    await curl([url])
+}
+
+/// The body of a GET with a bearer token.
+public func httpGet(_ url: String, bearer token: String) async -> String {
+    await curl(["-H", "Authorization: bearer \(token)", url])
+}
+
+/// The body of the answer to a POST of a JSON body.
 public func httpPost(_ url: String, json: String) async -> String {
-    await BlockingThread.run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "10", "-X", "POST", "-H", "Content-Type: application/json", "--data", json, url]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try? process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
-    }
+    await curl(["-X", "POST", "-H", "Content-Type: application/json", "--data", json, url])
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -32,9 +32,9 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Crash-safe file writes: a reader sees the old file or the new one, never a mix.
-enum AtomicFile {
+public enum AtomicFile {
     /// Writes through a temporary file in the same folder: write, fsync, rename, fsync the folder.
-    static func write(_ data: Data, to url: URL) throws(StateError) {
+    public static func write(_ data: Data, to url: URL) throws(StateError) {
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

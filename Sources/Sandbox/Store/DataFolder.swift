@@ -68,14 +68,8 @@ struct DataFolder: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         encoder.dateEncodingStrategy = .iso8601
-        let temporary = self.indexPath + ".tmp"
         do {
-            let data = try encoder.encode(index)
-            try Self.writeSynced(data, to: temporary)
-            guard rename(temporary, self.indexPath) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-            Self.syncFolder(self.path)
+            try AtomicFile.write(try encoder.encode(index), to: URL(fileURLWithPath: self.indexPath))
         } catch {
             throw SandboxError(code: .index, message: "Cannot write \(self.indexPath)", cause: error)
         }
@@ -105,31 +99,5 @@ struct DataFolder: Sendable {
     /// Removes the whole folder (temporary folders only, when the sandbox stops).
     func removeAll() {
         try? FileManager.default.removeItem(atPath: self.path)
-    }
-
-    private static func writeSynced(_ data: Data, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        try data.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                guard let base = raw.baseAddress else { return }
-                let result = write(descriptor, base + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-                }
-                written += result
-            }
-        }
-        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
-
-    private static func syncFolder(_ path: String) {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
     }
 }
