@@ -3,12 +3,12 @@
 #  - tus.upload vs curl sending the same file to the same tuspyserver;
 #  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server
 #    (the parts phase and CompleteMultipartUpload are timed together; moto's Complete is slow);
-#  - peak RSS of `pipeline` for a 1 GiB and a 4 GiB http.upload to nginx's null sink (must be flat and
-#    under 64 MiB), with curl's figures beside it.
-# Needs: nginx, rclone, awscli (pip), tuspyserver/uvicorn/moto (scripts/install-deps.sh).
+#  - peak RSS of `pipeline` for a 1 GiB and a 4 GiB http.upload to the Sandbox (must not grow with the
+#    file), with curl's figures beside it.
+# Needs: rclone, awscli (pip), tuspyserver/uvicorn/moto (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in nginx rclone; do
+for tool in rclone; do
   command -v $tool >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq $tool >/dev/null; }
 done
 python3 -c "import awscli" 2>/dev/null || python3 -m pip install -q awscli
@@ -21,6 +21,8 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; r
 trap cleanup EXIT
 cd "$work"
 dd if=/dev/urandom of=1g.bin bs=1M count=1024 status=none
+/usr/bin/time -f "%M" -o base.txt "$PIPELINE" --help >/dev/null 2>&1
+echo "pipeline's own footprint (pipeline --help): peak RSS $(( $(tail -1 base.txt) / 1024 )) MiB"
 measure() {  # prints "seconds peak-KiB"
   /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; }
   tail -1 time.txt
@@ -45,7 +47,7 @@ curl_tus() {
   location=$(curl -sS -i -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: $size" \
     -H "Upload-Metadata: filename MWcuYmlu,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" | tr -d '\r' | awk -F': ' 'tolower($1)=="location" {print $2}')
   curl -sS -X PATCH "$location" -H "Tus-Resumable: 1.0.0" -H "Upload-Offset: 0" -H "Content-Type: application/offset+octet-stream" \
-    -H "Expect:" --data-binary @1g.bin -o /dev/null
+    -H "Expect:" -T 1g.bin -o /dev/null
 }
 export -f curl_tus; export tus size
 read -r s kb < <(measure bash -c curl_tus)
@@ -64,29 +66,31 @@ aws configure set default.s3.multipart_chunksize 8MB
 aws configure set default.s3.max_concurrent_requests 4
 read -r s kb < <(measure aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin)
 echo "  aws s3 cp       $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
-read -r s kb < <(env -u AWS_CA_BUNDLE measure rclone copyto 1g.bin ":s3:media/rclone.bin" --s3-provider Other \
+unset AWS_CA_BUNDLE  # rclone cannot load some bundles; loopback needs none
+read -r s kb < <(measure rclone copyto 1g.bin ":s3:media/rclone.bin" --s3-provider Other \
   --s3-endpoint "http://127.0.0.1:$s3" --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M \
   --s3-upload-concurrency 4 --s3-upload-cutoff 8M)
 echo "  rclone          $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
 
-echo "== memory: http.upload to nginx's null sink"
-cat > nginx.conf <<CONF
-daemon off; worker_processes 1; error_log $work/nginx.err; pid $work/nginx.pid;
-events {}
-http { access_log off; client_body_temp_path $work/nginx-body;
-  server { listen 127.0.0.1:18181; location /null/ { client_max_body_size 0; return 204; } } }
-CONF
-nginx -c "$work/nginx.conf" -p "$work" &
+echo "== memory: http.upload of 1 GiB and 4 GiB to the Sandbox (data on /dev/shm, so the disk is not the limit)"
+"$PIPELINE" sandbox --port 18189 --data /dev/shm/pipeline-bench-sandbox > sandbox.log 2>&1 &
 pids+=($!)
-sleep 0.5
+for _ in $(seq 100); do grep -q "^sandbox: " sandbox.log 2>/dev/null && break; sleep 0.1; done
 dd if=/dev/urandom of=4g.bin bs=1M count=4096 status=none
+asset() {  # size -> upload URL of a new generic asset
+  curl -sS -X POST http://127.0.0.1:18189/generic/assets -H "Authorization: Bearer sandbox-token" \
+    -H "Content-Type: application/json" --data "{\"name\": \"bench\", \"size\": $1}" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["upload_url"])'
+}
 for file in 1g.bin 4g.bin; do
   bytes=$(stat -c %s $file)
   cat > put.json <<JSON
-{"version": 1, "name": "bench-put-$file", "stages": [{"id": "up", "uses": "http.upload", "with": {"url": "http://127.0.0.1:18181/null/x"}}]}
+{"version": 1, "name": "bench-put-$file", "stages": [{"id": "up", "uses": "http.upload", "with": {"url": "$(asset "$bytes")"}}]}
 JSON
   read -r s kb < <(measure "$PIPELINE" run put.json --input $file --state state-put)
   echo "  http.upload $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
-  read -r s kb < <(measure curl -sS -T $file -H "Expect:" http://127.0.0.1:18181/null/x -o /dev/null)
+  read -r s kb < <(measure curl -sS -T $file -H "Expect:" "$(asset "$bytes")" -o /dev/null)
   echo "  curl -T     $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
+  rm -rf /dev/shm/pipeline-bench-sandbox/uploads/*
 done
+rm -rf /dev/shm/pipeline-bench-sandbox
