@@ -8,17 +8,23 @@ import Synchronization
 public struct MediaInfo: Sendable, Hashable, Codable {
     /// The video stream transcoding uses.
     public struct Video: Sendable, Hashable, Codable {
+        /// The codec, e.g. `h264`.
         public var codec: String
         /// Stored picture size.
         public var width: Int
+        /// Stored picture height.
         public var height: Int
         /// Size as shown (swapped for a rotation of 90 or 270 degrees).
         public var displayWidth: Int
+        /// Displayed height.
         public var displayHeight: Int
         /// Degrees a player turns the picture clockwise.
         public var rotation: Int
+        /// Average frame rate.
         public var fps: Double
+        /// e.g. `yuv420p`.
         public var pixelFormat: String
+        /// Bits per second.
         public var bitRate: Int64
         /// From the container's index; 0 when it does not say.
         public var frameCount: Int64
@@ -26,9 +32,13 @@ public struct MediaInfo: Sendable, Hashable, Codable {
 
     /// The audio stream transcoding keeps (the default one).
     public struct Audio: Sendable, Hashable, Codable {
+        /// The codec, e.g. `aac`.
         public var codec: String
+        /// Samples per second.
         public var sampleRate: Int
+        /// Channels.
         public var channels: Int
+        /// Bits per second.
         public var bitRate: Int64
     }
 
@@ -40,10 +50,15 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     public var size: Int64
     /// Overall bits per second.
     public var bitRate: Int64
+    /// Video streams (cover pictures excluded).
     public var videoStreams: Int
+    /// Audio streams.
     public var audioStreams: Int
+    /// Subtitle streams.
     public var subtitleStreams: Int
+    /// The video stream transcoding uses, if any.
     public var video: Video?
+    /// The audio stream transcoding keeps, if any.
     public var audio: Audio?
 }
 
@@ -51,9 +66,13 @@ public struct MediaInfo: Sendable, Hashable, Codable {
 public struct TranscodeSettings: Sendable, Hashable {
     /// Re-encode, or copy the compressed streams.
     public enum Mode: String, Sendable, Hashable, Codable {
-        case transcode, remux
+        /// Decode and re-encode.
+        case transcode
+        /// Copy the compressed streams.
+        case remux
     }
 
+    /// Re-encode or copy.
     public var mode: Mode = .transcode
     /// x264 constant rate factor (0...51); nil for x264's default (23).
     public var crf: Int?
@@ -63,6 +82,7 @@ public struct TranscodeSettings: Sendable, Hashable {
     public var preset: String?
     /// Fit inside this box as displayed, keeping the aspect ratio, never upscaling.
     public var maxWidth: Int?
+    /// See ``maxWidth``.
     public var maxHeight: Int?
     /// Drop frames to stay at or below this rate.
     public var maxFPS: Double?
@@ -81,18 +101,25 @@ public struct TranscodeSettings: Sendable, Hashable {
 
 /// What a transcode wrote.
 public struct TranscodeReport: Sendable, Hashable {
+    /// Seconds.
     public var duration: Double
     /// Size as shown.
     public var width: Int
+    /// See ``width``.
     public var height: Int
+    /// The display rotation carried over.
     public var rotation: Int
+    /// Whether an audio stream was written.
     public var hasAudio: Bool
+    /// Bytes.
     public var size: Int64
+    /// Video frames written.
     public var videoFrames: Int64
     /// Packets or frames that could not be decoded and were skipped.
     public var decodeErrors: Int64
     /// How far decoding got; less than ``inputDuration`` for a truncated input.
     public var decodedSeconds: Double
+    /// The input's duration as its container states it.
     public var inputDuration: Double
 }
 
