@@ -105,4 +105,30 @@ import UploadStages
         #expect((error as? UploadError)?.disposition.isRetryable == true)
         #expect(clock.now - start < .seconds(10))
     }
+
+    @Test func uploadsInParallelPartsThroughConcatenationAndResumesEachPart() async throws {
+        let server = try await PeerServer(script: "tus_server.py")
+        let file = try randomFile(bytes: 20 << 20 + 5, seed: 13)
+        let options: JSONValue = [
+            "endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path), "parallel": 4, "chunkSize": "1MiB",
+        ]
+        var services = ServiceValues()
+        services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 10 << 20)
+        let harness = harness()
+        let first = Task { await harness.run(TusUploadStage.self, options: options, services: services) }
+        try await Task.sleep(for: .milliseconds(900))
+        first.cancel()
+        let interrupted = await first.value
+        let checkpoint = try #require(interrupted.checkpoint)
+        #expect(checkpoint["parts"]?.arrayValue?.count == 4)
+        #expect(checkpoint["uploadURL"] == "")
+
+        let resumed = await harness.run(TusUploadStage.self, options: options, resume: checkpoint)
+        let outputs = try resumed.outputs.get()
+        #expect(outputs["size"] == .int(20 << 20 + 5))
+        #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
+        // Each part continued from its own offset: far less than the whole file went again.
+        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/stats")).value
+        #expect((stats["received"]?.intValue ?? 0) < (20 << 20) + 4 * (1 << 20) + 5)
+    }
 }

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 public import PipelineKit
+import Synchronization
 
 /// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
 /// termination). It creates the upload on an `endpoint`, or continues one someone else created at
@@ -17,6 +18,7 @@ public struct TusUploadStage: Stage {
         public var url: String?
         public var file: String?
         public var chunkSize: ByteCount?
+        public var parallel: Int?
         public var headers: [String: String]?
         public var metadata: [String: String]?
         public var checksum: String?
@@ -40,6 +42,17 @@ public struct TusUploadStage: Stage {
         var fingerprint: UploadFile.Fingerprint
         /// The server's offset after the last acknowledged PATCH (informational: HEAD decides).
         var offset: Int64
+        /// A parallel upload's partial uploads; `uploadURL` is empty until they are concatenated.
+        var parts: [Segment]?
+    }
+
+    /// A stretch of the file that one tus upload carries: the whole file, or one part of a parallel upload.
+    struct Segment: Codable, Sendable, Hashable {
+        var url: String
+        var start: Int64
+        var end: Int64
+
+        var length: Int64 { end - start }
     }
 
     public static let type = "tus.upload"
@@ -49,6 +62,8 @@ public struct TusUploadStage: Stage {
         OptionField("url", .string, "Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to."),
         OptionField("file", .string, "The file (default: the input file)."),
         OptionField("chunkSize", .size, "Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on)."),
+        OptionField("parallel", .integer, default: 1,
+                    "Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it)."),
         OptionField("headers", .dictionary(.string), "Extra request headers (e.g. Authorization)."),
         OptionField("metadata", .dictionary(.string), "Upload-Metadata (filename and filetype are filled in when missing)."),
         OptionField("checksum", .oneOf(["auto", "sha1", "sha256", "md5", "none"]), default: "auto",
@@ -80,7 +95,7 @@ private final class TusSession: @unchecked Sendable {
     private let context: StageContext
     private let exchange: HTTPExchange
     private var progress: TusUploadStage.Progress?
-    private var serverOffset: Int64 = 0
+    private let acknowledged = Mutex<[Int: Int64]>([:])
     private var capabilities = Capabilities()
 
     /// What the server said in its OPTIONS answer.
@@ -109,12 +124,18 @@ private final class TusSession: @unchecked Sendable {
         let algorithm = try checksumAlgorithm()
         let chunkSize = options.chunkSize?.bytes ?? (algorithm == nil ? nil : 16 << 20)
         let retry = TransferRetry(attempts: options.retries ?? 8)
+        let parallel = max(1, min(options.parallel ?? 1, 16))
+        if parallel > 1, options.endpoint == nil || !capabilities.extensions.contains("concatenation") {
+            context.logger.warning("parallel needs an endpoint whose server offers the concatenation extension; uploading in one stream")
+        }
+        let concatenate = parallel > 1 && options.endpoint != nil && capabilities.extensions.contains("concatenation")
         do {
-            try await retry.run(logger: context.logger, progress: { [self] in serverOffset }) {
-                let url = try await uploadURL()
-                serverOffset = try await offset(of: url)
-                while serverOffset < file.size {
-                    try await patch(url, chunkSize: chunkSize, algorithm: algorithm)
+            try await retry.run(logger: context.logger, progress: { [self] in acknowledged.withLock { $0.values.reduce(0, +) } }) {
+                if concatenate {
+                    try await uploadInParts(parallel, chunkSize: chunkSize, algorithm: algorithm)
+                } else {
+                    let url = try await uploadURL()
+                    try await send(TusUploadStage.Segment(url: url, start: 0, end: file.size), index: 0, chunkSize: chunkSize, algorithm: algorithm)
                 }
                 return true
             }
@@ -138,11 +159,17 @@ private final class TusSession: @unchecked Sendable {
             try await record(TusUploadStage.Progress(uploadURL: url, created: false, fingerprint: file.fingerprint, offset: 0))
             return url
         }
+        let resolved = try await create([("Upload-Length", String(file.size))])
+        try await record(TusUploadStage.Progress(uploadURL: resolved, created: true, fingerprint: file.fingerprint, offset: 0))
+        context.logger.info("created upload \(resolved)")
+        return resolved
+    }
+
+    /// POSTs to the endpoint (creation) with `headers` and the metadata; returns the new upload's URL.
+    private func create(_ headers: [(String, String)]) async throws -> String {
         guard let endpoint = options.endpoint else { throw UploadError.fatal("no endpoint") }
-        var headers = baseHeaders()
-        headers.append(("Upload-Length", String(file.size)))
-        headers.append(("Upload-Metadata", metadataHeader()))
-        let request = HTTPClientRequest(url: endpoint, method: .POST, headers: headers)
+        let request = HTTPClientRequest(
+            url: endpoint, method: .POST, headers: baseHeaders() + headers + [("Upload-Metadata", metadataHeader())])
         let answer = try await exchange.send(request, doing: "creating the upload at \(endpoint)")
         guard answer.status == .created else {
             if answer.status.code == 412 { throw versionError(answer) }
@@ -154,22 +181,65 @@ private final class TusSession: @unchecked Sendable {
         else {
             throw UploadError.fatal("creating the upload: the server's 201 answer has no usable Location header")
         }
-        try await record(TusUploadStage.Progress(uploadURL: resolved, created: true, fingerprint: file.fingerprint, offset: 0))
-        context.logger.info("created upload \(resolved)")
         return resolved
     }
 
-    /// The server's offset (HEAD). A lost upload we created is created anew; one we did not is an error.
-    private func offset(of url: String) async throws -> Int64 {
+    /// A parallel upload: `count` partial uploads sent at the same time, then concatenated into the final
+    /// upload (the concatenation extension). The parts are checkpointed before any byte is sent; after a
+    /// crash each part continues from its own offset.
+    private func uploadInParts(_ count: Int, chunkSize: Int64?, algorithm: String?) async throws {
+        if let progress, !progress.uploadURL.isEmpty { return }
+        let parts: [TusUploadStage.Segment]
+        if let known = progress?.parts {
+            parts = known
+        } else {
+            let size = max(1, (file.size + Int64(count) - 1) / Int64(count))
+            var created: [TusUploadStage.Segment] = []
+            for start in stride(from: Int64(0), to: max(file.size, 1), by: Int(size)) {
+                let end = min(file.size, start + size)
+                let url = try await create([("Upload-Concat", "partial"), ("Upload-Length", String(end - start))])
+                created.append(TusUploadStage.Segment(url: url, start: start, end: end))
+            }
+            parts = created
+            try await record(TusUploadStage.Progress(uploadURL: "", created: true, fingerprint: file.fingerprint, offset: 0, parts: parts))
+            context.logger.info("created \(parts.count) partial uploads")
+        }
+        let counter = PartsProgress(base: 0, total: file.size, report: context.reportProgress)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, part) in parts.enumerated() {
+                group.addTask { try await self.send(part, index: index, chunkSize: chunkSize, algorithm: algorithm, counter: counter) }
+            }
+            try await group.waitForAll()
+        }
+        let final = try await create([("Upload-Concat", "final;" + parts.map(\.url).joined(separator: " "))])
+        try await record(TusUploadStage.Progress(uploadURL: final, created: true, fingerprint: file.fingerprint, offset: file.size, parts: parts))
+        context.logger.info("concatenated \(parts.count) parts into \(final)")
+    }
+
+    /// Sends a segment from the server's offset (HEAD) to its end, chunk by chunk.
+    private func send(
+        _ segment: TusUploadStage.Segment, index: Int, chunkSize: Int64?, algorithm: String?, counter: PartsProgress? = nil
+    ) async throws {
+        var offset = try await offset(of: segment)
+        acknowledged.withLock { $0[index] = offset }
+        while offset < segment.length {
+            offset = try await patch(segment, from: offset, chunkSize: chunkSize, algorithm: algorithm, counter: counter.map { ($0, index) })
+            acknowledged.withLock { $0[index] = offset }
+        }
+    }
+
+    /// The server's offset in a segment (HEAD). A lost upload we created is created anew; one we did not is an error.
+    private func offset(of segment: TusUploadStage.Segment) async throws -> Int64 {
+        let url = segment.url
         let answer = try await exchange.send(
             HTTPClientRequest(url: url, method: .HEAD, headers: baseHeaders()), doing: "asking \(url) for its offset")
         switch answer.status.code {
         case 200, 204:
-            guard let offset = answer.integer("Upload-Offset"), offset >= 0, offset <= file.size else {
+            guard let offset = answer.integer("Upload-Offset"), offset >= 0, offset <= segment.length else {
                 throw UploadError.fatal("HEAD \(url): the answer has no valid Upload-Offset header")
             }
-            if let length = answer.integer("Upload-Length"), length != file.size {
-                throw UploadError.fatal("the upload at \(url) expects \(length) bytes but the file has \(file.size)")
+            if let length = answer.integer("Upload-Length"), length != segment.length {
+                throw UploadError.fatal("the upload at \(url) expects \(length) bytes but the file has \(segment.length)")
             }
             return offset
         case 403, 404, 410:
@@ -186,42 +256,53 @@ private final class TusSession: @unchecked Sendable {
         }
     }
 
-    /// Sends the next chunk (or the whole rest) from the server's offset.
-    private func patch(_ url: String, chunkSize: Int64?, algorithm: String?) async throws {
-        let start = serverOffset
-        let end = chunkSize.map { min(file.size, start + $0) } ?? file.size
+    /// Sends the next chunk (or the whole rest) of a segment from `start` (relative); returns the new offset.
+    private func patch(
+        _ segment: TusUploadStage.Segment, from start: Int64, chunkSize: Int64?, algorithm: String?, counter: (PartsProgress, Int)?
+    ) async throws -> Int64 {
+        let url = segment.url
+        let end = chunkSize.map { min(segment.length, start + $0) } ?? segment.length
+        let bytes = (segment.start + start)..<(segment.start + end)
         var headers = baseHeaders()
         headers.append(("Upload-Offset", String(start)))
         headers.append(("Content-Type", "application/offset+octet-stream"))
         if let algorithm {
-            headers.append(("Upload-Checksum", "\(algorithm) \(try await digest(start..<end, algorithm: algorithm))"))
+            headers.append(("Upload-Checksum", "\(algorithm) \(try await digest(bytes, algorithm: algorithm))"))
         }
         let meter = TransferMeter(
-            base: start, total: file.size, limiter: context.services[BandwidthLimitKey.self], report: context.reportProgress)
+            base: counter == nil ? segment.start + start : start, total: counter == nil ? file.size : segment.length,
+            limiter: context.services[BandwidthLimitKey.self]
+        ) { progress in
+            if let (counter, index) = counter {
+                counter.update(part: index, bytes: progress.completed)
+            } else {
+                self.context.reportProgress(progress)
+            }
+        }
         var request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
-        request.body = .stream(file.chunks(start..<end, meter: meter), length: .known(end - start))
-        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(start)–\(end) to \(url)")
+        request.body = .stream(file.chunks(bytes, meter: meter), length: .known(end - start))
+        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
         switch answer.status.code {
         case 200, 204:
-            guard let offset = answer.integer("Upload-Offset"), offset > start, offset <= file.size else {
+            guard let offset = answer.integer("Upload-Offset"), offset > start, offset <= segment.length else {
                 throw UploadError.fatal("PATCH \(url): the answer has no valid Upload-Offset header")
             }
-            serverOffset = offset
-            if var progress {
+            if var progress, progress.parts == nil {
                 progress.offset = offset
                 try await record(progress)
             }
+            return offset
         case 409:
             // The server's offset moved (a cut PATCH it still digests): ask again shortly.
             throw UploadError.retryable("offset conflict at \(start) (409)", after: .milliseconds(300), status: 409)
         case 460:
-            throw UploadError.retryable("the server found a checksum mismatch in bytes \(start)–\(end) (460)", status: 460)
+            throw UploadError.retryable("the server found a checksum mismatch in bytes \(bytes.lowerBound)–\(bytes.upperBound) (460)", status: 460)
         case 404, 410:
-            _ = try await offset(of: url)
+            return try await offset(of: segment)
         case 412:
             throw versionError(answer)
         default:
-            throw UploadError.unexpected(answer, doing: "sending bytes \(start)–\(end)")
+            throw UploadError.unexpected(answer, doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound)")
         }
     }
 
