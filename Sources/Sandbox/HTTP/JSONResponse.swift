@@ -39,18 +39,8 @@ enum JSONResponse {
 
     /// Reads the request body as a JSON object; an empty body reads as `{}`.
     static func readObject(_ request: inout Request) async throws -> [String: JSONValue] {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: Self.maxRequestBody)
-        } catch {
-            throw APIError.malformedBody("The request body is larger than \(Self.maxRequestBody) bytes.")
-        }
-        if buffer.readableBytes == 0 {
-            return [:]
-        }
-        guard let value = JSONValue.parse(buffer.readableBytesView) else {
-            throw APIError.malformedBody("The request body is not valid JSON.")
-        }
+        let value = try await readValue(&request)
+        if value == .null { return [:] }
         guard let object = value.objectValue else {
             throw APIError.malformedBody("The request body must be a JSON object.")
         }
