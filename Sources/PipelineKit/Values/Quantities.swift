@@ -1,7 +1,31 @@
 import Foundation
 
+/// A quantity that workflows write as a number or a string with a unit (`"8MiB"`, `"30s"`, `"2500k"`): it
+/// decodes from either and encodes as a plain number.
+public protocol JSONQuantity: Sendable, Hashable, Codable {
+    /// Reads the quantity; nil when `json` is not one.
+    init?(json: JSONValue)
+    /// What a workflow may write, for error messages.
+    static var expected: String { get }
+    /// The quantity as a JSON number.
+    var scalar: JSONValue { get }
+}
+
+extension JSONQuantity {
+    public init(from decoder: any Decoder) throws {
+        guard let value = Self(json: try JSONValue(from: decoder)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected \(Self.expected)"))
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try scalar.encode(to: encoder)
+    }
+}
+
 /// A size in bytes, written in workflows as a number of bytes or a string such as `"8MiB"` or `"1.5 GB"`.
-public struct ByteCount: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct ByteCount: JSONQuantity, Comparable, CustomStringConvertible {
     /// The number of bytes.
     public var bytes: Int64
 
@@ -41,19 +65,11 @@ public struct ByteCount: Sendable, Hashable, Comparable, Codable, CustomStringCo
         }
     }
 
-    public init(from decoder: any Decoder) throws {
-        let value = try JSONValue(from: decoder)
-        guard let size = ByteCount(json: value) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected a size such as 1048576 or \"8MiB\""))
-        }
-        self = size
-    }
+    /// What a workflow may write, for error messages.
+    public static let expected = "a size such as 1048576 or \"8MiB\""
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(bytes)
-    }
+    /// Encoded as a number of bytes.
+    public var scalar: JSONValue { .int(Int(bytes)) }
 
     /// A short human form, e.g. `12.3 MiB`.
     public var description: String {
@@ -71,7 +87,7 @@ public struct ByteCount: Sendable, Hashable, Comparable, Codable, CustomStringCo
 }
 
 /// A length of time, written in workflows as a number of seconds or a string such as `"30s"`, `"5m"`, `"1h30m"`, `"250ms"`.
-public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct TimeSpan: JSONQuantity, Comparable, CustomStringConvertible {
     /// The length in seconds.
     public var seconds: Double
 
@@ -138,19 +154,11 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
         }
     }
 
-    public init(from decoder: any Decoder) throws {
-        let value = try JSONValue(from: decoder)
-        guard let span = TimeSpan(json: value) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected a duration such as 30 or \"30s\""))
-        }
-        self = span
-    }
+    /// What a workflow may write, for error messages.
+    public static let expected = "a duration such as 30 or \"30s\""
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(seconds)
-    }
+    /// Encoded as a number of seconds.
+    public var scalar: JSONValue { .double(seconds) }
 
     /// A short human form, e.g. `1m05s`.
     public var description: String {
@@ -165,7 +173,7 @@ public struct TimeSpan: Sendable, Hashable, Comparable, Codable, CustomStringCon
 }
 
 /// Bits per second, written as a number or a string such as `"2500k"`, `"5M"`, `"128kbps"`.
-public struct BitRate: Sendable, Hashable, Codable {
+public struct BitRate: JSONQuantity {
     /// Bits per second.
     public var bitsPerSecond: Int64
 
@@ -191,16 +199,9 @@ public struct BitRate: Sendable, Hashable, Codable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
-        guard let rate = BitRate(json: try JSONValue(from: decoder)) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected a bit rate such as 2500000 or \"2500k\""))
-        }
-        self = rate
-    }
+    /// What a workflow may write, for error messages.
+    public static let expected = "a bit rate such as 2500000 or \"2500k\""
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(bitsPerSecond)
-    }
+    /// Encoded as bits per second.
+    public var scalar: JSONValue { .int(Int(bitsPerSecond)) }
 }

@@ -333,9 +333,9 @@ private struct Reader {
         case .integer: if value.intValue == nil { mismatch("an integer") }
         case .number: if value.doubleValue == nil { mismatch("a number") }
         case .boolean: if value.boolValue == nil { mismatch("true or false") }
-        case .size: if ByteCount(json: value) == nil { mismatch("a size (bytes, or a string such as \"8MiB\")") }
-        case .duration: if TimeSpan(json: value) == nil { mismatch("a duration (seconds, or a string such as \"30s\")") }
-        case .bitRate: if BitRate(json: value) == nil { mismatch("a bit rate (bits per second, or a string such as \"2500k\")") }
+        case .size: if ByteCount(json: value) == nil { mismatch(ByteCount.expected) }
+        case .duration: if TimeSpan(json: value) == nil { mismatch(TimeSpan.expected) }
+        case .bitRate: if BitRate(json: value) == nil { mismatch(BitRate.expected) }
         case .oneOf(let choices):
             guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
             if !choices.contains(text) {
