@@ -43,11 +43,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CProcessSpawn"),
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
-        ),
+        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev),
+        // found on the compiler's default path. Deliberately without `pkgConfig`: its -l flags would make
+        // every start of `pipeline` load FFmpeg, which CMediaShim instead opens on first use.
+        .systemLibrary(name: "CFFmpeg"),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "CMediaShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "MediaStages",
@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "UploadStages",
             dependencies: [
-                "PipelineKit",
+                "PipelineKit", "CMalloc",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

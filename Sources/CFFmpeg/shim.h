@@ -1,7 +1,7 @@
 // The FFmpeg libraries as one system module. Only the CMediaShim C target includes FFmpeg headers;
-// Swift code uses CMediaShim's small API instead. This target exists so that SwiftPM runs
-// `pkg-config libavformat libavcodec libavutil libswscale libswresample` and passes the include
-// and link flags to the targets that depend on it.
+// Swift code uses CMediaShim's small API instead. The module links nothing: CMediaShim opens the
+// libraries at run time, on first use (see CMediaShim/ffmpeg.c), so that a process that does not
+// touch media never loads FFmpeg and the ~150 libraries it depends on.
 #ifndef CFFMPEG_SHIM_H
 #define CFFMPEG_SHIM_H
 

@@ -14,7 +14,7 @@
 #include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
-_Static_assert(MS_ERROR_NO_FRAMES < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(MS_ERROR_FFMPEG_UNAVAILABLE < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
@@ -38,6 +38,7 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_DISK_FULL: return "disk full";
     case MS_ERROR_CANCELLED: return "cancelled";
     case MS_ERROR_NO_FRAMES: return "no video frame could be decoded";
+    case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
     default: return NULL;
     }
 }
@@ -49,13 +50,18 @@ int ms_strerror(int code, char *buf, size_t len) {
         snprintf(buf, len, "%s", ours);
         return 0;
     }
-    return av_strerror(code, buf, len);  // writes "Error number N occurred" when unknown
+    if (ms_ffmpeg_load(NULL, 0) < 0) {
+        snprintf(buf, len, "error %d", code);
+        return 0;
+    }
+    return ff.av_strerror(code, buf, len);  // writes "Error number N occurred" when unknown
 }
 
-void ms_begin(char *errbuf, size_t errlen) {
-    ms_log_install();
-    ms_log_clear();
+int ms_begin(char *errbuf, size_t errlen) {
     if (errbuf && errlen) errbuf[0] = '\0';
+    int ret = ms_ffmpeg_load(errbuf, errlen);
+    ms_log_clear();
+    return ret;
 }
 
 int ms_fail(char *errbuf, size_t errlen, int code, int cause, const char *what, ...) {
@@ -80,24 +86,24 @@ double ms_seconds(int64_t ts, AVRational tb) {
     return ts == AV_NOPTS_VALUE ? 0 : (double)ts * av_q2d(tb);
 }
 
-char *ms_file_url(const char *path) { return av_asprintf("file:%s", path); }
+char *ms_file_url(const char *path) { return ff.av_asprintf("file:%s", path); }
 
 int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {
     AVDictionary *opts = NULL;
     char *url = ms_file_url(path);
     if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot open '%s'", path);
-    av_dict_set(&opts, "protocol_whitelist", "file", 0);
-    int ret = avformat_open_input(ifmt, url, NULL, &opts);
-    av_dict_free(&opts);
-    av_free(url);
+    ff.av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    int ret = ff.avformat_open_input(ifmt, url, NULL, &opts);
+    ff.av_dict_free(&opts);
+    ff.av_free(url);
     if (ret < 0) {
         int code = ret == AVERROR(ENOENT) ? MS_ERROR_INPUT_NOT_FOUND
                    : ret == AVERROR_INVALIDDATA ? MS_ERROR_NOT_MEDIA : ret;
         return ms_fail(errbuf, errlen, code, ret, "cannot open '%s'", path);
     }
-    ret = avformat_find_stream_info(*ifmt, NULL);
+    ret = ff.avformat_find_stream_info(*ifmt, NULL);
     if (ret < 0 || (*ifmt)->nb_streams == 0) {
-        avformat_close_input(ifmt);
+        ff.avformat_close_input(ifmt);
         int code = ret == AVERROR(ENOMEM) ? ret : MS_ERROR_NOT_MEDIA;
         return ms_fail(errbuf, errlen, code, ret < 0 ? ret : MS_ERROR_NOT_MEDIA, "cannot read '%s'", path);
     }
@@ -105,7 +111,7 @@ int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t
 }
 
 int ms_find_video_stream(AVFormatContext *ifmt) {
-    int idx = av_find_best_stream(ifmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    int idx = ff.av_find_best_stream(ifmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (idx >= 0 && !(ifmt->streams[idx]->disposition & AV_DISPOSITION_ATTACHED_PIC)) return idx;
     for (unsigned i = 0; i < ifmt->nb_streams; i++) {  // best was a cover picture: any real video?
         const AVStream *st = ifmt->streams[i];
@@ -116,15 +122,15 @@ int ms_find_video_stream(AVFormatContext *ifmt) {
 }
 
 int ms_find_audio_stream(AVFormatContext *ifmt, int video) {
-    int idx = av_find_best_stream(ifmt, AVMEDIA_TYPE_AUDIO, -1, video, NULL, 0);
+    int idx = ff.av_find_best_stream(ifmt, AVMEDIA_TYPE_AUDIO, -1, video, NULL, 0);
     return idx >= 0 ? idx : -1;
 }
 
 int ms_stream_rotation(const AVStream *st) {
     size_t size = 0;
-    const uint8_t *m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *m = ff.av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!m || size < 9 * sizeof(int32_t)) return 0;
-    double ccw = av_display_rotation_get((const int32_t *)m);  // counter-clockwise, (-180, 180]
+    double ccw = ff.av_display_rotation_get((const int32_t *)m);  // counter-clockwise, (-180, 180]
     if (isnan(ccw)) return 0;
     double quarters = -ccw / 90.0;  // clockwise; rounded to the nearest quarter turn below
     int cw = (int)(quarters < 0 ? quarters - 0.5 : quarters + 0.5) * 90;
@@ -132,24 +138,25 @@ int ms_stream_rotation(const AVStream *st) {
 }
 
 int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char *errbuf, size_t errlen) {
-    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    const AVCodec *codec = ff.avcodec_find_decoder(st->codecpar->codec_id);
     if (!codec) {
-        const char *type = av_get_media_type_string(st->codecpar->codec_type);
+        const char *type = ff.av_get_media_type_string(st->codecpar->codec_type);
+        char tag[AV_FOURCC_MAX_STRING_SIZE];
         return ms_fail(errbuf, errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
                        "no decoder for the %s codec '%s' (tag %s) of stream %d", type ? type : "",
-                       avcodec_get_name(st->codecpar->codec_id), av_fourcc2str(st->codecpar->codec_tag),
-                       st->index);
+                       ff.avcodec_get_name(st->codecpar->codec_id),
+                       ff.av_fourcc_make_string(tag, st->codecpar->codec_tag), st->index);
     }
-    *dec = avcodec_alloc_context3(codec);
+    *dec = ff.avcodec_alloc_context3(codec);
     if (!*dec) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "decoder");
-    int ret = avcodec_parameters_to_context(*dec, st->codecpar);
+    int ret = ff.avcodec_parameters_to_context(*dec, st->codecpar);
     if (ret >= 0) {
         (*dec)->pkt_timebase = st->time_base;
         (*dec)->thread_count = threads;
-        ret = avcodec_open2(*dec, codec, NULL);
+        ret = ff.avcodec_open2(*dec, codec, NULL);
     }
     if (ret < 0) {
-        avcodec_free_context(dec);
+        ff.avcodec_free_context(dec);
         return ms_fail(errbuf, errlen, ret, ret, "cannot open the %s decoder", codec->name);
     }
     return 0;
@@ -186,16 +193,16 @@ static enum AVPixelFormat plain_format(int format) {
 int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst) {
     int src_full = src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format);
     int dst_full = dst->color_range == AVCOL_RANGE_JPEG;
-    *sws = sws_getCachedContext(*sws, src->width, src->height, plain_format(src->format), dst->width, dst->height,
+    *sws = ff.sws_getCachedContext(*sws, src->width, src->height, plain_format(src->format), dst->width, dst->height,
                                 dst->format, SWS_BICUBIC, NULL, NULL, NULL);
     if (!*sws) return AVERROR(EINVAL);
     int *inv_table, *table, src_range, dst_range, brightness, contrast, saturation;
-    if (sws_getColorspaceDetails(*sws, &inv_table, &src_range, &table, &dst_range, &brightness, &contrast,
+    if (ff.sws_getColorspaceDetails(*sws, &inv_table, &src_range, &table, &dst_range, &brightness, &contrast,
                                  &saturation) >= 0 &&
         (src_range != src_full || dst_range != dst_full))
-        sws_setColorspaceDetails(*sws, inv_table, src_full, table, dst_full, brightness, contrast, saturation);
-    int ret = av_frame_make_writable(dst);  // the encoder may still hold the previous picture
+        ff.sws_setColorspaceDetails(*sws, inv_table, src_full, table, dst_full, brightness, contrast, saturation);
+    int ret = ff.av_frame_make_writable(dst);  // the encoder may still hold the previous picture
     if (ret < 0) return ret;
-    sws_scale(*sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+    ff.sws_scale(*sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
     return 0;
 }

@@ -20,7 +20,6 @@ typedef struct ms_log_thread {
 
 static _Thread_local ms_log_thread tls;
 
-static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static ms_log_fn handler_fn;
 static void *handler_ctx;
@@ -56,7 +55,7 @@ static void append(ms_log_thread *t, const char *s, size_t n) {
 
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     level &= 0xff;
-    if (level > av_log_get_level() && level > AV_LOG_ERROR) return;
+    if (level > ff.av_log_get_level() && level > AV_LOG_ERROR) return;
     ms_log_thread *t = &tls;
     if (t->len == 0) {
         t->level = level;
@@ -86,19 +85,16 @@ static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     }
 }
 
-static void install(void) {
-    av_log_set_level(AV_LOG_INFO);
-    av_log_set_callback(on_av_log);
+void ms_log_install(void) {
+    ff.av_log_set_level(AV_LOG_INFO);
+    ff.av_log_set_callback(on_av_log);
 }
-
-void ms_log_install(void) { pthread_once(&install_once, install); }
 
 void ms_log_clear(void) { tls.last_error[0] = '\0'; }
 
 const char *ms_log_last_error(void) { return tls.last_error; }
 
 void ms_set_log_handler(ms_log_fn fn, void *ctx) {
-    ms_log_install();
     pthread_mutex_lock(&handler_lock);
     handler_fn = fn;
     handler_ctx = ctx;
@@ -107,8 +103,8 @@ void ms_set_log_handler(ms_log_fn fn, void *ctx) {
 
 void ms_set_log_level(int level) {
     static const int levels[] = {AV_LOG_ERROR, AV_LOG_WARNING, AV_LOG_INFO, AV_LOG_DEBUG};
-    ms_log_install();
+    if (ms_ffmpeg_load(NULL, 0) < 0) return;  // the next media call reports why
     if (level < MS_LOG_ERROR) level = MS_LOG_ERROR;
     if (level > MS_LOG_DEBUG) level = MS_LOG_DEBUG;
-    av_log_set_level(levels[level]);
+    ff.av_log_set_level(levels[level]);
 }

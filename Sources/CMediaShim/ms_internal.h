@@ -7,12 +7,30 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
 #include <libavutil/avstring.h>
 #include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/time.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
 
-struct SwsContext;
+// ffmpeg.c: FFmpeg itself, loaded on first use (dlopen) so that a process that never touches
+// media never maps FFmpeg and its dependencies. Call FFmpeg as `ff.av_read_frame(...)`.
+typedef struct ms_ffmpeg {
+#define MS_FFMPEG(library, function) __typeof__(function) *function;
+#include "ffmpeg_symbols.h"
+#undef MS_FFMPEG
+} ms_ffmpeg;
+/// Filled in by ms_ffmpeg_load; read-only afterwards.
+extern ms_ffmpeg ff;
+/// Loads FFmpeg's libraries once per process and installs the log callback; 0, or
+/// MS_ERROR_FFMPEG_UNAVAILABLE with a message naming the library or function that is missing.
+int ms_ffmpeg_load(char *errbuf, size_t errlen);
 
-// log.c: FFmpeg's log output goes through our callback, installed once per process.
+// log.c: FFmpeg's log output goes through our callback, installed by ms_ffmpeg_load.
 void ms_log_install(void);
 /// Forgets the last FFmpeg error line logged on this thread (call before a step whose cause we
 /// want to report).
@@ -26,8 +44,9 @@ const char *ms_log_last_error(void);
 /// `code`. `cause` is the FFmpeg or ms error whose text is used (often equal to `code`).
 int ms_fail(char *errbuf, size_t errlen, int code, int cause, const char *what, ...)
     __attribute__((format(printf, 5, 6)));
-/// Clears errbuf (success) and starts a fresh error capture for this thread.
-void ms_begin(char *errbuf, size_t errlen);
+/// Loads FFmpeg if needed (ms_ffmpeg_load), clears errbuf and starts a fresh error capture for this
+/// thread. Every public entry point that uses FFmpeg starts with it and returns its error.
+int ms_begin(char *errbuf, size_t errlen);
 
 // common.c: input side.
 /// "file:<path>" (av_free it): a path is never parsed as a protocol or URL. NULL if out of memory.
@@ -61,9 +80,11 @@ int ms_open_avio_output(const char *in_path, const char *path, AVIOContext **pb,
 /// Allocates an MP4 muxer whose url is "file:<path>" (faststart re-opens the output by its url).
 /// The file is not touched until ms_start_output, so a failure before that leaves no file behind.
 int ms_new_mp4_muxer(const char *path, AVFormatContext **ofmt, char *errbuf, size_t errlen);
-/// Creates the file (ms_open_avio_output) and writes the MP4 header (with +faststart if asked).
-int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, char *errbuf,
-                    size_t errlen);
+/// Creates the file (ms_open_avio_output) and writes the MP4 header. With `faststart`, the index goes
+/// before the media data: into `index_space` bytes reserved now when > 0 (one pass; the trailer fails
+/// with AVERROR(EINVAL) if the index does not fit), otherwise moved there by a second pass.
+int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, int64_t index_space,
+                    char *errbuf, size_t errlen);
 /// Writes one packet (interleaved); maps ENOSPC/EDQUOT to MS_ERROR_DISK_FULL.
 int ms_write_packet(AVFormatContext *ofmt, AVPacket *pkt, char *errbuf, size_t errlen);
 /// Writes the trailer. Call ms_close_output in every case afterwards.
@@ -73,6 +94,18 @@ int ms_write_error(char *errbuf, size_t errlen, int err, const char *what);
 /// Closes the file and frees the muxer (NULL-safe, sets *ofmt to NULL); when `failed`, removes the
 /// file if this muxer created it.
 void ms_close_output(AVFormatContext **ofmt, const char *path, int failed);
+/// Early writeback of an output written in one pass. The host makes a finished output durable (fsync)
+/// before it relies on it; starting the disk writes while the output is still being produced leaves
+/// little for that fsync to wait for. (Not for outputs rewritten by +faststart's second pass.)
+typedef struct ms_writeback {
+    int fd;           ///< a descriptor on the output, or -1 (then nothing is done)
+    int64_t pending;  ///< bytes written since the last request
+} ms_writeback;
+#define MS_WRITEBACK_STEP (8 << 20)
+void ms_writeback_start(ms_writeback *w, const char *path);
+/// Counts `bytes` written; every MS_WRITEBACK_STEP asks the kernel to start writing the file out.
+void ms_writeback_note(ms_writeback *w, int64_t bytes);
+void ms_writeback_end(ms_writeback *w);
 /// Removes a failed output if it is a regular file (never a device such as /dev/full).
 void ms_remove_partial(const char *path);
 /// Size of the file at path in bytes, or 0.

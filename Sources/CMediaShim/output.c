@@ -1,8 +1,10 @@
 // Shared by transcode, remux and thumbnail: the output side (open a file safely, the MP4 muxer,
-// write errors, cleanup of a failed output) and throttled progress reporting.
+// write errors, early writeback, cleanup of a failed output) and throttled progress reporting.
+#define _GNU_SOURCE  // sync_file_range
 #include "ms_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,11 +24,11 @@ int ms_open_avio_output(const char *in_path, const char *path, AVIOContext **pb,
     AVDictionary *opts = NULL;
     char *url = ms_file_url(path);
     if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot create '%s'", path);
-    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    ff.av_dict_set(&opts, "protocol_whitelist", "file", 0);
     ms_log_clear();
-    int ret = avio_open2(pb, url, AVIO_FLAG_WRITE, NULL, &opts);
-    av_dict_free(&opts);
-    av_free(url);
+    int ret = ff.avio_open2(pb, url, AVIO_FLAG_WRITE, NULL, &opts);
+    ff.av_dict_free(&opts);
+    ff.av_free(url);
     if (ret < 0) {
         int code = ret == AVERROR(ENOSPC) || ret == AVERROR(EDQUOT) ? MS_ERROR_DISK_FULL
                    : ret == AVERROR(ENOMEM) ? ret : MS_ERROR_OUTPUT_OPEN;
@@ -40,10 +42,10 @@ int ms_new_mp4_muxer(const char *path, AVFormatContext **ofmt, char *errbuf, siz
     if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot create '%s'", path);
     // The url matters: +faststart re-opens the finished file by it to move the index forward,
     // through io_open, which honours the whitelist set here.
-    int ret = avformat_alloc_output_context2(ofmt, NULL, "mp4", url);
-    av_free(url);
+    int ret = ff.avformat_alloc_output_context2(ofmt, NULL, "mp4", url);
+    ff.av_free(url);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "cannot set up the MP4 muxer");
-    (*ofmt)->protocol_whitelist = av_strdup("file");
+    (*ofmt)->protocol_whitelist = ff.av_strdup("file");
     if (!(*ofmt)->protocol_whitelist) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "muxer");
     return 0;
 }
@@ -53,36 +55,55 @@ int ms_write_error(char *errbuf, size_t errlen, int err, const char *what) {
     return ms_fail(errbuf, errlen, code, err, "%s", what);
 }
 
-int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, char *errbuf,
-                    size_t errlen) {
+int ms_start_output(AVFormatContext *ofmt, const char *in_path, const char *path, int faststart, int64_t index_space,
+                    char *errbuf, size_t errlen) {
     int ret = ms_open_avio_output(in_path, path, &ofmt->pb, errbuf, errlen);
     if (ret < 0) return ret;
     AVDictionary *opts = NULL;
-    if (faststart) av_dict_set(&opts, "movflags", "+faststart", 0);
+    if (faststart && index_space > 0) ff.av_dict_set_int(&opts, "moov_size", index_space, 0);
+    else if (faststart) ff.av_dict_set(&opts, "movflags", "+faststart", 0);
     ms_log_clear();
-    ret = avformat_write_header(ofmt, &opts);
-    av_dict_free(&opts);
+    ret = ff.avformat_write_header(ofmt, &opts);
+    ff.av_dict_free(&opts);
     return ret < 0 ? ms_write_error(errbuf, errlen, ret, "cannot write the MP4 header") : 0;
 }
 
 int ms_write_packet(AVFormatContext *ofmt, AVPacket *pkt, char *errbuf, size_t errlen) {
-    int ret = av_interleaved_write_frame(ofmt, pkt);  // takes the packet's reference
+    int ret = ff.av_interleaved_write_frame(ofmt, pkt);  // takes the packet's reference
     return ret < 0 ? ms_write_error(errbuf, errlen, ret, "cannot write the output") : 0;
 }
 
 int ms_write_trailer(AVFormatContext *ofmt, char *errbuf, size_t errlen) {
     ms_log_clear();
-    int ret = av_write_trailer(ofmt);  // flushes, and returns the avio error if a write failed
+    int ret = ff.av_write_trailer(ofmt);  // flushes, and returns the avio error if a write failed
     return ret < 0 ? ms_write_error(errbuf, errlen, ret, "cannot finish the output") : 0;
 }
 
 void ms_close_output(AVFormatContext **ofmt, const char *path, int failed) {
     if (!*ofmt) return;
     int created = (*ofmt)->pb != NULL;
-    avio_closep(&(*ofmt)->pb);
-    avformat_free_context(*ofmt);  // also deinitialises a muxer whose trailer was never written
+    ff.avio_closep(&(*ofmt)->pb);
+    ff.avformat_free_context(*ofmt);  // also deinitialises a muxer whose trailer was never written
     *ofmt = NULL;
     if (failed && created) ms_remove_partial(path);
+}
+
+void ms_writeback_start(ms_writeback *w, const char *path) {
+    *w = (ms_writeback){.fd = open(path, O_RDONLY | O_CLOEXEC)};
+}
+
+void ms_writeback_note(ms_writeback *w, int64_t bytes) {
+    w->pending += bytes;
+    if (w->fd < 0 || w->pending < MS_WRITEBACK_STEP) return;
+    w->pending = 0;
+#ifdef __linux__
+    sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // starts the writes, does not wait for them
+#endif
+}
+
+void ms_writeback_end(ms_writeback *w) {
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
 }
 
 void ms_remove_partial(const char *path) {
@@ -97,16 +118,16 @@ int64_t ms_file_size(const char *path) {
 
 int ms_copy_display_matrix(const AVStream *in, AVStream *out) {
     size_t size = 0;
-    const uint8_t *m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *m = ff.av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!m) return 0;
-    uint8_t *copy = av_stream_new_side_data(out, AV_PKT_DATA_DISPLAYMATRIX, size);
+    uint8_t *copy = ff.av_stream_new_side_data(out, AV_PKT_DATA_DISPLAYMATRIX, size);
     if (!copy) return AVERROR(ENOMEM);
     memcpy(copy, m, size);
     return 0;
 }
 
 int ms_copy_stream_metadata(const AVStream *in, AVStream *out) {
-    return av_dict_copy(&out->metadata, in->metadata, 0);
+    return ff.av_dict_copy(&out->metadata, in->metadata, 0);
 }
 
 void ms_progress_start(ms_progress *p, ms_progress_fn fn, void *ctx, double total) {
@@ -115,7 +136,7 @@ void ms_progress_start(ms_progress *p, ms_progress_fn fn, void *ctx, double tota
 
 int ms_progress_report(ms_progress *p, double done) {
     if (!p->fn) return 0;
-    int64_t now = av_gettime_relative();
+    int64_t now = ff.av_gettime_relative();
     if (p->last_done >= 0 && done < p->last_done + 0.25 && now < p->last_wall + 100000) return 0;
     p->last_done = done;
     p->last_wall = now;

@@ -12,15 +12,18 @@ typedef struct remuxer {
     int64_t last_dts[2];   // in the output stream's time base
     int64_t video_packets, skipped;
     double copied_seconds, out_end;
+    int64_t index_space;   // bytes reserved for the MP4 index before the media data, or 0
+    int index_too_small;   // the reservation did not fit: write again with +faststart
+    ms_writeback writeback;
 } remuxer;
 
 static int add_stream(remuxer *r, const AVStream *ist, char *errbuf, size_t errlen) {
-    AVStream *ost = avformat_new_stream(r->ofmt, NULL);
+    AVStream *ost = ff.avformat_new_stream(r->ofmt, NULL);
     if (!ost) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
-    int ret = avcodec_parameters_copy(ost->codecpar, ist->codecpar);
+    int ret = ff.avcodec_parameters_copy(ost->codecpar, ist->codecpar);
     for (int i = 0; ret >= 0 && i < ist->nb_side_data; i++) {  // display matrix and friends
         const AVPacketSideData *sd = &ist->side_data[i];
-        uint8_t *copy = av_stream_new_side_data(ost, sd->type, sd->size);
+        uint8_t *copy = ff.av_stream_new_side_data(ost, sd->type, sd->size);
         if (!copy) ret = AVERROR(ENOMEM);
         else memcpy(copy, sd->data, sd->size);
     }
@@ -38,11 +41,11 @@ static int add_stream(remuxer *r, const AVStream *ist, char *errbuf, size_t errl
 /// (as the CLI does) so the muxer never refuses a packet of a sloppy source.
 static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
     const AVStream *ost = r->ofmt->streams[out];
-    int64_t shift = av_rescale_q(r->ifmt->start_time != AV_NOPTS_VALUE ? r->ifmt->start_time : 0, AV_TIME_BASE_Q,
+    int64_t shift = ff.av_rescale_q(r->ifmt->start_time != AV_NOPTS_VALUE ? r->ifmt->start_time : 0, AV_TIME_BASE_Q,
                                  ist->time_base);
     if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
     if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
-    av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);
+    ff.av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);
     if (pkt->dts != AV_NOPTS_VALUE && r->last_dts[out] != AV_NOPTS_VALUE && pkt->dts <= r->last_dts[out]) {
         pkt->dts = r->last_dts[out] + 1;
         if (pkt->pts != AV_NOPTS_VALUE && pkt->pts < pkt->dts) pkt->pts = pkt->dts;
@@ -52,6 +55,33 @@ static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
     pkt->pos = -1;
 }
 
+static int64_t metadata_bytes(const AVDictionary *m) {
+    int64_t bytes = 0;
+    const AVDictionaryEntry *e = NULL;
+    while ((e = ff.av_dict_get(m, "", e, AV_DICT_IGNORE_SUFFIX))) bytes += 64 + strlen(e->key) + strlen(e->value);
+    return bytes;
+}
+
+/// Room for the MP4 index when every sample of the kept streams is known before the copy starts (an
+/// MP4/MOV input: its demuxer indexes every sample when it opens the file); 0 otherwise. With the
+/// index written into space reserved ahead of the media data, the output is finished in one pass:
+/// +faststart instead writes the index at the end, then reads and rewrites the whole file to move it
+/// forward. The bound is generous (unused room stays as a `free` box of a few bytes per sample).
+static int64_t index_space(const remuxer *r) {
+    if (strcmp(r->ifmt->iformat->name, "mov,mp4,m4a,3gp,3g2,mj2") != 0) return 0;
+    int64_t bytes = 16384 + 2 * metadata_bytes(r->ifmt->metadata);  // movie header, user data
+    for (int i = 0; i < 2; i++) {
+        if (r->in_index[i] < 0) continue;
+        const AVStream *st = r->ifmt->streams[r->in_index[i]];
+        int samples = ff.avformat_index_get_entries_count(st);
+        if (samples <= 0) return 0;
+        // Per sample at most: its size (stsz, 4 bytes), duration (stts, 8), composition offset (ctts, 8),
+        // sync flag (stss, 4) and chunk (stsc, 12; co64, 8).
+        bytes += 4096 + st->codecpar->extradata_size + 2 * metadata_bytes(st->metadata) + 44 * (int64_t)samples;
+    }
+    return bytes;
+}
+
 static int run(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
                char *errbuf, size_t errlen) {
     int ret = ms_open_input(in, &r->ifmt, errbuf, errlen);
@@ -59,31 +89,33 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
     r->in_index[0] = ms_find_video_stream(r->ifmt);
     if (r->in_index[0] < 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
     r->in_index[1] = ms_find_audio_stream(r->ifmt, r->in_index[0]);
-    const AVOutputFormat *mp4 = av_guess_format("mp4", NULL, NULL);
+    const AVOutputFormat *mp4 = ff.av_guess_format("mp4", NULL, NULL);
     for (int i = 0; i < 2 && mp4; i++) {  // refuse before any work
         if (r->in_index[i] < 0) continue;
         enum AVCodecID id = r->ifmt->streams[r->in_index[i]]->codecpar->codec_id;
-        if (avformat_query_codec(mp4, id, FF_COMPLIANCE_NORMAL) != 1)
+        if (ff.avformat_query_codec(mp4, id, FF_COMPLIANCE_NORMAL) != 1)
             return ms_fail(errbuf, errlen, MS_ERROR_REMUX_UNSUPPORTED, MS_ERROR_REMUX_UNSUPPORTED,
                            "cannot stream-copy the %s codec '%s' of '%s'", i == 0 ? "video" : "audio",
-                           avcodec_get_name(id), in);
+                           ff.avcodec_get_name(id), in);
     }
     progress->total = r->ifmt->duration != AV_NOPTS_VALUE ? (double)r->ifmt->duration / AV_TIME_BASE : 0;
-    if (!(r->pkt = av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
+    if (!(r->pkt = ff.av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
 
     if ((ret = ms_new_mp4_muxer(out, &r->ofmt, errbuf, errlen)) < 0) return ret;
-    if ((ret = av_dict_copy(&r->ofmt->metadata, r->ifmt->metadata, 0)) < 0)
+    if ((ret = ff.av_dict_copy(&r->ofmt->metadata, r->ifmt->metadata, 0)) < 0)
         return ms_fail(errbuf, errlen, ret, ret, "metadata");
     for (int i = 0; i < 2; i++) {
         r->last_dts[i] = AV_NOPTS_VALUE;
         if (r->in_index[i] >= 0 && (ret = add_stream(r, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
             return ret;
     }
-    if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, errbuf, errlen)) < 0) return ret;
+    if (opt->faststart && r->index_space != 0) r->index_space = index_space(r);
+    if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, r->index_space, errbuf, errlen)) < 0) return ret;
+    if (!opt->faststart || r->index_space > 0) ms_writeback_start(&r->writeback, out);  // one pass: no rewrite to come
     if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
 
     for (;;) {
-        ret = av_read_frame(r->ifmt, r->pkt);
+        ret = ff.av_read_frame(r->ifmt, r->pkt);
         if (ret == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, ret, ret, "reading the input");
         if (ret < 0) {  // end of file, or a read error: what was read so far is kept
             if (ret != AVERROR_EOF) r->skipped++;
@@ -92,7 +124,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         int o = r->pkt->stream_index == r->in_index[0] ? 0 : r->pkt->stream_index == r->in_index[1] ? 1 : -1;
         if (o < 0 || (r->pkt->flags & AV_PKT_FLAG_CORRUPT)) {  // a cut-off last packet is dropped
             r->skipped += o >= 0;
-            av_packet_unref(r->pkt);
+            ff.av_packet_unref(r->pkt);
             continue;
         }
         const AVStream *ist = r->ifmt->streams[r->pkt->stream_index];
@@ -105,20 +137,27 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
             r->video_packets++;
             if (end > r->copied_seconds) r->copied_seconds = end;
             if ((ret = ms_progress_report(progress, ms_seconds(ts, tb))) < 0) {
-                av_packet_unref(r->pkt);
+                ff.av_packet_unref(r->pkt);
                 return ms_fail(errbuf, errlen, ret, ret, "remux");
             }
         }
+        int size = r->pkt->size;
         if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
+        ms_writeback_note(&r->writeback, size);
     }
     if (r->video_packets == 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-    return ms_write_trailer(r->ofmt, errbuf, errlen);
+    ret = ms_write_trailer(r->ofmt, errbuf, errlen);
+    r->index_too_small = ret == AVERROR(EINVAL) && r->index_space > 0;  // the muxer's answer to an index that does not fit
+    return ret;
 }
 
-int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
-             ms_transcode_result *res, char *errbuf, size_t errlen) {
-    remuxer r = {.in_index = {-1, -1}};
+/// One copy of `in` to `out`; `reserve` asks for the one-pass index (see index_space).
+static int remux_file(const char *in, const char *out, const ms_transcode_options *opt, int reserve,
+                      ms_progress *progress, ms_transcode_result *res, int *index_too_small, char *errbuf,
+                      size_t errlen) {
+    remuxer r = {.in_index = {-1, -1}, .index_space = reserve ? -1 : 0, .writeback = {.fd = -1}};
     int ret = run(&r, in, out, opt, progress, errbuf, errlen);
+    *index_too_small = r.index_too_small;
     if (ret >= 0 && res) {
         const AVStream *v = r.ifmt->streams[r.in_index[0]];
         int rotation = ms_stream_rotation(v);
@@ -137,9 +176,22 @@ int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, m
             .input_duration = progress->total,
         };
     }
+    ms_writeback_end(&r.writeback);
     ms_close_output(&r.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
-    avformat_close_input(&r.ifmt);
-    av_packet_free(&r.pkt);
+    ff.avformat_close_input(&r.ifmt);
+    ff.av_packet_free(&r.pkt);
+    return ret;
+}
+
+int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
+             ms_transcode_result *res, char *errbuf, size_t errlen) {
+    int index_too_small = 0;
+    int ret = remux_file(in, out, opt, 1, progress, res, &index_too_small, errbuf, errlen);
+    if (index_too_small) {  // an input whose index was incomplete when opened (a fragmented MP4)
+        ff.av_log(NULL, AV_LOG_INFO, "the room reserved for the index was too small: writing it again with +faststart\n");
+        if (errbuf && errlen) errbuf[0] = '\0';
+        ret = remux_file(in, out, opt, 0, progress, res, &index_too_small, errbuf, errlen);
+    }
     return ret;
 }

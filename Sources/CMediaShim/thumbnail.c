@@ -40,12 +40,12 @@ static void rotate_plane(const uint8_t *src, int src_stride, uint8_t *dst, int d
 
 /// A full-range yuv420p picture: what yuvj420p means, without swscale's deprecation warning.
 static int new_picture(AVFrame **f, int w, int h) {
-    if (!(*f = av_frame_alloc())) return AVERROR(ENOMEM);
+    if (!(*f = ff.av_frame_alloc())) return AVERROR(ENOMEM);
     (*f)->format = AV_PIX_FMT_YUV420P;
     (*f)->color_range = AVCOL_RANGE_JPEG;
     (*f)->width = w;
     (*f)->height = h;
-    return av_frame_get_buffer(*f, 0);
+    return ff.av_frame_get_buffer(*f, 0);
 }
 
 /// Decodes from the current position until the frame shown at `target` (stream time base) and
@@ -53,21 +53,21 @@ static int new_picture(AVFrame **f, int w, int h) {
 static int decode_until(thumbnailer *t, int64_t target) {
     int have = 0, eof = 0;
     while (!eof) {
-        int ret = av_read_frame(t->ifmt, t->pkt);
+        int ret = ff.av_read_frame(t->ifmt, t->pkt);
         if (ret == AVERROR(ENOMEM)) return fail(t, ret, "reading the input");
         if (ret < 0) eof = 1;  // end, or unreadable from here on: flush what we have
         else if (t->pkt->stream_index != t->st->index) {
-            av_packet_unref(t->pkt);
+            ff.av_packet_unref(t->pkt);
             continue;
         }
-        ret = avcodec_send_packet(t->dec, eof ? NULL : t->pkt);
-        av_packet_unref(t->pkt);
+        ret = ff.avcodec_send_packet(t->dec, eof ? NULL : t->pkt);
+        ff.av_packet_unref(t->pkt);
         if (ret == AVERROR(ENOMEM)) return fail(t, ret, "decoding");
-        while ((ret = avcodec_receive_frame(t->dec, t->frame)) != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
+        while ((ret = ff.avcodec_receive_frame(t->dec, t->frame)) != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
             if (ret == AVERROR(ENOMEM)) return fail(t, ret, "decoding");
             if (ret < 0) break;  // a damaged frame: skip it
-            av_frame_unref(t->best);
-            av_frame_move_ref(t->best, t->frame);
+            ff.av_frame_unref(t->best);
+            ff.av_frame_move_ref(t->best, t->frame);
             have = 1;
             int64_t pts = t->best->best_effort_timestamp;
             if (pts == AV_NOPTS_VALUE || pts >= target) return 0;
@@ -83,14 +83,14 @@ static int find_frame(thumbnailer *t, double at) {
     if (at > 1e9) at = 1e9;  // past any end: the last frame
     int64_t start = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     int64_t ts = start + (int64_t)(at * AV_TIME_BASE);
-    int64_t target = av_rescale_q(ts, AV_TIME_BASE_Q, t->st->time_base);
-    if (at > 0 && avformat_seek_file(t->ifmt, -1, INT64_MIN, ts, ts, 0) < 0)
-        avformat_seek_file(t->ifmt, -1, INT64_MIN, start, start, 0);  // unseekable: decode from the start
+    int64_t target = ff.av_rescale_q(ts, AV_TIME_BASE_Q, t->st->time_base);
+    if (at > 0 && ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, ts, ts, 0) < 0)
+        ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, start, start, 0);  // unseekable: decode from the start
     ms_log_clear();
     int ret = decode_until(t, target);
     if (ret == MS_ERROR_NO_FRAMES && at > 0) {  // nothing decodable after the seek point (a file cut
-        avcodec_flush_buffers(t->dec);           // short): the last frame before it will do
-        if (avformat_seek_file(t->ifmt, -1, INT64_MIN, start, start, 0) >= 0) ret = decode_until(t, target);
+        ff.avcodec_flush_buffers(t->dec);           // short): the last frame before it will do
+        if (ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, start, start, 0) >= 0) ret = decode_until(t, target);
     }
     if (ret == MS_ERROR_NO_FRAMES) return ms_fail(t->errbuf, t->errlen, ret, ret, "'%s' at %.3f s", t->in, at);
     return ret;
@@ -118,9 +118,9 @@ static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
 }
 
 static int write_jpeg(thumbnailer *t, AVFrame *pic, const char *in, const char *out) {
-    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG);
+    const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_MJPEG);
     if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, "encoder mjpeg");
-    if (!(t->enc = avcodec_alloc_context3(codec))) return fail(t, AVERROR(ENOMEM), "JPEG encoder");
+    if (!(t->enc = ff.avcodec_alloc_context3(codec))) return fail(t, AVERROR(ENOMEM), "JPEG encoder");
     t->enc->width = pic->width;
     t->enc->height = pic->height;
     t->enc->pix_fmt = AV_PIX_FMT_YUV420P;
@@ -129,19 +129,19 @@ static int write_jpeg(thumbnailer *t, AVFrame *pic, const char *in, const char *
     t->enc->flags |= AV_CODEC_FLAG_QSCALE;
     t->enc->global_quality = FF_QP2LAMBDA * 3;  // as `ffmpeg -q:v 3`: high quality, small file
     ms_log_clear();
-    int ret = avcodec_open2(t->enc, codec, NULL);
+    int ret = ff.avcodec_open2(t->enc, codec, NULL);
     if (ret < 0) return fail(t, ret, "cannot open the JPEG encoder");
     pic->pts = 0;
     pic->quality = t->enc->global_quality;
     pic->pict_type = AV_PICTURE_TYPE_NONE;
-    if ((ret = avcodec_send_frame(t->enc, pic)) < 0 || (ret = avcodec_send_frame(t->enc, NULL)) < 0 ||
-        (ret = avcodec_receive_packet(t->enc, t->pkt)) < 0)
+    if ((ret = ff.avcodec_send_frame(t->enc, pic)) < 0 || (ret = ff.avcodec_send_frame(t->enc, NULL)) < 0 ||
+        (ret = ff.avcodec_receive_packet(t->enc, t->pkt)) < 0)
         return fail(t, ret, "JPEG encoding failed");
 
     if ((ret = ms_open_avio_output(in, out, &t->out, t->errbuf, t->errlen)) < 0) return ret;
     t->out_opened = 1;
-    avio_write(t->out, t->pkt->data, t->pkt->size);
-    avio_flush(t->out);
+    ff.avio_write(t->out, t->pkt->data, t->pkt->size);
+    ff.avio_flush(t->out);
     return t->out->error < 0 ? ms_write_error(t->errbuf, t->errlen, t->out->error, "cannot write the JPEG") : 0;
 }
 
@@ -152,7 +152,7 @@ static int run(thumbnailer *t, const char *in, const char *out, double at, int m
     if (v < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
     t->st = t->ifmt->streams[v];
     if ((ret = ms_open_decoder(t->st, 0, &t->dec, t->errbuf, t->errlen)) < 0) return ret;
-    if (!(t->pkt = av_packet_alloc()) || !(t->frame = av_frame_alloc()) || !(t->best = av_frame_alloc()))
+    if (!(t->pkt = ff.av_packet_alloc()) || !(t->frame = ff.av_frame_alloc()) || !(t->best = ff.av_frame_alloc()))
         return fail(t, AVERROR(ENOMEM), "thumbnail");
     AVFrame *pic = NULL;
     if ((ret = find_frame(t, at)) < 0 || (ret = upright_picture(t, max_width, &pic)) < 0 ||
@@ -165,21 +165,22 @@ static int run(thumbnailer *t, const char *in, const char *out, double at, int m
 
 int ms_thumbnail(const char *in, const char *out_jpeg, double at_seconds, int max_width, int *out_width,
                  int *out_height, char *errbuf, size_t errlen) {
-    ms_begin(errbuf, errlen);
+    int loaded = ms_begin(errbuf, errlen);
+    if (loaded < 0) return loaded;
     if (!in || !out_jpeg || max_width < 0 || !isfinite(at_seconds))
         return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_thumbnail");
     thumbnailer t = {.in = in, .errbuf = errbuf, .errlen = errlen};
     int ret = run(&t, in, out_jpeg, at_seconds, max_width, out_width, out_height);
-    avio_closep(&t.out);
+    ff.avio_closep(&t.out);
     if (ret < 0 && t.out_opened) ms_remove_partial(out_jpeg);
-    avformat_close_input(&t.ifmt);
-    avcodec_free_context(&t.dec);
-    avcodec_free_context(&t.enc);
-    sws_freeContext(t.sws);
-    av_packet_free(&t.pkt);
-    av_frame_free(&t.frame);
-    av_frame_free(&t.best);
-    av_frame_free(&t.scaled);
-    av_frame_free(&t.rotated);
+    ff.avformat_close_input(&t.ifmt);
+    ff.avcodec_free_context(&t.dec);
+    ff.avcodec_free_context(&t.enc);
+    ff.sws_freeContext(t.sws);
+    ff.av_packet_free(&t.pkt);
+    ff.av_frame_free(&t.frame);
+    ff.av_frame_free(&t.best);
+    ff.av_frame_free(&t.scaled);
+    ff.av_frame_free(&t.rotated);
     return ret;
 }

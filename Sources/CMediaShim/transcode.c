@@ -89,10 +89,10 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
 
 /// Sends `frame` (NULL = flush) to `enc` and writes every packet it returns.
 static int encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame) {
-    int ret = avcodec_send_frame(enc, frame);
+    int ret = ff.avcodec_send_frame(enc, frame);
     if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
     for (;;) {
-        ret = avcodec_receive_packet(enc, t->out_pkt);
+        ret = ff.avcodec_receive_packet(enc, t->out_pkt);
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
         if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
         if (enc == t->venc) {
@@ -100,7 +100,7 @@ static int encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *fr
             t->video_frames++;
         }
         t->out_pkt->stream_index = ost->index;
-        av_packet_rescale_ts(t->out_pkt, enc->time_base, ost->time_base);
+        ff.av_packet_rescale_ts(t->out_pkt, enc->time_base, ost->time_base);
         if (t->out_pkt->pts != AV_NOPTS_VALUE) {
             double end = ms_seconds(t->out_pkt->pts + t->out_pkt->duration, ost->time_base);
             if (end > t->out_end) t->out_end = end;
@@ -116,9 +116,9 @@ static int open_video(transcoder *t) {
     const AVStream *ist = t->vist;
     int ret = ms_open_decoder(ist, t->opt->threads, &t->vdec, t->errbuf, t->errlen);
     if (ret < 0) return ret;
-    const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
+    const AVCodec *codec = ff.avcodec_find_encoder_by_name("libx264");
     if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder libx264 (H.264)");
-    AVCodecContext *dec = t->vdec, *enc = t->venc = avcodec_alloc_context3(codec);
+    AVCodecContext *dec = t->vdec, *enc = t->venc = ff.avcodec_alloc_context3(codec);
     if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
     if (dec->width <= 0 || dec->height <= 0)
         return fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
@@ -130,8 +130,8 @@ static int open_video(transcoder *t) {
                 swap ? t->opt->max_width : t->opt->max_height, &enc->width, &enc->height);
     enc->pix_fmt = AV_PIX_FMT_YUV420P;
     enc->time_base = ist->time_base;  // source timestamps are kept as they are
-    AVRational fps = av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
-    if (t->opt->max_fps > 0 && (fps.num <= 0 || av_q2d(fps) > t->opt->max_fps)) fps = av_d2q(t->opt->max_fps, 100000);
+    AVRational fps = ff.av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
+    if (t->opt->max_fps > 0 && (fps.num <= 0 || av_q2d(fps) > t->opt->max_fps)) fps = ff.av_d2q(t->opt->max_fps, 100000);
     if (fps.num <= 0 || fps.den <= 0) fps = (AVRational){30, 1};  // unknown: x264 would take 1/time_base
     enc->framerate = fps;  // x264's rate control needs the real rate
     enc->sample_aspect_ratio = dec->sample_aspect_ratio;
@@ -142,8 +142,8 @@ static int open_video(transcoder *t) {
     enc->color_range = full_range ? AVCOL_RANGE_JPEG : dec->color_range;  // kept, as the CLI does
     enc->thread_count = t->opt->threads;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if (t->opt->x264_preset[0]) av_opt_set(enc->priv_data, "preset", t->opt->x264_preset, 0);
-    if (t->opt->crf >= 0) av_opt_set_double(enc->priv_data, "crf", t->opt->crf, 0);
+    if (t->opt->x264_preset[0]) ff.av_opt_set(enc->priv_data, "preset", t->opt->x264_preset, 0);
+    if (t->opt->crf >= 0) ff.av_opt_set_double(enc->priv_data, "crf", t->opt->crf, 0);
     if (t->opt->video_bit_rate > 0 && t->opt->crf >= 0) {  // CRF with a ceiling
         enc->rc_max_rate = t->opt->video_bit_rate;
         enc->rc_buffer_size = (int)FFMIN(2 * t->opt->video_bit_rate, INT_MAX);
@@ -151,15 +151,15 @@ static int open_video(transcoder *t) {
         enc->bit_rate = t->opt->video_bit_rate;
     }
     ms_log_clear();
-    ret = avcodec_open2(enc, codec, NULL);
+    ret = ff.avcodec_open2(enc, codec, NULL);
     if (ret < 0) return fail(t, ret, ret, "cannot open the libx264 encoder");
 
-    t->frame_dur = av_rescale_q(1, av_inv_q(fps), enc->time_base);
+    t->frame_dur = ff.av_rescale_q(1, av_inv_q(fps), enc->time_base);
     if (t->frame_dur < 1) t->frame_dur = 1;
     t->last_pts = AV_NOPTS_VALUE;
     t->last_slot = INT64_MIN;
-    if (!(t->vost = avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
-    if ((ret = avcodec_parameters_from_context(t->vost->codecpar, enc)) < 0 ||
+    if (!(t->vost = ff.avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    if ((ret = ff.avcodec_parameters_from_context(t->vost->codecpar, enc)) < 0 ||
         (ret = ms_copy_display_matrix(ist, t->vost)) < 0 || (ret = ms_copy_stream_metadata(ist, t->vost)) < 0)
         return fail(t, ret, ret, "video stream");
     t->vost->time_base = enc->time_base;
@@ -173,7 +173,7 @@ static int video_frame(transcoder *t, AVFrame *f) {
     AVRational tb = t->venc->time_base;
     int64_t pts = f->best_effort_timestamp;
     pts = pts == AV_NOPTS_VALUE ? (t->last_pts == AV_NOPTS_VALUE ? 0 : t->last_pts + t->frame_dur)
-                                : pts - av_rescale_q(t->offset, AV_TIME_BASE_Q, tb);
+                                : pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, tb);
     int64_t dur = MS_FRAME_DURATION(f) > 0 ? MS_FRAME_DURATION(f) : t->frame_dur;
     double end = ms_seconds(pts + dur, tb);
     if (end > t->decoded_seconds) t->decoded_seconds = end;
@@ -220,13 +220,13 @@ static int open_audio(transcoder *t) {
     const AVStream *ist = t->aist;
     int ret = ms_open_decoder(ist, t->opt->threads, &t->adec, t->errbuf, t->errlen);
     if (ret < 0) return ret;
-    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_AAC);
     if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder aac");
-    AVCodecContext *enc = t->aenc = avcodec_alloc_context3(codec);
+    AVCodecContext *enc = t->aenc = ff.avcodec_alloc_context3(codec);
     if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio encoder");
     int channels = t->opt->audio_channels;
     if (channels == 0) channels = FFMIN(FFMAX(t->adec->ch_layout.nb_channels, 1), 2);
-    av_channel_layout_default(&enc->ch_layout, channels);
+    ff.av_channel_layout_default(&enc->ch_layout, channels);
     enc->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
     enc->sample_rate = choose_sample_rate(codec, t->adec->sample_rate);
     enc->time_base = (AVRational){1, enc->sample_rate};
@@ -234,14 +234,14 @@ static int open_audio(transcoder *t) {
     enc->thread_count = t->opt->threads;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     ms_log_clear();
-    if ((ret = avcodec_open2(enc, codec, NULL)) < 0) return fail(t, ret, ret, "cannot open the AAC encoder");
+    if ((ret = ff.avcodec_open2(enc, codec, NULL)) < 0) return fail(t, ret, ret, "cannot open the AAC encoder");
 
-    if (!(t->aost = avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
-    if ((ret = avcodec_parameters_from_context(t->aost->codecpar, enc)) < 0 ||
+    if (!(t->aost = ff.avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    if ((ret = ff.avcodec_parameters_from_context(t->aost->codecpar, enc)) < 0 ||
         (ret = ms_copy_stream_metadata(ist, t->aost)) < 0)
         return fail(t, ret, ret, "audio stream");
     t->aost->time_base = enc->time_base;
-    if (!(t->fifo = av_audio_fifo_alloc(enc->sample_fmt, channels, 4096)) || !(t->aframe = av_frame_alloc()))
+    if (!(t->fifo = ff.av_audio_fifo_alloc(enc->sample_fmt, channels, 4096)) || !(t->aframe = ff.av_frame_alloc()))
         return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
     t->next_apts = AV_NOPTS_VALUE;
     return 0;
@@ -251,41 +251,41 @@ static int open_audio(transcoder *t) {
 static int configure_resampler(transcoder *t, const AVFrame *f) {
     AVChannelLayout in_layout = {0};
     int ret = f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
-                  ? (av_channel_layout_default(&in_layout, f->ch_layout.nb_channels), 0)
-                  : av_channel_layout_copy(&in_layout, &f->ch_layout);
+                  ? (ff.av_channel_layout_default(&in_layout, f->ch_layout.nb_channels), 0)
+                  : ff.av_channel_layout_copy(&in_layout, &f->ch_layout);
     if (ret < 0) return fail(t, ret, ret, "audio layout");
     if (t->swr && t->swr_format == f->format && t->swr_rate == f->sample_rate &&
-        !av_channel_layout_compare(&t->swr_layout, &in_layout)) {
-        av_channel_layout_uninit(&in_layout);
+        !ff.av_channel_layout_compare(&t->swr_layout, &in_layout)) {
+        ff.av_channel_layout_uninit(&in_layout);
         return 0;
     }
-    swr_free(&t->swr);
-    av_channel_layout_uninit(&t->swr_layout);
+    ff.swr_free(&t->swr);
+    ff.av_channel_layout_uninit(&t->swr_layout);
     t->swr_layout = in_layout;  // owned by t from here on
     t->swr_format = f->format;
     t->swr_rate = f->sample_rate;
-    ret = swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
+    ret = ff.swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
                               f->format, f->sample_rate, 0, NULL);
-    if (ret >= 0) ret = swr_init(t->swr);
+    if (ret >= 0) ret = ff.swr_init(t->swr);
     return ret < 0 ? fail(t, ret, ret, "cannot set up audio resampling") : 0;
 }
 
 /// Resamples `nb` samples (NULL = drain swr) into the fifo.
 static int resample(transcoder *t, const uint8_t **data, int nb) {
-    int room = swr_get_out_samples(t->swr, nb);
+    int room = ff.swr_get_out_samples(t->swr, nb);
     if (room < 0) return fail(t, room, room, "resample");
     if (room > t->conv_samples) {
-        if (t->conv) av_freep(&t->conv[0]);
-        av_freep(&t->conv);
+        if (t->conv) ff.av_freep(&t->conv[0]);
+        ff.av_freep(&t->conv);
         t->conv_samples = 0;
-        int ret = av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
+        int ret = ff.av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
                                                      t->aenc->sample_fmt, 0);
         if (ret < 0) return fail(t, ret, ret, "resample");
         t->conv_samples = room;
     }
-    int n = swr_convert(t->swr, t->conv, t->conv_samples, data, nb);
+    int n = ff.swr_convert(t->swr, t->conv, t->conv_samples, data, nb);
     if (n < 0) return fail(t, n, n, "resample");
-    if (n > 0 && av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
+    if (n > 0 && ff.av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
         return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
     return 0;
 }
@@ -293,19 +293,19 @@ static int resample(transcoder *t, const uint8_t **data, int nb) {
 /// Encodes whole frames from the fifo; with `flush`, also the short remainder.
 static int drain_fifo(transcoder *t, int flush) {
     int frame_size = t->aenc->frame_size > 0 ? t->aenc->frame_size : 1024;
-    while (av_audio_fifo_size(t->fifo) >= frame_size || (flush && av_audio_fifo_size(t->fifo) > 0)) {
+    while (ff.av_audio_fifo_size(t->fifo) >= frame_size || (flush && ff.av_audio_fifo_size(t->fifo) > 0)) {
         AVFrame *a = t->aframe;
-        a->nb_samples = FFMIN(frame_size, av_audio_fifo_size(t->fifo));
+        a->nb_samples = FFMIN(frame_size, ff.av_audio_fifo_size(t->fifo));
         a->format = t->aenc->sample_fmt;
         a->sample_rate = t->aenc->sample_rate;
-        int ret = av_channel_layout_copy(&a->ch_layout, &t->aenc->ch_layout);
-        if (ret >= 0) ret = av_frame_get_buffer(a, 0);
+        int ret = ff.av_channel_layout_copy(&a->ch_layout, &t->aenc->ch_layout);
+        if (ret >= 0) ret = ff.av_frame_get_buffer(a, 0);
         if (ret < 0) return fail(t, ret, ret, "audio buffer");
-        av_audio_fifo_read(t->fifo, (void **)a->data, a->nb_samples);
+        ff.av_audio_fifo_read(t->fifo, (void **)a->data, a->nb_samples);
         a->pts = t->next_apts;
         t->next_apts += a->nb_samples;
         ret = encode(t, t->aenc, t->aost, a);
-        av_frame_unref(a);
+        ff.av_frame_unref(a);
         if (ret < 0) return ret;
     }
     return 0;
@@ -317,7 +317,7 @@ static int audio_frame(transcoder *t, AVFrame *f) {
     if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
         int64_t pts = f->best_effort_timestamp;
         t->next_apts = pts == AV_NOPTS_VALUE ? 0
-                       : av_rescale_q(pts - av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
+                       : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
                                       t->aist->time_base, t->aenc->time_base);
     }
     if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
@@ -329,7 +329,7 @@ static int audio_frame(transcoder *t, AVFrame *f) {
 /// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
 /// counted and skipped, as the CLI does.
 static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
-    int ret = avcodec_send_packet(dec, pkt);
+    int ret = ff.avcodec_send_packet(dec, pkt);
     if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
     if (ret < 0 && ret != AVERROR_EOF) {
         t->decode_errors++;
@@ -337,7 +337,7 @@ static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
         if (pkt) return 0;
     }
     for (;;) {
-        ret = avcodec_receive_frame(dec, t->frame);
+        ret = ff.avcodec_receive_frame(dec, t->frame);
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
         if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
         if (ret < 0) {
@@ -347,7 +347,7 @@ static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
             continue;
         }
         ret = dec == t->vdec ? video_frame(t, t->frame) : audio_frame(t, t->frame);
-        av_frame_unref(t->frame);
+        ff.av_frame_unref(t->frame);
         if (ret < 0) return ret;
     }
 }
@@ -362,23 +362,23 @@ static int run(transcoder *t, const char *in, const char *out) {
     t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
-    if (!(t->pkt = av_packet_alloc()) || !(t->out_pkt = av_packet_alloc()) || !(t->frame = av_frame_alloc()))
+    if (!(t->pkt = ff.av_packet_alloc()) || !(t->out_pkt = ff.av_packet_alloc()) || !(t->frame = ff.av_frame_alloc()))
         return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
-    if ((ret = av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
+    if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
     if ((ret = open_video(t)) < 0 || (t->aist && (ret = open_audio(t)) < 0)) return ret;
-    if (!(t->scaled = av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+    if (!(t->scaled = ff.av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
     t->scaled->format = AV_PIX_FMT_YUV420P;
     t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     t->scaled->width = t->venc->width;
     t->scaled->height = t->venc->height;
-    if ((ret = av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
-    if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, t->errbuf, t->errlen)) < 0) return ret;
+    if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
+    if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, 0, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ms_progress_report(t->progress, 0)) < 0) return fail(t, ret, ret, "transcode");
 
     for (;;) {
-        ret = av_read_frame(t->ifmt, t->pkt);
+        ret = ff.av_read_frame(t->ifmt, t->pkt);
         if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "reading the input");
         if (ret < 0) {  // end of file, or a read error: what was read so far is converted
             if (ret != AVERROR_EOF) t->decode_errors++;
@@ -386,7 +386,7 @@ static int run(transcoder *t, const char *in, const char *out) {
         }
         int s = t->pkt->stream_index;
         ret = s == v ? decode(t, t->vdec, t->pkt) : s == a ? decode(t, t->adec, t->pkt) : 0;
-        av_packet_unref(t->pkt);
+        ff.av_packet_unref(t->pkt);
         if (ret < 0) return ret;
     }
     if ((ret = decode(t, t->vdec, NULL)) < 0) return ret;
@@ -425,28 +425,29 @@ static int transcode(const char *in, const char *out, const ms_transcode_options
 
     ms_close_output(&t.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
-    avformat_close_input(&t.ifmt);
-    avcodec_free_context(&t.vdec);
-    avcodec_free_context(&t.venc);
-    avcodec_free_context(&t.adec);
-    avcodec_free_context(&t.aenc);
-    sws_freeContext(t.sws);
-    swr_free(&t.swr);
-    av_channel_layout_uninit(&t.swr_layout);
-    if (t.fifo) av_audio_fifo_free(t.fifo);
-    if (t.conv) av_freep(&t.conv[0]);
-    av_freep(&t.conv);
-    av_frame_free(&t.scaled);
-    av_frame_free(&t.aframe);
-    av_frame_free(&t.frame);
-    av_packet_free(&t.pkt);
-    av_packet_free(&t.out_pkt);
+    ff.avformat_close_input(&t.ifmt);
+    ff.avcodec_free_context(&t.vdec);
+    ff.avcodec_free_context(&t.venc);
+    ff.avcodec_free_context(&t.adec);
+    ff.avcodec_free_context(&t.aenc);
+    ff.sws_freeContext(t.sws);
+    ff.swr_free(&t.swr);
+    ff.av_channel_layout_uninit(&t.swr_layout);
+    if (t.fifo) ff.av_audio_fifo_free(t.fifo);
+    if (t.conv) ff.av_freep(&t.conv[0]);
+    ff.av_freep(&t.conv);
+    ff.av_frame_free(&t.scaled);
+    ff.av_frame_free(&t.aframe);
+    ff.av_frame_free(&t.frame);
+    ff.av_packet_free(&t.pkt);
+    ff.av_packet_free(&t.out_pkt);
     return ret;
 }
 
 int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb, void *ctx,
                  ms_transcode_result *res, char *errbuf, size_t errlen) {
-    ms_begin(errbuf, errlen);
+    int loaded = ms_begin(errbuf, errlen);
+    if (loaded < 0) return loaded;
     ms_transcode_options defaults;
     if (!opt) {
         ms_transcode_options_init(&defaults);

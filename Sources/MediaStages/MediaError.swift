@@ -24,6 +24,8 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
         public static let noFrames = Code(name: "no frames")
         /// An option is out of range.
         public static let invalidArgument = Code(name: "invalid argument")
+        /// FFmpeg's libraries cannot be loaded.
+        public static let ffmpegUnavailable = Code(name: "ffmpeg unavailable")
         /// Any other FFmpeg error.
         public static let ffmpeg = Code(name: "ffmpeg")
 
@@ -44,6 +46,7 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
             case MS_ERROR_DISK_FULL.rawValue: self = .diskFull
             case MS_ERROR_NO_FRAMES.rawValue: self = .noFrames
             case MS_ERROR_INVALID_ARGUMENT.rawValue: self = .invalidArgument
+            case MS_ERROR_FFMPEG_UNAVAILABLE.rawValue: self = .ffmpegUnavailable
             default: self = .ffmpeg
             }
         }

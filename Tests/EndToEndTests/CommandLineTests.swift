@@ -120,6 +120,27 @@ import Glibc
         #expect(summary["stagesReused"]?.intValue ?? 0 >= 2)
     }
 
+    /// FFmpeg and its ~150 libraries are opened by the first media stage, not at start-up: a run that
+    /// only uploads (or `pipeline status`) never maps them.
+    @Test func ffmpegIsLoadedByTheFirstMediaStageOnly() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: scratch.path("in/clip.mp4"))
+        let count = #"grep -c libavformat /proc/$PPID/maps > $0.count || true"#
+        try scratch.write("wf.json", """
+            {"version": 1, "name": "lazy", "inputs": {"path": "in"}, "stages": [
+             {"id": "before", "uses": "exec", "with": {"command": ["sh", "-c", "\(count)", "before"]}},
+             {"id": "probe", "uses": "ffmpeg.probe"},
+             {"id": "after", "uses": "exec", "with": {"command": ["sh", "-c", "\(count)", "after"]}}
+            ]}
+            """)
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(scratch.read("before.count").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(Int(scratch.read("after.count").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0)
+    }
+
     @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() async throws {
         let result = try await Binary.run(["schema"], in: repositoryRoot)
         let generated = try JSONParser.parse(result.stdout).value

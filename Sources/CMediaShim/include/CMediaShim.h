@@ -57,6 +57,9 @@ typedef enum ms_error {
     MS_ERROR_CANCELLED = -10009,
     /// The input opened but not a single video frame could be decoded from it.
     MS_ERROR_NO_FRAMES = -10010,
+    /// FFmpeg's libraries (loaded on first use) are missing, or lack a function the shim needs.
+    /// The message names the library or function.
+    MS_ERROR_FFMPEG_UNAVAILABLE = -10011,
 } ms_error;
 
 /// Returns MS_ABI_VERSION as compiled into the library.

@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import NIOCore
 import PipelineKit
@@ -48,6 +49,7 @@ struct UploadFile: Sendable {
 
     /// Reads a whole range into memory (for a part that must be hashed before it is sent).
     func read(_ range: Range<Int64>) throws -> Data {
+        ChunkMemory.configure()
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -122,6 +124,25 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound, meter: meter)
+        ChunkMemory.configure()
+        return AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound, meter: meter)
     }
+}
+
+/// How the process allocates the large buffers that carry file data: a chunk is read on one thread and
+/// released on the event loop's once written. glibc serves blocks above its mmap threshold with mmap and
+/// returns them at once, but raises that threshold after such frees, so the next chunks come from
+/// per-thread arenas, which keep freed space: the resident size of a long upload then wandered between
+/// 60 and 72 MiB instead of staying near 40. A fixed threshold keeps every chunk in its own mapping.
+enum ChunkMemory {
+    /// Applies the policy once per process.
+    static func configure() {
+        _ = applied
+    }
+
+    private static let applied: Void = {
+        #if os(Linux)
+        _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
+        #endif
+    }()
 }
