@@ -48,6 +48,7 @@ let package = Package(
         // every start of `pipeline` load FFmpeg, which CMediaShim instead opens on first use.
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CMalloc"),
+        .target(name: "CCRC32C"),
         .target(name: "CMediaShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "MediaStages",
@@ -66,7 +67,7 @@ let package = Package(
         .target(
             name: "UploadStages",
             dependencies: [
-                "PipelineKit", "CMalloc",
+                "PipelineKit", "CMalloc", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -159,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "UploadStagesTests",
             dependencies: [
-                "UploadStages", "PipelineKit", "TestSupport",
+                "UploadStages", "PipelineKit", "TestSupport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Upload throughput and memory, on loopback, in one run:
 #  - tus.upload vs curl sending the same file to the same tuspyserver;
-#  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server
-#    (the parts phase and CompleteMultipartUpload are timed together; moto's Complete is slow);
+#  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server,
+#    three rounds in rotating order: total time, and the parts phase apart from moto's slow
+#    CompleteMultipartUpload (from the server's own timeline);
 #  - peak RSS of `pipeline` for a 1 GiB and a 4 GiB http.upload to the Sandbox (must not grow with the
 #    file), with curl's figures beside it.
 # Needs: rclone, awscli (pip), tuspyserver/uvicorn/moto (scripts/install-deps.sh).
@@ -66,17 +67,45 @@ cat > s3.json <<JSON
 {"version": 1, "name": "bench-s3", "stages": [{"id": "up", "uses": "s3.upload", "with": {"endpoint": "http://127.0.0.1:$s3",
  "bucket": "media", "key": "pipeline.bin", "partSize": "8MiB", "concurrency": 4, "checksum": "crc32c"}}]}
 JSON
-read -r s kb < <(measure "$PIPELINE" run s3.json --input 1g.bin --state state-s3)
-echo "  s3.upload       $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
 aws configure set default.s3.multipart_chunksize 8MB
 aws configure set default.s3.max_concurrent_requests 4
-read -r s kb < <(measure aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin)
-echo "  aws s3 cp       $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
 unset AWS_CA_BUNDLE  # rclone cannot load some bundles; loopback needs none
-read -r s kb < <(measure rclone copyto 1g.bin ":s3:media/rclone.bin" --s3-provider Other \
-  --s3-endpoint "http://127.0.0.1:$s3" --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M \
-  --s3-upload-concurrency 4 --s3-upload-cutoff 8M)
-echo "  rclone          $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+s3_tool() {  # name: one upload of 1g.bin
+  case $1 in
+  s3.upload) "$PIPELINE" run s3.json --input 1g.bin --state state-s3 --fresh ;;
+  aws) aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin ;;
+  rclone) rclone copyto --ignore-times 1g.bin ":s3:media/rclone.bin" --s3-provider Other --s3-endpoint "http://127.0.0.1:$s3" \
+    --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M --s3-upload-concurrency 4 --s3-upload-cutoff 8M ;;
+  esac
+}
+export -f s3_tool; export PIPELINE s3
+# moto's speed drifts with its disk and memory: three rounds in rotating order. The server's own
+# timeline separates the parts phase (the client's work) from CompleteMultipartUpload (moto's).
+for order in "s3.upload aws rclone" "aws rclone s3.upload" "rclone s3.upload aws"; do
+  for tool in $order; do
+    curl -sS "http://127.0.0.1:$s3/__timeline?reset=1" -o /dev/null
+    read -r s kb < <(measure bash -c "s3_tool $tool")
+    curl -sS "http://127.0.0.1:$s3/__timeline" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+parts = max(e for _, e in t["parts"]) - min(s for s, _ in t["parts"]) if t["parts"] else float("nan")
+complete = sum(e - s for s, e in t["completes"])
+print(f"{parts:.2f} {complete:.2f}")' > phases.txt
+    read -r parts complete < phases.txt
+    echo "$tool $s $parts $complete $kb" >> s3-runs.txt
+    printf "  %-10s total %6.2f s  parts phase %5.2f s (%s)  Complete %5.2f s  peak RSS %d MiB\n" \
+      "$tool" "$s" "$parts" "$(mb_s $size "$parts")" "$complete" $((kb / 1024))
+  done
+done
+echo "  medians over the three rounds:"
+python3 - s3-runs.txt <<'PY'
+import statistics, sys
+runs = [line.split() for line in open(sys.argv[1])]
+for tool in ("s3.upload", "aws", "rclone"):
+    total = statistics.median(float(r[1]) for r in runs if r[0] == tool)
+    parts = statistics.median(float(r[2]) for r in runs if r[0] == tool)
+    print(f"  {tool:<10} total {total:6.2f} s  parts phase {parts:5.2f} s ({(1 << 30) / parts / 1e6:.0f} MB/s)")
+PY
 
 echo "== memory: http.upload of 1 GiB and 4 GiB to the Sandbox (data on /dev/shm, so the disk is not the limit)"
 "$PIPELINE" sandbox --port 18189 --data /dev/shm/pipeline-bench-sandbox > sandbox.log 2>&1 &

@@ -1,3 +1,4 @@
+import CCRC32C
 import Foundation
 import PipelineKit
 import TestSupport
@@ -28,6 +29,25 @@ import Testing
         var crc = CRC32C()
         Array("123456789".utf8).withUnsafeBytes { crc.update($0) }
         #expect(crc.bytes == [0xE3, 0x06, 0x92, 0x83])
+    }
+
+    /// The CPU instruction path and the table path agree at every length and alignment, in one piece
+    /// or continued over pieces.
+    @Test func crc32cInstructionAndTablesAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let data = (0..<4099).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        data.withUnsafeBytes { all in
+            for start in 0..<9 {
+                for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099 - start] {
+                    let piece = UnsafeRawBufferPointer(rebasing: all[start..<start + length])
+                    #expect(crc32c_update(0, piece.baseAddress, piece.count) == crc32c_update_portable(0, piece.baseAddress, piece.count))
+                }
+            }
+            let whole = crc32c_update(0, all.baseAddress, all.count)
+            let head = crc32c_update(0, all.baseAddress, 1001)
+            #expect(crc32c_update(head, all.baseAddress! + 1001, all.count - 1001) == whole)
+            #expect(crc32c_update_portable(crc32c_update_portable(0, all.baseAddress, 13), all.baseAddress! + 13, all.count - 13) == whole)
+        }
     }
 
     @Test(arguments: ["crc32c", "sha256", "none"])

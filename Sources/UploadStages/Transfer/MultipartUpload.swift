@@ -167,8 +167,8 @@ struct MultipartUpload: Sendable {
             }
             for _ in 0..<concurrency { enqueue() }
             while let part = try await group.next() {
+                enqueue()  // the next part starts while this one is checkpointed (a crash then re-sends it)
                 try await journal.finished(part)
-                enqueue()
             }
         }
     }

@@ -4,10 +4,15 @@ Usage: python3 s3_server.py DATA_DIR [BUCKET...]
 Creates the buckets, prints the port on the first line of stdout, then serves until killed.
 GET /__stats answers {"received": N}: the PUT body bytes that reached the server (parts kept or not),
 so tests can measure how many bytes a client sent more than once.
+GET /__timeline answers {"parts": [[start, end], ...], "completes": [[start, end], ...]}: when each
+UploadPart and CompleteMultipartUpload request arrived and was answered (seconds, server clock), so a
+benchmark can time any client's parts phase apart from moto's slow Complete; ?reset=1 clears it.
 """
 import json
 import sys
 import threading
+import time
+from urllib.parse import parse_qs
 
 import boto3
 from moto.server import DomainDispatcherApplication, create_backend_app
@@ -15,6 +20,7 @@ from werkzeug.serving import make_server
 
 received = 0
 lock = threading.Lock()
+timeline = {"parts": [], "completes": []}
 
 
 class CountingInput:
@@ -46,9 +52,25 @@ def app(environ, start_response):
         body = json.dumps({"received": received}).encode()
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
         return [body]
-    if environ.get("REQUEST_METHOD") == "PUT":
+    if environ.get("PATH_INFO") == "/__timeline":
+        with lock:
+            body = json.dumps(timeline).encode()
+            if "reset=1" in environ.get("QUERY_STRING", ""):
+                timeline["parts"], timeline["completes"] = [], []
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+    method = environ.get("REQUEST_METHOD")
+    query = parse_qs(environ.get("QUERY_STRING", ""))
+    kind = "parts" if method == "PUT" and "partNumber" in query else (
+        "completes" if method == "POST" and "uploadId" in query else None)
+    if method == "PUT":
         environ["wsgi.input"] = CountingInput(environ["wsgi.input"])
-    return moto(environ, start_response)
+    start = time.monotonic()
+    answer = moto(environ, start_response)
+    if kind:
+        with lock:
+            timeline[kind].append([start, time.monotonic()])
+    return answer
 
 
 server = make_server("127.0.0.1", 0, app, threaded=True)
