@@ -70,21 +70,23 @@ JSON
 aws configure set default.s3.multipart_chunksize 8MB
 aws configure set default.s3.max_concurrent_requests 4
 unset AWS_CA_BUNDLE  # rclone cannot load some bundles; loopback needs none
-s3_tool() {  # name: one upload of 1g.bin
+s3_tool() {  # name round: one upload of 1g.bin (a new key each round: rclone skips or fails on an existing one)
   case $1 in
   s3.upload) "$PIPELINE" run s3.json --input 1g.bin --state state-s3 --fresh ;;
   aws) aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin ;;
-  rclone) rclone copyto --ignore-times 1g.bin ":s3:media/rclone.bin" --s3-provider Other --s3-endpoint "http://127.0.0.1:$s3" \
+  rclone) rclone copyto 1g.bin ":s3:media/rclone-$2.bin" --s3-provider Other --s3-endpoint "http://127.0.0.1:$s3" \
     --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M --s3-upload-concurrency 4 --s3-upload-cutoff 8M ;;
   esac
 }
 export -f s3_tool; export PIPELINE s3
 # moto's speed drifts with its disk and memory: three rounds in rotating order. The server's own
 # timeline separates the parts phase (the client's work) from CompleteMultipartUpload (moto's).
+round=0
 for order in "s3.upload aws rclone" "aws rclone s3.upload" "rclone s3.upload aws"; do
+  round=$((round + 1))
   for tool in $order; do
     curl -sS "http://127.0.0.1:$s3/__timeline?reset=1" -o /dev/null
-    read -r s kb < <(measure bash -c "s3_tool $tool")
+    read -r s kb < <(measure bash -c "s3_tool $tool $round")
     curl -sS "http://127.0.0.1:$s3/__timeline" | python3 -c '
 import json, sys
 t = json.load(sys.stdin)

@@ -42,7 +42,7 @@ static int add_stream(remuxer *r, const AVStream *ist, char *errbuf, size_t errl
 static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
     const AVStream *ost = r->ofmt->streams[out];
     int64_t shift = ff.av_rescale_q(r->ifmt->start_time != AV_NOPTS_VALUE ? r->ifmt->start_time : 0, AV_TIME_BASE_Q,
-                                 ist->time_base);
+                                    ist->time_base);
     if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
     if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
     ff.av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);

@@ -265,7 +265,7 @@ static int configure_resampler(transcoder *t, const AVFrame *f) {
     t->swr_format = f->format;
     t->swr_rate = f->sample_rate;
     ret = ff.swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
-                              f->format, f->sample_rate, 0, NULL);
+                                 f->format, f->sample_rate, 0, NULL);
     if (ret >= 0) ret = ff.swr_init(t->swr);
     return ret < 0 ? fail(t, ret, ret, "cannot set up audio resampling") : 0;
 }
@@ -279,7 +279,7 @@ static int resample(transcoder *t, const uint8_t **data, int nb) {
         ff.av_freep(&t->conv);
         t->conv_samples = 0;
         int ret = ff.av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
-                                                     t->aenc->sample_fmt, 0);
+                                                        t->aenc->sample_fmt, 0);
         if (ret < 0) return fail(t, ret, ret, "resample");
         t->conv_samples = room;
     }
@@ -318,7 +318,7 @@ static int audio_frame(transcoder *t, AVFrame *f) {
         int64_t pts = f->best_effort_timestamp;
         t->next_apts = pts == AV_NOPTS_VALUE ? 0
                        : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
-                                      t->aist->time_base, t->aenc->time_base);
+                                         t->aist->time_base, t->aenc->time_base);
     }
     if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
     return drain_fifo(t, 0);

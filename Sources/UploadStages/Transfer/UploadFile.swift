@@ -46,26 +46,6 @@ struct UploadFile: Sendable {
     func chunks(_ range: Range<Int64>, meter: TransferMeter? = nil) -> FileChunks {
         FileChunks(path: path, range: range, meter: meter)
     }
-
-    /// Reads a whole range into memory (for a part that must be hashed before it is sent).
-    func read(_ range: Range<Int64>) throws -> Data {
-        ChunkMemory.configure()
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var data = Data(count: Int(range.count))
-        let count = data.withUnsafeMutableBytes { buffer -> Int in
-            var done = 0
-            while done < buffer.count {
-                let read = pread(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(range.lowerBound) + off_t(done))
-                if read <= 0 { break }
-                done += read
-            }
-            return done
-        }
-        guard count == range.count else { throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload") }
-        return data
-    }
 }
 
 /// A file range as an async sequence of `ByteBuffer`s: a request body that never holds more than one
