@@ -12,23 +12,41 @@ public struct ProbeStage: Stage {
 
     /// The outputs of `ffmpeg.probe`.
     public struct Outputs: Codable, Sendable {
+        /// Container (demuxer) name.
         public var format: String
+        /// Seconds.
         public var duration: Double
+        /// Bytes.
         public var size: Int64
+        /// Overall bits per second.
         public var bitrate: Int64
+        /// Displayed width (after rotation).
         public var width: Int?
+        /// Displayed height (after rotation).
         public var height: Int?
+        /// Degrees a player turns the picture clockwise.
         public var rotation: Int?
+        /// Average frame rate.
         public var fps: Double?
+        /// e.g. h264, hevc; absent without video.
         public var videoCodec: String?
+        /// Video bits per second.
         public var videoBitrate: Int64?
+        /// e.g. yuv420p.
         public var pixelFormat: String?
+        /// Frames, when the container says.
         public var frameCount: Int64?
+        /// e.g. aac; absent without audio.
         public var audioCodec: String?
+        /// Audio samples per second.
         public var sampleRate: Int?
+        /// Audio channels.
         public var channels: Int?
+        /// Audio bits per second.
         public var audioBitrate: Int64?
+        /// Number of audio streams.
         public var audioTracks: Int
+        /// Number of subtitle streams.
         public var subtitleTracks: Int
     }
 
@@ -90,9 +108,13 @@ public struct ThumbnailStage: Stage {
 
     /// The outputs of `ffmpeg.thumbnail`.
     public struct Outputs: Codable, Sendable {
+        /// The JPEG.
         public var path: String
+        /// Displayed width (after rotation).
         public var width: Int
+        /// Displayed height (after rotation).
         public var height: Int
+        /// Bytes.
         public var size: Int64
     }
 

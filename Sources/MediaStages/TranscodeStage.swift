@@ -9,43 +9,69 @@ public struct TranscodeStage: Stage {
     public struct Options: Decodable, Sendable {
         /// Video settings.
         public struct Video: Decodable, Sendable {
+            /// Video codec (libx264).
             public var codec: String?
+            /// Constant rate factor 0–51 (x264's default 23).
             public var crf: Int?
+            /// Bits per second; with crf, a cap.
             public var bitrate: BitRate?
+            /// x264 speed preset (x264's default medium).
             public var preset: String?
+            /// Largest displayed width, keeping the aspect ratio.
             public var maxWidth: Int?
+            /// Largest displayed height, keeping the aspect ratio.
             public var maxHeight: Int?
+            /// Frame rate cap.
             public var fps: Double?
         }
 
         /// Audio settings.
         public struct Audio: Decodable, Sendable {
+            /// Video codec (libx264).
             public var codec: String?
+            /// Bits per second; with crf, a cap.
             public var bitrate: BitRate?
+            /// 1–8 (default: the source's, at most 2).
             public var channels: Int?
         }
 
+        /// The media file (default: the input file).
         public var file: String?
+        /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
         public var output: String?
+        /// auto: remux when the input already fits the settings.
         public var mode: String?
+        /// .
         public var profile: String?
+        /// Video settings (override the profile's).
         public var video: Video?
+        /// Audio settings (override the profile's).
         public var audio: Audio?
+        /// Put the index first so playback starts before the download ends.
         public var faststart: Bool?
+        /// Decoder and encoder threads (0: every core).
         public var threads: Int?
+        /// Create the output folder if it is missing.
         public var createFolder: Bool?
     }
 
     /// The outputs of `ffmpeg.transcode` and `ffmpeg.remux`.
     public struct Outputs: Codable, Sendable {
+        /// The MP4.
         public var path: String
+        /// Its size in bytes.
         public var size: Int64
+        /// Seconds.
         public var duration: Double
+        /// Displayed width.
         public var width: Int
+        /// Displayed height.
         public var height: Int
         /// `transcode` or `remux`: what was done.
         public var mode: String
+        /// Video frames written.
         public var frames: Int64
+        /// Whether it has an audio stream.
         public var hasAudio: Bool
     }
 
@@ -147,9 +173,13 @@ public struct TranscodeStage: Stage {
 public struct RemuxStage: Stage {
     /// The options of `ffmpeg.remux`.
     public struct Options: Decodable, Sendable {
+        /// The media file (default: the input file).
         public var file: String?
+        /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
         public var output: String?
+        /// Put the index first so playback starts before the download ends.
         public var faststart: Bool?
+        /// Create the output folder if it is missing.
         public var createFolder: Bool?
     }
 

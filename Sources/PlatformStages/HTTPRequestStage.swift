@@ -12,14 +12,23 @@ import UploadStages
 public struct HTTPRequestStage: Stage {
     /// The options of `http.request`.
     public struct Options: Decodable, Sendable {
+        /// The method.
         public var method: String?
+        /// The URL.
         public var url: String
+        /// Request headers (e.g. Authorization: Bearer ${env.TOKEN}).
         public var headers: [String: String]?
+        /// A JSON body (templated); sets Content-Type: application/json.
         public var json: JSONValue?
+        /// A text body, when not JSON.
         public var body: String?
+        /// Statuses that count as success (default: any 2xx).
         public var expect: [Int]?
+        /// Output name → JSON pointer into the answer ("/id") or "header:Name".
         public var outputs: [String: String]?
+        /// Send an Idempotency-Key kept across retries and reruns, so a repeated POST does not act twice.
         public var idempotent: Bool?
+        /// The longest wait for the answer.
         public var timeout: TimeSpan?
     }
 

@@ -16,25 +16,41 @@ import Glibc
 public struct VimeoTicketStage: Stage {
     /// The options of `vimeo.ticket`.
     public struct Options: Decodable, Sendable {
+        /// The API's base URL (the Sandbox's for local runs).
         public var api: String?
+        /// Bearer token; use ${env.…} so it stays secret.
         public var token: String
+        /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
         public var approach: String?
+        /// Bytes to upload (default: the size of file).
         public var size: ByteCount?
+        /// The file to upload (default: the input file); its size is the ticket's size.
         public var file: String?
+        /// The video's title.
         public var name: String?
+        /// The video's description.
         public var description: String?
+        /// privacy.view: anybody, unlisted, nobody, …
         public var privacy: String?
+        /// Check the free upload quota first (GET /me?fields=upload_quota).
         public var preflight: Bool?
     }
 
     /// The outputs of `vimeo.ticket`.
     public struct Outputs: Codable, Sendable {
+        /// The video's URI, e.g. /videos/123.
         public var uri: String
+        /// The video's id.
         public var id: String
+        /// The video's page.
         public var link: String
+        /// Where to upload (tus: upload.upload_link; streaming: upload_link_secure).
         public var uploadLink: String
+        /// streaming: the URI to DELETE when the upload is done; tus: empty.
         public var completeUri: String
+        /// tus or streaming.
         public var approach: String
+        /// Bytes the ticket expects.
         public var size: Int64
     }
 
@@ -104,17 +120,25 @@ public struct VimeoTicketStage: Stage {
 public struct VimeoActivateStage: Stage {
     /// The options of `vimeo.activate`.
     public struct Options: Decodable, Sendable {
+        /// The API's base URL (the Sandbox's for local runs).
         public var api: String?
+        /// Bearer token; use ${env.…} so it stays secret.
         public var token: String
+        /// The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach.
         public var ticket: JSONValue?
+        /// The video's URI.
         public var uri: String?
+        /// streaming: the complete_uri.
         public var completeUri: String?
+        /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
         public var approach: String?
+        /// How long to wait for upload.status complete.
         public var timeout: TimeSpan?
     }
 
     /// The outputs of `vimeo.activate`.
     public struct Outputs: Codable, Sendable {
+        /// The video's URI, e.g. /videos/123.
         public var uri: String
     }
 
@@ -169,20 +193,31 @@ public struct VimeoActivateStage: Stage {
 public struct VimeoMetadataStage: Stage {
     /// The options of `vimeo.metadata`.
     public struct Options: Decodable, Sendable {
+        /// The API's base URL (the Sandbox's for local runs).
         public var api: String?
+        /// Bearer token; use ${env.…} so it stays secret.
         public var token: String
+        /// The video's URI.
         public var uri: String
+        /// The video's title.
         public var name: String?
+        /// The video's description.
         public var description: String?
+        /// privacy.view: anybody, unlisted, nobody, …
         public var privacy: String?
+        /// Tags (PUT {uri}/tags).
         public var tags: [String]?
+        /// More JSON fields merged into the PATCH body.
         public var fields: [String: JSONValue]?
     }
 
     /// The outputs of `vimeo.metadata`.
     public struct Outputs: Codable, Sendable {
+        /// The video's URI, e.g. /videos/123.
         public var uri: String
+        /// The video's page.
         public var link: String
+        /// Its title as the platform stored it.
         public var name: String
     }
 
@@ -225,16 +260,23 @@ public struct VimeoMetadataStage: Stage {
 public struct VimeoWaitStage: Stage {
     /// The options of `vimeo.wait`.
     public struct Options: Decodable, Sendable {
+        /// The API's base URL (the Sandbox's for local runs).
         public var api: String?
+        /// Bearer token; use ${env.…} so it stays secret.
         public var token: String
+        /// The video's URI.
         public var uri: String
+        /// How long to wait for upload.status complete.
         public var timeout: TimeSpan?
+        /// Time between checks.
         public var interval: TimeSpan?
     }
 
     /// The outputs of `vimeo.wait`.
     public struct Outputs: Codable, Sendable {
+        /// The video's URI, e.g. /videos/123.
         public var uri: String
+        /// complete.
         public var status: String
     }
 

@@ -11,13 +11,21 @@ public import PipelineKit
 public struct HTTPUploadStage: Stage {
     /// The options of `http.upload`.
     public struct Options: Decodable, Sendable {
+        /// Where to PUT the file (e.g. Vimeo's upload_link_secure).
         public var url: String
+        /// The file (default: the input file).
         public var file: String?
+        /// The request method.
         public var method: String?
+        /// Extra request headers (e.g. Authorization).
         public var headers: [String: String]?
+        /// Content-Type of the body (default: from the file extension).
         public var contentType: String?
+        /// Bytes per request (default: one request for the rest of the file).
         public var chunkSize: ByteCount?
+        /// Abort a request that sends nothing for this long, then resume.
         public var stallTimeout: TimeSpan?
+        /// Consecutive failures without progress before the stage gives up.
         public var retries: Int?
     }
 

@@ -13,27 +13,45 @@ public import PipelineKit
 public struct PresignedUploadStage: Stage {
     /// The options of `presigned.upload`.
     public struct Options: Decodable, Sendable {
+        /// POST here with {filename, type, size, metadata} → {uploadId, key}.
         public var create: String
+        /// GET → {url, headers}; placeholders {uploadId}, {key}, {partNumber}.
         public var signPart: String
+        /// GET → [{PartNumber, ETag, Size}], to resume after a crash; placeholders {uploadId}, {key}.
         public var listParts: String?
+        /// POST {parts: [{PartNumber, ETag}]} → {location}; placeholders {uploadId}, {key}.
         public var complete: String
+        /// DELETE here when the upload fails for good; placeholders {uploadId}, {key}.
         public var abort: String?
+        /// The file (default: the input file).
         public var file: String?
+        /// Headers for the backend requests (e.g. Authorization), not for the storage.
         public var headers: [String: String]?
+        /// Sent to the backend with create.
         public var metadata: [String: String]?
+        /// The file's type (default: from its extension).
         public var contentType: String?
+        /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
         public var partSize: ByteCount?
+        /// Parts in flight at once.
         public var concurrency: Int?
+        /// Consecutive failures without progress before the stage gives up.
         public var retries: Int?
+        /// Abort a request that makes no progress for this long.
         public var timeout: TimeSpan?
     }
 
     /// The outputs of `presigned.upload`.
     public struct Outputs: Codable, Sendable {
+        /// The multipart upload's id.
         public var uploadId: String
+        /// The object key the backend chose.
         public var key: String
+        /// Number of parts.
         public var parts: Int
+        /// The object's URL, as the backend reports it.
         public var location: String
+        /// Bytes uploaded.
         public var size: Int64
     }
 

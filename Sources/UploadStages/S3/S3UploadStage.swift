@@ -14,29 +14,49 @@ public import PipelineKit
 public struct S3UploadStage: Stage {
     /// The options of `s3.upload`.
     public struct Options: Decodable, Sendable {
+        /// Base URL (default: https://s3.<region>.amazonaws.com).
         public var endpoint: String?
+        /// The signing region (default: AWS_REGION, then us-east-1).
         public var region: String?
+        /// The bucket.
         public var bucket: String
+        /// The object key.
         public var key: String
+        /// The file (default: the input file).
         public var file: String?
+        /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
         public var partSize: ByteCount?
+        /// Parts in flight at once (memory stays at a few MiB whatever the part size).
         public var concurrency: Int?
+        /// Address the bucket in the path (default: true with a custom endpoint).
         public var pathStyle: Bool?
+        /// Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.
         public var accessKeyId: String?
+        /// Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.
         public var secretAccessKey: String?
+        /// Default: AWS_SESSION_TOKEN.
         public var sessionToken: String?
+        /// Checksum sent with each part and verified by the server.
         public var checksum: String?
+        /// Content-Type of the object (default: from the file extension).
         public var contentType: String?
+        /// Abort a part that sends nothing for this long, then retry it.
         public var stallTimeout: TimeSpan?
+        /// Consecutive failures without progress before the stage gives up.
         public var retries: Int?
     }
 
     /// The outputs of `s3.upload`.
     public struct Outputs: Codable, Sendable {
+        /// The bucket.
         public var bucket: String
+        /// The object key.
         public var key: String
+        /// The object's ETag.
         public var etag: String
+        /// The object's URL.
         public var location: String
+        /// Bytes uploaded.
         public var size: Int64
     }
 

@@ -14,15 +14,25 @@ import Synchronization
 public struct TusUploadStage: Stage {
     /// The options of `tus.upload`.
     public struct Options: Decodable, Sendable {
+        /// Create the upload here (POST), then send the file.
         public var endpoint: String?
+        /// Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to.
         public var url: String?
+        /// The file (default: the input file).
         public var file: String?
+        /// Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).
         public var chunkSize: ByteCount?
+        /// Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it).
         public var parallel: Int?
+        /// Extra request headers (e.g. Authorization).
         public var headers: [String: String]?
+        /// Upload-Metadata (filename and filetype are filled in when missing).
         public var metadata: [String: String]?
+        /// auto
         public var checksum: String?
+        /// Abort a request that sends nothing for this long, then resume.
         public var stallTimeout: TimeSpan?
+        /// Consecutive failures without progress before the stage gives up.
         public var retries: Int?
     }
 
