@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Upload throughput and memory, on loopback, in one run:
-#  - tus.upload vs curl sending the same file to the same tuspyserver;
+#  - tus.upload vs curl sending the same file to the same tuspyserver (three alternating runs each);
 #  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server,
 #    three rounds in rotating order: total time, and the parts phase apart from moto's slow
 #    CompleteMultipartUpload (from the server's own timeline);
@@ -44,8 +44,6 @@ curl -sS -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Up
 cat > tus.json <<JSON
 {"version": 1, "name": "bench-tus", "stages": [{"id": "up", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:$tus/files/"}}]}
 JSON
-read -r s kb < <(measure "$PIPELINE" run tus.json --input 1g.bin --state state-tus)
-echo "  tus.upload      $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
 curl_tus() {
   location=$(curl -sS -i -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: $size" \
     -H "Upload-Metadata: filename MWcuYmlu,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" | tr -d '\r' | awk -F': ' 'tolower($1)=="location" {print $2}')
@@ -53,8 +51,21 @@ curl_tus() {
     -H "Expect:" -T 1g.bin -o /dev/null
 }
 export -f curl_tus; export tus size
-read -r s kb < <(measure bash -c curl_tus)
-echo "  curl            $(printf '%6.2f' "$s") s  $(mb_s $size "$s")  peak RSS $((kb / 1024)) MiB"
+for _ in 1 2 3; do  # alternating, then the medians
+  read -r s kb < <(measure "$PIPELINE" run tus.json --input 1g.bin --state state-tus --fresh)
+  echo "tus.upload $s $kb" >> tus-runs.txt
+  read -r s kb < <(measure bash -c curl_tus)
+  echo "curl $s $kb" >> tus-runs.txt
+done
+python3 - tus-runs.txt <<'PY'
+import statistics, sys
+runs = [line.split() for line in open(sys.argv[1])]
+for tool in ("tus.upload", "curl"):
+    seconds = sorted(float(r[1]) for r in runs if r[0] == tool)
+    peak = max(int(r[2]) for r in runs if r[0] == tool) // 1024
+    median = statistics.median(seconds)
+    print(f"  {tool:<10} median {median:6.2f} s ({(1 << 30) / median / 1e6:.0f} MB/s) of {', '.join(f'{s:.2f}' for s in seconds)} s; peak RSS {peak} MiB")
+PY
 
 echo "== S3 (moto) 1 GiB, 8 MiB parts, 4 in flight"
 s3=$(start_peer s3_server.py media)
@@ -124,8 +135,14 @@ for file in 1g.bin 4g.bin; do
   cat > put.json <<JSON
 {"version": 1, "name": "bench-put-$file", "stages": [{"id": "up", "uses": "http.upload", "with": {"url": "$(asset "$bytes")"}}]}
 JSON
-  read -r s kb < <(measure "$PIPELINE" run put.json --input $file --state state-put)
-  echo "  http.upload $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
+  # The peak so far (VmHWM) one second in, and at the end: an upload's memory must not grow after it started.
+  /usr/bin/time -f "%e %M" -o time.txt "$PIPELINE" run put.json --input $file --state state-put --fresh >/dev/null 2>&1 &
+  timer=$!
+  sleep 1
+  early=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$(pgrep -P $timer)/status" 2>/dev/null || echo "?")
+  wait $timer
+  read -r s kb < time.txt
+  echo "  http.upload $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB (after 1 s: $early MiB)"
   read -r s kb < <(measure curl -sS -T $file -H "Expect:" "$(asset "$bytes")" -o /dev/null)
   echo "  curl -T     $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
   rm -rf /dev/shm/pipeline-bench-sandbox/uploads/*
