@@ -48,8 +48,8 @@ struct UploadFile: Sendable {
     }
 }
 
-/// A file range as an async sequence of `ByteBuffer`s: a request body that never holds more than one
-/// chunk, reporting each chunk to a meter (progress, stall detection, bandwidth limit).
+/// A file range as an async sequence of `ByteBuffer`s: a request body that holds at most a few chunks
+/// (see ``WriteWindow``), reporting each chunk to a meter (progress, stall detection, bandwidth limit).
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
@@ -78,6 +78,7 @@ struct FileChunks: AsyncSequence, Sendable {
         let end: Int64
         let meter: TransferMeter?
         var file: OpenFile?
+        var window = WriteWindow()
 
         mutating func next() async throws -> ByteBuffer? {
             guard offset < end else {
@@ -88,6 +89,7 @@ struct FileChunks: AsyncSequence, Sendable {
             let source = try file ?? OpenFile(path: path)
             file = source
             let wanted = Int(Swift.min(Int64(UploadFile.chunkSize), end - offset))
+            try await window.waitForRoom()
             if let meter { try await meter.admit(wanted) }
             var buffer = ByteBufferAllocator().buffer(capacity: wanted)
             let start = offset
@@ -99,7 +101,40 @@ struct FileChunks: AsyncSequence, Sendable {
             }
             offset += Int64(read)
             meter?.sent(read)
+            window.track(buffer)
             return buffer
+        }
+    }
+
+    /// The chunks handed to the HTTP client that it still holds. AsyncHTTPClient passes a body chunk to
+    /// the event loop without waiting for the socket, and pauses the body only once the loop has found
+    /// the channel unwritable; meanwhile a producer on another thread can read several MiB ahead of a
+    /// slow server (a tus upload peaked at 68 MiB). A chunk's storage is freed once the client has
+    /// written it, so a weak reference to it tells whether it is still in flight.
+    struct WriteWindow {
+        /// Chunks in flight at most: one being written, one ready.
+        static let size = 2
+
+        private final class Box {
+            weak var storage: AnyObject?
+            init(_ storage: AnyObject) { self.storage = storage }
+        }
+
+        private var inFlight: [Box] = []
+
+        /// Records a chunk just handed over.
+        mutating func track(_ chunk: ByteBuffer) {
+            let storage = chunk.withUnsafeReadableBytesWithStorageManagement { _, storage in storage.takeUnretainedValue() }
+            inFlight.append(Box(storage))
+        }
+
+        /// Waits until fewer than ``size`` chunks are in flight.
+        mutating func waitForRoom() async throws {
+            inFlight.removeAll { $0.storage == nil }
+            while inFlight.count >= Self.size {
+                try await Task.sleep(for: .microseconds(500))
+                inFlight.removeAll { $0.storage == nil }
+            }
         }
     }
 
