@@ -12,6 +12,7 @@ typedef struct remuxer {
     int64_t last_dts[2];   // in the output stream's time base
     int64_t video_packets, skipped;
     double copied_seconds, out_end;
+    int reserve_index;     // asked to reserve room for the index (see index_space)
     int64_t index_space;   // bytes reserved for the MP4 index before the media data, or 0
     int index_too_small;   // the reservation did not fit: write again with +faststart
     ms_writeback writeback;
@@ -109,7 +110,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         if (r->in_index[i] >= 0 && (ret = add_stream(r, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
             return ret;
     }
-    if (opt->faststart && r->index_space != 0) r->index_space = index_space(r);
+    r->index_space = opt->faststart && r->reserve_index ? index_space(r) : 0;
     if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, r->index_space, errbuf, errlen)) < 0) return ret;
     if (!opt->faststart || r->index_space > 0) ms_writeback_start(&r->writeback, out);  // one pass: no rewrite to come
     if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
@@ -155,7 +156,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
 static int remux_file(const char *in, const char *out, const ms_transcode_options *opt, int reserve,
                       ms_progress *progress, ms_transcode_result *res, int *index_too_small, char *errbuf,
                       size_t errlen) {
-    remuxer r = {.in_index = {-1, -1}, .index_space = reserve ? -1 : 0, .writeback = {.fd = -1}};
+    remuxer r = {.in_index = {-1, -1}, .reserve_index = reserve, .writeback = {.fd = -1}};
     int ret = run(&r, in, out, opt, progress, errbuf, errlen);
     *index_too_small = r.index_too_small;
     if (ret >= 0 && res) {

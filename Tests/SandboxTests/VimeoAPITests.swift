@@ -108,28 +108,10 @@ struct VimeoAPITests {
             #expect(expired.status == 401)
             #expect(expired.json?["error_code"]?.integerValue == 8003)
 
-            let refused = try await client.send(
-                .POST,
-                "/oauth/token",
-                headers: [
-                    ("Authorization", "Basic " + Array("sandbox-client:wrong".utf8).base64),
-                    ("Content-Type", "application/json"),
-                ],
-                body: Array(#"{"grant_type":"client_credentials"}"#.utf8),
-                auth: false
-            )
+            let refused = try await client.requestToken(secret: "wrong")
             #expect(refused.status == 401)
 
-            let issued = try await client.send(
-                .POST,
-                "/oauth/token",
-                headers: [
-                    ("Authorization", "Basic " + Array("sandbox-client:sandbox-secret".utf8).base64),
-                    ("Content-Type", "application/json"),
-                ],
-                body: Array(#"{"grant_type":"client_credentials"}"#.utf8),
-                auth: false
-            )
+            let issued = try await client.requestToken(secret: "sandbox-secret")
             #expect(issued.status == 200)
             #expect(issued.json?["token_type"] == "bearer")
             #expect(issued.json?["expires_in"]?.integerValue == 1)

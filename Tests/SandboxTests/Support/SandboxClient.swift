@@ -65,6 +65,17 @@ struct SandboxClient: Sendable {
         )
     }
 
+    /// `POST /oauth/token` with the client credentials `sandbox-client:<secret>`, without a bearer token.
+    func requestToken(secret: String) async throws -> HTTPResult {
+        try await send(
+            .POST, "/oauth/token",
+            headers: [
+                ("Authorization", "Basic " + Array("sandbox-client:\(secret)".utf8).base64),
+                ("Content-Type", "application/json"),
+            ],
+            body: Array(#"{"grant_type":"client_credentials"}"#.utf8), auth: false)
+    }
+
     /// Sends a JSON body.
     func send(
         _ method: HTTPMethod,
