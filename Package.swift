@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pipeline", targets: ["pipeline"]),
+        .library(name: "StageKit", targets: ["StageKit"]),
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "CoreStages", targets: ["CoreStages"]),
         .library(name: "MediaStages", targets: ["MediaStages"]),
@@ -34,9 +35,20 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
+        // The stage author's SDK: everything a stage, a plugin or a stage test needs, and nothing of the engine.
+        .target(
+            name: "StageKit",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The engine: workflows, expressions, the runner and its state.
         .target(
             name: "PipelineKit",
             dependencies: [
+                "StageKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -53,7 +65,7 @@ let package = Package(
         .target(
             name: "MediaStages",
             dependencies: [
-                "PipelineKit", "CMediaShim",
+                "StageKit", "CMediaShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -61,13 +73,13 @@ let package = Package(
         ),
         .target(
             name: "CoreStages",
-            dependencies: ["PipelineKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StageKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "UploadStages",
             dependencies: [
-                "PipelineKit", "CMalloc", "CCRC32C",
+                "StageKit", "CMalloc", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -80,7 +92,7 @@ let package = Package(
         .target(
             name: "PlatformStages",
             dependencies: [
-                "PipelineKit", "UploadStages",
+                "StageKit", "UploadStages",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -92,7 +104,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
-                "PipelineKit",
+                "PipelineKit", "StageKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -107,18 +119,19 @@ let package = Package(
         .target(name: "CPipelinePlugin"),
         .target(
             name: "PipelinePluginSDK",
-            dependencies: ["PipelineKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PluginHost",
-            dependencies: ["PipelineKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PipelineKit", "StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PipelineCLI",
             dependencies: [
                 "PipelineKit",
+                "StageKit",
                 "CoreStages",
                 "MediaStages",
                 "UploadStages",
@@ -127,6 +140,7 @@ let package = Package(
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -137,22 +151,22 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineKitTests",
-            dependencies: ["PipelineKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PipelineKit", "StageKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CoreStagesTests",
-            dependencies: ["CoreStages", "PipelineKit"],
+            dependencies: ["CoreStages", "StageKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MediaStagesTests",
-            dependencies: ["MediaStages", "PipelineKit"],
+            dependencies: ["MediaStages", "StageKit"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["PipelineKit"],
+            dependencies: ["StageKit"],
             path: "Tests/TestSupport",
             exclude: ["Peers"],
             swiftSettings: swiftSettings
@@ -160,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "UploadStagesTests",
             dependencies: [
-                "UploadStages", "PipelineKit", "TestSupport", "CCRC32C",
+                "UploadStages", "StageKit", "TestSupport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -172,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: [
-                "Sandbox", "PipelineKit",
+                "Sandbox", "StageKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -184,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipeline", "PipelineKit", "TestSupport", "Sandbox"],
+            dependencies: ["pipeline", "StageKit", "TestSupport", "Sandbox"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

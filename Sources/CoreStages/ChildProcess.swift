@@ -1,6 +1,6 @@
 import CProcessSpawn
 import Foundation
-import PipelineKit
+import StageKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -31,7 +31,7 @@ enum ChildProcess {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isDirectory), isDirectory.boolValue
             else {
-                throw StageFailure("cwd \(workingDirectory) is not a folder")
+                throw StageFailure("cwd \(workingDirectory) is not a folder", kind: .invalidOptions)
             }
         }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -86,12 +86,12 @@ enum ChildProcess {
             let candidate = "\(folder)/\(program)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw StageFailure("program \(program) not found on PATH")
+        throw StageFailure("program \(program) not found on PATH", kind: .invalidOptions)
     }
 
     /// Waits for the child on a thread of its own (waitpid blocks).
     private static func wait(for pid: pid_t) async -> (Int32, signalled: Bool) {
-        await BlockingThread.run {
+        await BlockingWork.runLong {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             let signal = status & 0x7F
@@ -102,7 +102,7 @@ enum ChildProcess {
     /// Reads a pipe to its end on a thread of its own (reads block), keeping at most `limit` bytes, then
     /// closes it.
     private static func drain(_ descriptor: Int32, limit: Int, keepTail: Bool) async -> Data {
-        await BlockingThread.run {
+        await BlockingWork.runLong {
                 var data = Data()
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {

@@ -1,10 +1,7 @@
-public import PipelineKit
+public import StageKit
 
-extension StageRegistry {
-    /// Registers the stages that need nothing beyond the engine: `exec`, `file.copy`, `set`.
-    public mutating func registerCoreStages() {
-        register(ExecStage.self, source: .builtIn)
-        register(FileCopyStage.self, source: .builtIn)
-        register(SetStage.self, source: .builtIn)
-    }
+/// The stages that need nothing beyond the SDK: `exec`, `file.copy`, `set`.
+public enum CoreStageTypes {
+    /// Every stage type of the module.
+    public static let all: [any Stage.Type] = [ExecStage.self, FileCopyStage.self, SetStage.self]
 }

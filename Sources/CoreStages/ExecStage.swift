@@ -1,36 +1,41 @@
 import Foundation
-public import PipelineKit
+public import StageKit
 import Logging
 
 /// `exec`: runs a program with templated arguments. Its stdout becomes the `stdout` output, parsed as JSON
 /// when it is JSON; a nonzero exit fails the stage with the end of stderr in the message.
 public struct ExecStage: Stage {
     /// The options of `exec`.
-    public struct Options: Decodable, Sendable {
-        /// The program, then its arguments.
-        public var command: [String]
+    public struct Options: StageOptions {
+        /// The program, then its arguments; numbers and booleans (`${probe.width}`) are passed as their text.
+        @Option("Program and arguments, each templated, e.g. [\"sh\", \"-c\", \"...\"].")
+        public var command: [CommandText]
         /// Variables added to the inherited environment.
-        public var env: [String: String]?
+        @Option("Environment variables added to the inherited environment.") public var env: [String: CommandText] = [:]
         /// The working folder.
-        public var cwd: String?
-        /// Exit codes that count as success (default `[0]`).
-        public var successCodes: [Int32]?
-        /// Whether a failure is worth retrying (default true: commands often fail for passing reasons).
-        public var retryable: Bool?
+        @Option("Working folder (default: the current folder).") public var cwd: String?
+        /// Exit codes that count as success.
+        @Option("Exit codes that count as success.") public var successCodes: [Int32] = [0]
+        /// Whether a failure is worth retrying (commands often fail for passing reasons).
+        @Option("Whether a failed command may be retried by the stage's retry policy.") public var retryable = true
 
-        private enum CodingKeys: String, CodingKey {
-            case command, env, cwd, successCodes, retryable
+        public init() {}
+    }
+
+    /// An argument or environment value: a string, or a number or boolean that a template resolved to,
+    /// taken as its text.
+    public struct CommandText: OptionValue, Hashable {
+        /// The text passed to the program.
+        public var text: String
+
+        public static var optionType: OptionType { .string }
+
+        public init(from decoder: any Decoder) throws {
+            text = try JSONValue(from: decoder).interpolated
         }
 
-        /// Arguments and environment values that resolved to numbers or booleans (`${probe.width}`) are
-        /// passed as their text.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            command = try container.decode([JSONValue].self, forKey: .command).map(\.interpolated)
-            env = try container.decodeIfPresent([String: JSONValue].self, forKey: .env)?.mapValues(\.interpolated)
-            cwd = try container.decodeIfPresent(String.self, forKey: .cwd)
-            successCodes = try container.decodeIfPresent([Int32].self, forKey: .successCodes)
-            retryable = try container.decodeIfPresent(Bool.self, forKey: .retryable)
+        public func encode(to encoder: any Encoder) throws {
+            try text.encode(to: encoder)
         }
     }
 
@@ -44,15 +49,8 @@ public struct ExecStage: Stage {
         public var stderr: String
     }
 
-    public static let type = "exec"
+    public static let stageType = "exec"
     public static let summary = "Runs a program with templated arguments; JSON on stdout becomes outputs."
-    public static let optionSchema = OptionSchema([
-        OptionField("command", .array(.string), required: true, "Program and arguments, each templated, e.g. [\"sh\", \"-c\", \"...\"]."),
-        OptionField("env", .dictionary(.string), "Environment variables added to the inherited environment."),
-        OptionField("cwd", .string, "Working folder (default: the current folder)."),
-        OptionField("successCodes", .array(.integer), default: [0], "Exit codes that count as success."),
-        OptionField("retryable", .boolean, default: true, "Whether a failed command may be retried by the stage's retry policy."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("exitCode", "The exit status."),
         OutputField("stdout", "Standard output, parsed as JSON when it is JSON (so ${id.stdout.field} works)."),
@@ -62,19 +60,19 @@ public struct ExecStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        guard let program = options.command.first, !program.isEmpty else {
+        let command = options.command.map(\.text)
+        guard let program = command.first, !program.isEmpty else {
             throw StageFailure("command is empty: give the program and its arguments")
         }
         let result = try await ChildProcess.run(
-            program: program, arguments: Array(options.command.dropFirst()), environment: options.env ?? [:],
+            program: program, arguments: Array(command.dropFirst()), environment: options.env.mapValues(\.text),
             workingDirectory: options.cwd)
-        let successCodes = options.successCodes ?? [0]
-        guard successCodes.contains(result.status) else {
+        guard options.successCodes.contains(result.status) else {
             let tail = String(decoding: result.stderr.suffix(2000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             let reason = result.signalled ? "was killed by signal \(result.status)" : "exited with status \(result.status)"
             throw StageFailure(
                 "\(program) \(reason)" + (tail.isEmpty ? "" : ": \(tail)"),
-                disposition: options.retryable ?? true ? .retryable() : .fatal)
+                kind: .commandFailed, disposition: options.retryable ? .retryable() : .fatal)
         }
         if !result.stderr.isEmpty {
             context.logger.debug("\(String(decoding: result.stderr.suffix(2000), as: UTF8.self))")
@@ -84,7 +82,7 @@ public struct ExecStage: Stage {
 
     /// JSON when the output is a JSON document, otherwise the text without its final newline.
     static func parse(_ data: Data) -> JSONValue {
-        if let (value, _) = try? JSONParser.parse(data) { return value }
+        if let value = try? JSONValue(parsing: data) { return value }
         var text = String(decoding: data, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         return .string(text)

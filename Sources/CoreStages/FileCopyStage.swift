@@ -1,5 +1,5 @@
 import Foundation
-public import PipelineKit
+public import StageKit
 import Logging
 
 #if canImport(Glibc)
@@ -10,15 +10,17 @@ import Glibc
 /// renamed into place only when complete; after a crash the copy continues from its last checkpoint.
 public struct FileCopyStage: Stage {
     /// The options of `file.copy`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The file to copy.
-        public var from: String
+        @Option("The file to copy.") public var from: String
         /// The destination folder.
-        public var to: String
+        @Option("The destination folder.") public var to: String
         /// The destination file name (default: the source's).
-        public var name: String?
-        /// Whether to create the destination folder (default true).
-        public var createFolder: Bool?
+        @Option("The destination file name (default: the source's name).") public var name: String?
+        /// Whether to create the destination folder.
+        @Option("Create the destination folder if it is missing.") public var createFolder = true
+
+        public init() {}
     }
 
     /// The outputs of `file.copy`.
@@ -41,14 +43,8 @@ public struct FileCopyStage: Stage {
         var renaming: Bool
     }
 
-    public static let type = "file.copy"
+    public static let stageType = "file.copy"
     public static let summary = "Copies a file into a folder atomically; resumes a partial copy after a crash."
-    public static let optionSchema = OptionSchema([
-        OptionField("from", .string, required: true, "The file to copy."),
-        OptionField("to", .string, required: true, "The destination folder."),
-        OptionField("name", .string, "The destination file name (default: the source's name)."),
-        OptionField("createFolder", .boolean, default: true, "Create the destination folder if it is missing."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("path", "The copy's path."),
         OutputField("size", "Its size in bytes."),
@@ -71,19 +67,19 @@ public struct FileCopyStage: Stage {
         let partial = folder.appendingPathComponent(".\(name).partial")
         var info = stat()
         guard stat(source.path, &info) == 0 else {
-            throw StageFailure("cannot read \(source.path): \(String(cString: strerror(errno)))")
+            throw StageFailure("cannot read \(source.path): \(String(cString: strerror(errno)))", kind: .invalidInput)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw StageFailure("\(source.path) is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw StageFailure("\(source.path) is not a regular file", kind: .invalidInput) }
         let size = Int64(info.st_size)
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        if options.createFolder ?? true {
+        if options.createFolder {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
 
         var progress = Progress(
             source: source.path, sourceSize: size, sourceModified: modified, destination: destination.path, copied: 0,
             renaming: false)
-        if let previous = context.resumeData(as: Progress.self), previous.source == progress.source,
+        if let previous = context.lastCheckpoint(as: Progress.self), previous.source == progress.source,
             previous.sourceSize == size, previous.sourceModified == modified, previous.destination == destination.path
         {
             if previous.renaming, Self.size(of: destination) == size {

@@ -1,4 +1,4 @@
-public import PipelineKit
+public import StageKit
 
 /// `set`: outputs its `with` object as resolved, so a workflow can compute a value once and name it
 /// (`${names.output}`), and so the engine's own overhead can be measured with a stage that does nothing else.
@@ -6,9 +6,8 @@ public struct SetStage: Stage {
     public typealias Options = JSONValue
     public typealias Outputs = JSONValue
 
-    public static let type = "set"
+    public static let stageType = "set"
     public static let summary = "Outputs its options as resolved: names computed values for later stages."
-    public static let optionSchema = OptionSchema(additionalFields: .any)
     public static let outputSchema = OutputSchema([], isOpen: true)
 
     public static func outputSchema(for with: JSONValue) -> OutputSchema {

@@ -1,5 +1,5 @@
 import CMediaShim
-public import PipelineKit
+public import StageKit
 
 /// A media operation that failed, with a message a user can act on.
 public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
@@ -61,6 +61,16 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
 
     /// Media errors are about the file or the disk: retrying the same thing does not help.
     public var disposition: FailureDisposition { .fatal }
+
+    /// The machine-readable kind: a problem of the input, of the disk, or of FFmpeg itself.
+    public var kind: ErrorKind {
+        switch code {
+        case .inputNotFound, .notMedia, .noVideo, .unsupportedCodec, .remuxUnsupported, .noFrames: .invalidInput
+        case .diskFull: .quotaExceeded
+        case .invalidArgument: .invalidOptions
+        default: ErrorKind("media-failure")
+        }
+    }
 
     public var description: String { message }
 

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Logging
-import PipelineKit
+import StageKit
 
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +58,7 @@ struct MediaOutput {
 
     /// The outputs of an earlier run whose finished file is still there, unchanged.
     func reusable<Outputs: Codable>(from context: StageContext, as type: Outputs.Type) -> Outputs? {
-        guard let commit = context.resumeData(as: Commit<Outputs>.self), commit.destination == destination.path,
+        guard let commit = context.lastCheckpoint(as: Commit<Outputs>.self), commit.destination == destination.path,
             let size = Self.size(of: destination), size == commit.size, (try? Self.fingerprint(of: destination)) == commit.fingerprint
         else { return nil }
         context.logger.info("reusing the finished output \(destination.path) (size and fingerprint match the checkpoint)")

@@ -1,11 +1,7 @@
-public import PipelineKit
+public import StageKit
 
-extension StageRegistry {
-    /// Registers the FFmpeg stages: `ffmpeg.probe`, `ffmpeg.transcode`, `ffmpeg.remux`, `ffmpeg.thumbnail`.
-    public mutating func registerMediaStages() {
-        register(ProbeStage.self, source: .builtIn)
-        register(TranscodeStage.self, source: .builtIn)
-        register(RemuxStage.self, source: .builtIn)
-        register(ThumbnailStage.self, source: .builtIn)
-    }
+/// The FFmpeg stages: `ffmpeg.probe`, `ffmpeg.transcode`, `ffmpeg.remux`, `ffmpeg.thumbnail`.
+public enum MediaStageTypes {
+    /// Every stage type of the module.
+    public static let all: [any Stage.Type] = [ProbeStage.self, TranscodeStage.self, RemuxStage.self, ThumbnailStage.self]
 }

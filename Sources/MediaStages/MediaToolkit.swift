@@ -1,6 +1,6 @@
 import CMediaShim
 import Foundation
-import PipelineKit
+import StageKit
 public import Logging
 import Synchronization
 
@@ -124,7 +124,7 @@ public struct TranscodeReport: Sendable, Hashable {
 }
 
 /// FFmpeg through the C shim, as async functions: each call runs on a thread of its own (FFmpeg blocks;
-/// see ``BlockingThread``),
+/// see ``BlockingWork/runLong(_:)``),
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
@@ -134,7 +134,7 @@ public enum MediaToolkit {
     /// Reads container and stream facts.
     public static func probe(_ path: String, logger: Logger? = nil) async throws -> MediaInfo {
         let result: Result<MediaInfo, MediaError> = await FFmpegLog.routing(to: logger) {
-            await BlockingThread.run {
+            await BlockingWork.runLong {
                 var info = ms_media_info()
                 var message = [CChar](repeating: 0, count: 1024)
                 let status = ms_probe(path, &info, &message, message.count)
@@ -170,7 +170,7 @@ public enum MediaToolkit {
         let fixedOptions = options
         let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {
             await FFmpegLog.routing(to: logger) {
-                await BlockingThread.run {
+                await BlockingWork.runLong {
                     var options = fixedOptions
                     var report = ms_transcode_result()
                     var message = [CChar](repeating: 0, count: 1024)
@@ -200,7 +200,7 @@ public enum MediaToolkit {
         _ input: String, to output: String, at seconds: Double?, maxWidth: Int, logger: Logger? = nil
     ) async throws -> (width: Int, height: Int) {
         let result: Result<(width: Int, height: Int), MediaError> = await FFmpegLog.routing(to: logger) {
-            await BlockingThread.run {
+            await BlockingWork.runLong {
                 var width: Int32 = 0
                 var height: Int32 = 0
                 var message = [CChar](repeating: 0, count: 1024)

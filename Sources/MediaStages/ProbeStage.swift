@@ -1,13 +1,15 @@
 import Foundation
 import Logging
-public import PipelineKit
+public import StageKit
 
 /// `ffmpeg.probe`: container and stream facts of a media file.
 public struct ProbeStage: Stage {
     /// The options of `ffmpeg.probe`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The file (default: the input file).
-        public var file: String?
+        @Option("The media file (default: the input file).") public var file: String?
+
+        public init() {}
     }
 
     /// The outputs of `ffmpeg.probe`.
@@ -50,11 +52,8 @@ public struct ProbeStage: Stage {
         public var subtitleTracks: Int
     }
 
-    public static let type = "ffmpeg.probe"
+    public static let stageType = "ffmpeg.probe"
     public static let summary = "Reads container and stream facts (codecs, size, fps, rotation, duration) with FFmpeg."
-    public static let optionSchema = OptionSchema([
-        OptionField("file", .string, "The media file (default: the input file).")
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("format", "Container (demuxer) name."),
         OutputField("duration", "Seconds."),
@@ -93,17 +92,19 @@ public struct ProbeStage: Stage {
 /// `ffmpeg.thumbnail`: one JPEG frame at a time offset.
 public struct ThumbnailStage: Stage {
     /// The options of `ffmpeg.thumbnail`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The media file (default: the input file).
-        public var file: String?
+        @Option("The media file (default: the input file).") public var file: String?
         /// The JPEG's path (default: `<stem>.jpg` in the stage's scratch folder).
-        public var output: String?
+        @Option("The JPEG path (default: <stem>.jpg in the stage's scratch folder).") public var output: String?
         /// Where in the file (default: 10 % into it).
-        public var at: TimeSpan?
-        /// The largest width as displayed (default: full size).
-        public var maxWidth: Int?
-        /// Create the output folder if missing (default true).
-        public var createFolder: Bool?
+        @Option("Time offset (default: 10 % of the duration).") public var at: TimeSpan?
+        /// The largest width as displayed (0: full size).
+        @Option("Largest width, keeping the aspect ratio (0: full size).") public var maxWidth = 0
+        /// Create the output folder if missing.
+        @Option("Create the output folder if it is missing.") public var createFolder = true
+
+        public init() {}
     }
 
     /// The outputs of `ffmpeg.thumbnail`.
@@ -118,15 +119,8 @@ public struct ThumbnailStage: Stage {
         public var size: Int64
     }
 
-    public static let type = "ffmpeg.thumbnail"
+    public static let stageType = "ffmpeg.thumbnail"
     public static let summary = "Writes one JPEG frame at a time offset (default 10 % into the file), upright."
-    public static let optionSchema = OptionSchema([
-        OptionField("file", .string, "The media file (default: the input file)."),
-        OptionField("output", .string, "The JPEG path (default: <stem>.jpg in the stage's scratch folder)."),
-        OptionField("at", .duration, "Time offset (default: 10 % of the duration)."),
-        OptionField("maxWidth", .integer, "Largest width, keeping the aspect ratio (default: full size)."),
-        OptionField("createFolder", .boolean, default: true, "Create the output folder if it is missing."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("path", "The JPEG."),
         OutputField("width", "Its width."),
@@ -140,13 +134,11 @@ public struct ThumbnailStage: Stage {
         let input = options.file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(options.output, context: context, extension: "jpg"))
         if let outputs = output.reusable(from: context, as: Outputs.self) { return outputs }
-        if let maxWidth = options.maxWidth, maxWidth < 0 {
-            throw StageFailure("maxWidth must be positive")
-        }
-        try output.prepareFolder(create: options.createFolder ?? true)
+        guard options.maxWidth >= 0 else { throw StageFailure("maxWidth must be 0 or more", kind: .invalidOptions) }
+        try output.prepareFolder(create: options.createFolder)
         do {
             let size = try await MediaToolkit.thumbnail(
-                input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth ?? 0, logger: context.logger)
+                input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth, logger: context.logger)
             var outputs = Outputs(path: output.destination.path, width: size.width, height: size.height, size: 0)
             outputs.size = MediaOutput.size(of: output.partial) ?? 0
             outputs.size = try await output.commit(outputs, context: context)

@@ -1,58 +1,111 @@
 import Foundation
 import Logging
-public import PipelineKit
+public import StageKit
 
 /// `ffmpeg.transcode`: decode and re-encode into an H.264/AAC MP4 (faststart by default), or, with
 /// `mode: "auto"`, copy the streams when the input already is what the settings ask for.
 public struct TranscodeStage: Stage {
     /// The options of `ffmpeg.transcode`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// Video settings.
-        public struct Video: Decodable, Sendable {
-            /// Video codec (libx264).
-            public var codec: String?
-            /// Constant rate factor 0–51 (x264's default 23).
-            public var crf: Int?
+        public struct Video: NestedOptions {
+            /// Video codec.
+            @Option("Video codec (libx264).") public var codec = VideoCodec.h264
+            /// Constant rate factor 0–51.
+            @Option("Constant rate factor 0–51 (default: the profile's, else x264's 23).") public var crf: Int?
             /// Bits per second; with crf, a cap.
-            public var bitrate: BitRate?
-            /// x264 speed preset (x264's default medium).
-            public var preset: String?
+            @Option("Bits per second; with crf, a cap.") public var bitrate: BitRate?
+            /// x264 speed preset.
+            @Option("x264 speed preset (default: the profile's, else x264's medium).") public var preset: X264Preset?
             /// Largest displayed width, keeping the aspect ratio.
-            public var maxWidth: Int?
+            @Option("Largest displayed width, keeping the aspect ratio.") public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
-            public var maxHeight: Int?
+            @Option("Largest displayed height, keeping the aspect ratio.") public var maxHeight: Int?
             /// Frame rate cap.
-            public var fps: Double?
+            @Option("Frame rate cap.") public var fps: Double?
+
+            public init() {}
         }
 
         /// Audio settings.
-        public struct Audio: Decodable, Sendable {
-            /// Video codec (libx264).
-            public var codec: String?
-            /// Bits per second; with crf, a cap.
-            public var bitrate: BitRate?
-            /// 1–8 (default: the source's, at most 2).
-            public var channels: Int?
+        public struct Audio: NestedOptions {
+            /// Audio codec.
+            @Option("Audio codec.") public var codec = AudioCodec.aac
+            /// Bits per second.
+            @Option("Bits per second (default: the profile's, else the encoder's).") public var bitrate: BitRate?
+            /// 1–8.
+            @Option("1–8 (default: the source's, at most 2).") public var channels: Int?
+
+            public init() {}
         }
 
         /// The media file (default: the input file).
-        public var file: String?
+        @Option("The media file (default: the input file).") public var file: String?
         /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
-        public var output: String?
+        @Option("The MP4 path (default: <stem>.mp4 in the stage's scratch folder).") public var output: String?
         /// auto: remux when the input already fits the settings.
-        public var mode: String?
-        /// .
-        public var profile: String?
+        @Option("auto: remux when the input already fits the settings.") public var mode = ExportMode.transcode
+        /// Named settings.
+        @Option(ProfileName.summary) public var profile: ProfileName?
         /// Video settings (override the profile's).
-        public var video: Video?
+        @Option("Video settings (override the profile's).") public var video: Video?
         /// Audio settings (override the profile's).
-        public var audio: Audio?
+        @Option("Audio settings (override the profile's).") public var audio: Audio?
         /// Put the index first so playback starts before the download ends.
-        public var faststart: Bool?
+        @Option("Put the index first so playback starts before the download ends.") public var faststart = true
         /// Decoder and encoder threads (0: every core).
-        public var threads: Int?
+        @Option("Decoder and encoder threads (0: every core).") public var threads = 0
         /// Create the output folder if it is missing.
-        public var createFolder: Bool?
+        @Option("Create the output folder if it is missing.") public var createFolder = true
+
+        public init() {}
+    }
+
+    /// What the stage does with the streams.
+    public enum ExportMode: String, OptionChoice {
+        /// Decode and re-encode.
+        case transcode
+        /// Copy the streams.
+        case remux
+        /// Copy when the input already fits the settings, else re-encode.
+        case auto
+    }
+
+    /// The video codecs the stage writes.
+    public enum VideoCodec: String, OptionChoice {
+        /// H.264 through libx264.
+        case h264
+    }
+
+    /// The audio codecs the stage writes.
+    public enum AudioCodec: String, OptionChoice {
+        /// AAC through FFmpeg's encoder.
+        case aac
+    }
+
+    /// x264's speed presets, fastest first.
+    public enum X264Preset: String, OptionChoice {
+        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
+    }
+
+    /// The name of an ``ExportProfile``.
+    public struct ProfileName: OptionValue, Hashable {
+        /// The profile's name.
+        public var name: String
+
+        public static var optionType: OptionType { .oneOf(ExportProfile.all.map(\.name)) }
+
+        /// The option's summary, naming every profile.
+        static let summary =
+            "Named settings: " + ExportProfile.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."
+
+        public init(from decoder: any Decoder) throws {
+            name = try String(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try name.encode(to: encoder)
+        }
     }
 
     /// The outputs of `ffmpeg.transcode` and `ffmpeg.remux`.
@@ -75,33 +128,10 @@ public struct TranscodeStage: Stage {
         public var hasAudio: Bool
     }
 
-    public static let type = "ffmpeg.transcode"
+    public static let stageType = "ffmpeg.transcode"
     public static let summary =
         "Re-encodes into an H.264/AAC MP4 (faststart); profiles: "
         + ExportProfile.all.map(\.name).joined(separator: ", ") + "; mode auto remuxes when nothing needs re-encoding."
-    public static let optionSchema = OptionSchema([
-        OptionField("file", .string, "The media file (default: the input file)."),
-        OptionField("output", .string, "The MP4 path (default: <stem>.mp4 in the stage's scratch folder)."),
-        OptionField("mode", .oneOf(["transcode", "remux", "auto"]), default: "transcode", "auto: remux when the input already fits the settings."),
-        OptionField("profile", .oneOf(ExportProfile.all.map(\.name)), "Named settings: " + ExportProfile.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."),
-        OptionField("video", .object(OptionSchema([
-            OptionField("codec", .oneOf(["h264"]), default: "h264", "Video codec (libx264)."),
-            OptionField("crf", .integer, "Constant rate factor 0–51 (x264's default 23)."),
-            OptionField("bitrate", .bitRate, "Bits per second; with crf, a cap."),
-            OptionField("preset", .oneOf(Self.presets), "x264 speed preset (x264's default medium)."),
-            OptionField("maxWidth", .integer, "Largest displayed width, keeping the aspect ratio."),
-            OptionField("maxHeight", .integer, "Largest displayed height, keeping the aspect ratio."),
-            OptionField("fps", .number, "Frame rate cap."),
-        ])), "Video settings (override the profile's)."),
-        OptionField("audio", .object(OptionSchema([
-            OptionField("codec", .oneOf(["aac"]), default: "aac", "Audio codec."),
-            OptionField("bitrate", .bitRate, "Bits per second (default: the encoder's)."),
-            OptionField("channels", .integer, "1–8 (default: the source's, at most 2)."),
-        ])), "Audio settings (override the profile's)."),
-        OptionField("faststart", .boolean, default: true, "Put the index first so playback starts before the download ends."),
-        OptionField("threads", .integer, default: 0, "Decoder and encoder threads (0: every core)."),
-        OptionField("createFolder", .boolean, default: true, "Create the output folder if it is missing."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("path", "The MP4."),
         OutputField("size", "Its size in bytes."),
@@ -113,58 +143,53 @@ public struct TranscodeStage: Stage {
         OutputField("hasAudio", "Whether it has an audio stream."),
     ])
 
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
-
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let settings = try Self.settings(from: options)
         return try await Export.run(
-            file: options.file, output: options.output, mode: options.mode ?? "transcode", settings: settings,
-            createFolder: options.createFolder ?? true, context: context)
+            file: options.file, output: options.output, mode: options.mode, settings: settings,
+            createFolder: options.createFolder, context: context)
     }
 
     /// The profile's settings with the explicit options on top.
     static func settings(from options: Options) throws -> TranscodeSettings {
         var settings = TranscodeSettings()
-        if let name = options.profile {
-            guard let profile = ExportProfile.named(name) else { throw StageFailure("unknown profile \(name)") }
+        if let name = options.profile?.name {
+            guard let profile = ExportProfile.named(name) else {
+                throw StageFailure("unknown profile \(name)", kind: .invalidOptions)
+            }
             settings = profile.settings
         }
         if let video = options.video {
             if let crf = video.crf {
-                guard (0...51).contains(crf) else { throw StageFailure("video.crf must be from 0 to 51, not \(crf)") }
+                guard (0...51).contains(crf) else { throw StageFailure("video.crf must be from 0 to 51, not \(crf)", kind: .invalidOptions) }
                 settings.crf = crf
             }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
-            if let preset = video.preset {
-                guard presets.contains(preset) else { throw StageFailure("unknown x264 preset \(preset)") }
-                settings.preset = preset
-            }
+            if let preset = video.preset { settings.preset = preset.rawValue }
             if let width = video.maxWidth { settings.maxWidth = try positive(width, "video.maxWidth") }
             if let height = video.maxHeight { settings.maxHeight = try positive(height, "video.maxHeight") }
             if let fps = video.fps {
-                guard fps > 0 else { throw StageFailure("video.fps must be positive") }
+                guard fps > 0 else { throw StageFailure("video.fps must be positive", kind: .invalidOptions) }
                 settings.maxFPS = fps
             }
         }
         if let audio = options.audio {
             if let bitrate = audio.bitrate { settings.audioBitRate = bitrate.bitsPerSecond }
             if let channels = audio.channels {
-                guard (1...8).contains(channels) else { throw StageFailure("audio.channels must be from 1 to 8") }
+                guard (1...8).contains(channels) else { throw StageFailure("audio.channels must be from 1 to 8", kind: .invalidOptions) }
                 settings.audioChannels = channels
             }
         }
-        if let faststart = options.faststart { settings.faststart = faststart }
-        if let threads = options.threads {
-            guard threads >= 0 else { throw StageFailure("threads must be 0 (every core) or more") }
-            settings.threads = threads
-        }
+        settings.faststart = options.faststart
+        guard options.threads >= 0 else { throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions) }
+        settings.threads = options.threads
         return settings
     }
 
     private static func positive(_ value: Int, _ name: String) throws -> Int {
-        guard value > 0 else { throw StageFailure("\(name) must be positive") }
+        guard value > 0 else { throw StageFailure("\(name) must be positive", kind: .invalidOptions) }
         return value
     }
 }
@@ -172,44 +197,40 @@ public struct TranscodeStage: Stage {
 /// `ffmpeg.remux`: copies the streams into an MP4 (faststart) without re-encoding.
 public struct RemuxStage: Stage {
     /// The options of `ffmpeg.remux`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The media file (default: the input file).
-        public var file: String?
+        @Option("The media file (default: the input file).") public var file: String?
         /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
-        public var output: String?
+        @Option("The MP4 path (default: <stem>.mp4 in the stage's scratch folder).") public var output: String?
         /// Put the index first so playback starts before the download ends.
-        public var faststart: Bool?
+        @Option("Put the index first.") public var faststart = true
         /// Create the output folder if it is missing.
-        public var createFolder: Bool?
+        @Option("Create the output folder if it is missing.") public var createFolder = true
+
+        public init() {}
     }
 
     public typealias Outputs = TranscodeStage.Outputs
 
-    public static let type = "ffmpeg.remux"
+    public static let stageType = "ffmpeg.remux"
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."
-    public static let optionSchema = OptionSchema([
-        OptionField("file", .string, "The media file (default: the input file)."),
-        OptionField("output", .string, "The MP4 path (default: <stem>.mp4 in the stage's scratch folder)."),
-        OptionField("faststart", .boolean, default: true, "Put the index first."),
-        OptionField("createFolder", .boolean, default: true, "Create the output folder if it is missing."),
-    ])
     public static let outputSchema = TranscodeStage.outputSchema
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         var settings = TranscodeSettings()
-        settings.faststart = options.faststart ?? true
+        settings.faststart = options.faststart
         return try await Export.run(
-            file: options.file, output: options.output, mode: "remux", settings: settings,
-            createFolder: options.createFolder ?? true, context: context)
+            file: options.file, output: options.output, mode: .remux, settings: settings,
+            createFolder: options.createFolder, context: context)
     }
 }
 
 /// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
 enum Export {
     static func run(
-        file: String?, output path: String?, mode: String, settings: TranscodeSettings, createFolder: Bool,
+        file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, createFolder: Bool,
         context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
@@ -219,14 +240,14 @@ enum Export {
 
         var settings = settings
         switch mode {
-        case "remux": settings.mode = .remux
-        case "auto":
+        case .remux: settings.mode = .remux
+        case .auto:
             let info = try await MediaToolkit.probe(input, logger: context.logger)
             let reason = remuxBlocker(info, settings: settings)
             settings.mode = reason == nil ? .remux : .transcode
             context.logger.info(
                 reason.map { "mode auto: transcoding because \($0)" } ?? "mode auto: remuxing, the input already fits (H.264/AAC within the limits)")
-        default: settings.mode = .transcode
+        case .transcode: settings.mode = .transcode
         }
 
         do {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import PipelineKit
+import enum StageKit.JSONValue
+import struct StageKit.InputItem
 
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
 /// stages (delete the video, terminate the upload) and forgets their state.
@@ -33,7 +35,10 @@ struct CancelCommand: AsyncParsableCommand {
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
-        let known = store.items(run: workflow.name).compactMap { try? store.item(run: workflow.name, item: $0)?.input }
+        var known: [InputItem] = []
+        for key in store.items(run: workflow.name) {
+            if let input = try? await store.item(run: workflow.name, item: key)?.input { known.append(input) }
+        }
         var selected: [InputItem] = []
         for name in items {
             guard let item = known.first(where: { $0.relativePath == name || $0.name == name || $0.stateKey == name }) else {

@@ -4,7 +4,8 @@ import MediaStages
 import PlatformStages
 import PluginHost
 import UploadStages
-public import PipelineKit
+import PipelineKit
+public import protocol StageKit.Stage
 import Synchronization
 
 /// `pipeline`: the command line. A custom executable calls ``main(registering:)`` with its own stages.
@@ -33,24 +34,24 @@ public struct PipelineCommand: AsyncParsableCommand {
 enum StageCatalog {
     static let extraStages = Mutex<[any Stage.Type]>([])
 
+    /// The stage types that ship with `pipeline`.
+    static let builtInStages: [any Stage.Type] =
+        CoreStageTypes.all + MediaStageTypes.all + UploadStageTypes.all + PlatformStageTypes.all
+
     /// Built-in stages, then the compiled-in ones, then those of the plugin libraries at `plugins`. A plugin
-    /// that cannot be used is reported and ends the command with exit code 2.
+    /// that cannot be used, or a stage type whose name is taken, is reported and ends the command with exit
+    /// code 2.
     static func registry(plugins: [String] = []) throws -> StageRegistry {
         var registry = StageRegistry()
-        registry.registerCoreStages()
-        registry.registerMediaStages()
-        registry.registerUploadStages()
-        registry.registerPlatformStages()
-        for stage in extraStages.withLock({ $0 }) {
-            registry.register(stage, source: .compiledIn)
-        }
-        for path in plugins {
-            do {
-                for descriptor in try PluginLoader.load(path) { registry.register(descriptor) }
-            } catch {
-                Output.error("pipeline: \(error)")
-                throw ExitCode(2)
+        do {
+            for stage in builtInStages { try registry.register(stage, source: .builtIn) }
+            for stage in extraStages.withLock({ $0 }) { try registry.register(stage, source: .compiledIn) }
+            for path in plugins {
+                for descriptor in try PluginLoader.load(path) { try registry.register(descriptor) }
             }
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(2)
         }
         return registry
     }

@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import PipelineKit
+import struct StageKit.ByteCount
+import struct StageKit.InputItem
+import struct StageKit.ServiceValues
 import UploadStages
 
 /// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the state folder.
@@ -50,8 +53,8 @@ struct RunCommand: AsyncParsableCommand {
         let items = try discoverItems(workflow)
         let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
         do {
-            if fresh { try store.removeRun(workflow.name) }
-            try store.save(RunRecord(workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, stages: workflow.stages.map(\.id)), run: workflow.name)
+            if fresh { try await store.removeRun(workflow.name) }
+            try await store.save(RunRecord(workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, stages: workflow.stages.map(\.id)), run: workflow.name)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

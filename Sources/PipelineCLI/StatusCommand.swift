@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import enum StageKit.JSONValue
+import struct StageKit.InputItem
 
 /// `pipeline status`: what the state folder says about each run, item and stage.
 struct StatusCommand: AsyncParsableCommand {
@@ -23,7 +25,7 @@ struct StatusCommand: AsyncParsableCommand {
         var problems: [String] = []
         var report: [JSONValue] = []
         for run in runs {
-            let record = try? store.run(run)
+            let record = try? await store.run(run)
             var items: [JSONValue] = []
             var rows: [[String]] = []
             var stageIDs = record?.stages ?? []
@@ -33,7 +35,7 @@ struct StatusCommand: AsyncParsableCommand {
                 for stage in store.stages(run: run, item: item) {
                     if !stageIDs.contains(stage) { stageIDs.append(stage) }
                     do {
-                        guard let checkpoint = try store.stage(run: run, item: item, stage: stage) else { continue }
+                        guard let checkpoint = try await store.stage(run: run, item: item, stage: stage) else { continue }
                         stages[stage] = try JSONValue(encoding: checkpoint)
                         cells[stage] = Self.cell(checkpoint)
                     } catch {
@@ -42,7 +44,7 @@ struct StatusCommand: AsyncParsableCommand {
                         cells[stage] = "DAMAGED"
                     }
                 }
-                let input = (try? store.item(run: run, item: item))?.input
+                let input = (try? await store.item(run: run, item: item))?.input
                 let name = input?.relativePath ?? item
                 items.append(["item": .string(name), "key": .string(item), "stages": .object(stages)])
                 rows.append([name] + stageIDs.map { cells[$0] ?? "-" })
@@ -94,7 +96,7 @@ struct StagesCommand: AsyncParsableCommand {
         if json {
             let list: [JSONValue] = descriptors.map { descriptor in
                 [
-                    "type": .string(descriptor.type), "summary": .string(descriptor.summary),
+                    "type": .string(descriptor.stageType), "summary": .string(descriptor.summary),
                     "source": .string(descriptor.source.description),
                     "options": .array(descriptor.optionSchema.fields.map { field in
                         [
@@ -109,7 +111,7 @@ struct StagesCommand: AsyncParsableCommand {
             return
         }
         for descriptor in descriptors {
-            Output.line("\(descriptor.type)  [\(descriptor.source)]")
+            Output.line("\(descriptor.stageType)  [\(descriptor.source)]")
             Output.line("  \(descriptor.summary)")
             if !descriptor.optionSchema.fields.isEmpty { Output.line("  options:") }
             for field in descriptor.optionSchema.fields {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import enum StageKit.JSONValue
 
 /// `pipeline validate WORKFLOW`: checks a workflow without running anything.
 struct ValidateCommand: AsyncParsableCommand {

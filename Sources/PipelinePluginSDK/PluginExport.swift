@@ -1,7 +1,7 @@
 public import CPipelinePlugin
 import Foundation
 import Logging
-public import PipelineKit
+public import StageKit
 import Synchronization
 
 /// Turns ordinary `Stage` types into a plugin that `pipeline` loads at run time (`--plugin` or a
@@ -16,29 +16,29 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The plugin links its own copy of the stage API; only C and JSON cross into the host, so nothing
-/// depends on both sides sharing Swift types, and a plugin built for another ABI version is refused.
+/// The plugin links its own copy of the stage API (StageKit); only C and JSON cross into the host, so
+/// nothing depends on both sides sharing Swift types, and a plugin built for another ABI version is refused.
 /// What `pipeline_plugin_register` receives from the host.
 public typealias PluginRegistrar = UnsafePointer<pipeline_plugin_registrar>
 
+/// Exports a plugin's stages to the host.
 public enum PluginExport {
-    private static let stages = Mutex<[StageDescriptor]>([])
+    private static let stages = Mutex<[any Stage.Type]>([])
 
     /// Registers `stages` with the host; returns what `pipeline_plugin_register` must return.
     public static func register(_ types: [any Stage.Type], with registrar: PluginRegistrar?) -> Int32 {
         guard let registrar = registrar?.pointee else { return 1 }
-        let descriptors = types.map { StageDescriptor($0, source: .compiledIn) }
-        stages.withLock { $0 = descriptors }
-        for (index, descriptor) in descriptors.enumerated() {
+        stages.withLock { $0 = types }
+        for (index, stage) in types.enumerated() {
             let message: JSONValue
             do {
                 message = [
-                    "type": .string(descriptor.type), "summary": .string(descriptor.summary),
-                    "optionSchema": try JSONValue(encoding: descriptor.optionSchema),
-                    "outputSchema": try JSONValue(encoding: descriptor.outputSchema),
+                    "type": .string(stage.stageType), "summary": .string(stage.summary),
+                    "optionSchema": try JSONValue(encoding: stage.optionSchema),
+                    "outputSchema": try JSONValue(encoding: stage.outputSchema),
                 ]
             } catch {
-                registrar.fail(registrar.context, "cannot describe stage \(descriptor.type): \(error)")
+                registrar.fail(registrar.context, "cannot describe stage \(stage.stageType): \(error)")
                 return 1
             }
             guard registrar.register_stage(registrar.context, Int32(index), message.serialized()) == 0 else { return 1 }
@@ -49,18 +49,19 @@ public enum PluginExport {
     /// Starts stage `index` (called through `pipeline_plugin_start`).
     static func start(_ index: Int32, request text: String, host: pipeline_stage_host) -> UnsafeMutableRawPointer? {
         let bridge = HostBridge(host)
-        guard let descriptor = stages.withLock({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
-            let request = try? JSONParser.parse(text).value, let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
+        guard let stage = stages.withLock({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
+            let request = try? JSONValue(parsing: text), let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
         else {
-            bridge.finish(.fatal, "the plugin cannot run stage \(index) with this request")
+            bridge.finish(.fatal, failure: StageFailure("the plugin cannot run stage \(index) with this request"))
             return nil
         }
         let context = StageContext(
-            stageID: request["stageID"]?.stringValue ?? descriptor.type, stageType: descriptor.type, item: item,
-            attempt: request["attempt"]?.intValue ?? 1, logger: Logger(label: descriptor.type) { _ in HostLogHandler(bridge: bridge) },
+            stageID: request["stageID"]?.stringValue ?? stage.stageType, stageType: stage.stageType, item: item,
+            attempt: request["attempt"]?.intValue ?? 1,
+            logger: Logger(label: stage.stageType) { _ in HostLogHandler(bridge: bridge) },
             scratchFolder: URL(fileURLWithPath: request["scratchFolder"]?.stringValue ?? NSTemporaryDirectory()),
-            services: ServiceValues(), resumeData: request["resume"] == .null ? nil : request["resume"], checkpointer: bridge,
-            progress: bridge.progress)
+            services: ServiceValues(), savedCheckpoint: request["resume"] == .null ? nil : request["resume"],
+            checkpointer: bridge, progress: bridge.progress)
         let options = request["options"] ?? .object([:])
         // The handle stays valid until the run has called finish (the host cancels only before that).
         let handle = Unmanaged.passRetained(RunningStage())
@@ -68,16 +69,19 @@ public enum PluginExport {
         handle.takeUnretainedValue().task.withLock { task in
             task = Task {
                 do {
-                    let outputs = try await descriptor.run(options: options, context: context)
+                    let outputs = try await stage.run(json: options, context: context)
                     bridge.finish(.succeeded, outputs.serialized())
                 } catch is CancellationError {
                     bridge.finish(.cancelled, "")
                 } catch {
-                    switch (error as? any ClassifiedError)?.disposition ?? .fatal {
-                    case .retryable: bridge.finish(.retryable, "\(error)")
-                    case .credentialsExpired: bridge.finish(.credentialsExpired, "\(error)")
-                    case .fatal: bridge.finish(.fatal, "\(error)")
-                    }
+                    let classified = error as? any ClassifiedError
+                    let status: HostBridge.Status =
+                        switch classified?.disposition ?? .fatal {
+                        case .retryable: .retryable
+                        case .credentialsExpired: .credentialsExpired
+                        case .fatal: .fatal
+                        }
+                    bridge.finish(status, failure: error)
                 }
                 owner.value.release()
             }
@@ -91,7 +95,8 @@ final class RunningStage: Sendable {
     let task = Mutex<Task<Void, Never>?>(nil)
 }
 
-/// Carries the retained handle into the run's task, which releases it at the end.
+/// Carries a value across tasks where the compiler cannot see that it is safe: the run's retained handle
+/// (released once, by the run's task) and the host's C table (callable from any thread, by the ABI).
 struct UnsafeSendable<Value>: @unchecked Sendable {
     let value: Value
 
@@ -100,7 +105,8 @@ struct UnsafeSendable<Value>: @unchecked Sendable {
     }
 }
 
-/// The host's callbacks, as the stage API wants them.
+/// The host's callbacks, as the stage API wants them. Unchecked: it holds only the host's C table, whose
+/// callbacks the ABI allows from any thread, and never changes it.
 final class HostBridge: StageCheckpointing, @unchecked Sendable {
     enum Status: Int32 {
         case succeeded = 0, retryable, fatal, credentialsExpired, cancelled
@@ -116,6 +122,13 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
         host.finish(host.context, status.rawValue, result)
     }
 
+    /// Finishes with a failure: its message and kind as a JSON object (a host that predates kinds shows it
+    /// as text).
+    func finish(_ status: Status, failure: any Error) {
+        let kind = (failure as? any ClassifiedError)?.kind ?? .failed
+        finish(status, JSONValue.object(["message": .string("\(failure)"), "kind": .string(kind.rawValue)]).serialized())
+    }
+
     func progress(_ progress: StageProgress) {
         let unit: Int32 = progress.unit == .bytes ? 0 : progress.unit == .seconds ? 1 : 2
         host.progress(host.context, progress.completed, progress.total ?? -1, unit)
@@ -126,16 +139,23 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
         host.log(host.context, Int32(levels.firstIndex(of: level) ?? 2), message)
     }
 
-    func saveResume(_ value: JSONValue) throws {
-        guard host.checkpoint(host.context, value.serialized()) == 0 else { throw StageFailure("the host could not save the checkpoint") }
+    /// The host's checkpoint call blocks until the data is durable, so it runs on ``BlockingWork``.
+    func saveCheckpoint(_ value: JSONValue) async throws {
+        let (host, text) = (UnsafeSendable(host), value.serialized())
+        let status = try await BlockingWork.run { host.value.checkpoint(host.value.context, text) }
+        guard status == 0 else { throw StageFailure("the host could not save the checkpoint", kind: .state) }
     }
 
-    func intent(_ name: String) throws -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        guard host.idempotency_key(host.context, name, &buffer, buffer.count) == 0 else {
-            throw StageFailure("the host could not record the idempotency key \(name)")
+    /// The host's key call blocks until the key is durable, so it runs on ``BlockingWork``.
+    func idempotencyKey(_ name: String) async throws -> String {
+        let host = UnsafeSendable(host)
+        let key = try await BlockingWork.run { () -> String? in
+            var buffer = [CChar](repeating: 0, count: 128)
+            guard host.value.idempotency_key(host.value.context, name, &buffer, buffer.count) == 0 else { return nil }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let key else { throw StageFailure("the host could not record the idempotency key \(name)", kind: .state) }
+        return key
     }
 }
 

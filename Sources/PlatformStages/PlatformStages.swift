@@ -1,12 +1,10 @@
-public import PipelineKit
+public import StageKit
 
-extension StageRegistry {
-    /// Registers the platform stages: `vimeo.ticket`, `vimeo.activate`, `vimeo.metadata`, `vimeo.wait`, `http.request`.
-    public mutating func registerPlatformStages() {
-        register(VimeoTicketStage.self, source: .builtIn)
-        register(VimeoActivateStage.self, source: .builtIn)
-        register(VimeoMetadataStage.self, source: .builtIn)
-        register(VimeoWaitStage.self, source: .builtIn)
-        register(HTTPRequestStage.self, source: .builtIn)
-    }
+/// The platform stages: `vimeo.ticket`, `vimeo.activate`, `vimeo.metadata`, `vimeo.wait`, `http.request`.
+public enum PlatformStageTypes {
+    /// Every stage type of the module.
+    public static let all: [any Stage.Type] = [
+        VimeoTicketStage.self, VimeoActivateStage.self, VimeoMetadataStage.self, VimeoWaitStage.self,
+        HTTPRequestStage.self,
+    ]
 }

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import PipelineKit
+import StageKit
 import UploadStages
 
 /// Vimeo's REST API (version 3.4) as the vimeo.* stages call it: bearer token, versioned Accept header,
@@ -12,12 +12,13 @@ struct VimeoAPI: Sendable {
     /// The API's base URL, e.g. `https://api.vimeo.com`.
     let base: String
     let token: String
-    let exchange = HTTPExchange(client: .uploads, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
+    let exchange = HTTPExchange(
+        client: .uploads, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
 
     static let accept = "application/vnd.vimeo.*+json;version=3.4"
 
-    init(base: String?, token: String) throws {
-        let base = (base ?? "https://api.vimeo.com").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    init(base: String, token: String) throws {
+        let base = base.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard URL(string: base)?.host != nil else { throw PlatformError(.invalidRequest, "api \(base) is not a URL") }
         guard !token.isEmpty else { throw PlatformError(.notAuthenticated, "the token is empty") }
         self.base = base
@@ -26,7 +27,8 @@ struct VimeoAPI: Sendable {
 
     /// The absolute URL of an API path (`/me/videos`) or a full URL.
     func url(_ path: String) -> String {
-        path.hasPrefix("http://") || path.hasPrefix("https://") ? path : base + (path.hasPrefix("/") ? path : "/" + path)
+        path.hasPrefix("http://") || path.hasPrefix("https://")
+            ? path : base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
     /// Sends a request; returns the answer when its status is one of `expected`, else a ``PlatformError``.
@@ -54,7 +56,7 @@ struct VimeoAPI: Sendable {
         expected: Set<Int> = [200], doing action: String
     ) async throws -> JSONValue {
         let answer = try await call(method, path, json: json, headers: headers, expected: expected, doing: action)
-        guard let value = try? JSONParser.parse(Data(buffer: answer.body)).value, case .object = value else {
+        guard let value = try? JSONValue(parsing: Data(buffer: answer.body)), case .object = value else {
             throw PlatformError(.invalidResponse, "\(action): the answer is not a JSON object: \(answer.bodyExcerpt)")
         }
         return value
@@ -90,15 +92,15 @@ extension JSONValue {
     }
 }
 
-/// The options every vimeo.* stage shares.
-struct VimeoConnection: Decodable, Sendable {
-    var api: String?
-    var token: String
-
-    static let fields = [
-        OptionField("api", .string, default: "https://api.vimeo.com", "The API's base URL (the Sandbox's for local runs)."),
-        OptionField("token", .string, required: true, "Bearer token; use ${env.…} so it stays secret."),
-    ]
+/// The options every vimeo.* stage shares (`api`, `token`): their summaries and the API's default base URL,
+/// so each stage's `@Option` declarations say the same.
+enum VimeoConnection {
+    /// The summary of `api`.
+    static let apiSummary = "The API's base URL (the Sandbox's for local runs)."
+    /// The default of `api`.
+    static let defaultAPI = "https://api.vimeo.com"
+    /// The summary of `token`.
+    static let tokenSummary = "Bearer token; use ${env.…} so it stays secret."
 }
 
 /// Polls until `done` says the value is final, at most `timeout`, `interval` apart.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 import UploadStages
 
 #if canImport(Glibc)
@@ -15,25 +15,36 @@ import Glibc
 /// window open there).
 public struct VimeoTicketStage: Stage {
     /// The options of `vimeo.ticket`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The API's base URL (the Sandbox's for local runs).
-        public var api: String?
+        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
         /// Bearer token; use ${env.…} so it stays secret.
-        public var token: String
+        @Option(VimeoConnection.tokenSummary) public var token: String
         /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
-        public var approach: String?
+        @Option("tus (resumable, upload.upload_link) or the legacy streaming PUT.") public var approach = Approach.tus
         /// Bytes to upload (default: the size of file).
-        public var size: ByteCount?
+        @Option("Bytes to upload (default: the size of file).") public var size: ByteCount?
         /// The file to upload (default: the input file); its size is the ticket's size.
+        @Option("The file to upload (default: the input file); its size is the ticket's size.")
         public var file: String?
         /// The video's title.
-        public var name: String?
+        @Option("The video's title.") public var name: String?
         /// The video's description.
-        public var description: String?
+        @Option("The video's description.") public var description: String?
         /// privacy.view: anybody, unlisted, nobody, …
-        public var privacy: String?
+        @Option("privacy.view: anybody, unlisted, nobody, …") public var privacy: String?
         /// Check the free upload quota first (GET /me?fields=upload_quota).
-        public var preflight: Bool?
+        @Option("Check the free upload quota first (GET /me?fields=upload_quota).") public var preflight = true
+
+        public init() {}
+    }
+
+    /// How the file is uploaded.
+    public enum Approach: String, OptionChoice {
+        /// tus: resumable, to upload.upload_link.
+        case tus
+        /// The legacy streaming PUT to upload_link_secure, finished by DELETE complete_uri.
+        case streaming
     }
 
     /// The outputs of `vimeo.ticket`.
@@ -54,17 +65,9 @@ public struct VimeoTicketStage: Stage {
         public var size: Int64
     }
 
-    public static let type = "vimeo.ticket"
-    public static let summary = "Creates the video and its upload ticket (POST /me/videos, tus or legacy streaming), after a quota check."
-    public static let optionSchema = OptionSchema(VimeoConnection.fields + [
-        OptionField("approach", .oneOf(["tus", "streaming"]), default: "tus", "tus (resumable, upload.upload_link) or the legacy streaming PUT."),
-        OptionField("size", .size, "Bytes to upload (default: the size of file)."),
-        OptionField("file", .string, "The file to upload (default: the input file); its size is the ticket's size."),
-        OptionField("name", .string, "The video's title."),
-        OptionField("description", .string, "The video's description."),
-        OptionField("privacy", .string, "privacy.view: anybody, unlisted, nobody, …"),
-        OptionField("preflight", .boolean, default: true, "Check the free upload quota first (GET /me?fields=upload_quota)."),
-    ])
+    public static let stageType = "vimeo.ticket"
+    public static let summary =
+        "Creates the video and its upload ticket (POST /me/videos, tus or legacy streaming), after a quota check."
     public static let outputSchema = OutputSchema([
         OutputField("uri", "The video's URI, e.g. /videos/123."),
         OutputField("id", "The video's id."),
@@ -79,37 +82,42 @@ public struct VimeoTicketStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try VimeoAPI(base: options.api, token: options.token)
-        let approach = options.approach ?? "tus"
+        let approach = options.approach
         let size = try options.size?.bytes ?? Self.fileSize(options.file ?? context.item.path)
-        if options.preflight ?? true {
+        if options.preflight {
             let me = try await api.object(.GET, "/me?fields=upload_quota", doing: "checking the upload quota")
             if let free = me.at("upload_quota.space.free")?.intValue, Int64(free) < size {
-                throw PlatformError(.quotaExceeded, "the video needs \(ByteCount(size)) but the account has \(ByteCount(Int64(free))) free")
+                throw PlatformError(
+                    .quotaExceeded,
+                    "the video needs \(ByteCount(size)) but the account has \(ByteCount(Int64(free))) free")
             }
         }
-        var body: [String: JSONValue] = ["upload": ["approach": .string(approach), "size": .int(Int(size))]]
+        var body: [String: JSONValue] = ["upload": ["approach": .string(approach.rawValue), "size": .int(Int(size))]]
         if let name = options.name { body["name"] = .string(name) }
         if let description = options.description { body["description"] = .string(description) }
         if let privacy = options.privacy { body["privacy"] = ["view": .string(privacy)] }
         let key = try await context.idempotencyKey("create-video")
         let action = "creating the video (POST /me/videos)"
         let video = try await api.object(
-            .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)], expected: [200, 201], doing: action)
+            .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)], expected: [200, 201],
+            doing: action)
         let uri = try video.requiredString("uri", in: action)
-        let uploadLink = approach == "streaming"
-            ? try (video.at("upload.upload_link_secure") ?? video.required("upload.upload_link", in: action)).stringValue ?? ""
+        let uploadLink = approach == .streaming
+            ? try (video.at("upload.upload_link_secure") ?? video.required("upload.upload_link", in: action))
+                .stringValue ?? ""
             : try video.requiredString("upload.upload_link", in: action)
-        let completeUri = approach == "streaming" ? try video.requiredString("upload.complete_uri", in: action) : ""
+        let completeUri = approach == .streaming ? try video.requiredString("upload.complete_uri", in: action) : ""
         context.logger.info("created video \(uri)")
         return Outputs(
             uri: uri, id: String(uri.split(separator: "/").last ?? ""), link: video.at("link")?.stringValue ?? "",
-            uploadLink: uploadLink, completeUri: completeUri, approach: video.at("upload.approach")?.stringValue ?? approach, size: size)
+            uploadLink: uploadLink, completeUri: completeUri,
+            approach: video.at("upload.approach")?.stringValue ?? approach.rawValue, size: size)
     }
 
     static func fileSize(_ path: String) throws -> Int64 {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw PlatformError(.invalidFile, "cannot read \(path): \(String(cString: strerror(errno)))")
+            throw PlatformError(.invalidInput, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         return Int64(info.st_size)
     }
@@ -119,21 +127,24 @@ public struct VimeoTicketStage: Stage {
 /// tus: waits until `upload.status` is `complete` (bounded).
 public struct VimeoActivateStage: Stage {
     /// The options of `vimeo.activate`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The API's base URL (the Sandbox's for local runs).
-        public var api: String?
+        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
         /// Bearer token; use ${env.…} so it stays secret.
-        public var token: String
+        @Option(VimeoConnection.tokenSummary) public var token: String
         /// The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach.
+        @Option("The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach.")
         public var ticket: JSONValue?
         /// The video's URI.
-        public var uri: String?
+        @Option("The video's URI.") public var uri: String?
         /// streaming: the complete_uri.
-        public var completeUri: String?
+        @Option("streaming: the complete_uri.") public var completeUri: String?
         /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
-        public var approach: String?
+        @Option("How the file was uploaded.") public var approach: VimeoTicketStage.Approach?
         /// How long to wait for upload.status complete.
-        public var timeout: TimeSpan?
+        @Option("How long to wait for upload.status complete.") public var timeout = TimeSpan(seconds: 60)
+
+        public init() {}
     }
 
     /// The outputs of `vimeo.activate`.
@@ -142,15 +153,9 @@ public struct VimeoActivateStage: Stage {
         public var uri: String
     }
 
-    public static let type = "vimeo.activate"
-    public static let summary = "Activates the upload: DELETE complete_uri (streaming) or wait for upload.status complete (tus)."
-    public static let optionSchema = OptionSchema(VimeoConnection.fields + [
-        OptionField("ticket", .any, "The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach."),
-        OptionField("uri", .string, "The video's URI."),
-        OptionField("completeUri", .string, "streaming: the complete_uri."),
-        OptionField("approach", .oneOf(["tus", "streaming"]), "How the file was uploaded."),
-        OptionField("timeout", .duration, default: "60s", "How long to wait for upload.status complete."),
-    ])
+    public static let stageType = "vimeo.activate"
+    public static let summary =
+        "Activates the upload: DELETE complete_uri (streaming) or wait for upload.status complete (tus)."
     public static let outputSchema = OutputSchema([OutputField("uri", "The video's URI.")])
 
     public init() {}
@@ -160,9 +165,11 @@ public struct VimeoActivateStage: Stage {
         guard let uri = options.uri ?? options.ticket?["uri"]?.stringValue else {
             throw PlatformError(.invalidRequest, "give ticket (the vimeo.ticket outputs) or uri")
         }
-        let approach = options.approach ?? options.ticket?["approach"]?.stringValue ?? "tus"
-        if approach == "streaming" {
-            guard let complete = options.completeUri ?? options.ticket?["completeUri"]?.stringValue, !complete.isEmpty else {
+        let approach = options.approach
+            ?? options.ticket?["approach"]?.stringValue.flatMap(VimeoTicketStage.Approach.init(rawValue:)) ?? .tus
+        if approach == .streaming {
+            let complete = options.completeUri ?? options.ticket?["completeUri"]?.stringValue ?? ""
+            guard !complete.isEmpty else {
                 throw PlatformError(.invalidRequest, "a streaming upload needs completeUri")
             }
             let action = "activating the upload (DELETE complete_uri)"
@@ -170,17 +177,21 @@ public struct VimeoActivateStage: Stage {
             if answer.status == .notFound {
                 // A run that died after the DELETE: the upload is already complete if the video says so.
                 let video = try await api.object(.GET, "\(uri)?fields=upload.status", doing: "checking the upload")
-                guard video.at("upload.status")?.stringValue == "complete" else { throw PlatformError.answer(answer, doing: action) }
+                guard video.at("upload.status")?.stringValue == "complete" else {
+                    throw PlatformError.answer(answer, doing: action)
+                }
                 return Outputs(uri: uri)
             }
             return Outputs(uri: answer.headers.first(name: "Location") ?? uri)
         }
-        try await poll(every: TimeSpan(seconds: 0.5), for: options.timeout ?? TimeSpan(seconds: 60), what: "upload.status complete") {
-            let video = try await api.object(.GET, "\(uri)?fields=upload.status", doing: "checking the upload of \(uri)")
+        try await poll(every: TimeSpan(seconds: 0.5), for: options.timeout, what: "upload.status complete") {
+            let video = try await api.object(
+                .GET, "\(uri)?fields=upload.status", doing: "checking the upload of \(uri)")
             switch video.at("upload.status")?.stringValue {
             case "complete": return true
             case "error": throw PlatformError(.serverFailure, "the platform reports an upload error for \(uri)")
-            case nil: throw PlatformError(.invalidResponse, "checking the upload of \(uri): the answer has no upload.status")
+            case nil:
+                throw PlatformError(.invalidResponse, "checking the upload of \(uri): the answer has no upload.status")
             default: return false
             }
         }
@@ -192,23 +203,25 @@ public struct VimeoActivateStage: Stage {
 /// `PUT {uri}/tags`.
 public struct VimeoMetadataStage: Stage {
     /// The options of `vimeo.metadata`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The API's base URL (the Sandbox's for local runs).
-        public var api: String?
+        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
         /// Bearer token; use ${env.…} so it stays secret.
-        public var token: String
+        @Option(VimeoConnection.tokenSummary) public var token: String
         /// The video's URI.
-        public var uri: String
+        @Option("The video's URI (${ticket.uri}).") public var uri: String
         /// The video's title.
-        public var name: String?
+        @Option("Title.") public var name: String?
         /// The video's description.
-        public var description: String?
+        @Option("Description.") public var description: String?
         /// privacy.view: anybody, unlisted, nobody, …
-        public var privacy: String?
+        @Option("privacy.view: anybody, unlisted, nobody, …") public var privacy: String?
         /// Tags (PUT {uri}/tags).
-        public var tags: [String]?
+        @Option("Tags (PUT {uri}/tags).") public var tags: [String]?
         /// More JSON fields merged into the PATCH body.
-        public var fields: [String: JSONValue]?
+        @Option("More JSON fields merged into the PATCH body.") public var fields: [String: JSONValue] = [:]
+
+        public init() {}
     }
 
     /// The outputs of `vimeo.metadata`.
@@ -221,16 +234,8 @@ public struct VimeoMetadataStage: Stage {
         public var name: String
     }
 
-    public static let type = "vimeo.metadata"
+    public static let stageType = "vimeo.metadata"
     public static let summary = "Sets the video's metadata (PATCH {uri}: name, description, privacy, more) and tags."
-    public static let optionSchema = OptionSchema(VimeoConnection.fields + [
-        OptionField("uri", .string, required: true, "The video's URI (${ticket.uri})."),
-        OptionField("name", .string, "Title."),
-        OptionField("description", .string, "Description."),
-        OptionField("privacy", .string, "privacy.view: anybody, unlisted, nobody, …"),
-        OptionField("tags", .array(.string), "Tags (PUT {uri}/tags)."),
-        OptionField("fields", .dictionary(.any), "More JSON fields merged into the PATCH body."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("uri", "The video's URI."),
         OutputField("link", "The video's page."),
@@ -241,35 +246,39 @@ public struct VimeoMetadataStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try VimeoAPI(base: options.api, token: options.token)
-        var body = options.fields ?? [:]
+        var body = options.fields
         if let name = options.name { body["name"] = .string(name) }
         if let description = options.description { body["description"] = .string(description) }
         if let privacy = options.privacy { body["privacy"] = ["view": .string(privacy)] }
-        var video = try await api.object(.PATCH, options.uri, json: .object(body), doing: "setting the metadata of \(options.uri)")
+        var video = try await api.object(
+            .PATCH, options.uri, json: .object(body), doing: "setting the metadata of \(options.uri)")
         if let tags = options.tags {
             _ = try await api.call(
-                .PUT, "\(options.uri)/tags", json: .array(tags.map { ["name": .string($0)] }), expected: [200, 201, 204],
-                doing: "setting the tags of \(options.uri)")
+                .PUT, "\(options.uri)/tags", json: .array(tags.map { ["name": .string($0)] }),
+                expected: [200, 201, 204], doing: "setting the tags of \(options.uri)")
             video = try await api.object(.GET, options.uri, doing: "reading \(options.uri)")
         }
-        return Outputs(uri: options.uri, link: video.at("link")?.stringValue ?? "", name: video.at("name")?.stringValue ?? "")
+        return Outputs(
+            uri: options.uri, link: video.at("link")?.stringValue ?? "", name: video.at("name")?.stringValue ?? "")
     }
 }
 
 /// `vimeo.wait`: polls `transcode.status` until `complete` (or fails on `error`), bounded.
 public struct VimeoWaitStage: Stage {
     /// The options of `vimeo.wait`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// The API's base URL (the Sandbox's for local runs).
-        public var api: String?
+        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
         /// Bearer token; use ${env.…} so it stays secret.
-        public var token: String
+        @Option(VimeoConnection.tokenSummary) public var token: String
         /// The video's URI.
-        public var uri: String
+        @Option("The video's URI.") public var uri: String
         /// How long to wait for upload.status complete.
-        public var timeout: TimeSpan?
+        @Option("The longest wait.") public var timeout = TimeSpan(seconds: 600)
         /// Time between checks.
-        public var interval: TimeSpan?
+        @Option("Time between checks.") public var interval = TimeSpan(seconds: 5)
+
+        public init() {}
     }
 
     /// The outputs of `vimeo.wait`.
@@ -280,13 +289,9 @@ public struct VimeoWaitStage: Stage {
         public var status: String
     }
 
-    public static let type = "vimeo.wait"
-    public static let summary = "Waits until the platform has transcoded the video (transcode.status complete), bounded."
-    public static let optionSchema = OptionSchema(VimeoConnection.fields + [
-        OptionField("uri", .string, required: true, "The video's URI."),
-        OptionField("timeout", .duration, default: "10m", "The longest wait."),
-        OptionField("interval", .duration, default: "5s", "Time between checks."),
-    ])
+    public static let stageType = "vimeo.wait"
+    public static let summary =
+        "Waits until the platform has transcoded the video (transcode.status complete), bounded."
     public static let outputSchema = OutputSchema([
         OutputField("uri", "The video's URI."),
         OutputField("status", "complete."),
@@ -296,10 +301,9 @@ public struct VimeoWaitStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try VimeoAPI(base: options.api, token: options.token)
-        try await poll(
-            every: options.interval ?? TimeSpan(seconds: 5), for: options.timeout ?? TimeSpan(seconds: 600), what: "transcode.status complete"
-        ) {
-            let video = try await api.object(.GET, "\(options.uri)?fields=transcode.status", doing: "checking \(options.uri)")
+        try await poll(every: options.interval, for: options.timeout, what: "transcode.status complete") {
+            let video = try await api.object(
+                .GET, "\(options.uri)?fields=transcode.status", doing: "checking \(options.uri)")
             switch video.at("transcode.status")?.stringValue {
             case "complete": return true
             case "error": throw PlatformError(.serverFailure, "the platform could not transcode \(options.uri)")

@@ -2,6 +2,7 @@ import CPipelinePlugin
 import Foundation
 import Logging
 public import PipelineKit
+import StageKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -64,14 +65,15 @@ public enum PluginLoader {
         }
         var descriptors: [StageDescriptor] = []
         for (index, json) in registration.stages.withLock({ $0 }) {
-            guard let message = try? JSONParser.parse(json).value, let type = message["type"]?.stringValue,
+            guard let message = try? JSONValue(parsing: json), let stageType = message["type"]?.stringValue,
                 let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
                 let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self)
             else {
                 throw refuse("registered a stage with an unreadable description: \(json.prefix(200))")
             }
             descriptors.append(StageDescriptor(
-                type: type, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema, outputSchema: outputSchema,
+                stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
+                outputSchema: outputSchema,
                 source: .plugin(path), outputs: { _ in outputSchema },
                 run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
         }
@@ -94,7 +96,7 @@ private struct PluginCalls: Sendable {
     func run(stage: Int32, options: JSONValue, context: StageContext) async throws -> JSONValue {
         let request: JSONValue = [
             "stageID": .string(context.stageID), "attempt": .int(context.attempt), "item": try JSONValue(encoding: context.item),
-            "options": options, "resume": context.resumeData ?? .null, "scratchFolder": .string(context.scratchFolder.path),
+            "options": options, "resume": context.savedCheckpoint ?? .null, "scratchFolder": .string(context.scratchFolder.path),
         ]
         let run = PluginRun(context: context)
         return try await withTaskCancellationHandler {
@@ -110,6 +112,7 @@ private struct PluginCalls: Sendable {
 }
 
 /// One run of a plugin stage: the callbacks the plugin calls, and the continuation its finish resumes.
+/// Unchecked: `state` is touched only under `lock`, and `host` is set up once in `init` and only read after.
 private final class PluginRun: @unchecked Sendable {
     private struct State {
         var continuation: CheckedContinuation<JSONValue, any Error>?
@@ -145,12 +148,15 @@ private final class PluginRun: @unchecked Sendable {
                 run.context.logger.log(level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info, "\(String(cString: message))")
             },
             checkpoint: { context, json in
-                guard let run = PluginRun.from(context), let json, let value = try? JSONParser.parse(String(cString: json)).value else { return 1 }
-                return (try? run.context.checkpointer.saveResume(value)) == nil ? 1 : 0
+                guard let run = PluginRun.from(context), let json, let value = try? JSONValue(parsing: String(cString: json))
+                else { return 1 }
+                let checkpointer = run.context.checkpointer
+                return PluginRun.waitFor { try await checkpointer.saveCheckpoint(value) } == nil ? 1 : 0
             },
             idempotency_key: { context, name, buffer, length in
-                guard let run = PluginRun.from(context), let name, let buffer,
-                    let key = try? run.context.checkpointer.intent(String(cString: name)), key.utf8.count < length
+                guard let run = PluginRun.from(context), let name, let buffer else { return 1 }
+                let (checkpointer, keyName) = (run.context.checkpointer, String(cString: name))
+                guard let key = PluginRun.waitFor({ try await checkpointer.idempotencyKey(keyName) }), key.utf8.count < length
                 else { return 1 }
                 _ = key.withCString { strncpy(buffer, $0, length) }
                 return 0
@@ -164,6 +170,20 @@ private final class PluginRun: @unchecked Sendable {
     deinit {
         host.deinitialize(count: 1)
         host.deallocate()
+    }
+
+    /// Runs `body` and blocks the calling thread until it is done: the checkpoint callbacks are
+    /// synchronous in the ABI, which requires plugins to call them from threads that may block.
+    static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T? {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let value = try? await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> PluginRun? {
@@ -196,17 +216,21 @@ private final class PluginRun: @unchecked Sendable {
             return state.continuation
         }
         guard let continuation else { return }
+        let parsed = try? JSONValue(parsing: result)
+        let message = parsed?["message"]?.stringValue ?? result
+        let kind = parsed?["kind"]?.stringValue.map(ErrorKind.init(rawValue:)) ?? .failed
         switch UInt32(bitPattern: status) {
         case PIPELINE_STAGE_SUCCEEDED.rawValue:
-            if let outputs = try? JSONParser.parse(result).value, case .object = outputs {
+            if let outputs = parsed, case .object = outputs {
                 continuation.resume(returning: outputs)
             } else {
                 continuation.resume(throwing: StageFailure("the plugin returned outputs that are not a JSON object"))
             }
-        case PIPELINE_STAGE_RETRYABLE.rawValue: continuation.resume(throwing: StageFailure.retryable(result))
-        case PIPELINE_STAGE_CREDENTIALS_EXPIRED.rawValue: continuation.resume(throwing: StageFailure(result, disposition: .credentialsExpired))
+        case PIPELINE_STAGE_RETRYABLE.rawValue: continuation.resume(throwing: StageFailure.retryable(message, kind: kind))
+        case PIPELINE_STAGE_CREDENTIALS_EXPIRED.rawValue:
+            continuation.resume(throwing: StageFailure(message, kind: kind, disposition: .credentialsExpired))
         case PIPELINE_STAGE_CANCELLED.rawValue: continuation.resume(throwing: CancellationError())
-        default: continuation.resume(throwing: StageFailure(result))
+        default: continuation.resume(throwing: StageFailure(message, kind: kind))
         }
         Unmanaged.passUnretained(self).release()
     }

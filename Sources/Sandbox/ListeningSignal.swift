@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Synchronization
 
 /// Carries the bound port from Hummingbird's `onServerRunning` callback to ``SandboxServer/start``,

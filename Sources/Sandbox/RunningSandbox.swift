@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import ServiceLifecycle
 
 /// A sandbox that is listening: its address, and the means to stop it.

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 /// Everything a sandbox needs to know before it starts listening.
 ///
 /// The defaults give a sandbox that behaves like a healthy Vimeo account with plenty of quota:

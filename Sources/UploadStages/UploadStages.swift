@@ -1,11 +1,9 @@
-public import PipelineKit
+public import StageKit
 
-extension StageRegistry {
-    /// Registers the upload stages: `tus.upload`, `s3.upload`, `presigned.upload`, `http.upload`.
-    public mutating func registerUploadStages() {
-        register(TusUploadStage.self, source: .builtIn)
-        register(S3UploadStage.self, source: .builtIn)
-        register(PresignedUploadStage.self, source: .builtIn)
-        register(HTTPUploadStage.self, source: .builtIn)
-    }
+/// The upload stages: `tus.upload`, `s3.upload`, `presigned.upload`, `http.upload`.
+public enum UploadStageTypes {
+    /// Every stage type of the module.
+    public static let all: [any Stage.Type] = [
+        TusUploadStage.self, S3UploadStage.self, PresignedUploadStage.self, HTTPUploadStage.self,
+    ]
 }

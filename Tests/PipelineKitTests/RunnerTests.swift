@@ -63,7 +63,7 @@ import Testing
             ]}
             """
         // The ternary is not part of the language: the workflow is refused before anything runs.
-        #expect(throws: WorkflowInvalid.self) { try sandbox.workflow(workflow) }
+        #expect(throws: WorkflowError.self) { try sandbox.workflow(workflow) }
 
         let failing = """
             {"version": 1, "name": "t", "defaults": {"retry": {"attempts": 5, "initialDelay": "10ms"}}, "stages": [
@@ -245,7 +245,7 @@ import Testing
 
     @Test func refreshWithMustNameAnEarlierStage() throws {
         let sandbox = try Sandbox()
-        #expect(throws: WorkflowInvalid.self) {
+        #expect(throws: WorkflowError.self) {
             try sandbox.workflow(#"{"version": 1, "stages": [{"id": "a", "uses": "test.token", "refreshWith": "b"}, {"id": "b", "uses": "test.token"}]}"#)
         }
     }

@@ -50,7 +50,7 @@ import Testing
         let json = Data(#"{"version": 1, "vars": {"n": 1}, "stages": [{"id": "s", "uses": "test.probe", "with": {"key": "k"}}]}"#.utf8)
         #expect(try loader.load(data: json, file: "wf.json", varOverrides: ["n": "42"]).vars["n"] == 42)
         #expect(try loader.load(data: json, file: "wf.json", varOverrides: ["n": "abc"]).vars["n"] == "abc")
-        #expect(throws: WorkflowInvalid.self) { try loader.load(data: json, file: "wf.json", varOverrides: ["m": "1"]) }
+        #expect(throws: WorkflowError.self) { try loader.load(data: json, file: "wf.json", varOverrides: ["m": "1"]) }
     }
 
     @Test func theCheckedInSchemaMatchesTheLoader() throws {

@@ -1,5 +1,5 @@
 public import Foundation
-public import PipelineKit
+public import StageKit
 
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +64,7 @@ public final class RunningBinary: @unchecked Sendable {
     /// Waits for the process to end; its exit status (or 128 + signal, as a shell reports it).
     public func exit() async -> Int32 {
         let process = self.process
-        return await BlockingThread.run {
+        return await BlockingWork.runLong {
             process.waitUntilExit()
             return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
         }
@@ -84,7 +84,7 @@ public final class Reader: @unchecked Sendable {
     }
 
     public func text() async -> String {
-        await BlockingThread.run {
+        await BlockingWork.runLong {
             self.done.wait()
             self.done.signal()
             return String(decoding: self.data, as: UTF8.self)
@@ -136,5 +136,5 @@ public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComp
 
 /// The `runFinished` event of a `--json` run.
 public func runFinished(_ stdout: String) -> JSONValue? {
-    stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)).value }.last { $0["event"] == "runFinished" }
+    stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }.last { $0["event"] == "runFinished" }
 }

@@ -1,5 +1,5 @@
 public import Foundation
-import PipelineKit
+import StageKit
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +28,7 @@ public final class PeerServer: @unchecked Sendable {
         try process.run()
         self.process = process
         let handle = output.fileHandleForReading
-        let line = await BlockingThread.run { () -> String in
+        let line = await BlockingWork.runLong { () -> String in
             var bytes: [UInt8] = []
             while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != 10 { bytes.append(first) }
             return String(decoding: bytes, as: UTF8.self)
@@ -80,7 +80,7 @@ public func randomFile(bytes: Int, seed: UInt64 = 42) throws -> URL {
 
 /// SHA-256 of a file, by the system's sha256sum (a reference outside our code).
 public func sha256sum(_ path: String) async -> String {
-    await BlockingThread.run {
+    await BlockingWork.runLong {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         process.arguments = [path]
@@ -97,7 +97,7 @@ public func sha256sum(_ path: String) async -> String {
 /// A file of `megabytes` MiB from /dev/urandom, made by dd (fast for hundreds of MiB).
 public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
     let url = folder.appendingPathComponent("random-\(megabytes)MiB.bin")
-    await BlockingThread.run {
+    await BlockingWork.runLong {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/dd")
         process.arguments = ["if=/dev/urandom", "of=\(url.path)", "bs=1M", "count=\(megabytes)", "status=none"]
@@ -109,7 +109,7 @@ public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
 
 /// Runs `python3 Peers/<script> arguments…` and returns its stdout, trimmed.
 public func peerTool(_ script: String, _ arguments: [String]) async -> String {
-    await BlockingThread.run {
+    await BlockingWork.runLong {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", peerScripts.appendingPathComponent(script).path] + arguments
@@ -125,7 +125,7 @@ public func peerTool(_ script: String, _ arguments: [String]) async -> String {
 
 /// The body of an answer, by curl (a client outside our code).
 public func curl(_ arguments: [String]) async -> String {
-    await BlockingThread.run {
+    await BlockingWork.runLong {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-sS", "--max-time", "10"] + arguments

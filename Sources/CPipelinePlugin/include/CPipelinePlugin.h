@@ -16,7 +16,7 @@ extern "C" {
 
 /// The plugin ABI version. The host refuses a plugin that reports another one. Bump it whenever a
 /// struct below, a function signature, or the JSON of a message changes.
-#define PIPELINE_PLUGIN_ABI_VERSION 1
+#define PIPELINE_PLUGIN_ABI_VERSION 2
 
 /// How a stage run ended (`finish`'s `status`).
 typedef enum pipeline_stage_status {
@@ -35,11 +35,14 @@ typedef struct pipeline_stage_host {
     void (*progress)(void *context, int64_t completed, int64_t total, int32_t unit);
     /// A log line; `level` follows swift-log: 0 trace, 1 debug, 2 info, 3 notice, 4 warning, 5 error, 6 critical.
     void (*log)(void *context, int32_t level, const char *message);
-    /// Persists resume data (JSON) durably before returning; 0 on success.
+    /// Persists resume data (JSON) durably before returning; 0 on success. It blocks until the data is on
+    /// disk: call it from a thread that may block, never from a thread of Swift's cooperative pool.
     int32_t (*checkpoint)(void *context, const char *resume_json);
     /// Writes the idempotency key for `name` (persisted before it is returned) into `buffer`; 0 on success.
+    /// It blocks like `checkpoint`.
     int32_t (*idempotency_key)(void *context, const char *name, char *buffer, size_t length);
-    /// Ends the run, exactly once (also after a cancel).
+    /// Ends the run, exactly once (also after a cancel). For a failure, `result` is a JSON object with
+    /// `message` and `kind` (an ErrorKind such as "network"); for a success, the outputs object.
     void (*finish)(void *context, int32_t status, const char *result);
 } pipeline_stage_host;
 

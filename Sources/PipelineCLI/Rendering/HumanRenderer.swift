@@ -1,5 +1,6 @@
 import Foundation
 import PipelineKit
+import StageKit
 import Synchronization
 
 /// Shows a run to people: a line per finished stage, failure and retry; on a terminal also a live block
@@ -32,57 +33,63 @@ final class HumanRenderer: RunEventSink {
         self.live = live
     }
 
-    func emit(_ event: RunEvent) {
+    func emit(_ event: any RunEvent) {
         state.withLock { state in
             var lines: [String] = []
             var force = true
             switch event {
-            case .runStarted(let workflow, let items, let stages):
-                state.workflow = workflow
-                state.items = items
-                lines.append("\(workflow): \(items) item\(items == 1 ? "" : "s") × \(stages) stage\(stages == 1 ? "" : "s")")
-            case .itemStarted:
-                force = false
-            case .stageStarted(let item, let stage, let uses, _):
+            case let started as RunStarted:
+                state.workflow = started.workflow
+                state.items = started.items
+                lines.append(
+                    "\(started.workflow): \(started.items) item\(started.items == 1 ? "" : "s") × "
+                        + "\(started.stages) stage\(started.stages == 1 ? "" : "s")")
+            case let started as StageStarted:
                 let now = ContinuousClock.now
-                state.running["\(item) › \(stage)"] = Running(uses: uses, started: now, lastPrinted: now)
-            case .stageProgress(let item, let stage, let progress):
+                state.running["\(started.item) › \(started.stage)"] = Running(uses: started.uses, started: now, lastPrinted: now)
+            case let progressed as StageProgressed:
                 force = false
-                let key = "\(item) › \(stage)"
+                let key = "\(progressed.item) › \(progressed.stage)"
                 guard var running = state.running[key] else { break }
                 let now = ContinuousClock.now
-                if running.firstReport == nil { running.firstReport = (now, progress.completed) }
-                running.progress = progress
+                if running.firstReport == nil { running.firstReport = (now, progressed.progress.completed) }
+                running.progress = progressed.progress
                 if !live && now - running.lastPrinted >= .seconds(5) {
                     running.lastPrinted = now
                     lines.append("  \(key) \(Self.describe(running, now: now))")
                 }
                 state.running[key] = running
-            case .stageRetrying(let item, let stage, let attempt, let delay, let error):
-                state.running["\(item) › \(stage)"] = nil
-                lines.append("  \(item) › \(stage): attempt \(attempt) failed: \(error); retrying in \(TimeSpan(seconds: delay.seconds))")
-            case .stageFinished(let item, let stage, let outcome, let seconds, let error):
-                state.running["\(item) › \(stage)"] = nil
-                switch outcome {
-                case .succeeded: lines.append("  \(item) › \(stage) done in \(TimeSpan(seconds: seconds))")
-                case .failed: lines.append("  \(item) › \(stage) FAILED: \(error ?? "unknown error")")
-                case .interrupted: lines.append("  \(item) › \(stage) interrupted; it resumes on the next run")
+            case let retrying as StageRetrying:
+                state.running["\(retrying.item) › \(retrying.stage)"] = nil
+                lines.append(
+                    "  \(retrying.item) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
+                        + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))")
+            case let finished as StageFinished:
+                let key = "\(finished.item) › \(finished.stage)"
+                state.running[key] = nil
+                switch finished.outcome {
+                case .succeeded: lines.append("  \(key) done in \(TimeSpan(seconds: finished.seconds))")
+                case .failed: lines.append("  \(key) FAILED: \(finished.error?.message ?? "unknown error")")
+                case .interrupted: lines.append("  \(key) interrupted; it resumes on the next run")
                 case .reused, .skipped: force = false
                 }
-            case .itemFinished(let item, let succeeded, let error, let landed):
+            case let finished as ItemFinished:
                 state.finished += 1
-                if succeeded {
-                    lines.append("✓ \(item)" + (landed.map { " → \($0)" } ?? ""))
-                } else if error != "interrupted" {
+                if finished.succeeded {
+                    lines.append("✓ \(finished.item)" + (finished.landed.map { " → \($0)" } ?? ""))
+                } else if !finished.interrupted {
                     state.failed += 1
-                    lines.append("✗ \(item): \(error ?? "failed")")
+                    lines.append("✗ \(finished.item): \(finished.error?.message ?? "failed")")
                 }
-            case .log(let level, let item, let stage, let message):
-                let origin = [item, stage].compactMap { $0 }.joined(separator: " › ")
-                lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level == "info" || level == "notice" ? "" : "[\(level)] ")\(message)")
-            case .runFinished(let summary):
+            case let line as LogLine:
+                let origin = [line.item, line.stage].compactMap { $0 }.joined(separator: " › ")
+                let level = line.level == "info" || line.level == "notice" ? "" : "[\(line.level)] "
+                lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level)\(line.message)")
+            case let finished as RunFinished:
                 state.running = [:]
-                lines.append(Self.describe(summary))
+                lines.append(Self.describe(finished.summary))
+            default:
+                force = false
             }
             render(lines, state: &state, force: force)
         }
@@ -158,7 +165,7 @@ final class HumanRenderer: RunEventSink {
 
 /// `--json`: one JSON object per event and line, for machines.
 final class JSONLinesRenderer: RunEventSink {
-    func emit(_ event: RunEvent) {
+    func emit(_ event: any RunEvent) {
         Output.line(event.json.serialized())
     }
 }

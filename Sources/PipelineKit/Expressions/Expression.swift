@@ -1,30 +1,31 @@
+package import StageKit
 /// A dotted reference inside `${...}`: `input.stem`, `vars.api`, `env.TOKEN`, `export.path`, `ticket`.
-public struct Reference: Sendable, Hashable, CustomStringConvertible {
+package struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// The first name: `input`, `vars`, `env` or a stage id.
-    public var root: String
+    package var root: String
     /// The steps after the root.
-    public var components: [JSONPath.Component]
+    package var components: [JSONPath.Component]
 
     /// Creates a reference.
-    public init(root: String, components: [JSONPath.Component] = []) {
+    package init(root: String, components: [JSONPath.Component] = []) {
         self.root = root
         self.components = components
     }
 
     /// The first step after the root, when it is a name (`path` in `export.path`).
-    public var member: String? {
+    package var member: String? {
         if case .key(let key) = components.first { return key }
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         JSONPath(components: [.key(root)] + components).description
     }
 }
 
 /// The operators of the expression language, from lowest to highest precedence: `??`, `||`, `&&`,
 /// comparisons.
-public enum BinaryOperator: String, Sendable, Hashable {
+package enum BinaryOperator: String, Sendable, Hashable {
     case coalesce = "??"
     case or = "||"
     case and = "&&"
@@ -38,14 +39,14 @@ public enum BinaryOperator: String, Sendable, Hashable {
 
 /// The expression inside `${...}`: references, literals, comparisons, `!`, `&&`, `||` and `??` (default
 /// when the left side is missing or null).
-public indirect enum Expression: Sendable, Hashable {
+package indirect enum Expression: Sendable, Hashable {
     case literal(JSONValue)
     case reference(Reference)
     case not(Expression)
     case binary(BinaryOperator, Expression, Expression)
 
     /// Every reference the expression reads, in order of appearance.
-    public var references: [Reference] {
+    package var references: [Reference] {
         switch self {
         case .literal: []
         case .reference(let reference): [reference]
@@ -55,7 +56,7 @@ public indirect enum Expression: Sendable, Hashable {
     }
 
     /// References that must exist: those not on the left of a `??`.
-    public var requiredReferences: [Reference] {
+    package var requiredReferences: [Reference] {
         switch self {
         case .literal: []
         case .reference(let reference): [reference]
@@ -67,13 +68,13 @@ public indirect enum Expression: Sendable, Hashable {
 }
 
 /// An expression or template that is not well formed.
-public struct ExpressionSyntaxError: Error, Sendable, CustomStringConvertible {
+package struct ExpressionSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The character offset in the string where the problem is.
-    public var offset: Int
+    package var offset: Int
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Parses the text between `${` and `}`.

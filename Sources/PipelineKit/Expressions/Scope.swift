@@ -1,17 +1,18 @@
 import Foundation
+package import StageKit
 
 /// A value computed from a template, with the form in which it may be stored or logged.
-public struct ResolvedValue: Sendable, Hashable {
+package struct ResolvedValue: Sendable, Hashable {
     /// The real value, handed to the stage.
-    public var value: JSONValue
+    package var value: JSONValue
     /// The value with every part that came from `env.*` (directly or through `vars`) replaced by its
     /// `${...}` expression: what hashes and state files see.
-    public var redacted: JSONValue
+    package var redacted: JSONValue
     /// Whether any part came from `env.*`.
-    public var isSecret: Bool
+    package var isSecret: Bool
 
     /// A value with no secret in it.
-    public init(plain value: JSONValue) {
+    package init(plain value: JSONValue) {
         self.value = value
         self.redacted = value
         self.isSecret = false
@@ -25,35 +26,35 @@ public struct ResolvedValue: Sendable, Hashable {
 }
 
 /// A template that could not be evaluated: a missing environment variable, a missing output.
-public struct EvaluationError: Error, Sendable, CustomStringConvertible {
+package struct EvaluationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// Where in the workflow the template is.
-    public var path: JSONPath?
+    package var path: JSONPath?
 
-    public var description: String {
+    package var description: String {
         path.map { "\($0): \(message)" } ?? message
     }
 }
 
 /// What `${...}` can see while one item runs: its input facts, the workflow's vars, the environment,
 /// and the outputs of the stages that already ran.
-public struct EvaluationScope: Sendable {
+package struct EvaluationScope: Sendable {
     /// `input.*` facts of the item.
-    public var input: JSONValue
+    package var input: JSONValue
     /// Resolved `vars.*`.
-    public var vars: [String: ResolvedValue]
+    package var vars: [String: ResolvedValue]
     /// `env.*`: every value read from here is a secret.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Outputs of finished stages by stage id (a skipped stage has `null`).
-    public var stageOutputs: [String: JSONValue] {
+    package var stageOutputs: [String: JSONValue] {
         didSet { stageOrder.append(contentsOf: stageOutputs.keys.filter { !stageOrder.contains($0) }.sorted()) }
     }
     /// Stage ids in the order their outputs arrived.
-    public private(set) var stageOrder: [String] = []
+    package private(set) var stageOrder: [String] = []
 
     /// Creates a scope.
-    public init(
+    package init(
         input: JSONValue = .object([:]), vars: [String: ResolvedValue] = [:], environment: [String: String] = [:],
         stageOutputs: [String: JSONValue] = [:]
     ) {
@@ -64,7 +65,7 @@ public struct EvaluationScope: Sendable {
     }
 
     /// Evaluates a JSON tree: every string in it is a template.
-    public func resolve(_ json: JSONValue, at path: JSONPath = .root) throws(EvaluationError) -> ResolvedValue {
+    package func resolve(_ json: JSONValue, at path: JSONPath = .root) throws(EvaluationError) -> ResolvedValue {
         switch json {
         case .string(let string):
             let template: Template
@@ -102,7 +103,7 @@ public struct EvaluationScope: Sendable {
     }
 
     /// Evaluates one template.
-    public func resolve(_ template: Template, at path: JSONPath = .root) throws(EvaluationError) -> ResolvedValue {
+    package func resolve(_ template: Template, at path: JSONPath = .root) throws(EvaluationError) -> ResolvedValue {
         if let expression = template.singleExpression, case .expression(_, let source) = template.segments[0] {
             let (value, secret) = try evaluate(expression, at: path)
             return ResolvedValue(value: value, redacted: secret ? .string("${\(source)}") : value, isSecret: secret)
@@ -126,7 +127,7 @@ public struct EvaluationScope: Sendable {
     }
 
     /// Evaluates an expression; the flag tells whether the result depends on a secret.
-    public func evaluate(_ expression: Expression, at path: JSONPath = .root) throws(EvaluationError) -> (
+    package func evaluate(_ expression: Expression, at path: JSONPath = .root) throws(EvaluationError) -> (
         JSONValue, secret: Bool
     ) {
         switch expression {

@@ -1,21 +1,22 @@
 import Foundation
+import StageKit
 
 /// A workflow string with `${...}` expressions in it. `$${` writes a literal `${`.
 ///
 /// A string that is exactly one expression keeps the expression's type (`"${export.size}"` is a
 /// number); a string that mixes text and expressions is a string.
-public struct Template: Sendable, Hashable {
+package struct Template: Sendable, Hashable {
     /// A piece of a template.
-    public enum Segment: Sendable, Hashable {
+    package enum Segment: Sendable, Hashable {
         case text(String)
         case expression(Expression, source: String)
     }
 
     /// The pieces in order.
-    public var segments: [Segment]
+    package var segments: [Segment]
 
     /// Parses a string; a string without `${` is a single text segment.
-    public init(parsing string: String) throws(ExpressionSyntaxError) {
+    package init(parsing string: String) throws(ExpressionSyntaxError) {
         var segments: [Segment] = []
         var text = ""
         let characters = Array(string)
@@ -73,18 +74,18 @@ public struct Template: Sendable, Hashable {
     }
 
     /// Whether the string contains no expression at all.
-    public var isLiteral: Bool {
+    package var isLiteral: Bool {
         segments.allSatisfy { if case .text = $0 { true } else { false } }
     }
 
     /// The expression, when the whole string is exactly one `${...}`.
-    public var singleExpression: Expression? {
+    package var singleExpression: Expression? {
         if segments.count == 1, case .expression(let expression, _) = segments[0] { return expression }
         return nil
     }
 
     /// Every expression in the template.
-    public var expressions: [Expression] {
+    package var expressions: [Expression] {
         segments.compactMap { if case .expression(let expression, _) = $0 { expression } else { nil } }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
+import StageKit
 
-/// A swift-log handler that turns a stage's log lines into ``RunEvent/log(level:item:stage:message:)``
+/// A swift-log handler that turns a stage's log lines into ``LogLine``
 /// events, with secrets redacted.
 struct EventLogHandler: LogHandler {
     let sink: any RunEventSink
@@ -21,6 +22,6 @@ struct EventLogHandler: LogHandler {
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        sink.emit(.log(level: event.level.rawValue, item: item, stage: stage, message: redactor.redact(text)))
+        sink.emit(LogLine(level: event.level.rawValue, item: item, stage: stage, message: redactor.redact(text)))
     }
 }

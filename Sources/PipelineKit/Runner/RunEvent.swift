@@ -1,26 +1,5 @@
 import Foundation
-
-/// What a stage reports while it works.
-public struct StageProgress: Sendable, Hashable {
-    /// What the numbers count.
-    public enum Unit: String, Sendable, Hashable {
-        case bytes, seconds, items
-    }
-
-    /// Done so far.
-    public var completed: Int64
-    /// The whole, when known.
-    public var total: Int64?
-    /// What is counted.
-    public var unit: Unit
-
-    /// Creates a progress report.
-    public init(completed: Int64, total: Int64?, unit: Unit) {
-        self.completed = completed
-        self.total = total
-        self.unit = unit
-    }
-}
+public import StageKit
 
 /// How a stage ended in this run.
 public enum StageOutcome: String, Sendable, Hashable {
@@ -36,65 +15,217 @@ public enum StageOutcome: String, Sendable, Hashable {
     case interrupted
 }
 
-/// Everything a run reports, for the terminal display, plain logs and `--json` lines.
-public enum RunEvent: Sendable {
-    case runStarted(workflow: String, items: Int, stages: Int)
-    case itemStarted(item: String)
-    case stageStarted(item: String, stage: String, uses: String, attempt: Int)
-    case stageProgress(item: String, stage: String, progress: StageProgress)
-    case stageRetrying(item: String, stage: String, attempt: Int, delay: Duration, error: String)
-    case stageFinished(item: String, stage: String, outcome: StageOutcome, seconds: Double, error: String?)
-    /// `landed`: where the item's result is, when its last stage says (a link, URL, location or path).
-    case itemFinished(item: String, succeeded: Bool, error: String?, landed: String?)
-    case log(level: String, item: String?, stage: String?, message: String)
-    case runFinished(RunSummary)
+/// A failure as events, state and reports carry it: the message for people and the kind for machines.
+public struct FailureReport: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What went wrong (secrets redacted).
+    public var message: String
+    /// What kind of failure it is.
+    public var kind: ErrorKind
 
+    /// Creates a report.
+    public init(message: String, kind: ErrorKind) {
+        self.message = message
+        self.kind = kind
+    }
+
+    public var description: String { message }
+
+    /// The same failure with context around its message.
+    func prefixed(_ prefix: String, advice: String = "") -> FailureReport {
+        FailureReport(message: prefix + message + advice, kind: kind)
+    }
+}
+
+/// Something a run reports, for the terminal display, plain logs and `--json` lines.
+///
+/// Each kind of event is a type of its own (``StageFinished``, ``ItemFinished``, …); a sink picks the ones
+/// it shows with `if let` or `switch … case let e as StageFinished`, and ignores the rest, so adding a
+/// kind of event breaks no sink.
+public protocol RunEvent: Sendable {
+    /// The event's name in `--json` lines (`"stageFinished"`).
+    static var name: String { get }
+    /// The event's members in `--json` lines, besides `event` and `time`.
+    var fields: [String: JSONValue] { get }
+}
+
+extension RunEvent {
     /// The event as one JSON object (a `--json` line).
     public var json: JSONValue {
-        var fields: [String: JSONValue]
-        switch self {
-        case .runStarted(let workflow, let items, let stages):
-            fields = ["event": "runStarted", "workflow": .string(workflow), "items": .int(items), "stages": .int(stages)]
-        case .itemStarted(let item):
-            fields = ["event": "itemStarted", "item": .string(item)]
-        case .stageStarted(let item, let stage, let uses, let attempt):
-            fields = ["event": "stageStarted", "item": .string(item), "stage": .string(stage), "uses": .string(uses), "attempt": .int(attempt)]
-        case .stageProgress(let item, let stage, let progress):
-            fields = [
-                "event": "stageProgress", "item": .string(item), "stage": .string(stage),
-                "completed": .int(Int(progress.completed)), "total": progress.total.map { .int(Int($0)) } ?? .null,
-                "unit": .string(progress.unit.rawValue),
-            ]
-        case .stageRetrying(let item, let stage, let attempt, let delay, let error):
-            fields = [
-                "event": "stageRetrying", "item": .string(item), "stage": .string(stage), "attempt": .int(attempt),
-                "delaySeconds": .double(delay.seconds), "error": .string(error),
-            ]
-        case .stageFinished(let item, let stage, let outcome, let seconds, let error):
-            fields = [
-                "event": "stageFinished", "item": .string(item), "stage": .string(stage),
-                "outcome": .string(outcome.rawValue), "seconds": .double(seconds), "error": error.map(JSONValue.string) ?? .null,
-            ]
-        case .itemFinished(let item, let succeeded, let error, let landed):
-            fields = [
-                "event": "itemFinished", "item": .string(item), "succeeded": .bool(succeeded),
-                "error": error.map(JSONValue.string) ?? .null, "landed": landed.map(JSONValue.string) ?? .null,
-            ]
-        case .log(let level, let item, let stage, let message):
-            fields = [
-                "event": "log", "level": .string(level), "item": item.map(JSONValue.string) ?? .null,
-                "stage": stage.map(JSONValue.string) ?? .null, "message": .string(message),
-            ]
-        case .runFinished(let summary):
-            fields = [
-                "event": "runFinished", "items": .int(summary.items), "succeeded": .int(summary.succeeded),
-                "failed": .int(summary.failed), "interrupted": .bool(summary.interrupted),
-                "stagesRun": .int(summary.stagesRun), "stagesReused": .int(summary.stagesReused),
-                "seconds": .double(summary.seconds),
-            ]
-        }
+        var fields = self.fields
+        fields["event"] = .string(Self.name)
         fields["time"] = .string(Date().formatted(.iso8601))
         return .object(fields)
+    }
+}
+
+/// A run started.
+public struct RunStarted: RunEvent {
+    public static let name = "runStarted"
+    /// The workflow's name.
+    public var workflow: String
+    /// Items in the run.
+    public var items: Int
+    /// Stages per item.
+    public var stages: Int
+
+    public var fields: [String: JSONValue] {
+        ["workflow": .string(workflow), "items": .int(items), "stages": .int(stages)]
+    }
+}
+
+/// An item started.
+public struct ItemStarted: RunEvent {
+    public static let name = "itemStarted"
+    /// The item, by its relative path.
+    public var item: String
+
+    public var fields: [String: JSONValue] { ["item": .string(item)] }
+}
+
+/// An attempt of a stage started.
+public struct StageStarted: RunEvent {
+    public static let name = "stageStarted"
+    /// The item.
+    public var item: String
+    /// The stage id.
+    public var stage: String
+    /// The stage type.
+    public var uses: String
+    /// The attempt, from 1.
+    public var attempt: Int
+    /// The attempts its retry policy allows.
+    public var attempts: Int
+
+    public var fields: [String: JSONValue] {
+        [
+            "item": .string(item), "stage": .string(stage), "uses": .string(uses), "attempt": .int(attempt),
+            "attempts": .int(attempts),
+        ]
+    }
+}
+
+/// A stage reported progress (at most five times a second per stage, and always the final report).
+public struct StageProgressed: RunEvent {
+    public static let name = "stageProgress"
+    /// The item.
+    public var item: String
+    /// The stage id.
+    public var stage: String
+    /// How far it got.
+    public var progress: StageProgress
+
+    public var fields: [String: JSONValue] {
+        [
+            "item": .string(item), "stage": .string(stage), "completed": .int(Int(progress.completed)),
+            "total": progress.total.map { .int(Int($0)) } ?? .null, "unit": .string(progress.unit.rawValue),
+        ]
+    }
+}
+
+/// An attempt of a stage failed and the stage will be tried again after a delay.
+public struct StageRetrying: RunEvent {
+    public static let name = "stageRetrying"
+    /// The item.
+    public var item: String
+    /// The stage id.
+    public var stage: String
+    /// The attempt that failed, from 1.
+    public var attempt: Int
+    /// The attempts its retry policy allows.
+    public var attempts: Int
+    /// The wait before the next attempt.
+    public var delay: Duration
+    /// Why the attempt failed.
+    public var error: FailureReport
+
+    public var fields: [String: JSONValue] {
+        [
+            "item": .string(item), "stage": .string(stage), "attempt": .int(attempt), "attempts": .int(attempts),
+            "delaySeconds": .double(delay.seconds), "error": .string(error.message), "errorKind": .string(error.kind.rawValue),
+        ]
+    }
+}
+
+/// A stage ended in this run: it ran, was reused from a checkpoint, was skipped, failed or was interrupted.
+public struct StageFinished: RunEvent {
+    public static let name = "stageFinished"
+    /// The item.
+    public var item: String
+    /// The stage id.
+    public var stage: String
+    /// How it ended.
+    public var outcome: StageOutcome
+    /// How long its last attempt took.
+    public var seconds: Double
+    /// Why it failed, or why it was skipped.
+    public var reason: String?
+    /// The failure, when it failed.
+    public var error: FailureReport?
+
+    public var fields: [String: JSONValue] {
+        [
+            "item": .string(item), "stage": .string(stage), "outcome": .string(outcome.rawValue),
+            "seconds": .double(seconds), "reason": reason.map(JSONValue.string) ?? .null,
+            "error": error.map { .string($0.message) } ?? .null, "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
+        ]
+    }
+}
+
+/// An item ended in this run.
+public struct ItemFinished: RunEvent {
+    public static let name = "itemFinished"
+    /// The item.
+    public var item: String
+    /// Whether every stage succeeded or was skipped.
+    public var succeeded: Bool
+    /// Whether a signal stopped it (it resumes on the next run).
+    public var interrupted: Bool
+    /// Why it failed.
+    public var error: FailureReport?
+    /// Where its result is, when its last stage says (a link, URL, location or path).
+    public var landed: String?
+
+    public var fields: [String: JSONValue] {
+        [
+            "item": .string(item), "succeeded": .bool(succeeded), "interrupted": .bool(interrupted),
+            "error": error.map { .string($0.message) } ?? .null, "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
+            "landed": landed.map(JSONValue.string) ?? .null,
+        ]
+    }
+}
+
+/// A log line of a stage or of the engine.
+public struct LogLine: RunEvent {
+    public static let name = "log"
+    /// `debug`, `info`, `notice`, `warning`, `error`.
+    public var level: String
+    /// The item, when the line is about one.
+    public var item: String?
+    /// The stage, when a stage wrote it.
+    public var stage: String?
+    /// The line (secrets redacted).
+    public var message: String
+
+    public var fields: [String: JSONValue] {
+        [
+            "level": .string(level), "item": item.map(JSONValue.string) ?? .null,
+            "stage": stage.map(JSONValue.string) ?? .null, "message": .string(message),
+        ]
+    }
+}
+
+/// A run ended.
+public struct RunFinished: RunEvent {
+    public static let name = "runFinished"
+    /// Its totals.
+    public var summary: RunSummary
+
+    public var fields: [String: JSONValue] {
+        [
+            "items": .int(summary.items), "succeeded": .int(summary.succeeded), "failed": .int(summary.failed),
+            "interrupted": .bool(summary.interrupted), "stagesRun": .int(summary.stagesRun),
+            "stagesReused": .int(summary.stagesReused), "seconds": .double(summary.seconds),
+        ]
     }
 }
 
@@ -119,12 +250,5 @@ public struct RunSummary: Sendable, Hashable {
 /// Receives a run's events; called from many tasks at once.
 public protocol RunEventSink: Sendable {
     /// Handles one event.
-    func emit(_ event: RunEvent)
-}
-
-extension Duration {
-    /// The duration in seconds.
-    public var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
+    func emit(_ event: any RunEvent)
 }

@@ -1,6 +1,7 @@
+import Crypto
 import Foundation
 public import Logging
-import Crypto
+public import StageKit
 import Synchronization
 
 /// Runs a workflow's stages over input items, checkpointing every step so that a rerun continues where
@@ -51,7 +52,7 @@ public struct Runner: Sendable {
     public func run(items: [InputItem]) async -> RunSummary {
         let clock = ContinuousClock()
         let start = clock.now
-        sink.emit(.runStarted(workflow: workflow.name, items: items.count, stages: workflow.stages.count))
+        sink.emit(RunStarted(workflow: workflow.name, items: items.count, stages: workflow.stages.count))
         var summary = RunSummary(
             items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
         await withTaskGroup(of: ItemResult.self) { group in
@@ -75,7 +76,7 @@ public struct Runner: Sendable {
         }
         summary.interrupted = summary.interrupted || Task.isCancelled
         summary.seconds = (clock.now - start).seconds
-        sink.emit(.runFinished(summary))
+        sink.emit(RunFinished(summary: summary))
         return summary
     }
 
@@ -85,7 +86,7 @@ public struct Runner: Sendable {
     public func cancel(items: [InputItem]) async -> RunSummary {
         let clock = ContinuousClock()
         let start = clock.now
-        sink.emit(.runStarted(workflow: workflow.name, items: items.count, stages: workflow.onCancel.count))
+        sink.emit(RunStarted(workflow: workflow.name, items: items.count, stages: workflow.onCancel.count))
         var summary = RunSummary(items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
         for item in items {
             guard !Task.isCancelled else {
@@ -93,22 +94,26 @@ public struct Runner: Sendable {
                 break
             }
             let key = item.stateKey
-            sink.emit(.itemStarted(item: item.relativePath))
+            sink.emit(ItemStarted(item: item.relativePath))
             do {
                 var scope = EvaluationScope(input: item.facts, vars: try resolveVars(for: item), environment: environment)
                 for spec in workflow.stages {
-                    if let record = try store.stage(run: runName, item: key, stage: spec.id), record.status == .succeeded {
+                    if let record = try await store.stage(run: runName, item: key, stage: spec.id), record.status == .succeeded {
                         scope.stageOutputs[spec.id] = record.outputs ?? .null
                     }
                 }
                 for spec in workflow.onCancel {
-                    guard let descriptor = registry.descriptor(for: spec.uses) else { throw fail(spec, item: item, "unknown stage type \(spec.uses)") }
+                    guard let descriptor = registry.descriptor(for: spec.uses) else {
+                        throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+                    }
                     let options: ResolvedValue
                     do {
                         if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) { throw SkipStage() }
                         options = try scope.resolve(spec.with, at: spec.path.appending("with"))
                     } catch {
-                        sink.emit(.stageFinished(item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0, error: nil))
+                        sink.emit(StageFinished(
+                            item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
+                            reason: "nothing to undo: \(store.redactor.redact("\(error)"))"))
                         continue
                     }
                     let journal = StageJournal(
@@ -118,25 +123,26 @@ public struct Runner: Sendable {
                         descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
                     summary.stagesRun += 1
                 }
-                try store.removeItem(run: runName, item: key)
+                try await store.removeItem(run: runName, item: key)
                 summary.succeeded += 1
-                sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil, landed: nil))
+                sink.emit(ItemFinished(item: item.relativePath, succeeded: true, interrupted: false))
             } catch is CancellationError {
                 summary.interrupted = true
-                sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted", landed: nil))
+                sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
             } catch {
                 summary.failed += 1
-                let message = store.redactor.redact((error as? ItemFailure)?.message ?? "\(error)")
-                sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message, landed: nil))
+                sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
             }
         }
         summary.seconds = (clock.now - start).seconds
-        sink.emit(.runFinished(summary))
+        sink.emit(RunFinished(summary: summary))
         return summary
     }
 
-    /// An onCancel stage with nothing to undo.
-    private struct SkipStage: Error {}
+    /// An onCancel stage with nothing to undo: its `if` is false.
+    private struct SkipStage: Error, CustomStringConvertible {
+        var description: String { "its if condition is false" }
+    }
 
     // MARK: Items
 
@@ -149,22 +155,21 @@ public struct Runner: Sendable {
 
     /// A failure that ends an item, already reported.
     private struct ItemFailure: Error {
-        var message: String
+        var report: FailureReport
     }
 
     /// A stage's credentials expired: renew them with its `refreshWith` stage, or fail the item.
-    private struct CredentialsExpired: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    private struct CredentialsExpired: Error {
+        var report: FailureReport
     }
 
     private func runItem(_ item: InputItem) async -> ItemResult {
         let key = item.stateKey
         var result = ItemResult(state: .succeeded)
         var scope = EvaluationScope()
-        sink.emit(.itemStarted(item: item.relativePath))
+        sink.emit(ItemStarted(item: item.relativePath))
         do {
-            try prepareState(of: item, key: key)
+            try await prepareState(of: item, key: key)
             scope = EvaluationScope(
                 input: item.facts, vars: try resolveVars(for: item), environment: environment)
             var invalidated = false
@@ -176,14 +181,13 @@ public struct Runner: Sendable {
                 case .skipped: break
                 }
             }
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: true, error: nil, landed: Self.landing(of: scope)))
+            sink.emit(ItemFinished(item: item.relativePath, succeeded: true, interrupted: false, landed: Self.landing(of: scope)))
         } catch is CancellationError {
             result.state = .interrupted
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: "interrupted", landed: nil))
+            sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
         } catch {
             result.state = .failed
-            let message = store.redactor.redact((error as? ItemFailure)?.message ?? "\(error)")
-            sink.emit(.itemFinished(item: item.relativePath, succeeded: false, error: message, landed: nil))
+            sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
         }
         return result
     }
@@ -201,16 +205,16 @@ public struct Runner: Sendable {
     }
 
     /// Records the item's input facts; an input that changed since its stages ran starts over.
-    private func prepareState(of item: InputItem, key: String) throws {
-        let previous = try store.item(run: runName, item: key)
+    private func prepareState(of item: InputItem, key: String) async throws {
+        let previous = try await store.item(run: runName, item: key)
         if let previous, previous.input == item { return }
         if let previous, previous.input.size != item.size || previous.input.modified != item.modified {
-            sink.emit(.log(
+            sink.emit(LogLine(
                 level: "notice", item: item.relativePath, stage: nil,
                 message: "the input changed since its stages ran (size or modification time); all its stages run again"))
-            try store.removeStages(store.stages(run: runName, item: key), run: runName, item: key)
+            try await store.removeStages(store.stages(run: runName, item: key), run: runName, item: key)
         }
-        try store.save(ItemRecord(input: item), run: runName, item: key)
+        try await store.save(ItemRecord(input: item), run: runName, item: key)
     }
 
     /// Resolves `vars` for one item, each var after the vars it references.
@@ -240,19 +244,20 @@ public struct Runner: Sendable {
         index: Int, spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope, invalidated: inout Bool
     ) async throws -> StageResult {
         let label = item.relativePath
-        let record = try store.stage(run: runName, item: key, stage: spec.id)
+        let record = try await store.stage(run: runName, item: key, stage: spec.id)
         let later = workflow.stages[(index + 1)...].map(\.id)
 
         if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
             if invalidated || record?.status != .skipped {
-                try store.removeStages(later, run: runName, item: key)
+                try await store.removeStages(later, run: runName, item: key)
                 var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
                 skipped.finishedAt = Date()
-                try store.save(skipped, run: runName, item: key)
+                try await store.save(skipped, run: runName, item: key)
                 invalidated = true
             }
             scope.stageOutputs[spec.id] = .null
-            sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .skipped, seconds: 0, error: nil))
+            sink.emit(StageFinished(
+                item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: "if \(condition) is false"))
             return .skipped
         }
 
@@ -261,16 +266,16 @@ public struct Runner: Sendable {
             let outputs = record.outputs
         {
             scope.stageOutputs[spec.id] = outputs
-            sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0, error: nil))
+            sink.emit(StageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0))
             return .reused
         }
         guard let descriptor = registry.descriptor(for: spec.uses) else {
-            throw fail(spec, item: item, "unknown stage type \(spec.uses)")
+            throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
         }
 
         // A secret stage (a token) runs whenever it is needed; that does not make later stages stale.
         if !spec.isSecret {
-            try store.removeStages(later, run: runName, item: key)
+            try await store.removeStages(later, run: runName, item: key)
             invalidated = true
         }
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
@@ -289,16 +294,16 @@ public struct Runner: Sendable {
                 return .ran
             } catch let expired as CredentialsExpired {
                 guard let refresher = workflow.stages.first(where: { $0.id == spec.refreshWith }), refreshes < 3 else {
-                    throw ItemFailure(message: expired.message)
+                    throw ItemFailure(report: expired.report)
                 }
                 refreshes += 1
-                sink.emit(.log(
+                sink.emit(LogLine(
                     level: "notice", item: label, stage: spec.id,
                     message: "credentials expired; renewing them with stage \(refresher.id), then continuing"))
                 try await renew(refresher, item: item, key: key, scope: &scope)
                 (options, hash) = try resolveOptions(spec, item: item, scope: scope)
                 let renewed = hash
-                try journal.update { $0.optionsHash = renewed }
+                try await journal.update { $0.optionsHash = renewed }
             }
         }
     }
@@ -309,7 +314,7 @@ public struct Runner: Sendable {
         do {
             options = try scope.resolve(spec.with, at: spec.path.appending("with"))
         } catch {
-            throw fail(spec, item: item, "cannot resolve its options: \(error)")
+            throw fail(spec, item: item, StageFailure("cannot resolve its options: \(error)", kind: .invalidOptions))
         }
         // Secrets count as their expressions, also where they arrive through another stage's outputs, so a
         // rotated token reruns nothing.
@@ -319,7 +324,7 @@ public struct Runner: Sendable {
     /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
     private func renew(_ spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope) async throws {
         guard let descriptor = registry.descriptor(for: spec.uses) else {
-            throw fail(spec, item: item, "unknown stage type \(spec.uses)")
+            throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
         }
         let (options, hash) = try resolveOptions(spec, item: item, scope: scope)
         let journal = StageJournal(
@@ -336,55 +341,59 @@ public struct Runner: Sendable {
     ) async throws -> JSONValue {
         let label = item.relativePath
         let clock = ContinuousClock()
-        for attempt in 1...spec.retry.attempts {
+        let attempts = spec.retry.attempts
+        for attempt in 1...attempts {
             let started = clock.now
-            try journal.update {
+            try await journal.update {
                 $0.status = .running
                 $0.attempts += 1
                 $0.startedAt = Date()
                 $0.finishedAt = nil
             }
-            sink.emit(.stageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt))
+            sink.emit(StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt, logger: logger(item: label, stage: spec.id),
                 scratchFolder: store.scratchFolder(run: runName, item: key, stage: spec.id), services: services,
-                resumeData: journal.current.resume, checkpointer: journal,
+                savedCheckpoint: await journal.current.resume, checkpointer: journal,
                 progress: progressReporter(item: label, stage: spec.id))
             do {
                 let outputs = try await withTimeout(spec.timeout) {
                     try await descriptor.run(options: options, context: context)
                 }
                 if spec.isSecret { store.redactor.add(all: outputs, as: spec.id) }
-                try journal.update {
+                try await journal.update {
                     $0.status = .succeeded
                     $0.outputs = spec.isSecret ? nil : outputs
                     $0.error = nil
+                    $0.errorKind = nil
                     $0.finishedAt = Date()
                 }
-                sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: (clock.now - started).seconds, error: nil))
+                sink.emit(StageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: (clock.now - started).seconds))
                 return outputs
             } catch {
+                let seconds = (clock.now - started).seconds
                 if Task.isCancelled {
-                    try await interrupt(journal, spec: spec, label: label, seconds: (clock.now - started).seconds)
+                    try await interrupt(journal, spec: spec, label: label, seconds: seconds)
                 }
-                if error is StateError { throw ItemFailure(message: "\(error)") }
-                let message = store.redactor.redact(Runner.describe(error))
+                if error is StateError { throw ItemFailure(report: report(error)) }
+                let failure = report(error)
                 let disposition = (error as? any ClassifiedError)?.disposition ?? .fatal
                 if disposition == .credentialsExpired {
-                    try journal.update { $0.error = message }
+                    try await journal.update { $0.record(failure) }
                     if spec.refreshWith == nil {
-                        sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .failed, seconds: (clock.now - started).seconds, error: message))
+                        sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
                     } else {
-                        sink.emit(.stageRetrying(item: label, stage: spec.id, attempt: attempt, delay: .zero, error: message))
+                        sink.emit(StageRetrying(
+                            item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: .zero, error: failure))
                     }
-                    throw CredentialsExpired(
-                        message: "stage \(spec.id) (\(spec.uses)) failed: \(message)"
-                            + (spec.refreshWith == nil ? " (give the stage refreshWith: a stage that renews the token)" : ""))
+                    let advice = spec.refreshWith == nil ? " (give the stage refreshWith: a stage that renews the token)" : ""
+                    throw CredentialsExpired(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed: ", advice: advice))
                 }
-                if case .retryable(let minimum) = disposition, attempt < spec.retry.attempts {
+                if case .retryable(let minimum) = disposition, attempt < attempts {
                     let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
-                    try journal.update { $0.error = message }
-                    sink.emit(.stageRetrying(item: label, stage: spec.id, attempt: attempt, delay: delay, error: message))
+                    try await journal.update { $0.record(failure) }
+                    sink.emit(StageRetrying(
+                        item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: delay, error: failure))
                     do {
                         try await Task.sleep(for: delay)
                     } catch {
@@ -392,26 +401,26 @@ public struct Runner: Sendable {
                     }
                     continue
                 }
-                try journal.update {
+                try await journal.update {
                     $0.status = .failed
-                    $0.error = message
+                    $0.record(failure)
                     $0.finishedAt = Date()
                 }
-                sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .failed, seconds: (clock.now - started).seconds, error: message))
+                sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
                 let tries = attempt == 1 ? "" : " after \(attempt) attempts"
-                throw ItemFailure(message: "stage \(spec.id) (\(spec.uses)) failed\(tries): \(message)")
+                throw ItemFailure(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed\(tries): "))
             }
         }
-        throw ItemFailure(message: "stage \(spec.id) (\(spec.uses)) made no attempt")
+        throw ItemFailure(report: FailureReport(message: "stage \(spec.id) (\(spec.uses)) made no attempt", kind: .failed))
     }
 
     /// Marks a stage interrupted (its resume data stays) and ends the item.
     private func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws -> Never {
-        try? journal.update {
+        try? await journal.update {
             $0.status = .interrupted
             $0.finishedAt = Date()
         }
-        sink.emit(.stageFinished(item: label, stage: spec.id, outcome: .interrupted, seconds: seconds, error: nil))
+        sink.emit(StageFinished(item: label, stage: spec.id, outcome: .interrupted, seconds: seconds))
         throw CancellationError()
     }
 
@@ -419,14 +428,28 @@ public struct Runner: Sendable {
         do {
             return try scope.resolve(try Template(parsing: condition), at: spec.path.appending("if")).value.isTruthy
         } catch let error as EvaluationError {
-            throw ItemFailure(message: "stage \(spec.id): cannot evaluate its if condition: \(error)")
+            throw ItemFailure(report: FailureReport(
+                message: "stage \(spec.id): cannot evaluate its if condition: \(error)", kind: .invalidOptions))
         }
     }
 
-    private func fail(_ spec: StageSpec, item: InputItem, _ message: String) -> ItemFailure {
-        let text = store.redactor.redact(message)
-        sink.emit(.stageFinished(item: item.relativePath, stage: spec.id, outcome: .failed, seconds: 0, error: text))
-        return ItemFailure(message: "stage \(spec.id) (\(spec.uses)) \(text)")
+    /// Reports a stage that could not start, and the failure that ends its item.
+    private func fail(_ spec: StageSpec, item: InputItem, _ failure: StageFailure) -> ItemFailure {
+        let failure = report(failure)
+        sink.emit(StageFinished(item: item.relativePath, stage: spec.id, outcome: .failed, seconds: 0, error: failure))
+        return ItemFailure(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) "))
+    }
+
+    /// An error as events and state carry it: its message with secrets redacted, and its kind.
+    private func report(_ error: any Error) -> FailureReport {
+        switch error {
+        case let failure as ItemFailure: failure.report
+        case let expired as CredentialsExpired: expired.report
+        case let state as StateError: FailureReport(message: store.redactor.redact(state.message), kind: .state)
+        case let classified as any ClassifiedError:
+            FailureReport(message: store.redactor.redact(String(describing: classified)), kind: classified.kind)
+        default: FailureReport(message: store.redactor.redact(String(describing: error)), kind: .failed)
+        }
     }
 
     private func logger(item: String, stage: String) -> Logger {
@@ -450,7 +473,7 @@ public struct Runner: Sendable {
                 previous = now
                 return true
             }
-            if due { sink.emit(.stageProgress(item: item, stage: stage, progress: progress)) }
+            if due { sink.emit(StageProgressed(item: item, stage: stage, progress: progress)) }
         }
     }
 
@@ -458,11 +481,6 @@ public struct Runner: Sendable {
     func optionsHash(uses: String, options: JSONValue) -> String {
         let canonical = JSONValue.object(["uses": .string(uses), "with": options]).serialized()
         return SHA256.hash(data: Data(canonical.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// A one-line message for an error.
-    static func describe(_ error: any Error) -> String {
-        String(describing: error)
     }
 }
 

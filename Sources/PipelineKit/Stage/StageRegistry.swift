@@ -1,3 +1,5 @@
+public import StageKit
+
 /// The stage types a workflow may `use`.
 public struct StageRegistry: Sendable {
     private var descriptors: [String: StageDescriptor] = [:]
@@ -5,36 +7,55 @@ public struct StageRegistry: Sendable {
     /// An empty registry.
     public init() {}
 
-    /// Registers a stage type; a later registration of the same name replaces the earlier one.
-    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) {
-        descriptors[S.type] = StageDescriptor(stage, source: source)
+    /// Registers a stage type; a name that is already registered is refused, naming both sources, so a
+    /// plugin can never shadow a built-in stage.
+    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) throws(DuplicateStageType) {
+        try register(StageDescriptor(stage, source: source))
     }
 
-    /// Registers an already described stage type.
-    public mutating func register(_ descriptor: StageDescriptor) {
-        descriptors[descriptor.type] = descriptor
+    /// Registers an already described stage type; a name that is already registered is refused.
+    public mutating func register(_ descriptor: StageDescriptor) throws(DuplicateStageType) {
+        if let existing = descriptors[descriptor.stageType] {
+            throw DuplicateStageType(stageType: descriptor.stageType, registered: existing.source, refused: descriptor.source)
+        }
+        descriptors[descriptor.stageType] = descriptor
     }
 
     /// The stage type named in `uses`.
-    public func descriptor(for type: String) -> StageDescriptor? {
-        descriptors[type]
+    public func descriptor(for stageType: String) -> StageDescriptor? {
+        descriptors[stageType]
     }
 
     /// Every registered type, sorted by name.
     public var all: [StageDescriptor] {
-        descriptors.values.sorted { $0.type < $1.type }
+        descriptors.values.sorted { $0.stageType < $1.stageType }
     }
 
     /// The registered names closest to a misspelt one.
-    public func suggestion(for type: String) -> String? {
-        Suggestion.closest(to: type, among: descriptors.keys)
+    package func suggestion(for stageType: String) -> String? {
+        Suggestion.closest(to: stageType, among: descriptors.keys)
+    }
+}
+
+/// A second stage type of a name that is already registered.
+public struct DuplicateStageType: Error, Sendable, CustomStringConvertible {
+    /// The name both use.
+    public var stageType: String
+    /// Where the registered one comes from.
+    public var registered: StageSource
+    /// Where the refused one comes from.
+    public var refused: StageSource
+
+    public var description: String {
+        "stage type \"\(stageType)\" from \(refused) is refused: \"\(stageType)\" is already registered (\(registered)); "
+            + "give one of them another name"
     }
 }
 
 /// "Did you mean" suggestions by edit distance.
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a likely typo.
-    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+    package static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let lowered = word.lowercased()
         var best: (String, Int)?
         for candidate in candidates {
@@ -47,7 +68,7 @@ public enum Suggestion {
     }
 
     /// `" (did you mean \"x\"?)"` or an empty string.
-    public static func phrase(for word: String, among candidates: some Sequence<String>) -> String {
+    package static func phrase(for word: String, among candidates: some Sequence<String>) -> String {
         closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 

@@ -1,7 +1,8 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StageKit
 #endif
 
 /// A problem with the state folder: it cannot be written, is in use, or holds a damaged file.
@@ -32,9 +33,9 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Crash-safe file writes: a reader sees the old file or the new one, never a mix.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Writes through a temporary file in the same folder: write, fsync, rename, fsync the folder.
-    public static func write(_ data: Data, to url: URL) throws(StateError) {
+    package static func write(_ data: Data, to url: URL) throws(StateError) {
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -65,7 +66,7 @@ public enum AtomicFile {
     }
 
     /// Makes a folder's entries (a rename, a new file) durable.
-    static func syncFolder(_ folder: URL) throws(StateError) {
+    package static func syncFolder(_ folder: URL) throws(StateError) {
         let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("cannot open", folder) }
         defer { close(descriptor) }
@@ -73,7 +74,7 @@ public enum AtomicFile {
     }
 
     /// Creates a folder and its parents.
-    static func createFolder(_ folder: URL) throws(StateError) {
+    package static func createFolder(_ folder: URL) throws(StateError) {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -81,7 +82,7 @@ public enum AtomicFile {
         }
     }
 
-    static func failure(_ action: String, _ url: URL) -> StateError {
+    package static func failure(_ action: String, _ url: URL) -> StateError {
         let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
         return StateError(code: .io, message: "\(action) \(url.path): \(reason)", path: url.path)
     }

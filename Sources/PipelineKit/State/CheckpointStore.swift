@@ -1,11 +1,13 @@
 public import Foundation
+import StageKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The state folder (default `./.pipeline`): one folder per workflow run, one per input item, one JSON
-/// file per stage, each written atomically and free of secrets.
+/// file per stage, each written atomically and free of secrets. Every read and write runs on
+/// ``BlockingWork``, never on the cooperative pool.
 ///
 /// ```
 /// .pipeline/lock
@@ -48,21 +50,24 @@ public struct CheckpointStore: Sendable {
     // MARK: Reading
 
     /// The checkpoint of a stage, or nil if it never started.
-    public func stage(run: String, item: String, stage: String) throws(StateError) -> StageRecord? {
-        guard var record: StageRecord = try read(stageFile(run: run, item: item, stage: stage)) else { return nil }
+    public func stage(run: String, item: String, stage: String) async throws(StateError) -> StageRecord? {
+        let url = stageFile(run: run, item: item, stage: stage)
+        guard var record: StageRecord = try await blocking({ () throws(StateError) in try read(url) }) else { return nil }
         record.outputs = record.outputs.map(redactor.reveal)
         record.resume = record.resume.map(redactor.reveal)
         return record
     }
 
     /// The record of a workflow's run.
-    public func run(_ run: String) throws(StateError) -> RunRecord? {
-        try read(runFolder(run).appendingPathComponent("run.json"))
+    public func run(_ run: String) async throws(StateError) -> RunRecord? {
+        let url = runFolder(run).appendingPathComponent("run.json")
+        return try await blocking { () throws(StateError) in try read(url) }
     }
 
     /// The item facts recorded when its stages last ran.
-    public func item(run: String, item: String) throws(StateError) -> ItemRecord? {
-        try read(itemFolder(run: run, item: item).appendingPathComponent("item.json"))
+    public func item(run: String, item: String) async throws(StateError) -> ItemRecord? {
+        let url = itemFolder(run: run, item: item).appendingPathComponent("item.json")
+        return try await blocking { () throws(StateError) in try read(url) }
     }
 
     /// The runs in the folder.
@@ -125,26 +130,34 @@ public struct CheckpointStore: Sendable {
     // MARK: Writing
 
     /// Writes a stage checkpoint atomically, with secrets redacted.
-    public func save(_ record: StageRecord, run: String, item: String) throws(StateError) {
+    public func save(_ record: StageRecord, run: String, item: String) async throws(StateError) {
         var stored = record
         stored.outputs = record.outputs.map(redactor.redact)
         stored.resume = record.resume.map(redactor.redact)
         stored.error = record.error.map(redactor.redact)
-        try write(stored, to: stageFile(run: run, item: item, stage: record.stage))
+        let (url, redacted) = (stageFile(run: run, item: item, stage: record.stage), stored)
+        try await blocking { () throws(StateError) in try write(redacted, to: url) }
     }
 
     /// Records what a run looks like (written when it starts).
-    public func save(_ record: RunRecord, run: String) throws(StateError) {
-        try write(record, to: runFolder(run).appendingPathComponent("run.json"))
+    public func save(_ record: RunRecord, run: String) async throws(StateError) {
+        let url = runFolder(run).appendingPathComponent("run.json")
+        try await blocking { () throws(StateError) in try write(record, to: url) }
     }
 
     /// Records the item's input facts.
-    public func save(_ record: ItemRecord, run: String, item: String) throws(StateError) {
-        try write(record, to: itemFolder(run: run, item: item).appendingPathComponent("item.json"))
+    public func save(_ record: ItemRecord, run: String, item: String) async throws(StateError) {
+        let url = itemFolder(run: run, item: item).appendingPathComponent("item.json")
+        try await blocking { () throws(StateError) in try write(record, to: url) }
     }
 
     /// Removes stage checkpoints (later stages when an earlier one reruns).
-    public func removeStages(_ stages: [String], run: String, item: String) throws(StateError) {
+    public func removeStages(_ stages: [String], run: String, item: String) async throws(StateError) {
+        guard !stages.isEmpty else { return }
+        try await blocking { () throws(StateError) in try removeStagesNow(stages, run: run, item: item) }
+    }
+
+    private func removeStagesNow(_ stages: [String], run: String, item: String) throws(StateError) {
         var removed = false
         for stage in stages {
             let url = stageFile(run: run, item: item, stage: stage)
@@ -158,8 +171,18 @@ public struct CheckpointStore: Sendable {
     }
 
     /// Deletes an item's state (after `pipeline cancel`).
-    public func removeItem(run: String, item: String) throws(StateError) {
+    public func removeItem(run: String, item: String) async throws(StateError) {
         let url = itemFolder(run: run, item: item)
+        try await blocking { () throws(StateError) in try remove(url) }
+    }
+
+    /// Deletes a whole run's state (`--fresh`).
+    public func removeRun(_ run: String) async throws(StateError) {
+        let url = runFolder(run)
+        try await blocking { () throws(StateError) in try remove(url) }
+    }
+
+    private func remove(_ url: URL) throws(StateError) {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         do {
             try FileManager.default.removeItem(at: url)
@@ -168,14 +191,14 @@ public struct CheckpointStore: Sendable {
         }
     }
 
-    /// Deletes a whole run's state (`--fresh`).
-    public func removeRun(_ run: String) throws(StateError) {
-        let url = runFolder(run)
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
+    /// Runs file work on ``BlockingWork``, keeping its ``StateError``.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(StateError) -> T) async throws(StateError) -> T {
         do {
-            try FileManager.default.removeItem(at: url)
+            return try await BlockingWork.run { try body() }
+        } catch let error as StateError {
+            throw error
         } catch {
-            throw StateError(code: .io, message: "cannot remove \(url.path): \(error.localizedDescription)", path: url.path)
+            throw StateError(code: .io, message: "cannot use the state folder \(folder.path): \(error)", path: folder.path)
         }
     }
 

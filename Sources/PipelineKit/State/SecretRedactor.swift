@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import StageKit
 
 /// Replaces secret values by an expression in everything that is stored or logged, and puts them back when
 /// state is read: the environment variables a workflow reads (as `${env.NAME}`), and the outputs of stages

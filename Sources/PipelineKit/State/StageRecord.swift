@@ -1,4 +1,5 @@
 public import Foundation
+public import StageKit
 
 /// The checkpoint of one stage for one item: `<state>/runs/<workflow>/items/<item>/stages/<id>.json`.
 public struct StageRecord: Codable, Sendable, Hashable {
@@ -36,6 +37,8 @@ public struct StageRecord: Codable, Sendable, Hashable {
     public var intents: [String: String]
     /// The last error, for `pipeline status`.
     public var error: String?
+    /// The kind of the last error (`"network"`, `"quota-exceeded"`), for machines.
+    public var errorKind: ErrorKind?
     /// When the current or last attempt started.
     public var startedAt: Date?
     /// When it finished.
@@ -79,5 +82,13 @@ public struct RunRecord: Codable, Sendable, Hashable {
         self.workflow = workflow
         self.file = file
         self.stages = stages
+    }
+}
+
+extension StageRecord {
+    /// Records a failure of the current attempt.
+    mutating func record(_ failure: FailureReport) {
+        error = failure.message
+        errorKind = failure.kind
     }
 }

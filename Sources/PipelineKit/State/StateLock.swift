@@ -1,17 +1,18 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StageKit
 #endif
 
 /// The advisory lock that lets one process at a time use a state folder. The kernel releases it when
 /// the process ends, however it ends.
-public final class StateLock: Sendable {
+package final class StateLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock of `folder`, creating the folder if needed; throws ``StateError/Code-swift.struct/busy``
     /// when another process holds it.
-    public init(folder: URL) throws(StateError) {
+    package init(folder: URL) throws(StateError) {
         try AtomicFile.createFolder(folder)
         let url = folder.appendingPathComponent("lock")
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

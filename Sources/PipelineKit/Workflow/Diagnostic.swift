@@ -1,3 +1,4 @@
+public import StageKit
 /// One problem found in a workflow, printed as `file:line:column: json.path: message`.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The workflow file.
@@ -16,7 +17,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A workflow that cannot run, with every problem found in it.
-public struct WorkflowInvalid: Error, Sendable, CustomStringConvertible {
+public struct WorkflowError: Error, Sendable, CustomStringConvertible {
     /// The problems, in file order.
     public var diagnostics: [Diagnostic]
 

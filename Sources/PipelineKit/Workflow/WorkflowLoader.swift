@@ -1,4 +1,5 @@
 public import Foundation
+import StageKit
 
 /// Reads a workflow file and checks all of it before anything runs: structure, stage types, options,
 /// and every `${...}` reference. It reports every problem at once.
@@ -20,13 +21,13 @@ public struct WorkflowLoader: Sendable {
 
     /// Reads a workflow file.
     /// - Parameter varOverrides: `--var KEY=VALUE` values; each must name a declared var.
-    public func load(contentsOf url: URL, varOverrides: [String: String] = [:]) throws(WorkflowInvalid) -> Workflow {
+    public func load(contentsOf url: URL, varOverrides: [String: String] = [:]) throws(WorkflowError) -> Workflow {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             let reason = (error as NSError).code == NSFileReadNoSuchFileError ? "no such file" : "cannot be read"
-            throw WorkflowInvalid(diagnostics: [
+            throw WorkflowError(diagnostics: [
                 Diagnostic(file: url.path, location: nil, path: .root, message: "the workflow file \(reason)")
             ])
         }
@@ -40,12 +41,12 @@ public struct WorkflowLoader: Sendable {
     }
 
     /// Reads a workflow from bytes.
-    public func load(data: Data, file: String, varOverrides: [String: String] = [:]) throws(WorkflowInvalid) -> Workflow {
+    public func load(data: Data, file: String, varOverrides: [String: String] = [:]) throws(WorkflowError) -> Workflow {
         let parsed: (value: JSONValue, sourceMap: SourceMap)
         do {
             parsed = try JSONParser.parse(data)
         } catch {
-            throw WorkflowInvalid(diagnostics: [
+            throw WorkflowError(diagnostics: [
                 Diagnostic(file: file, location: error.location, path: error.path, message: "invalid JSON: \(error.message)")
             ])
         }
@@ -53,7 +54,7 @@ public struct WorkflowLoader: Sendable {
         let workflow = reader.read(varOverrides: varOverrides)
         let diagnostics = reader.log.sorted
         guard diagnostics.isEmpty, let workflow else {
-            throw WorkflowInvalid(diagnostics: diagnostics)
+            throw WorkflowError(diagnostics: diagnostics)
         }
         return workflow
     }
@@ -287,7 +288,7 @@ private struct Reader {
                 } else {
                     log.error(
                         stagePath.appending("uses"),
-                        "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.type))
+                        "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
                             + " (pipeline stages lists them)")
                 }
             }

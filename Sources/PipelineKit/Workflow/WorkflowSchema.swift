@@ -1,3 +1,4 @@
+public import StageKit
 /// The JSON Schema (draft 2020-12) of workflow files, generated from the same rules and stage option
 /// schemas the loader checks, so editors and `pipeline validate` agree.
 public enum WorkflowSchema {
@@ -7,7 +8,7 @@ public enum WorkflowSchema {
         let stageTypes = registry.all
         let perType: [JSONValue] = stageTypes.map { descriptor in
             [
-                "if": ["properties": ["uses": ["const": .string(descriptor.type)]], "required": ["uses"]],
+                "if": ["properties": ["uses": ["const": .string(descriptor.stageType)]], "required": ["uses"]],
                 "then": ["properties": ["with": schema(for: .object(descriptor.optionSchema))]],
             ]
         }
@@ -18,7 +19,7 @@ public enum WorkflowSchema {
             "properties": [
                 "id": ["type": "string", "pattern": .string(identifier), "not": ["enum": ["input", "vars", "env"]],
                        "description": "Unique id; later stages read its outputs as ${id.output}."],
-                "uses": ["enum": .array(stageTypes.map { .string($0.type) }), "description": "The stage type (pipeline stages lists them)."],
+                "uses": ["enum": .array(stageTypes.map { .string($0.stageType) }), "description": "The stage type (pipeline stages lists them)."],
                 "with": ["type": "object", "description": "The stage's options; strings may contain ${...} templates."],
                 "retry": ["$ref": "#/$defs/retry"],
                 "timeout": ["$ref": "#/$defs/duration"],

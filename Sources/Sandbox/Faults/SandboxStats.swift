@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Synchronization
 
 /// Counters for `GET /sandbox/stats`: how much traffic the sandbox saw, so tests can check that a

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Foundation
 
 /// RFC 7231 `IMF-fixdate` (`Sun, 06 Nov 1994 08:49:37 GMT`), the format tus requires for

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import HTTPTypes
 
 /// Header names the standard set of `HTTPField.Name` lacks: tus 1.0.0, idempotency, method override.

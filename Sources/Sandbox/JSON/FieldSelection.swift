@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Foundation
 
 /// Vimeo's `fields=` query parameter: a comma-separated list of field paths to keep in a response,

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 
 /// The sandbox reads and writes JSON as `PipelineKit.JSONValue` values rather than fixed `Codable` types,
 /// so it can name the exact field that is wrong or unknown (as Vimeo's `invalid_parameters` does) and
@@ -33,7 +33,7 @@ extension JSONValue {
 
     /// Parses JSON bytes; `nil` when they are not JSON.
     static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        try? JSONParser.parse(Data(bytes)).value
+        try? JSONValue(parsing: Data(bytes))
     }
 
     /// The value as compact JSON with sorted keys (slashes unescaped, so URLs stay readable).

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Hummingbird
 
 /// Counts every request for `GET /sandbox/stats`.

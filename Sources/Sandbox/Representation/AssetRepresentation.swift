@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 
 /// The JSON of an asset of the generic API.
 enum AssetRepresentation {

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 
 /// The JSON of `GET /me`: the sandbox's one user and its upload quota.
 ///

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Foundation
 
 /// The JSON Vimeo API 3.4 returns for a video, restricted to the fields an upload workflow uses.

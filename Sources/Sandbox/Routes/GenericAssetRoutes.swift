@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Hummingbird
 
 /// A small generic REST API standing in for "another platform", for workflows built from

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Hummingbird
 
 /// `GET /me`, `POST /me/videos` (create an upload ticket) and `GET /me/videos`.

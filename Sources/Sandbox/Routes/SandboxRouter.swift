@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Hummingbird
 
 /// Assembles the routes into one router:

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 /// What every route needs, handed to the route builders.
 struct SandboxServices: Sendable {
     let state: SandboxState

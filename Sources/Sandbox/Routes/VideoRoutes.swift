@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Hummingbird
 
 /// `GET`/`PATCH`/`DELETE /videos/ID`, `PUT /videos/ID/tags`, and the legacy streaming

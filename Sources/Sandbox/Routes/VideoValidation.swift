@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 
 /// Validation of the JSON bodies of `POST /me/videos` and `PATCH /videos/ID`, naming the offending
 /// field as Vimeo does (`invalid_parameters[].field`, error code 2204).

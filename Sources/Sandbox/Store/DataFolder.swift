@@ -1,4 +1,5 @@
 import PipelineKit
+import StageKit
 import Foundation
 
 #if canImport(Glibc)

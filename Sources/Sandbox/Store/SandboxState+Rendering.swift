@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 
 extension SandboxState {
     private var videoRepresentation: VideoRepresentation {

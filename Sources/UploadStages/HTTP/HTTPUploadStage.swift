@@ -1,32 +1,44 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import Logging
 import NIOCore
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 
 /// `http.upload`: a resumable PUT with `Content-Range`, as Vimeo's legacy streaming upload and
 /// Google-style resumable uploads speak it. After a failure or a crash it asks the server how much it has
 /// (`Content-Range: bytes */SIZE`, answered `308` with `Range: bytes=0-N`) and continues from there.
 public struct HTTPUploadStage: Stage {
     /// The options of `http.upload`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// Where to PUT the file (e.g. Vimeo's upload_link_secure).
-        public var url: String
+        @Option("Where to PUT the file (e.g. Vimeo's upload_link_secure).") public var url: String
         /// The file (default: the input file).
-        public var file: String?
+        @Option("The file (default: the input file).") public var file: String?
         /// The request method.
-        public var method: String?
+        @Option("The request method.") public var method = Method.PUT
         /// Extra request headers (e.g. Authorization).
-        public var headers: [String: String]?
+        @Option("Extra request headers (e.g. Authorization).") public var headers: [String: String] = [:]
         /// Content-Type of the body (default: from the file extension).
-        public var contentType: String?
+        @Option("Content-Type of the body (default: from the file extension).") public var contentType: String?
         /// Bytes per request (default: one request for the rest of the file).
-        public var chunkSize: ByteCount?
+        @Option("Bytes per request (default: one request for the rest of the file).") public var chunkSize: ByteCount?
         /// Abort a request that sends nothing for this long, then resume.
-        public var stallTimeout: TimeSpan?
+        @Option("Abort a request that sends nothing for this long, then resume.")
+        public var stallTimeout = TimeSpan(seconds: 30)
         /// Consecutive failures without progress before the stage gives up.
-        public var retries: Int?
+        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
+
+        public init() {}
+    }
+
+    /// The request method of the upload.
+    public enum Method: String, OptionChoice {
+        /// PUT (resumable with Content-Range).
+        case PUT
+        /// POST.
+        case POST
     }
 
     /// The outputs of `http.upload`.
@@ -46,18 +58,8 @@ public struct HTTPUploadStage: Stage {
         var offset: Int64
     }
 
-    public static let type = "http.upload"
+    public static let stageType = "http.upload"
     public static let summary = "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
-    public static let optionSchema = OptionSchema([
-        OptionField("url", .string, required: true, "Where to PUT the file (e.g. Vimeo's upload_link_secure)."),
-        OptionField("file", .string, "The file (default: the input file)."),
-        OptionField("method", .oneOf(["PUT", "POST"]), default: "PUT", "The request method."),
-        OptionField("headers", .dictionary(.string), "Extra request headers (e.g. Authorization)."),
-        OptionField("contentType", .string, "Content-Type of the body (default: from the file extension)."),
-        OptionField("chunkSize", .size, "Bytes per request (default: one request for the rest of the file)."),
-        OptionField("stallTimeout", .duration, default: "30s", "Abort a request that sends nothing for this long, then resume."),
-        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("url", "The URL the file went to."),
         OutputField("size", "Bytes uploaded."),
@@ -68,7 +70,7 @@ public struct HTTPUploadStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let file = try UploadFile(path: options.file ?? context.item.path)
-        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        let stall = options.stallTimeout
         let upload = ResumablePut(
             options: options, file: file, context: context,
             exchange: HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
@@ -77,13 +79,24 @@ public struct HTTPUploadStage: Stage {
 }
 
 /// One resumable PUT of one file.
-private final class ResumablePut: @unchecked Sendable {
+private final class ResumablePut: Sendable {
     private let options: HTTPUploadStage.Options
     private let file: UploadFile
     private let context: StageContext
     private let exchange: HTTPExchange
-    private var offset: Int64 = 0
-    private var finalStatus: Int?
+    /// The server's offset and, once it answered the last byte, its final status; the retry loop reads the
+    /// offset from its own task.
+    private let state = Mutex<(offset: Int64, finalStatus: Int?)>((0, nil))
+
+    private var offset: Int64 {
+        get { state.withLock { $0.offset } }
+        set { state.withLock { $0.offset = newValue } }
+    }
+
+    private var finalStatus: Int? {
+        get { state.withLock { $0.finalStatus } }
+        set { state.withLock { $0.finalStatus = newValue } }
+    }
 
     init(options: HTTPUploadStage.Options, file: UploadFile, context: StageContext, exchange: HTTPExchange) {
         self.options = options
@@ -94,12 +107,12 @@ private final class ResumablePut: @unchecked Sendable {
 
     func run() async throws -> HTTPUploadStage.Outputs {
         var mustProbe = false
-        if let recorded = context.resumeData(as: HTTPUploadStage.Progress.self), recorded.url == options.url {
+        if let recorded = context.lastCheckpoint(as: HTTPUploadStage.Progress.self), recorded.url == options.url {
             try file.check(against: recorded.fingerprint)
             mustProbe = true
         }
         try await context.checkpoint(HTTPUploadStage.Progress(url: options.url, fingerprint: file.fingerprint, offset: offset))
-        let retry = TransferRetry(attempts: options.retries ?? 8)
+        let retry = TransferRetry(attempts: options.retries)
         try await retry.run(logger: context.logger, progress: { [self] in offset }) {
             if mustProbe {
                 if try await probe() { return true }
@@ -113,11 +126,11 @@ private final class ResumablePut: @unchecked Sendable {
         return HTTPUploadStage.Outputs(url: options.url, size: file.size, status: finalStatus ?? 200)
     }
 
-    private var method: HTTPMethod { HTTPMethod(rawValue: options.method ?? "PUT") }
+    private var method: HTTPMethod { HTTPMethod(rawValue: options.method.rawValue) }
 
     private func headers() -> [(String, String)] {
         [("Content-Type", options.contentType ?? MediaType.guess(for: file.path))]
-            + (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            + options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// Asks how much the server has; true when it has everything.

@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 
 /// `presigned.upload`: a multipart upload whose parts go straight to the storage through URLs that the
 /// application's backend signs (the contract of Uppy's AWS S3 multipart plugin and of
@@ -12,33 +12,39 @@ public import PipelineKit
 /// `{uploadId}`, `{key}` and `{partNumber}` placeholders; the credentials stay with the backend.
 public struct PresignedUploadStage: Stage {
     /// The options of `presigned.upload`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// POST here with {filename, type, size, metadata} → {uploadId, key}.
-        public var create: String
+        @Option("POST here with {filename, type, size, metadata} → {uploadId, key}.") public var create: String
         /// GET → {url, headers}; placeholders {uploadId}, {key}, {partNumber}.
-        public var signPart: String
+        @Option("GET → {url, headers}; placeholders {uploadId}, {key}, {partNumber}.") public var signPart: String
         /// GET → [{PartNumber, ETag, Size}], to resume after a crash; placeholders {uploadId}, {key}.
+        @Option("GET → [{PartNumber, ETag, Size}], to resume after a crash; placeholders {uploadId}, {key}.")
         public var listParts: String?
         /// POST {parts: [{PartNumber, ETag}]} → {location}; placeholders {uploadId}, {key}.
+        @Option("POST {parts: [{PartNumber, ETag}]} → {location}; placeholders {uploadId}, {key}.")
         public var complete: String
         /// DELETE here when the upload fails for good; placeholders {uploadId}, {key}.
-        public var abort: String?
+        @Option("DELETE here when the upload fails for good; placeholders {uploadId}, {key}.") public var abort: String?
         /// The file (default: the input file).
-        public var file: String?
+        @Option("The file (default: the input file).") public var file: String?
         /// Headers for the backend requests (e.g. Authorization), not for the storage.
-        public var headers: [String: String]?
+        @Option("Headers for the backend requests (e.g. Authorization), not for the storage.")
+        public var headers: [String: String] = [:]
         /// Sent to the backend with create.
-        public var metadata: [String: String]?
+        @Option("Sent to the backend with create.") public var metadata: [String: String] = [:]
         /// The file's type (default: from its extension).
-        public var contentType: String?
+        @Option("The file's type (default: from its extension).") public var contentType: String?
         /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
-        public var partSize: ByteCount?
+        @Option("Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).")
+        public var partSize = ByteCount(5 << 20)
         /// Parts in flight at once.
-        public var concurrency: Int?
+        @Option("Parts in flight at once, 1–32.") public var concurrency = 3
         /// Consecutive failures without progress before the stage gives up.
-        public var retries: Int?
+        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 3
         /// Abort a request that makes no progress for this long.
-        public var timeout: TimeSpan?
+        @Option("Abort a request that makes no progress for this long.") public var timeout = TimeSpan(seconds: 30)
+
+        public init() {}
     }
 
     /// The outputs of `presigned.upload`.
@@ -55,23 +61,8 @@ public struct PresignedUploadStage: Stage {
         public var size: Int64
     }
 
-    public static let type = "presigned.upload"
+    public static let stageType = "presigned.upload"
     public static let summary = "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
-    public static let optionSchema = OptionSchema([
-        OptionField("create", .string, required: true, "POST here with {filename, type, size, metadata} → {uploadId, key}."),
-        OptionField("signPart", .string, required: true, "GET → {url, headers}; placeholders {uploadId}, {key}, {partNumber}."),
-        OptionField("listParts", .string, "GET → [{PartNumber, ETag, Size}], to resume after a crash; placeholders {uploadId}, {key}."),
-        OptionField("complete", .string, required: true, "POST {parts: [{PartNumber, ETag}]} → {location}; placeholders {uploadId}, {key}."),
-        OptionField("abort", .string, "DELETE here when the upload fails for good; placeholders {uploadId}, {key}."),
-        OptionField("file", .string, "The file (default: the input file)."),
-        OptionField("headers", .dictionary(.string), "Headers for the backend requests (e.g. Authorization), not for the storage."),
-        OptionField("metadata", .dictionary(.string), "Sent to the backend with create."),
-        OptionField("contentType", .string, "The file's type (default: from its extension)."),
-        OptionField("partSize", .size, default: "5MiB", "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts)."),
-        OptionField("concurrency", .integer, default: 3, "Parts in flight at once."),
-        OptionField("retries", .integer, default: 3, "Consecutive failures without progress before the stage gives up."),
-        OptionField("timeout", .duration, default: "30s", "Abort a request that makes no progress for this long."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("uploadId", "The multipart upload's id."),
         OutputField("key", "The object key the backend chose."),
@@ -84,13 +75,13 @@ public struct PresignedUploadStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let file = try UploadFile(path: options.file ?? context.item.path)
-        let timeout = options.timeout ?? TimeSpan(seconds: 30)
+        let timeout = options.timeout
         let backend = PresignedBackend(
             options: options, file: file, context: context,
             exchange: HTTPExchange(client: .uploads, stallTimeout: timeout, answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
-        let partSize = max(5 << 20, options.partSize?.bytes ?? 5 << 20, (file.size + 9_999) / 10_000)
+        let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency ?? 3, 32)), retries: options.retries ?? 3,
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
             target: "presigned:\(options.create)", context: context, backend: backend)
         let (completed, progress) = try await upload.run()
         return Outputs(uploadId: progress.uploadId, key: progress.key, parts: progress.parts.count, location: completed.location, size: file.size)
@@ -108,7 +99,7 @@ private struct PresignedBackend: MultipartBackend {
         let name = (file.path as NSString).lastPathComponent
         let body: JSONValue = [
             "filename": .string(name), "type": .string(options.contentType ?? MediaType.guess(for: name)), "size": .int(Int(file.size)),
-            "metadata": .object((options.metadata ?? [:]).mapValues(JSONValue.string)),
+            "metadata": .object(options.metadata.mapValues(JSONValue.string)),
         ]
         let answer = try await backend(.POST, options.create, body: body, doing: "creating the upload")
         guard let uploadId = answer["uploadId"]?.stringValue, let key = answer["key"]?.stringValue else {
@@ -171,7 +162,7 @@ private struct PresignedBackend: MultipartBackend {
 
     /// A JSON request to the backend; its JSON answer (`null` for an empty body).
     private func backend(_ method: HTTPMethod, _ url: String, body: JSONValue? = nil, doing action: String) async throws -> JSONValue {
-        var headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var headers = options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         headers.append(("Accept", "application/json"))
         if body != nil { headers.append(("Content-Type", "application/json")) }
         var request = HTTPClientRequest(url: url, method: method, headers: headers)
@@ -180,7 +171,7 @@ private struct PresignedBackend: MultipartBackend {
         guard (200..<300).contains(Int(answer.status.code)) else { throw UploadError.unexpected(answer, doing: action) }
         guard answer.body.readableBytes > 0 else { return .null }
         do {
-            return try JSONParser.parse(Data(buffer: answer.body)).value
+            return try JSONValue(parsing: Data(buffer: answer.body))
         } catch {
             throw UploadError.fatal("\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
         }

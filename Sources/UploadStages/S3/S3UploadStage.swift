@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 
 /// `s3.upload`: S3 multipart upload with SigV4, parallel parts, a checksum per part, and resume: the
 /// upload id and every finished part are checkpointed; after a crash the stage reconciles with
@@ -13,37 +13,54 @@ public import PipelineKit
 /// incomplete upload is left behind (a signal does not: the next run resumes it).
 public struct S3UploadStage: Stage {
     /// The options of `s3.upload`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// Base URL (default: https://s3.<region>.amazonaws.com).
-        public var endpoint: String?
-        /// The signing region (default: AWS_REGION, then us-east-1).
+        @Option("Base URL (default: https://s3.<region>.amazonaws.com).") public var endpoint: String?
+        /// The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).
+        @Option("The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).")
         public var region: String?
         /// The bucket.
-        public var bucket: String
+        @Option("The bucket.") public var bucket: String
         /// The object key.
-        public var key: String
+        @Option("The object key.") public var key: String
         /// The file (default: the input file).
-        public var file: String?
+        @Option("The file (default: the input file).") public var file: String?
         /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
-        public var partSize: ByteCount?
+        @Option("Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).")
+        public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
-        public var concurrency: Int?
+        @Option("Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).")
+        public var concurrency = 4
         /// Address the bucket in the path (default: true with a custom endpoint).
-        public var pathStyle: Bool?
+        @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
         /// Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.
-        public var accessKeyId: String?
+        @Option("Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.") public var accessKeyId: String?
         /// Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.
+        @Option("Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.")
         public var secretAccessKey: String?
         /// Default: AWS_SESSION_TOKEN.
-        public var sessionToken: String?
+        @Option("Default: AWS_SESSION_TOKEN.") public var sessionToken: String?
         /// Checksum sent with each part and verified by the server.
-        public var checksum: String?
+        @Option("Checksum sent with each part and verified by the server.") public var checksum = Checksum.crc32c
         /// Content-Type of the object (default: from the file extension).
-        public var contentType: String?
+        @Option("Content-Type of the object (default: from the file extension).") public var contentType: String?
         /// Abort a part that sends nothing for this long, then retry it.
-        public var stallTimeout: TimeSpan?
+        @Option("Abort a part that sends nothing for this long, then retry it.")
+        public var stallTimeout = TimeSpan(seconds: 30)
         /// Consecutive failures without progress before the stage gives up.
-        public var retries: Int?
+        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
+
+        public init() {}
+    }
+
+    /// The checksum of each part.
+    public enum Checksum: String, OptionChoice {
+        /// CRC32C (x-amz-checksum-crc32c).
+        case crc32c
+        /// SHA-256 (x-amz-checksum-sha256).
+        case sha256
+        /// No checksum.
+        case none
     }
 
     /// The outputs of `s3.upload`.
@@ -60,25 +77,8 @@ public struct S3UploadStage: Stage {
         public var size: Int64
     }
 
-    public static let type = "s3.upload"
+    public static let stageType = "s3.upload"
     public static let summary = "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
-    public static let optionSchema = OptionSchema([
-        OptionField("endpoint", .string, "Base URL (default: https://s3.<region>.amazonaws.com)."),
-        OptionField("region", .string, default: "us-east-1", "The signing region (default: AWS_REGION, then us-east-1)."),
-        OptionField("bucket", .string, required: true, "The bucket."),
-        OptionField("key", .string, required: true, "The object key."),
-        OptionField("file", .string, "The file (default: the input file)."),
-        OptionField("partSize", .size, default: "8MiB", "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts)."),
-        OptionField("concurrency", .integer, default: 4, "Parts in flight at once (memory stays at a few MiB whatever the part size)."),
-        OptionField("pathStyle", .boolean, "Address the bucket in the path (default: true with a custom endpoint)."),
-        OptionField("accessKeyId", .string, "Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials."),
-        OptionField("secretAccessKey", .string, "Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret."),
-        OptionField("sessionToken", .string, "Default: AWS_SESSION_TOKEN."),
-        OptionField("checksum", .oneOf(["crc32c", "sha256", "none"]), default: "crc32c", "Checksum sent with each part and verified by the server."),
-        OptionField("contentType", .string, "Content-Type of the object (default: from the file extension)."),
-        OptionField("stallTimeout", .duration, default: "30s", "Abort a part that sends nothing for this long, then retry it."),
-        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("bucket", "The bucket."),
         OutputField("key", "The object key."),
@@ -92,12 +92,12 @@ public struct S3UploadStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let file = try UploadFile(path: options.file ?? context.item.path)
         let backend = try S3Backend(options: options, file: file, context: context)
-        let partSize = max(5 << 20, options.partSize?.bytes ?? 8 << 20, (file.size + 9_999) / 10_000)
+        let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         guard partSize <= 5 << 30 else {
             throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
         }
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency ?? 4, 32)), retries: options.retries ?? 8,
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
             target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
         return Outputs(bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location, size: file.size)
@@ -121,10 +121,10 @@ private struct S3Backend: MultipartBackend {
         let environment = ProcessInfo.processInfo.environment
         let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         signer = SigV4Signer.s3(credentials: try Self.credentials(options, environment: environment), region: region)
-        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        let stall = options.stallTimeout
         exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
         objectURL = try Self.objectURL(options, region: region)
-        checksum = options.checksum ?? "crc32c"
+        checksum = options.checksum.rawValue
     }
 
     /// CreateMultipartUpload.

@@ -2,7 +2,7 @@ package import AsyncHTTPClient
 import Foundation
 package import NIOCore
 package import NIOHTTP1
-package import PipelineKit
+package import StageKit
 
 /// A server's answer with its body read (bounded): what every upload protocol step looks at.
 package struct HTTPAnswer: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PipelineKit
+import StageKit
 import Synchronization
 
 /// A part the storage has acknowledged.
@@ -72,7 +72,7 @@ struct MultipartUpload: Sendable {
 
     /// Uploads the file; returns the completed upload and its final progress.
     func run() async throws -> (CompletedUpload, Progress) {
-        var progress = context.resumeData(as: Progress.self)
+        var progress = context.lastCheckpoint(as: Progress.self)
         if let recorded = progress {
             if recorded.target != target || recorded.partSize != partSize {
                 context.logger.info("the destination or part size changed; starting a new multipart upload")

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import Synchronization
 
 /// Bytes sent over all parts in flight, for the stage's progress.

@@ -1,5 +1,5 @@
 import Foundation
-public import PipelineKit
+public import StageKit
 import Synchronization
 
 /// Counts the bytes a request body hands to the HTTP client: progress for the run's display, the time

@@ -1,5 +1,5 @@
 import Logging
-import PipelineKit
+import StageKit
 
 /// Retries inside an upload stage: transient failures are retried with exponential backoff and jitter,
 /// and the count starts over whenever bytes got through, so a long upload over a flaky link keeps going

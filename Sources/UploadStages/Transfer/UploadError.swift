@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 
 /// An upload failure, classified: network trouble, timeouts, 5xx and 429 are worth retrying (honouring
 /// Retry-After); 401 asks for renewed credentials (the stage's `refreshWith`); other 4xx answers, checksum mismatches that persist and files changed under the upload
@@ -16,6 +16,20 @@ public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
     public var status: Int?
 
     public var description: String { message }
+
+    /// The machine-readable kind, from the HTTP status when the server answered.
+    public var kind: ErrorKind {
+        guard let status else { return disposition.isRetryable ? .network : .failed }
+        return switch status {
+        case 401: .notAuthenticated
+        case 403: .forbidden
+        case 404, 410: .notFound
+        case 413, 507: .quotaExceeded
+        case 429: .rateLimited
+        case 500...599: .serverFailure
+        default: .invalidRequest
+        }
+    }
 
     /// A failure retrying cannot fix.
     package static func fatal(_ message: String, status: Int? = nil) -> UploadError {

@@ -1,7 +1,7 @@
 import CMalloc
 import Foundation
 import NIOCore
-import PipelineKit
+import StageKit
 
 #if canImport(Glibc)
 import Glibc

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-public import PipelineKit
+public import StageKit
 import Synchronization
 
 /// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
@@ -13,27 +13,48 @@ import Synchronization
 /// is sent; after a crash the stage asks the server for its offset (HEAD) and sends only the rest.
 public struct TusUploadStage: Stage {
     /// The options of `tus.upload`.
-    public struct Options: Decodable, Sendable {
+    public struct Options: StageOptions {
         /// Create the upload here (POST), then send the file.
-        public var endpoint: String?
+        @Option("Create the upload here (POST), then send the file.") public var endpoint: String?
         /// Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to.
+        @Option("Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to.")
         public var url: String?
         /// The file (default: the input file).
-        public var file: String?
+        @Option("The file (default: the input file).") public var file: String?
         /// Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).
+        @Option("Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).")
         public var chunkSize: ByteCount?
-        /// Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it).
-        public var parallel: Int?
+        /// Upload this many parts at once through the concatenation extension.
+        @Option("Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it).")
+        public var parallel = 1
         /// Extra request headers (e.g. Authorization).
-        public var headers: [String: String]?
+        @Option("Extra request headers (e.g. Authorization).") public var headers: [String: String] = [:]
         /// Upload-Metadata (filename and filetype are filled in when missing).
-        public var metadata: [String: String]?
-        /// auto
-        public var checksum: String?
+        @Option("Upload-Metadata (filename and filetype are filled in when missing).")
+        public var metadata: [String: String] = [:]
+        /// Upload-Checksum per PATCH.
+        @Option("Upload-Checksum per PATCH; auto uses the best the server offers.") public var checksum = Checksum.auto
         /// Abort a request that sends nothing for this long, then resume.
-        public var stallTimeout: TimeSpan?
+        @Option("Abort a request that sends nothing for this long, then resume.")
+        public var stallTimeout = TimeSpan(seconds: 30)
         /// Consecutive failures without progress before the stage gives up.
-        public var retries: Int?
+        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
+
+        public init() {}
+    }
+
+    /// The checksum of each PATCH.
+    public enum Checksum: String, OptionChoice {
+        /// The best algorithm the server offers, or none.
+        case auto
+        /// SHA-1.
+        case sha1
+        /// SHA-256.
+        case sha256
+        /// MD5.
+        case md5
+        /// No checksum.
+        case none
     }
 
     /// The outputs of `tus.upload`.
@@ -65,22 +86,8 @@ public struct TusUploadStage: Stage {
         var length: Int64 { end - start }
     }
 
-    public static let type = "tus.upload"
+    public static let stageType = "tus.upload"
     public static let summary = "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
-    public static let optionSchema = OptionSchema([
-        OptionField("endpoint", .string, "Create the upload here (POST), then send the file."),
-        OptionField("url", .string, "Continue an upload someone else created (e.g. Vimeo's upload_link); never POSTed to."),
-        OptionField("file", .string, "The file (default: the input file)."),
-        OptionField("chunkSize", .size, "Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on)."),
-        OptionField("parallel", .integer, default: 1,
-                    "Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it)."),
-        OptionField("headers", .dictionary(.string), "Extra request headers (e.g. Authorization)."),
-        OptionField("metadata", .dictionary(.string), "Upload-Metadata (filename and filetype are filled in when missing)."),
-        OptionField("checksum", .oneOf(["auto", "sha1", "sha256", "md5", "none"]), default: "auto",
-                    "Upload-Checksum per PATCH; auto uses the best the server offers."),
-        OptionField("stallTimeout", .duration, default: "30s", "Abort a request that sends nothing for this long, then resume."),
-        OptionField("retries", .integer, default: 8, "Consecutive failures without progress before the stage gives up."),
-    ])
     public static let outputSchema = OutputSchema([
         OutputField("url", "The upload's URL."),
         OutputField("size", "Bytes uploaded."),
@@ -90,7 +97,8 @@ public struct TusUploadStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         guard (options.endpoint == nil) != (options.url == nil) else {
-            throw StageFailure("give either endpoint (create the upload) or url (continue an existing one)")
+            throw StageFailure(
+                "give either endpoint (create the upload) or url (continue an existing one)", kind: .invalidOptions)
         }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let session = TusSession(options: options, file: file, context: context)
@@ -98,15 +106,33 @@ public struct TusUploadStage: Stage {
     }
 }
 
-/// One tus upload of one file, as the stage runs it.
-private final class TusSession: @unchecked Sendable {
+/// One tus upload of one file, as the stage runs it; in parallel mode its part tasks share it, so what
+/// changes while it runs is behind a lock.
+private final class TusSession: Sendable {
     private let options: TusUploadStage.Options
     private let file: UploadFile
     private let context: StageContext
     private let exchange: HTTPExchange
-    private var progress: TusUploadStage.Progress?
+    private let state: Mutex<State>
     private let acknowledged = Mutex<[Int: Int64]>([:])
-    private var capabilities = Capabilities()
+
+    /// What changes while the upload runs.
+    private struct State {
+        var progress: TusUploadStage.Progress?
+        var capabilities = Capabilities()
+    }
+
+    /// The last checkpointed progress.
+    private var progress: TusUploadStage.Progress? {
+        get { state.withLock { $0.progress } }
+        set { state.withLock { $0.progress = newValue } }
+    }
+
+    /// What the server offers.
+    private var capabilities: Capabilities {
+        get { state.withLock { $0.capabilities } }
+        set { state.withLock { $0.capabilities = newValue } }
+    }
 
     /// What the server said in its OPTIONS answer.
     struct Capabilities {
@@ -120,9 +146,9 @@ private final class TusSession: @unchecked Sendable {
         self.options = options
         self.file = file
         self.context = context
-        let stall = options.stallTimeout ?? TimeSpan(seconds: 30)
+        let stall = options.stallTimeout
         self.exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
-        self.progress = context.resumeData(as: TusUploadStage.Progress.self)
+        self.state = Mutex(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
     }
 
     func upload() async throws -> TusUploadStage.Outputs {
@@ -133,8 +159,8 @@ private final class TusSession: @unchecked Sendable {
         capabilities = await discover(options.url ?? options.endpoint ?? "")
         let algorithm = try checksumAlgorithm()
         let chunkSize = options.chunkSize?.bytes ?? (algorithm == nil ? nil : 16 << 20)
-        let retry = TransferRetry(attempts: options.retries ?? 8)
-        let parallel = max(1, min(options.parallel ?? 1, 16))
+        let retry = TransferRetry(attempts: options.retries)
+        let parallel = max(1, min(options.parallel, 16))
         if parallel > 1, options.endpoint == nil || !capabilities.extensions.contains("concatenation") {
             context.logger.warning("parallel needs an endpoint whose server offers the concatenation extension; uploading in one stream")
         }
@@ -324,12 +350,12 @@ private final class TusSession: @unchecked Sendable {
     }
 
     private func baseHeaders() -> [(String, String)] {
-        [("Tus-Resumable", Self.version)] + (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        [("Tus-Resumable", Self.version)] + options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// `Upload-Metadata`: `key base64(value)` pairs; tus servers commonly need filename and filetype.
     private func metadataHeader() -> String {
-        var metadata = options.metadata ?? [:]
+        var metadata = options.metadata
         let name = (file.path as NSString).lastPathComponent
         if metadata["filename"] == nil { metadata["filename"] = name }
         if metadata["filetype"] == nil { metadata["filetype"] = MediaType.guess(for: name) }
@@ -351,11 +377,11 @@ private final class TusSession: @unchecked Sendable {
     }
 
     private func checksumAlgorithm() throws -> String? {
-        let wanted = options.checksum ?? "auto"
+        let wanted = options.checksum.rawValue
         let supported = ["sha256", "sha1", "md5"]
-        switch wanted {
-        case "none": return nil
-        case "auto":
+        switch options.checksum {
+        case .none: return nil
+        case .auto:
             guard capabilities.extensions.contains("checksum") else { return nil }
             return supported.first { capabilities.checksumAlgorithms.contains($0) }
         default:

@@ -222,6 +222,16 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 }
 
 extension JSONValue {
+    /// Parses a JSON document (strict RFC 8259: no duplicate keys, no trailing content).
+    public init(parsing data: Data) throws(JSONSyntaxError) {
+        self = try JSONParser.parse(data).value
+    }
+
+    /// Parses a JSON document given as text.
+    public init(parsing text: String) throws(JSONSyntaxError) {
+        self = try JSONParser.parse(text).value
+    }
+
     /// Converts any `Encodable` value (a stage's outputs or resume data) to a `JSONValue`.
     public init(encoding value: some Encodable) throws {
         let data = try JSONEncoder().encode(value)

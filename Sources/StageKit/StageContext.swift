@@ -1,6 +1,5 @@
 public import Foundation
 public import Logging
-import Synchronization
 
 /// A key for a shared resource that stages find in ``StageContext/services`` (an HTTP client, a token source).
 public protocol ServiceKey {
@@ -39,16 +38,16 @@ public struct StageContext: Sendable {
     public let scratchFolder: URL
     /// Shared resources.
     public let services: ServiceValues
-    /// The resume data checkpointed by an earlier attempt or run with the same options, if any.
-    public let resumeData: JSONValue?
+    /// The checkpoint saved by an earlier attempt or run with the same options, if any.
+    package let savedCheckpoint: JSONValue?
     package let checkpointer: any StageCheckpointing
     let progressHandler: @Sendable (StageProgress) -> Void
 
     /// Creates a context; the engine does this for every attempt. Hosts that run stages elsewhere (a
-    /// plugin bridge, a test harness) provide their own checkpointing and progress.
-    public init(
+    /// plugin bridge, the harness) provide their own checkpointing and progress.
+    package init(
         stageID: String, stageType: String, item: InputItem, attempt: Int, logger: Logger, scratchFolder: URL,
-        services: ServiceValues, resumeData: JSONValue?, checkpointer: any StageCheckpointing,
+        services: ServiceValues, savedCheckpoint: JSONValue?, checkpointer: any StageCheckpointing,
         progress: @escaping @Sendable (StageProgress) -> Void
     ) {
         self.stageID = stageID
@@ -58,34 +57,36 @@ public struct StageContext: Sendable {
         self.logger = logger
         self.scratchFolder = scratchFolder
         self.services = services
-        self.resumeData = resumeData
+        self.savedCheckpoint = savedCheckpoint
         self.checkpointer = checkpointer
         self.progressHandler = progress
     }
 
-    /// The resume data decoded as `type`; nil when there is none or it no longer decodes (then the stage
-    /// starts over, which a stage must always be able to do).
-    public func resumeData<T: Decodable>(as type: T.Type) -> T? {
-        guard let resumeData else { return nil }
+    /// The checkpoint an earlier attempt or run saved with ``checkpoint(_:)``, decoded as `type`; nil when
+    /// there is none or it no longer decodes (then the stage starts over, which a stage must always be able
+    /// to do).
+    public func lastCheckpoint<T: Decodable>(as type: T.Type) -> T? {
+        guard let savedCheckpoint else { return nil }
         do {
-            return try resumeData.decode(as: T.self)
+            return try savedCheckpoint.decode(as: T.self)
         } catch {
-            logger.warning("ignoring resume data that does not decode: \(error)")
+            logger.warning("ignoring a checkpoint that does not decode: \(error)")
             return nil
         }
     }
 
-    /// Persists the stage's resume data now (atomically, fsynced). After a crash, the next run hands it back
-    /// in ``resumeData``. Call it after each durable step: an upload URL created, a part acknowledged.
+    /// Persists the stage's resume data now (durably, before returning). After a crash, the next run hands
+    /// it back through ``lastCheckpoint(as:)``. Call it after each durable step: an upload URL created, a
+    /// part acknowledged.
     public func checkpoint(_ value: some Encodable) async throws {
-        try checkpointer.saveResume(try JSONValue(encoding: value))
+        try await checkpointer.saveCheckpoint(try JSONValue(encoding: value))
     }
 
     /// A key that stays the same for this stage and item across retries, crashes and reruns with the same
     /// options: send it as an `Idempotency-Key` so a request repeated after a crash does not act twice. It is
     /// persisted before it is returned, so record it before the request goes out.
     public func idempotencyKey(_ name: String) async throws -> String {
-        try checkpointer.intent(name)
+        try await checkpointer.idempotencyKey(name)
     }
 
     /// Reports progress (bytes sent, seconds encoded); cheap enough to call for every chunk.
@@ -94,46 +95,10 @@ public struct StageContext: Sendable {
     }
 }
 
-/// Where a stage's resume data and idempotency keys go: the engine's journal, or a host's bridge.
-public protocol StageCheckpointing: Sendable {
-    /// Persists resume data durably before returning.
-    func saveResume(_ value: JSONValue) throws
+/// Where a stage's checkpoints and idempotency keys go: the engine's journal, or a host's bridge.
+package protocol StageCheckpointing: Sendable {
+    /// Persists the stage's resume data durably before returning.
+    func saveCheckpoint(_ value: JSONValue) async throws
     /// The key for `name`, created and persisted on first use.
-    func intent(_ name: String) throws -> String
-}
-
-/// Writes one stage's checkpoint as the stage works (each change atomically, before returning).
-final class StageJournal: StageCheckpointing {
-    private let record: Mutex<StageRecord>
-    private let store: CheckpointStore
-    private let run: String
-    private let item: String
-
-    init(record: StageRecord, store: CheckpointStore, run: String, item: String) {
-        self.record = Mutex(record)
-        self.store = store
-        self.run = run
-        self.item = item
-    }
-
-    /// The record as it is now.
-    var current: StageRecord { record.withLock { $0 } }
-
-    func update(_ change: (inout StageRecord) -> Void) throws {
-        try record.withLock { record in
-            change(&record)
-            try store.save(record, run: run, item: item)
-        }
-    }
-
-    func saveResume(_ value: JSONValue) throws {
-        try update { $0.resume = value }
-    }
-
-    func intent(_ name: String) throws -> String {
-        if let key = current.intents[name] { return key }
-        let key = UUID().uuidString.lowercased()
-        try update { $0.intents[name] = key }
-        return current.intents[name] ?? key
-    }
+    func idempotencyKey(_ name: String) async throws -> String
 }

@@ -1,15 +1,15 @@
-public import Foundation
+package import Foundation
 
 /// A JSON document that could not be read, with where and why.
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, for people.
     public var message: String
     /// Where the parser stopped.
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// The byte offset where the parser stopped.
-    public var offset: Int
+    package var offset: Int
     /// The path of the value being read when the error was found.
-    public var path: JSONPath
+    package var path: JSONPath
 
     public var description: String { "\(location): \(path): \(message)" }
 }
@@ -19,18 +19,18 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
 /// It rejects what a workflow or state file must never contain: invalid UTF-8, duplicate keys,
 /// numbers that do not fit a 64-bit integer or a double, nesting deeper than ``maximumDepth``,
 /// and trailing content.
-public struct JSONParser {
+package struct JSONParser {
     /// Nesting deeper than this is refused rather than risking the stack.
-    public static let maximumDepth = 200
+    package static let maximumDepth = 200
 
     /// Parses a document and returns its value and source map.
-    public static func parse(_ data: Data) throws(JSONSyntaxError) -> (value: JSONValue, sourceMap: SourceMap) {
+    package static func parse(_ data: Data) throws(JSONSyntaxError) -> (value: JSONValue, sourceMap: SourceMap) {
         var parser = JSONParser(bytes: [UInt8](data))
         return try parser.parseDocument()
     }
 
     /// Parses a document given as text.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> (value: JSONValue, sourceMap: SourceMap) {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> (value: JSONValue, sourceMap: SourceMap) {
         try parse(Data(text.utf8))
     }
 

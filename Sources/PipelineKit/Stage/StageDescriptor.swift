@@ -1,0 +1,72 @@
+public import StageKit
+
+/// Where a registered stage type comes from, as `pipeline stages` shows it.
+public enum StageSource: Sendable, Hashable, CustomStringConvertible {
+    /// Shipped with `pipeline`.
+    case builtIn
+    /// Compiled into a custom `pipeline` executable.
+    case compiledIn
+    /// Loaded from a plugin library at this path.
+    case plugin(String)
+
+    public var description: String {
+        switch self {
+        case .builtIn: "built in"
+        case .compiledIn: "compiled in"
+        case .plugin(let path): "plugin \(path)"
+        }
+    }
+}
+
+/// A registered stage type with its types erased, as the runner uses it.
+public struct StageDescriptor: Sendable {
+    /// The `uses` name.
+    public let stageType: String
+    /// One line for people.
+    public let summary: String
+    /// The options.
+    public let optionSchema: OptionSchema
+    /// The outputs in general.
+    public let outputSchema: OutputSchema
+    /// Where it comes from.
+    public let source: StageSource
+    private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
+    private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
+
+    /// Describes a stage type.
+    public init<S: Stage>(_ stage: S.Type, source: StageSource) {
+        self.stageType = S.stageType
+        self.summary = S.summary
+        self.optionSchema = S.Options.optionSchema
+        self.outputSchema = S.outputSchema
+        self.source = source
+        self.outputsForOptions = { S.outputSchema(for: $0) }
+        self.body = { options, context in try await S.run(json: options, context: context) }
+    }
+
+    /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary): `run` gets the
+    /// resolved options with their defaults filled in, and returns the outputs object.
+    package init(
+        stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
+        source: StageSource, outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
+        run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    ) {
+        self.stageType = stageType
+        self.summary = summary
+        self.optionSchema = optionSchema
+        self.outputSchema = outputSchema
+        self.source = source
+        self.outputsForOptions = outputs
+        self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
+    }
+
+    /// The outputs the stage declares for this `with` object.
+    public func outputs(for with: JSONValue) -> OutputSchema {
+        outputsForOptions(with)
+    }
+
+    /// Runs the stage with resolved options.
+    package func run(options: JSONValue, context: StageContext) async throws -> JSONValue {
+        try await body(options, context)
+    }
+}

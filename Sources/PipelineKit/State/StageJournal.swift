@@ -1,0 +1,68 @@
+import Foundation
+import StageKit
+
+/// Writes one stage's checkpoint as the stage works: each change is durable before `update` returns.
+///
+/// Changes apply to the in-memory record at once and in order; writes happen one at a time, off the
+/// cooperative pool (``CheckpointStore`` does its file work on ``BlockingWork``), and a write that is
+/// under way when further changes arrive is followed by one write of the newest record, which makes
+/// every waiting change durable together. No thread waits on a lock while a file is synced: waiting
+/// writers are suspended tasks.
+actor StageJournal: StageCheckpointing {
+    private(set) var current: StageRecord
+    private let store: CheckpointStore
+    private let run: String
+    private let item: String
+    /// Counts changes; `durable` is the newest one on disk.
+    private var version = 0
+    private var durable = 0
+    private var write: Task<Int, any Error>?
+
+    init(record: StageRecord, store: CheckpointStore, run: String, item: String) {
+        self.current = record
+        self.store = store
+        self.run = run
+        self.item = item
+    }
+
+    /// Applies `change` and returns once it is on disk.
+    func update(_ change: (inout StageRecord) -> Void) async throws(StateError) {
+        change(&current)
+        version += 1
+        let needed = version
+        do {
+            while durable < needed {
+                if let write {
+                    durable = max(durable, try await write.value)
+                    continue
+                }
+                let (snapshot, snapshotVersion) = (current, version)
+                let (store, run, item) = (self.store, self.run, self.item)
+                let started = Task<Int, any Error> {
+                    try await store.save(snapshot, run: run, item: item)
+                    return snapshotVersion
+                }
+                write = started
+                defer { write = nil }
+                durable = max(durable, try await started.value)
+            }
+        } catch let error as StateError {
+            throw error
+        } catch {
+            throw StateError(code: .io, message: "cannot save the checkpoint of stage \(current.stage): \(error)", path: store.folder.path)
+        }
+    }
+
+    func saveCheckpoint(_ value: JSONValue) async throws {
+        try await update { $0.resume = value }
+    }
+
+    func idempotencyKey(_ name: String) async throws -> String {
+        if let key = current.intents[name] { return key }
+        let key = UUID().uuidString.lowercased()
+        try await update { record in
+            if record.intents[name] == nil { record.intents[name] = key }
+        }
+        return current.intents[name] ?? key
+    }
+}

@@ -1,0 +1,75 @@
+/// A step of a workflow: `ffmpeg.transcode`, `tus.upload`, `exec`, or one of your own.
+///
+/// A stage is a small value type. The engine creates it with `init()`, decodes the workflow's resolved
+/// `with` object into ``Options`` (with every declared default filled in), calls ``run(_:context:)``,
+/// and stores the ``Outputs`` in the item's checkpoint so that later stages can reference them as
+/// `${id.output}` and a rerun never repeats it.
+///
+/// ```swift
+/// struct Checksum: Stage {
+///     struct Options: StageOptions {
+///         @Option("File to hash.") var file: String
+///         @Option("Bytes read at a time.") var blockSize: ByteCount = ByteCount(1 << 20)
+///         init() {}
+///     }
+///     struct Outputs: Encodable, Sendable { var sha256: String }
+///     static let stageType = "checksum.sha256"
+///     static let summary = "Computes the SHA-256 of a file."
+///     static let outputSchema = OutputSchema([.init("sha256", "Hex digest.")])
+///     init() {}
+///     func run(_ options: Options, context: StageContext) async throws -> Outputs { ... }
+/// }
+/// ```
+public protocol Stage: Sendable {
+    /// The decoded `with` object; its ``StageOptions/optionSchema`` is what `pipeline validate` checks and
+    /// `pipeline stages` lists.
+    associatedtype Options: StageOptions
+    /// What the stage produces; encoded to a JSON object.
+    associatedtype Outputs: Encodable & Sendable
+
+    /// The name workflows use in `uses`, e.g. `"exec"` or `"acme.watermark"`.
+    static var stageType: String { get }
+    /// One line for `pipeline stages`.
+    static var summary: String { get }
+    /// The outputs, so references to them can be checked.
+    static var outputSchema: OutputSchema { get }
+    /// The outputs for a particular `with` object, for stages whose outputs the workflow declares.
+    static func outputSchema(for with: JSONValue) -> OutputSchema
+
+    /// Creates the stage.
+    init()
+
+    /// Does the work for one item. Throw an error conforming to ``ClassifiedError`` to say whether a
+    /// retry can help and what kind of failure it is; other errors are fatal. Check cancellation at least
+    /// once per second of work.
+    func run(_ options: Options, context: StageContext) async throws -> Outputs
+}
+
+extension Stage {
+    /// The options, as ``Options`` declares them.
+    public static var optionSchema: OptionSchema { Options.optionSchema }
+
+    /// By default the outputs do not depend on the options.
+    public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema }
+
+    /// Decodes resolved `with` options into ``Options``, after filling in every declared default; a value
+    /// of the wrong type is a fatal ``StageFailure`` naming the option.
+    public static func decodeOptions(_ with: JSONValue) throws -> Options {
+        do {
+            return try Options.optionSchema.applyingDefaults(to: with).decode(as: Options.self)
+        } catch let error as DecodingError {
+            throw StageFailure.invalidOptions(error)
+        }
+    }
+
+    /// Runs the stage on resolved `with` options and returns its outputs as a JSON object: what every
+    /// host (the engine, a plugin bridge, the harness) does with a stage.
+    package static func run(json options: JSONValue, context: StageContext) async throws -> JSONValue {
+        let outputs = try await Self().run(try decodeOptions(options), context: context)
+        let json = try JSONValue(encoding: outputs)
+        guard case .object = json else {
+            throw StageFailure("stage \(stageType) returned \(json.kindName) as outputs; outputs must be an object")
+        }
+        return json
+    }
+}

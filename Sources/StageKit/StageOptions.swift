@@ -1,0 +1,225 @@
+/// A stage's options, declared once: each `@Option` property carries its name, type, default and summary,
+/// and the schema that `pipeline validate`, `pipeline stages` and `pipeline schema` use is read from them.
+///
+/// ```swift
+/// struct Options: StageOptions {
+///     @Option("The file to upload.") var file: String               // required
+///     @Option("Parts in flight at once.") var concurrency = 4        // default 4
+///     @Option("Content-Type (default: from the extension).") var contentType: String?   // optional
+///     init() {}
+/// }
+/// ```
+///
+/// The engine fills in every default before decoding, so `run` sees `concurrency == 4` when the workflow
+/// leaves it out, exactly as the schema says; there is no second place where a default could differ.
+public protocol StageOptions: Decodable, Sendable {
+    /// An instance whose `@Option` properties hold their declarations (the schema is read from it).
+    init()
+    /// The options: derived from the `@Option` properties unless a type says otherwise.
+    static var optionSchema: OptionSchema { get }
+}
+
+extension StageOptions {
+    /// The options read from the `@Option` properties of `Self()`, in declaration order. A property's name is
+    /// its name in `with`.
+    public static var optionSchema: OptionSchema {
+        OptionSchema(
+            Mirror(reflecting: Self()).children.compactMap { child in
+                guard let label = child.label, let declaration = child.value as? any OptionDeclaration else { return nil }
+                return declaration.field(named: label.hasPrefix("_") ? String(label.dropFirst()) : label)
+            })
+    }
+}
+
+/// A type an option can have, and how it reads in the schema.
+public protocol OptionValue: Codable, Sendable {
+    /// The type in the schema.
+    static var optionType: OptionType { get }
+    /// The value of an absent option that has no default: nil for optionals; nothing (the option is
+    /// required) for every other type.
+    static var absentValue: Self? { get }
+    /// Whether this is an optional's nil, which is left out of encoded options.
+    var isAbsent: Bool { get }
+}
+
+extension OptionValue {
+    public static var absentValue: Self? { nil }
+    public var isAbsent: Bool { false }
+}
+
+extension String: OptionValue {
+    public static var optionType: OptionType { .string }
+}
+
+extension Int: OptionValue {
+    public static var optionType: OptionType { .integer }
+}
+
+extension Int32: OptionValue {
+    public static var optionType: OptionType { .integer }
+}
+
+extension Int64: OptionValue {
+    public static var optionType: OptionType { .integer }
+}
+
+extension Double: OptionValue {
+    public static var optionType: OptionType { .number }
+}
+
+extension Bool: OptionValue {
+    public static var optionType: OptionType { .boolean }
+}
+
+extension ByteCount: OptionValue {
+    public static var optionType: OptionType { .size }
+}
+
+extension TimeSpan: OptionValue {
+    public static var optionType: OptionType { .duration }
+}
+
+extension BitRate: OptionValue {
+    public static var optionType: OptionType { .bitRate }
+}
+
+extension JSONValue: OptionValue {
+    public static var optionType: OptionType { .any }
+}
+
+extension Array: OptionValue where Element: OptionValue {
+    public static var optionType: OptionType { .array(Element.optionType) }
+}
+
+extension Dictionary: OptionValue where Key == String, Value: OptionValue {
+    public static var optionType: OptionType { .dictionary(Value.optionType) }
+}
+
+extension Optional: OptionValue where Wrapped: OptionValue {
+    public static var optionType: OptionType { Wrapped.optionType }
+    public static var absentValue: Self? { .some(nil) }
+    public var isAbsent: Bool { self == nil }
+}
+
+/// An option whose value is one of a fixed set of strings: a `String` enum.
+///
+/// ```swift
+/// enum Checksum: String, OptionChoice { case crc32c, sha256, none }
+/// ```
+public protocol OptionChoice: OptionValue, RawRepresentable<String>, CaseIterable {}
+
+extension OptionChoice {
+    public static var optionType: OptionType { .oneOf(allCases.map(\.rawValue)) }
+}
+
+/// An option that is itself an object of options (`video: { codec, crf }`).
+public protocol NestedOptions: OptionValue, StageOptions {}
+
+extension NestedOptions {
+    public static var optionType: OptionType { .object(optionSchema) }
+}
+
+/// The schema side of an `@Option` property, read through reflection.
+protocol OptionDeclaration {
+    func field(named name: String) -> OptionField
+}
+
+/// Declares one option of a stage: its summary, and its default as the property's initial value.
+///
+/// A property with an initial value has that default; an optional property without one is nil when
+/// absent; any other property is required.
+@propertyWrapper
+public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
+    fileprivate var value: Value?
+    private let summary: String
+    private let hasDefault: Bool
+
+    /// The option's value (the default when the workflow leaves it out).
+    public var wrappedValue: Value {
+        get {
+            guard let value else {
+                preconditionFailure("required option read from a declaration instance; decode the options first")
+            }
+            return value
+        }
+        set { value = newValue }
+    }
+
+    /// An option with a default.
+    public init(wrappedValue: Value, _ summary: String) {
+        self.value = wrappedValue
+        self.summary = summary
+        self.hasDefault = true
+    }
+
+    /// An option without a default: required, unless its type is optional.
+    public init(_ summary: String) {
+        self.value = Value.absentValue
+        self.summary = summary
+        self.hasDefault = false
+    }
+
+    /// Decodes the value; declarations are not part of the JSON.
+    public init(from decoder: any Decoder) throws {
+        self.value = try Value(from: decoder)
+        self.summary = ""
+        self.hasDefault = false
+    }
+
+    /// Encodes the value.
+    public func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+
+    func field(named name: String) -> OptionField {
+        let defaultValue = hasDefault ? value.flatMap { try? JSONValue(encoding: $0) } : nil
+        return OptionField(
+            name, Value.optionType, required: !hasDefault && Value.absentValue == nil,
+            default: defaultValue == .null ? nil : defaultValue, summary)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// An absent optional option decodes as nil rather than as a missing key.
+    public func decode<Value>(_ type: Option<Value>.Type, forKey key: Key) throws -> Option<Value> {
+        if let option = try decodeIfPresent(type, forKey: key) { return option }
+        guard let absent = Value.absentValue else {
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "option \(key.stringValue) is required"))
+        }
+        var option = Option<Value>("")
+        option.wrappedValue = absent
+        return option
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// An option is encoded like the plain value it holds; an absent optional is left out.
+    public mutating func encode<Value>(_ option: Option<Value>, forKey key: Key) throws {
+        guard let value = option.value, !value.isAbsent else { return }
+        try encode(value, forKey: key)
+    }
+}
+
+extension JSONValue: StageOptions {
+    /// An empty object.
+    public init() { self = .object([:]) }
+
+    /// Any member names with values of any type: for stages that take the whole `with` object as it is.
+    public static var optionSchema: OptionSchema { OptionSchema(additionalFields: .any) }
+}
+
+extension OptionSchema {
+    /// `with` with the default of every absent option filled in, also inside nested option objects.
+    public func applyingDefaults(to with: JSONValue) -> JSONValue {
+        guard case .object(var members) = with else { return with }
+        for field in fields {
+            if let present = members[field.name] {
+                if case .object(let nested) = field.type { members[field.name] = nested.applyingDefaults(to: present) }
+            } else if let defaultValue = field.defaultValue {
+                members[field.name] = defaultValue
+            }
+        }
+        return .object(members)
+    }
+}
