@@ -1,6 +1,6 @@
 import CoreStages
 import Foundation
-import PipelineKit
+import StageKit
 import Testing
 
 @Suite struct ExecStageTests {

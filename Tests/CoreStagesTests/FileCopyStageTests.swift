@@ -1,6 +1,6 @@
 import CoreStages
 import Foundation
-import PipelineKit
+import StageKit
 import Testing
 
 @Suite struct FileCopyStageTests {
@@ -47,7 +47,7 @@ import Testing
             "destination": .string(folder.appendingPathComponent("source.bin").path), "copied": 1_000_000, "renaming": false,
         ]
         let harness = StageHarness(stateFolder: root.appendingPathComponent("state"))
-        let result = await harness.run(FileCopyStage.self, options: ["from": .string(source.path), "to": .string(folder.path)], resume: resume)
+        let result = await harness.run(FileCopyStage.self, options: ["from": .string(source.path), "to": .string(folder.path)], checkpoint: resume)
         _ = try result.outputs.get()
         #expect(try Data(contentsOf: folder.appendingPathComponent("source.bin")) == bytes)
         // Only the part after the checkpoint was copied.

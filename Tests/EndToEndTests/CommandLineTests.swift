@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -143,15 +143,15 @@ import Glibc
 
     @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() async throws {
         let result = try await Binary.run(["schema"], in: repositoryRoot)
-        let generated = try JSONParser.parse(result.stdout).value
-        let checkedIn = try JSONParser.parse(Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json"))).value
+        let generated = try JSONValue(parsing: result.stdout)
+        let checkedIn = try JSONValue(parsing: Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json")))
         let same = generated == checkedIn
         #expect(same, "Workflows/workflow.schema.json is out of date: run make schema")
     }
 
     @Test func stagesListsTypesOptionsAndOutputs() async throws {
         let result = try await Binary.run(["stages", "--json"], in: repositoryRoot)
-        let list = try JSONParser.parse(result.stdout).value.arrayValue ?? []
+        let list = try JSONValue(parsing: result.stdout).arrayValue ?? []
         let exec = try #require(list.first { $0["type"] == "exec" })
         #expect(exec["source"] == "built in")
         #expect(exec["options"]?.arrayValue?.contains { $0["name"] == "command" && $0["required"] == true } == true)

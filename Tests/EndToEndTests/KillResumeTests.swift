@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 

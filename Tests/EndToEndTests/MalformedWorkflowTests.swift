@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -9,7 +9,7 @@ let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appen
 @Suite struct MalformedWorkflowTests {
     static let expected: [(String, String)] = {
         let data = (try? Data(contentsOf: fixtures.appendingPathComponent("expected-messages.json"))) ?? Data()
-        let object = (try? JSONParser.parse(data).value.objectValue) ?? [:]
+        let object = (try? JSONValue(parsing: data).objectValue) ?? [:]
         return object.map { ($0.key, $0.value.stringValue ?? "") }.sorted { $0.0 < $1.0 }
     }()
 

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import Sandbox
 import TestSupport
 import Testing
@@ -58,7 +58,7 @@ import Glibc
     /// Every video on the sandbox as (name, JSON).
     private func videos(_ sandbox: RunningSandbox) async throws -> [JSONValue] {
         let text = await httpGet("\(sandbox.baseURL)/me/videos?per_page=100", bearer: Self.token)
-        return try JSONParser.parse(text).value["data"]?.arrayValue ?? []
+        return try JSONValue(parsing: text)["data"]?.arrayValue ?? []
     }
 
     /// Checks one complete video per input, with the exported bytes and the metadata.
@@ -184,9 +184,9 @@ import Glibc
         #expect(items.count == 3)
         for item in items {
             let folder = scratch.path(".pipeline/runs/generic-platform/items/\(item)")
-            let input = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("item.json"))).value["input"]
-            let complete = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("stages/complete.json"))).value["outputs"]
-            let describe = try JSONParser.parse(Data(contentsOf: folder.appendingPathComponent("stages/describe.json"))).value["outputs"]
+            let input = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("item.json")))["input"]
+            let complete = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("stages/complete.json")))["outputs"]
+            let describe = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("stages/describe.json")))["outputs"]
             #expect(complete?["status"] == "ready")
             #expect(complete?["sha256"]?.stringValue == (await sha256sum(input?["path"]?.stringValue ?? "")))
             #expect(describe?["title"]?.stringValue.map { input?["path"]?.stringValue?.contains($0) == true } == true)

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -97,9 +97,9 @@ import Glibc
             try await Task.sleep(for: .milliseconds(5))
         }
         kill(pid, SIGKILL)
-        await BlockingThread.run { process.waitUntilExit() }
+        await BlockingWork.runLong { process.waitUntilExit() }
         let item = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
-        let checkpoint = try JSONParser.parse(Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json"))).value
+        let checkpoint = try JSONValue(parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
         let hashedBefore = checkpoint["resume"]?["digests"]?.arrayValue?.count ?? 0
         #expect(hashedBefore > 0 && hashedBefore < 600, "\(hashedBefore) blocks hashed before the kill")
 
@@ -111,11 +111,11 @@ import Glibc
         rerun.standardOutput = pipe
         try rerun.run()
         let handle = pipe.fileHandleForReading
-        let output = await BlockingThread.run { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
-        await BlockingThread.run { rerun.waitUntilExit() }
+        let output = await BlockingWork.runLong { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        await BlockingWork.runLong { rerun.waitUntilExit() }
         #expect(rerun.terminationStatus == 0)
         #expect(output.contains("resuming at block \(hashedBefore + 1)"), "\(output.suffix(2000))")
-        let state = try JSONParser.parse(Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json"))).value
+        let state = try JSONValue(parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
         #expect(state["outputs"]?["blocks"] == 600)
         #expect(state["outputs"]?["size"] == .int(600 << 20))
         _ = file
@@ -133,7 +133,7 @@ import Glibc
         try scratch.write("\(name).c", source)
         let output = scratch.path("lib\(name).so")
         let root = scratch.root
-        let status = await BlockingThread.run { () -> Int32 in
+        let status = await BlockingWork.runLong { () -> Int32 in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
             process.arguments = ["-shared", "-fPIC", "-o", output.path, root.appendingPathComponent("\(name).c").path]

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -19,7 +19,7 @@ import Glibc
         make.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
                           "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", clip.path]
         try make.run()
-        await BlockingThread.run { make.waitUntilExit() }
+        await BlockingWork.runLong { make.waitUntilExit() }
         try scratch.write("wf.json", """
             {"version": 1, "name": "kill-transcode", "inputs": {"path": "in"}, "stages": [
               {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "video": {"preset": "medium", "crf": 23}}}
@@ -45,7 +45,7 @@ import Glibc
         probe.standardOutput = pipe
         try probe.run()
         let handle = pipe.fileHandleForReading
-        let text = await BlockingThread.run { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        let text = await BlockingWork.runLong { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,600")
         #expect(!FileManager.default.fileExists(atPath: partial.path))
     }

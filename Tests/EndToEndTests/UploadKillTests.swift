@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -42,7 +42,7 @@ import Glibc
         let original = await sha256sum(file.path)
         #expect(await sha256sum(server.folder.appendingPathComponent(stored.first ?? "").path) == original)
 
-        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/stats")).value
+        let stats = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/stats"))
         let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
         #expect(resent >= 0 && resent <= kills * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
         print("tus kill test: \(resent) bytes re-sent over \(kills) kills (chunk \(Self.chunk))")
@@ -82,7 +82,7 @@ extension UploadKillTests {
             #expect(!text.contains(environment["S3_TEST_SECRET"] ?? "-"), "secret in \(name)")
         }
         // Parts in flight when a kill came are sent again: at most `concurrency` parts per kill.
-        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/__stats")).value
+        let stats = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/__stats"))
         let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
         #expect(resent >= 0 && resent <= kills * 2 * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
         print("s3 kill test: \(resent) bytes re-sent over \(kills) kills (2 parts of \(Self.chunk) in flight)")

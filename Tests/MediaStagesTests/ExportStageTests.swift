@@ -1,6 +1,6 @@
 import Foundation
 import MediaStages
-import PipelineKit
+import StageKit
 import Testing
 
 @Suite struct ExportStageTests {
@@ -148,12 +148,12 @@ import Testing
         let outputs = try first.outputs.get()
         let modified = try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date
         // A crash after the rename, before the stage's checkpoint: the rerun gets the commit record back.
-        let second = await harness().run(TranscodeStage.self, options: options, resume: first.checkpoint)
+        let second = await harness().run(TranscodeStage.self, options: options, checkpoint: first.checkpoint)
         #expect(try second.outputs.get() == outputs)
         #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date == modified)
         // A file changed since: the stage runs again.
         try Data("garbage".utf8).write(to: output)
-        let third = await harness().run(TranscodeStage.self, options: options, resume: first.checkpoint)
+        let third = await harness().run(TranscodeStage.self, options: options, checkpoint: first.checkpoint)
         #expect(try third.outputs.get() == outputs)
         #expect(try Data(contentsOf: output).count == outputs["size"]?.intValue)
     }

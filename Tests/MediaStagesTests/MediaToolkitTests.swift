@@ -1,6 +1,6 @@
 import Foundation
 import MediaStages
-import PipelineKit
+import StageKit
 import Testing
 
 @Suite struct MediaToolkitTests {

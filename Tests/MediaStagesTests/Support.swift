@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import Testing
 
 /// The bundled samples.
@@ -32,7 +32,7 @@ struct FFprobe {
 
     /// Runs ffprobe on a thread of its own (it decodes the whole file to count frames).
     static func of(_ path: String) async throws -> FFprobe {
-        try await BlockingThread.run { Result { try FFprobe(path) } }.get()
+        try await BlockingWork.runLong { Result { try FFprobe(path) } }.get()
     }
 
     private init(_ path: String) throws {
@@ -45,7 +45,7 @@ struct FFprobe {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        json = try JSONParser.parse(data).value
+        json = try JSONValue(parsing: data)
     }
 
     func stream(_ type: String) -> JSONValue? {
@@ -87,7 +87,7 @@ func moovBeforeMdat(_ path: String) throws -> Bool {
 
 /// A clip made with the ffmpeg CLI (on a thread of its own) for tests that need a longer input.
 func makeClip(seconds: Int, size: String, at url: URL) async throws {
-    try await BlockingThread.run { Result { try makeClipBlocking(seconds: seconds, size: size, at: url) } }.get()
+    try await BlockingWork.runLong { Result { try makeClipBlocking(seconds: seconds, size: size, at: url) } }.get()
 }
 
 private func makeClipBlocking(seconds: Int, size: String, at url: URL) throws {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PipelineKit
+@testable import StageKit
 
 @Suite struct ExpressionTests {
     let scope = EvaluationScope(

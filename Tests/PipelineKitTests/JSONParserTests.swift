@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PipelineKit
+@testable import StageKit
 
 @Suite struct JSONParserTests {
     @Test func parsesValuesAndKeepsIntegersApartFromDoubles() throws {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import PipelineKit
+@testable import StageKit
 
 @Suite struct RunnerTests {
     @Test func finishedStagesAreReusedOnARerun() async throws {
@@ -50,8 +51,10 @@ import Testing
             probeWorkflow(key, b: #", "failTimes": 2"#, retry: #"{"attempts": 3, "initialDelay": "10ms"}"#), log: log)
         #expect(summary.succeeded == 1)
         #expect(ProbeStage.runs("\(key)-b-file0") == 3)
-        let retries = log.events.withLock { events in events.filter { if case .stageRetrying = $0 { true } else { false } }.count }
-        #expect(retries == 2)
+        let retries = log.all(StageRetrying.self)
+        #expect(retries.count == 2)
+        #expect(retries.map(\.attempt) == [1, 2])
+        #expect(retries.allSatisfy { $0.attempts == 3 && $0.error.kind == .network })
     }
 
     @Test func fatalFailuresAreNotRetriedAndOtherItemsGoOn() async throws {
@@ -110,14 +113,14 @@ import Testing
         task.cancel()
         let interrupted = try await task.value
         #expect(interrupted.interrupted)
-        let record = try CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let record = try await CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
         #expect(record?.status == .interrupted)
         #expect(record?.resume == ["step": 1])
 
         let shorter = workflow.replacingOccurrences(of: "\"sleep\": 30", with: "\"sleep\": 0")
         // Changed vars change the options: the stage reruns from scratch (no resume data).
         try await sandbox.run(shorter)
-        let rerun = try CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let rerun = try await CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
         #expect(rerun?.status == .succeeded)
         #expect(rerun?.outputs?["resumed"] == nil)
     }
@@ -134,12 +137,12 @@ import Testing
         try await sandbox.run(workflow)
         let store = CheckpointStore(folder: sandbox.state)
         let item = try sandbox.items()[0].stateKey
-        var record = try #require(try store.stage(run: "t", item: item, stage: "long"))
+        var record = try #require(try await store.stage(run: "t", item: item, stage: "long"))
         record.status = .running
         record.resume = ["uploadURL": "https://example/upload/1", "offset": 1024]
-        try store.save(record, run: "t", item: item)
+        try await store.save(record, run: "t", item: item)
         try await sandbox.run(workflow)
-        let finished = try store.stage(run: "t", item: item, stage: "long")
+        let finished = try await store.stage(run: "t", item: item, stage: "long")
         #expect(finished?.status == .succeeded)
         #expect(finished?.outputs?["resumed"] == ["uploadURL": "https://example/upload/1", "offset": 1024])
     }
@@ -159,8 +162,8 @@ import Testing
         #expect(ProbeStage.runs("\(key)-file1") == 1)
         let store = CheckpointStore(folder: sandbox.state)
         let items = try sandbox.items()
-        #expect(try store.stage(run: "t", item: items[0].stateKey, stage: "after")?.outputs?["value"] == "none")
-        #expect(try store.stage(run: "t", item: items[1].stateKey, stage: "after")?.outputs?["value"] == 7)
+        #expect(try await store.stage(run: "t", item: items[0].stateKey, stage: "after")?.outputs?["value"] == "none")
+        #expect(try await store.stage(run: "t", item: items[1].stateKey, stage: "after")?.outputs?["value"] == 7)
     }
 
     @Test func secretsNeverReachStateFilesAndRotatingThemRerunsNothing() async throws {

@@ -1,15 +1,17 @@
 import Foundation
 import PipelineKit
+import StageKit
 import Synchronization
+import Testing
 
 /// A stage for tests: counts its runs per key, can fail a number of times, sleep, and checkpoint.
 struct ProbeStage: Stage {
-    struct Options: Decodable, Sendable {
-        var key: String
-        var failTimes: Int?
-        var fatal: Bool?
-        var sleep: Double?
-        var value: JSONValue?
+    struct Options: StageOptions {
+        @Option("Counter name.") var key: String
+        @Option("Fail this many times first.") var failTimes = 0
+        @Option("Fail fatally rather than retryably.") var fatal = false
+        @Option("Seconds to sleep after checkpointing.") var sleep = 0.0
+        @Option("Returned as the value output.") var value: JSONValue = .null
     }
 
     struct Outputs: Encodable, Sendable {
@@ -18,15 +20,8 @@ struct ProbeStage: Stage {
         var resumed: JSONValue?
     }
 
-    static let type = "test.probe"
+    static let stageType = "test.probe"
     static let summary = "Counts its runs (tests only)."
-    static let optionSchema = OptionSchema([
-        OptionField("key", .string, required: true, "Counter name."),
-        OptionField("failTimes", .integer, "Fail this many times first."),
-        OptionField("fatal", .boolean, "Fail fatally rather than retryably."),
-        OptionField("sleep", .number, "Seconds to sleep after checkpointing."),
-        OptionField("value", .any, "Returned as the value output."),
-    ])
     static let outputSchema = OutputSchema([
         OutputField("value", "The value option."), OutputField("run", "How many times it ran."),
         OutputField("resumed", "The resume data it got."),
@@ -45,31 +40,33 @@ struct ProbeStage: Stage {
             counts[options.key, default: 0] += 1
             return counts[options.key, default: 0]
         }
-        if let failTimes = options.failTimes, run <= failTimes {
-            throw options.fatal == true ? StageFailure("boom \(run)") : StageFailure.retryable("flaky \(run)")
+        if run <= options.failTimes {
+            throw options.fatal
+                ? StageFailure("boom \(run)", kind: .invalidInput) : StageFailure.retryable("flaky \(run)", kind: .network)
         }
-        let resumed = context.resumeData
+        let resumed = context.lastCheckpoint(as: JSONValue.self)
         try await context.checkpoint(["step": JSONValue.int(run)])
-        if let sleep = options.sleep { try await Task.sleep(for: .milliseconds(Int(sleep * 1000))) }
-        return Outputs(value: options.value ?? .null, run: run, resumed: resumed)
+        if options.sleep > 0 { try await Task.sleep(for: .milliseconds(Int(options.sleep * 1000))) }
+        return Outputs(value: options.value, run: run, resumed: resumed)
     }
 }
 
 /// Collects a run's events.
 final class EventLog: RunEventSink {
-    let events = Mutex<[RunEvent]>([])
+    let events = Mutex<[any RunEvent]>([])
 
-    func emit(_ event: RunEvent) {
+    func emit(_ event: any RunEvent) {
         events.withLock { $0.append(event) }
+    }
+
+    /// The events of one kind, in order.
+    func all<Event: RunEvent>(_ kind: Event.Type) -> [Event] {
+        events.withLock { $0.compactMap { $0 as? Event } }
     }
 
     /// (item, stage, outcome) of every finished stage.
     var finished: [(String, String, StageOutcome)] {
-        events.withLock { events in
-            events.compactMap {
-                if case .stageFinished(let item, let stage, let outcome, _, _) = $0 { (item, stage, outcome) } else { nil }
-            }
-        }
+        all(StageFinished.self).map { ($0.item, $0.stage, $0.outcome) }
     }
 
     func outcomes(_ stage: String) -> [StageOutcome] {
@@ -77,11 +74,7 @@ final class EventLog: RunEventSink {
     }
 
     var itemErrors: [String] {
-        events.withLock { events in
-            events.compactMap {
-                if case .itemFinished(_, false, let error, _) = $0 { error } else { nil }
-            }
-        }
+        all(ItemFinished.self).compactMap { $0.succeeded ? nil : ($0.error?.message ?? ($0.interrupted ? "interrupted" : nil)) }
     }
 }
 
@@ -109,9 +102,13 @@ struct Sandbox: ~Copyable {
 
     static var registry: StageRegistry {
         var registry = StageRegistry()
-        registry.register(ProbeStage.self)
-        registry.register(TokenStage.self)
-        registry.register(GuardedStage.self)
+        do {
+            try registry.register(ProbeStage.self)
+            try registry.register(TokenStage.self)
+            try registry.register(GuardedStage.self)
+        } catch {
+            Issue.record("the test stages' names collide: \(error)")
+        }
         return registry
     }
 
@@ -149,11 +146,10 @@ enum TokenService {
 }
 
 struct TokenStage: Stage {
-    struct Options: Decodable, Sendable {}
+    struct Options: StageOptions {}
     struct Outputs: Encodable, Sendable { var token: String }
-    static let type = "test.token"
+    static let stageType = "test.token"
     static let summary = "Hands out the current token (tests only)."
-    static let optionSchema = OptionSchema([])
     static let outputSchema = OutputSchema([OutputField("token", "The token.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -162,13 +158,13 @@ struct TokenStage: Stage {
 }
 
 struct GuardedStage: Stage {
-    struct Options: Decodable, Sendable { var token: String; var rotateFirst: Bool? }
+    struct Options: StageOptions {
+        @Option("The token.") var token: String
+        @Option("Rotate the token on the first call.") var rotateFirst = false
+    }
     struct Outputs: Encodable, Sendable { var ok: Bool }
-    static let type = "test.guarded"
+    static let stageType = "test.guarded"
     static let summary = "Accepts only the current token (tests only)."
-    static let optionSchema = OptionSchema([
-        OptionField("token", .string, required: true, "The token."), OptionField("rotateFirst", .boolean, "Rotate the token on the first call."),
-    ])
     static let outputSchema = OutputSchema([OutputField("ok", "Accepted.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -176,7 +172,7 @@ struct GuardedStage: Stage {
             runs += 1
             return runs == 1
         }
-        if first && options.rotateFirst == true { TokenService.current.withLock { $0 = "token-\(UUID().uuidString)" } }
+        if first && options.rotateFirst { TokenService.current.withLock { $0 = "token-\(UUID().uuidString)" } }
         guard options.token == TokenService.current.withLock({ $0 }) else {
             throw StageFailure("401 token \(options.token) expired", disposition: .credentialsExpired)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PipelineKit
+@testable import StageKit
 
 @Suite struct WorkflowLoaderTests {
     private func problems(_ json: String) -> [String] {

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import NIOHTTP1
 import Testing
 

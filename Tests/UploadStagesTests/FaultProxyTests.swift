@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 import UploadStages
@@ -33,7 +33,7 @@ import UploadStages
 
     /// The proxy's counts: requests, errors, resets, stalls.
     private func stats(_ proxy: PeerServer) async throws -> [String: Int] {
-        let value = try JSONParser.parse(await httpGet("http://127.0.0.1:\(proxy.port)/__proxy_stats")).value
+        let value = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(proxy.port)/__proxy_stats"))
         return (value.objectValue ?? [:]).compactMapValues(\.intValue)
     }
 

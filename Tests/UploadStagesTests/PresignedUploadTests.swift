@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 import UploadStages
@@ -30,7 +30,7 @@ import UploadStages
         let checkpoint = try #require(interrupted.checkpoint)
         #expect((checkpoint["parts"]?.arrayValue?.count ?? 0) >= 1)
 
-        let run = await harness.run(PresignedUploadStage.self, options: options(backend, file), resume: checkpoint)
+        let run = await harness.run(PresignedUploadStage.self, options: options(backend, file), checkpoint: checkpoint)
         let outputs = try run.outputs.get()
         #expect(outputs["parts"] == 5)
         #expect(outputs["uploadId"] == checkpoint["uploadId"])

@@ -1,6 +1,6 @@
 import CCRC32C
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -81,7 +81,7 @@ import Testing
         // Interrupted, not failed: the multipart upload stays for the resume.
         #expect(await unfinishedUploads(server) == "1")
 
-        let resumed = await harness.run(S3UploadStage.self, options: options, resume: checkpoint)
+        let resumed = await harness.run(S3UploadStage.self, options: options, checkpoint: checkpoint)
         _ = try resumed.outputs.get()
         #expect(await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "resume.bin"]) == sha256sum(file.path))
         #expect(await unfinishedUploads(server) == "0")
@@ -96,11 +96,11 @@ import Testing
         let first = await harness.run(S3UploadStage.self, options: options(server, file, key: "changed.bin"))
         let checkpoint = try #require(first.checkpoint)
         // The same upload again, as if it had stopped half way, but the file changed meanwhile.
-        let started = try JSONParser.parse(await peerTool("s3_tool.py", [String(server.port), "uploads", "media"])).value
+        let started = try JSONValue(parsing: await peerTool("s3_tool.py", [String(server.port), "uploads", "media"]))
         #expect(started == 0)
         var stale = checkpoint.objectValue ?? [:]
         stale["fingerprint"] = ["size": .int(6 << 20), "modified": 1.0]
-        let run = await harness.run(S3UploadStage.self, options: options(server, file, key: "changed.bin"), resume: .object(stale))
+        let run = await harness.run(S3UploadStage.self, options: options(server, file, key: "changed.bin"), checkpoint: .object(stale))
         guard case .failure(let error) = run.outputs else {
             Issue.record("resumed with a changed file")
             return

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 import UploadStages
@@ -56,7 +56,7 @@ import UploadStages
         let sentBefore = interrupted.progress.last?.completed ?? 0
         #expect(sentBefore > 4 << 20 && sentBefore < 32 << 20)
 
-        let resumed = await harness.run(TusUploadStage.self, options: options, resume: checkpoint)
+        let resumed = await harness.run(TusUploadStage.self, options: options, checkpoint: checkpoint)
         let outputs = try resumed.outputs.get()
         #expect(outputs["url"] == checkpoint["uploadURL"])
         #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
@@ -84,7 +84,7 @@ import UploadStages
             "uploadURL": .string("http://127.0.0.1:\(server.port)/files/abc"), "created": false,
             "fingerprint": ["size": 4000, "modified": 1.0], "offset": 2000,
         ]
-        let run = await harness().run(TusUploadStage.self, options: ["url": .string("http://127.0.0.1:\(server.port)/files/abc"), "file": .string(file.path)], resume: resume)
+        let run = await harness().run(TusUploadStage.self, options: ["url": .string("http://127.0.0.1:\(server.port)/files/abc"), "file": .string(file.path)], checkpoint: resume)
         guard case .failure(let error) = run.outputs else {
             Issue.record("resumed with different bytes")
             return
@@ -123,12 +123,12 @@ import UploadStages
         #expect(checkpoint["parts"]?.arrayValue?.count == 4)
         #expect(checkpoint["uploadURL"] == "")
 
-        let resumed = await harness.run(TusUploadStage.self, options: options, resume: checkpoint)
+        let resumed = await harness.run(TusUploadStage.self, options: options, checkpoint: checkpoint)
         let outputs = try resumed.outputs.get()
         #expect(outputs["size"] == .int(20 << 20 + 5))
         #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
         // Each part continued from its own offset: far less than the whole file went again.
-        let stats = try JSONParser.parse(await httpGet("http://127.0.0.1:\(server.port)/stats")).value
+        let stats = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/stats"))
         #expect((stats["received"]?.intValue ?? 0) < (20 << 20) + 4 * (1 << 20) + 5)
     }
 }

@@ -1,4 +1,4 @@
-import PipelineKit
+import StageKit
 import AsyncHTTPClient
 import Crypto
 import Foundation
