@@ -172,17 +172,18 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
     }
 
     func field(named name: String) -> OptionField {
-        let defaultValue = hasDefault ? value.flatMap { try? JSONValue(encoding: $0) } : nil
+        // An optional's nil is no default: the option is simply absent.
+        let defaultValue = hasDefault ? value.flatMap { $0.isAbsent ? nil : try? JSONValue(encoding: $0) } : nil
         return OptionField(
-            name, Value.optionType, required: !hasDefault && Value.absentValue == nil,
-            default: defaultValue == .null ? nil : defaultValue, summary)
+            name, Value.optionType, required: !hasDefault && Value.absentValue == nil, default: defaultValue, summary)
     }
 }
 
 extension KeyedDecodingContainer {
     /// An absent optional option decodes as nil rather than as a missing key.
     public func decode<Value>(_ type: Option<Value>.Type, forKey key: Key) throws -> Option<Value> {
-        if let option = try decodeIfPresent(type, forKey: key) { return option }
+        // Present (null included, which a JSONValue option may hold): decode the value itself.
+        if contains(key) { return try Option<Value>(from: superDecoder(forKey: key)) }
         guard let absent = Value.absentValue else {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "option \(key.stringValue) is required"))

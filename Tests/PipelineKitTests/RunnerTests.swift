@@ -96,7 +96,7 @@ import Testing
             """, log: log)
         #expect(summary.failed == 1)
         #expect(clock.now - start < .seconds(10))
-        #expect(log.itemErrors.first?.contains("timed out after 200ms") == true)
+        #expect(log.itemErrors.first?.contains("timed out after 200ms") == true, "\(log.itemErrors)")
     }
 
     @Test func cancellationInterruptsAndTheNextRunResumesWithTheCheckpoint() async throws {
