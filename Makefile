@@ -2,7 +2,7 @@
 SWIFT ?= swift
 PIPELINE = .build/debug/pipeline
 
-.PHONY: deps build test quickstart bench schema format
+.PHONY: deps build test lint tsan quickstart bench schema format
 
 deps:
 	scripts/install-deps.sh
@@ -12,7 +12,7 @@ build: deps
 
 ## Builds and runs the whole test suite (unit and end-to-end tests of the built binary). Tests run one at a
 ## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works.
-test: deps
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path samples/plugin-hello
 	$(SWIFT) build --package-path samples/custom-pipeline
@@ -32,5 +32,13 @@ bench: deps
 schema: build
 	$(PIPELINE) schema > Workflows/workflow.schema.json
 
+## Fails when a Swift file is not formatted as `make format` would write it.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources
+
+## Runs the concurrency-heavy tests under ThreadSanitizer (its own build folder, .build-tsan).
+tsan: deps
+	scripts/tsan.sh
+
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources

@@ -124,7 +124,9 @@ let package = Package(
         ),
         .target(
             name: "PluginHost",
-            dependencies: ["PipelineKit", "StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PipelineKit", "StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -151,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineKitTests",
-            dependencies: ["PipelineKit", "StageKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PipelineKit", "StageKit", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -161,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaStagesTests",
-            dependencies: ["MediaStages", "StageKit"],
+            dependencies: ["MediaStages", "StageKit", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -186,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: [
-                "Sandbox", "StageKit",
+                "Sandbox", "StageKit", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -198,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipeline", "StageKit", "TestSupport", "Sandbox"],
+            dependencies: ["pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

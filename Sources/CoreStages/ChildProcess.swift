@@ -4,7 +4,7 @@ import StageKit
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process run to completion in a process group of its own, its output captured in bounded
@@ -29,7 +29,8 @@ enum ChildProcess {
         let executable = try locate(program)
         if let workingDirectory {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isDirectory), isDirectory.boolValue
+            guard FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isDirectory),
+                isDirectory.boolValue
             else {
                 throw StageFailure("cwd \(workingDirectory) is not a folder", kind: .invalidOptions)
             }
@@ -103,21 +104,21 @@ enum ChildProcess {
     /// closes it.
     private static func drain(_ descriptor: Int32, limit: Int, keepTail: Bool) async -> Data {
         await BlockingWork.runLong {
-                var data = Data()
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    if count <= 0 { break }
-                    if keepTail {
-                        data.append(contentsOf: buffer[0..<count])
-                        if data.count > 2 * limit { data = data.suffix(limit) }
-                    } else if data.count < limit {
-                        data.append(contentsOf: buffer[0..<min(count, limit - data.count)])
-                    }
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                if keepTail {
+                    data.append(contentsOf: buffer[0..<count])
+                    if data.count > 2 * limit { data = data.suffix(limit) }
+                } else if data.count < limit {
+                    data.append(contentsOf: buffer[0..<min(count, limit - data.count)])
                 }
-                close(descriptor)
-                return keepTail ? data.suffix(limit) : data
+            }
+            close(descriptor)
+            return keepTail ? data.suffix(limit) : data
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-public import StageKit
 import Logging
+public import StageKit
 
 /// `exec`: runs a program with templated arguments. Its stdout becomes the `stdout` output, parsed as JSON
 /// when it is JSON; a nonzero exit fails the stage with the end of stderr in the message.
@@ -68,8 +68,10 @@ public struct ExecStage: Stage {
             program: program, arguments: Array(command.dropFirst()), environment: options.env.mapValues(\.text),
             workingDirectory: options.cwd)
         guard options.successCodes.contains(result.status) else {
-            let tail = String(decoding: result.stderr.suffix(2000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let reason = result.signalled ? "was killed by signal \(result.status)" : "exited with status \(result.status)"
+            let tail = String(decoding: result.stderr.suffix(2000), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            let reason =
+                result.signalled ? "was killed by signal \(result.status)" : "exited with status \(result.status)"
             throw StageFailure(
                 "\(program) \(reason)" + (tail.isEmpty ? "" : ": \(tail)"),
                 kind: .commandFailed, disposition: options.retryable ? .retryable() : .fatal)
@@ -77,7 +79,9 @@ public struct ExecStage: Stage {
         if !result.stderr.isEmpty {
             context.logger.debug("\(String(decoding: result.stderr.suffix(2000), as: UTF8.self))")
         }
-        return Outputs(exitCode: result.status, stdout: Self.parse(result.stdout), stderr: String(decoding: result.stderr, as: UTF8.self))
+        return Outputs(
+            exitCode: result.status, stdout: Self.parse(result.stdout),
+            stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 
     /// JSON when the output is a JSON document, otherwise the text without its final newline.

@@ -1,9 +1,9 @@
 import Foundation
-public import StageKit
 import Logging
+public import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `file.copy`: copies a file into a folder. The bytes go to a hidden partial file that is fsynced and
@@ -69,7 +69,9 @@ public struct FileCopyStage: Stage {
         guard stat(source.path, &info) == 0 else {
             throw StageFailure("cannot read \(source.path): \(String(cString: strerror(errno)))", kind: .invalidInput)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw StageFailure("\(source.path) is not a regular file", kind: .invalidInput) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StageFailure("\(source.path) is not a regular file", kind: .invalidInput)
+        }
         let size = Int64(info.st_size)
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         if options.createFolder {
@@ -93,13 +95,16 @@ public struct FileCopyStage: Stage {
         try await copy(from: source, to: partial, progress: &progress, context: context)
         progress.renaming = true
         try await context.checkpoint(progress)
-        guard rename(partial.path, destination.path) == 0 else {
-            throw StageFailure("cannot rename \(partial.path) to \(destination.path): \(String(cString: strerror(errno)))")
-        }
-        let folderDescriptor = open(folder.path, O_RDONLY | O_DIRECTORY)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
+        try await BlockingWork.run {
+            guard rename(partial.path, destination.path) == 0 else {
+                throw StageFailure(
+                    "cannot rename \(partial.path) to \(destination.path): \(String(cString: strerror(errno)))")
+            }
+            let folderDescriptor = open(folder.path, O_RDONLY | O_DIRECTORY)
+            if folderDescriptor >= 0 {
+                fsync(folderDescriptor)
+                close(folderDescriptor)
+            }
         }
         return Outputs(path: destination.path, size: size)
     }
@@ -113,33 +118,51 @@ public struct FileCopyStage: Stage {
         defer { close(output) }
         guard ftruncate(output, off_t(progress.copied)) == 0 else { throw Self.ioFailure("cannot truncate", partial) }
 
-        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         var sinceCheckpoint: Int64 = 0
+        let (sourcePath, partialURL) = (source.path, partial)
         while progress.copied < progress.sourceSize {
             try Task.checkCancellation()
             let wanted = Int(min(Int64(Self.chunkSize), progress.sourceSize - progress.copied))
-            let count = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, wanted, off_t(progress.copied)) }
-            guard count > 0 else {
-                throw StageFailure("\(source.path) changed while it was copied (it is shorter than \(progress.sourceSize) bytes)")
-            }
-            var written = 0
-            while written < count {
-                let result = buffer.withUnsafeBytes {
-                    pwrite(output, $0.baseAddress.map { $0 + written }, count - written, off_t(progress.copied) + off_t(written))
-                }
-                guard result > 0 else { throw Self.ioFailure("cannot write", partial) }
-                written += result
+            let offset = progress.copied
+            // Reads and writes block: they run on BlockingWork, one chunk at a time.
+            let count = try await BlockingWork.run {
+                try Self.copyChunk(
+                    from: input, to: output, at: offset, count: wanted, source: sourcePath, partial: partialURL)
             }
             progress.copied += Int64(count)
             sinceCheckpoint += Int64(count)
             context.reportProgress(StageProgress(completed: progress.copied, total: progress.sourceSize, unit: .bytes))
             if sinceCheckpoint >= Self.checkpointInterval && progress.copied < progress.sourceSize {
-                guard fsync(output) == 0 else { throw Self.ioFailure("cannot sync", partial) }
+                try await BlockingWork.run { try Self.sync(output, partialURL) }
                 try await context.checkpoint(progress)
                 sinceCheckpoint = 0
             }
         }
-        guard fsync(output) == 0 else { throw Self.ioFailure("cannot sync", partial) }
+        try await BlockingWork.run { try Self.sync(output, partialURL) }
+    }
+
+    /// Copies up to `count` bytes at `offset`; returns how many.
+    private static func copyChunk(
+        from input: Int32, to output: Int32, at offset: Int64, count wanted: Int, source: String, partial: URL
+    ) throws -> Int {
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        let count = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, wanted, off_t(offset)) }
+        guard count > 0 else {
+            throw StageFailure("\(source) changed while it was copied (it became shorter)", kind: .invalidInput)
+        }
+        var written = 0
+        while written < count {
+            let result = buffer.withUnsafeBytes {
+                pwrite(output, $0.baseAddress.map { $0 + written }, count - written, off_t(offset) + off_t(written))
+            }
+            guard result > 0 else { throw ioFailure("cannot write", partial) }
+            written += result
+        }
+        return count
+    }
+
+    private static func sync(_ descriptor: Int32, _ url: URL) throws {
+        guard fsync(descriptor) == 0 else { throw ioFailure("cannot sync", url) }
     }
 
     private static func size(of url: URL) -> Int64? {

@@ -4,7 +4,7 @@ import Logging
 import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An output file written under a temporary name next to its destination and renamed into place only
@@ -46,7 +46,9 @@ struct MediaOutput {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw MediaError(code: .outputNotWritable, message: "cannot create output folder \(folder.path): \(Self.reason(error))")
+                throw MediaError(
+                    code: .outputNotWritable,
+                    message: "cannot create output folder \(folder.path): \(Self.reason(error))")
             }
         } else if !isDirectory.boolValue {
             throw MediaError(code: .outputNotWritable, message: "output folder \(folder.path) is a file")
@@ -59,9 +61,11 @@ struct MediaOutput {
     /// The outputs of an earlier run whose finished file is still there, unchanged.
     func reusable<Outputs: Codable>(from context: StageContext, as type: Outputs.Type) -> Outputs? {
         guard let commit = context.lastCheckpoint(as: Commit<Outputs>.self), commit.destination == destination.path,
-            let size = Self.size(of: destination), size == commit.size, (try? Self.fingerprint(of: destination)) == commit.fingerprint
+            let size = Self.size(of: destination), size == commit.size,
+            (try? Self.fingerprint(of: destination)) == commit.fingerprint
         else { return nil }
-        context.logger.info("reusing the finished output \(destination.path) (size and fingerprint match the checkpoint)")
+        context.logger.info(
+            "reusing the finished output \(destination.path) (size and fingerprint match the checkpoint)")
         return commit.outputs
     }
 
@@ -69,20 +73,25 @@ struct MediaOutput {
     /// it into place; returns its size.
     func commit<Outputs: Codable & Sendable>(_ outputs: Outputs, context: StageContext) async throws -> Int64 {
         guard let size = Self.size(of: partial) else {
-            throw MediaError(code: .outputNotWritable, message: "the output \(partial.path) vanished before it was finished")
+            throw MediaError(
+                code: .outputNotWritable, message: "the output \(partial.path) vanished before it was finished")
         }
         let descriptor = open(partial.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, fsync(descriptor) == 0 else {
             if descriptor >= 0 { close(descriptor) }
-            throw MediaError(code: .outputNotWritable, message: "cannot sync \(partial.path): \(String(cString: strerror(errno)))")
+            throw MediaError(
+                code: .outputNotWritable, message: "cannot sync \(partial.path): \(String(cString: strerror(errno)))")
         }
         close(descriptor)
         let fingerprint = try Self.fingerprint(of: partial)
-        try await context.checkpoint(Commit(destination: destination.path, size: size, fingerprint: fingerprint, outputs: outputs))
+        try await context.checkpoint(
+            Commit(destination: destination.path, size: size, fingerprint: fingerprint, outputs: outputs))
         guard rename(partial.path, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
-            throw MediaError(code: .outputNotWritable, message: "cannot move the output into place at \(destination.path): \(reason)")
+            throw MediaError(
+                code: .outputNotWritable, message: "cannot move the output into place at \(destination.path): \(reason)"
+            )
         }
         let folder = open(destination.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {

@@ -1,7 +1,7 @@
 import CMediaShim
 import Foundation
-import StageKit
 public import Logging
+import StageKit
 import Synchronization
 
 /// Container and stream facts of a media file.
@@ -176,10 +176,13 @@ public enum MediaToolkit {
                     var message = [CChar](repeating: 0, count: 1024)
                     let context = Unmanaged.passUnretained(relay).toOpaque()
                     let status = withExtendedLifetime(relay) {
-                        ms_transcode(input, output, &options, { context, done, total in
-                            guard let context else { return 1 }
-                            return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(done, total)
-                        }, context, &report, &message, message.count)
+                        ms_transcode(
+                            input, output, &options,
+                            { context, done, total in
+                                guard let context else { return 1 }
+                                return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(
+                                    done, total)
+                            }, context, &report, &message, message.count)
                     }
                     guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
                     return .success(TranscodeReport(report))
@@ -204,7 +207,8 @@ public enum MediaToolkit {
                 var width: Int32 = 0
                 var height: Int32 = 0
                 var message = [CChar](repeating: 0, count: 1024)
-                let status = ms_thumbnail(input, output, seconds ?? -1, Int32(maxWidth), &width, &height, &message, message.count)
+                let status = ms_thumbnail(
+                    input, output, seconds ?? -1, Int32(maxWidth), &width, &height, &message, message.count)
                 guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
                 return .success((Int(width), Int(height)))
             }
@@ -238,10 +242,11 @@ enum FFmpegLog {
     private static let loggers = Mutex<[(id: UInt64, logger: Logger)]>([])
     private static let counter = Atomic<UInt64>(0)
     private static let installed: Void = {
-        ms_set_log_handler({ _, level, line in
-            guard let line else { return }
-            FFmpegLog.forward(level: level, line: String(cString: line))
-        }, nil)
+        ms_set_log_handler(
+            { _, level, line in
+                guard let line else { return }
+                FFmpegLog.forward(level: level, line: String(cString: line))
+            }, nil)
     }()
 
     /// Runs `body` with FFmpeg's log lines sent to `logger` (none: dropped).
@@ -275,14 +280,21 @@ extension MediaInfo {
         videoStreams = Int(info.video_stream_count)
         audioStreams = Int(info.audio_stream_count)
         subtitleStreams = Int(info.subtitle_stream_count)
-        video = info.has_video == 0 ? nil : Video(
-            codec: Self.string(info.video_codec), width: Int(info.width), height: Int(info.height),
-            displayWidth: Int(info.display_width), displayHeight: Int(info.display_height), rotation: Int(info.rotation),
-            fps: info.fps, pixelFormat: Self.string(info.pixel_format), bitRate: info.video_bit_rate,
-            frameCount: info.frame_count)
-        audio = info.has_audio == 0 ? nil : Audio(
-            codec: Self.string(info.audio_codec), sampleRate: Int(info.sample_rate), channels: Int(info.channels),
-            bitRate: info.audio_bit_rate)
+        video =
+            info.has_video == 0
+            ? nil
+            : Video(
+                codec: Self.string(info.video_codec), width: Int(info.width), height: Int(info.height),
+                displayWidth: Int(info.display_width), displayHeight: Int(info.display_height),
+                rotation: Int(info.rotation),
+                fps: info.fps, pixelFormat: Self.string(info.pixel_format), bitRate: info.video_bit_rate,
+                frameCount: info.frame_count)
+        audio =
+            info.has_audio == 0
+            ? nil
+            : Audio(
+                codec: Self.string(info.audio_codec), sampleRate: Int(info.sample_rate), channels: Int(info.channels),
+                bitRate: info.audio_bit_rate)
     }
 
     /// A fixed-size C char array as a String.

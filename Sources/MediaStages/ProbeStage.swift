@@ -80,10 +80,12 @@ public struct ProbeStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let info = try await MediaToolkit.probe(options.file ?? context.item.path, logger: context.logger)
         return Outputs(
-            format: info.format, duration: (info.duration * 1000).rounded() / 1000, size: info.size, bitrate: info.bitRate,
+            format: info.format, duration: (info.duration * 1000).rounded() / 1000, size: info.size,
+            bitrate: info.bitRate,
             width: info.video?.displayWidth, height: info.video?.displayHeight, rotation: info.video?.rotation,
             fps: info.video?.fps, videoCodec: info.video?.codec, videoBitrate: info.video?.bitRate,
-            pixelFormat: info.video?.pixelFormat, frameCount: info.video.map { $0.frameCount > 0 ? $0.frameCount : nil } ?? nil,
+            pixelFormat: info.video?.pixelFormat,
+            frameCount: info.video.map { $0.frameCount > 0 ? $0.frameCount : nil } ?? nil,
             audioCodec: info.audio?.codec, sampleRate: info.audio?.sampleRate, channels: info.audio?.channels,
             audioBitrate: info.audio?.bitRate, audioTracks: info.audioStreams, subtitleTracks: info.subtitleStreams)
     }
@@ -138,7 +140,8 @@ public struct ThumbnailStage: Stage {
         try output.prepareFolder(create: options.createFolder)
         do {
             let size = try await MediaToolkit.thumbnail(
-                input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth, logger: context.logger)
+                input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth,
+                logger: context.logger)
             var outputs = Outputs(path: output.destination.path, width: size.width, height: size.height, size: 0)
             outputs.size = MediaOutput.size(of: output.partial) ?? 0
             outputs.size = try await output.commit(outputs, context: context)

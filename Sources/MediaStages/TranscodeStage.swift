@@ -163,7 +163,9 @@ public struct TranscodeStage: Stage {
         }
         if let video = options.video {
             if let crf = video.crf {
-                guard (0...51).contains(crf) else { throw StageFailure("video.crf must be from 0 to 51, not \(crf)", kind: .invalidOptions) }
+                guard (0...51).contains(crf) else {
+                    throw StageFailure("video.crf must be from 0 to 51, not \(crf)", kind: .invalidOptions)
+                }
                 settings.crf = crf
             }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
@@ -178,12 +180,16 @@ public struct TranscodeStage: Stage {
         if let audio = options.audio {
             if let bitrate = audio.bitrate { settings.audioBitRate = bitrate.bitsPerSecond }
             if let channels = audio.channels {
-                guard (1...8).contains(channels) else { throw StageFailure("audio.channels must be from 1 to 8", kind: .invalidOptions) }
+                guard (1...8).contains(channels) else {
+                    throw StageFailure("audio.channels must be from 1 to 8", kind: .invalidOptions)
+                }
                 settings.audioChannels = channels
             }
         }
         settings.faststart = options.faststart
-        guard options.threads >= 0 else { throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions) }
+        guard options.threads >= 0 else {
+            throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
+        }
         settings.threads = options.threads
         return settings
     }
@@ -230,7 +236,8 @@ public struct RemuxStage: Stage {
 /// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
 enum Export {
     static func run(
-        file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, createFolder: Bool,
+        file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
+        createFolder: Bool,
         context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
@@ -246,22 +253,32 @@ enum Export {
             let reason = remuxBlocker(info, settings: settings)
             settings.mode = reason == nil ? .remux : .transcode
             context.logger.info(
-                reason.map { "mode auto: transcoding because \($0)" } ?? "mode auto: remuxing, the input already fits (H.264/AAC within the limits)")
+                reason.map { "mode auto: transcoding because \($0)" }
+                    ?? "mode auto: remuxing, the input already fits (H.264/AAC within the limits)")
         case .transcode: settings.mode = .transcode
         }
 
         do {
-            let report = try await MediaToolkit.transcode(input, to: output.partial.path, settings: settings, logger: context.logger) {
+            let report = try await MediaToolkit.transcode(
+                input, to: output.partial.path, settings: settings, logger: context.logger
+            ) {
                 done, total in
-                context.reportProgress(StageProgress(completed: Int64(done), total: total > 0 ? Int64(total.rounded(.up)) : nil, unit: .seconds))
+                context.reportProgress(
+                    StageProgress(
+                        completed: Int64(done), total: total > 0 ? Int64(total.rounded(.up)) : nil, unit: .seconds))
             }
-            if report.decodeErrors > 0 || (report.inputDuration > 0 && report.decodedSeconds < report.inputDuration - 0.5) {
+            if report.decodeErrors > 0
+                || (report.inputDuration > 0 && report.decodedSeconds < report.inputDuration - 0.5)
+            {
                 context.logger.warning(
-                    "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped")
+                    "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped"
+                )
             }
             var outputs = TranscodeStage.Outputs(
-                path: output.destination.path, size: report.size, duration: (report.duration * 1000).rounded() / 1000, width: report.width,
-                height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames, hasAudio: report.hasAudio)
+                path: output.destination.path, size: report.size, duration: (report.duration * 1000).rounded() / 1000,
+                width: report.width,
+                height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames,
+                hasAudio: report.hasAudio)
             outputs.size = try await output.commit(outputs, context: context)
             return outputs
         } catch {
@@ -277,7 +294,9 @@ enum Export {
         if let audio = info.audio, audio.codec != "aac" { return "its audio is \(audio.codec), not aac" }
         if info.audioStreams > 1 { return "it has \(info.audioStreams) audio tracks" }
         if let maxWidth = settings.maxWidth, video.displayWidth > maxWidth { return "it is wider than \(maxWidth)" }
-        if let maxHeight = settings.maxHeight, video.displayHeight > maxHeight { return "it is taller than \(maxHeight)" }
+        if let maxHeight = settings.maxHeight, video.displayHeight > maxHeight {
+            return "it is taller than \(maxHeight)"
+        }
         if let fps = settings.maxFPS, video.fps > fps + 0.01 { return "its frame rate is above \(fps)" }
         if let rate = settings.videoBitRate, video.bitRate > rate { return "its video bit rate is above \(rate)" }
         if let channels = settings.audioChannels, let audio = info.audio, audio.channels > channels {

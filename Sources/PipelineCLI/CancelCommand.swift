@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import PipelineKit
-import enum StageKit.JSONValue
+
 import struct StageKit.InputItem
+import enum StageKit.JSONValue
 
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
 /// stages (delete the video, terminate the upload) and forgets their state.
@@ -28,7 +29,8 @@ struct CancelCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+        let (workflow, registry) = try WorkflowFile.load(
+            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         guard !workflow.onCancel.isEmpty else {
             Output.error("\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
             throw ExitCode(2)
@@ -41,8 +43,11 @@ struct CancelCommand: AsyncParsableCommand {
         }
         var selected: [InputItem] = []
         for name in items {
-            guard let item = known.first(where: { $0.relativePath == name || $0.name == name || $0.stateKey == name }) else {
-                Output.error("pipeline: no item \(name) in the state of \(workflow.name)" + Suggestion.phrase(for: name, among: known.map(\.relativePath)))
+            guard let item = known.first(where: { $0.relativePath == name || $0.name == name || $0.stateKey == name })
+            else {
+                Output.error(
+                    "pipeline: no item \(name) in the state of \(workflow.name)"
+                        + Suggestion.phrase(for: name, among: known.map(\.relativePath)))
                 throw ExitCode(2)
             }
             selected.append(item)

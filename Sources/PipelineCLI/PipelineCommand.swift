@@ -1,12 +1,13 @@
 public import ArgumentParser
 import CoreStages
 import MediaStages
+import PipelineKit
 import PlatformStages
 import PluginHost
-import UploadStages
-import PipelineKit
-public import protocol StageKit.Stage
 import Synchronization
+import UploadStages
+
+public import protocol StageKit.Stage
 
 /// `pipeline`: the command line. A custom executable calls ``main(registering:)`` with its own stages.
 public struct PipelineCommand: AsyncParsableCommand {
@@ -18,7 +19,10 @@ public struct PipelineCommand: AsyncParsableCommand {
             state folder is busy or damaged; 2 the workflow or the arguments are invalid (nothing ran); \
             130 interrupted by a signal (run the same command again to resume).
             """,
-        subcommands: [RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self, CancelCommand.self, SandboxCommand.self]
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self,
+            CancelCommand.self, SandboxCommand.self,
+        ]
     )
 
     public init() {}
@@ -59,7 +63,9 @@ enum StageCatalog {
 
 /// `--plugin PATH`, shared by the commands that need the stage types.
 struct PluginOptions: ParsableArguments {
-    @Option(name: .customLong("plugin"), help: ArgumentHelp("A stage plugin library to load (repeatable).", valueName: "PATH"))
+    @Option(
+        name: .customLong("plugin"),
+        help: ArgumentHelp("A stage plugin library to load (repeatable).", valueName: "PATH"))
     var paths: [String] = []
 }
 

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import Logging
 import PipelineKit
+import UploadStages
+
 import struct StageKit.ByteCount
 import struct StageKit.InputItem
 import struct StageKit.ServiceValues
-import UploadStages
 
 /// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the state folder.
 struct RunCommand: AsyncParsableCommand {
@@ -16,7 +17,10 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The workflow file.")
     var workflow: String
 
-    @Option(name: .long, help: ArgumentHelp("An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
     var input: [String] = []
 
     @OptionGroup var varOptions: VarOptions
@@ -28,7 +32,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Items processed at the same time.")
     var jobs: Int = 1
 
-    @Option(name: .long, help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
+    )
     var bwlimit: String?
 
     @Flag(name: .long, help: "Print events as JSON lines, for machines.")
@@ -48,13 +55,17 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (workflow, registry) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+        let (workflow, registry) = try WorkflowFile.load(
+            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let items = try discoverItems(workflow)
         let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
         do {
             if fresh { try await store.removeRun(workflow.name) }
-            try await store.save(RunRecord(workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, stages: workflow.stages.map(\.id)), run: workflow.name)
+            try await store.save(
+                RunRecord(
+                    workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path,
+                    stages: workflow.stages.map(\.id)), run: workflow.name)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
@@ -102,7 +113,9 @@ enum WorkflowFile {
         let environment = ProcessInfo.processInfo.environment
         let missing = workflow.missingEnvironment(in: environment)
         guard missing.isEmpty else {
-            Output.error("\(file): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))")
+            Output.error(
+                "\(file): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))"
+            )
             throw ExitCode(2)
         }
         return environment
@@ -110,11 +123,18 @@ enum WorkflowFile {
 
     /// The state folder, locked for this process (a busy folder ends the command with exit code 1), and its
     /// store with the workflow's secrets redacted.
-    static func openState(_ path: String, for workflow: Workflow, environment: [String: String]) throws -> (StateLock, CheckpointStore) {
+    static func openState(_ path: String, for workflow: Workflow, environment: [String: String]) throws -> (
+        StateLock, CheckpointStore
+    ) {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
         do {
             let lock = try StateLock(folder: folder)
-            return (lock, CheckpointStore(folder: folder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment)))
+            return (
+                lock,
+                CheckpointStore(
+                    folder: folder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment)
+                )
+            )
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
@@ -123,10 +143,13 @@ enum WorkflowFile {
 
     /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the
     /// command line and in the workflow's `"plugins"` (relative to the workflow file's folder).
-    static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (Workflow, StageRegistry) {
+    static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (
+        Workflow, StageRegistry
+    ) {
         let url = URL(fileURLWithPath: path)
         let declared = ((try? Data(contentsOf: url)).map(WorkflowLoader.pluginPaths(in:)) ?? []).map { plugin in
-            plugin.hasPrefix("/") ? plugin : url.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
+            plugin.hasPrefix("/")
+                ? plugin : url.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
         }
         let registry = try StageCatalog.registry(plugins: plugins + declared)
         do {
@@ -146,7 +169,9 @@ enum WorkflowFile {
 
 /// `--var KEY=VALUE`, shared by the commands that load a workflow to run it.
 struct VarOptions: ParsableArguments {
-    @Option(name: .customLong("var"), help: ArgumentHelp("Override a var declared by the workflow (repeatable).", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("var"),
+        help: ArgumentHelp("Override a var declared by the workflow (repeatable).", valueName: "KEY=VALUE"))
     var assignments: [String] = []
 
     /// The overrides by name; a malformed one ends the command with exit code 2.

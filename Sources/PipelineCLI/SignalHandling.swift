@@ -1,7 +1,7 @@
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGINT and SIGTERM cancel the run: stages stop, checkpoint, and the process exits with 130. A second

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
-import enum StageKit.JSONValue
+
 import struct StageKit.InputItem
+import enum StageKit.JSONValue
 
 /// `pipeline status`: what the state folder says about each run, item and stage.
 struct StatusCommand: AsyncParsableCommand {
@@ -35,7 +36,9 @@ struct StatusCommand: AsyncParsableCommand {
                 for stage in store.stages(run: run, item: item) {
                     if !stageIDs.contains(stage) { stageIDs.append(stage) }
                     do {
-                        guard let checkpoint = try await store.stage(run: run, item: item, stage: stage) else { continue }
+                        guard let checkpoint = try await store.stage(run: run, item: item, stage: stage) else {
+                            continue
+                        }
                         stages[stage] = try JSONValue(encoding: checkpoint)
                         cells[stage] = Self.cell(checkpoint)
                     } catch {
@@ -51,8 +54,12 @@ struct StatusCommand: AsyncParsableCommand {
             }
             report.append(["run": .string(run), "workflow": .string(record?.file ?? ""), "items": .array(items)])
             if !json {
-                Output.line("\(run)\(record.map { " (\($0.file))" } ?? ""): \(rows.count) item\(rows.count == 1 ? "" : "s")")
-                Output.line(Self.table(header: ["ITEM"] + stageIDs, rows: rows.map { $0 + Array(repeating: "-", count: max(0, stageIDs.count + 1 - $0.count)) }))
+                Output.line(
+                    "\(run)\(record.map { " (\($0.file))" } ?? ""): \(rows.count) item\(rows.count == 1 ? "" : "s")")
+                Output.line(
+                    Self.table(
+                        header: ["ITEM"] + stageIDs,
+                        rows: rows.map { $0 + Array(repeating: "-", count: max(0, stageIDs.count + 1 - $0.count)) }))
             }
         }
         if json { Output.line(JSONValue.array(report).serialized(pretty: true)) }
@@ -72,7 +79,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     private static func table(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = header.indices.map { column in
+            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         return all.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
@@ -98,13 +107,18 @@ struct StagesCommand: AsyncParsableCommand {
                 [
                     "type": .string(descriptor.stageType), "summary": .string(descriptor.summary),
                     "source": .string(descriptor.source.description),
-                    "options": .array(descriptor.optionSchema.fields.map { field in
-                        [
-                            "name": .string(field.name), "type": .string(field.type.displayName), "required": .bool(field.isRequired),
-                            "default": field.defaultValue ?? .null, "summary": .string(field.summary),
-                        ]
-                    }),
-                    "outputs": .array(descriptor.outputSchema.fields.map { ["name": .string($0.name), "summary": .string($0.summary)] }),
+                    "options": .array(
+                        descriptor.optionSchema.fields.map { field in
+                            [
+                                "name": .string(field.name), "type": .string(field.type.displayName),
+                                "required": .bool(field.isRequired),
+                                "default": field.defaultValue ?? .null, "summary": .string(field.summary),
+                            ]
+                        }),
+                    "outputs": .array(
+                        descriptor.outputSchema.fields.map {
+                            ["name": .string($0.name), "summary": .string($0.summary)]
+                        }),
                 ]
             }
             Output.line(JSONValue.array(list).serialized(pretty: true))
@@ -123,7 +137,10 @@ struct StagesCommand: AsyncParsableCommand {
             if descriptor.optionSchema.additionalFields != nil { Output.line("    (any option name)") }
             let outputs = descriptor.outputSchema
             if !outputs.fields.isEmpty || outputs.isOpen {
-                Output.line("  outputs: " + (outputs.fields.map(\.name) + (outputs.isOpen ? ["(as given in with)"] : [])).joined(separator: ", "))
+                Output.line(
+                    "  outputs: "
+                        + (outputs.fields.map(\.name) + (outputs.isOpen ? ["(as given in with)"] : [])).joined(
+                            separator: ", "))
             }
             Output.line("")
         }

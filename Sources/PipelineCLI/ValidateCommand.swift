@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+
 import enum StageKit.JSONValue
 
 /// `pipeline validate WORKFLOW`: checks a workflow without running anything.
@@ -18,9 +19,13 @@ struct ValidateCommand: AsyncParsableCommand {
         let (loaded, _) = try WorkflowFile.load(workflow, plugins: pluginOptions.paths)
         let missing = loaded.missingEnvironment(in: ProcessInfo.processInfo.environment)
         if !missing.isEmpty {
-            Output.error("\(workflow): note: these environment variables must be set when it runs: \(missing.joined(separator: ", "))")
+            Output.error(
+                "\(workflow): note: these environment variables must be set when it runs: \(missing.joined(separator: ", "))"
+            )
         }
-        Output.line("\(workflow): valid (\(loaded.stages.count) stage\(loaded.stages.count == 1 ? "" : "s"): \(loaded.stages.map(\.id).joined(separator: " → ")))")
+        Output.line(
+            "\(workflow): valid (\(loaded.stages.count) stage\(loaded.stages.count == 1 ? "" : "s"): \(loaded.stages.map(\.id).joined(separator: " → ")))"
+        )
     }
 }
 
@@ -33,6 +38,8 @@ struct SchemaCommand: AsyncParsableCommand {
     @OptionGroup var pluginOptions: PluginOptions
 
     func run() async throws {
-        Output.line(WorkflowSchema.generate(registry: try StageCatalog.registry(plugins: pluginOptions.paths)).serialized(pretty: true))
+        Output.line(
+            WorkflowSchema.generate(registry: try StageCatalog.registry(plugins: pluginOptions.paths)).serialized(
+                pretty: true))
     }
 }

@@ -50,7 +50,8 @@ public enum PluginExport {
     static func start(_ index: Int32, request text: String, host: pipeline_stage_host) -> UnsafeMutableRawPointer? {
         let bridge = HostBridge(host)
         guard let stage = stages.withLock({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
-            let request = try? JSONValue(parsing: text), let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
+            let request = try? JSONValue(parsing: text),
+            let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
         else {
             bridge.finish(.fatal, failure: StageFailure("the plugin cannot run stage \(index) with this request"))
             return nil
@@ -126,7 +127,8 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
     /// as text).
     func finish(_ status: Status, failure: any Error) {
         let kind = (failure as? any ClassifiedError)?.kind ?? .failed
-        finish(status, JSONValue.object(["message": .string("\(failure)"), "kind": .string(kind.rawValue)]).serialized())
+        finish(
+            status, JSONValue.object(["message": .string("\(failure)"), "kind": .string(kind.rawValue)]).serialized())
     }
 
     func progress(_ progress: StageProgress) {
@@ -183,7 +185,9 @@ public func pipelinePluginABIVersion() -> Int32 {
 
 /// Starts a stage run for the host.
 @_cdecl("pipeline_plugin_start")
-public func pipelinePluginStart(_ stage: Int32, _ request: UnsafePointer<CChar>?, _ host: UnsafePointer<pipeline_stage_host>?) -> UnsafeMutableRawPointer? {
+public func pipelinePluginStart(
+    _ stage: Int32, _ request: UnsafePointer<CChar>?, _ host: UnsafePointer<pipeline_stage_host>?
+) -> UnsafeMutableRawPointer? {
     guard let request, let host else { return nil }
     return PluginExport.start(stage, request: String(cString: request), host: host.pointee)
 }

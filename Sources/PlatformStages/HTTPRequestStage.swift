@@ -124,9 +124,12 @@ struct JSONPointer {
 
     init?(_ text: String) {
         guard text.isEmpty || text.hasPrefix("/") else { return nil }
-        tokens = text.isEmpty ? [] : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
+        tokens =
+            text.isEmpty
+            ? []
+            : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+                $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            }
     }
 
     func value(in root: JSONValue) -> JSONValue? {

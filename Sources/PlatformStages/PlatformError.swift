@@ -34,10 +34,11 @@ public struct PlatformError: ClassifiedError, Sendable, CustomStringConvertible 
     package static func answer(_ answer: HTTPAnswer, doing action: String) -> PlatformError {
         let code = Int(answer.status.code)
         let json = try? JSONValue(parsing: answer.text)
-        let detail = json.flatMap { value in
-            [value["error"]?.stringValue, value["developer_message"]?.stringValue, value["message"]?.stringValue]
-                .compactMap { $0 }.first
-        } ?? answer.bodyExcerpt
+        let detail =
+            json.flatMap { value in
+                [value["error"]?.stringValue, value["developer_message"]?.stringValue, value["message"]?.stringValue]
+                    .compactMap { $0 }.first
+            } ?? answer.bodyExcerpt
         let message = "\(action): \(code) \(answer.status.reasonPhrase)" + (detail.isEmpty ? "" : " — \(detail)")
         switch code {
         case 401: return PlatformError(.notAuthenticated, message)

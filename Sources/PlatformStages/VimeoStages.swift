@@ -5,7 +5,7 @@ public import StageKit
 import UploadStages
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `vimeo.ticket`: creates the video object and its upload (`POST /me/videos`), after checking the
@@ -102,7 +102,8 @@ public struct VimeoTicketStage: Stage {
             .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)], expected: [200, 201],
             doing: action)
         let uri = try video.requiredString("uri", in: action)
-        let uploadLink = approach == .streaming
+        let uploadLink =
+            approach == .streaming
             ? try (video.at("upload.upload_link_secure") ?? video.required("upload.upload_link", in: action))
                 .stringValue ?? ""
             : try video.requiredString("upload.upload_link", in: action)
@@ -165,7 +166,8 @@ public struct VimeoActivateStage: Stage {
         guard let uri = options.uri ?? options.ticket?["uri"]?.stringValue else {
             throw PlatformError(.invalidRequest, "give ticket (the vimeo.ticket outputs) or uri")
         }
-        let approach = options.approach
+        let approach =
+            options.approach
             ?? options.ticket?["approach"]?.stringValue.flatMap(VimeoTicketStage.Approach.init(rawValue:)) ?? .tus
         if approach == .streaming {
             let complete = options.completeUri ?? options.ticket?["completeUri"]?.stringValue ?? ""

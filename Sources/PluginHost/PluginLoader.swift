@@ -6,7 +6,7 @@ import StageKit
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plugin that cannot be used, with the reason and the plugin's path.
@@ -29,7 +29,8 @@ public enum PluginLoader {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
         guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
         guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            throw refuse("cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
+            throw refuse(
+                "cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
         }
         func symbol<T>(_ name: String, as type: T.Type) throws(PluginError) -> T {
             guard let address = dlsym(library, name) else {
@@ -40,7 +41,9 @@ public enum PluginLoader {
         let version = try symbol("pipeline_plugin_abi_version", as: pipeline_plugin_abi_version_fn.self)()
         let expected = pipeline_plugin_header_abi_version()
         guard version == expected else {
-            throw refuse("was built for plugin ABI \(version), but this pipeline speaks ABI \(expected): rebuild it against this pipeline's PipelinePluginSDK")
+            throw refuse(
+                "was built for plugin ABI \(version), but this pipeline speaks ABI \(expected): rebuild it against this pipeline's PipelinePluginSDK"
+            )
         }
         let register = try symbol("pipeline_plugin_register", as: pipeline_plugin_register_fn.self)
         let calls = PluginCalls(
@@ -52,12 +55,16 @@ public enum PluginLoader {
             abi_version: expected, context: Unmanaged.passUnretained(registration).toOpaque(),
             register_stage: { context, stage, json in
                 guard let context, let json else { return 1 }
-                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().stages.withLock { $0.append((stage, String(cString: json))) }
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().stages.withLock {
+                    $0.append((stage, String(cString: json)))
+                }
                 return 0
             },
             fail: { context, message in
                 guard let context, let message else { return }
-                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().failure.withLock { $0 = String(cString: message) }
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().failure.withLock {
+                    $0 = String(cString: message)
+                }
             })
         let status = withExtendedLifetime(registration) { register(&registrar) }
         guard status == 0 else {
@@ -71,11 +78,12 @@ public enum PluginLoader {
             else {
                 throw refuse("registered a stage with an unreadable description: \(json.prefix(200))")
             }
-            descriptors.append(StageDescriptor(
-                stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
-                outputSchema: outputSchema,
-                source: .plugin(path), outputs: { _ in outputSchema },
-                run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
+            descriptors.append(
+                StageDescriptor(
+                    stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
+                    outputSchema: outputSchema,
+                    source: .plugin(path), outputs: { _ in outputSchema },
+                    run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
         }
         return descriptors
     }
@@ -95,8 +103,10 @@ private struct PluginCalls: Sendable {
     /// Runs stage `stage` in the plugin and waits for its finish callback.
     func run(stage: Int32, options: JSONValue, context: StageContext) async throws -> JSONValue {
         let request: JSONValue = [
-            "stageID": .string(context.stageID), "attempt": .int(context.attempt), "item": try JSONValue(encoding: context.item),
-            "options": options, "resume": context.savedCheckpoint ?? .null, "scratchFolder": .string(context.scratchFolder.path),
+            "stageID": .string(context.stageID), "attempt": .int(context.attempt),
+            "item": try JSONValue(encoding: context.item),
+            "options": options, "resume": context.savedCheckpoint ?? .null,
+            "scratchFolder": .string(context.scratchFolder.path),
         ]
         let run = PluginRun(context: context)
         return try await withTaskCancellationHandler {
@@ -134,36 +144,43 @@ private final class PluginRun: @unchecked Sendable {
     init(context: StageContext) {
         self.context = context
         host = .allocate(capacity: 1)
-        host.initialize(to: pipeline_stage_host(
-            context: nil,
-            progress: { context, completed, total, unit in
-                guard let run = PluginRun.from(context) else { return }
-                let units: [StageProgress.Unit] = [.bytes, .seconds, .items]
-                run.context.reportProgress(StageProgress(
-                    completed: completed, total: total < 0 ? nil : total, unit: units.indices.contains(Int(unit)) ? units[Int(unit)] : .items))
-            },
-            log: { context, level, message in
-                guard let run = PluginRun.from(context), let message else { return }
-                let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-                run.context.logger.log(level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info, "\(String(cString: message))")
-            },
-            checkpoint: { context, json in
-                guard let run = PluginRun.from(context), let json, let value = try? JSONValue(parsing: String(cString: json))
-                else { return 1 }
-                let checkpointer = run.context.checkpointer
-                return PluginRun.waitFor { try await checkpointer.saveCheckpoint(value) } == nil ? 1 : 0
-            },
-            idempotency_key: { context, name, buffer, length in
-                guard let run = PluginRun.from(context), let name, let buffer else { return 1 }
-                let (checkpointer, keyName) = (run.context.checkpointer, String(cString: name))
-                guard let key = PluginRun.waitFor({ try await checkpointer.idempotencyKey(keyName) }), key.utf8.count < length
-                else { return 1 }
-                _ = key.withCString { strncpy(buffer, $0, length) }
-                return 0
-            },
-            finish: { context, status, result in
-                PluginRun.from(context)?.finish(status: status, result: result.map { String(cString: $0) } ?? "")
-            }))
+        host.initialize(
+            to: pipeline_stage_host(
+                context: nil,
+                progress: { context, completed, total, unit in
+                    guard let run = PluginRun.from(context) else { return }
+                    let units: [StageProgress.Unit] = [.bytes, .seconds, .items]
+                    run.context.reportProgress(
+                        StageProgress(
+                            completed: completed, total: total < 0 ? nil : total,
+                            unit: units.indices.contains(Int(unit)) ? units[Int(unit)] : .items))
+                },
+                log: { context, level, message in
+                    guard let run = PluginRun.from(context), let message else { return }
+                    let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
+                    run.context.logger.log(
+                        level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info,
+                        "\(String(cString: message))")
+                },
+                checkpoint: { context, json in
+                    guard let run = PluginRun.from(context), let json,
+                        let value = try? JSONValue(parsing: String(cString: json))
+                    else { return 1 }
+                    let checkpointer = run.context.checkpointer
+                    return PluginRun.waitFor { try await checkpointer.saveCheckpoint(value) } == nil ? 1 : 0
+                },
+                idempotency_key: { context, name, buffer, length in
+                    guard let run = PluginRun.from(context), let name, let buffer else { return 1 }
+                    let (checkpointer, keyName) = (run.context.checkpointer, String(cString: name))
+                    guard let key = PluginRun.waitFor({ try await checkpointer.idempotencyKey(keyName) }),
+                        key.utf8.count < length
+                    else { return 1 }
+                    _ = key.withCString { strncpy(buffer, $0, length) }
+                    return 0
+                },
+                finish: { context, status, result in
+                    PluginRun.from(context)?.finish(status: status, result: result.map { String(cString: $0) } ?? "")
+                }))
         host.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
 
@@ -198,7 +215,10 @@ private final class PluginRun: @unchecked Sendable {
 
     func started(_ handle: UnsafeMutableRawPointer?) {
         locked { $0.handle = handle }
-        if handle == nil { finish(status: Int32(bitPattern: PIPELINE_STAGE_FATAL.rawValue), result: "the plugin did not start the stage") }
+        if handle == nil {
+            finish(
+                status: Int32(bitPattern: PIPELINE_STAGE_FATAL.rawValue), result: "the plugin did not start the stage")
+        }
     }
 
     /// Asks the plugin to stop, unless it already finished (the lock keeps the two apart).
@@ -226,7 +246,8 @@ private final class PluginRun: @unchecked Sendable {
             } else {
                 continuation.resume(throwing: StageFailure("the plugin returned outputs that are not a JSON object"))
             }
-        case PIPELINE_STAGE_RETRYABLE.rawValue: continuation.resume(throwing: StageFailure.retryable(message, kind: kind))
+        case PIPELINE_STAGE_RETRYABLE.rawValue:
+            continuation.resume(throwing: StageFailure.retryable(message, kind: kind))
         case PIPELINE_STAGE_CREDENTIALS_EXPIRED.rawValue:
             continuation.resume(throwing: StageFailure(message, kind: kind, disposition: .credentialsExpired))
         case PIPELINE_STAGE_CANCELLED.rawValue: continuation.resume(throwing: CancellationError())

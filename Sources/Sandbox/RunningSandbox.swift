@@ -1,5 +1,5 @@
-import StageKit
 import ServiceLifecycle
+import StageKit
 
 /// A sandbox that is listening: its address, and the means to stop it.
 public final class RunningSandbox: Sendable {

@@ -1,4 +1,5 @@
 import StageKit
+
 /// Everything a sandbox needs to know before it starts listening.
 ///
 /// The defaults give a sandbox that behaves like a healthy Vimeo account with plenty of quota:

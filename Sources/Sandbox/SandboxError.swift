@@ -1,4 +1,5 @@
 import StageKit
+
 /// An error from starting, running or stopping the sandbox itself (not an HTTP error answered to a
 /// client: those are responses).
 public struct SandboxError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import StageKit
+
 /// Faults the sandbox injects so clients can prove their retry and resume logic.
 ///
 /// The same shape is accepted as JSON by `POST /sandbox/faults` (keys as the property names;

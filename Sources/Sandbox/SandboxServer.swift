@@ -1,8 +1,8 @@
-import StageKit
 import Hummingbird
 public import Logging
 import NIOCore
 import ServiceLifecycle
+import StageKit
 
 /// Starts the sandbox: an embedded local implementation of Vimeo's upload API (API 3.4: `/me`,
 /// `/me/videos`, `/videos/ID`, tus and legacy streaming uploads), a generic asset API for

@@ -99,7 +99,9 @@ public struct StageFailure: ClassifiedError, Sendable, CustomStringConvertible {
     }
 
     /// A transient failure worth retrying.
-    public static func retryable(_ message: String, kind: ErrorKind = .failed, after delay: Duration? = nil) -> StageFailure {
+    public static func retryable(_ message: String, kind: ErrorKind = .failed, after delay: Duration? = nil)
+        -> StageFailure
+    {
         StageFailure(message, kind: kind, disposition: .retryable(after: delay))
     }
 

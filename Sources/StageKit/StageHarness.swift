@@ -46,7 +46,8 @@ public struct StageHarness: Sendable {
             outputs = .failure(error)
         }
         let state = journal.state
-        return Run(outputs: outputs, checkpoint: state.checkpoint, idempotencyKeys: state.keys, progress: state.progress)
+        return Run(
+            outputs: outputs, checkpoint: state.checkpoint, idempotencyKeys: state.keys, progress: state.progress)
     }
 }
 

@@ -25,7 +25,9 @@ extension StageOptions {
     public static var optionSchema: OptionSchema {
         OptionSchema(
             Mirror(reflecting: Self()).children.compactMap { child in
-                guard let label = child.label, let declaration = child.value as? any OptionDeclaration else { return nil }
+                guard let label = child.label, let declaration = child.value as? any OptionDeclaration else {
+                    return nil
+                }
                 return declaration.field(named: label.hasPrefix("_") ? String(label.dropFirst()) : label)
             })
     }

@@ -46,12 +46,28 @@ import Glibc
             try scratch.write("in/item\(String(format: "%02d", index)).dat", String(repeating: "media \(index) ", count: 100 + index * 37))
         }
 
+        let random = SeededRandom("killNineAtRandomMomentsThenResume")
+        let state = scratch.path("state")
+        let logs = scratch.path("logs")
         var kills = 0
         var attempts = 0
         while kills < Self.kills && attempts < 40 {
             attempts += 1
+            // The moment, chosen by the seed a few steps on from where the last run stopped: just after a
+            // stage's side effect (before its checkpoint) or just after a stage's checkpoint (between stages).
+            // Five steps at most per run: ten runs cannot finish the 100 stages.
+            let afterSideEffect = random.int(in: 0...1) == 0
+            let progress: @Sendable () -> Int
+            if afterSideEffect {
+                progress = { Self.sideEffects(in: logs) }
+            } else {
+                progress = { Self.finishedStages(in: state) }
+            }
+            let target = progress() + random.int(in: 1...5)
             let process = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
-            try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.05...0.4) * 1000)))
+            try await waitUntil("\(target) \(afterSideEffect ? "side effects" : "finished stages")") {
+                !process.isRunning || progress() >= target
+            }
             if process.isRunning {
                 process.signal(SIGKILL)
                 kills += 1
@@ -95,5 +111,20 @@ import Glibc
         let summary = try #require(runFinished(idle.stdout))
         #expect(summary["stagesRun"] == 0)
         #expect(summary["stagesReused"] == .int(Self.items * 5))
+    }
+
+    /// The side effects so far: the lines of the stages' logs.
+    static func sideEffects(in logs: URL) -> Int {
+        ["size", "sum", "note", "final"].reduce(0) { count, log in
+            let text = (try? String(contentsOf: logs.appendingPathComponent("\(log).log"), encoding: .utf8)) ?? ""
+            return count + text.split(separator: "\n").count
+        }
+    }
+
+    /// The stages finished so far: checkpoints that say `succeeded`.
+    static func finishedStages(in state: URL) -> Int {
+        stageCheckpoints(under: state, workflow: "kill-resume").values.reduce(0) { count, stages in
+            count + stages.values.filter { $0["status"] == "succeeded" }.count
+        }
     }
 }

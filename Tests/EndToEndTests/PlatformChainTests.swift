@@ -1,6 +1,7 @@
 import Foundation
 import StageKit
 import Sandbox
+import Synchronization
 import TestSupport
 import Testing
 
@@ -113,14 +114,30 @@ import Glibc
         let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
         try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: "tus"))
         let environment = ["CHAIN_TOKEN": Self.token]
+        let random = SeededRandom("killNineAcrossTheChainLeavesExactlyOneVideoPerInput")
+        let traffic = SandboxTraffic(sandbox)
+        let state = scratch.path(".pipeline")
         var kills = 0
         for round in 0..<10 {
             // Every third round the platform answers slowly, so some kills land just after a request (the
             // ticket's POST among them) went out and before its answer came back.
             let latency = round % 3 == 0 ? 0.4 : 0
             _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"latency": \#(latency)}"#)
+            // The moment, chosen by the seed: the first of the n-th stage attempt of this run starting, the
+            // m-th request of this run reaching the sandbox, or b upload bytes of it arriving there. A run gets
+            // about one stage or 64 KiB of upload further, so ten runs do not finish the chain.
+            let starts = random.int(in: 1...2)
+            let requests = random.int(in: 1...3)
+            let bytes = random.int(in: 1...64) << 10
+            let attempts = Self.stageAttempts(under: state)
+            let before = try #require(await traffic.read(), "the sandbox's stats")
             let process = try Binary.start(["run", "wf.json", "--bwlimit", "60KiB"], in: scratch.root, environment: environment)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900)))
+            try await waitUntil("round \(round): \(starts) stage starts, \(requests) requests or \(bytes) bytes") {
+                guard process.isRunning else { return true }
+                if Self.attemptsBegun(under: state, since: attempts) >= starts { return true }
+                guard let now = await traffic.read() else { return false }
+                return now.requests - before.requests >= requests || now.bytes - before.bytes >= bytes
+            }
             if process.isRunning {
                 process.signal(SIGKILL)
                 kills += 1
@@ -133,6 +150,25 @@ import Glibc
         #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
         try await expectOneCompleteVideoPerInput(sandbox, scratch)
         await sandbox.stop()
+    }
+
+    /// The attempts on record, per item and stage of the chain.
+    static func stageAttempts(under state: URL) -> [String: Int] {
+        var attempts: [String: Int] = [:]
+        for (item, stages) in stageCheckpoints(under: state, workflow: "chain-tus") {
+            for (stage, checkpoint) in stages {
+                attempts["\(item)/\(stage)"] = checkpoint["attempts"]?.intValue ?? 0
+            }
+        }
+        return attempts
+    }
+
+    /// The stage attempts begun since `before` was read (a stage that starts over counts anew).
+    static func attemptsBegun(under state: URL, since before: [String: Int]) -> Int {
+        stageAttempts(under: state).reduce(0) { count, entry in
+            let previous = before[entry.key] ?? 0
+            return count + (entry.value >= previous ? entry.value - previous : entry.value)
+        }
     }
 
     @Test func theChainCompletesWithErrorsDropsAndExpiringTokens() async throws {
@@ -192,5 +228,29 @@ import Glibc
             #expect(describe?["title"]?.stringValue.map { input?["path"]?.stringValue?.contains($0) == true } == true)
         }
         await sandbox.stop()
+    }
+}
+
+/// What the chain sent the sandbox, from `GET /sandbox/stats`: requests and upload body bytes (cut bodies
+/// included). The sandbox counts every request, its stats requests too: this reader leaves out its own, so
+/// the difference of two reads is the chain's, as long as the test asks the sandbox nothing else between.
+private final class SandboxTraffic: Sendable {
+    private let url: String
+    private let reads = Mutex(0)
+
+    init(_ sandbox: RunningSandbox) {
+        url = "\(sandbox.baseURL)/sandbox/stats"
+    }
+
+    /// The counters now, or nil when the sandbox did not answer.
+    func read() async -> (requests: Int, bytes: Int)? {
+        let own = reads.withLock { count in
+            count += 1
+            return count
+        }
+        guard let stats = try? JSONValue(parsing: await httpGet(url)), let requests = stats["requests"]?.intValue,
+            let bytes = stats["bytesReceived"]?.intValue
+        else { return nil }
+        return (requests - own, bytes)
     }
 }

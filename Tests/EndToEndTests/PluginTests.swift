@@ -31,8 +31,20 @@ import Glibc
             ]}
             """)
         #expect(try await Binary.run(["validate", "wf.json"], in: scratch.root).status == 0)
+        // Kill once a seeded item has checkpointed a seeded number of its 12 lines, three pauses or more
+        // before its last.
+        let random = SeededRandom("aPluginStageRunsChecksPointsAndResumesAfterKillNine")
+        let item = random.int(in: 0...1) == 0 ? "a.txt" : "b.txt"
+        let written = random.int(in: 1...9)
+        let state = scratch.path(".pipeline")
         let first = try Binary.start(["run", "wf.json"], in: scratch.root)
-        try await Task.sleep(for: .milliseconds(1600))
+        try await waitUntil("\(item) checkpointed \(written) lines") {
+            guard first.isRunning else { return true }
+            return stageCheckpoints(under: state, workflow: "hello").contains { key, checkpoints in
+                key.hasPrefix("\(item)-") && (checkpoints["greet"]?["resume"]?["written"]?.intValue ?? 0) >= written
+            }
+        }
+        #expect(first.isRunning, "the run ended before \(item) wrote \(written) lines")
         first.signal(SIGKILL)
         _ = await first.exit()
         let resumed = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root)
@@ -57,14 +69,20 @@ import Glibc
                "with": {"name": "slow", "output": "out/a.txt", "steps": 5, "pause": 1}}
             ]}
             """)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
-        #expect(result.status == 1)
-        #expect(result.stdout.contains("attempt 1 failed: timed out after 300ms; retrying"), "\(result.stdout)")
-        #expect(result.stdout.contains("failed after 2 attempts: timed out after 300ms"), "\(result.stdout)")
-        // The timeout cancelled the plugin's run across the C boundary: nothing waited for the 5 s of pauses.
-        #expect(clock.now - start < .seconds(4))
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        // The run ends: no bound on how soon (a loaded machine may take its time), only the safety limit.
+        try await waitUntil("the run with timed-out plugin stages ends") { !process.isRunning }
+        let status = await process.exit()
+        let stdout = await process.stdout.text()
+        #expect(status == 1)
+        #expect(stdout.contains("attempt 1 failed: timed out after 300ms; retrying"), "\(stdout)")
+        #expect(stdout.contains("failed after 2 attempts: timed out after 300ms"), "\(stdout)")
+        // The timeout cancelled the plugin's run across the C boundary, in its first 1 s pause: neither
+        // attempt wrote a line, and both are on record.
+        #expect(scratch.read("out/a.txt").split(separator: "\n").isEmpty, "\(scratch.read("out/a.txt"))")
+        let item = try #require(stageCheckpoints(under: scratch.path(".pipeline"), workflow: "hello-timeout").first)
+        #expect(item.value["greet"]?["status"] == "failed")
+        #expect(item.value["greet"]?["attempts"] == 2)
     }
 
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
@@ -85,16 +103,14 @@ import Glibc
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let pid = process.processIdentifier
-        // Kill as soon as the first blocks are checkpointed (hashing is fast: waiting a fixed time may be too long).
-        let items = scratch.path(".pipeline/runs/custom/items")
-        for _ in 0..<2000 {
-            let item = (try? FileManager.default.contentsOfDirectory(atPath: items.path))?.first
-            if let item, let text = try? String(contentsOf: items.appendingPathComponent("\(item)/stages/hash.json"), encoding: .utf8),
-                text.contains("digests")
-            {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        // Kill once a seeded number of blocks is checkpointed (every 8th is), early: hashing is fast.
+        let random = SeededRandom("aCustomPipelineWithCompiledInStagesResumesAfterKillNine")
+        let blocks = 8 * random.int(in: 1...4)
+        let stateFolder = scratch.path(".pipeline")
+        try await waitUntil("\(blocks) blocks checkpointed") {
+            guard process.isRunning else { return true }
+            let checkpoints = stageCheckpoints(under: stateFolder, workflow: "custom").values
+            return checkpoints.contains { ($0["hash"]?["resume"]?["digests"]?.arrayValue?.count ?? 0) >= blocks }
         }
         kill(pid, SIGKILL)
         await BlockingWork.runLong { process.waitUntilExit() }

@@ -26,9 +26,14 @@ import Glibc
             ]}
             """)
         let partial = scratch.path("out/.long.mp4.partial.mp4")
+        // Kill once the partial file holds a seeded 100 to 300 kB: under way, early in the transcode.
+        let random = SeededRandom("killNineMidTranscodeThenRerun")
+        let killAt = 100_000 + random.int(in: 0...200_000)
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
-        for _ in 0..<200 where (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int ?? 0) ?? 0 < 100_000 {
-            try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the partial file holds \(killAt) bytes") {
+            guard process.isRunning else { return true }
+            let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
+            return size >= killAt
         }
         #expect(process.isRunning, "the transcode finished before it could be killed")
         process.signal(SIGKILL)

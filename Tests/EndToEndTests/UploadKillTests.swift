@@ -23,10 +23,17 @@ import Glibc
               {"id": "upload", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:\(server.port)/files/", "chunkSize": "8MiB"}}
             ]}
             """)
+        let random = SeededRandom("tusUploadSurvivesKillNine")
+        let stats = "http://127.0.0.1:\(server.port)/stats"
         var kills = 0
         for _ in 0..<3 {
+            let target = try await Self.received(stats) + Self.seededShare(random)
             let process = try Binary.start(["run", "wf.json", "--bwlimit", "50MiB"], in: scratch.root)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 400...1200)))
+            try await waitUntil("the server received \(target) bytes") {
+                guard process.isRunning else { return true }
+                let received = (try? await Self.received(stats)) ?? 0
+                return received >= target
+            }
             if process.isRunning {
                 process.signal(SIGKILL)
                 kills += 1
@@ -42,10 +49,20 @@ import Glibc
         let original = await sha256sum(file.path)
         #expect(await sha256sum(server.folder.appendingPathComponent(stored.first ?? "").path) == original)
 
-        let stats = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/stats"))
-        let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
+        let resent = try await Self.received(stats) - (Self.megabytes << 20)
         #expect(resent >= 0 && resent <= kills * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
         print("tus kill test: \(resent) bytes re-sent over \(kills) kills (chunk \(Self.chunk))")
+    }
+
+    /// The upload body bytes the server has received so far, kept or not (its `received` counter).
+    static func received(_ stats: String) async throws -> Int {
+        try JSONValue(parsing: await httpGet(stats))["received"]?.intValue ?? 0
+    }
+
+    /// When to kill a run: once the server has received a seeded 5 to 25 % of the file more than before it.
+    /// Three runs send at most 75 % of the file (re-sent bytes included), so every kill lands mid-upload.
+    static func seededShare(_ random: SeededRandom) -> Int {
+        Int(Double(megabytes << 20) * (0.05 + 0.2 * random.fraction()))
     }
 }
 
@@ -63,10 +80,17 @@ extension UploadKillTests {
             ]}
             """)
         let environment = ["S3_TEST_SECRET": "not-a-real-secret-\(UUID().uuidString)"]
+        let random = SeededRandom("s3UploadSurvivesKillNine")
+        let stats = "http://127.0.0.1:\(server.port)/__stats"
         var kills = 0
         for _ in 0..<3 {
+            let target = try await Self.received(stats) + Self.seededShare(random)
             let process = try Binary.start(["run", "wf.json", "--bwlimit", "40MiB"], in: scratch.root, environment: environment)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 800...1800)))
+            try await waitUntil("the server received \(target) bytes") {
+                guard process.isRunning else { return true }
+                let received = (try? await Self.received(stats)) ?? 0
+                return received >= target
+            }
             if process.isRunning {
                 process.signal(SIGKILL)
                 kills += 1
@@ -82,8 +106,7 @@ extension UploadKillTests {
             #expect(!text.contains(environment["S3_TEST_SECRET"] ?? "-"), "secret in \(name)")
         }
         // Parts in flight when a kill came are sent again: at most `concurrency` parts per kill.
-        let stats = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/__stats"))
-        let resent = (stats["received"]?.intValue ?? 0) - (Self.megabytes << 20)
+        let resent = try await Self.received(stats) - (Self.megabytes << 20)
         #expect(resent >= 0 && resent <= kills * 2 * Self.chunk, "\(resent) bytes sent twice for \(kills) kills")
         print("s3 kill test: \(resent) bytes re-sent over \(kills) kills (2 parts of \(Self.chunk) in flight)")
     }

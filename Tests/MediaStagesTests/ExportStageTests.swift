@@ -1,6 +1,8 @@
 import Foundation
 import MediaStages
 import StageKit
+import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct ExportStageTests {
@@ -126,16 +128,27 @@ import Testing
         let clip = folder.appendingPathComponent("long.mp4")
         try await makeClip(seconds: 40, size: "1280x720", at: clip)
         let output = folder.appendingPathComponent("out/long-out.mp4")
+        let partial = folder.appendingPathComponent("out/.long-out.mp4.partial.mp4")
         let harness = harness()
+        let ended = Flag()
         let task = Task {
-            await harness.run(TranscodeStage.self, options: ["file": .string(clip.path), "output": .string(output.path), "video": ["preset": "veryfast"]])
+            let run = await harness.run(
+                TranscodeStage.self,
+                options: ["file": .string(clip.path), "output": .string(output.path), "video": ["preset": "veryfast"]])
+            ended.set()
+            return run
         }
-        try await Task.sleep(for: .milliseconds(800))
-        let clock = ContinuousClock()
-        let cancelled = clock.now
+        // Cancel once the partial file holds a seeded 32 to 512 KiB: the transcode is under way.
+        let random = SeededRandom("cancellingATranscodeStopsPromptlyAndLeavesNoFile")
+        let cancelAt = random.int(in: (32 << 10)...(512 << 10))
+        try await waitUntil("the partial file holds \(cancelAt) bytes") {
+            let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
+            return size >= cancelAt || ended.isSet
+        }
         task.cancel()
+        // It stops: no bound on how soon (a loaded machine may take its time), only the safety limit.
+        try await waitUntil("the cancelled transcode ends") { ended.isSet }
         let run = await task.value
-        #expect(clock.now - cancelled < .seconds(5))
         #expect(throws: CancellationError.self) { try run.outputs.get() }
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
         #expect(left.isEmpty, "left behind: \(left)")
@@ -156,5 +169,16 @@ import Testing
         let third = await harness().run(TranscodeStage.self, options: options, checkpoint: first.checkpoint)
         #expect(try third.outputs.get() == outputs)
         #expect(try Data(contentsOf: output).count == outputs["size"]?.intValue)
+    }
+}
+
+/// Set by one task, read by another.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    var isSet: Bool { value.withLock { $0 } }
+
+    func set() {
+        value.withLock { $0 = true }
     }
 }

@@ -1,5 +1,6 @@
 import StageKit
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import Sandbox
@@ -19,13 +20,16 @@ struct ClientCutTests {
                 + "Content-Length: \(file.count)\r\n\r\n"
             try await RawExchange.sendThenClose(port: sandbox.port, bytes: Array(head.utf8) + file[0..<200_000])
 
-            var offset: Int?
-            for _ in 0..<50 {
-                offset = try await client.tusOffset(link)
-                if offset == 200_000 { break }
-                try await Task.sleep(for: .milliseconds(50))
+            // The cut request holds the upload's write lease from before its first byte is read until it
+            // has stored what arrived: once the sandbox has read the 200000 bytes and the lease is free,
+            // the offset is final.
+            try await waitUntil("the sandbox has read the 200000 bytes sent before the cut") {
+                try await client.bodyBytesReceived() >= 200_000
             }
-            #expect(offset == 200_000)
+            try await waitUntil("the cut PATCH has given the upload back") {
+                try await !client.tusUploadIsLocked(link, length: file.count)
+            }
+            #expect(try await client.tusOffset(link) == 200_000)
             let rest = try await client.tusPatch(link, offset: 200_000, bytes: file[200_000...])
             #expect(rest.status == 204)
             #expect(try await client.storedSHA256(video: Fixture.videoID(video)) == Fixture.sha256Hex(file))

@@ -1,6 +1,7 @@
 import StageKit
 import Foundation
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import Sandbox
@@ -88,7 +89,11 @@ struct TusUploadTests {
             let uploaded = try await client.send(.GET, "/videos/\(id)?fields=upload.status,transcode.status").json
             #expect(uploaded?.value(at: "upload.status") == "complete")
             #expect(uploaded?["name"] == nil)
-            try await Task.sleep(for: .milliseconds(400))
+            // Transcoding "finishes" the configured delay (200 ms) after the upload completed.
+            try await waitUntil("video \(id) is transcoded") {
+                let current = try await client.send(.GET, "/videos/\(id)?fields=transcode.status").json
+                return current?.value(at: "transcode.status") == "complete"
+            }
             let transcoded = try await client.send(.GET, "/videos/\(id)?fields=transcode.status,status").json
             #expect(transcoded?.value(at: "transcode.status") == "complete")
             #expect(transcoded?["status"] == "available")
@@ -146,7 +151,10 @@ struct TusUploadTests {
             #expect(created.status == 201)
             #expect(created.header("Upload-Expires")?.hasSuffix(" GMT") == true)
             let location = try #require(created.header("Location"))
-            try await Task.sleep(for: .milliseconds(1100))
+            // Until its 300 ms lifetime has passed, HEAD answers 200; then the upload is gone.
+            try await waitUntil("the upload's lifetime has passed") {
+                try await client.send(.HEAD, location, headers: [("Tus-Resumable", "1.0.0")], auth: false).status != 200
+            }
             let expired = try await client.tusPatch(location, offset: 0, bytes: [0, 1, 2][...])
             #expect(expired.status == 410)
             let head = try await client.send(.HEAD, location, headers: [("Tus-Resumable", "1.0.0")], auth: false)

@@ -16,6 +16,13 @@ import UploadStages
         ]
     }
 
+    /// The PUT body bytes moto has received so far, cut bodies included (`GET /__stats`); 0 while it does
+    /// not answer, so a wait asks again.
+    private func bytesReceived(_ storage: PeerServer) async -> Int {
+        let stats = try? JSONValue(parsing: await httpGet("http://127.0.0.1:\(storage.port)/__stats"))
+        return stats?["received"]?.intValue ?? 0
+    }
+
     @Test func uploadsThroughSignedPartURLsAndResumes() async throws {
         let storage = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         let backend = try await PeerServer(script: "presign_backend.py", arguments: [String(storage.port), "media"])
@@ -24,7 +31,12 @@ import UploadStages
         var services = ServiceValues()
         services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 8 << 20)
         let first = Task { await harness.run(PresignedUploadStage.self, options: options(backend, file), services: services) }
-        try await Task.sleep(for: .milliseconds(1500))
+        // Three 5 MiB parts go at once; when one comes back the stage starts the fourth, then checkpoints the
+        // finished one (a cancel does not stop that) before it waits again: a byte of the fourth part means
+        // a part is checkpointed, and two are still to finish.
+        try await waitUntil("moto has received bytes of the fourth part") {
+            await bytesReceived(storage) > 3 * (5 << 20)
+        }
         first.cancel()
         let interrupted = await first.value
         let checkpoint = try #require(interrupted.checkpoint)

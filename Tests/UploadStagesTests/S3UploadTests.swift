@@ -25,6 +25,13 @@ import Testing
         await peerTool("s3_tool.py", [String(server.port), "uploads", "media"])
     }
 
+    /// The PUT body bytes moto has received so far, cut bodies included (`GET /__stats`); 0 while it does
+    /// not answer, so a wait asks again.
+    private func bytesReceived(_ server: PeerServer) async -> Int {
+        let stats = try? JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/__stats"))
+        return stats?["received"]?.intValue ?? 0
+    }
+
     @Test func crc32cMatchesTheStandardCheckValue() {
         var crc = CRC32C()
         Array("123456789".utf8).withUnsafeBytes { crc.update($0) }
@@ -71,7 +78,12 @@ import Testing
         services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 10 << 20)
         let harness = harness()
         let first = Task { await harness.run(S3UploadStage.self, options: options, services: services) }
-        try await Task.sleep(for: .milliseconds(2500))
+        // Two 5 MiB parts go at once; for each part that comes back the stage starts the next one, then
+        // checkpoints the finished one before it waits again. The fifth part starts on the third part back,
+        // after two checkpoints: a byte of it means at least two parts are checkpointed, and three have not started.
+        try await waitUntil("moto has received bytes of the fifth part") {
+            await bytesReceived(server) > 4 * (5 << 20)
+        }
         first.cancel()
         let interrupted = await first.value
         #expect(throws: CancellationError.self) { try interrupted.outputs.get() }

@@ -15,7 +15,7 @@ let package = Package(
             name: "custom-pipeline",
             dependencies: [
                 .product(name: "PipelineCLI", package: "media-pipeline"),
-                .product(name: "PipelineKit", package: "media-pipeline"),
+                .product(name: "StageKit", package: "media-pipeline"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]

@@ -17,7 +17,7 @@ let package = Package(
             name: "HelloPlugin",
             dependencies: [
                 .product(name: "PipelinePluginSDK", package: "media-pipeline"),
-                .product(name: "PipelineKit", package: "media-pipeline"),
+                .product(name: "StageKit", package: "media-pipeline"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         )

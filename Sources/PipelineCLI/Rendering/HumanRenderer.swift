@@ -46,7 +46,8 @@ final class HumanRenderer: RunEventSink {
                         + "\(started.stages) stage\(started.stages == 1 ? "" : "s")")
             case let started as StageStarted:
                 let now = ContinuousClock.now
-                state.running["\(started.item) › \(started.stage)"] = Running(uses: started.uses, started: now, lastPrinted: now)
+                state.running["\(started.item) › \(started.stage)"] = Running(
+                    uses: started.uses, started: now, lastPrinted: now)
             case let progressed as StageProgressed:
                 force = false
                 let key = "\(progressed.item) › \(progressed.stage)"
@@ -63,7 +64,8 @@ final class HumanRenderer: RunEventSink {
                 state.running["\(retrying.item) › \(retrying.stage)"] = nil
                 lines.append(
                     "  \(retrying.item) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
-                        + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))")
+                        + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))"
+                )
             case let finished as StageFinished:
                 let key = "\(finished.item) › \(finished.stage)"
                 state.running[key] = nil
@@ -156,7 +158,8 @@ final class HumanRenderer: RunEventSink {
     private static func describe(_ summary: RunSummary) -> String {
         var text = "\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.succeeded) succeeded"
         if summary.failed > 0 { text += ", \(summary.failed) failed" }
-        text += "; \(summary.stagesRun) stage\(summary.stagesRun == 1 ? "" : "s") ran, \(summary.stagesReused) reused from checkpoints"
+        text +=
+            "; \(summary.stagesRun) stage\(summary.stagesRun == 1 ? "" : "s") ran, \(summary.stagesReused) reused from checkpoints"
         text += " (\(TimeSpan(seconds: summary.seconds)))"
         if summary.interrupted { text += "; interrupted: run the same command again to resume" }
         return text

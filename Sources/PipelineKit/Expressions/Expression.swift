@@ -1,4 +1,5 @@
 package import StageKit
+
 /// A dotted reference inside `${...}`: `input.stem`, `vars.api`, `env.TOKEN`, `export.path`, `ticket`.
 package struct Reference: Sendable, Hashable, CustomStringConvertible {
     /// The first name: `input`, `vars`, `env` or a stage id.
@@ -89,7 +90,9 @@ struct ExpressionParser {
         guard !parser.atEnd else { throw parser.error("empty expression: write a reference such as ${input.stem}") }
         let expression = try parser.parseCoalesce()
         parser.skipSpaces()
-        guard parser.atEnd else { throw parser.error("unexpected '\(parser.characters[parser.position])' in expression") }
+        guard parser.atEnd else {
+            throw parser.error("unexpected '\(parser.characters[parser.position])' in expression")
+        }
         return expression
     }
 
@@ -186,8 +189,9 @@ struct ExpressionParser {
 
     private mutating func parseIdentifier() -> String {
         let start = position
-        while !atEnd, characters[position].isLetter || characters[position].isNumber || characters[position] == "_"
-            || characters[position] == "-"
+        while !atEnd,
+            characters[position].isLetter || characters[position].isNumber || characters[position] == "_"
+                || characters[position] == "-"
         {
             position += 1
         }
@@ -242,8 +246,9 @@ struct ExpressionParser {
     private mutating func parseNumber() throws(ExpressionSyntaxError) -> JSONValue {
         let start = position
         if !atEnd, characters[position] == "-" { position += 1 }
-        while !atEnd, characters[position].isNumber || characters[position] == "." || characters[position] == "e"
-            || characters[position] == "E"
+        while !atEnd,
+            characters[position].isNumber || characters[position] == "." || characters[position] == "e"
+                || characters[position] == "E"
         {
             position += 1
         }

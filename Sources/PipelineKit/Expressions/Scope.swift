@@ -162,9 +162,9 @@ package struct EvaluationScope: Sendable {
         }
     }
 
-    private func compare(_ op: BinaryOperator, _ lhs: JSONValue, _ rhs: JSONValue, at path: JSONPath) throws(
-        EvaluationError
-    ) -> Bool {
+    private func compare(_ op: BinaryOperator, _ lhs: JSONValue, _ rhs: JSONValue, at path: JSONPath)
+        throws(EvaluationError) -> Bool
+    {
         if let left = lhs.doubleValue, let right = rhs.doubleValue {
             switch op {
             case .equal: return left == right
@@ -193,7 +193,8 @@ package struct EvaluationScope: Sendable {
         }
     }
 
-    private func lookup(_ reference: Reference, at path: JSONPath) throws(EvaluationError) -> (JSONValue, secret: Bool) {
+    private func lookup(_ reference: Reference, at path: JSONPath) throws(EvaluationError) -> (JSONValue, secret: Bool)
+    {
         let base: JSONValue
         var remaining = reference.components[...]
         var secret = false
@@ -215,7 +216,8 @@ package struct EvaluationScope: Sendable {
             }
             guard let value = environment[name] else {
                 throw EvaluationError(
-                    message: "environment variable \(name) is not set (write ${env.\(name) ?? 'default'} for a default)",
+                    message:
+                        "environment variable \(name) is not set (write ${env.\(name) ?? 'default'} for a default)",
                     path: path)
             }
             base = .string(value)
@@ -227,8 +229,11 @@ package struct EvaluationScope: Sendable {
             base = outputs
         }
         var value = base
-        var walked = Reference(root: reference.root, components: Array(reference.components.prefix(
-            reference.components.count - remaining.count)))
+        var walked = Reference(
+            root: reference.root,
+            components: Array(
+                reference.components.prefix(
+                    reference.components.count - remaining.count)))
         for component in remaining {
             walked.components.append(component)
             switch (component, value) {

@@ -23,7 +23,8 @@ package struct Template: Sendable, Hashable {
         var index = 0
         while index < characters.count {
             let character = characters[index]
-            if character == "$", index + 2 < characters.count, characters[index + 1] == "$", characters[index + 2] == "{"
+            if character == "$", index + 2 < characters.count, characters[index + 1] == "$",
+                characters[index + 2] == "{"
             {
                 text += "${"
                 index += 3

@@ -1,19 +1,19 @@
-import Foundation
 import Crypto
+import Foundation
 
 #if canImport(Glibc)
-import Glibc
-public import StageKit
+    import Glibc
+    public import StageKit
 #endif
 
 extension InputItem {
     /// The folder name of the item's state: readable, and unique for each relative path.
     package var stateKey: String {
         let digest = SHA256.hash(data: Data(relativePath.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
-        return String(StateNames.sanitize(relativePath.replacingOccurrences(of: "/", with: "__")).prefix(80)) + "-" + digest
+        return String(StateNames.sanitize(relativePath.replacingOccurrences(of: "/", with: "__")).prefix(80)) + "-"
+            + digest
     }
 }
-
 
 /// An input path or pattern that selects nothing usable.
 public struct InputError: Error, Sendable, CustomStringConvertible {
@@ -37,7 +37,8 @@ public enum InputDiscovery {
                 throw InputError(message: "input \(path) does not exist")
             }
             if isDirectory.boolValue {
-                items += try scan(folder: url, include: include, exclude: exclude, recursive: recursive, skipping: skippedPaths)
+                items += try scan(
+                    folder: url, include: include, exclude: exclude, recursive: recursive, skipping: skippedPaths)
             } else {
                 items.append(try item(at: url, relativePath: url.lastPathComponent))
             }
@@ -46,7 +47,9 @@ public enum InputDiscovery {
         for item in items {
             if let other = seen[item.relativePath] {
                 throw InputError(
-                    message: "inputs \(other) and \(item.path) have the same relative path \(item.relativePath); give them from one folder")
+                    message:
+                        "inputs \(other) and \(item.path) have the same relative path \(item.relativePath); give them from one folder"
+                )
             }
             seen[item.relativePath] = item.path
         }

@@ -141,7 +141,8 @@ public struct StageRetrying: RunEvent {
     public var fields: [String: JSONValue] {
         [
             "item": .string(item), "stage": .string(stage), "attempt": .int(attempt), "attempts": .int(attempts),
-            "delaySeconds": .double(delay.seconds), "error": .string(error.message), "errorKind": .string(error.kind.rawValue),
+            "delaySeconds": .double(delay.seconds), "error": .string(error.message),
+            "errorKind": .string(error.kind.rawValue),
         ]
     }
 }
@@ -166,7 +167,8 @@ public struct StageFinished: RunEvent {
         [
             "item": .string(item), "stage": .string(stage), "outcome": .string(outcome.rawValue),
             "seconds": .double(seconds), "reason": reason.map(JSONValue.string) ?? .null,
-            "error": error.map { .string($0.message) } ?? .null, "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
+            "error": error.map { .string($0.message) } ?? .null,
+            "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
         ]
     }
 }
@@ -188,7 +190,8 @@ public struct ItemFinished: RunEvent {
     public var fields: [String: JSONValue] {
         [
             "item": .string(item), "succeeded": .bool(succeeded), "interrupted": .bool(interrupted),
-            "error": error.map { .string($0.message) } ?? .null, "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
+            "error": error.map { .string($0.message) } ?? .null,
+            "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
             "landed": landed.map(JSONValue.string) ?? .null,
         ]
     }

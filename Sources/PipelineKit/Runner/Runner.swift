@@ -87,7 +87,8 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         sink.emit(RunStarted(workflow: workflow.name, items: items.count, stages: workflow.onCancel.count))
-        var summary = RunSummary(items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
+        var summary = RunSummary(
+            items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
         for item in items {
             guard !Task.isCancelled else {
                 summary.interrupted = true
@@ -96,31 +97,40 @@ public struct Runner: Sendable {
             let key = item.stateKey
             sink.emit(ItemStarted(item: item.relativePath))
             do {
-                var scope = EvaluationScope(input: item.facts, vars: try resolveVars(for: item), environment: environment)
+                var scope = EvaluationScope(
+                    input: item.facts, vars: try resolveVars(for: item), environment: environment)
                 for spec in workflow.stages {
-                    if let record = try await store.stage(run: runName, item: key, stage: spec.id), record.status == .succeeded {
+                    if let record = try await store.stage(run: runName, item: key, stage: spec.id),
+                        record.status == .succeeded
+                    {
                         scope.stageOutputs[spec.id] = record.outputs ?? .null
                     }
                 }
                 for spec in workflow.onCancel {
                     guard let descriptor = registry.descriptor(for: spec.uses) else {
-                        throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+                        throw fail(
+                            spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
                     }
                     let options: ResolvedValue
                     do {
-                        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) { throw SkipStage() }
+                        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
+                            throw SkipStage()
+                        }
                         options = try scope.resolve(spec.with, at: spec.path.appending("with"))
                     } catch {
-                        sink.emit(StageFinished(
-                            item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
-                            reason: "nothing to undo: \(store.redactor.redact("\(error)"))"))
+                        sink.emit(
+                            StageFinished(
+                                item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
+                                reason: "nothing to undo: \(store.redactor.redact("\(error)"))"))
                         continue
                     }
                     let journal = StageJournal(
-                        record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""), store: store,
+                        record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
+                        store: store,
                         run: runName, item: key)
                     scope.stageOutputs[spec.id] = try await attempt(
-                        descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
+                        descriptor: descriptor, spec: spec, item: item, key: key, options: options.value,
+                        journal: journal)
                     summary.stagesRun += 1
                 }
                 try await store.removeItem(run: runName, item: key)
@@ -131,7 +141,8 @@ public struct Runner: Sendable {
                 sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
             } catch {
                 summary.failed += 1
-                sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
+                sink.emit(
+                    ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
             }
         }
         summary.seconds = (clock.now - start).seconds
@@ -175,13 +186,17 @@ public struct Runner: Sendable {
             var invalidated = false
             for (index, spec) in workflow.stages.enumerated() {
                 try Task.checkCancellation()
-                switch try await runStage(index: index, spec: spec, item: item, key: key, scope: &scope, invalidated: &invalidated) {
+                switch try await runStage(
+                    index: index, spec: spec, item: item, key: key, scope: &scope, invalidated: &invalidated)
+                {
                 case .ran: result.stagesRun += 1
                 case .reused: result.stagesReused += 1
                 case .skipped: break
                 }
             }
-            sink.emit(ItemFinished(item: item.relativePath, succeeded: true, interrupted: false, landed: Self.landing(of: scope)))
+            sink.emit(
+                ItemFinished(
+                    item: item.relativePath, succeeded: true, interrupted: false, landed: Self.landing(of: scope)))
         } catch is CancellationError {
             result.state = .interrupted
             sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
@@ -209,9 +224,11 @@ public struct Runner: Sendable {
         let previous = try await store.item(run: runName, item: key)
         if let previous, previous.input == item { return }
         if let previous, previous.input.size != item.size || previous.input.modified != item.modified {
-            sink.emit(LogLine(
-                level: "notice", item: item.relativePath, stage: nil,
-                message: "the input changed since its stages ran (size or modification time); all its stages run again"))
+            sink.emit(
+                LogLine(
+                    level: "notice", item: item.relativePath, stage: nil,
+                    message:
+                        "the input changed since its stages ran (size or modification time); all its stages run again"))
             try await store.removeStages(store.stages(run: runName, item: key), run: runName, item: key)
         }
         try await store.save(ItemRecord(input: item), run: runName, item: key)
@@ -256,8 +273,9 @@ public struct Runner: Sendable {
                 invalidated = true
             }
             scope.stageOutputs[spec.id] = .null
-            sink.emit(StageFinished(
-                item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: "if \(condition) is false"))
+            sink.emit(
+                StageFinished(
+                    item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: "if \(condition) is false"))
             return .skipped
         }
 
@@ -297,9 +315,10 @@ public struct Runner: Sendable {
                     throw ItemFailure(report: expired.report)
                 }
                 refreshes += 1
-                sink.emit(LogLine(
-                    level: "notice", item: label, stage: spec.id,
-                    message: "credentials expired; renewing them with stage \(refresher.id), then continuing"))
+                sink.emit(
+                    LogLine(
+                        level: "notice", item: label, stage: spec.id,
+                        message: "credentials expired; renewing them with stage \(refresher.id), then continuing"))
                 try await renew(refresher, item: item, key: key, scope: &scope)
                 (options, hash) = try resolveOptions(spec, item: item, scope: scope)
                 let renewed = hash
@@ -309,7 +328,9 @@ public struct Runner: Sendable {
     }
 
     /// A stage's options resolved against the scope, and the hash that decides whether it is up to date.
-    private func resolveOptions(_ spec: StageSpec, item: InputItem, scope: EvaluationScope) throws -> (ResolvedValue, String) {
+    private func resolveOptions(_ spec: StageSpec, item: InputItem, scope: EvaluationScope) throws -> (
+        ResolvedValue, String
+    ) {
         let options: ResolvedValue
         do {
             options = try scope.resolve(spec.with, at: spec.path.appending("with"))
@@ -328,7 +349,8 @@ public struct Runner: Sendable {
         }
         let (options, hash) = try resolveOptions(spec, item: item, scope: scope)
         let journal = StageJournal(
-            record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store, run: runName,
+            record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store,
+            run: runName,
             item: key)
         scope.stageOutputs[spec.id] = try await attempt(
             descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
@@ -352,7 +374,8 @@ public struct Runner: Sendable {
             }
             sink.emit(StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
             let context = StageContext(
-                stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt, logger: logger(item: label, stage: spec.id),
+                stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt,
+                logger: logger(item: label, stage: spec.id),
                 scratchFolder: store.scratchFolder(run: runName, item: key, stage: spec.id), services: services,
                 savedCheckpoint: await journal.current.resume, checkpointer: journal,
                 progress: progressReporter(item: label, stage: spec.id))
@@ -368,7 +391,9 @@ public struct Runner: Sendable {
                     $0.errorKind = nil
                     $0.finishedAt = Date()
                 }
-                sink.emit(StageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: (clock.now - started).seconds))
+                sink.emit(
+                    StageFinished(
+                        item: label, stage: spec.id, outcome: .succeeded, seconds: (clock.now - started).seconds))
                 return outputs
             } catch {
                 let seconds = (clock.now - started).seconds
@@ -381,19 +406,27 @@ public struct Runner: Sendable {
                 if disposition == .credentialsExpired {
                     try await journal.update { $0.record(failure) }
                     if spec.refreshWith == nil {
-                        sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
+                        sink.emit(
+                            StageFinished(
+                                item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
                     } else {
-                        sink.emit(StageRetrying(
-                            item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: .zero, error: failure))
+                        sink.emit(
+                            StageRetrying(
+                                item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: .zero,
+                                error: failure))
                     }
-                    let advice = spec.refreshWith == nil ? " (give the stage refreshWith: a stage that renews the token)" : ""
-                    throw CredentialsExpired(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed: ", advice: advice))
+                    let advice =
+                        spec.refreshWith == nil ? " (give the stage refreshWith: a stage that renews the token)" : ""
+                    throw CredentialsExpired(
+                        report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed: ", advice: advice))
                 }
                 if case .retryable(let minimum) = disposition, attempt < attempts {
                     let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
                     try await journal.update { $0.record(failure) }
-                    sink.emit(StageRetrying(
-                        item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: delay, error: failure))
+                    sink.emit(
+                        StageRetrying(
+                            item: label, stage: spec.id, attempt: attempt, attempts: attempts, delay: delay,
+                            error: failure))
                     do {
                         try await Task.sleep(for: delay)
                     } catch {
@@ -406,16 +439,20 @@ public struct Runner: Sendable {
                     $0.record(failure)
                     $0.finishedAt = Date()
                 }
-                sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
+                sink.emit(
+                    StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
                 let tries = attempt == 1 ? "" : " after \(attempt) attempts"
                 throw ItemFailure(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed\(tries): "))
             }
         }
-        throw ItemFailure(report: FailureReport(message: "stage \(spec.id) (\(spec.uses)) made no attempt", kind: .failed))
+        throw ItemFailure(
+            report: FailureReport(message: "stage \(spec.id) (\(spec.uses)) made no attempt", kind: .failed))
     }
 
     /// Marks a stage interrupted (its resume data stays) and ends the item.
-    private func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws -> Never {
+    private func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws
+        -> Never
+    {
         try? await journal.update {
             $0.status = .interrupted
             $0.finishedAt = Date()
@@ -428,8 +465,9 @@ public struct Runner: Sendable {
         do {
             return try scope.resolve(try Template(parsing: condition), at: spec.path.appending("if")).value.isTruthy
         } catch let error as EvaluationError {
-            throw ItemFailure(report: FailureReport(
-                message: "stage \(spec.id): cannot evaluate its if condition: \(error)", kind: .invalidOptions))
+            throw ItemFailure(
+                report: FailureReport(
+                    message: "stage \(spec.id): cannot evaluate its if condition: \(error)", kind: .invalidOptions))
         }
     }
 

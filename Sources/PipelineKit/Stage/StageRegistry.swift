@@ -9,14 +9,17 @@ public struct StageRegistry: Sendable {
 
     /// Registers a stage type; a name that is already registered is refused, naming both sources, so a
     /// plugin can never shadow a built-in stage.
-    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) throws(DuplicateStageType) {
+    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn)
+        throws(DuplicateStageType)
+    {
         try register(StageDescriptor(stage, source: source))
     }
 
     /// Registers an already described stage type; a name that is already registered is refused.
     public mutating func register(_ descriptor: StageDescriptor) throws(DuplicateStageType) {
         if let existing = descriptors[descriptor.stageType] {
-            throw DuplicateStageType(stageType: descriptor.stageType, registered: existing.source, refused: descriptor.source)
+            throw DuplicateStageType(
+                stageType: descriptor.stageType, registered: existing.source, refused: descriptor.source)
         }
         descriptors[descriptor.stageType] = descriptor
     }

@@ -1,8 +1,8 @@
 package import Foundation
 
 #if canImport(Glibc)
-import Glibc
-import StageKit
+    import Glibc
+    import StageKit
 #endif
 
 /// A problem with the state folder: it cannot be written, is in use, or holds a damaged file.
@@ -37,7 +37,8 @@ package enum AtomicFile {
     /// Writes through a temporary file in the same folder: write, fsync, rename, fsync the folder.
     package static func write(_ data: Data, to url: URL) throws(StateError) {
         let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let temporary = folder.appendingPathComponent(
+            ".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }
         var ok = data.withUnsafeBytes { buffer -> Bool in
@@ -78,7 +79,9 @@ package enum AtomicFile {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw StateError(code: .io, message: "cannot create the state folder \(folder.path): \(error.localizedDescription)", path: folder.path)
+            throw StateError(
+                code: .io, message: "cannot create the state folder \(folder.path): \(error.localizedDescription)",
+                path: folder.path)
         }
     }
 

@@ -2,7 +2,7 @@ public import Foundation
 import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The state folder (default `./.pipeline`): one folder per workflow run, one per input item, one JSON
@@ -52,7 +52,9 @@ public struct CheckpointStore: Sendable {
     /// The checkpoint of a stage, or nil if it never started.
     public func stage(run: String, item: String, stage: String) async throws(StateError) -> StageRecord? {
         let url = stageFile(run: run, item: item, stage: stage)
-        guard var record: StageRecord = try await blocking({ () throws(StateError) in try read(url) }) else { return nil }
+        guard var record: StageRecord = try await blocking({ () throws(StateError) in try read(url) }) else {
+            return nil
+        }
         record.outputs = record.outputs.map(redactor.reveal)
         record.resume = record.resume.map(redactor.reveal)
         return record
@@ -97,9 +99,11 @@ public struct CheckpointStore: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw StateError(code: .io, message: "cannot read \(url.path): \(error.localizedDescription)", path: url.path)
+            throw StateError(
+                code: .io, message: "cannot read \(url.path): \(error.localizedDescription)", path: url.path)
         }
-        let advice = "it was not written by a complete checkpoint (edited, or damaged by the disk). "
+        let advice =
+            "it was not written by a complete checkpoint (edited, or damaged by the disk). "
             + "Delete the file to rerun that stage, or run with --fresh to start the workflow over"
         let parsed: JSONValue
         do {
@@ -107,13 +111,15 @@ public struct CheckpointStore: Sendable {
         } catch {
             throw StateError(
                 code: .corrupt,
-                message: "state file \(url.path) is damaged (\(error.message) at \(error.location), byte \(error.offset) of \(data.count)): \(advice)",
+                message:
+                    "state file \(url.path) is damaged (\(error.message) at \(error.location), byte \(error.offset) of \(data.count)): \(advice)",
                 path: url.path)
         }
         if let format = parsed["format"]?.intValue, format > StageRecord.currentFormat {
             throw StateError(
                 code: .incompatible,
-                message: "state file \(url.path) has format \(format), newer than this pipeline reads (\(StageRecord.currentFormat)); use a newer pipeline or --fresh",
+                message:
+                    "state file \(url.path) has format \(format), newer than this pipeline reads (\(StageRecord.currentFormat)); use a newer pipeline or --fresh",
                 path: url.path)
         }
         do {
@@ -122,7 +128,8 @@ public struct CheckpointStore: Sendable {
             return try decoder.decode(T.self, from: data)
         } catch {
             throw StateError(
-                code: .corrupt, message: "state file \(url.path) does not have the expected fields (\(error)): \(advice)",
+                code: .corrupt,
+                message: "state file \(url.path) does not have the expected fields (\(error)): \(advice)",
                 path: url.path)
         }
     }
@@ -167,7 +174,9 @@ public struct CheckpointStore: Sendable {
                 throw AtomicFile.failure("cannot remove", url)
             }
         }
-        if removed { try AtomicFile.syncFolder(stageFile(run: run, item: item, stage: "x").deletingLastPathComponent()) }
+        if removed {
+            try AtomicFile.syncFolder(stageFile(run: run, item: item, stage: "x").deletingLastPathComponent())
+        }
     }
 
     /// Deletes an item's state (after `pipeline cancel`).
@@ -187,18 +196,22 @@ public struct CheckpointStore: Sendable {
         do {
             try FileManager.default.removeItem(at: url)
         } catch {
-            throw StateError(code: .io, message: "cannot remove \(url.path): \(error.localizedDescription)", path: url.path)
+            throw StateError(
+                code: .io, message: "cannot remove \(url.path): \(error.localizedDescription)", path: url.path)
         }
     }
 
     /// Runs file work on ``BlockingWork``, keeping its ``StateError``.
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(StateError) -> T) async throws(StateError) -> T {
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(StateError) -> T) async throws(StateError)
+        -> T
+    {
         do {
             return try await BlockingWork.run { try body() }
         } catch let error as StateError {
             throw error
         } catch {
-            throw StateError(code: .io, message: "cannot use the state folder \(folder.path): \(error)", path: folder.path)
+            throw StateError(
+                code: .io, message: "cannot use the state folder \(folder.path): \(error)", path: folder.path)
         }
     }
 

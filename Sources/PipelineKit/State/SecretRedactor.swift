@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import StageKit
+import Synchronization
 
 /// Replaces secret values by an expression in everything that is stored or logged, and puts them back when
 /// state is read: the environment variables a workflow reads (as `${env.NAME}`), and the outputs of stages
@@ -17,10 +17,11 @@ public final class SecretRedactor: Sendable {
 
     /// Secrets are the values of `names` in `environment`.
     public init(names: some Sequence<String>, environment: [String: String]) {
-        secrets = Mutex(names.compactMap { name in
-            guard let value = environment[name], value.count >= SecretRedactor.minimumLength else { return nil }
-            return ("${env.\(name)}", value)
-        }.sorted { $0.value.count > $1.value.count })
+        secrets = Mutex(
+            names.compactMap { name in
+                guard let value = environment[name], value.count >= SecretRedactor.minimumLength else { return nil }
+                return ("${env.\(name)}", value)
+            }.sorted { $0.value.count > $1.value.count })
     }
 
     /// Treats `value` as a secret from now on, shown as `marker`.
@@ -37,7 +38,8 @@ public final class SecretRedactor: Sendable {
     public func add(all value: JSONValue, as prefix: String) {
         switch value {
         case .string(let text): add(text, as: "${\(prefix)}")
-        case .array(let elements): for (index, element) in elements.enumerated() { add(all: element, as: "\(prefix)[\(index)]") }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() { add(all: element, as: "\(prefix)[\(index)]") }
         case .object(let members): for (key, member) in members { add(all: member, as: "\(prefix).\(key)") }
         default: break
         }

@@ -49,7 +49,9 @@ actor StageJournal: StageCheckpointing {
         } catch let error as StateError {
             throw error
         } catch {
-            throw StateError(code: .io, message: "cannot save the checkpoint of stage \(current.stage): \(error)", path: store.folder.path)
+            throw StateError(
+                code: .io, message: "cannot save the checkpoint of stage \(current.stage): \(error)",
+                path: store.folder.path)
         }
     }
 

@@ -1,8 +1,8 @@
 package import Foundation
 
 #if canImport(Glibc)
-import Glibc
-import StageKit
+    import Glibc
+    import StageKit
 #endif
 
 /// The advisory lock that lets one process at a time use a state folder. The kernel releases it when
@@ -19,7 +19,8 @@ package final class StateLock: Sendable {
         guard descriptor >= 0 else { throw AtomicFile.failure("cannot open", url) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
-            let holder = (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let holder =
+                (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             close(descriptor)
             if busy {
                 throw StateError(

@@ -1,4 +1,5 @@
 public import StageKit
+
 /// One problem found in a workflow, printed as `file:line:column: json.path: message`.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The workflow file.

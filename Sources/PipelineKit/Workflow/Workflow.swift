@@ -24,7 +24,7 @@ public struct Workflow: Sendable {
     /// Plugin libraries to load before the stages are checked.
     public var plugins: [String]
     /// Where each value of the file is, for messages.
-    public var sourceMap: SourceMap
+    package var sourceMap: SourceMap
 
     /// Every `env.*` variable the workflow reads; their values are secrets.
     public var environmentNames: Set<String> {

@@ -12,11 +12,6 @@ public struct WorkflowLoader: Sendable {
         self.registry = registry
     }
 
-    static let rootKeys = ["$schema", "version", "name", "description", "inputs", "vars", "defaults", "stages", "onCancel", "plugins"]
-    static let stageKeys = ["id", "uses", "with", "retry", "timeout", "if", "refreshWith", "secret", "description"]
-    static let inputKeys = ["path", "include", "exclude", "recursive"]
-    static let defaultsKeys = ["retry", "timeout"]
-    static let retryKeys = ["attempts", "initialDelay", "maxDelay", "multiplier"]
     static let reservedRoots = ["input", "vars", "env"]
 
     /// Reads a workflow file.
@@ -36,7 +31,9 @@ public struct WorkflowLoader: Sendable {
 
     /// The plugin paths a workflow names, read before its stages are checked (they may register stage types).
     public static func pluginPaths(in data: Data) -> [String] {
-        guard let (value, _) = try? JSONParser.parse(data), let plugins = value["plugins"]?.arrayValue else { return [] }
+        guard let (value, _) = try? JSONParser.parse(data), let plugins = value["plugins"]?.arrayValue else {
+            return []
+        }
         return plugins.compactMap(\.stringValue)
     }
 
@@ -47,7 +44,8 @@ public struct WorkflowLoader: Sendable {
             parsed = try JSONParser.parse(data)
         } catch {
             throw WorkflowError(diagnostics: [
-                Diagnostic(file: file, location: error.location, path: error.path, message: "invalid JSON: \(error.message)")
+                Diagnostic(
+                    file: file, location: error.location, path: error.path, message: "invalid JSON: \(error.message)")
             ])
         }
         var reader = Reader(file: file, root: parsed.value, sourceMap: parsed.sourceMap, registry: registry)
@@ -79,7 +77,7 @@ private struct Reader {
             log.error(.root, "a workflow must be a JSON object, found \(root.kindName)")
             return nil
         }
-        checkKeys(members, allowed: WorkflowLoader.rootKeys, at: .root, what: "workflow key")
+        checkKeys(members, of: WorkflowGrammar.workflow, at: .root)
 
         switch members["version"] {
         case nil:
@@ -91,7 +89,9 @@ private struct Reader {
                 JSONPath.root.appending("version"),
                 "unsupported workflow version \(other); this pipeline reads version \(Workflow.formatVersion)")
         case let other?:
-            log.error(JSONPath.root.appending("version"), "expected the integer \(Workflow.formatVersion), found \(other.kindName)")
+            log.error(
+                JSONPath.root.appending("version"),
+                "expected the integer \(Workflow.formatVersion), found \(other.kindName)")
         }
 
         let name = readName(members["name"])
@@ -102,7 +102,9 @@ private struct Reader {
         let plugins = readPlugins(members["plugins"])
         var seen: [String: JSONPath] = [:]
         let stages = readStages(members["stages"], key: "stages", defaults: defaults, seen: &seen)
-        let onCancel = members["onCancel"] == nil ? [] : readStages(members["onCancel"], key: "onCancel", defaults: defaults, seen: &seen)
+        let onCancel =
+            members["onCancel"] == nil
+            ? [] : readStages(members["onCancel"], key: "onCancel", defaults: defaults, seen: &seen)
 
         // onCancel stages come after every stage: they may use any stage's outputs.
         checkReferences(vars: vars, stages: stages + onCancel)
@@ -122,10 +124,14 @@ private struct Reader {
             log.error(path, "expected a string, found \(value.kindName)")
             return fallback
         }
-        if name.isEmpty || name.count > 100 || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        if name.isEmpty || name.count > 100
+            || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
             || name.hasPrefix(".")
         {
-            log.error(path, "a workflow name must be 1–100 characters of letters, digits, '.', '_' or '-' (it names the state folder)")
+            log.error(
+                path,
+                "a workflow name must be 1–100 characters of letters, digits, '.', '_' or '-' (it names the state folder)"
+            )
         }
         return name
     }
@@ -137,7 +143,7 @@ private struct Reader {
             log.error(path, "expected an object with \"path\", found \(value.kindName)")
             return nil
         }
-        checkKeys(members, allowed: WorkflowLoader.inputKeys, at: path, what: "inputs key")
+        checkKeys(members, of: WorkflowGrammar.inputs, at: path)
         guard let inputPath = string(members["path"], at: path.appending("path"), required: true) else { return nil }
         if inputPath.isEmpty { log.error(path.appending("path"), "the input path is empty") }
         return InputSelection(
@@ -169,7 +175,9 @@ private struct Reader {
         case .object(let members):
             for (key, member) in members {
                 if !StateNames.isIdentifier(key) {
-                    log.keyError(path.appending(key), "a var name must start with a letter or '_' and contain only letters, digits, '_' or '-'")
+                    log.keyError(
+                        path.appending(key),
+                        "a var name must start with a letter or '_' and contain only letters, digits, '_' or '-'")
                 }
                 vars[key] = member
             }
@@ -178,7 +186,10 @@ private struct Reader {
         }
         for (key, text) in overrides.sorted(by: { $0.key < $1.key }) {
             guard vars[key] != nil else {
-                log.error(path, "--var \(key): the workflow declares no var \"\(key)\"" + Suggestion.phrase(for: key, among: vars.keys))
+                log.error(
+                    path,
+                    "--var \(key): the workflow declares no var \"\(key)\""
+                        + Suggestion.phrase(for: key, among: vars.keys))
                 continue
             }
             // A --var value keeps the type it reads as: numbers stay numbers.
@@ -198,7 +209,7 @@ private struct Reader {
             log.error(path, "expected an object, found \(value.kindName)")
             return (.standard, nil)
         }
-        checkKeys(members, allowed: WorkflowLoader.defaultsKeys, at: path, what: "defaults key")
+        checkKeys(members, of: WorkflowGrammar.defaults, at: path)
         return (
             readRetry(members["retry"], at: path.appending("retry"), base: .standard),
             duration(members["timeout"], at: path.appending("timeout"))
@@ -211,22 +222,25 @@ private struct Reader {
             log.error(path, "expected an object, found \(value.kindName)")
             return base
         }
-        checkKeys(members, allowed: WorkflowLoader.retryKeys, at: path, what: "retry key")
+        checkKeys(members, of: WorkflowGrammar.retry, at: path)
         var policy = base
         if let attempts = members["attempts"] {
             if let count = attempts.intValue, (1...1000).contains(count) {
                 policy.attempts = count
             } else {
-                log.error(path.appending("attempts"), "expected an integer from 1 to 1000, found \(attempts.serialized())")
+                log.error(
+                    path.appending("attempts"), "expected an integer from 1 to 1000, found \(attempts.serialized())")
             }
         }
-        policy.initialDelay = duration(members["initialDelay"], at: path.appending("initialDelay")) ?? policy.initialDelay
+        policy.initialDelay =
+            duration(members["initialDelay"], at: path.appending("initialDelay")) ?? policy.initialDelay
         policy.maxDelay = duration(members["maxDelay"], at: path.appending("maxDelay")) ?? policy.maxDelay
         if let multiplier = members["multiplier"] {
             if let factor = multiplier.doubleValue, factor >= 1, factor <= 100 {
                 policy.multiplier = factor
             } else {
-                log.error(path.appending("multiplier"), "expected a number from 1 to 100, found \(multiplier.serialized())")
+                log.error(
+                    path.appending("multiplier"), "expected a number from 1 to 100, found \(multiplier.serialized())")
             }
         }
         return policy
@@ -243,7 +257,8 @@ private struct Reader {
     }
 
     private mutating func readStages(
-        _ value: JSONValue?, key: String, defaults: (retry: RetryPolicy, timeout: TimeSpan?), seen: inout [String: JSONPath]
+        _ value: JSONValue?, key: String, defaults: (retry: RetryPolicy, timeout: TimeSpan?),
+        seen: inout [String: JSONPath]
     ) -> [StageSpec] {
         let path = JSONPath.root.appending(key)
         guard let value else {
@@ -262,13 +277,16 @@ private struct Reader {
                 log.error(stagePath, "expected a stage object with \"id\" and \"uses\", found \(element.kindName)")
                 continue
             }
-            checkKeys(members, allowed: WorkflowLoader.stageKeys, at: stagePath, what: "stage key")
+            checkKeys(members, of: WorkflowGrammar.stage, at: stagePath)
             let id = string(members["id"], at: stagePath.appending("id"), required: true) ?? "#\(index)"
             if members["id"]?.stringValue != nil {
                 if !StateNames.isIdentifier(id) {
-                    log.error(stagePath.appending("id"), "a stage id must start with a letter or '_' and contain only letters, digits, '_' or '-'")
+                    log.error(
+                        stagePath.appending("id"),
+                        "a stage id must start with a letter or '_' and contain only letters, digits, '_' or '-'")
                 } else if WorkflowLoader.reservedRoots.contains(id) {
-                    log.error(stagePath.appending("id"), "\"\(id)\" is reserved for ${\(id).…}; choose another stage id")
+                    log.error(
+                        stagePath.appending("id"), "\"\(id)\" is reserved for ${\(id).…}; choose another stage id")
                 } else if let first = seen[id] {
                     log.error(stagePath.appending("id"), "duplicate stage id \"\(id)\" (first used at \(first))")
                 } else {
@@ -277,7 +295,8 @@ private struct Reader {
             }
             let uses = string(members["uses"], at: stagePath.appending("uses"), required: true) ?? ""
             let with = members["with"] ?? .object([:])
-            if case .object = with {} else {
+            if case .object = with {
+            } else {
                 log.error(stagePath.appending("with"), "expected an object of options, found \(with.kindName)")
             }
             if !uses.isEmpty {
@@ -288,7 +307,8 @@ private struct Reader {
                 } else {
                     log.error(
                         stagePath.appending("uses"),
-                        "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
+                        "unknown stage type \"\(uses)\""
+                            + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
                             + " (pipeline stages lists them)")
                 }
             }
@@ -300,7 +320,9 @@ private struct Reader {
                 // `"if": "input.ext == 'mov'"` means the same as `"if": "${input.ext == 'mov'}"`.
                 condition = text.contains("${") ? text : "${\(text)}"
             case let other?:
-                log.error(stagePath.appending("if"), "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
+                log.error(
+                    stagePath.appending("if"),
+                    "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
                 condition = nil
             }
             stages.append(
@@ -340,7 +362,9 @@ private struct Reader {
         case .oneOf(let choices):
             guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
             if !choices.contains(text) {
-                log.error(path, "\"\(text)\" is not one of \(type.displayName)" + Suggestion.phrase(for: text, among: choices))
+                log.error(
+                    path, "\"\(text)\" is not one of \(type.displayName)" + Suggestion.phrase(for: text, among: choices)
+                )
             }
         case .array(let element):
             guard case .array(let elements) = value else { return mismatch("an array") }
@@ -383,7 +407,10 @@ private struct Reader {
                 case "input", "env":
                     checkReference(reference, at: path, stageIndex: nil, vars: vars, stages: stages)
                 default:
-                    log.error(path, "vars can reference input, vars and env only, not \"\(reference.root)\" (vars are resolved before any stage runs)")
+                    log.error(
+                        path,
+                        "vars can reference input, vars and env only, not \"\(reference.root)\" (vars are resolved before any stage runs)"
+                    )
                 }
             }
         }
@@ -417,9 +444,13 @@ private struct Reader {
                 return []
             }
         case .array(let elements):
-            return elements.enumerated().flatMap { index, element in references(in: element, at: path.appending(index: index)) }
+            return elements.enumerated().flatMap { index, element in
+                references(in: element, at: path.appending(index: index))
+            }
         case .object(let members):
-            return members.sorted { $0.key < $1.key }.flatMap { key, member in references(in: member, at: path.appending(key)) }
+            return members.sorted { $0.key < $1.key }.flatMap { key, member in
+                references(in: member, at: path.appending(key))
+            }
         default:
             return []
         }
@@ -432,7 +463,10 @@ private struct Reader {
         case "input":
             guard let member = reference.member else { return }
             if !InputItem.factNames.contains(member) {
-                log.error(path, "unknown input fact \"\(member)\" in ${\(reference)}; known: \(InputItem.factNames.joined(separator: ", "))" + Suggestion.phrase(for: member, among: InputItem.factNames))
+                log.error(
+                    path,
+                    "unknown input fact \"\(member)\" in ${\(reference)}; known: \(InputItem.factNames.joined(separator: ", "))"
+                        + Suggestion.phrase(for: member, among: InputItem.factNames))
             } else if reference.components.count > 1 {
                 log.error(path, "${\(reference)}: input.\(member) has no members")
             }
@@ -441,7 +475,9 @@ private struct Reader {
                 return log.error(path, "${vars} needs a name, e.g. ${vars.api}")
             }
             if vars[member] == nil {
-                log.error(path, "unknown var \"\(member)\" in ${\(reference)}" + Suggestion.phrase(for: member, among: vars.keys))
+                log.error(
+                    path,
+                    "unknown var \"\(member)\" in ${\(reference)}" + Suggestion.phrase(for: member, among: vars.keys))
             }
         case "env":
             if reference.member == nil { log.error(path, "${env} needs a variable name, e.g. ${env.HOME}") }
@@ -457,15 +493,23 @@ private struct Reader {
             }
             guard let stageIndex else { return }
             if target == stageIndex {
-                log.error(path, "stage \"\(reference.root)\" refers to its own output in ${\(reference)}: a stage can use only earlier stages")
+                log.error(
+                    path,
+                    "stage \"\(reference.root)\" refers to its own output in ${\(reference)}: a stage can use only earlier stages"
+                )
                 return
             }
             if target > stageIndex {
-                log.error(path, "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage")
+                log.error(
+                    path,
+                    "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
+                )
                 return
             }
             let targetStage = stages[target]
-            guard let member = reference.member, let descriptor = registry.descriptor(for: targetStage.uses) else { return }
+            guard let member = reference.member, let descriptor = registry.descriptor(for: targetStage.uses) else {
+                return
+            }
             let outputs = descriptor.outputs(for: targetStage.with)
             if !outputs.contains(member) {
                 let known = outputs.fields.map(\.name)
@@ -504,9 +548,14 @@ private struct Reader {
 
     // MARK: Scalars
 
-    private mutating func checkKeys(_ members: [String: JSONValue], allowed: [String], at path: JSONPath, what: String) {
+    private mutating func checkKeys(
+        _ members: [String: JSONValue], of section: WorkflowGrammar.Section, at path: JSONPath
+    ) {
+        let allowed = section.names
         for key in members.keys.sorted() where !allowed.contains(key) {
-            log.keyError(path.appending(key), "unknown \(what) \"\(key)\"" + Suggestion.phrase(for: key, among: allowed))
+            log.keyError(
+                path.appending(key),
+                "unknown \(section.keyName) \"\(key)\"" + Suggestion.phrase(for: key, among: allowed))
         }
     }
 
@@ -538,7 +587,9 @@ private struct Reader {
     private mutating func duration(_ value: JSONValue?, at path: JSONPath) -> TimeSpan? {
         guard let value else { return nil }
         guard let span = TimeSpan(json: value), span.seconds > 0 else {
-            log.error(path, "expected a positive duration (seconds, or a string such as \"30s\"), found \(value.serialized())")
+            log.error(
+                path, "expected a positive duration (seconds, or a string such as \"30s\"), found \(value.serialized())"
+            )
             return nil
         }
         return span
@@ -549,7 +600,9 @@ private struct Reader {
 enum StateNames {
     /// Whether `name` can be a stage id or var name: a letter or `_`, then letters, digits, `_`, `-`.
     static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.first, first.isASCII, first.isLetter || first == "_", name.count <= 100 else { return false }
+        guard let first = name.first, first.isASCII, first.isLetter || first == "_", name.count <= 100 else {
+            return false
+        }
         return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 

@@ -1,5 +1,5 @@
-import StageKit
 import HTTPTypes
+import StageKit
 import Synchronization
 
 /// Decides, request by request, which faults to inject. Deterministic: the decisions follow from

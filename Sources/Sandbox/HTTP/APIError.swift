@@ -1,6 +1,6 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// An error answered in Vimeo's error format:
 /// `{"error": …, "link": null, "developer_message": …, "error_code": N}`, plus

@@ -1,7 +1,7 @@
-import StageKit
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import StageKit
 
 /// Answers `Expect: 100-continue` with an interim `100 Continue`, which Hummingbird 2.28 never
 /// sends.

@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 /// RFC 7231 `IMF-fixdate` (`Sun, 06 Nov 1994 08:49:37 GMT`), the format tus requires for
 /// `Upload-Expires`.

@@ -1,5 +1,5 @@
-import StageKit
 import HTTPTypes
+import StageKit
 
 /// Header names the standard set of `HTTPField.Name` lacks: tus 1.0.0, idempotency, method override.
 extension HTTPField.Name {

@@ -1,7 +1,7 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StageKit
 
 /// Builds JSON responses and reads JSON request bodies for the API routes.
 enum JSONResponse {

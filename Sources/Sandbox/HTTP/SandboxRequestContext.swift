@@ -1,6 +1,6 @@
-import StageKit
 import Hummingbird
 import NIOCore
+import StageKit
 
 /// The per-request context: Hummingbird's core storage plus the connection's channel, which the
 /// upload routes close to simulate a network cut (`dropAfterBytes`).

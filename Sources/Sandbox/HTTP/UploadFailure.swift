@@ -1,6 +1,6 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// An error of the upload endpoints (tus, streaming, generic content): a status, a plain-text
 /// message and the headers the protocol asks for. Upload servers answer in plain text, not in

@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 /// Vimeo's `fields=` query parameter: a comma-separated list of field paths to keep in a response,
 /// with dots selecting inside objects (`fields=uri,upload.status`).

@@ -1,7 +1,7 @@
-import StageKit
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// Vimeo's authentication: `Authorization: bearer TOKEN` (the scheme in any case). A missing,
 /// unknown or expired token is answered 401 with error code 8003.

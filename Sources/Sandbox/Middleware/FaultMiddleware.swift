@@ -1,6 +1,6 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// Injects the configured latency and errors before an API or upload request is processed, so a
 /// failed request changed nothing and retrying it is always safe.

@@ -1,5 +1,5 @@
-import StageKit
 import Hummingbird
+import StageKit
 
 /// Counts every request for `GET /sandbox/stats`.
 struct RequestCountingMiddleware: RouterMiddleware {

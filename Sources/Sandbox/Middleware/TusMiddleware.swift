@@ -1,6 +1,6 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// The parts of tus 1.0.0 common to every request on the upload endpoints: `Tus-Resumable: 1.0.0`
 /// is required on requests (412 Precondition Failed with `Tus-Version` otherwise) and added to

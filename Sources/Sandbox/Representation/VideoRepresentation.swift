@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 /// The JSON Vimeo API 3.4 returns for a video, restricted to the fields an upload workflow uses.
 ///

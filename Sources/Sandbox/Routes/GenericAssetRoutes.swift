@@ -1,5 +1,5 @@
-import StageKit
 import Hummingbird
+import StageKit
 
 /// A small generic REST API standing in for "another platform", for workflows built from
 /// `http.request` and `http.upload` stages: create an asset, upload its bytes with the resumable

@@ -1,5 +1,5 @@
-import StageKit
 import Hummingbird
+import StageKit
 
 /// `GET /me`, `POST /me/videos` (create an upload ticket) and `GET /me/videos`.
 enum MeRoutes {

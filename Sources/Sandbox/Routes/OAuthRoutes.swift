@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import Hummingbird
+import StageKit
 
 /// Client-credentials grant: `POST /oauth/token` (and Vimeo's own path
 /// `POST /oauth/authorize/client`) with HTTP Basic auth `client_id:client_secret` and

@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import Hummingbird
+import StageKit
 
 /// Small readers of request details shared by the routes.
 extension Request {

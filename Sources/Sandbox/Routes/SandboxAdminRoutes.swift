@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import Hummingbird
+import StageKit
 
 /// The sandbox's own endpoints, for tests and people (no auth, no injected faults):
 /// `GET /sandbox/videos/ID/sha256`, `GET /sandbox/uploads/ID/sha256`, `GET /sandbox/stats`,

@@ -1,5 +1,5 @@
-import StageKit
 import Hummingbird
+import StageKit
 
 /// Assembles the routes into one router:
 ///

@@ -1,4 +1,5 @@
 import StageKit
+
 /// What every route needs, handed to the route builders.
 struct SandboxServices: Sendable {
     let state: SandboxState

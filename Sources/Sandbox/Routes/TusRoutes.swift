@@ -1,7 +1,7 @@
-import StageKit
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// The tus 1.0.0 server: core protocol plus the creation, creation-with-upload, termination,
 /// checksum and expiration extensions.

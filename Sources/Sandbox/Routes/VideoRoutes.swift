@@ -1,5 +1,5 @@
-import StageKit
 import Hummingbird
+import StageKit
 
 /// `GET`/`PATCH`/`DELETE /videos/ID`, `PUT /videos/ID/tags`, and the legacy streaming
 /// `DELETE complete_uri` (`/users/1/uploads/ID?video_file_id=…&signature=…`).

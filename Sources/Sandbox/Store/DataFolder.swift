@@ -1,6 +1,6 @@
+import Foundation
 import PipelineKit
 import StageKit
-import Foundation
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import StageKit
+
 /// Unguessable identifiers: upload tokens, asset and standalone upload ids, access tokens.
 enum RandomID {
     /// `bytes` random bytes as lowercase hex.

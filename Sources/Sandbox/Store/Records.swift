@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 /// How the bytes of an upload arrive.
 enum UploadProtocol: String, Codable, Sendable {

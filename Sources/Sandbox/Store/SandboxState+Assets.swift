@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 extension SandboxState {
     /// Creates an asset of the generic API with its upload, or returns the one an earlier request

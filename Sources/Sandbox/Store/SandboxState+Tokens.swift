@@ -1,5 +1,5 @@
-import StageKit
 import Foundation
+import StageKit
 
 /// Why a token was refused.
 enum TokenRejection: Sendable {

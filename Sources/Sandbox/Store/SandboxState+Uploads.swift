@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import HTTPTypes
+import StageKit
 
 extension SandboxState {
     /// Creates a standalone tus upload (`POST /upload`), not tied to a video.

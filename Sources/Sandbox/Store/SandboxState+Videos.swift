@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import HTTPTypes
+import StageKit
 
 /// What `POST /me/videos` asks for, validated.
 struct VideoCreation: Sendable {

@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import Logging
+import StageKit
 
 /// Everything the sandbox knows — videos, assets, uploads, idempotency keys, tokens — behind one
 /// actor, persisted to the data folder after every change.

@@ -1,8 +1,8 @@
-import StageKit
 import Crypto
 import Foundation
 import HTTPTypes
 import NIOCore
+import StageKit
 
 /// A running digest for tus's checksum extension (`Upload-Checksum: ALGORITHM BASE64`).
 enum ChecksumDigest: Sendable {

@@ -1,4 +1,5 @@
 import StageKit
+
 /// A `Content-Range` request header of the resumable `PUT` protocol.
 enum ContentRange: Equatable, Sendable {
     /// `bytes START-END/SIZE` (`SIZE` may be `*`): a piece of the file, END inclusive.

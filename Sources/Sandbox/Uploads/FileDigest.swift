@@ -1,6 +1,6 @@
-import StageKit
 import Crypto
 import NIOCore
+import StageKit
 
 /// SHA-256 of a stored upload, read in 1 MiB pieces so memory stays flat.
 enum FileDigest {

@@ -1,6 +1,6 @@
-import StageKit
 import HTTPTypes
 import Hummingbird
+import StageKit
 
 /// The resumable `PUT` protocol of Vimeo's legacy streaming approach (also used by the generic
 /// assets' `upload_url`):

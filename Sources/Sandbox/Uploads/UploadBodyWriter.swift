@@ -1,6 +1,6 @@
-import StageKit
 import Hummingbird
 import NIOCore
+import StageKit
 
 /// Streams a request body into an upload file as it arrives, so memory stays flat whatever the
 /// file size and a body cut off mid-way keeps every byte that arrived.

@@ -1,6 +1,6 @@
-import StageKit
 import NIOCore
 import NIOPosix
+import StageKit
 
 #if canImport(Glibc)
     import Glibc

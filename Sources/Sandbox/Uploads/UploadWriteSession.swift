@@ -1,6 +1,6 @@
-import StageKit
 import Hummingbird
 import NIOCore
+import StageKit
 
 /// One request writing bytes into an upload, for both protocols: takes the write lease, applies
 /// the drop fault, streams the body to disk with ``UploadBodyWriter``, and always returns the lease

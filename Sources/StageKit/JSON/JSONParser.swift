@@ -94,7 +94,9 @@ package struct JSONParser {
             }
             if !valid {
                 advance(to: index)
-                throw error(String(format: "invalid UTF-8 (byte 0x%02X at offset %d): the file must be UTF-8 text", byte, index))
+                throw error(
+                    String(format: "invalid UTF-8 (byte 0x%02X at offset %d): the file must be UTF-8 text", byte, index)
+                )
             }
             index += length
         }
@@ -153,7 +155,8 @@ package struct JSONParser {
         case UInt8(ascii: "n"): return try parseLiteral("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         case UInt8(ascii: "'"): throw error("strings must use double quotes, not single quotes")
-        case UInt8(ascii: "}"), UInt8(ascii: "]"): throw error("unexpected \(describeCurrent()): a value is missing (trailing comma?)")
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            throw error("unexpected \(describeCurrent()): a value is missing (trailing comma?)")
         default: throw error("unexpected \(describeCurrent()): expected a JSON value")
         }
     }
@@ -281,7 +284,9 @@ package struct JSONParser {
                     bump()
                     let code = try parseHex4()
                     if let high = pendingHighSurrogate {
-                        guard (0xDC00...0xDFFF).contains(code) else { throw error("unpaired surrogate in a \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(code) else {
+                            throw error("unpaired surrogate in a \\u escape")
+                        }
                         let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
                         if let scalar = Unicode.Scalar(combined) { scalars.append(scalar) }
                         pendingHighSurrogate = nil

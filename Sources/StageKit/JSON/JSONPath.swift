@@ -33,7 +33,8 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
         for component in components {
             switch component {
             case .key(let key):
-                let plain = !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "$" }
+                let plain =
+                    !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "$" }
                 if plain {
                     text += text.isEmpty ? key : ".\(key)"
                 } else {
@@ -72,15 +73,15 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 }
 
 /// Where each value and each object key of a parsed document starts.
-public struct SourceMap: Sendable {
+package struct SourceMap: Sendable {
     var values: [JSONPath: SourceLocation] = [:]
     var keys: [JSONPath: SourceLocation] = [:]
 
     /// Creates an empty map (for documents built in code).
-    public init() {}
+    package init() {}
 
     /// Where the value at `path` starts, or the nearest enclosing value that has a location.
-    public func location(of path: JSONPath) -> SourceLocation? {
+    package func location(of path: JSONPath) -> SourceLocation? {
         var current = path
         while true {
             if let location = values[current] { return location }
@@ -90,7 +91,7 @@ public struct SourceMap: Sendable {
     }
 
     /// Where the key of the member at `path` starts (falls back to the value's location).
-    public func keyLocation(of path: JSONPath) -> SourceLocation? {
+    package func keyLocation(of path: JSONPath) -> SourceLocation? {
         keys[path] ?? location(of: path)
     }
 }

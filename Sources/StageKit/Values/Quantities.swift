@@ -14,7 +14,8 @@ public protocol JSONQuantity: Sendable, Hashable, Codable {
 extension JSONQuantity {
     public init(from decoder: any Decoder) throws {
         guard let value = Self(json: try JSONValue(from: decoder)) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected \(Self.expected)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected \(Self.expected)"))
         }
         self = value
     }
@@ -190,7 +191,8 @@ public struct BitRate: JSONQuantity {
                 factor = scale
                 lowered.removeLast()
             }
-            guard let value = Double(lowered.trimmingCharacters(in: .whitespaces)), value > 0, value * factor < 1e12 else {
+            guard let value = Double(lowered.trimmingCharacters(in: .whitespaces)), value > 0, value * factor < 1e12
+            else {
                 return nil
             }
             bitsPerSecond = Int64(value * factor)

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
 import Logging
 import NIOCore
 import NIOHTTP1
 public import StageKit
+import Synchronization
 
 /// `http.upload`: a resumable PUT with `Content-Range`, as Vimeo's legacy streaming upload and
 /// Google-style resumable uploads speak it. After a failure or a crash it asks the server how much it has
@@ -59,7 +59,8 @@ public struct HTTPUploadStage: Stage {
     }
 
     public static let stageType = "http.upload"
-    public static let summary = "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
+    public static let summary =
+        "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
     public static let outputSchema = OutputSchema([
         OutputField("url", "The URL the file went to."),
         OutputField("size", "Bytes uploaded."),
@@ -73,7 +74,8 @@ public struct HTTPUploadStage: Stage {
         let stall = options.stallTimeout
         let upload = ResumablePut(
             options: options, file: file, context: context,
-            exchange: HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
+            exchange: HTTPExchange(
+                client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
         return try await upload.run()
     }
 }
@@ -111,7 +113,8 @@ private final class ResumablePut: Sendable {
             try file.check(against: recorded.fingerprint)
             mustProbe = true
         }
-        try await context.checkpoint(HTTPUploadStage.Progress(url: options.url, fingerprint: file.fingerprint, offset: offset))
+        try await context.checkpoint(
+            HTTPUploadStage.Progress(url: options.url, fingerprint: file.fingerprint, offset: offset))
         let retry = TransferRetry(attempts: options.retries)
         try await retry.run(logger: context.logger, progress: { [self] in offset }) {
             if mustProbe {
@@ -136,7 +139,8 @@ private final class ResumablePut: Sendable {
     /// Asks how much the server has; true when it has everything.
     private func probe() async throws -> Bool {
         let request = HTTPClientRequest(
-            url: options.url, method: method, headers: headers() + [("Content-Range", "bytes */\(file.size)"), ("Content-Length", "0")])
+            url: options.url, method: method,
+            headers: headers() + [("Content-Range", "bytes */\(file.size)"), ("Content-Length", "0")])
         let answer = try await exchange.send(request, doing: "asking \(options.url) how much it has")
         return try handle(answer, doing: "asking how much the server has")
     }
@@ -146,10 +150,13 @@ private final class ResumablePut: Sendable {
         let end = options.chunkSize.map { min(file.size, offset + max(1, $0.bytes)) } ?? file.size
         var headers = headers()
         if file.size > 0 { headers.append(("Content-Range", "bytes \(offset)-\(end - 1)/\(file.size)")) }
-        let meter = TransferMeter(base: offset, total: file.size, limiter: context.services[BandwidthLimitKey.self], report: context.reportProgress)
+        let meter = TransferMeter(
+            base: offset, total: file.size, limiter: context.services[BandwidthLimitKey.self],
+            report: context.reportProgress)
         var request = HTTPClientRequest(url: options.url, method: method, headers: headers)
         request.body = .stream(file.chunks(offset..<end, meter: meter), length: .known(end - offset))
-        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(offset)–\(end) to \(options.url)")
+        let answer = try await exchange.send(
+            request, meter: meter, doing: "sending bytes \(offset)–\(end) to \(options.url)")
         _ = try handle(answer, doing: "sending bytes \(offset)–\(end)")
     }
 
@@ -163,11 +170,16 @@ private final class ResumablePut: Sendable {
         case 308:
             let previous = offset
             offset = Self.nextOffset(fromRange: answer.headers.first(name: "Range"))
-            guard offset <= file.size else { throw UploadError.fatal("\(action): the server claims more bytes (\(offset)) than the file has") }
-            if offset < previous { context.logger.warning("the server kept bytes up to \(offset) only; sending again from there") }
+            guard offset <= file.size else {
+                throw UploadError.fatal("\(action): the server claims more bytes (\(offset)) than the file has")
+            }
+            if offset < previous {
+                context.logger.warning("the server kept bytes up to \(offset) only; sending again from there")
+            }
             return false
         case 404, 410:
-            throw UploadError.fatal("\(action): the upload URL no longer exists (\(answer.status.code)); ask for a new one")
+            throw UploadError.fatal(
+                "\(action): the upload URL no longer exists (\(answer.status.code)); ask for a new one")
         default:
             throw UploadError.unexpected(answer, doing: action)
         }
@@ -175,7 +187,8 @@ private final class ResumablePut: Sendable {
 
     /// The next offset after `Range: bytes=0-N` (N + 1), or 0 when the server has nothing.
     static func nextOffset(fromRange header: String?) -> Int64 {
-        guard let header, let dash = header.lastIndex(of: "-"), let last = Int64(header[header.index(after: dash)...].trimmingCharacters(in: .whitespaces))
+        guard let header, let dash = header.lastIndex(of: "-"),
+            let last = Int64(header[header.index(after: dash)...].trimmingCharacters(in: .whitespaces))
         else { return 0 }
         return last + 1
     }

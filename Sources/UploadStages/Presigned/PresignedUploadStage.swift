@@ -62,7 +62,8 @@ public struct PresignedUploadStage: Stage {
     }
 
     public static let stageType = "presigned.upload"
-    public static let summary = "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
+    public static let summary =
+        "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
     public static let outputSchema = OutputSchema([
         OutputField("uploadId", "The multipart upload's id."),
         OutputField("key", "The object key the backend chose."),
@@ -78,13 +79,16 @@ public struct PresignedUploadStage: Stage {
         let timeout = options.timeout
         let backend = PresignedBackend(
             options: options, file: file, context: context,
-            exchange: HTTPExchange(client: .uploads, stallTimeout: timeout, answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
+            exchange: HTTPExchange(
+                client: .uploads, stallTimeout: timeout, answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         let upload = MultipartUpload(
             file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
             target: "presigned:\(options.create)", context: context, backend: backend)
         let (completed, progress) = try await upload.run()
-        return Outputs(uploadId: progress.uploadId, key: progress.key, parts: progress.parts.count, location: completed.location, size: file.size)
+        return Outputs(
+            uploadId: progress.uploadId, key: progress.key, parts: progress.parts.count, location: completed.location,
+            size: file.size)
     }
 }
 
@@ -98,12 +102,14 @@ private struct PresignedBackend: MultipartBackend {
     func create() async throws -> (uploadId: String, key: String) {
         let name = (file.path as NSString).lastPathComponent
         let body: JSONValue = [
-            "filename": .string(name), "type": .string(options.contentType ?? MediaType.guess(for: name)), "size": .int(Int(file.size)),
+            "filename": .string(name), "type": .string(options.contentType ?? MediaType.guess(for: name)),
+            "size": .int(Int(file.size)),
             "metadata": .object(options.metadata.mapValues(JSONValue.string)),
         ]
         let answer = try await backend(.POST, options.create, body: body, doing: "creating the upload")
         guard let uploadId = answer["uploadId"]?.stringValue, let key = answer["key"]?.stringValue else {
-            throw UploadError.fatal("creating the upload: the backend's answer lacks uploadId or key (\(answer.serialized().prefix(200)))")
+            throw UploadError.fatal(
+                "creating the upload: the backend's answer lacks uploadId or key (\(answer.serialized().prefix(200)))")
         }
         return (uploadId, key)
     }
@@ -129,26 +135,35 @@ private struct PresignedBackend: MultipartBackend {
         return parts
     }
 
-    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart {
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws
+        -> UploadedPart
+    {
         let signed = try await backend(
-            .GET, fill(options.signPart, uploadId: uploadId, key: key, partNumber: number), doing: "signing part \(number)")
+            .GET, fill(options.signPart, uploadId: uploadId, key: key, partNumber: number),
+            doing: "signing part \(number)")
         guard let url = signed["url"]?.stringValue else {
             throw UploadError.fatal("signing part \(number): the backend's answer has no url")
         }
-        let headers = (signed["headers"]?.objectValue ?? [:]).compactMap { name, value in value.stringValue.map { (name, $0) } }
+        let headers = (signed["headers"]?.objectValue ?? [:]).compactMap { name, value in
+            value.stringValue.map { (name, $0) }
+        }
         var request = HTTPClientRequest(url: url, method: .PUT, headers: headers)
         request.body = .stream(file.chunks(range, meter: meter), length: .known(Int64(range.count)))
         let answer = try await exchange.send(request, meter: meter, doing: "uploading part \(number)")
         guard answer.status == .ok else { throw UploadError.unexpected(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
-            throw UploadError.fatal("uploading part \(number): the storage's answer has no ETag (is it exposed to clients?)")
+            throw UploadError.fatal(
+                "uploading part \(number): the storage's answer has no ETag (is it exposed to clients?)")
         }
         return UploadedPart(number: number, etag: etag, checksum: nil)
     }
 
     func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload {
-        let body: JSONValue = ["parts": .array(parts.map { ["PartNumber": .int($0.number), "ETag": .string($0.etag)] })]
-        let answer = try await backend(.POST, fill(options.complete, uploadId: uploadId, key: key), body: body, doing: "completing the upload")
+        let body: JSONValue = [
+            "parts": .array(parts.map { ["PartNumber": .int($0.number), "ETag": .string($0.etag)] })
+        ]
+        let answer = try await backend(
+            .POST, fill(options.complete, uploadId: uploadId, key: key), body: body, doing: "completing the upload")
         return CompletedUpload(etag: answer["etag"]?.stringValue ?? "", location: answer["location"]?.stringValue ?? "")
     }
 
@@ -161,7 +176,9 @@ private struct PresignedBackend: MultipartBackend {
     func existingObject(key: String, size: Int64) async throws -> CompletedUpload? { nil }
 
     /// A JSON request to the backend; its JSON answer (`null` for an empty body).
-    private func backend(_ method: HTTPMethod, _ url: String, body: JSONValue? = nil, doing action: String) async throws -> JSONValue {
+    private func backend(_ method: HTTPMethod, _ url: String, body: JSONValue? = nil, doing action: String) async throws
+        -> JSONValue
+    {
         var headers = options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         headers.append(("Accept", "application/json"))
         if body != nil { headers.append(("Content-Type", "application/json")) }
@@ -173,7 +190,8 @@ private struct PresignedBackend: MultipartBackend {
         do {
             return try JSONValue(parsing: Data(buffer: answer.body))
         } catch {
-            throw UploadError.fatal("\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
+            throw UploadError.fatal(
+                "\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
         }
     }
 
@@ -181,7 +199,8 @@ private struct PresignedBackend: MultipartBackend {
     private func fill(_ template: String, uploadId: String, key: String, partNumber: Int? = nil) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
-        var url = template.replacingOccurrences(of: "{uploadId}", with: encoded(uploadId)).replacingOccurrences(of: "{key}", with: encoded(key))
+        var url = template.replacingOccurrences(of: "{uploadId}", with: encoded(uploadId)).replacingOccurrences(
+            of: "{key}", with: encoded(key))
         if let partNumber { url = url.replacingOccurrences(of: "{partNumber}", with: String(partNumber)) }
         return url
     }

@@ -78,7 +78,8 @@ public struct S3UploadStage: Stage {
     }
 
     public static let stageType = "s3.upload"
-    public static let summary = "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
+    public static let summary =
+        "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
     public static let outputSchema = OutputSchema([
         OutputField("bucket", "The bucket."),
         OutputField("key", "The object key."),
@@ -100,7 +101,9 @@ public struct S3UploadStage: Stage {
             file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
             target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
-        return Outputs(bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location, size: file.size)
+        return Outputs(
+            bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
+            size: file.size)
     }
 }
 
@@ -122,7 +125,8 @@ private struct S3Backend: MultipartBackend {
         let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         signer = SigV4Signer.s3(credentials: try Self.credentials(options, environment: environment), region: region)
         let stall = options.stallTimeout
-        exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
+        exchange = HTTPExchange(
+            client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
         objectURL = try Self.objectURL(options, region: region)
         checksum = options.checksum.rawValue
     }
@@ -145,7 +149,8 @@ private struct S3Backend: MultipartBackend {
         var marker = 0
         while true {
             let answer = try await send(
-                "GET", query: "max-parts=1000&part-number-marker=\(marker)&uploadId=\(Self.encode(uploadId))", doing: "listing the uploaded parts")
+                "GET", query: "max-parts=1000&part-number-marker=\(marker)&uploadId=\(Self.encode(uploadId))",
+                doing: "listing the uploaded parts")
             if answer.status == .notFound { return nil }
             guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
                 throw s3Error(answer, doing: "listing the uploaded parts")
@@ -155,24 +160,29 @@ private struct S3Backend: MultipartBackend {
                     parts[number] = ListedPart(etag: etag, size: record["Size"].flatMap(Int64.init) ?? -1)
                 }
             }
-            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init) else { return parts }
+            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init)
+            else { return parts }
             marker = next
         }
     }
 
     /// UploadPart with its checksum; the server's ETag comes back.
-    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart {
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws
+        -> UploadedPart
+    {
         let digest = try await partChecksum(range)
         var headers: [(String, String)] = []
         if let digest { headers.append(("x-amz-checksum-\(checksum)", digest)) }
         let query = "partNumber=\(number)&uploadId=\(Self.encode(uploadId))"
-        let answer = try await send("PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
+        let answer = try await send(
+            "PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
         guard answer.status == .ok else { throw s3Error(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
             throw UploadError.fatal("uploading part \(number): the answer has no ETag")
         }
         if let digest, let echoed = answer.headers.first(name: "x-amz-checksum-\(checksum)"), echoed != digest {
-            throw UploadError.retryable("part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)")
+            throw UploadError.retryable(
+                "part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)")
         }
         return UploadedPart(number: number, etag: etag, checksum: digest)
     }
@@ -188,10 +198,13 @@ private struct S3Backend: MultipartBackend {
         }
         body += "</CompleteMultipartUpload>"
         let answer = try await send(
-            "POST", query: "uploadId=\(Self.encode(uploadId))", headers: [("Content-Type", "application/xml")], body: Data(body.utf8),
+            "POST", query: "uploadId=\(Self.encode(uploadId))", headers: [("Content-Type", "application/xml")],
+            body: Data(body.utf8),
             doing: "completing the multipart upload")
         // AWS names the root CompleteMultipartUploadResult (moto ...Response); an error is an <Error> root.
-        if answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)), xml.root != "Error", let etag = xml.first("ETag") {
+        if answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)), xml.root != "Error",
+            let etag = xml.first("ETag")
+        {
             return CompletedUpload(etag: etag, location: xml.first("Location") ?? objectURL)
         }
         throw s3Error(answer, doing: "completing the multipart upload")
@@ -200,7 +213,8 @@ private struct S3Backend: MultipartBackend {
     /// AbortMultipartUpload; failures are only logged.
     func abort(uploadId: String, key: String) async {
         let answer = try? await send("DELETE", query: "uploadId=\(Self.encode(uploadId))", doing: "aborting")
-        context.logger.info("aborted multipart upload \(uploadId) (\(answer.map { String($0.status.code) } ?? "no answer"))")
+        context.logger.info(
+            "aborted multipart upload \(uploadId) (\(answer.map { String($0.status.code) } ?? "no answer"))")
     }
 
     /// HEAD of the object: there, with the file's size, after a completion whose answer was lost.
@@ -222,7 +236,8 @@ private struct S3Backend: MultipartBackend {
         let payloadHash = stream == nil ? SigV4Signer.payloadHash(of: body) : SigV4Signer.unsignedPayload
         let length = stream.map { Int64($0.0.count) } ?? Int64(body.count)
         let signed = signer.sign(
-            method: method, url: url, headers: headers + [("Content-Length", String(length))], payloadHash: payloadHash, date: Date())
+            method: method, url: url, headers: headers + [("Content-Length", String(length))], payloadHash: payloadHash,
+            date: Date())
         var request = HTTPClientRequest(url: urlText, method: HTTPMethod(rawValue: method), headers: headers + signed)
         if let (range, meter) = stream {
             request.body = .stream(file.chunks(range, meter: meter), length: .known(length))
@@ -238,7 +253,9 @@ private struct S3Backend: MultipartBackend {
         case "none": return nil
         case "sha256":
             var hasher = SHA256()
-            for try await chunk in file.chunks(range) { chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) } }
+            for try await chunk in file.chunks(range) {
+                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            }
             return Data(hasher.finalize()).base64EncodedString()
         default:
             var crc = CRC32C()
@@ -251,16 +268,24 @@ private struct S3Backend: MultipartBackend {
         let xml = S3XML(Data(buffer: answer.body))
         let code = xml?.first("Code")
         let message = [code, xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
-        let retryableCodes = ["InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed"]
+        let retryableCodes = [
+            "InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed",
+        ]
         if ["ExpiredToken", "TokenRefreshRequired"].contains(code ?? "") {
-            return UploadError(message: "\(action): the credentials expired (\(message))", disposition: .credentialsExpired, status: Int(answer.status.code))
+            return UploadError(
+                message: "\(action): the credentials expired (\(message))", disposition: .credentialsExpired,
+                status: Int(answer.status.code))
         }
         if answer.status == .ok || retryableCodes.contains(code ?? "") {
-            return .retryable("\(action): S3 answered \(answer.status.code) with an error: \(message.isEmpty ? answer.bodyExcerpt : message)")
+            return .retryable(
+                "\(action): S3 answered \(answer.status.code) with an error: \(message.isEmpty ? answer.bodyExcerpt : message)"
+            )
         }
         if !message.isEmpty {
             let unexpected = UploadError.unexpected(answer, doing: action)
-            return UploadError(message: "\(action): S3 answered \(answer.status.code): \(message)", disposition: unexpected.disposition, status: unexpected.status)
+            return UploadError(
+                message: "\(action): S3 answered \(answer.status.code): \(message)",
+                disposition: unexpected.disposition, status: unexpected.status)
         }
         return .unexpected(answer, doing: action)
     }
@@ -272,7 +297,9 @@ private struct S3Backend: MultipartBackend {
         if let id = options.accessKeyId ?? environment["AWS_ACCESS_KEY_ID"],
             let secret = options.secretAccessKey ?? environment["AWS_SECRET_ACCESS_KEY"]
         {
-            return AWSCredentials(accessKeyId: id, secretAccessKey: secret, sessionToken: options.sessionToken ?? environment["AWS_SESSION_TOKEN"])
+            return AWSCredentials(
+                accessKeyId: id, secretAccessKey: secret,
+                sessionToken: options.sessionToken ?? environment["AWS_SESSION_TOKEN"])
         }
         let path = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? ((environment["HOME"] ?? "") + "/.aws/credentials")
         let profile = environment["AWS_PROFILE"] ?? "default"
@@ -283,33 +310,41 @@ private struct S3Backend: MultipartBackend {
                 if line.hasPrefix("[") && line.hasSuffix("]") {
                     section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
                 } else if section == profile, let equals = line.firstIndex(of: "=") {
-                    values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...]
+                        .trimmingCharacters(in: .whitespaces)
                 }
             }
             if let id = values["aws_access_key_id"], let secret = values["aws_secret_access_key"] {
-                return AWSCredentials(accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
+                return AWSCredentials(
+                    accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
             }
         }
         throw UploadError.fatal(
-            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)")
+            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)"
+        )
     }
 
     /// The object's URL, path-style or virtual-host style, with the key encoded as S3 signs it.
     static func objectURL(_ options: S3UploadStage.Options, region: String) throws -> String {
         let endpoint = options.endpoint ?? "https://s3.\(region).amazonaws.com"
-        guard var components = URLComponents(string: endpoint), let host = components.host, components.scheme != nil else {
+        guard var components = URLComponents(string: endpoint), let host = components.host, components.scheme != nil
+        else {
             throw UploadError.fatal("invalid endpoint \(endpoint)")
         }
         let key = encode(options.key, keepingSlashes: true)
         let pathStyle = options.pathStyle ?? (options.endpoint != nil)
-        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        let base =
+            components.percentEncodedPath.hasSuffix("/")
+            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         if pathStyle {
             components.percentEncodedPath = base + "/" + encode(options.bucket) + "/" + key
         } else {
             components.host = "\(options.bucket).\(host)"
             components.percentEncodedPath = base + "/" + key
         }
-        guard let url = components.string else { throw UploadError.fatal("invalid S3 URL for \(options.bucket)/\(options.key)") }
+        guard let url = components.string else {
+            throw UploadError.fatal("invalid S3 URL for \(options.bucket)/\(options.key)")
+        }
         return url
     }
 
@@ -318,7 +353,9 @@ private struct S3Backend: MultipartBackend {
         var result = ""
         for byte in text.utf8 {
             let character = Character(UnicodeScalar(byte))
-            if (byte < 0x80 && (character.isLetter || character.isNumber)) || "-._~".contains(character) || (keepingSlashes && byte == UInt8(ascii: "/")) {
+            if (byte < 0x80 && (character.isLetter || character.isNumber)) || "-._~".contains(character)
+                || (keepingSlashes && byte == UInt8(ascii: "/"))
+            {
                 result.append(character)
             } else {
                 result += String(format: "%%%02X", byte)

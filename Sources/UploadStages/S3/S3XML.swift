@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The elements of a small S3 XML document as (path, text) pairs in document order, such as
@@ -47,8 +47,10 @@ struct S3XML {
         private var stack: [String] = []
         private var text = ""
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             stack.append(name)
             text = ""
             elements.append((stack.joined(separator: "/"), ""))

@@ -51,7 +51,9 @@ package struct HTTPExchange: Sendable {
     }
 
     /// Sends `request`; `meter` must be the one counting its body, if it has one.
-    package func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws -> HTTPAnswer {
+    package func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws
+        -> HTTPAnswer
+    {
         let client = self.client
         let stallTimeout = self.stallTimeout
         let answerTimeout = self.answerTimeout
@@ -69,12 +71,15 @@ package struct HTTPExchange: Sendable {
                         if let meter, !meter.isBodyFinished {
                             if meter.idleSeconds > stallTimeout.seconds {
                                 throw UploadError.retryable(
-                                    "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)")
+                                    "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)"
+                                )
                             }
                         } else if let meter, meter.idleSeconds > max(10, 2 * stallTimeout.seconds) {
                             // The last few MiB of a body sit in socket buffers: "all sent" is not "all received".
                             // A server that stops reading there shows up as a missing answer, so wait only briefly.
-                            throw UploadError.retryable("\(action): no answer within \(TimeSpan(seconds: max(10, 2 * stallTimeout.seconds))) after the body was sent")
+                            throw UploadError.retryable(
+                                "\(action): no answer within \(TimeSpan(seconds: max(10, 2 * stallTimeout.seconds))) after the body was sent"
+                            )
                         } else if meter == nil, (ContinuousClock.now - started).seconds > answerTimeout.seconds {
                             throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
                         }

@@ -29,7 +29,8 @@ protocol MultipartBackend: Sendable {
     /// The parts the storage holds; nil when the upload no longer exists.
     func listParts(uploadId: String, key: String) async throws -> [Int: ListedPart]?
     /// Sends one part (its bytes streamed from `range` of the file, counted by `meter`).
-    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws -> UploadedPart
+    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws
+        -> UploadedPart
     /// Completes the upload with every part.
     func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload
     /// Abandons the upload so the storage frees its parts; failures are only logged.
@@ -91,7 +92,9 @@ struct MultipartUpload: Sendable {
                 if let known = progress {
                     let latest = await journal.progress ?? known
                     guard let reconciled = try await reconcile(latest) else {
-                        if latest.parts.count == partCount, let object = try await backend.existingObject(key: latest.key, size: file.size) {
+                        if latest.parts.count == partCount,
+                            let object = try await backend.existingObject(key: latest.key, size: file.size)
+                        {
                             context.logger.info("the upload was completed before the last run stopped")
                             await journal.start(with: latest)
                             completed = object
@@ -119,14 +122,17 @@ struct MultipartUpload: Sendable {
             if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
             throw error
         }
-        guard let completed, let final = await journal.progress else { throw UploadError.fatal("the upload did not complete") }
+        guard let completed, let final = await journal.progress else {
+            throw UploadError.fatal("the upload did not complete")
+        }
         return (completed, final)
     }
 
     /// Creates the upload; its id is checkpointed before any part is sent.
     private func start() async throws -> Progress {
         let (uploadId, key) = try await backend.create()
-        let progress = Progress(uploadId: uploadId, key: key, target: target, partSize: partSize, fingerprint: file.fingerprint, parts: [])
+        let progress = Progress(
+            uploadId: uploadId, key: key, target: target, partSize: partSize, fingerprint: file.fingerprint, parts: [])
         try await context.checkpoint(progress)
         context.logger.info("started multipart upload \(uploadId) (\(partCount) parts of \(ByteCount(partSize)))")
         return progress
@@ -144,7 +150,9 @@ struct MultipartUpload: Sendable {
             guard let remote = listed[part.number] else { return false }
             return remote.etag == part.etag && remote.size == Int64(range(of: part.number).count)
         }
-        context.logger.info("resuming multipart upload \(progress.uploadId): \(reconciled.parts.count) of \(partCount) parts already uploaded")
+        context.logger.info(
+            "resuming multipart upload \(progress.uploadId): \(reconciled.parts.count) of \(partCount) parts already uploaded"
+        )
         return reconciled
     }
 
@@ -160,9 +168,13 @@ struct MultipartUpload: Sendable {
             var queue = missing.makeIterator()
             func enqueue() {
                 guard let number = queue.next() else { return }
-                let meter = TransferMeter(base: 0, total: file.size, limiter: limiter) { counter.update(part: number, bytes: $0.completed) }
+                let meter = TransferMeter(base: 0, total: file.size, limiter: limiter) {
+                    counter.update(part: number, bytes: $0.completed)
+                }
                 group.addTask {
-                    try await backend.sendPart(uploadId: progress.uploadId, key: progress.key, number: number, range: range(of: number), meter: meter)
+                    try await backend.sendPart(
+                        uploadId: progress.uploadId, key: progress.key, number: number, range: range(of: number),
+                        meter: meter)
                 }
             }
             for _ in 0..<concurrency { enqueue() }

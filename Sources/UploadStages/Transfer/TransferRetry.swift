@@ -12,7 +12,8 @@ struct TransferRetry: Sendable {
 
     init(attempts: Int) {
         self.attempts = max(1, attempts)
-        self.policy = RetryPolicy(attempts: attempts, initialDelay: TimeSpan(seconds: 0.5), maxDelay: TimeSpan(seconds: 20))
+        self.policy = RetryPolicy(
+            attempts: attempts, initialDelay: TimeSpan(seconds: 0.5), maxDelay: TimeSpan(seconds: 20))
     }
 
     /// Runs `step` until it returns true (done). `progress` reports a number that grows when bytes got
@@ -35,7 +36,8 @@ struct TransferRetry: Sendable {
                 guard failures < attempts else { throw error }
                 guard case .retryable(let minimum) = error.disposition else { throw error }
                 let delay = policy.delay(afterAttempt: failures, minimum: minimum)
-                logger.warning("\(error.message); retrying in \(TimeSpan(seconds: delay.seconds)) (\(failures)/\(attempts - 1))")
+                logger.warning(
+                    "\(error.message); retrying in \(TimeSpan(seconds: delay.seconds)) (\(failures)/\(attempts - 1))")
                 try await Task.sleep(for: delay)
             }
         }

@@ -4,7 +4,7 @@ import NIOCore
 import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file being uploaded: its identity when the upload began, and bounded chunked reads of any range.
@@ -64,7 +64,9 @@ struct FileChunks: AsyncSequence, Sendable {
 
         init(path: String) throws {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else {
+                throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))")
+            }
         }
 
         deinit {
@@ -91,16 +93,20 @@ struct FileChunks: AsyncSequence, Sendable {
             let wanted = Int(Swift.min(Int64(UploadFile.chunkSize), end - offset))
             try await window.waitForRoom()
             if let meter { try await meter.admit(wanted) }
-            var buffer = ByteBufferAllocator().buffer(capacity: wanted)
-            let start = offset
-            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
-                Swift.max(0, pread(source.descriptor, pointer.baseAddress, wanted, off_t(start)))
+            let (start, path) = (offset, self.path)
+            // The read blocks (page cache or disk): it runs on BlockingWork, not on the cooperative pool.
+            let buffer = try await BlockingWork.run { () throws -> ByteBuffer in
+                var buffer = ByteBufferAllocator().buffer(capacity: wanted)
+                let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
+                    Swift.max(0, pread(source.descriptor, pointer.baseAddress, wanted, off_t(start)))
+                }
+                guard read == wanted else {
+                    throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload")
+                }
+                return buffer
             }
-            guard read == wanted else {
-                throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload")
-            }
-            offset += Int64(read)
-            meter?.sent(read)
+            offset += Int64(wanted)
+            meter?.sent(wanted)
             window.track(buffer)
             return buffer
         }
@@ -124,7 +130,9 @@ struct FileChunks: AsyncSequence, Sendable {
 
         /// Records a chunk just handed over.
         mutating func track(_ chunk: ByteBuffer) {
-            let storage = chunk.withUnsafeReadableBytesWithStorageManagement { _, storage in storage.takeUnretainedValue() }
+            let storage = chunk.withUnsafeReadableBytesWithStorageManagement { _, storage in
+                storage.takeUnretainedValue()
+            }
             inFlight.append(Box(storage))
         }
 
@@ -157,7 +165,7 @@ enum ChunkMemory {
 
     private static let applied: Void = {
         #if os(Linux)
-        _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
+            _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
         #endif
     }()
 }

@@ -25,7 +25,9 @@ public struct TusUploadStage: Stage {
         @Option("Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).")
         public var chunkSize: ByteCount?
         /// Upload this many parts at once through the concatenation extension.
-        @Option("Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it).")
+        @Option(
+            "Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it)."
+        )
         public var parallel = 1
         /// Extra request headers (e.g. Authorization).
         @Option("Extra request headers (e.g. Authorization).") public var headers: [String: String] = [:]
@@ -87,7 +89,8 @@ public struct TusUploadStage: Stage {
     }
 
     public static let stageType = "tus.upload"
-    public static let summary = "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
+    public static let summary =
+        "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
     public static let outputSchema = OutputSchema([
         OutputField("url", "The upload's URL."),
         OutputField("size", "Bytes uploaded."),
@@ -147,7 +150,8 @@ private final class TusSession: Sendable {
         self.file = file
         self.context = context
         let stall = options.stallTimeout
-        self.exchange = HTTPExchange(client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
+        self.exchange = HTTPExchange(
+            client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
         self.state = Mutex(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
     }
 
@@ -162,16 +166,21 @@ private final class TusSession: Sendable {
         let retry = TransferRetry(attempts: options.retries)
         let parallel = max(1, min(options.parallel, 16))
         if parallel > 1, options.endpoint == nil || !capabilities.extensions.contains("concatenation") {
-            context.logger.warning("parallel needs an endpoint whose server offers the concatenation extension; uploading in one stream")
+            context.logger.warning(
+                "parallel needs an endpoint whose server offers the concatenation extension; uploading in one stream")
         }
         let concatenate = parallel > 1 && options.endpoint != nil && capabilities.extensions.contains("concatenation")
         do {
-            try await retry.run(logger: context.logger, progress: { [self] in acknowledged.withLock { $0.values.reduce(0, +) } }) {
+            try await retry.run(
+                logger: context.logger, progress: { [self] in acknowledged.withLock { $0.values.reduce(0, +) } }
+            ) {
                 if concatenate {
                     try await uploadInParts(parallel, chunkSize: chunkSize, algorithm: algorithm)
                 } else {
                     let url = try await uploadURL()
-                    try await send(TusUploadStage.Segment(url: url, start: 0, end: file.size), index: 0, chunkSize: chunkSize, algorithm: algorithm)
+                    try await send(
+                        TusUploadStage.Segment(url: url, start: 0, end: file.size), index: 0, chunkSize: chunkSize,
+                        algorithm: algorithm)
                 }
                 return true
             }
@@ -192,11 +201,13 @@ private final class TusSession: Sendable {
     private func uploadURL() async throws -> String {
         if let progress { return progress.uploadURL }
         if let url = options.url {
-            try await record(TusUploadStage.Progress(uploadURL: url, created: false, fingerprint: file.fingerprint, offset: 0))
+            try await record(
+                TusUploadStage.Progress(uploadURL: url, created: false, fingerprint: file.fingerprint, offset: 0))
             return url
         }
         let resolved = try await create([("Upload-Length", String(file.size))])
-        try await record(TusUploadStage.Progress(uploadURL: resolved, created: true, fingerprint: file.fingerprint, offset: 0))
+        try await record(
+            TusUploadStage.Progress(uploadURL: resolved, created: true, fingerprint: file.fingerprint, offset: 0))
         context.logger.info("created upload \(resolved)")
         return resolved
     }
@@ -209,7 +220,9 @@ private final class TusSession: Sendable {
         let answer = try await exchange.send(request, doing: "creating the upload at \(endpoint)")
         guard answer.status == .created else {
             if answer.status.code == 412 { throw versionError(answer) }
-            if answer.status.code == 413 { throw UploadError.fatal("the server refuses a file of \(ByteCount(file.size)) (413 too large)") }
+            if answer.status.code == 413 {
+                throw UploadError.fatal("the server refuses a file of \(ByteCount(file.size)) (413 too large)")
+            }
             throw UploadError.unexpected(answer, doing: "creating the upload at \(endpoint)")
         }
         guard let location = answer.headers.first(name: "Location"),
@@ -237,29 +250,38 @@ private final class TusSession: Sendable {
                 created.append(TusUploadStage.Segment(url: url, start: start, end: end))
             }
             parts = created
-            try await record(TusUploadStage.Progress(uploadURL: "", created: true, fingerprint: file.fingerprint, offset: 0, parts: parts))
+            try await record(
+                TusUploadStage.Progress(
+                    uploadURL: "", created: true, fingerprint: file.fingerprint, offset: 0, parts: parts))
             context.logger.info("created \(parts.count) partial uploads")
         }
         let counter = PartsProgress(base: 0, total: file.size, report: context.reportProgress)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, part) in parts.enumerated() {
-                group.addTask { try await self.send(part, index: index, chunkSize: chunkSize, algorithm: algorithm, counter: counter) }
+                group.addTask {
+                    try await self.send(
+                        part, index: index, chunkSize: chunkSize, algorithm: algorithm, counter: counter)
+                }
             }
             try await group.waitForAll()
         }
         let final = try await create([("Upload-Concat", "final;" + parts.map(\.url).joined(separator: " "))])
-        try await record(TusUploadStage.Progress(uploadURL: final, created: true, fingerprint: file.fingerprint, offset: file.size, parts: parts))
+        try await record(
+            TusUploadStage.Progress(
+                uploadURL: final, created: true, fingerprint: file.fingerprint, offset: file.size, parts: parts))
         context.logger.info("concatenated \(parts.count) parts into \(final)")
     }
 
     /// Sends a segment from the server's offset (HEAD) to its end, chunk by chunk.
     private func send(
-        _ segment: TusUploadStage.Segment, index: Int, chunkSize: Int64?, algorithm: String?, counter: PartsProgress? = nil
+        _ segment: TusUploadStage.Segment, index: Int, chunkSize: Int64?, algorithm: String?,
+        counter: PartsProgress? = nil
     ) async throws {
         var offset = try await offset(of: segment)
         acknowledged.withLock { $0[index] = offset }
         while offset < segment.length {
-            offset = try await patch(segment, from: offset, chunkSize: chunkSize, algorithm: algorithm, counter: counter.map { ($0, index) })
+            offset = try await patch(
+                segment, from: offset, chunkSize: chunkSize, algorithm: algorithm, counter: counter.map { ($0, index) })
             acknowledged.withLock { $0[index] = offset }
         }
     }
@@ -275,14 +297,17 @@ private final class TusSession: Sendable {
                 throw UploadError.fatal("HEAD \(url): the answer has no valid Upload-Offset header")
             }
             if let length = answer.integer("Upload-Length"), length != segment.length {
-                throw UploadError.fatal("the upload at \(url) expects \(length) bytes but the file has \(segment.length)")
+                throw UploadError.fatal(
+                    "the upload at \(url) expects \(length) bytes but the file has \(segment.length)")
             }
             return offset
         case 403, 404, 410:
             guard progress?.created == true else {
-                throw UploadError.fatal("the upload \(url) no longer exists (\(answer.status.code)); ask for a new upload link")
+                throw UploadError.fatal(
+                    "the upload \(url) no longer exists (\(answer.status.code)); ask for a new upload link")
             }
-            context.logger.warning("the server no longer has the upload \(url) (\(answer.status.code)); creating it anew")
+            context.logger.warning(
+                "the server no longer has the upload \(url) (\(answer.status.code)); creating it anew")
             progress = nil
             throw UploadError.retryable("the upload \(url) was lost", after: .zero)
         case 412:
@@ -294,7 +319,8 @@ private final class TusSession: Sendable {
 
     /// Sends the next chunk (or the whole rest) of a segment from `start` (relative); returns the new offset.
     private func patch(
-        _ segment: TusUploadStage.Segment, from start: Int64, chunkSize: Int64?, algorithm: String?, counter: (PartsProgress, Int)?
+        _ segment: TusUploadStage.Segment, from start: Int64, chunkSize: Int64?, algorithm: String?,
+        counter: (PartsProgress, Int)?
     ) async throws -> Int64 {
         let url = segment.url
         let end = chunkSize.map { min(segment.length, start + $0) } ?? segment.length
@@ -317,7 +343,8 @@ private final class TusSession: Sendable {
         }
         var request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
         request.body = .stream(file.chunks(bytes, meter: meter), length: .known(end - start))
-        let answer = try await exchange.send(request, meter: meter, doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
+        let answer = try await exchange.send(
+            request, meter: meter, doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
         switch answer.status.code {
         case 200, 204:
             guard let offset = answer.integer("Upload-Offset"), offset > start, offset <= segment.length else {
@@ -332,7 +359,9 @@ private final class TusSession: Sendable {
             // The server's offset moved (a cut PATCH it still digests): ask again shortly.
             throw UploadError.retryable("offset conflict at \(start) (409)", after: .milliseconds(300), status: 409)
         case 460:
-            throw UploadError.retryable("the server found a checksum mismatch in bytes \(bytes.lowerBound)–\(bytes.upperBound) (460)", status: 460)
+            throw UploadError.retryable(
+                "the server found a checksum mismatch in bytes \(bytes.lowerBound)–\(bytes.upperBound) (460)",
+                status: 460)
         case 404, 410:
             return try await offset(of: segment)
         case 412:
@@ -366,12 +395,15 @@ private final class TusSession: Sendable {
 
     /// OPTIONS: the extensions and checksum algorithms the server offers (none if it does not answer).
     private func discover(_ url: String) async -> Capabilities {
-        guard let answer = try? await exchange.send(
-            HTTPClientRequest(url: url, method: .OPTIONS, headers: baseHeaders()), doing: "OPTIONS \(url)"),
+        guard
+            let answer = try? await exchange.send(
+                HTTPClientRequest(url: url, method: .OPTIONS, headers: baseHeaders()), doing: "OPTIONS \(url)"),
             answer.status.code < 300
         else { return Capabilities() }
         func list(_ name: String) -> [String] {
-            (answer.headers.first(name: name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            (answer.headers.first(name: name) ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
         }
         return Capabilities(extensions: Set(list("Tus-Extension")), checksumAlgorithms: list("Tus-Checksum-Algorithm"))
     }
@@ -387,7 +419,8 @@ private final class TusSession: Sendable {
         default:
             guard capabilities.extensions.contains("checksum"), capabilities.checksumAlgorithms.contains(wanted) else {
                 throw UploadError.fatal(
-                    "the server does not offer \(wanted) checksums (it offers: \(capabilities.checksumAlgorithms.joined(separator: ", ")))")
+                    "the server does not offer \(wanted) checksums (it offers: \(capabilities.checksumAlgorithms.joined(separator: ", ")))"
+                )
             }
             return wanted
         }
@@ -418,12 +451,14 @@ private final class TusSession: Sendable {
 
     private func versionError(_ answer: HTTPAnswer) -> UploadError {
         UploadError.fatal(
-            "the server does not speak tus \(Self.version) (412; it supports \(answer.headers.first(name: "Tus-Version") ?? "no version it names"))")
+            "the server does not speak tus \(Self.version) (412; it supports \(answer.headers.first(name: "Tus-Version") ?? "no version it names"))"
+        )
     }
 
     /// DELETE (termination): frees the server's partial upload; failures are only logged.
     private func terminate(_ url: String) async {
-        let answer = try? await exchange.send(HTTPClientRequest(url: url, method: .DELETE, headers: baseHeaders()), doing: "terminating \(url)")
+        let answer = try? await exchange.send(
+            HTTPClientRequest(url: url, method: .DELETE, headers: baseHeaders()), doing: "terminating \(url)")
         context.logger.info("terminated the upload \(url) (\(answer.map { String($0.status.code) } ?? "no answer"))")
     }
 }

@@ -24,7 +24,10 @@ the same sequence of faults:
          that has handed over its whole body sees a missing answer, not a stalled upload. So a stall stops
          at least --stall-headroom bytes (default: that maximum + 4 MiB) before the end of the body, and
          smaller bodies are never stalled (they pass).
-GET /__proxy_stats is answered by the proxy: {"requests": N, "errors": N, "resets": N, "stalls": N}.
+GET /__proxy_stats is answered by the proxy: {"requests": N, "errors": N, "resets": N, "stalls": N, "abandoned": N}.
+abandoned counts the stalls the client gave up on itself: while the proxy still held the stalled request, a
+request for the same target came (a retry, an offset query). A client that waits for the reset instead
+leaves its stalls out of that count.
 """
 import argparse
 import asyncio
@@ -33,7 +36,8 @@ import random
 import socket
 import struct
 
-stats = {"requests": 0, "errors": 0, "resets": 0, "stalls": 0}
+stats = {"requests": 0, "errors": 0, "resets": 0, "stalls": 0, "abandoned": 0}
+held = {}  # the stalls being held: request number -> request target
 REASONS = {200: "OK", 411: "Length Required", 429: "Too Many Requests", 500: "Internal Server Error",
            503: "Service Unavailable"}
 
@@ -192,7 +196,11 @@ async def serve(reader, writer, options):
                 answer(writer, 200, json.dumps(stats), method, kind="application/json")
                 continue
             stats["requests"] += 1
-            kind, value = decide(stats["requests"], length, options)
+            number = stats["requests"]
+            for stalled in [stall for stall, stalled_target in held.items() if stalled_target == target]:
+                del held[stalled]
+                stats["abandoned"] += 1
+            kind, value = decide(number, length, options)
             if kind != "pass" and header(headers, "expect").lower() == "100-continue":
                 writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             if kind == "error":
@@ -209,7 +217,9 @@ async def serve(reader, writer, options):
                     up_writer.close()  # the upstream sees the body cut short
                 stats[kind + "s"] += 1
                 if kind == "stall":
+                    held[number] = target
                     await asyncio.sleep(options.stall_seconds)
+                    held.pop(number, None)
                 reset(writer)
                 return
             elif not await forward(method, raw, length, reader, writer, options):

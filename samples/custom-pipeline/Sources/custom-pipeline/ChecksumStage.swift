@@ -1,15 +1,15 @@
 import Crypto
 import Foundation
-import PipelineKit
+import StageKit
 
 /// `checksum.blocks`: a content fingerprint of a file that survives a crash half way. The file is hashed
 /// in 1 MiB blocks; the SHA-256 of every block is checkpointed as it goes, so a killed run continues
 /// with the next block. The result is the SHA-256 of the block digests (a tree hash), written next to
 /// the file as `<file>.treehash`.
 struct ChecksumStage: Stage {
-    struct Options: Decodable, Sendable {
-        var file: String?
-        var sidecar: Bool?
+    struct Options: StageOptions {
+        @Option("The file (default: the input file).") var file: String?
+        @Option("Write <file>.treehash next to it.") var sidecar = true
     }
 
     struct Outputs: Encodable, Sendable {
@@ -25,12 +25,8 @@ struct ChecksumStage: Stage {
         var digests: [String]
     }
 
-    static let type = "checksum.blocks"
+    static let stageType = "checksum.blocks"
     static let summary = "Tree hash of a file in 1 MiB blocks, checkpointed per block (a compiled-in sample stage)."
-    static let optionSchema = OptionSchema([
-        OptionField("file", .string, "The file (default: the input file)."),
-        OptionField("sidecar", .boolean, default: true, "Write <file>.treehash next to it."),
-    ])
     static let outputSchema = OutputSchema([
         OutputField("treeHash", "SHA-256 of the blocks' SHA-256s, hex."),
         OutputField("blocks", "Number of 1 MiB blocks."),
@@ -44,23 +40,30 @@ struct ChecksumStage: Stage {
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let path = options.file ?? context.item.path
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw StageFailure("cannot read \(path)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StageFailure("cannot read \(path)", kind: .invalidInput)
+        }
         defer { try? handle.close() }
         let size = Int64(try handle.seekToEnd())
-        var progress = context.resumeData(as: Progress.self).flatMap { $0.size == size ? $0 : nil } ?? Progress(size: size, digests: [])
+        var progress =
+            context.lastCheckpoint(as: Progress.self).flatMap { $0.size == size ? $0 : nil }
+            ?? Progress(size: size, digests: [])
         if !progress.digests.isEmpty { context.logger.info("resuming at block \(progress.digests.count + 1)") }
         try handle.seek(toOffset: UInt64(progress.digests.count * Self.blockSize))
         while let block = try handle.read(upToCount: Self.blockSize), !block.isEmpty {
             try Task.checkCancellation()
             progress.digests.append(SHA256.hash(data: block).map { String(format: "%02x", $0) }.joined())
             if progress.digests.count % 8 == 0 { try await context.checkpoint(progress) }
-            context.reportProgress(StageProgress(completed: Int64(progress.digests.count * Self.blockSize), total: size, unit: .bytes))
+            context.reportProgress(
+                StageProgress(completed: Int64(progress.digests.count * Self.blockSize), total: size, unit: .bytes))
         }
-        let treeHash = SHA256.hash(data: Data(progress.digests.joined().utf8)).map { String(format: "%02x", $0) }.joined()
+        let treeHash = SHA256.hash(data: Data(progress.digests.joined().utf8)).map { String(format: "%02x", $0) }
+            .joined()
         var sidecar: String?
-        if options.sidecar ?? true {
+        if options.sidecar {
             let url = URL(fileURLWithPath: path + ".treehash")
-            try "\(treeHash)  \((path as NSString).lastPathComponent)\n".write(to: url, atomically: true, encoding: .utf8)
+            try "\(treeHash)  \((path as NSString).lastPathComponent)\n".write(
+                to: url, atomically: true, encoding: .utf8)
             sidecar = url.path
         }
         return Outputs(treeHash: treeHash, blocks: progress.digests.count, size: size, sidecar: sidecar)

@@ -1,19 +1,19 @@
 import Foundation
-import PipelineKit
 import PipelinePluginSDK
+import StageKit
 
 /// `hello.greet`: writes a greeting for the input file, one line per step, checkpointing after each
 /// step so that a killed run continues where it stopped.
 struct HelloStage: Stage {
-    struct Options: Decodable, Sendable {
+    struct Options: StageOptions {
         /// Who to greet.
-        var name: String
+        @Option("Who to greet.") var name: String
         /// Where the greeting goes.
-        var output: String
+        @Option("The file to write.") var output: String
         /// How many lines (one per step).
-        var steps: Int?
+        @Option("Lines to write.") var steps = 3
         /// Seconds between steps.
-        var pause: Double?
+        @Option("Seconds between lines.") var pause = 0.0
     }
 
     struct Outputs: Encodable, Sendable {
@@ -26,14 +26,8 @@ struct HelloStage: Stage {
         var written: Int
     }
 
-    static let type = "hello.greet"
+    static let stageType = "hello.greet"
     static let summary = "Writes a greeting, one checkpointed line per step (a sample plugin)."
-    static let optionSchema = OptionSchema([
-        OptionField("name", .string, required: true, "Who to greet."),
-        OptionField("output", .string, required: true, "The file to write."),
-        OptionField("steps", .integer, default: 3, "Lines to write."),
-        OptionField("pause", .number, default: 0, "Seconds between lines."),
-    ])
     static let outputSchema = OutputSchema([
         OutputField("path", "The greeting file."),
         OutputField("lines", "Lines written."),
@@ -42,15 +36,15 @@ struct HelloStage: Stage {
     init() {}
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let steps = options.steps ?? 3
-        var written = context.resumeData(as: Progress.self)?.written ?? 0
+        let steps = options.steps
+        var written = context.lastCheckpoint(as: Progress.self)?.written ?? 0
         if written > 0 { context.logger.info("resuming at line \(written + 1) of \(steps)") }
         let url = URL(fileURLWithPath: options.output)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var lines = (try? String(contentsOf: url, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
         lines = Array(lines.prefix(written))
         while written < steps {
-            try await Task.sleep(for: .milliseconds(Int((options.pause ?? 0) * 1000)))
+            try await Task.sleep(for: .milliseconds(Int(options.pause * 1000)))
             lines.append("hello, \(options.name) (\(written + 1)/\(steps))")
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             written += 1

@@ -1,0 +1,122 @@
+/// The structure of a workflow file, declared once: the loader checks keys and required members against
+/// it, and ``WorkflowSchema`` generates the JSON Schema from it, so the two cannot drift apart.
+enum WorkflowGrammar {
+    /// What a member holds, as far as its shape goes (the loader checks meaning, such as references).
+    indirect enum Kind: Sendable {
+        case string
+        /// A string that matches `pattern`.
+        case matching(pattern: String)
+        /// The workflow's format version.
+        case version
+        case boolean
+        /// An integer from `range`.
+        case integer(ClosedRange<Int>)
+        /// A number from `range`.
+        case number(ClosedRange<Double>)
+        /// Seconds, or a string such as `"30s"`.
+        case duration
+        /// A pattern or an array of patterns.
+        case patterns
+        /// A `${...}` condition or a boolean.
+        case condition
+        case strings
+        /// An object of options for a stage (checked against the stage's own schema).
+        case options
+        /// An object whose member names are identifiers.
+        case identifierKeys
+        /// An object laid out as `section`.
+        case section(Section)
+        /// A non-empty array of stages.
+        case stages
+    }
+
+    /// One member of an object.
+    struct Member: Sendable {
+        var name: String
+        var kind: Kind
+        var isRequired = false
+        var summary: String
+    }
+
+    /// An object of the workflow file and its members.
+    struct Section: Sendable {
+        /// How its keys are named in messages ("stage key").
+        var keyName: String
+        var members: [Member]
+
+        /// The member names, for "unknown key" checks and suggestions.
+        var names: [String] { members.map(\.name) }
+    }
+
+    /// A stage id or var name: a letter or `_`, then letters, digits, `_`, `-`.
+    static let identifier = "^[A-Za-z_][A-Za-z0-9_-]{0,99}$"
+
+    static let retry = Section(
+        keyName: "retry key",
+        members: [
+            Member(name: "attempts", kind: .integer(1...1000), summary: "Attempts in all, the first included."),
+            Member(name: "initialDelay", kind: .duration, summary: "The wait before the first retry."),
+            Member(name: "maxDelay", kind: .duration, summary: "The longest wait between attempts."),
+            Member(name: "multiplier", kind: .number(1...100), summary: "How much the wait grows after each attempt."),
+        ])
+
+    static let stage = Section(
+        keyName: "stage key",
+        members: [
+            Member(
+                name: "id", kind: .matching(pattern: identifier), isRequired: true,
+                summary: "Unique id; later stages read its outputs as ${id.output}."),
+            Member(
+                name: "uses", kind: .string, isRequired: true, summary: "The stage type (pipeline stages lists them)."),
+            Member(name: "with", kind: .options, summary: "The stage's options; strings may contain ${...} templates."),
+            Member(name: "retry", kind: .section(retry), summary: "How often and how patiently to retry."),
+            Member(name: "timeout", kind: .duration, summary: "The longest one attempt may take."),
+            Member(
+                name: "if", kind: .condition,
+                summary: "Run the stage only when this condition is true, e.g. \"input.ext == 'mov'\"."),
+            Member(
+                name: "refreshWith", kind: .string,
+                summary: "An earlier stage that renews credentials when this one gets a 401."),
+            Member(
+                name: "secret", kind: .boolean,
+                summary: "The stage's outputs are secrets: never stored or logged; it runs again when needed."),
+            Member(name: "description", kind: .string, summary: "One line for people."),
+        ])
+
+    static let inputs = Section(
+        keyName: "inputs key",
+        members: [
+            Member(name: "path", kind: .string, isRequired: true, summary: "A file or folder."),
+            Member(name: "include", kind: .patterns, summary: "Shell patterns of the files to take (e.g. *.mp4)."),
+            Member(name: "exclude", kind: .patterns, summary: "Shell patterns of the files to leave out."),
+            Member(name: "recursive", kind: .boolean, summary: "Whether to descend into subfolders."),
+        ])
+
+    static let defaults = Section(
+        keyName: "defaults key",
+        members: [
+            Member(name: "retry", kind: .section(retry), summary: "The retry policy of every stage."),
+            Member(name: "timeout", kind: .duration, summary: "The timeout of every stage."),
+        ])
+
+    static let workflow = Section(
+        keyName: "workflow key",
+        members: [
+            Member(name: "$schema", kind: .string, summary: "The JSON Schema, for editors."),
+            Member(name: "version", kind: .version, isRequired: true, summary: "The format version."),
+            Member(
+                name: "name", kind: .matching(pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$"),
+                summary: "Names the run and its state folder."),
+            Member(name: "description", kind: .string, summary: "One line for people."),
+            Member(name: "inputs", kind: .section(inputs), summary: "The files the workflow runs on."),
+            Member(
+                name: "vars", kind: .identifierKeys, summary: "Values and templates, resolved per item as ${vars.name}."
+            ),
+            Member(name: "defaults", kind: .section(defaults), summary: "Retry and timeout of every stage."),
+            Member(name: "plugins", kind: .strings, summary: "Stage plugin libraries to load, relative to this file."),
+            Member(name: "stages", kind: .stages, isRequired: true, summary: "The stages, in the order they run."),
+            Member(
+                name: "onCancel", kind: .stages,
+                summary: "Stages `pipeline cancel` runs to undo an item's remote side effects."),
+        ])
+}
