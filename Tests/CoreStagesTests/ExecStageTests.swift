@@ -4,10 +4,12 @@ import StageKit
 import Testing
 
 @Suite struct ExecStageTests {
-    let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)"))
+    let harness = StageHarness(
+        stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)"))
 
     @Test func jsonOnStdoutBecomesOutputs() async throws {
-        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", #"echo '{"width": 1280, "name": "a b"}'"#]])
+        let result = await harness.run(
+            ExecStage.self, options: ["command": ["sh", "-c", #"echo '{"width": 1280, "name": "a b"}'"#]])
         let outputs = try result.outputs.get()
         #expect(outputs["exitCode"] == 0)
         #expect(outputs["stdout"] == ["width": 1280, "name": "a b"])
@@ -17,12 +19,16 @@ import Testing
         setenv("PIPELINE_TEST_INHERITED", "yes", 1)
         let result = await harness.run(
             ExecStage.self,
-            options: ["command": ["sh", "-c", "echo $PIPELINE_TEST_INHERITED-$EXTRA; pwd"], "env": ["EXTRA": "more"], "cwd": "/tmp"])
+            options: [
+                "command": ["sh", "-c", "echo $PIPELINE_TEST_INHERITED-$EXTRA; pwd"], "env": ["EXTRA": "more"],
+                "cwd": "/tmp",
+            ])
         #expect(try result.outputs.get()["stdout"] == "yes-more\n/tmp")
     }
 
     @Test func aNonzeroExitFailsWithStderrInTheMessage() async {
-        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", "echo starting; echo 'disk on fire' >&2; exit 3"]])
+        let result = await harness.run(
+            ExecStage.self, options: ["command": ["sh", "-c", "echo starting; echo 'disk on fire' >&2; exit 3"]])
         #expect(throws: StageFailure.self) { try result.outputs.get() }
         if case .failure(let error as StageFailure) = result.outputs {
             #expect(error.message == "sh exited with status 3: disk on fire")
@@ -51,7 +57,8 @@ import Testing
         let start = clock.now
         let harness = self.harness
         let task = Task {
-            await harness.run(ExecStage.self, options: ["command": ["sh", "-c", .string("sleep 30; touch \(marker.path)")]])
+            await harness.run(
+                ExecStage.self, options: ["command": ["sh", "-c", .string("sleep 30; touch \(marker.path)")]])
         }
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
@@ -62,7 +69,9 @@ import Testing
     }
 
     @Test func largeOutputIsReadWithoutDeadlock() async throws {
-        let result = await harness.run(ExecStage.self, options: ["command": ["sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x; head -c 200000 /dev/zero >&2"]])
+        let result = await harness.run(
+            ExecStage.self,
+            options: ["command": ["sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x; head -c 200000 /dev/zero >&2"]])
         let stdout = try result.outputs.get()["stdout"]?.stringValue ?? ""
         #expect(stdout.count == 3_000_000)
     }

@@ -20,7 +20,9 @@ import Testing
     @Test func copiesIntoAFolderAtomically() async throws {
         let source = try makeSource(bytes: 3_500_000)
         let harness = StageHarness(stateFolder: root.appendingPathComponent("state"))
-        let result = await harness.run(FileCopyStage.self, options: ["from": .string(source.path), "to": .string(root.appendingPathComponent("out/a").path)])
+        let result = await harness.run(
+            FileCopyStage.self,
+            options: ["from": .string(source.path), "to": .string(root.appendingPathComponent("out/a").path)])
         let outputs = try result.outputs.get()
         let copy = root.appendingPathComponent("out/a/source.bin")
         #expect(outputs["path"] == .string(copy.path))
@@ -44,10 +46,12 @@ import Testing
         let resume: JSONValue = [
             "source": .string(source.path), "sourceSize": 2_000_000,
             "sourceModified": .double(Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
-            "destination": .string(folder.appendingPathComponent("source.bin").path), "copied": 1_000_000, "renaming": false,
+            "destination": .string(folder.appendingPathComponent("source.bin").path), "copied": 1_000_000,
+            "renaming": false,
         ]
         let harness = StageHarness(stateFolder: root.appendingPathComponent("state"))
-        let result = await harness.run(FileCopyStage.self, options: ["from": .string(source.path), "to": .string(folder.path)], checkpoint: resume)
+        let result = await harness.run(
+            FileCopyStage.self, options: ["from": .string(source.path), "to": .string(folder.path)], checkpoint: resume)
         _ = try result.outputs.get()
         #expect(try Data(contentsOf: folder.appendingPathComponent("source.bin")) == bytes)
         // Only the part after the checkpoint was copied.
@@ -56,7 +60,8 @@ import Testing
 
     @Test func aMissingSourceIsAClearError() async {
         let harness = StageHarness(stateFolder: root.appendingPathComponent("state"))
-        let result = await harness.run(FileCopyStage.self, options: ["from": "/nonexistent/x.mp4", "to": .string(root.path)])
+        let result = await harness.run(
+            FileCopyStage.self, options: ["from": "/nonexistent/x.mp4", "to": .string(root.path)])
         guard case .failure(let error) = result.outputs else {
             Issue.record("copied nothing")
             return

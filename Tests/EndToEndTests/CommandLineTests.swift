@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct CommandLineTests {
@@ -29,7 +29,9 @@ import Glibc
         try prepare(scratch, files: 1, sleep: 3)
         let first = try Binary.start(["run", "wf.json"], in: scratch.root)
         let lock = scratch.path(".pipeline/runs/cli/run.json")
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let second = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(second.status == 1)
         #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.pid))"), "\(second.stderr)")
@@ -47,7 +49,8 @@ import Glibc
         let environment = ["PIPELINE_TEST_TOKEN": secret]
         let human = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root, environment: environment)
         #expect(human.status == 0, "\(human.stderr)")
-        let machine = try await Binary.run(["run", "wf.json", "--json", "--fresh", "--verbose"], in: scratch.root, environment: environment)
+        let machine = try await Binary.run(
+            ["run", "wf.json", "--json", "--fresh", "--verbose"], in: scratch.root, environment: environment)
         #expect(machine.status == 0)
         // The commands really received the token...
         #expect(scratch.read("first.log").contains(secret))
@@ -66,7 +69,8 @@ import Glibc
     @Test func aMissingEnvironmentVariableIsReportedBeforeAnythingRuns() async throws {
         let scratch = try Scratch()
         try prepare(scratch, token: true)
-        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["PIPELINE_TEST_TOKEN": ""].filter { _ in false })
+        let result = try await Binary.run(
+            ["run", "wf.json"], in: scratch.root, environment: ["PIPELINE_TEST_TOKEN": ""].filter { _ in false })
         #expect(result.status == 2)
         #expect(result.stderr.contains("needs these environment variables, which are not set: PIPELINE_TEST_TOKEN"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
@@ -76,7 +80,8 @@ import Glibc
         let scratch = try Scratch()
         try prepare(scratch)
         #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
-        let changed = Self.workflow().replacingOccurrences(of: "echo \\\"$0\\\" >> second.log", with: "echo \\\"$0\\\" >> second.log; true")
+        let changed = Self.workflow().replacingOccurrences(
+            of: "echo \\\"$0\\\" >> second.log", with: "echo \\\"$0\\\" >> second.log; true")
         #expect(changed != Self.workflow())
         try scratch.write("wf.json", changed)
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
@@ -128,7 +133,9 @@ import Glibc
         try FileManager.default.copyItem(
             at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: scratch.path("in/clip.mp4"))
         let count = #"grep -c libavformat /proc/$PPID/maps > $0.count || true"#
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "lazy", "inputs": {"path": "in"}, "stages": [
              {"id": "before", "uses": "exec", "with": {"command": ["sh", "-c", "\(count)", "before"]}},
              {"id": "probe", "uses": "ffmpeg.probe"},
@@ -144,7 +151,8 @@ import Glibc
     @Test func theCheckedInSchemaIsWhatTheBinaryGenerates() async throws {
         let result = try await Binary.run(["schema"], in: repositoryRoot)
         let generated = try JSONValue(parsing: result.stdout)
-        let checkedIn = try JSONValue(parsing: Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json")))
+        let checkedIn = try JSONValue(
+            parsing: Data(contentsOf: repositoryRoot.appendingPathComponent("Workflows/workflow.schema.json")))
         let same = generated == checkedIn
         #expect(same, "Workflows/workflow.schema.json is out of date: run make schema")
     }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` at random moments, rerun until done: every stage of every item ran, side effects repeat at
@@ -43,7 +43,9 @@ import Glibc
         try scratch.write("wf.json", Self.workflow)
         try FileManager.default.createDirectory(at: scratch.path("logs"), withIntermediateDirectories: true)
         for index in 0..<Self.items {
-            try scratch.write("in/item\(String(format: "%02d", index)).dat", String(repeating: "media \(index) ", count: 100 + index * 37))
+            try scratch.write(
+                "in/item\(String(format: "%02d", index)).dat",
+                String(repeating: "media \(index) ", count: 100 + index * 37))
         }
 
         let random = SeededRandom("killNineAtRandomMomentsThenResume")
@@ -99,10 +101,14 @@ import Glibc
             let name = "item\(String(format: "%02d", index)).dat"
             let input = try Data(contentsOf: scratch.path("in/\(name)"))
             #expect(try Data(contentsOf: scratch.path("out/copies/\(name)")) == input)
-            let note = scratch.read("out/notes/\(name).txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let note = scratch.read("out/notes/\(name).txt").split(separator: " ").map {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
             #expect(note.count == 2 && note[1] == String(input.count), "\(name): \(note)")
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out/copies").path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out/copies").path).filter {
+            $0.hasPrefix(".")
+        }
         #expect(leftovers.isEmpty, "partial files left: \(leftovers)")
 
         // A rerun over finished work runs nothing.

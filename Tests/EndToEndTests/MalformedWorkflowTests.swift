@@ -14,7 +14,8 @@ let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appen
     }()
 
     @Test func theCorpusIsLargeAndComplete() async throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("malformed").path)
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: fixtures.appendingPathComponent("malformed").path)
         #expect(files.count >= 30)
         #expect(Set(files) == Set(Self.expected.map(\.0)))
     }

@@ -1,12 +1,12 @@
 import Foundation
-import StageKit
 import Sandbox
+import StageKit
 import Synchronization
 import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The whole chain (export → ticket → upload → activate → metadata) with the built binary against the
@@ -18,15 +18,17 @@ import Glibc
     static func workflow(api: String, approach: String, withAuth: Bool = false) -> String {
         let token = withAuth ? "${auth.token}" : "${env.CHAIN_TOKEN}"
         let refresh = withAuth ? #", "refreshWith": "auth""# : ""
-        let upload = approach == "tus"
+        let upload =
+            approach == "tus"
             ? #"{"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
             : #"{"id": "upload", "uses": "http.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
-        let auth = withAuth
+        let auth =
+            withAuth
             ? """
-              {"id": "auth", "uses": "http.request", "secret": true, "with": {"method": "POST", "url": "\(api)/oauth/token",
-                "headers": {"Authorization": "Basic c2FuZGJveC1jbGllbnQ6c2FuZGJveC1zZWNyZXQ="}, "json": {"grant_type": "client_credentials"},
-                "outputs": {"token": "/access_token"}}},
-              """
+            {"id": "auth", "uses": "http.request", "secret": true, "with": {"method": "POST", "url": "\(api)/oauth/token",
+              "headers": {"Authorization": "Basic c2FuZGJveC1jbGllbnQ6c2FuZGJveC1zZWNyZXQ="}, "json": {"grant_type": "client_credentials"},
+              "outputs": {"token": "/access_token"}}},
+            """
             : ""
         return """
             {"version": 1, "name": "chain-\(approach)", "inputs": {"path": "in"},
@@ -52,7 +54,8 @@ import Glibc
     private func inputs(_ scratch: borrowing Scratch) throws {
         for name in ["clip-h264-aac.mp4", "clip-no-audio.mp4", "clip-portrait-rotated.mp4"] {
             try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("samples/\(name)"), to: scratch.path("in/\(name)"))
+            try FileManager.default.copyItem(
+                at: repositoryRoot.appendingPathComponent("samples/\(name)"), to: scratch.path("in/\(name)"))
         }
     }
 
@@ -66,7 +69,9 @@ import Glibc
     private func expectOneCompleteVideoPerInput(_ sandbox: RunningSandbox, _ scratch: borrowing Scratch) async throws {
         let all = try await videos(sandbox)
         let stems = ["clip-h264-aac", "clip-no-audio", "clip-portrait-rotated"]
-        #expect(all.count == stems.count, "\(all.count) videos for \(stems.count) inputs: \(all.map { $0["name"] ?? .null })")
+        #expect(
+            all.count == stems.count,
+            "\(all.count) videos for \(stems.count) inputs: \(all.map { $0["name"] ?? .null })")
         for stem in stems {
             let matching = all.filter { $0["name"]?.stringValue == stem }
             #expect(matching.count == 1, "\(stem): \(matching.count) videos")
@@ -77,7 +82,9 @@ import Glibc
             #expect(video["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted() == ["chain", "mp4"])
             let id = uri.split(separator: "/").last.map(String.init) ?? ""
             let stored = await httpGet("\(sandbox.baseURL)/sandbox/videos/\(id)/sha256")
-            #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == (await sha256sum(scratch.path("out/\(stem).mp4").path)))
+            #expect(
+                stored.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == (await sha256sum(scratch.path("out/\(stem).mp4").path)))
         }
     }
 
@@ -87,22 +94,27 @@ import Glibc
         try inputs(scratch)
         let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
         try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: approach))
-        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        let result = try await Binary.run(
+            ["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         try await expectOneCompleteVideoPerInput(sandbox, scratch)
-        let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        let again = try await Binary.run(
+            ["run", "wf.json", "--json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(runFinished(again.stdout)?["stagesRun"] == 0)
 
         // pipeline cancel deletes the item's video and forgets its state: a later run makes a new one.
-        let cancel = try await Binary.run(["cancel", "wf.json", "clip-no-audio.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        let cancel = try await Binary.run(
+            ["cancel", "wf.json", "clip-no-audio.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
         let remaining = try await videos(sandbox).compactMap { $0["name"]?.stringValue }.sorted()
         #expect(remaining == ["clip-h264-aac", "clip-portrait-rotated"])
         let status = try await Binary.run(["status"], in: scratch.root)
         #expect(!status.stdout.contains("clip-no-audio.mp4"))
-        let unknown = try await Binary.run(["cancel", "wf.json", "clip-no-audoi.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        let unknown = try await Binary.run(
+            ["cancel", "wf.json", "clip-no-audoi.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(unknown.status == 2 && unknown.stderr.contains("no item clip-no-audoi.mp4"))
-        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
+        let rerun = try await Binary.run(
+            ["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(rerun.status == 0)
         try await expectOneCompleteVideoPerInput(sandbox, scratch)
         await sandbox.stop()
@@ -131,7 +143,8 @@ import Glibc
             let bytes = random.int(in: 1...64) << 10
             let attempts = Self.stageAttempts(under: state)
             let before = try #require(await traffic.read(), "the sandbox's stats")
-            let process = try Binary.start(["run", "wf.json", "--bwlimit", "60KiB"], in: scratch.root, environment: environment)
+            let process = try Binary.start(
+                ["run", "wf.json", "--bwlimit", "60KiB"], in: scratch.root, environment: environment)
             try await waitUntil("round \(round): \(starts) stage starts, \(requests) requests or \(bytes) bytes") {
                 guard process.isRunning else { return true }
                 if Self.attemptsBegun(under: state, since: attempts) >= starts { return true }
@@ -175,11 +188,14 @@ import Glibc
         let scratch = try Scratch()
         try inputs(scratch)
         let faults = SandboxFaults(errorRate: 0.1, seed: 7, dropAfterBytes: 100_000, dropRate: 0.3, tokenLifetime: 0.5)
-        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path, faults: faults))
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, faults: faults))
         try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, approach: "tus", withAuth: true))
         let result = try await Binary.run(["run", "wf.json", "--bwlimit", "200KiB"], in: scratch.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("credentials expired; renewing them with stage auth"), "the token never expired: \(result.stdout)")
+        #expect(
+            result.stdout.contains("credentials expired; renewing them with stage auth"),
+            "the token never expired: \(result.stdout)")
         _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"errorRate": 0}"#)
         try await expectOneCompleteVideoPerInput(sandbox, scratch)
         for (name, text) in scratch.allFiles(under: ".pipeline") {
@@ -197,14 +213,18 @@ import Glibc
         let scratch = try Scratch()
         let platform = try await PeerServer(script: "bad_platform.py", arguments: [mode])
         try scratch.write("in/a.mp4", "not used")
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "bad", "inputs": {"path": "in"}, "defaults": {"retry": {"attempts": 1}}, "stages": [
               {"id": "ticket", "uses": "vimeo.ticket", "with": {"api": "http://127.0.0.1:\(platform.port)", "token": "t0k3n-value"}}
             ]}
             """)
         let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("invalid response: creating the video (POST /me/videos): \(message)"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("invalid response: creating the video (POST /me/videos): \(message)"),
+            "\(result.stdout)")
         #expect(!result.stderr.contains("Fatal error"))
     }
 
@@ -213,16 +233,22 @@ import Glibc
         let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
         let workflow = repositoryRoot.appendingPathComponent("Workflows/generic-platform.json").path
         let result = try await Binary.run(
-            ["run", workflow, "--input", repositoryRoot.appendingPathComponent("samples").path, "--var", "api=\(sandbox.baseURL)", "--json"],
+            [
+                "run", workflow, "--input", repositoryRoot.appendingPathComponent("samples").path, "--var",
+                "api=\(sandbox.baseURL)", "--json",
+            ],
             in: scratch.root, environment: ["PLATFORM_TOKEN": Self.token])
         #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr)")
-        let items = try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/generic-platform/items").path)
+        let items = try FileManager.default.contentsOfDirectory(
+            atPath: scratch.path(".pipeline/runs/generic-platform/items").path)
         #expect(items.count == 3)
         for item in items {
             let folder = scratch.path(".pipeline/runs/generic-platform/items/\(item)")
             let input = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("item.json")))["input"]
-            let complete = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("stages/complete.json")))["outputs"]
-            let describe = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("stages/describe.json")))["outputs"]
+            let complete = try JSONValue(
+                parsing: Data(contentsOf: folder.appendingPathComponent("stages/complete.json")))["outputs"]
+            let describe = try JSONValue(
+                parsing: Data(contentsOf: folder.appendingPathComponent("stages/describe.json")))["outputs"]
             #expect(complete?["status"] == "ready")
             #expect(complete?["sha256"]?.stringValue == (await sha256sum(input?["path"]?.stringValue ?? "")))
             #expect(describe?["title"]?.stringValue.map { input?["path"]?.stringValue?.contains($0) == true } == true)

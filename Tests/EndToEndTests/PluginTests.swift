@@ -4,14 +4,15 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Stages from outside the project: a dynamically loaded plugin (samples/plugin-hello) and a custom
 /// executable with compiled-in stages (samples/custom-pipeline). `make test` builds both first.
 @Suite struct PluginTests {
     static let plugin = repositoryRoot.appendingPathComponent("samples/plugin-hello/.build/debug/libHelloPlugin.so")
-    static let customPipeline = repositoryRoot.appendingPathComponent("samples/custom-pipeline/.build/debug/custom-pipeline")
+    static let customPipeline = repositoryRoot.appendingPathComponent(
+        "samples/custom-pipeline/.build/debug/custom-pipeline")
 
     private func requireBuilt(_ url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -24,7 +25,9 @@ import Glibc
         let scratch = try Scratch()
         try scratch.write("in/a.txt", "a")
         try scratch.write("in/b.txt", "b")
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "hello", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
               {"id": "greet", "uses": "hello.greet", "with": {"name": "${input.stem}", "output": "out/${input.stem}.txt", "steps": 12, "pause": 0.1}},
               {"id": "after", "uses": "exec", "with": {"command": ["sh", "-c", "echo ${greet.lines} >> after.log"]}}
@@ -63,7 +66,9 @@ import Glibc
         try requireBuilt(Self.plugin)
         let scratch = try Scratch()
         try scratch.write("in/a.txt", "a")
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "hello-timeout", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
               {"id": "greet", "uses": "hello.greet", "timeout": "300ms", "retry": {"attempts": 2, "initialDelay": "10ms"},
                "with": {"name": "slow", "output": "out/a.txt", "steps": 5, "pause": 1}}
@@ -75,7 +80,7 @@ import Glibc
         let status = await process.exit()
         let stdout = await process.stdout.text()
         #expect(status == 1)
-        #expect(stdout.contains("attempt 1 failed: timed out after 300ms; retrying"), "\(stdout)")
+        #expect(stdout.contains("attempt 1 of 2 failed (timeout): timed out after 300ms; retrying"), "\(stdout)")
         #expect(stdout.contains("failed after 2 attempts: timed out after 300ms"), "\(stdout)")
         // The timeout cancelled the plugin's run across the C boundary, in its first 1 s pause: neither
         // attempt wrote a line, and both are on record.
@@ -90,7 +95,9 @@ import Glibc
         let scratch = try Scratch()
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let file = try await urandomFile(megabytes: 600, in: scratch.path("in"))
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "custom", "inputs": {"path": "in"}, "stages": [
               {"id": "size", "uses": "acme.size", "with": {"file": "${input.path}"}},
               {"id": "hash", "uses": "checksum.blocks", "with": {"sidecar": false}}
@@ -114,8 +121,10 @@ import Glibc
         }
         kill(pid, SIGKILL)
         await BlockingWork.runLong { process.waitUntilExit() }
-        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
-        let checkpoint = try JSONValue(parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
+        let item = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
+        let checkpoint = try JSONValue(
+            parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
         let hashedBefore = checkpoint["resume"]?["digests"]?.arrayValue?.count ?? 0
         #expect(hashedBefore > 0 && hashedBefore < 600, "\(hashedBefore) blocks hashed before the kill")
 
@@ -131,7 +140,8 @@ import Glibc
         await BlockingWork.runLong { rerun.waitUntilExit() }
         #expect(rerun.terminationStatus == 0)
         #expect(output.contains("resuming at block \(hashedBefore + 1)"), "\(output.suffix(2000))")
-        let state = try JSONValue(parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
+        let state = try JSONValue(
+            parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
         #expect(state["outputs"]?["blocks"] == 600)
         #expect(state["outputs"]?["size"] == .int(600 << 20))
         _ = file
@@ -140,8 +150,11 @@ import Glibc
     @Test func theReadmeExampleIsTheStageTheCustomPipelineCompiles() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let compiled = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("samples/custom-pipeline/Sources/custom-pipeline/FileSize.swift"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + compiled + "```"), "README's FileSize example differs from the one samples/custom-pipeline builds")
+            contentsOf: repositoryRoot.appendingPathComponent(
+                "samples/custom-pipeline/Sources/custom-pipeline/FileSize.swift"), encoding: .utf8)
+        #expect(
+            readme.contains("```swift\n" + compiled + "```"),
+            "README's FileSize example differs from the one samples/custom-pipeline builds")
     }
 
     /// Builds a small C library as a "plugin" that is wrong in one way.
@@ -173,13 +186,15 @@ import Glibc
         let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
         try scratch.write("notalibrary.so", "this is text, not a shared library\n")
         let cases: [(String, String)] = [
-            (wrongABI.path, "was built for plugin ABI 999, but this pipeline speaks ABI 1"),
+            (wrongABI.path, "was built for plugin ABI 999, but this pipeline speaks ABI 2"),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),
             (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),
             (scratch.path("missing.so").path, "no such file"),
         ]
         for (path, message) in cases {
-            for command in [["validate", "wf.json", "--plugin", path], ["run", "wf.json", "--plugin", path, "--input", "wf.json"]] {
+            for command in [
+                ["validate", "wf.json", "--plugin", path], ["run", "wf.json", "--plugin", path, "--input", "wf.json"],
+            ] {
                 let result = try await Binary.run(command, in: scratch.root)
                 #expect(result.status == 2, "\(command): \(result.stderr)")
                 #expect(result.stderr.contains("plugin \(path): \(message)"), "\(result.stderr)")

@@ -1,7 +1,8 @@
 import Foundation
-@testable import PipelineCLI
 import StageKit
 import Testing
+
+@testable import PipelineCLI
 
 /// Every built-in stage applies exactly the defaults its schema shows (`pipeline stages`, `pipeline schema`).
 @Suite struct StageCatalogTests {
@@ -29,7 +30,9 @@ import Testing
     }
 
     private func minimalOptions(_ schema: OptionSchema) -> JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: schema.fields.filter(\.isRequired).map { ($0.name, placeholder($0.type)) }))
+        .object(
+            Dictionary(uniqueKeysWithValues: schema.fields.filter(\.isRequired).map { ($0.name, placeholder($0.type)) })
+        )
     }
 
     private func placeholder(_ type: OptionType) -> JSONValue {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` in the middle of a transcode: no half file under the final name; the rerun redoes the
@@ -16,11 +16,15 @@ import Glibc
         try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        make.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
-                          "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", clip.path]
+        make.arguments = [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
+            "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", clip.path,
+        ]
         try make.run()
         await BlockingWork.runLong { make.waitUntilExit() }
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "kill-transcode", "inputs": {"path": "in"}, "stages": [
               {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "video": {"preset": "medium", "crf": 23}}}
             ]}
@@ -45,7 +49,10 @@ import Glibc
         let output = scratch.path("out/long.mp4").path
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames,codec_name", "-of", "csv=p=0", output]
+        probe.arguments = [
+            "-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames,codec_name",
+            "-of", "csv=p=0", output,
+        ]
         let pipe = Pipe()
         probe.standardOutput = pipe
         try probe.run()

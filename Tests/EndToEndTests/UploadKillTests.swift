@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` of `pipeline` at random points of a 200 MiB upload, then rerun: the file arrives whole and
@@ -18,7 +18,9 @@ import Glibc
         let server = try await PeerServer(script: "tus_server.py")
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let file = try await urandomFile(megabytes: Self.megabytes, in: scratch.path("in"))
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "tus-kill", "inputs": {"path": "in"}, "stages": [
               {"id": "upload", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:\(server.port)/files/", "chunkSize": "8MiB"}}
             ]}
@@ -72,7 +74,9 @@ extension UploadKillTests {
         let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let file = try await urandomFile(megabytes: Self.megabytes, in: scratch.path("in"))
-        try scratch.write("wf.json", """
+        try scratch.write(
+            "wf.json",
+            """
             {"version": 1, "name": "s3-kill", "inputs": {"path": "in"}, "stages": [
               {"id": "upload", "uses": "s3.upload", "with": {"endpoint": "http://127.0.0.1:\(server.port)", "bucket": "media",
                "key": "uploads/${input.name}", "partSize": "8MiB", "concurrency": 2, "checksum": "sha256",
@@ -85,7 +89,8 @@ extension UploadKillTests {
         var kills = 0
         for _ in 0..<3 {
             let target = try await Self.received(stats) + Self.seededShare(random)
-            let process = try Binary.start(["run", "wf.json", "--bwlimit", "40MiB"], in: scratch.root, environment: environment)
+            let process = try Binary.start(
+                ["run", "wf.json", "--bwlimit", "40MiB"], in: scratch.root, environment: environment)
             try await waitUntil("the server received \(target) bytes") {
                 guard process.isRunning else { return true }
                 let received = (try? await Self.received(stats)) ?? 0
@@ -100,7 +105,9 @@ extension UploadKillTests {
         #expect(kills == 3, "the upload finished before three kills")
         let finish = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
         #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
-        #expect(await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "uploads/\(file.lastPathComponent)"]) == sha256sum(file.path))
+        #expect(
+            await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "uploads/\(file.lastPathComponent)"])
+                == sha256sum(file.path))
         #expect(await peerTool("s3_tool.py", [String(server.port), "uploads", "media"]) == "0")
         for (name, text) in scratch.allFiles(under: ".pipeline") {
             #expect(!text.contains(environment["S3_TEST_SECRET"] ?? "-"), "secret in \(name)")

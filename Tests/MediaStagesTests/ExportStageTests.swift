@@ -17,8 +17,10 @@ import Testing
         let output = folder.appendingPathComponent("out/\(sample.name).mp4")
         let run = await harness().run(
             TranscodeStage.self,
-            options: ["file": .string(sample.path), "output": .string(output.path), "profile": "web-720p",
-                      "video": ["preset": "ultrafast", "maxWidth": 320]])
+            options: [
+                "file": .string(sample.path), "output": .string(output.path), "profile": "web-720p",
+                "video": ["preset": "ultrafast", "maxWidth": 320],
+            ])
         let outputs = try run.outputs.get()
         let reference = try await FFprobe.of(output.path)
         #expect(reference.stream("video")?["codec_name"] == "h264")
@@ -32,36 +34,50 @@ import Testing
         #expect(reference.videoFrames == outputs["frames"]?.intValue)
         #expect(try moovBeforeMdat(output.path))
         #expect(outputs["mode"] == "transcode")
-        #expect(outputs["size"]?.intValue == (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int))
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out/.\(sample.name).mp4.partial.mp4").path))
+        #expect(
+            outputs["size"]?.intValue == (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent("out/.\(sample.name).mp4.partial.mp4").path))
         #expect(run.progress.last.map { $0.unit == .seconds } == true)
     }
 
     @Test func autoModeRemuxesWhatAlreadyFitsAndTranscodesTheRest() async throws {
         let fits = await harness().run(
             TranscodeStage.self,
-            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("a.mp4").path), "mode": "auto", "profile": "web-720p"])
+            options: [
+                "file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("a.mp4").path),
+                "mode": "auto", "profile": "web-720p",
+            ])
         #expect(try fits.outputs.get()["mode"] == "remux")
         let source = try await FFprobe.of(Sample.all[0].path)
         #expect(try await FFprobe.of(folder.appendingPathComponent("a.mp4").path).videoFrames == source.videoFrames)
 
         let tooLarge = await harness().run(
             TranscodeStage.self,
-            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("b.mp4").path), "mode": "auto",
-                      "video": ["maxWidth": 320, "preset": "ultrafast"]])
+            options: [
+                "file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("b.mp4").path),
+                "mode": "auto",
+                "video": ["maxWidth": 320, "preset": "ultrafast"],
+            ])
         #expect(try tooLarge.outputs.get()["mode"] == "transcode")
         #expect(try tooLarge.outputs.get()["width"] == 320)
     }
 
     @Test func remuxCopiesStreamsAndRefusesCodecsMP4CannotHold() async throws {
         let output = folder.appendingPathComponent("remuxed.mp4")
-        let run = await harness().run(RemuxStage.self, options: ["file": .string(Sample.all[0].path), "output": .string(output.path)])
+        let run = await harness().run(
+            RemuxStage.self, options: ["file": .string(Sample.all[0].path), "output": .string(output.path)])
         #expect(try run.outputs.get()["mode"] == "remux")
         let copied = try await FFprobe.of(output.path).videoFrames
         #expect(try await copied == FFprobe.of(Sample.all[0].path).videoFrames)
         #expect(try moovBeforeMdat(output.path))
 
-        let pcm = await harness().run(RemuxStage.self, options: ["file": .string(Sample.all[1].path), "output": .string(folder.appendingPathComponent("pcm.mp4").path)])
+        let pcm = await harness().run(
+            RemuxStage.self,
+            options: [
+                "file": .string(Sample.all[1].path), "output": .string(folder.appendingPathComponent("pcm.mp4").path),
+            ])
         guard case .failure(let error) = pcm.outputs else {
             Issue.record("PCM audio was remuxed into MP4")
             return
@@ -73,33 +89,41 @@ import Testing
     @Test(arguments: Sample.all)
     func thumbnailIsAnUprightJPEG(sample: Sample) async throws {
         let output = folder.appendingPathComponent("\(sample.name).jpg")
-        let run = await harness().run(ThumbnailStage.self, options: ["file": .string(sample.path), "output": .string(output.path), "maxWidth": 200])
+        let run = await harness().run(
+            ThumbnailStage.self,
+            options: ["file": .string(sample.path), "output": .string(output.path), "maxWidth": 200])
         let outputs = try run.outputs.get()
         let reference = try await FFprobe.of(output.path)
         #expect(reference.stream("video")?["codec_name"] == "mjpeg")
         #expect(reference.stream("video")?["width"]?.intValue == outputs["width"]?.intValue)
         #expect(reference.stream("video")?["height"]?.intValue == outputs["height"]?.intValue)
         #expect((outputs["width"]?.intValue ?? 0) <= 200)
-        #expect(((outputs["width"]?.intValue ?? 0) > (outputs["height"]?.intValue ?? 0)) == (sample.displayWidth > sample.displayHeight))
+        #expect(
+            ((outputs["width"]?.intValue ?? 0) > (outputs["height"]?.intValue ?? 0))
+                == (sample.displayWidth > sample.displayHeight))
     }
 
     @Test func aTruncatedInputConvertsWhatItHasWithAWarning() async throws {
         let output = folder.appendingPathComponent("partial.mp4")
         let run = await harness().run(
             TranscodeStage.self,
-            options: ["file": .string(samples.appendingPathComponent("truncated-faststart.mp4").path), "output": .string(output.path),
-                      "video": ["preset": "ultrafast"]])
+            options: [
+                "file": .string(samples.appendingPathComponent("truncated-faststart.mp4").path),
+                "output": .string(output.path),
+                "video": ["preset": "ultrafast"],
+            ])
         let outputs = try run.outputs.get()
         #expect((outputs["duration"]?.doubleValue ?? 0) > 1 && (outputs["duration"]?.doubleValue ?? 9) < 2.5)
         #expect(try await FFprobe.of(output.path).videoFrames == outputs["frames"]?.intValue)
     }
 
-    @Test(arguments: [
-        ("not-media.mp4", nil, "moov atom not found"),
-        ("missing.mp4", nil, "No such file or directory"),
-        ("clip-h264-aac.mp4", "/proc/pipeline-test/out.mp4", "cannot create output folder /proc/pipeline-test"),
-        ("clip-h264-aac.mp4", "/dev/full", "is a file"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("not-media.mp4", nil, "moov atom not found"),
+            ("missing.mp4", nil, "No such file or directory"),
+            ("clip-h264-aac.mp4", "/proc/pipeline-test/out.mp4", "cannot create output folder /proc/pipeline-test"),
+            ("clip-h264-aac.mp4", "/dev/full", "is a file"),
+        ] as [(String, String?, String)])
     func badInputsAndOutputsAreClearErrors(name: String, output: String?, expected: String) async {
         var options: [String: JSONValue] = ["file": .string(samples.appendingPathComponent(name).path)]
         options["output"] = .string(output ?? folder.appendingPathComponent("x.mp4").path)
@@ -116,7 +140,10 @@ import Testing
     @Test func aMissingOutputFolderIsAnErrorWhenNotToCreateIt() async {
         let run = await harness().run(
             TranscodeStage.self,
-            options: ["file": .string(Sample.all[0].path), "output": .string(folder.appendingPathComponent("no/such/x.mp4").path), "createFolder": false])
+            options: [
+                "file": .string(Sample.all[0].path),
+                "output": .string(folder.appendingPathComponent("no/such/x.mp4").path), "createFolder": false,
+            ])
         guard case .failure(let error) = run.outputs else {
             Issue.record("wrote into a missing folder")
             return
@@ -156,7 +183,9 @@ import Testing
 
     @Test func aFinishedOutputIsReusedWhenSizeAndHashMatchTheCheckpoint() async throws {
         let output = folder.appendingPathComponent("reuse.mp4")
-        let options: JSONValue = ["file": .string(Sample.all[0].path), "output": .string(output.path), "video": ["preset": "ultrafast"]]
+        let options: JSONValue = [
+            "file": .string(Sample.all[0].path), "output": .string(output.path), "video": ["preset": "ultrafast"],
+        ]
         let first = await harness().run(TranscodeStage.self, options: options)
         let outputs = try first.outputs.get()
         let modified = try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date

@@ -21,7 +21,8 @@ import Testing
         #expect(abs(video.fps - reference.fps) < 0.01)
         #expect(abs(info.duration - reference.duration) < 1.0 / 30)
         #expect(info.audio?.codec == sample.audioCodec)
-        #expect(info.size == Int64((try FileManager.default.attributesOfItem(atPath: sample.path)[.size] as? Int) ?? -1))
+        #expect(
+            info.size == Int64((try FileManager.default.attributesOfItem(atPath: sample.path)[.size] as? Int) ?? -1))
     }
 
     @Test(arguments: [

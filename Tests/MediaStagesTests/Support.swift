@@ -19,10 +19,14 @@ struct Sample: Sendable, CustomTestStringConvertible {
 
     static let all = [
         Sample(name: "clip-h264-aac.mp4", videoCodec: "h264", audioCodec: "aac", displayWidth: 640, displayHeight: 360),
-        Sample(name: "clip-mpeg4.mov", videoCodec: "mpeg4", audioCodec: "pcm_s16le", displayWidth: 480, displayHeight: 270),
-        Sample(name: "clip-portrait-rotated.mp4", videoCodec: "h264", audioCodec: "aac", displayWidth: 360, displayHeight: 640),
+        Sample(
+            name: "clip-mpeg4.mov", videoCodec: "mpeg4", audioCodec: "pcm_s16le", displayWidth: 480, displayHeight: 270),
+        Sample(
+            name: "clip-portrait-rotated.mp4", videoCodec: "h264", audioCodec: "aac", displayWidth: 360,
+            displayHeight: 640),
         Sample(name: "clip-no-audio.mp4", videoCodec: "h264", audioCodec: nil, displayWidth: 426, displayHeight: 240),
-        Sample(name: "clip-two-audio.mkv", videoCodec: "h264", audioCodec: "opus", displayWidth: 320, displayHeight: 180),
+        Sample(
+            name: "clip-two-audio.mkv", videoCodec: "h264", audioCodec: "opus", displayWidth: 320, displayHeight: 180),
     ]
 }
 
@@ -38,7 +42,9 @@ struct FFprobe {
     private init(_ path: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-count_frames", path]
+        process.arguments = [
+            "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-count_frames", path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -56,13 +62,16 @@ struct FFprobe {
     var duration: Double { Double(json["format"]?["duration"]?.stringValue ?? "") ?? 0 }
     var videoFrames: Int { Int(stream("video")?["nb_read_frames"]?.stringValue ?? "") ?? -1 }
     var fps: Double {
-        let parts = (stream("video")?["avg_frame_rate"]?.stringValue ?? "0/1").split(separator: "/").compactMap { Double($0) }
+        let parts = (stream("video")?["avg_frame_rate"]?.stringValue ?? "0/1").split(separator: "/").compactMap {
+            Double($0)
+        }
         return parts.count == 2 && parts[1] > 0 ? parts[0] / parts[1] : 0
     }
 
     /// Displayed size: coded size turned by the display matrix's rotation.
     var displaySize: (Int, Int) {
-        guard let video = stream("video"), let width = video["width"]?.intValue, let height = video["height"]?.intValue else {
+        guard let video = stream("video"), let width = video["width"]?.intValue, let height = video["height"]?.intValue
+        else {
             return (0, 0)
         }
         let rotation = video["side_data_list"]?.arrayValue?.compactMap { $0["rotation"]?.intValue }.first ?? 0

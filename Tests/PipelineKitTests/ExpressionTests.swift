@@ -22,7 +22,8 @@ import Testing
     }
 
     @Test func mixedTextInterpolates() throws {
-        #expect(try resolve("${vars.api}/videos/${input.stem}.${input.ext}").value == "https://api.example/videos/a.mov")
+        #expect(
+            try resolve("${vars.api}/videos/${input.stem}.${input.ext}").value == "https://api.example/videos/a.mov")
         #expect(try resolve("n=${vars.n}").value == "n=3")
         #expect(try resolve("$${literal} ${vars.n}").value == "${literal} 3")
     }

@@ -115,14 +115,16 @@ import Testing
         task.cancel()
         let interrupted = try await task.value
         #expect(interrupted.interrupted)
-        let record = try await CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let record = try await CheckpointStore(folder: sandbox.state).stage(
+            run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
         #expect(record?.status == .interrupted)
         #expect(record?.resume == ["step": 1])
 
         let shorter = workflow.replacingOccurrences(of: "\"sleep\": 30", with: "\"sleep\": 0")
         // Changed vars change the options: the stage reruns from scratch (no resume data).
         try await sandbox.run(shorter)
-        let rerun = try await CheckpointStore(folder: sandbox.state).stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let rerun = try await CheckpointStore(folder: sandbox.state).stage(
+            run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
         #expect(rerun?.status == .succeeded)
         #expect(rerun?.outputs?["resumed"] == nil)
     }
@@ -181,7 +183,8 @@ import Testing
         try await sandbox.run(workflow, environment: ["API_TOKEN": "tok-AAAA-1111"], log: log)
         let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path)
         for file in files {
-            let text = (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
+            let text =
+                (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
             #expect(!text.contains("tok-AAAA-1111"), "secret in \(file)")
         }
         let rerun = EventLog()
@@ -233,14 +236,16 @@ import Testing
         #expect(summary.succeeded == 1, "\(log.itemErrors)")
         #expect(TokenService.guardedRuns.withLock { $0 } == 2)
         for file in try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path) {
-            let text = (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
+            let text =
+                (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
             #expect(!text.contains("token-"), "secret in \(file)")
         }
         // A rerun: the secret stage runs again (its outputs were never stored); the guarded stage is reused.
         let rerun = try await sandbox.run(workflow)
         #expect(rerun.stagesRun == 1 && rerun.stagesReused == 1)
 
-        let without = workflow.replacingOccurrences(of: #""refreshWith": "token", "#, with: "").replacingOccurrences(of: "\"t\"", with: "\"u\"")
+        let without = workflow.replacingOccurrences(of: #""refreshWith": "token", "#, with: "").replacingOccurrences(
+            of: "\"t\"", with: "\"u\"")
         TokenService.guardedRuns.withLock { $0 = 0 }
         let failing = EventLog()
         let failed = try await sandbox.run(without, log: failing)
@@ -251,7 +256,9 @@ import Testing
     @Test func refreshWithMustNameAnEarlierStage() throws {
         let sandbox = try Sandbox()
         #expect(throws: WorkflowError.self) {
-            try sandbox.workflow(#"{"version": 1, "stages": [{"id": "a", "uses": "test.token", "refreshWith": "b"}, {"id": "b", "uses": "test.token"}]}"#)
+            try sandbox.workflow(
+                #"{"version": 1, "stages": [{"id": "a", "uses": "test.token", "refreshWith": "b"}, {"id": "b", "uses": "test.token"}]}"#
+            )
         }
     }
 }

@@ -88,7 +88,8 @@ private struct DeclaredStage: Stage {
             try registry.register(DeclaredStage.self, source: .plugin("/tmp/libevil.so"))
         } throws: { error in
             let text = "\(error)"
-            return text.contains("test.declared") && text.contains("plugin /tmp/libevil.so") && text.contains("built in")
+            return text.contains("test.declared") && text.contains("plugin /tmp/libevil.so")
+                && text.contains("built in")
         }
         #expect(registry.descriptor(for: "test.declared")?.source == .builtIn)
     }

@@ -42,7 +42,8 @@ struct ProbeStage: Stage {
         }
         if run <= options.failTimes {
             throw options.fatal
-                ? StageFailure("boom \(run)", kind: .invalidInput) : StageFailure.retryable("flaky \(run)", kind: .network)
+                ? StageFailure("boom \(run)", kind: .invalidInput)
+                : StageFailure.retryable("flaky \(run)", kind: .network)
         }
         let resumed = context.lastCheckpoint(as: JSONValue.self)
         try await context.checkpoint(["step": JSONValue.int(run)])
@@ -74,7 +75,9 @@ final class EventLog: RunEventSink {
     }
 
     var itemErrors: [String] {
-        all(ItemFinished.self).compactMap { $0.succeeded ? nil : ($0.error?.message ?? ($0.interrupted ? "interrupted" : nil)) }
+        all(ItemFinished.self).compactMap {
+            $0.succeeded ? nil : ($0.error?.message ?? ($0.interrupted ? "interrupted" : nil))
+        }
     }
 }
 
@@ -84,7 +87,8 @@ struct Sandbox: ~Copyable {
 
     init(files: Int = 1) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("in"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("in"), withIntermediateDirectories: true)
         for index in 0..<files {
             try Data("item \(index)\n".utf8).write(to: root.appendingPathComponent("in/file\(index).txt"))
         }
@@ -97,7 +101,8 @@ struct Sandbox: ~Copyable {
     var state: URL { root.appendingPathComponent("state") }
 
     func items() throws -> [InputItem] {
-        try InputDiscovery.items(paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
+        try InputDiscovery.items(
+            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
     }
 
     static var registry: StageRegistry {
@@ -123,7 +128,8 @@ struct Sandbox: ~Copyable {
         let workflow = try workflow(json)
         let store = CheckpointStore(
             folder: state, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
-        let runner = Runner(workflow: workflow, registry: Self.registry, store: store, environment: environment, sink: log)
+        let runner = Runner(
+            workflow: workflow, registry: Self.registry, store: store, environment: environment, sink: log)
         return await runner.run(items: try items())
     }
 }

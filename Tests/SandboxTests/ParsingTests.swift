@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import HTTPTypes
+import StageKit
 import Testing
 
 @testable import Sandbox

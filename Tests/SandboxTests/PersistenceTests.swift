@@ -1,6 +1,6 @@
-import StageKit
 import Foundation
 import NIOHTTP1
+import StageKit
 import Testing
 
 @testable import Sandbox

@@ -1,5 +1,5 @@
-import StageKit
 import NIOHTTP1
+import StageKit
 import Testing
 
 @testable import Sandbox

@@ -2,7 +2,7 @@ public import Foundation
 public import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `pipeline` binary, run as a user would. Waiting happens on threads of their own, never on
@@ -10,7 +10,8 @@ import Glibc
 public enum Binary {
     public static let url: URL = {
         if let path = ProcessInfo.processInfo.environment["PIPELINE_BINARY"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pipeline")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "pipeline")
     }()
 
     public struct Output: Sendable {
@@ -20,7 +21,9 @@ public enum Binary {
     }
 
     /// Starts the binary; the caller waits or kills.
-    public static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> RunningBinary {
+    public static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws
+        -> RunningBinary
+    {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -31,11 +34,14 @@ public enum Binary {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        return RunningBinary(process: process, stdout: Reader(stdout.fileHandleForReading), stderr: Reader(stderr.fileHandleForReading))
+        return RunningBinary(
+            process: process, stdout: Reader(stdout.fileHandleForReading), stderr: Reader(stderr.fileHandleForReading))
     }
 
     /// Runs the binary to completion.
-    public static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws -> Output {
+    public static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws
+        -> Output
+    {
         let running = try start(arguments, in: folder, environment: environment)
         let status = await running.exit()
         return Output(status: status, stdout: await running.stdout.text(), stderr: await running.stderr.text())
@@ -132,11 +138,14 @@ public struct Scratch: ~Copyable {
 }
 
 /// The repository root.
-public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// The `runFinished` event of a `--json` run.
 public func runFinished(_ stdout: String) -> JSONValue? {
-    stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }.last { $0["event"] == "runFinished" }
+    stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }.last {
+        $0["event"] == "runFinished"
+    }
 }
 
 /// The stage checkpoints of a workflow's run, by item folder and stage id, as they are now:

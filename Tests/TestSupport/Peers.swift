@@ -2,7 +2,7 @@ public import Foundation
 import StageKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Python launchers of third-party test servers.
@@ -35,7 +35,8 @@ public final class PeerServer: @unchecked Sendable {
         }
         guard let port = Int(line) else {
             process.terminate()
-            throw PeerError(message: "\(script) did not start (is its Python package installed? run scripts/install-deps.sh)")
+            throw PeerError(
+                message: "\(script) did not start (is its Python package installed? run scripts/install-deps.sh)")
         }
         self.port = port
     }
@@ -92,7 +93,6 @@ public func sha256sum(_ path: String) async -> String {
         return String(text.prefix(64))
     }
 }
-
 
 /// A file of `megabytes` MiB from /dev/urandom, made by dd (fast for hundreds of MiB).
 public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {

@@ -34,7 +34,8 @@ public final class SeededRandom: Sendable {
 
     /// A generator for `test`; prints its seed.
     public init(_ test: String) {
-        let seed = ProcessInfo.processInfo.environment["TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         self.seed = seed
         self.state = Mutex(seed)
         print("\(test): TEST_SEED=\(seed)")

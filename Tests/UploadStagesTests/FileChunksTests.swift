@@ -10,7 +10,9 @@ import Testing
     /// Holds chunks the way the HTTP client does until it has written them (the only references).
     final class Client: Sendable {
         private let held = Mutex([ByteBuffer(repeating: 1, count: 64), ByteBuffer(repeating: 2, count: 64)])
-        func handedOver(to window: inout FileChunks.WriteWindow) { held.withLock { for chunk in $0 { window.track(chunk) } } }
+        func handedOver(to window: inout FileChunks.WriteWindow) {
+            held.withLock { for chunk in $0 { window.track(chunk) } }
+        }
         func write() { held.withLock { $0.removeAll() } }
     }
 
@@ -34,7 +36,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try UploadFile(path: path)
         var total = 0
-        for try await chunk in file.chunks(0..<file.size) { total += chunk.readableBytes }  // each chunk dropped at once
+        // Each chunk is dropped at once.
+        for try await chunk in file.chunks(0..<file.size) { total += chunk.readableBytes }
         #expect(total == 5 * UploadFile.chunkSize + 3)
     }
 }

@@ -10,7 +10,8 @@ import UploadStages
         let base = "http://127.0.0.1:\(backend.port)/uploads"
         return [
             "create": .string(base), "signPart": .string("\(base)/{uploadId}/{partNumber}?key={key}"),
-            "listParts": .string("\(base)/{uploadId}?key={key}"), "complete": .string("\(base)/{uploadId}/complete?key={key}"),
+            "listParts": .string("\(base)/{uploadId}?key={key}"),
+            "complete": .string("\(base)/{uploadId}/complete?key={key}"),
             "abort": .string("\(base)/{uploadId}?key={key}"), "file": .string(file.path),
             "headers": ["Authorization": .string("Bearer \(token)")], "concurrency": 3,
         ]
@@ -27,10 +28,14 @@ import UploadStages
         let storage = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         let backend = try await PeerServer(script: "presign_backend.py", arguments: [String(storage.port), "media"])
         let file = try randomFile(bytes: 23 << 20, seed: 21)
-        let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)"))
+        let harness = StageHarness(
+            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)")
+        )
         var services = ServiceValues()
         services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 8 << 20)
-        let first = Task { await harness.run(PresignedUploadStage.self, options: options(backend, file), services: services) }
+        let first = Task {
+            await harness.run(PresignedUploadStage.self, options: options(backend, file), services: services)
+        }
         // Three 5 MiB parts go at once; when one comes back the stage starts the fourth, then checkpoints the
         // finished one (a cancel does not stop that) before it waits again: a byte of the fourth part means
         // a part is checkpointed, and two are still to finish.
@@ -55,7 +60,9 @@ import UploadStages
         let storage = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         let backend = try await PeerServer(script: "presign_backend.py", arguments: [String(storage.port), "media"])
         let file = try randomFile(bytes: 1000)
-        let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)"))
+        let harness = StageHarness(
+            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)")
+        )
         let run = await harness.run(PresignedUploadStage.self, options: options(backend, file, token: "wrong"))
         guard case .failure(let error) = run.outputs else {
             Issue.record("uploaded with a wrong token")

@@ -9,12 +9,16 @@ import Testing
 /// `s3.upload` against moto's S3 server, a third-party S3 implementation.
 @Suite struct S3UploadTests {
     private func harness() -> StageHarness {
-        StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString)"))
+        StageHarness(
+            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString)"))
     }
 
-    private func options(_ server: PeerServer, _ file: URL, key: String, _ extra: [String: JSONValue] = [:]) -> JSONValue {
+    private func options(_ server: PeerServer, _ file: URL, key: String, _ extra: [String: JSONValue] = [:])
+        -> JSONValue
+    {
         var options: [String: JSONValue] = [
-            "endpoint": .string("http://127.0.0.1:\(server.port)"), "bucket": "media", "key": .string(key), "file": .string(file.path),
+            "endpoint": .string("http://127.0.0.1:\(server.port)"), "bucket": "media", "key": .string(key),
+            "file": .string(file.path),
             "partSize": "5MiB", "accessKeyId": "test", "secretAccessKey": "test",
         ]
         options.merge(extra) { _, new in new }
@@ -47,13 +51,17 @@ import Testing
             for start in 0..<9 {
                 for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099 - start] {
                     let piece = UnsafeRawBufferPointer(rebasing: all[start..<start + length])
-                    #expect(crc32c_update(0, piece.baseAddress, piece.count) == crc32c_update_portable(0, piece.baseAddress, piece.count))
+                    #expect(
+                        crc32c_update(0, piece.baseAddress, piece.count)
+                            == crc32c_update_portable(0, piece.baseAddress, piece.count))
                 }
             }
             let whole = crc32c_update(0, all.baseAddress, all.count)
             let head = crc32c_update(0, all.baseAddress, 1001)
             #expect(crc32c_update(head, all.baseAddress! + 1001, all.count - 1001) == whole)
-            #expect(crc32c_update_portable(crc32c_update_portable(0, all.baseAddress, 13), all.baseAddress! + 13, all.count - 13) == whole)
+            #expect(
+                crc32c_update_portable(
+                    crc32c_update_portable(0, all.baseAddress, 13), all.baseAddress! + 13, all.count - 13) == whole)
         }
     }
 
@@ -61,11 +69,15 @@ import Testing
     func uploadsByteForByteAndLeavesNoUnfinishedUpload(checksum: String) async throws {
         let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         let file = try randomFile(bytes: 12 << 20 + 777, seed: 3)
-        let run = await harness().run(S3UploadStage.self, options: options(server, file, key: "a dir/clip ünïcode+1.bin", ["checksum": .string(checksum)]))
+        let run = await harness().run(
+            S3UploadStage.self,
+            options: options(server, file, key: "a dir/clip ünïcode+1.bin", ["checksum": .string(checksum)]))
         let outputs = try run.outputs.get()
         #expect(outputs["key"] == "a dir/clip ünïcode+1.bin")
         #expect(outputs["etag"]?.stringValue?.hasSuffix("-3\"") == true)
-        #expect(await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "a dir/clip ünïcode+1.bin"]) == sha256sum(file.path))
+        #expect(
+            await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "a dir/clip ünïcode+1.bin"])
+                == sha256sum(file.path))
         #expect(await unfinishedUploads(server) == "0")
         #expect(run.checkpoint?["parts"]?.arrayValue?.count == 3)
     }
@@ -95,7 +107,9 @@ import Testing
 
         let resumed = await harness.run(S3UploadStage.self, options: options, checkpoint: checkpoint)
         _ = try resumed.outputs.get()
-        #expect(await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "resume.bin"]) == sha256sum(file.path))
+        #expect(
+            await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "resume.bin"]) == sha256sum(file.path)
+        )
         #expect(await unfinishedUploads(server) == "0")
         // Only the missing parts went again: the first report starts past the finished parts.
         #expect((resumed.progress.first?.completed ?? 0) >= Int64(finished) * (5 << 20))
@@ -112,7 +126,8 @@ import Testing
         #expect(started == 0)
         var stale = checkpoint.objectValue ?? [:]
         stale["fingerprint"] = ["size": .int(6 << 20), "modified": 1.0]
-        let run = await harness.run(S3UploadStage.self, options: options(server, file, key: "changed.bin"), checkpoint: .object(stale))
+        let run = await harness.run(
+            S3UploadStage.self, options: options(server, file, key: "changed.bin"), checkpoint: .object(stale))
         guard case .failure(let error) = run.outputs else {
             Issue.record("resumed with a changed file")
             return

@@ -7,7 +7,8 @@ import UploadStages
 /// `tus.upload` against tuspyserver, a third-party tus 1.0 server.
 @Suite struct TusUploadTests {
     private func harness() -> StageHarness {
-        StageHarness(stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("tus-\(UUID().uuidString)"))
+        StageHarness(
+            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("tus-\(UUID().uuidString)"))
     }
 
     /// The bytes tuspyserver stored for an upload URL.
@@ -25,7 +26,9 @@ import UploadStages
     @Test func uploadsAFileByteForByte() async throws {
         let server = try await PeerServer(script: "tus_server.py")
         let file = try randomFile(bytes: 24 << 20)
-        let run = await harness().run(TusUploadStage.self, options: ["endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path)])
+        let run = await harness().run(
+            TusUploadStage.self,
+            options: ["endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path)])
         let outputs = try run.outputs.get()
         #expect(outputs["size"] == .int(24 << 20))
         #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
@@ -37,8 +40,11 @@ import UploadStages
         let file = try randomFile(bytes: 10 << 20 + 12345, seed: 7)
         let run = await harness().run(
             TusUploadStage.self,
-            options: ["endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path), "chunkSize": "4MiB",
-                      "metadata": ["title": "héllo, world"]])
+            options: [
+                "endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path),
+                "chunkSize": "4MiB",
+                "metadata": ["title": "héllo, world"],
+            ])
         let outputs = try run.outputs.get()
         #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
         #expect(run.checkpoint?["offset"] == .int(10 << 20 + 12345))
@@ -50,7 +56,10 @@ import UploadStages
     @Test func resumesFromTheServersOffsetAfterAnInterruption() async throws {
         let server = try await PeerServer(script: "tus_server.py")
         let file = try randomFile(bytes: 32 << 20, seed: 9)
-        let options: JSONValue = ["endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path), "chunkSize": "2MiB"]
+        let options: JSONValue = [
+            "endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path),
+            "chunkSize": "2MiB",
+        ]
         var services = ServiceValues()
         services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 16 << 20)
         let harness = harness()
@@ -80,7 +89,10 @@ import UploadStages
         let server = try await PeerServer(script: "tus_server.py")
         let file = try randomFile(bytes: 1000)
         let run = await harness().run(
-            TusUploadStage.self, options: ["url": .string("http://127.0.0.1:\(server.port)/files/0123456789abcdef"), "file": .string(file.path)])
+            TusUploadStage.self,
+            options: [
+                "url": .string("http://127.0.0.1:\(server.port)/files/0123456789abcdef"), "file": .string(file.path),
+            ])
         guard case .failure(let error) = run.outputs else {
             Issue.record("uploaded to a missing upload")
             return
@@ -95,7 +107,10 @@ import UploadStages
             "uploadURL": .string("http://127.0.0.1:\(server.port)/files/abc"), "created": false,
             "fingerprint": ["size": 4000, "modified": 1.0], "offset": 2000,
         ]
-        let run = await harness().run(TusUploadStage.self, options: ["url": .string("http://127.0.0.1:\(server.port)/files/abc"), "file": .string(file.path)], checkpoint: resume)
+        let run = await harness().run(
+            TusUploadStage.self,
+            options: ["url": .string("http://127.0.0.1:\(server.port)/files/abc"), "file": .string(file.path)],
+            checkpoint: resume)
         guard case .failure(let error) = run.outputs else {
             Issue.record("resumed with different bytes")
             return
@@ -105,7 +120,9 @@ import UploadStages
 
     @Test func aServerThatIsNotThereFailsAfterRetries() async throws {
         let file = try randomFile(bytes: 1000)
-        let run = await harness().run(TusUploadStage.self, options: ["endpoint": "http://127.0.0.1:9/files/", "file": .string(file.path), "retries": 2])
+        let run = await harness().run(
+            TusUploadStage.self,
+            options: ["endpoint": "http://127.0.0.1:9/files/", "file": .string(file.path), "retries": 2])
         guard case .failure(let error) = run.outputs else {
             Issue.record("uploaded to nothing")
             return
@@ -118,7 +135,8 @@ import UploadStages
         let server = try await PeerServer(script: "tus_server.py")
         let file = try randomFile(bytes: 20 << 20 + 5, seed: 13)
         let options: JSONValue = [
-            "endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path), "parallel": 4, "chunkSize": "1MiB",
+            "endpoint": .string("http://127.0.0.1:\(server.port)/files/"), "file": .string(file.path), "parallel": 4,
+            "chunkSize": "1MiB",
         ]
         var services = ServiceValues()
         services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: 10 << 20)

@@ -1,9 +1,9 @@
-import StageKit
 import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import StageKit
 
 @testable import Sandbox
 
