@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -51,6 +52,7 @@ let package = Package(
                 "StageKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -68,12 +70,16 @@ let package = Package(
                 "StageKit", "CMediaShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CoreStages",
-            dependencies: ["StageKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StageKit", "CProcessSpawn", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -86,6 +92,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,19 +120,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(name: "CPipelinePlugin"),
         .target(
             name: "PipelinePluginSDK",
-            dependencies: ["StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PluginHost",
             dependencies: [
                 "PipelineKit", "StageKit", "CPipelinePlugin", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -143,6 +155,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineKitTests",
-            dependencies: ["PipelineKit", "StageKit", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PipelineKit", "StageKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -163,12 +179,14 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaStagesTests",
-            dependencies: ["MediaStages", "StageKit", "TestSupport"],
+            dependencies: [
+                "MediaStages", "StageKit", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["StageKit"],
+            dependencies: ["StageKit", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Tests/TestSupport",
             exclude: ["Peers"],
             swiftSettings: swiftSettings
@@ -181,6 +199,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             exclude: ["Fixtures", "botocore_sign.py"],
             swiftSettings: swiftSettings
@@ -200,7 +219,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox"],
+            dependencies: [
+                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

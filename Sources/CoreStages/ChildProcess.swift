@@ -1,7 +1,7 @@
 import CProcessSpawn
 import Foundation
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,19 +39,19 @@ enum ChildProcess {
         let (pid, stdoutDescriptor, stderrDescriptor) = try spawn(
             executable: executable, arguments: [program] + arguments,
             environment: merged.map { "\($0.key)=\($0.value)" }, workingDirectory: workingDirectory)
-        let exited = Mutex(false)
+        let exited = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
             async let stdout = drain(stdoutDescriptor, limit: stdoutLimit, keepTail: false)
             async let stderr = drain(stderrDescriptor, limit: stderrLimit, keepTail: true)
             let (status, signalled) = await wait(for: pid)
-            exited.withLock { $0 = true }
+            exited.withLockedValue { $0 = true }
             let result = Result(status: status, signalled: signalled, stdout: await stdout, stderr: await stderr)
             try Task.checkCancellation()
             return result
         } onCancel: {
             kill(-pid, SIGTERM)
             DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
-                if !exited.withLock({ $0 }) { kill(-pid, SIGKILL) }
+                if !exited.withLockedValue({ $0 }) { kill(-pid, SIGKILL) }
             }
         }
     }

@@ -1,6 +1,7 @@
 import CMediaShim
 import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 import StageKit
 import Synchronization
 
@@ -239,7 +240,7 @@ private final class ProgressRelay: Sendable {
 
 /// FFmpeg has one log callback per process: its lines go to the logger of the latest running operation.
 enum FFmpegLog {
-    private static let loggers = Mutex<[(id: UInt64, logger: Logger)]>([])
+    private static let loggers = NIOLockedValueBox<[(id: UInt64, logger: Logger)]>([])
     private static let counter = Atomic<UInt64>(0)
     private static let installed: Void = {
         ms_set_log_handler(
@@ -255,13 +256,13 @@ enum FFmpegLog {
         guard let logger else { return await body() }
         ms_set_log_level(logger.logLevel <= .debug ? Int32(MS_LOG_INFO.rawValue) : Int32(MS_LOG_WARNING.rawValue))
         let id = counter.add(1, ordering: .relaxed).newValue
-        loggers.withLock { $0.append((id, logger)) }
-        defer { loggers.withLock { $0.removeAll { $0.id == id } } }
+        loggers.withLockedValue { $0.append((id, logger)) }
+        defer { loggers.withLockedValue { $0.removeAll { $0.id == id } } }
         return await body()
     }
 
     private static func forward(level: Int32, line: String) {
-        guard let logger = loggers.withLock({ $0.last?.logger }) else { return }
+        guard let logger = loggers.withLockedValue({ $0.last?.logger }) else { return }
         switch UInt32(level) {
         case MS_LOG_ERROR.rawValue: logger.error("ffmpeg: \(line)")
         case MS_LOG_WARNING.rawValue: logger.warning("ffmpeg: \(line)")

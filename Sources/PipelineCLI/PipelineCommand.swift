@@ -1,10 +1,10 @@
 public import ArgumentParser
 import CoreStages
 import MediaStages
+import NIOConcurrencyHelpers
 import PipelineKit
 import PlatformStages
 import PluginHost
-import Synchronization
 import UploadStages
 
 public import protocol StageKit.Stage
@@ -29,14 +29,14 @@ public struct PipelineCommand: AsyncParsableCommand {
 
     /// Runs the command line with the built-in stages plus `stages`.
     public static func main(registering stages: [any Stage.Type]) async {
-        StageCatalog.extraStages.withLock { $0 = stages }
+        StageCatalog.extraStages.withLockedValue { $0 = stages }
         await main()
     }
 }
 
 /// The stage types available to the commands of this process.
 enum StageCatalog {
-    static let extraStages = Mutex<[any Stage.Type]>([])
+    static let extraStages = NIOLockedValueBox<[any Stage.Type]>([])
 
     /// The stage types that ship with `pipeline`.
     static let builtInStages: [any Stage.Type] =
@@ -49,7 +49,7 @@ enum StageCatalog {
         var registry = StageRegistry()
         do {
             for stage in builtInStages { try registry.register(stage, source: .builtIn) }
-            for stage in extraStages.withLock({ $0 }) { try registry.register(stage, source: .compiledIn) }
+            for stage in extraStages.withLockedValue({ $0 }) { try registry.register(stage, source: .compiledIn) }
             for path in plugins {
                 for descriptor in try PluginLoader.load(path) { try registry.register(descriptor) }
             }

@@ -1,8 +1,8 @@
 public import CPipelinePlugin
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 public import StageKit
-import Synchronization
 
 /// Turns ordinary `Stage` types into a plugin that `pipeline` loads at run time (`--plugin` or a
 /// workflow's `"plugins"`). Write one function in the plugin and build it as a dynamic library:
@@ -23,12 +23,12 @@ public typealias PluginRegistrar = UnsafePointer<pipeline_plugin_registrar>
 
 /// Exports a plugin's stages to the host.
 public enum PluginExport {
-    private static let stages = Mutex<[any Stage.Type]>([])
+    private static let stages = NIOLockedValueBox<[any Stage.Type]>([])
 
     /// Registers `stages` with the host; returns what `pipeline_plugin_register` must return.
     public static func register(_ types: [any Stage.Type], with registrar: PluginRegistrar?) -> Int32 {
         guard let registrar = registrar?.pointee else { return 1 }
-        stages.withLock { $0 = types }
+        stages.withLockedValue { $0 = types }
         for (index, stage) in types.enumerated() {
             let message: JSONValue
             do {
@@ -49,7 +49,7 @@ public enum PluginExport {
     /// Starts stage `index` (called through `pipeline_plugin_start`).
     static func start(_ index: Int32, request text: String, host: pipeline_stage_host) -> UnsafeMutableRawPointer? {
         let bridge = HostBridge(host)
-        guard let stage = stages.withLock({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
+        guard let stage = stages.withLockedValue({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
             let request = try? JSONValue(parsing: text),
             let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
         else {
@@ -67,7 +67,7 @@ public enum PluginExport {
         // The handle stays valid until the run has called finish (the host cancels only before that).
         let handle = Unmanaged.passRetained(RunningStage())
         let owner = UnsafeSendable(handle)
-        handle.takeUnretainedValue().task.withLock { task in
+        handle.takeUnretainedValue().task.withLockedValue { task in
             task = Task {
                 do {
                     let outputs = try await stage.run(json: options, context: context)
@@ -93,7 +93,7 @@ public enum PluginExport {
 
 /// A started run: the host's handle, released when the run has finished.
 final class RunningStage: Sendable {
-    let task = Mutex<Task<Void, Never>?>(nil)
+    let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 }
 
 /// Carries a value across tasks where the compiler cannot see that it is safe: the run's retained handle
@@ -196,5 +196,5 @@ public func pipelinePluginStart(
 @_cdecl("pipeline_plugin_cancel")
 public func pipelinePluginCancel(_ handle: UnsafeMutableRawPointer?) {
     guard let handle else { return }
-    Unmanaged<RunningStage>.fromOpaque(handle).takeUnretainedValue().task.withLock { $0?.cancel() }
+    Unmanaged<RunningStage>.fromOpaque(handle).takeUnretainedValue().task.withLockedValue { $0?.cancel() }
 }

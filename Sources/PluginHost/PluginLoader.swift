@@ -1,9 +1,9 @@
 import CPipelinePlugin
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 public import PipelineKit
 import StageKit
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -55,23 +55,24 @@ public enum PluginLoader {
             abi_version: expected, context: Unmanaged.passUnretained(registration).toOpaque(),
             register_stage: { context, stage, json in
                 guard let context, let json else { return 1 }
-                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().stages.withLock {
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().stages.withLockedValue {
                     $0.append((stage, String(cString: json)))
                 }
                 return 0
             },
             fail: { context, message in
                 guard let context, let message else { return }
-                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().failure.withLock {
+                Unmanaged<Registration>.fromOpaque(context).takeUnretainedValue().failure.withLockedValue {
                     $0 = String(cString: message)
                 }
             })
         let status = withExtendedLifetime(registration) { register(&registrar) }
         guard status == 0 else {
-            throw refuse("failed to register its stages: \(registration.failure.withLock { $0 } ?? "status \(status)")")
+            throw refuse(
+                "failed to register its stages: \(registration.failure.withLockedValue { $0 } ?? "status \(status)")")
         }
         var descriptors: [StageDescriptor] = []
-        for (index, json) in registration.stages.withLock({ $0 }) {
+        for (index, json) in registration.stages.withLockedValue({ $0 }) {
             guard let message = try? JSONValue(parsing: json), let stageType = message["type"]?.stringValue,
                 let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
                 let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self)
@@ -91,8 +92,8 @@ public enum PluginLoader {
 
 /// What a plugin registered while its register function ran.
 private final class Registration: Sendable {
-    let stages = Mutex<[(Int32, String)]>([])
-    let failure = Mutex<String?>(nil)
+    let stages = NIOLockedValueBox<[(Int32, String)]>([])
+    let failure = NIOLockedValueBox<String?>(nil)
 }
 
 /// A plugin's start and cancel functions.
@@ -192,15 +193,15 @@ private final class PluginRun: @unchecked Sendable {
     /// Runs `body` and blocks the calling thread until it is done: the checkpoint callbacks are
     /// synchronous in the ABI, which requires plugins to call them from threads that may block.
     static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T? {
-        let result = Mutex<T?>(nil)
+        let result = NIOLockedValueBox<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let value = try? await body()
-            result.withLock { $0 = value }
+            result.withLockedValue { $0 = value }
             done.signal()
         }
         done.wait()
-        return result.withLock { $0 }
+        return result.withLockedValue { $0 }
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> PluginRun? {

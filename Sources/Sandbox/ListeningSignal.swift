@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 
 /// Carries the bound port from Hummingbird's `onServerRunning` callback to ``SandboxServer/start``,
 /// or the error that kept the server from listening. The first outcome wins.
@@ -9,7 +9,7 @@ final class ListeningSignal: Sendable {
         var waiter: CheckedContinuation<Int, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func succeed(port: Int) {
         self.settle(.success(port))
@@ -21,7 +21,7 @@ final class ListeningSignal: Sendable {
 
     func wait() async throws -> Int {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = self.state.withLock { state -> Result<Int, any Error>? in
+            let ready = self.state.withLockedValue { state -> Result<Int, any Error>? in
                 if let outcome = state.outcome { return outcome }
                 state.waiter = continuation
                 return nil
@@ -33,7 +33,7 @@ final class ListeningSignal: Sendable {
     }
 
     private func settle(_ outcome: Result<Int, any Error>) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Int, any Error>? in
+        let waiter = self.state.withLockedValue { state -> CheckedContinuation<Int, any Error>? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer { state.waiter = nil }

@@ -17,7 +17,10 @@ public enum BlockingWork {
         return pool
     }()
 
-    /// Runs a short blocking call on the pool and returns its result (or rethrows its error).
+    /// Runs a short blocking call on the pool and returns its result (or rethrows its error). When the calling
+    /// task is cancelled before a thread picks the call up, it does not run and `CancellationError` is
+    /// thrown; once started, it runs to its end. Work that must happen even then (a checkpoint written while
+    /// a stage is being interrupted) runs from a task of its own.
     public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await pool.runIfActive(body)
     }

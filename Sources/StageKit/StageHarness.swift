@@ -1,6 +1,6 @@
 public import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Runs one stage outside a workflow, as a test or a stage author's check does: options in, outputs and
 /// the last checkpoint out, with a checkpoint handed in as a crashed run would have left it. Options get
@@ -59,24 +59,24 @@ private final class MemoryJournal: StageCheckpointing {
         var progress: [StageProgress] = []
     }
 
-    private let storage: Mutex<State>
+    private let storage: NIOLockedValueBox<State>
 
     init(checkpoint: JSONValue?) {
-        storage = Mutex(State(checkpoint: checkpoint))
+        storage = NIOLockedValueBox(State(checkpoint: checkpoint))
     }
 
-    var state: State { storage.withLock { $0 } }
+    var state: State { storage.withLockedValue { $0 } }
 
     func append(_ progress: StageProgress) {
-        storage.withLock { $0.progress.append(progress) }
+        storage.withLockedValue { $0.progress.append(progress) }
     }
 
     func saveCheckpoint(_ value: JSONValue) async throws {
-        storage.withLock { $0.checkpoint = value }
+        storage.withLockedValue { $0.checkpoint = value }
     }
 
     func idempotencyKey(_ name: String) async throws -> String {
-        storage.withLock { state in
+        storage.withLockedValue { state in
             if let key = state.keys[name] { return key }
             let key = UUID().uuidString.lowercased()
             state.keys[name] = key

@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Sandbox
 import StageKit
-import Synchronization
 import TestSupport
 import Testing
 
@@ -262,7 +262,7 @@ import Testing
 /// the difference of two reads is the chain's, as long as the test asks the sandbox nothing else between.
 private final class SandboxTraffic: Sendable {
     private let url: String
-    private let reads = Mutex(0)
+    private let reads = NIOLockedValueBox(0)
 
     init(_ sandbox: RunningSandbox) {
         url = "\(sandbox.baseURL)/sandbox/stats"
@@ -270,7 +270,7 @@ private final class SandboxTraffic: Sendable {
 
     /// The counters now, or nil when the sandbox did not answer.
     func read() async -> (requests: Int, bytes: Int)? {
-        let own = reads.withLock { count in
+        let own = reads.withLockedValue { count in
             count += 1
             return count
         }

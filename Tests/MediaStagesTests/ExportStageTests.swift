@@ -1,7 +1,7 @@
 import Foundation
 import MediaStages
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 import TestSupport
 import Testing
 
@@ -203,11 +203,11 @@ import Testing
 
 /// Set by one task, read by another.
 private final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = NIOLockedValueBox(false)
 
-    var isSet: Bool { value.withLock { $0 } }
+    var isSet: Bool { value.withLockedValue { $0 } }
 
     func set() {
-        value.withLock { $0 = true }
+        value.withLockedValue { $0 = true }
     }
 }

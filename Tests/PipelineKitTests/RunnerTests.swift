@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 
@@ -234,7 +234,7 @@ import Testing
         let log = EventLog()
         let summary = try await sandbox.run(workflow, log: log)
         #expect(summary.succeeded == 1, "\(log.itemErrors)")
-        #expect(TokenService.guardedRuns.withLock { $0 } == 2)
+        #expect(TokenService.guardedRuns.withLockedValue { $0 } == 2)
         for file in try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path) {
             let text =
                 (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
@@ -246,7 +246,7 @@ import Testing
 
         let without = workflow.replacingOccurrences(of: #""refreshWith": "token", "#, with: "").replacingOccurrences(
             of: "\"t\"", with: "\"u\"")
-        TokenService.guardedRuns.withLock { $0 = 0 }
+        TokenService.guardedRuns.withLockedValue { $0 = 0 }
         let failing = EventLog()
         let failed = try await sandbox.run(without, log: failing)
         #expect(failed.failed == 1)

@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PipelineKit
 import StageKit
-import Synchronization
 import Testing
 
 /// A stage for tests: counts its runs per key, can fail a number of times, sleep, and checkpoint.
@@ -27,16 +27,16 @@ struct ProbeStage: Stage {
         OutputField("resumed", "The resume data it got."),
     ])
 
-    static let counts = Mutex<[String: Int]>([:])
+    static let counts = NIOLockedValueBox<[String: Int]>([:])
 
     static func runs(_ key: String) -> Int {
-        counts.withLock { $0[key, default: 0] }
+        counts.withLockedValue { $0[key, default: 0] }
     }
 
     init() {}
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let run = Self.counts.withLock { counts in
+        let run = Self.counts.withLockedValue { counts in
             counts[options.key, default: 0] += 1
             return counts[options.key, default: 0]
         }
@@ -54,15 +54,15 @@ struct ProbeStage: Stage {
 
 /// Collects a run's events.
 final class EventLog: RunEventSink {
-    let events = Mutex<[any RunEvent]>([])
+    let events = NIOLockedValueBox<[any RunEvent]>([])
 
     func emit(_ event: any RunEvent) {
-        events.withLock { $0.append(event) }
+        events.withLockedValue { $0.append(event) }
     }
 
     /// The events of one kind, in order.
     func all<Event: RunEvent>(_ kind: Event.Type) -> [Event] {
-        events.withLock { $0.compactMap { $0 as? Event } }
+        events.withLockedValue { $0.compactMap { $0 as? Event } }
     }
 
     /// (item, stage, outcome) of every finished stage.
@@ -147,8 +147,8 @@ func probeWorkflow(_ prefix: String, b: String = "", retry: String = #"{"attempt
 
 /// A token service for tests: `test.token` hands out the current token; `test.guarded` accepts only it.
 enum TokenService {
-    static let current = Mutex<String>("token-one-1234")
-    static let guardedRuns = Mutex<Int>(0)
+    static let current = NIOLockedValueBox<String>("token-one-1234")
+    static let guardedRuns = NIOLockedValueBox<Int>(0)
 }
 
 struct TokenStage: Stage {
@@ -159,7 +159,7 @@ struct TokenStage: Stage {
     static let outputSchema = OutputSchema([OutputField("token", "The token.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        Outputs(token: TokenService.current.withLock { $0 })
+        Outputs(token: TokenService.current.withLockedValue { $0 })
     }
 }
 
@@ -174,12 +174,12 @@ struct GuardedStage: Stage {
     static let outputSchema = OutputSchema([OutputField("ok", "Accepted.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let first = TokenService.guardedRuns.withLock { runs -> Bool in
+        let first = TokenService.guardedRuns.withLockedValue { runs -> Bool in
             runs += 1
             return runs == 1
         }
-        if first && options.rotateFirst { TokenService.current.withLock { $0 = "token-\(UUID().uuidString)" } }
-        guard options.token == TokenService.current.withLock({ $0 }) else {
+        if first && options.rotateFirst { TokenService.current.withLockedValue { $0 = "token-\(UUID().uuidString)" } }
+        guard options.token == TokenService.current.withLockedValue({ $0 }) else {
             throw StageFailure("401 token \(options.token) expired", disposition: .credentialsExpired)
         }
         return Outputs(ok: true)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A condition that did not become true within the safety limit of ``waitUntil(_:limit:_:)``.
 public struct WaitTimedOut: Error, CustomStringConvertible {
@@ -30,20 +30,20 @@ public func waitUntil(
 public final class SeededRandom: Sendable {
     /// The seed of this generator.
     public let seed: UInt64
-    private let state: Mutex<UInt64>
+    private let state: NIOLockedValueBox<UInt64>
 
     /// A generator for `test`; prints its seed.
     public init(_ test: String) {
         let seed =
             ProcessInfo.processInfo.environment["TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         self.seed = seed
-        self.state = Mutex(seed)
+        self.state = NIOLockedValueBox(seed)
         print("\(test): TEST_SEED=\(seed)")
     }
 
     /// The next number (SplitMix64).
     public func next() -> UInt64 {
-        state.withLock { state in
+        state.withLockedValue { state in
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

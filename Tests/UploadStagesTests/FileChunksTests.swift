@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 import Testing
 
 @testable import UploadStages
@@ -9,11 +9,11 @@ import Testing
 @Suite struct FileChunksTests {
     /// Holds chunks the way the HTTP client does until it has written them (the only references).
     final class Client: Sendable {
-        private let held = Mutex([ByteBuffer(repeating: 1, count: 64), ByteBuffer(repeating: 2, count: 64)])
+        private let held = NIOLockedValueBox([ByteBuffer(repeating: 1, count: 64), ByteBuffer(repeating: 2, count: 64)])
         func handedOver(to window: inout FileChunks.WriteWindow) {
-            held.withLock { for chunk in $0 { window.track(chunk) } }
+            held.withLockedValue { for chunk in $0 { window.track(chunk) } }
         }
-        func write() { held.withLock { $0.removeAll() } }
+        func write() { held.withLockedValue { $0.removeAll() } }
     }
 
     @Test func aThirdChunkWaitsUntilTheClientHasWrittenOne() async throws {

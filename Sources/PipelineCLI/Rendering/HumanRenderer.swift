@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PipelineKit
 import StageKit
-import Synchronization
 
 /// Shows a run to people: a line per finished stage, failure and retry; on a terminal also a live block
 /// at the bottom with every running stage (progress, rate, ETA) and the overall count.
@@ -26,7 +26,7 @@ final class HumanRenderer: RunEventSink {
     }
 
     private let live: Bool
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// - Parameter live: redraw a status block (on a terminal) instead of printing periodic progress lines.
     init(live: Bool) {
@@ -34,7 +34,7 @@ final class HumanRenderer: RunEventSink {
     }
 
     func emit(_ event: any RunEvent) {
-        state.withLock { state in
+        state.withLockedValue { state in
             var lines: [String] = []
             var force = true
             switch event {

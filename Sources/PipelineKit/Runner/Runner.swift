@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 public import StageKit
-import Synchronization
 
 /// Runs a workflow's stages over input items, checkpointing every step so that a rerun continues where
 /// a crash or a signal stopped it.
@@ -502,10 +502,10 @@ public struct Runner: Sendable {
     /// Forwards progress at most five times a second per stage, and always the final report.
     private func progressReporter(item: String, stage: String) -> @Sendable (StageProgress) -> Void {
         let sink = self.sink
-        let last = Mutex<ContinuousClock.Instant?>(nil)
+        let last = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
         return { progress in
             let now = ContinuousClock.now
-            let due = last.withLock { previous -> Bool in
+            let due = last.withLockedValue { previous -> Bool in
                 let finished = progress.total.map { progress.completed >= $0 } ?? false
                 guard finished || previous.map({ now - $0 >= .milliseconds(200) }) ?? true else { return false }
                 previous = now

@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 public import StageKit
-import Synchronization
 
 /// Replaces secret values by an expression in everything that is stored or logged, and puts them back when
 /// state is read: the environment variables a workflow reads (as `${env.NAME}`), and the outputs of stages
@@ -10,14 +10,14 @@ public final class SecretRedactor: Sendable {
     /// logs while protecting nothing.
     public static let minimumLength = 4
 
-    private let secrets: Mutex<[(marker: String, value: String)]>
+    private let secrets: NIOLockedValueBox<[(marker: String, value: String)]>
 
     /// No secrets (yet).
     public static var none: SecretRedactor { SecretRedactor(names: [], environment: [:]) }
 
     /// Secrets are the values of `names` in `environment`.
     public init(names: some Sequence<String>, environment: [String: String]) {
-        secrets = Mutex(
+        secrets = NIOLockedValueBox(
             names.compactMap { name in
                 guard let value = environment[name], value.count >= SecretRedactor.minimumLength else { return nil }
                 return ("${env.\(name)}", value)
@@ -27,7 +27,7 @@ public final class SecretRedactor: Sendable {
     /// Treats `value` as a secret from now on, shown as `marker`.
     public func add(_ value: String, as marker: String) {
         guard value.count >= SecretRedactor.minimumLength else { return }
-        secrets.withLock { secrets in
+        secrets.withLockedValue { secrets in
             guard !secrets.contains(where: { $0.value == value }) else { return }
             secrets.append((marker, value))
             secrets.sort { $0.value.count > $1.value.count }
@@ -47,7 +47,7 @@ public final class SecretRedactor: Sendable {
 
     /// The text with every secret replaced by its expression.
     public func redact(_ text: String) -> String {
-        let secrets = self.secrets.withLock { $0 }
+        let secrets = self.secrets.withLockedValue { $0 }
         var result = text
         for secret in secrets where result.contains(secret.value) {
             result = result.replacingOccurrences(of: secret.value, with: secret.marker)
@@ -62,7 +62,7 @@ public final class SecretRedactor: Sendable {
 
     /// The value with every expression put back as the secret it stands for.
     public func reveal(_ value: JSONValue) -> JSONValue {
-        let secrets = self.secrets.withLock { $0 }
+        let secrets = self.secrets.withLockedValue { $0 }
         guard !secrets.isEmpty else { return value }
         return map(value) { text in
             var result = text

@@ -1,6 +1,6 @@
 import HTTPTypes
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 
 /// Decides, request by request, which faults to inject. Deterministic: the decisions follow from
 /// the seed and the order in which requests arrive.
@@ -10,24 +10,24 @@ final class FaultInjector: Sendable {
         var random: SplitMix64
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(_ faults: SandboxFaults) {
-        self.state = Mutex(State(faults: faults, random: SplitMix64(seed: faults.seed)))
+        self.state = NIOLockedValueBox(State(faults: faults, random: SplitMix64(seed: faults.seed)))
     }
 
     var faults: SandboxFaults {
-        self.state.withLock { $0.faults }
+        self.state.withLockedValue { $0.faults }
     }
 
     /// Replaces the faults and restarts the generator from their seed.
     func replace(_ faults: SandboxFaults) {
-        self.state.withLock { $0 = State(faults: faults, random: SplitMix64(seed: faults.seed)) }
+        self.state.withLockedValue { $0 = State(faults: faults, random: SplitMix64(seed: faults.seed)) }
     }
 
     /// An error to answer instead of processing the request, or `nil`.
     func injectedError() -> (status: HTTPResponse.Status, retryAfter: Bool)? {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             guard state.faults.errorRate > 0 else { return nil }
             guard state.random.nextUnit() < state.faults.errorRate else { return nil }
             switch state.random.next() % 3 {
@@ -40,7 +40,7 @@ final class FaultInjector: Sendable {
 
     /// How many body bytes to read before cutting this upload request's connection, or `nil`.
     func dropLimit() -> Int64? {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             guard let limit = state.faults.dropAfterBytes else { return nil }
             guard state.faults.dropRate >= 1 || state.random.nextUnit() < state.faults.dropRate else { return nil }
             return max(0, limit)

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 
 /// Counters for `GET /sandbox/stats`: how much traffic the sandbox saw, so tests can check that a
 /// client re-sent no more than it had to.
@@ -11,26 +11,26 @@ final class SandboxStats: Sendable {
         var droppedConnections: Int64 = 0
     }
 
-    private let counters = Mutex(Counters())
+    private let counters = NIOLockedValueBox(Counters())
 
     func countRequest() {
-        self.counters.withLock { $0.requests += 1 }
+        self.counters.withLockedValue { $0.requests += 1 }
     }
 
     /// Bytes read from upload bodies (tus `PATCH`, `PUT`), including bodies that were cut.
     func countBodyBytes(_ count: Int) {
-        self.counters.withLock { $0.bodyBytes += Int64(count) }
+        self.counters.withLockedValue { $0.bodyBytes += Int64(count) }
     }
 
     func countInjectedError() {
-        self.counters.withLock { $0.injectedErrors += 1 }
+        self.counters.withLockedValue { $0.injectedErrors += 1 }
     }
 
     func countDroppedConnection() {
-        self.counters.withLock { $0.droppedConnections += 1 }
+        self.counters.withLockedValue { $0.droppedConnections += 1 }
     }
 
     var snapshot: (requests: Int64, bodyBytes: Int64, injectedErrors: Int64, droppedConnections: Int64) {
-        self.counters.withLock { ($0.requests, $0.bodyBytes, $0.injectedErrors, $0.droppedConnections) }
+        self.counters.withLockedValue { ($0.requests, $0.bodyBytes, $0.injectedErrors, $0.droppedConnections) }
     }
 }

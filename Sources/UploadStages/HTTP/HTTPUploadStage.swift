@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 public import StageKit
-import Synchronization
 
 /// `http.upload`: a resumable PUT with `Content-Range`, as Vimeo's legacy streaming upload and
 /// Google-style resumable uploads speak it. After a failure or a crash it asks the server how much it has
@@ -88,16 +88,16 @@ private final class ResumablePut: Sendable {
     private let exchange: HTTPExchange
     /// The server's offset and, once it answered the last byte, its final status; the retry loop reads the
     /// offset from its own task.
-    private let state = Mutex<(offset: Int64, finalStatus: Int?)>((0, nil))
+    private let state = NIOLockedValueBox<(offset: Int64, finalStatus: Int?)>((0, nil))
 
     private var offset: Int64 {
-        get { state.withLock { $0.offset } }
-        set { state.withLock { $0.offset = newValue } }
+        get { state.withLockedValue { $0.offset } }
+        set { state.withLockedValue { $0.offset = newValue } }
     }
 
     private var finalStatus: Int? {
-        get { state.withLock { $0.finalStatus } }
-        set { state.withLock { $0.finalStatus = newValue } }
+        get { state.withLockedValue { $0.finalStatus } }
+        set { state.withLockedValue { $0.finalStatus = newValue } }
     }
 
     init(options: HTTPUploadStage.Options, file: UploadFile, context: StageContext, exchange: HTTPExchange) {

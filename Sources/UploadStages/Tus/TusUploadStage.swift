@@ -2,10 +2,10 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 public import StageKit
-import Synchronization
 
 /// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
 /// termination). It creates the upload on an `endpoint`, or continues one someone else created at
@@ -116,8 +116,8 @@ private final class TusSession: Sendable {
     private let file: UploadFile
     private let context: StageContext
     private let exchange: HTTPExchange
-    private let state: Mutex<State>
-    private let acknowledged = Mutex<[Int: Int64]>([:])
+    private let state: NIOLockedValueBox<State>
+    private let acknowledged = NIOLockedValueBox<[Int: Int64]>([:])
 
     /// What changes while the upload runs.
     private struct State {
@@ -127,14 +127,14 @@ private final class TusSession: Sendable {
 
     /// The last checkpointed progress.
     private var progress: TusUploadStage.Progress? {
-        get { state.withLock { $0.progress } }
-        set { state.withLock { $0.progress = newValue } }
+        get { state.withLockedValue { $0.progress } }
+        set { state.withLockedValue { $0.progress = newValue } }
     }
 
     /// What the server offers.
     private var capabilities: Capabilities {
-        get { state.withLock { $0.capabilities } }
-        set { state.withLock { $0.capabilities = newValue } }
+        get { state.withLockedValue { $0.capabilities } }
+        set { state.withLockedValue { $0.capabilities = newValue } }
     }
 
     /// What the server said in its OPTIONS answer.
@@ -152,7 +152,7 @@ private final class TusSession: Sendable {
         let stall = options.stallTimeout
         self.exchange = HTTPExchange(
             client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
-        self.state = Mutex(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
+        self.state = NIOLockedValueBox(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
     }
 
     func upload() async throws -> TusUploadStage.Outputs {
@@ -172,7 +172,7 @@ private final class TusSession: Sendable {
         let concatenate = parallel > 1 && options.endpoint != nil && capabilities.extensions.contains("concatenation")
         do {
             try await retry.run(
-                logger: context.logger, progress: { [self] in acknowledged.withLock { $0.values.reduce(0, +) } }
+                logger: context.logger, progress: { [self] in acknowledged.withLockedValue { $0.values.reduce(0, +) } }
             ) {
                 if concatenate {
                     try await uploadInParts(parallel, chunkSize: chunkSize, algorithm: algorithm)
@@ -278,11 +278,11 @@ private final class TusSession: Sendable {
         counter: PartsProgress? = nil
     ) async throws {
         var offset = try await offset(of: segment)
-        acknowledged.withLock { $0[index] = offset }
+        acknowledged.withLockedValue { $0[index] = offset }
         while offset < segment.length {
             offset = try await patch(
                 segment, from: offset, chunkSize: chunkSize, algorithm: algorithm, counter: counter.map { ($0, index) })
-            acknowledged.withLock { $0[index] = offset }
+            acknowledged.withLockedValue { $0[index] = offset }
         }
     }
 
