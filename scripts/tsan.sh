@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 filter='RunnerTests|StageSDKTests|TusUploadTests|S3UploadTests|FileChunksTests|PresignedUploadTests'
 # halt_on_error makes the first race fail the run instead of scrolling past.
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}"
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel --filter "$filter"
