@@ -53,10 +53,11 @@ extension Stage {
     public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema }
 
     /// Decodes resolved `with` options into ``Options``, after filling in every declared default; a value
-    /// of the wrong type is a fatal ``StageFailure`` naming the option.
-    public static func decodeOptions(_ with: JSONValue) throws -> Options {
+    /// of the wrong type is a fatal ``StageFailure`` naming the option. Hosts that run a stage often pass the
+    /// schema they read once (reading it reflects over the declarations).
+    public static func decodeOptions(_ with: JSONValue, schema: OptionSchema = optionSchema) throws -> Options {
         do {
-            return try Options.optionSchema.applyingDefaults(to: with).decode(as: Options.self)
+            return try schema.applyingDefaults(to: with).decode(as: Options.self)
         } catch let error as DecodingError {
             throw StageFailure.invalidOptions(error)
         }
@@ -64,8 +65,10 @@ extension Stage {
 
     /// Runs the stage on resolved `with` options and returns its outputs as a JSON object: what every
     /// host (the engine, a plugin bridge, the harness) does with a stage.
-    package static func run(json options: JSONValue, context: StageContext) async throws -> JSONValue {
-        let outputs = try await Self().run(try decodeOptions(options), context: context)
+    package static func run(
+        json options: JSONValue, context: StageContext, schema: OptionSchema = optionSchema
+    ) async throws -> JSONValue {
+        let outputs = try await Self().run(try decodeOptions(options, schema: schema), context: context)
         let json = try JSONValue(encoding: outputs)
         guard case .object = json else {
             throw StageFailure("stage \(stageType) returned \(json.kindName) as outputs; outputs must be an object")

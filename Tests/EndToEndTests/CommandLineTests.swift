@@ -29,9 +29,7 @@ import Testing
         try prepare(scratch, files: 1, sleep: 3)
         let first = try Binary.start(["run", "wf.json"], in: scratch.root)
         let lock = scratch.path(".pipeline/runs/cli/run.json")
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: lock.path) {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitUntil("the first run took the state folder") { FileManager.default.fileExists(atPath: lock.path) }
         let second = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(second.status == 1)
         #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.pid))"), "\(second.stderr)")

@@ -37,11 +37,12 @@ public struct StageDescriptor: Sendable {
     public init<S: Stage>(_ stage: S.Type, source: StageSource) {
         self.stageType = S.stageType
         self.summary = S.summary
-        self.optionSchema = S.Options.optionSchema
+        let optionSchema = S.optionSchema
+        self.optionSchema = optionSchema
         self.outputSchema = S.outputSchema
         self.source = source
         self.outputsForOptions = { S.outputSchema(for: $0) }
-        self.body = { options, context in try await S.run(json: options, context: context) }
+        self.body = { options, context in try await S.run(json: options, context: context, schema: optionSchema) }
     }
 
     /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary): `run` gets the
