@@ -73,7 +73,7 @@ struct StatusCommand: AsyncParsableCommand {
         case .skipped: "skipped"
         case .running: "running (\(record.attempts))"
         case .interrupted: "interrupted"
-        case .failed: "FAILED (\(record.attempts))"
+        case .failed: "FAILED (\(record.attempts)\(record.errorKind.map { ", \($0)" } ?? ""))"
         }
     }
 
