@@ -4,19 +4,20 @@ import Logging
 import PipelineKit
 
 import struct StageKit.InputItem
-import enum StageKit.JSONValue
+
 
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
-/// stages (delete the video, terminate the upload) and forgets their state.
+/// stages (delete the video, terminate the upload) and marks them cancelled: later runs leave them alone
+/// until `--reprocess`.
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
-        abstract: "Run the workflow's onCancel stages for items (e.g. delete their videos) and forget their state.")
+        abstract: "Run the workflow's onCancel stages for items (e.g. delete their videos); later runs leave them alone.")
 
     @Argument(help: "The workflow file.")
     var workflow: String
 
-    @Argument(help: "Items to cancel, by relative path or file name (as `pipeline status` shows them).")
+    @Argument(help: "Items to cancel: item number, path, relative path or file name (as `pipeline status` shows them).")
     var items: [String]
 
     @OptionGroup var stateOptions: StateOptions
@@ -36,27 +37,22 @@ struct CancelCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
-        let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
-        var known: [InputItem] = []
-        for key in store.items(run: workflow.name) {
-            if let input = try? await store.item(run: workflow.name, item: key)?.input { known.append(input) }
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
+        defer { state.close() }
+        let snapshot: LedgerSnapshot
+        do {
+            snapshot = try await state.ledger.snapshot(workflow: workflow.name)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
         }
-        var selected: [InputItem] = []
-        for name in items {
-            guard let item = known.first(where: { $0.relativePath == name || $0.name == name || $0.stateKey == name })
-            else {
-                Output.error(
-                    "pipeline: no item \(name) in the state of \(workflow.name)"
-                        + Suggestion.phrase(for: name, among: known.map(\.relativePath)))
-                throw ExitCode(2)
-            }
-            selected.append(item)
-        }
+        let selected = try ItemSelection.select(items, in: snapshot, workflow: workflow.name)
         let sink: any RunEventSink = json ? JSONLinesRenderer() : HumanRenderer(live: false)
-        let runner = Runner(workflow: workflow, registry: registry, store: store, environment: environment, sink: sink)
-        let chosen = selected
-        let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: chosen) }
-        withExtendedLifetime(lock) {}
+        let runner = Runner(
+            workflow: workflow, registry: registry, store: state.ledger,
+            redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
+            scratchRoot: state.scratchRoot, environment: environment, sink: sink)
+        let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: selected) }
         if summary.interrupted { throw ExitCode(130) }
         if summary.failed > 0 { throw ExitCode(1) }
     }

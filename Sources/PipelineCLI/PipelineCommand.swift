@@ -15,13 +15,14 @@ public struct PipelineCommand: AsyncParsableCommand {
         commandName: "pipeline",
         abstract: "Moves media files through declarative JSON workflows, resumably.",
         discussion: """
-            Exit codes: 0 every item succeeded; 1 at least one item failed (the others still ran), or the \
-            state folder is busy or damaged; 2 the workflow or the arguments are invalid (nothing ran); \
+            Exit codes: 0 no item failed (items skipped with a reason, such as a filter or a limit, are \
+            not failures); 1 at least one item failed (the others still ran), or the state folder is busy or \
+            damaged; 2 the workflow or the arguments are invalid (nothing ran); \
             130 interrupted by a signal (run the same command again to resume).
             """,
         subcommands: [
-            RunCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self, SchemaCommand.self,
-            CancelCommand.self, SandboxCommand.self,
+            RunCommand.self, PlanCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self,
+            SchemaCommand.self, CancelCommand.self, ForgetCommand.self, SandboxCommand.self,
         ]
     )
 

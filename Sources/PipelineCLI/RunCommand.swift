@@ -5,10 +5,10 @@ import PipelineKit
 import UploadStages
 
 import struct StageKit.ByteCount
-import struct StageKit.InputItem
 import struct StageKit.ServiceValues
 
-/// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the state folder.
+/// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the ledger: a file whose content is
+/// done runs nothing, however it is named; changed content at a known path runs as a new version.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -41,8 +41,19 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print events as JSON lines, for machines.")
     var json = false
 
-    @Flag(name: .long, help: "Forget this workflow's checkpoints and start over.")
+    @Flag(name: .long, help: "Forget this workflow's items and start over.")
     var fresh = false
+
+    @Flag(name: .long, help: "Run items that are done (or cancelled) again, as a new version.")
+    var reprocess = false
+
+    @Flag(name: .long, help: "Run only the items that failed last time.")
+    var failed = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write a JSON report of every item to this file when the run ends.", valueName: "FILE"))
+    var report: String?
 
     @Flag(name: .shortAndLong, help: "Show the stages' debug log lines.")
     var verbose = false
@@ -52,24 +63,26 @@ struct RunCommand: AsyncParsableCommand {
         if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
             throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
         }
+        if fresh && failed { throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed") }
     }
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
-        let items = try discoverItems(workflow)
-        let (lock, store) = try WorkflowFile.openState(stateOptions.state, for: workflow, environment: environment)
-        do {
-            if fresh { try await store.removeRun(workflow.name) }
-            try await store.save(
-                RunRecord(
-                    workflow: workflow.name, file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path,
-                    stages: workflow.stages.map(\.id)), run: workflow.name)
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+        let discovery = try BatchInputs.discover(workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
+        defer { state.close() }
+        if fresh {
+            do {
+                try await state.ledger.forget(workflow: workflow.name)
+            } catch {
+                Output.error("pipeline: \(error)")
+                throw ExitCode(1)
+            }
         }
+        let plan = try await BatchInputs.plan(
+            workflow, discovery: discovery, ledger: state.ledger, reprocess: reprocess, onlyFailed: failed)
 
         let sink: any RunEventSink =
             json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)
@@ -77,32 +90,28 @@ struct RunCommand: AsyncParsableCommand {
         if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
             services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
         }
+        let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let runner = Runner(
-            workflow: workflow, registry: registry, store: store, environment: environment, jobs: jobs,
-            services: services, logLevel: verbose ? .debug : .info, sink: sink)
-        let summary = await SignalHandling.cancellingOnSignal {
-            await runner.run(items: items)
+            workflow: workflow, registry: registry, store: state.ledger, redactor: redactor,
+            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs, services: services,
+            logLevel: verbose ? .debug : .info, sink: sink)
+        let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
+        let result = await SignalHandling.cancellingOnSignal { () async -> Result<RunOutcome, StateError> in
+            do throws(StateError) {
+                return .success(try await runner.run(plan, file: file))
+            } catch {
+                return .failure(error)
+            }
         }
-        withExtendedLifetime(lock) {}
-        if summary.interrupted { throw ExitCode(130) }
-        if summary.failed > 0 { throw ExitCode(1) }
-    }
-
-    private func discoverItems(_ workflow: Workflow) throws -> [InputItem] {
-        let selection = workflow.inputs
-        let paths = input.isEmpty ? selection.map { [$0.path] } ?? [] : input
-        guard !paths.isEmpty else {
-            Output.error("\(self.workflow): no inputs: give --input PATH or set inputs.path in the workflow")
-            throw ExitCode(2)
+        guard case .success(let outcome) = result else {
+            if case .failure(let error) = result { Output.error("pipeline: \(error)") }
+            throw ExitCode(1)
         }
-        do {
-            return try InputDiscovery.items(
-                paths: paths, include: selection?.include ?? [], exclude: selection?.exclude ?? [],
-                recursive: selection?.recursive ?? false, skipping: [stateOptions.state])
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(2)
+        if let report {
+            try await RunReport.write(outcome, workflow: workflow, ledger: state.ledger, redactor: redactor, to: report)
         }
+        if outcome.summary.interrupted { throw ExitCode(130) }
+        if outcome.summary.failed > 0 { throw ExitCode(1) }
     }
 }
 
@@ -119,26 +128,6 @@ enum WorkflowFile {
             throw ExitCode(2)
         }
         return environment
-    }
-
-    /// The state folder, locked for this process (a busy folder ends the command with exit code 1), and its
-    /// store with the workflow's secrets redacted.
-    static func openState(_ path: String, for workflow: Workflow, environment: [String: String]) throws -> (
-        StateLock, CheckpointStore
-    ) {
-        let folder = URL(fileURLWithPath: path).standardizedFileURL
-        do {
-            let lock = try StateLock(folder: folder)
-            return (
-                lock,
-                CheckpointStore(
-                    folder: folder, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment)
-                )
-            )
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
     }
 
     /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the

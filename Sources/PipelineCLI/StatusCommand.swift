@@ -3,68 +3,114 @@ import Foundation
 import PipelineKit
 
 import struct StageKit.InputItem
+
 import enum StageKit.JSONValue
 
-/// `pipeline status`: what the state folder says about each run, item and stage.
+/// `pipeline status [WORKFLOW]`: what the ledger says about each workflow's items and their stages; given
+/// the workflow file, also the files of its inputs that no run has taken up yet.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the checkpoints of every run in the state folder: a table per item and stage.")
+        abstract: "Show the ledger: a table per workflow with each item's status and stages.")
+
+    @Argument(help: "A workflow file: show only it, with the files of its inputs that have not run yet.")
+    var workflow: String?
 
     @OptionGroup var stateOptions: StateOptions
+
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Flag(name: .long, help: "Show only the items that failed.")
+    var failed = false
 
     @Flag(name: .long, help: "Print the state as JSON.")
     var json = false
 
     func run() async throws {
-        let store = CheckpointStore(folder: URL(fileURLWithPath: stateOptions.state))
-        let runs = store.runs()
-        guard !runs.isEmpty else {
+        let state = try StateFolder.openForReading(stateOptions.state)
+        var sections: [(record: RunRecord, items: [LedgerItem], pending: [PlannedItem])] = []
+        do {
+            let known = try await state?.ledger.workflows() ?? []
+            if let path = workflow {
+                let (workflow, _) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
+                let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
+                let plan = try await BatchInputs.plan(workflow, discovery: discovery, ledger: state?.ledger)
+                let items = try await state?.ledger.snapshot(workflow: workflow.name).items ?? []
+                let record =
+                    known.first { $0.workflow == workflow.name }
+                    ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
+                sections.append((record, items, plan.items.filter { $0.known == nil }))
+            } else {
+                for record in known {
+                    sections.append((record, try await state?.ledger.snapshot(workflow: record.workflow).items ?? [], []))
+                }
+            }
+        } catch let error as StateError {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        guard !sections.isEmpty else {
             if json { Output.line("[]") } else { Output.line("no runs in \(stateOptions.state)") }
             return
         }
-        var problems: [String] = []
         var report: [JSONValue] = []
-        for run in runs {
-            let record = try? await store.run(run)
-            var items: [JSONValue] = []
-            var rows: [[String]] = []
-            var stageIDs = record?.stages ?? []
-            for item in store.items(run: run) {
-                var stages: [String: JSONValue] = [:]
-                var cells: [String: String] = [:]
-                for stage in store.stages(run: run, item: item) {
-                    if !stageIDs.contains(stage) { stageIDs.append(stage) }
-                    do {
-                        guard let checkpoint = try await store.stage(run: run, item: item, stage: stage) else {
-                            continue
-                        }
-                        stages[stage] = try JSONValue(encoding: checkpoint)
-                        cells[stage] = Self.cell(checkpoint)
-                    } catch {
-                        problems.append("\(error)")
-                        stages[stage] = ["status": "damaged", "error": .string("\(error)")]
-                        cells[stage] = "DAMAGED"
-                    }
-                }
-                let input = (try? await store.item(run: run, item: item))?.input
-                let name = input?.relativePath ?? item
-                items.append(["item": .string(name), "key": .string(item), "stages": .object(stages)])
-                rows.append([name] + stageIDs.map { cells[$0] ?? "-" })
+        for section in sections {
+            let checkpoints: [Int64: [String: StageRecord]]
+            do {
+                checkpoints = try await state?.ledger.checkpoints(workflow: section.record.workflow) ?? [:]
+            } catch {
+                Output.error("pipeline: \(error)")
+                throw ExitCode(1)
             }
-            report.append(["run": .string(run), "workflow": .string(record?.file ?? ""), "items": .array(items)])
-            if !json {
-                Output.line(
-                    "\(run)\(record.map { " (\($0.file))" } ?? ""): \(rows.count) item\(rows.count == 1 ? "" : "s")")
-                Output.line(
-                    Self.table(
-                        header: ["ITEM"] + stageIDs,
-                        rows: rows.map { $0 + Array(repeating: "-", count: max(0, stageIDs.count + 1 - $0.count)) }))
+            let items = section.items.filter { !failed || $0.status == .failed }
+            let pending = failed ? [] : section.pending
+            let stageIDs = section.record.stages
+            var entries: [JSONValue] = items.map { item in
+                let stages = checkpoints[item.id] ?? [:]
+                return [
+                    "item": .int(Int(item.id)), "path": .string(item.input.path), "version": .int(item.version),
+                    "fingerprint": .string(item.fingerprint), "status": .string(item.status.rawValue),
+                    "error": item.error.map { .string($0.message) } ?? .null,
+                    "errorKind": item.error.map { .string($0.kind.rawValue) } ?? .null,
+                    "stages": .object(stages.mapValues { (try? JSONValue(encoding: $0)) ?? .null }),
+                ]
+            }
+            entries += pending.map { planned in
+                ["item": .null, "path": .string(planned.input.path), "status": .string(Self.pendingStatus(planned))]
+            }
+            report.append([
+                "workflow": .string(section.record.workflow), "file": .string(section.record.file),
+                "items": .array(entries),
+            ])
+            guard !json else { continue }
+            let count = items.count + pending.count
+            Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
+            var rows = items.map { item in
+                [item.input.relativePath, Self.status(item)] + stageIDs.map { id in
+                    checkpoints[item.id]?[id].map(Self.cell) ?? "-"
+                }
+            }
+            rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
+            Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))
+            for item in items where item.status == .failed {
+                Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
             }
         }
         if json { Output.line(JSONValue.array(report).serialized(pretty: true)) }
-        for problem in problems { Output.error(problem) }
-        if !problems.isEmpty { throw ExitCode(1) }
+    }
+
+    private static func status(_ item: LedgerItem) -> String {
+        let version = item.version > 1 ? " (v\(item.version))" : ""
+        switch item.status {
+        case .succeeded: return "done" + version
+        case .failed: return "FAILED" + version + (item.error.map { " (\($0.kind))" } ?? "")
+        default: return item.status.rawValue + version
+        }
+    }
+
+    private static func pendingStatus(_ planned: PlannedItem) -> String {
+        if case .skip(let reason) = planned.action { return "skipped: \(reason)" }
+        return "not run yet"
     }
 
     private static func cell(_ record: StageRecord) -> String {

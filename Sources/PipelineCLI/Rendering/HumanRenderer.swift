@@ -77,11 +77,13 @@ final class HumanRenderer: RunEventSink {
                 }
             case let finished as ItemFinished:
                 state.finished += 1
-                if finished.succeeded {
-                    lines.append("✓ \(finished.item)" + (finished.landed.map { " → \($0)" } ?? ""))
-                } else if !finished.interrupted {
+                switch finished.outcome {
+                case .done: lines.append("✓ \(finished.item)" + (finished.landed.map { " → \($0)" } ?? ""))
+                case .failed:
                     state.failed += 1
                     lines.append("✗ \(finished.item): \(finished.error?.message ?? "failed")")
+                case .skipped: lines.append("– \(finished.item): skipped: \(finished.reason ?? "")")
+                case .reused, .interrupted: force = false
                 }
             case let line as LogLine:
                 let origin = [line.item, line.stage].compactMap { $0 }.joined(separator: " › ")
@@ -156,10 +158,18 @@ final class HumanRenderer: RunEventSink {
     }
 
     private static func describe(_ summary: RunSummary) -> String {
-        var text = "\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.succeeded) succeeded"
-        if summary.failed > 0 { text += ", \(summary.failed) failed" }
+        var counts = ["\(summary.succeeded) done"]
+        if summary.reused > 0 { counts.append("\(summary.reused) already done") }
+        if summary.skipped > 0 {
+            let reasons = summary.skipReasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            let shown = reasons.prefix(3).map { "\($0.value) \($0.key)" } + (reasons.count > 3 ? ["…"] : [])
+            counts.append("\(summary.skipped) skipped (\(shown.joined(separator: "; ")))")
+        }
+        if summary.failed > 0 { counts.append("\(summary.failed) failed") }
+        var text = "\(summary.items) file\(summary.items == 1 ? "" : "s"): \(counts.joined(separator: ", "))"
         text +=
             "; \(summary.stagesRun) stage\(summary.stagesRun == 1 ? "" : "s") ran, \(summary.stagesReused) reused from checkpoints"
+        if summary.bytes > 0 { text += ", \(ByteCount(summary.bytes)) processed" }
         text += " (\(TimeSpan(seconds: summary.seconds)))"
         if summary.interrupted { text += "; interrupted: run the same command again to resume" }
         return text

@@ -46,6 +46,8 @@ package struct EvaluationScope: Sendable {
     package var vars: [String: ResolvedValue]
     /// `env.*`: every value read from here is a secret.
     package var environment: [String: String]
+    /// `previous.*`: the outputs of the previous version's stages, by stage id (empty for a first version).
+    package var previous: [String: JSONValue] = [:]
     /// Outputs of finished stages by stage id (a skipped stage has `null`).
     package var stageOutputs: [String: JSONValue] {
         didSet { stageOrder.append(contentsOf: stageOutputs.keys.filter { !stageOrder.contains($0) }.sorted()) }
@@ -222,6 +224,17 @@ package struct EvaluationScope: Sendable {
             }
             base = .string(value)
             secret = true
+        case "previous":
+            guard case .key(let stage) = remaining.popFirst() else {
+                throw EvaluationError(message: "${previous} needs a stage id, e.g. ${previous.ticket.uri}", path: path)
+            }
+            guard let outputs = previous[stage] else {
+                throw EvaluationError(
+                    message:
+                        "previous.\(stage) does not exist: this is the item's first version, or the stage did not finish in the previous one (write ${previous.\(stage).x ?? ''} for a default)",
+                    path: path)
+            }
+            base = outputs
         default:
             guard let outputs = stageOutputs[reference.root] else {
                 throw EvaluationError(message: "stage '\(reference.root)' has not run for this item", path: path)

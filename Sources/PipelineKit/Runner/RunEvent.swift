@@ -176,20 +176,35 @@ public struct StageFinished: RunEvent {
 /// An item ended in this run.
 public struct ItemFinished: RunEvent {
     public static let name = "itemFinished"
-    /// The item.
+    /// The item's relative path.
     public var item: String
-    /// Whether every stage succeeded or was skipped.
-    public var succeeded: Bool
-    /// Whether a signal stopped it (it resumes on the next run).
-    public var interrupted: Bool
+    /// What happened to it.
+    public var outcome: ItemOutcome
+    /// Why it was reused or skipped.
+    public var reason: String?
     /// Why it failed.
     public var error: FailureReport?
-    /// Where its result is, when its last stage says (a link, URL, location or path).
+    /// Where its result landed (a URL or a path), when it is done.
     public var landed: String?
+
+    /// Creates the event.
+    public init(
+        item: String, outcome: ItemOutcome, reason: String? = nil, error: FailureReport? = nil, landed: String? = nil
+    ) {
+        self.item = item
+        self.outcome = outcome
+        self.reason = reason
+        self.error = error
+        self.landed = landed
+    }
+
+    /// Whether the item is done (now or earlier).
+    public var succeeded: Bool { outcome == .done || outcome == .reused }
 
     public var fields: [String: JSONValue] {
         [
-            "item": .string(item), "succeeded": .bool(succeeded), "interrupted": .bool(interrupted),
+            "item": .string(item), "outcome": .string(outcome.rawValue), "succeeded": .bool(succeeded),
+            "interrupted": .bool(outcome == .interrupted), "reason": reason.map(JSONValue.string) ?? .null,
             "error": error.map { .string($0.message) } ?? .null,
             "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
             "landed": landed.map(JSONValue.string) ?? .null,
@@ -223,31 +238,86 @@ public struct RunFinished: RunEvent {
     /// Its totals.
     public var summary: RunSummary
 
-    public var fields: [String: JSONValue] {
-        [
-            "items": .int(summary.items), "succeeded": .int(summary.succeeded), "failed": .int(summary.failed),
-            "interrupted": .bool(summary.interrupted), "stagesRun": .int(summary.stagesRun),
-            "stagesReused": .int(summary.stagesReused), "seconds": .double(summary.seconds),
-        ]
-    }
+    public var fields: [String: JSONValue] { summary.fields }
 }
 
 /// The totals of a run.
 public struct RunSummary: Sendable, Hashable {
-    /// Items in the run.
+    /// Files found for the run (those the selection passed over included).
     public var items: Int
-    /// Items whose every stage succeeded or was skipped.
-    public var succeeded: Int
+    /// Items whose stages ran (or were reused) and all succeeded.
+    public var succeeded = 0
+    /// Items that were already done: nothing ran.
+    public var reused = 0
+    /// Items and files left alone, with a reason (neither a success nor a failure).
+    public var skipped = 0
     /// Items that failed.
-    public var failed: Int
+    public var failed = 0
     /// Whether a signal stopped the run.
-    public var interrupted: Bool
+    public var interrupted = false
     /// Stages that ran in this run.
-    public var stagesRun: Int
+    public var stagesRun = 0
     /// Stages whose checkpoint was reused.
-    public var stagesReused: Int
+    public var stagesReused = 0
+    /// Bytes of the items processed (done or failed).
+    public var bytes: Int64 = 0
     /// Wall time.
-    public var seconds: Double
+    public var seconds: Double = 0
+    /// How many items were skipped for each reason.
+    public var skipReasons: [String: Int] = [:]
+
+    /// The totals as JSON (the `runFinished` event, reports).
+    public var fields: [String: JSONValue] {
+        [
+            "items": .int(items), "succeeded": .int(succeeded), "reused": .int(reused), "skipped": .int(skipped),
+            "failed": .int(failed), "interrupted": .bool(interrupted), "stagesRun": .int(stagesRun),
+            "stagesReused": .int(stagesReused), "bytes": .int(Int(bytes)), "seconds": .double(seconds),
+            "skipReasons": .object(skipReasons.mapValues { .int($0) }),
+        ]
+    }
+
+    /// Totals for a run of `items` files.
+    public init(items: Int) {
+        self.items = items
+    }
+}
+
+/// A finished run: its totals and what happened to each file.
+public struct RunOutcome: Sendable {
+    /// The totals.
+    public var summary: RunSummary
+    /// One result per file, in the order they finished.
+    public var results: [ItemResult]
+
+    /// Counts a result in.
+    mutating func add(_ result: ItemResult) {
+        results.append(result)
+        summary.stagesRun += result.stagesRun
+        summary.stagesReused += result.stagesReused
+        switch result.outcome {
+        case .done: summary.succeeded += 1
+        case .reused: summary.reused += 1
+        case .failed: summary.failed += 1
+        case .interrupted: summary.interrupted = true
+        case .skipped:
+            summary.skipped += 1
+            summary.skipReasons[SkipReason.category(of: result.reason ?? "skipped"), default: 0] += 1
+        }
+        if result.outcome == .done || result.outcome == .failed { summary.bytes += result.bytes }
+    }
+}
+
+/// Groups skip reasons for totals: "excluded by *.tmp" and "the same content as /a/b" count per kind, not per file.
+enum SkipReason {
+    static func category(of reason: String) -> String {
+        if reason.hasPrefix("the same content as") { return "the same content as another file" }
+        if reason.hasPrefix("cannot read") { return "unreadable" }
+        if reason.hasPrefix("cancelled") { return "cancelled" }
+        if reason.hasPrefix("smaller than") || reason.hasPrefix("larger than") {
+            return String(reason.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
+        }
+        return reason
+    }
 }
 
 /// Receives a run's events; called from many tasks at once.

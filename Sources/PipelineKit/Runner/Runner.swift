@@ -1,11 +1,11 @@
 import Crypto
-import Foundation
+public import Foundation
 public import Logging
 import NIOConcurrencyHelpers
 public import StageKit
 
-/// Runs a workflow's stages over input items, checkpointing every step so that a rerun continues where
-/// a crash or a signal stopped it.
+/// Runs a workflow's stages over the items of a ``BatchPlan``, checkpointing every step in a ``StateStore``
+/// so that a rerun continues where a crash or a signal stopped it.
 ///
 /// Items run independently (up to `jobs` at a time) and one failing item never stops the others. Within an
 /// item, stages run in order; a stage whose checkpoint says it succeeded with the same resolved options is
@@ -17,7 +17,11 @@ public struct Runner: Sendable {
     /// The stage types.
     public var registry: StageRegistry
     /// Where checkpoints go.
-    public var store: CheckpointStore
+    public var store: any StateStore
+    /// Keeps secrets out of the store and the events.
+    public var redactor: SecretRedactor
+    /// Where stages get their scratch folders (`<state>/scratch`).
+    public var scratchRoot: URL
     /// `env.*`.
     public var environment: [String: String]
     /// Items processed at the same time.
@@ -31,13 +35,15 @@ public struct Runner: Sendable {
 
     /// Creates a runner.
     public init(
-        workflow: Workflow, registry: StageRegistry, store: CheckpointStore, environment: [String: String],
-        jobs: Int = 1, services: ServiceValues = ServiceValues(), logLevel: Logger.Level = .info,
-        sink: any RunEventSink
+        workflow: Workflow, registry: StageRegistry, store: any StateStore, redactor: SecretRedactor = .none,
+        scratchRoot: URL, environment: [String: String], jobs: Int = 1, services: ServiceValues = ServiceValues(),
+        logLevel: Logger.Level = .info, sink: any RunEventSink
     ) {
         self.workflow = workflow
         self.registry = registry
         self.store = store
+        self.redactor = redactor
+        self.scratchRoot = scratchRoot
         self.environment = environment
         self.jobs = max(1, jobs)
         self.services = services
@@ -45,104 +51,130 @@ public struct Runner: Sendable {
         self.sink = sink
     }
 
-    private var runName: String { workflow.name }
+    /// The stage decisions, shared with `pipeline plan`.
+    public var decisions: StageDecisions {
+        StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
+    }
 
-    /// Runs every item; returns when all are done, or when the task is cancelled (then running stages are
-    /// checkpointed as interrupted and items not started are left for the next run).
-    public func run(items: [InputItem]) async -> RunSummary {
+    /// Carries out a plan; returns when every item is done, or when the task is cancelled (then running
+    /// stages are checkpointed as interrupted and items not started are left for the next run). Throws only
+    /// when the store cannot record the run at all.
+    public func run(_ plan: BatchPlan, file: String) async throws(StateError) -> RunOutcome {
         let clock = ContinuousClock()
         let start = clock.now
-        sink.emit(RunStarted(workflow: workflow.name, items: items.count, stages: workflow.stages.count))
-        var summary = RunSummary(
-            items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
+        let runID = try await store.beginRun(RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
+        try await store.cacheFingerprints(plan.computedFingerprints)
+        try await store.recordPaths(
+            plan.items.compactMap { planned in
+                guard case .reuse(let item, _) = planned.action, planned.known?.input != planned.input else { return nil }
+                return ItemSighting(item: item, input: planned.input)
+            })
+        sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
+        var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
+        for passed in plan.passedOver {
+            outcome.add(ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))
+        }
+        for planned in plan.items {
+            let result: ItemResult
+            switch planned.action {
+            case .run: continue
+            case .reuse(let item, let reason):
+                result = ItemResult(
+                    ref: planned.known?.current ?? ItemVersion(item: item, version: 1), fingerprint: planned.fingerprint,
+                    path: planned.input.path, outcome: .reused, reason: reason, bytes: planned.input.size)
+            case .skip(let reason):
+                result = ItemResult(
+                    ref: planned.known?.current, fingerprint: planned.fingerprint, path: planned.input.path,
+                    outcome: .skipped, reason: reason, bytes: planned.input.size)
+            }
+            sink.emit(ItemFinished(item: planned.input.relativePath, outcome: result.outcome, reason: result.reason))
+            outcome.add(result)
+        }
         await withTaskGroup(of: ItemResult.self) { group in
-            var pending = items.makeIterator()
+            var pending = plan.runnable.makeIterator()
             for _ in 0..<jobs {
                 guard let item = pending.next() else { break }
                 group.addTask { await runItem(item) }
             }
             for await result in group {
-                switch result.state {
-                case .succeeded: summary.succeeded += 1
-                case .failed: summary.failed += 1
-                case .interrupted: summary.interrupted = true
-                }
-                summary.stagesRun += result.stagesRun
-                summary.stagesReused += result.stagesReused
+                outcome.add(result)
                 if !Task.isCancelled, let item = pending.next() {
                     group.addTask { await runItem(item) }
                 }
             }
         }
-        summary.interrupted = summary.interrupted || Task.isCancelled
-        summary.seconds = (clock.now - start).seconds
-        sink.emit(RunFinished(summary: summary))
-        return summary
+        outcome.summary.interrupted = outcome.summary.interrupted || Task.isCancelled
+        outcome.summary.seconds = (clock.now - start).seconds
+        try? await store.finishRun(runID, summary: outcome.summary)
+        sink.emit(RunFinished(summary: outcome.summary))
+        return outcome
     }
 
     /// Undoes the remote side effects of finished work for `items` with the workflow's `onCancel` stages
-    /// (delete the video, terminate the upload), then forgets their state so a later run starts them anew.
-    /// An onCancel stage whose references are missing (the ticket was never created) is skipped.
-    public func cancel(items: [InputItem]) async -> RunSummary {
+    /// (delete the video, terminate the upload), then marks them cancelled: later runs leave them alone
+    /// until `--reprocess`. An onCancel stage whose references are missing (the ticket was never created) is
+    /// skipped.
+    public func cancel(items: [LedgerItem]) async -> RunSummary {
         let clock = ContinuousClock()
         let start = clock.now
         sink.emit(RunStarted(workflow: workflow.name, items: items.count, stages: workflow.onCancel.count))
-        var summary = RunSummary(
-            items: items.count, succeeded: 0, failed: 0, interrupted: false, stagesRun: 0, stagesReused: 0, seconds: 0)
+        var summary = RunSummary(items: items.count)
+        let checkpoints: [Int64: [String: StageRecord]]
+        do {
+            checkpoints = try await store.checkpoints(workflow: workflow.name)
+        } catch {
+            summary.failed = items.count
+            sink.emit(LogLine(level: "error", item: nil, stage: nil, message: error.message))
+            return summary
+        }
         for item in items {
             guard !Task.isCancelled else {
                 summary.interrupted = true
                 break
             }
-            let key = item.stateKey
-            sink.emit(ItemStarted(item: item.relativePath))
+            let label = item.input.relativePath
+            sink.emit(ItemStarted(item: label))
             do {
-                var scope = EvaluationScope(
-                    input: item.facts, vars: try resolveVars(for: item), environment: environment)
+                var scope = try decisions.scope(for: item.input, previous: [:])
                 for spec in workflow.stages {
-                    if let record = try await store.stage(run: runName, item: key, stage: spec.id),
-                        record.status == .succeeded
-                    {
-                        scope.stageOutputs[spec.id] = record.outputs ?? .null
+                    if let record = checkpoints[item.id]?[spec.id], record.status == .succeeded {
+                        scope.stageOutputs[spec.id] = record.outputs.map(redactor.reveal) ?? .null
                     }
                 }
                 for spec in workflow.onCancel {
                     guard let descriptor = registry.descriptor(for: spec.uses) else {
-                        throw fail(
-                            spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+                        throw fail(spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
                     }
                     let options: ResolvedValue
                     do {
-                        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
+                        if let condition = spec.condition, !(try decisions.evaluate(condition, spec: spec, scope: scope)) {
                             throw SkipStage()
                         }
                         options = try scope.resolve(spec.with, at: spec.path.appending("with"))
                     } catch {
                         sink.emit(
                             StageFinished(
-                                item: item.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
-                                reason: "nothing to undo: \(store.redactor.redact("\(error)"))"))
+                                item: label, stage: spec.id, outcome: .skipped, seconds: 0,
+                                reason: "nothing to undo: \(redactor.redact("\(error)"))"))
                         continue
                     }
                     let journal = StageJournal(
                         record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
-                        store: store,
-                        run: runName, item: key)
+                        store: store, item: item.current, redactor: redactor)
                     scope.stageOutputs[spec.id] = try await attempt(
-                        descriptor: descriptor, spec: spec, item: item, key: key, options: options.value,
-                        journal: journal)
+                        descriptor: descriptor, spec: spec, input: item.input, ref: item.current,
+                        options: options.value, journal: journal)
                     summary.stagesRun += 1
                 }
-                try await store.removeItem(run: runName, item: key)
+                try await store.setStatus(.cancelled, of: [item.id])
                 summary.succeeded += 1
-                sink.emit(ItemFinished(item: item.relativePath, succeeded: true, interrupted: false))
+                sink.emit(ItemFinished(item: label, outcome: .done))
             } catch is CancellationError {
                 summary.interrupted = true
-                sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
+                sink.emit(ItemFinished(item: label, outcome: .interrupted))
             } catch {
                 summary.failed += 1
-                sink.emit(
-                    ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
+                sink.emit(ItemFinished(item: label, outcome: .failed, error: report(error)))
             }
         }
         summary.seconds = (clock.now - start).seconds
@@ -157,54 +189,79 @@ public struct Runner: Sendable {
 
     // MARK: Items
 
-    private struct ItemResult: Sendable {
-        enum State: Sendable { case succeeded, failed, interrupted }
-        var state: State
-        var stagesRun = 0
-        var stagesReused = 0
-    }
-
-    /// A failure that ends an item, already reported.
-    private struct ItemFailure: Error {
-        var report: FailureReport
-    }
-
     /// A stage's credentials expired: renew them with its `refreshWith` stage, or fail the item.
     private struct CredentialsExpired: Error {
         var report: FailureReport
     }
 
-    private func runItem(_ item: InputItem) async -> ItemResult {
-        let key = item.stateKey
-        var result = ItemResult(state: .succeeded)
+    /// What one item's stages have done so far, and what is known of them.
+    private struct ItemProgress {
+        var ref: ItemVersion
+        var input: InputItem
+        var records: [String: StageRecord]
         var scope = EvaluationScope()
-        sink.emit(ItemStarted(item: item.relativePath))
+        var invalidated = false
+        var stagesRun = 0
+        var stagesReused = 0
+    }
+
+    private func runItem(_ planned: PlannedItem) async -> ItemResult {
+        let label = planned.input.relativePath
+        let clock = ContinuousClock()
+        let started = clock.now
+        guard case .run(let admission, let reason) = planned.action else {
+            return ItemResult(ref: nil, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .skipped)
+        }
+        var result = ItemResult(
+            ref: nil, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .done,
+            reason: reason.description, bytes: planned.input.size)
+        sink.emit(ItemStarted(item: label))
+        var landed: String?
         do {
-            try await prepareState(of: item, key: key)
-            scope = EvaluationScope(
-                input: item.facts, vars: try resolveVars(for: item), environment: environment)
-            var invalidated = false
+            let admitted = try await store.admit(admission, workflow: workflow.name)
+            result.ref = admitted.ref
+            var progress = ItemProgress(
+                ref: admitted.ref, input: planned.input, records: admitted.stages.mapValues(revealed))
+            progress.scope = try decisions.scope(
+                for: planned.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
+            defer {
+                result.stagesRun = progress.stagesRun
+                result.stagesReused = progress.stagesReused
+            }
             for (index, spec) in workflow.stages.enumerated() {
                 try Task.checkCancellation()
-                switch try await runStage(
-                    index: index, spec: spec, item: item, key: key, scope: &scope, invalidated: &invalidated)
-                {
-                case .ran: result.stagesRun += 1
-                case .reused: result.stagesReused += 1
-                case .skipped: break
-                }
+                try await runStage(index: index, spec: spec, progress: &progress)
             }
-            sink.emit(
-                ItemFinished(
-                    item: item.relativePath, succeeded: true, interrupted: false, landed: Self.landing(of: scope)))
+            landed = Self.landing(of: progress.scope)
         } catch is CancellationError {
-            result.state = .interrupted
-            sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: true))
+            result.outcome = .interrupted
         } catch {
-            result.state = .failed
-            sink.emit(ItemFinished(item: item.relativePath, succeeded: false, interrupted: false, error: report(error)))
+            let failure = report(error)
+            result.outcome = .failed
+            result.reason = failure.message
+            result.errorKind = failure.kind
         }
+        result.seconds = (clock.now - started).seconds
+        if let ref = result.ref {
+            do {
+                try await store.finish(ref, result: result, digest: result.outcome == .done ? workflow.digest : nil)
+            } catch {
+                result.outcome = .failed
+                result.reason = error.message
+                result.errorKind = .state
+            }
+        }
+        let error = result.outcome == .failed ? FailureReport(message: result.reason ?? "failed", kind: result.errorKind ?? .failed) : nil
+        sink.emit(ItemFinished(item: label, outcome: result.outcome, error: error, landed: landed))
         return result
+    }
+
+    /// A stored record with its secrets put back.
+    private func revealed(_ record: StageRecord) -> StageRecord {
+        var record = record
+        record.outputs = record.outputs.map(redactor.reveal)
+        record.resume = record.resume.map(redactor.reveal)
+        return record
     }
 
     /// Where an item's result landed: the first of `link`, `url`, `location`, `path` in the outputs of its
@@ -219,97 +276,70 @@ public struct Runner: Sendable {
         return nil
     }
 
-    /// Records the item's input facts; an input that changed since its stages ran starts over.
-    private func prepareState(of item: InputItem, key: String) async throws {
-        let previous = try await store.item(run: runName, item: key)
-        if let previous, previous.input == item { return }
-        if let previous, previous.input.size != item.size || previous.input.modified != item.modified {
-            sink.emit(
-                LogLine(
-                    level: "notice", item: item.relativePath, stage: nil,
-                    message:
-                        "the input changed since its stages ran (size or modification time); all its stages run again"))
-            try await store.removeStages(store.stages(run: runName, item: key), run: runName, item: key)
-        }
-        try await store.save(ItemRecord(input: item), run: runName, item: key)
-    }
-
-    /// Resolves `vars` for one item, each var after the vars it references.
-    private func resolveVars(for item: InputItem) throws -> [String: ResolvedValue] {
-        var resolved: [String: ResolvedValue] = [:]
-        func resolve(_ name: String, depth: Int) throws {
-            guard resolved[name] == nil, let value = workflow.vars[name], depth < 100 else { return }
-            value.forEachString { text in
-                for expression in (try? Template(parsing: text))?.expressions ?? [] {
-                    for reference in expression.references where reference.root == "vars" {
-                        if let member = reference.member { try? resolve(member, depth: depth + 1) }
-                    }
-                }
-            }
-            let scope = EvaluationScope(input: item.facts, vars: resolved, environment: environment)
-            resolved[name] = try scope.resolve(value, at: JSONPath.root.appending("vars").appending(name))
-        }
-        for name in workflow.vars.keys.sorted() { try resolve(name, depth: 0) }
-        return resolved
-    }
-
     // MARK: Stages
 
-    private enum StageResult { case ran, reused, skipped }
-
-    private func runStage(
-        index: Int, spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope, invalidated: inout Bool
-    ) async throws -> StageResult {
-        let label = item.relativePath
-        let record = try await store.stage(run: runName, item: key, stage: spec.id)
-        let later = workflow.stages[(index + 1)...].map(\.id)
-
-        if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
-            if invalidated || record?.status != .skipped {
-                try await store.removeStages(later, run: runName, item: key)
+    private func runStage(index: Int, spec: StageSpec, progress: inout ItemProgress) async throws {
+        let label = progress.input.relativePath
+        let record = progress.records[spec.id]
+        let later = workflow.stages[(index + 1)...].map(\.id).filter { progress.records[$0] != nil }
+        let (decision, resolved, initialHash): (StageDecisions.Decision, ResolvedValue?, String)
+        do {
+            (decision, resolved, initialHash) = try decisions.decide(
+                spec, record: record, scope: progress.scope, invalidated: progress.invalidated)
+        } catch let failure as ItemFailure {
+            sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure.report))
+            throw failure
+        }
+        switch decision {
+        case .skip(let reason):
+            if progress.invalidated || record?.status != .skipped {
+                try await store.removeStages(later, for: progress.ref)
+                for id in later { progress.records[id] = nil }
                 var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
                 skipped.finishedAt = Date()
-                try await store.save(skipped, run: runName, item: key)
-                invalidated = true
+                try await store.save(skipped, for: progress.ref)
+                progress.records[spec.id] = skipped
+                progress.invalidated = true
             }
-            scope.stageOutputs[spec.id] = .null
-            sink.emit(
-                StageFinished(
-                    item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: "if \(condition) is false"))
-            return .skipped
-        }
-
-        var (options, hash) = try resolveOptions(spec, item: item, scope: scope)
-        if !spec.isSecret, !invalidated, let record, record.status == .succeeded, record.optionsHash == hash,
-            let outputs = record.outputs
-        {
-            scope.stageOutputs[spec.id] = outputs
+            progress.scope.stageOutputs[spec.id] = .null
+            sink.emit(StageFinished(item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: reason))
+            return
+        case .reuse(let outputs):
+            progress.scope.stageOutputs[spec.id] = outputs
+            progress.stagesReused += 1
             sink.emit(StageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0))
-            return .reused
+            return
+        case .run:
+            break
         }
-        guard let descriptor = registry.descriptor(for: spec.uses) else {
-            throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+        guard var options = resolved, let descriptor = registry.descriptor(for: spec.uses) else {
+            throw fail(spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
         }
-
+        var hash = initialHash
         // A secret stage (a token) runs whenever it is needed; that does not make later stages stale.
         if !spec.isSecret {
-            try await store.removeStages(later, run: runName, item: key)
-            invalidated = true
+            try await store.removeStages(later, for: progress.ref)
+            for id in later { progress.records[id] = nil }
+            progress.invalidated = true
         }
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
+        initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
         if let record, record.optionsHash == hash, record.status != .succeeded {
             initial.resume = record.resume
             initial.intents = record.intents
             initial.attempts = record.attempts
         }
-        let journal = StageJournal(record: initial, store: store, run: runName, item: key)
+        let journal = StageJournal(record: initial, store: store, item: progress.ref, redactor: redactor)
         var refreshes = 0
         while true {
             do {
                 let outputs = try await attempt(
-                    descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
-                scope.stageOutputs[spec.id] = outputs
-                return .ran
+                    descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref,
+                    options: options.value, journal: journal)
+                progress.scope.stageOutputs[spec.id] = outputs
+                progress.records[spec.id] = await journal.current
+                progress.stagesRun += 1
+                return
             } catch let expired as CredentialsExpired {
                 guard let refresher = workflow.stages.first(where: { $0.id == spec.refreshWith }), refreshes < 3 else {
                     throw ItemFailure(report: expired.report)
@@ -319,49 +349,36 @@ public struct Runner: Sendable {
                     LogLine(
                         level: "notice", item: label, stage: spec.id,
                         message: "credentials expired; renewing them with stage \(refresher.id), then continuing"))
-                try await renew(refresher, item: item, key: key, scope: &scope)
-                (options, hash) = try resolveOptions(spec, item: item, scope: scope)
+                try await renew(refresher, progress: &progress)
+                (options, hash) = try decisions.resolveOptions(spec, scope: progress.scope)
                 let renewed = hash
                 try await journal.update { $0.optionsHash = renewed }
             }
         }
     }
 
-    /// A stage's options resolved against the scope, and the hash that decides whether it is up to date.
-    private func resolveOptions(_ spec: StageSpec, item: InputItem, scope: EvaluationScope) throws -> (
-        ResolvedValue, String
-    ) {
-        let options: ResolvedValue
-        do {
-            options = try scope.resolve(spec.with, at: spec.path.appending("with"))
-        } catch {
-            throw fail(spec, item: item, StageFailure("cannot resolve its options: \(error)", kind: .invalidOptions))
-        }
-        // Secrets count as their expressions, also where they arrive through another stage's outputs, so a
-        // rotated token reruns nothing.
-        return (options, optionsHash(uses: spec.uses, options: store.redactor.redact(options.redacted)))
-    }
-
     /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
-    private func renew(_ spec: StageSpec, item: InputItem, key: String, scope: inout EvaluationScope) async throws {
+    private func renew(_ spec: StageSpec, progress: inout ItemProgress) async throws {
         guard let descriptor = registry.descriptor(for: spec.uses) else {
-            throw fail(spec, item: item, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+            throw fail(
+                spec, label: progress.input.relativePath,
+                StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
         }
-        let (options, hash) = try resolveOptions(spec, item: item, scope: scope)
+        let (options, hash) = try decisions.resolveOptions(spec, scope: progress.scope)
         let journal = StageJournal(
             record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store,
-            run: runName,
-            item: key)
-        scope.stageOutputs[spec.id] = try await attempt(
-            descriptor: descriptor, spec: spec, item: item, key: key, options: options.value, journal: journal)
+            item: progress.ref, redactor: redactor)
+        progress.scope.stageOutputs[spec.id] = try await attempt(
+            descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref, options: options.value,
+            journal: journal)
     }
 
     /// Runs a stage with its retry policy and timeout; returns its outputs.
     private func attempt(
-        descriptor: StageDescriptor, spec: StageSpec, item: InputItem, key: String, options: JSONValue,
+        descriptor: StageDescriptor, spec: StageSpec, input: InputItem, ref: ItemVersion, options: JSONValue,
         journal: StageJournal
     ) async throws -> JSONValue {
-        let label = item.relativePath
+        let label = input.relativePath
         let clock = ContinuousClock()
         let attempts = spec.retry.attempts
         for attempt in 1...attempts {
@@ -374,16 +391,17 @@ public struct Runner: Sendable {
             }
             sink.emit(StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
             let context = StageContext(
-                stageID: spec.id, stageType: spec.uses, item: item, attempt: attempt,
+                stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                 logger: logger(item: label, stage: spec.id),
-                scratchFolder: store.scratchFolder(run: runName, item: key, stage: spec.id), services: services,
+                scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
+                services: services,
                 savedCheckpoint: await journal.current.resume, checkpointer: journal,
                 progress: progressReporter(item: label, stage: spec.id))
             do {
                 let outputs = try await withTimeout(spec.timeout) {
                     try await descriptor.run(options: options, context: context)
                 }
-                if spec.isSecret { store.redactor.add(all: outputs, as: spec.id) }
+                if spec.isSecret { redactor.add(all: outputs, as: spec.id) }
                 try await journal.update {
                     $0.status = .succeeded
                     $0.outputs = spec.isSecret ? nil : outputs
@@ -461,20 +479,10 @@ public struct Runner: Sendable {
         throw CancellationError()
     }
 
-    private func evaluate(_ condition: String, spec: StageSpec, scope: EvaluationScope) throws -> Bool {
-        do {
-            return try scope.resolve(try Template(parsing: condition), at: spec.path.appending("if")).value.isTruthy
-        } catch let error as EvaluationError {
-            throw ItemFailure(
-                report: FailureReport(
-                    message: "stage \(spec.id): cannot evaluate its if condition: \(error)", kind: .invalidOptions))
-        }
-    }
-
     /// Reports a stage that could not start, and the failure that ends its item.
-    private func fail(_ spec: StageSpec, item: InputItem, _ failure: StageFailure) -> ItemFailure {
+    private func fail(_ spec: StageSpec, label: String, _ failure: StageFailure) -> ItemFailure {
         let failure = report(failure)
-        sink.emit(StageFinished(item: item.relativePath, stage: spec.id, outcome: .failed, seconds: 0, error: failure))
+        sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure))
         return ItemFailure(report: failure.prefixed("stage \(spec.id) (\(spec.uses)) "))
     }
 
@@ -483,16 +491,16 @@ public struct Runner: Sendable {
         switch error {
         case let failure as ItemFailure: failure.report
         case let expired as CredentialsExpired: expired.report
-        case let state as StateError: FailureReport(message: store.redactor.redact(state.message), kind: .state)
+        case let state as StateError: FailureReport(message: redactor.redact(state.message), kind: .state)
         case let classified as any ClassifiedError:
-            FailureReport(message: store.redactor.redact(String(describing: classified)), kind: classified.kind)
-        default: FailureReport(message: store.redactor.redact(String(describing: error)), kind: .failed)
+            FailureReport(message: redactor.redact(String(describing: classified)), kind: classified.kind)
+        default: FailureReport(message: redactor.redact(String(describing: error)), kind: .failed)
         }
     }
 
     private func logger(item: String, stage: String) -> Logger {
         let sink = self.sink
-        let redactor = store.redactor
+        let redactor = self.redactor
         let level = logLevel
         return Logger(label: "pipeline.\(stage)") { _ in
             EventLogHandler(sink: sink, redactor: redactor, item: item, stage: stage, logLevel: level)
@@ -515,11 +523,6 @@ public struct Runner: Sendable {
         }
     }
 
-    /// The hash that decides whether a finished stage is still up to date.
-    func optionsHash(uses: String, options: JSONValue) -> String {
-        let canonical = JSONValue.object(["uses": .string(uses), "with": options]).serialized()
-        return SHA256.hash(data: Data(canonical.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
 }
 
 /// Runs `body`, cancelling it and throwing ``StageTimeout`` when it takes longer than `limit`.

@@ -4,25 +4,25 @@ import StageKit
 /// Writes one stage's checkpoint as the stage works: each change is durable before `update` returns.
 ///
 /// Changes apply to the in-memory record at once and in order; writes happen one at a time, off the
-/// cooperative pool (``CheckpointStore`` does its file work on ``BlockingWork``), and a write that is
+/// cooperative pool (the ``StateStore`` syncs on its own threads), and a write that is
 /// under way when further changes arrive is followed by one write of the newest record, which makes
 /// every waiting change durable together. No thread waits on a lock while a file is synced: waiting
 /// writers are suspended tasks.
 actor StageJournal: StageCheckpointing {
     private(set) var current: StageRecord
-    private let store: CheckpointStore
-    private let run: String
-    private let item: String
+    private let store: any StateStore
+    private let item: ItemVersion
+    private let redactor: SecretRedactor
     /// Counts changes; `durable` is the newest one on disk.
     private var version = 0
     private var durable = 0
     private var write: Task<Int, any Error>?
 
-    init(record: StageRecord, store: CheckpointStore, run: String, item: String) {
+    init(record: StageRecord, store: any StateStore, item: ItemVersion, redactor: SecretRedactor) {
         self.current = record
         self.store = store
-        self.run = run
         self.item = item
+        self.redactor = redactor
     }
 
     /// Applies `change` and returns once it is on disk.
@@ -36,10 +36,10 @@ actor StageJournal: StageCheckpointing {
                     durable = max(durable, try await write.value)
                     continue
                 }
-                let (snapshot, snapshotVersion) = (current, version)
-                let (store, run, item) = (self.store, self.run, self.item)
+                let (snapshot, snapshotVersion) = (current.redacted(by: redactor), version)
+                let (store, item) = (self.store, self.item)
                 let started = Task<Int, any Error> {
-                    try await store.save(snapshot, run: run, item: item)
+                    try await store.save(snapshot, for: item)
                     return snapshotVersion
                 }
                 write = started
@@ -51,7 +51,7 @@ actor StageJournal: StageCheckpointing {
         } catch {
             throw StateError(
                 code: .io, message: "cannot save the checkpoint of stage \(current.stage): \(error)",
-                path: store.folder.path)
+                path: store.location)
         }
     }
 

@@ -1,7 +1,7 @@
 public import Foundation
 public import StageKit
 
-/// The checkpoint of one stage for one item: `<state>/runs/<workflow>/items/<item>/stages/<id>.json`.
+/// The checkpoint of one stage for one version of an item.
 public struct StageRecord: Codable, Sendable, Hashable {
     /// Where a stage is.
     public enum Status: String, Codable, Sendable {
@@ -17,8 +17,6 @@ public struct StageRecord: Codable, Sendable, Hashable {
         case interrupted
     }
 
-    /// The file format version.
-    public var format: Int = StageRecord.currentFormat
     /// The stage id.
     public var stage: String
     /// The stage type.
@@ -29,6 +27,8 @@ public struct StageRecord: Codable, Sendable, Hashable {
     public var attempts: Int
     /// SHA-256 of the resolved options (secrets as their expressions): a change reruns the stage.
     public var optionsHash: String
+    /// The resolved options with secrets as their expressions, to tell which option changed.
+    public var options: JSONValue?
     /// The outputs, once it succeeded.
     public var outputs: JSONValue?
     /// The stage's own resume data (an upload URL and offset, finished parts).
@@ -44,9 +44,6 @@ public struct StageRecord: Codable, Sendable, Hashable {
     /// When it finished.
     public var finishedAt: Date?
 
-    /// The format this engine writes.
-    public static let currentFormat = 1
-
     /// Creates a record.
     public init(stage: String, uses: String, status: Status, optionsHash: String) {
         self.stage = stage
@@ -58,18 +55,8 @@ public struct StageRecord: Codable, Sendable, Hashable {
     }
 }
 
-/// Facts about an item when its stages ran, to notice an input that changed since.
-public struct ItemRecord: Codable, Sendable, Hashable {
-    /// The file format version.
-    public var format: Int = StageRecord.currentFormat
-    /// The input file as it was.
-    public var input: InputItem
-}
-
-/// What a run of a workflow looks like, for `pipeline status`: `<state>/runs/<workflow>/run.json`.
+/// What a run of a workflow looks like, for `pipeline status`.
 public struct RunRecord: Codable, Sendable, Hashable {
-    /// The file format version.
-    public var format: Int = StageRecord.currentFormat
     /// The workflow's name.
     public var workflow: String
     /// The workflow file's path when it last ran.
@@ -86,6 +73,16 @@ public struct RunRecord: Codable, Sendable, Hashable {
 }
 
 extension StageRecord {
+    /// The record as a store may keep it: secrets in outputs, resume data and errors replaced by their
+    /// expressions.
+    func redacted(by redactor: SecretRedactor) -> StageRecord {
+        var stored = self
+        stored.outputs = outputs.map(redactor.redact)
+        stored.resume = resume.map(redactor.redact)
+        stored.error = error.map(redactor.redact)
+        return stored
+    }
+
     /// Records a failure of the current attempt.
     mutating func record(_ failure: FailureReport) {
         error = failure.message

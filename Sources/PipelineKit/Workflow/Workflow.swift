@@ -67,13 +67,22 @@ public struct InputSelection: Sendable, Hashable {
     public var exclude: [String]
     /// Whether to descend into subfolders.
     public var recursive: Bool
+    /// How a file's content is identified.
+    public var fingerprint: FingerprintMethod
+    /// Files outside these limits are skipped before any stage runs.
+    public var limits: InputLimits
 
     /// Creates a selection.
-    public init(path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false) {
+    public init(
+        path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false,
+        fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits()
+    ) {
         self.path = path
         self.include = include
         self.exclude = exclude
         self.recursive = recursive
+        self.fingerprint = fingerprint
+        self.limits = limits
     }
 }
 

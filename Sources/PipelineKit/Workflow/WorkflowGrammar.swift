@@ -15,6 +15,10 @@ enum WorkflowGrammar {
         case number(ClosedRange<Double>)
         /// Seconds, or a string such as `"30s"`.
         case duration
+        /// Bytes, or a string such as `"2GiB"`.
+        case size
+        /// One of these strings.
+        case choice([String])
         /// A pattern or an array of patterns.
         case patterns
         /// A `${...}` condition or a boolean.
@@ -90,6 +94,19 @@ enum WorkflowGrammar {
             Member(name: "include", kind: .patterns, summary: "Shell patterns of the files to take (e.g. *.mp4)."),
             Member(name: "exclude", kind: .patterns, summary: "Shell patterns of the files to leave out."),
             Member(name: "recursive", kind: .boolean, summary: "Whether to descend into subfolders."),
+            Member(
+                name: "fingerprint", kind: .choice(FingerprintMethod.allCases.map(\.rawValue)),
+                summary: "How a file's content is identified: sampled blocks (default) or every byte."),
+            Member(
+                name: "limits", kind: .section(limits),
+                summary: "Files outside these limits are skipped, with the reason, before any stage runs."),
+        ])
+
+    static let limits = Section(
+        keyName: "limits key",
+        members: [
+            Member(name: "minSize", kind: .size, summary: "The smallest file taken, e.g. 1KiB."),
+            Member(name: "maxSize", kind: .size, summary: "The largest file taken, e.g. 2GiB."),
         ])
 
     static let defaults = Section(

@@ -12,7 +12,7 @@ public struct WorkflowLoader: Sendable {
         self.registry = registry
     }
 
-    static let reservedRoots = ["input", "vars", "env"]
+    static let reservedRoots = ["input", "vars", "env", "previous"]
 
     /// Reads a workflow file.
     /// - Parameter varOverrides: `--var KEY=VALUE` values; each must name a declared var.
@@ -146,11 +146,42 @@ private struct Reader {
         checkKeys(members, of: WorkflowGrammar.inputs, at: path)
         guard let inputPath = string(members["path"], at: path.appending("path"), required: true) else { return nil }
         if inputPath.isEmpty { log.error(path.appending("path"), "the input path is empty") }
+        var method = FingerprintMethod.sampled
+        if let value = members["fingerprint"] {
+            if let text = value.stringValue, let chosen = FingerprintMethod(rawValue: text) {
+                method = chosen
+            } else {
+                log.error(path.appending("fingerprint"), "expected \"sampled\" or \"full\", found \(value.serialized())")
+            }
+        }
         return InputSelection(
             path: inputPath,
             include: patterns(members["include"], at: path.appending("include")),
             exclude: patterns(members["exclude"], at: path.appending("exclude")),
-            recursive: bool(members["recursive"], at: path.appending("recursive")) ?? false)
+            recursive: bool(members["recursive"], at: path.appending("recursive")) ?? false,
+            fingerprint: method, limits: readLimits(members["limits"], at: path.appending("limits")))
+    }
+
+    private mutating func readLimits(_ value: JSONValue?, at path: JSONPath) -> InputLimits {
+        guard let value else { return InputLimits() }
+        guard case .object(let members) = value else {
+            log.error(path, "expected an object such as {\"maxSize\": \"2GiB\"}, found \(value.kindName)")
+            return InputLimits()
+        }
+        checkKeys(members, of: WorkflowGrammar.limits, at: path)
+        func size(_ name: String) -> Int64? {
+            guard let member = members[name] else { return nil }
+            guard let count = ByteCount(json: member) else {
+                log.error(path.appending(name), "expected \(ByteCount.expected), found \(member.serialized())")
+                return nil
+            }
+            return count.bytes
+        }
+        let limits = InputLimits(minSize: size("minSize"), maxSize: size("maxSize"))
+        if let low = limits.minSize, let high = limits.maxSize, low > high {
+            log.error(path, "minSize (\(ByteCount(low))) is larger than maxSize (\(ByteCount(high)))")
+        }
+        return limits
     }
 
     private mutating func patterns(_ value: JSONValue?, at path: JSONPath) -> [String] {
@@ -481,6 +512,16 @@ private struct Reader {
             }
         case "env":
             if reference.member == nil { log.error(path, "${env} needs a variable name, e.g. ${env.HOME}") }
+        case "previous":
+            guard let member = reference.member else {
+                return log.error(path, "${previous} needs a stage id, e.g. ${previous.ticket.uri}")
+            }
+            if !stages.contains(where: { $0.id == member }) {
+                log.error(
+                    path,
+                    "${\(reference)}: the workflow has no stage \"\(member)\""
+                        + Suggestion.phrase(for: member, among: stages.map(\.id)))
+            }
         default:
             let earlier = stageIndex.map { Array(stages.prefix($0)) } ?? []
             guard let target = stages.firstIndex(where: { $0.id == reference.root }) else {

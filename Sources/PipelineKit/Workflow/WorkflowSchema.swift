@@ -63,6 +63,8 @@ public enum WorkflowSchema {
         case .number(let range):
             ["type": "number", "minimum": .double(range.lowerBound), "maximum": .double(range.upperBound)]
         case .duration: ["$ref": "#/$defs/duration"]
+        case .size: ["anyOf": [["type": "integer", "minimum": 0], ["type": "string"]]]
+        case .choice(let values): ["enum": .array(values.map { .string($0) })]
         case .patterns: ["$ref": "#/$defs/patterns"]
         case .condition: ["type": ["string", "boolean"]]
         case .strings: ["type": "array", "items": ["type": "string"]]

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+import struct StageKit.InputItem
+
+import enum StageKit.BlockingWork
+
+/// The files of a batch and the plan for them, shared by `run`, `plan` and `status`.
+enum BatchInputs {
+    /// The files selected by `--input` paths (or the workflow's `inputs.path`); problems end the command with
+    /// exit code 2.
+    static func discover(_ workflow: Workflow, inputs: [String], file: String, state: String) throws -> Discovery {
+        let selection = workflow.inputs
+        let paths = inputs.isEmpty ? selection.map { [$0.path] } ?? [] : inputs
+        guard !paths.isEmpty else {
+            Output.error("\(file): no inputs: give --input PATH or set inputs.path in the workflow")
+            throw ExitCode(2)
+        }
+        do {
+            return try InputDiscovery.discover(
+                paths: paths, include: selection?.include ?? [], exclude: selection?.exclude ?? [],
+                recursive: selection?.recursive ?? false, skipping: [state])
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Plans the batch against the ledger (an empty one when `ledger` is nil); a ledger that cannot be read
+    /// ends the command with exit code 1.
+    static func plan(
+        _ workflow: Workflow, discovery: Discovery, ledger: (any StateStore)?, reprocess: Bool = false,
+        onlyFailed: Bool = false
+    ) async throws -> BatchPlan {
+        let planner = BatchPlanner(
+            method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
+            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits())
+        do {
+            let snapshot = try await ledger?.snapshot(workflow: workflow.name) ?? LedgerSnapshot(items: [])
+            let cache = try await ledger?.cachedFingerprints() ?? [:]
+            return await BlockingWork.runLong { planner.plan(discovery, snapshot: snapshot, cache: cache) }
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

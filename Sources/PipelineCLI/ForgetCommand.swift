@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+import struct StageKit.InputItem
+
+/// `pipeline forget WORKFLOW ITEM...|--failed`: removes items from the ledger, so the next run treats their
+/// files as new. Nothing remote is undone (that is `pipeline cancel`).
+struct ForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Remove items from the ledger: the next run processes their files as new ones.")
+
+    @Argument(help: "The workflow file.")
+    var workflow: String
+
+    @Argument(help: "Items to forget: item number, path, relative path or file name.")
+    var items: [String] = []
+
+    @Flag(name: .long, help: "Forget every item that failed.")
+    var failed = false
+
+    @Flag(name: .long, help: "Do not ask for confirmation.")
+    var yes = false
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @OptionGroup var pluginOptions: PluginOptions
+
+    func validate() throws {
+        if items.isEmpty == !failed { throw ValidationError("give the items to forget, or --failed") }
+    }
+
+    func run() async throws {
+        let (workflow, _) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
+        defer { state.close() }
+        let snapshot: LedgerSnapshot
+        do {
+            snapshot = try await state.ledger.snapshot(workflow: workflow.name)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        let chosen =
+            failed
+            ? snapshot.items.filter { $0.status == .failed }
+            : try ItemSelection.select(items, in: snapshot, workflow: workflow.name)
+        guard !chosen.isEmpty else {
+            Output.line("no failed items in the ledger of \(workflow.name)")
+            return
+        }
+        for item in chosen { Output.line("\(item.id)  \(item.input.path)  (\(item.status.rawValue))") }
+        if !yes {
+            guard Output.isTerminal else {
+                Output.error("pipeline: forgetting \(chosen.count) item(s) needs --yes when the input is not a terminal")
+                throw ExitCode(2)
+            }
+            Output.write("forget \(chosen.count) item\(chosen.count == 1 ? "" : "s")? [y/N] ")
+            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { throw ExitCode(1) }
+        }
+        do {
+            try await state.ledger.forget(items: chosen.map(\.id))
+            for item in chosen {
+                try? FileManager.default.removeItem(at: state.scratchRoot.appendingPathComponent("\(item.id)"))
+            }
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        Output.line("forgot \(chosen.count) item\(chosen.count == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+import struct StageKit.InputItem
+
+import enum StageKit.JSONValue
+
+/// `pipeline plan WORKFLOW`: what the next `run` would do with each file and stage, and why. Writes nothing,
+/// contacts no server.
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show what the next run would do with each file and stage, and why; writes nothing.")
+
+    @Argument(help: "The workflow file.")
+    var workflow: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
+    var input: [String] = []
+
+    @OptionGroup var varOptions: VarOptions
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Flag(name: .long, help: "Plan as run --reprocess would.")
+    var reprocess = false
+
+    @Flag(name: .long, help: "Plan as run --failed would.")
+    var failed = false
+
+    @Flag(name: .long, help: "Print the plan as JSON.")
+    var json = false
+
+    func run() async throws {
+        let (workflow, _) = try WorkflowFile.load(
+            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+        let environment = ProcessInfo.processInfo.environment
+        let discovery = try BatchInputs.discover(workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+        let state = try StateFolder.openForReading(stateOptions.state)
+        let plan = try await BatchInputs.plan(
+            workflow, discovery: discovery, ledger: state?.ledger, reprocess: reprocess, onlyFailed: failed)
+        let checkpoints: [Int64: [String: StageRecord]]
+        do {
+            checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name) ?? [:]
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
+        let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
+        var records: [JSONValue] = []
+        var counts: [String: Int] = [:]
+        for planned in plan.items {
+            let (kind, reason) = Self.describe(planned)
+            counts[kind, default: 0] += 1
+            let stages = decisions.preview(planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:])
+            records.append([
+                "path": .string(planned.input.path), "plan": .string(kind), "reason": reason.map(JSONValue.string) ?? .null,
+                "fingerprint": planned.fingerprint.map(JSONValue.string) ?? .null,
+                "item": planned.known.map { .int(Int($0.id)) } ?? .null,
+                "stages": .array(
+                    stages.map { stage in
+                        [
+                            "stage": .string(stage.stage), "uses": .string(stage.uses),
+                            "action": .string(stage.action.rawValue), "reason": stage.reason.map(JSONValue.string) ?? .null,
+                            "options": stage.options ?? .null,
+                        ]
+                    }),
+            ])
+            if !json {
+                Output.line("\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
+                    + (reason.map { "  (\($0))" } ?? ""))
+                for stage in stages {
+                    Output.line("           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
+                        + (stage.reason.map { ": \($0)" } ?? ""))
+                }
+            }
+        }
+        for passed in plan.passedOver {
+            counts["skip", default: 0] += 1
+            records.append(["path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": []])
+            if !json { Output.line("skip     \(passed.path)  (\(passed.reason))") }
+        }
+        let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        if json {
+            Output.line(
+                redactor.redact(JSONValue.object(["workflow": .string(workflow.name), "items": .array(records)]))
+                    .serialized(pretty: true))
+        } else {
+            Output.line("\(workflow.name): \(plan.items.count + plan.passedOver.count) files: \(totals.isEmpty ? "nothing" : totals)")
+        }
+    }
+
+    /// The plan word for an item, and why.
+    static func describe(_ planned: PlannedItem) -> (String, String?) {
+        switch planned.action {
+        case .run(_, let reason):
+            switch reason {
+            case .new: return ("new", nil)
+            case .changed: return ("changed", reason.description)
+            case .resume, .workflowChanged, .reprocess:
+                let renamed = planned.known.map { $0.input.path != planned.input.path } ?? false
+                let from = renamed ? "; renamed from \(planned.known?.input.path ?? "")" : ""
+                return ("run", reason.description + from)
+            }
+        case .reuse:
+            let renamed = planned.known.map { $0.input.path != planned.input.path } ?? false
+            return renamed ? ("renamed", "from \(planned.known?.input.path ?? ""), done") : ("done", nil)
+        case .skip(let reason):
+            return ("skip", reason)
+        }
+    }
+}

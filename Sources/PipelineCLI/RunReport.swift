@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+import struct StageKit.InputItem
+
+import enum StageKit.JSONValue
+
+/// `run --report FILE`: one JSON record per file of the run, with each stage's checkpoint (secrets masked).
+enum RunReport {
+    /// Writes the report of `outcome`; a report that cannot be written ends the command with exit code 1.
+    static func write(
+        _ outcome: RunOutcome, workflow: Workflow, ledger: any StateStore, redactor: SecretRedactor, to path: String
+    ) async throws {
+        let checkpoints: [Int64: [String: StageRecord]]
+        do {
+            checkpoints = try await ledger.checkpoints(workflow: workflow.name)
+        } catch {
+            Output.error("pipeline: cannot write the report \(path): \(error)")
+            throw ExitCode(1)
+        }
+        let items = outcome.results.map { result in
+            record(result, stages: result.ref.flatMap { checkpoints[$0.item] } ?? [:], workflow: workflow)
+        }
+        let report: JSONValue = [
+            "workflow": .string(workflow.name), "summary": .object(outcome.summary.fields), "items": .array(items),
+        ]
+        do {
+            try redactor.redact(report).serializedData(pretty: true).write(
+                to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            Output.error("pipeline: cannot write the report \(path): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// One item's record: identity, path, outcome, reason, and its stages in workflow order.
+    static func record(_ result: ItemResult, stages: [String: StageRecord], workflow: Workflow) -> JSONValue {
+        let stageRecords: [JSONValue] = (workflow.stages + workflow.onCancel).compactMap { spec in
+            guard let record = stages[spec.id] else { return nil }
+            var seconds: Double?
+            if let started = record.startedAt, let finished = record.finishedAt {
+                seconds = finished.timeIntervalSince(started)
+            }
+            return [
+                "stage": .string(spec.id), "uses": .string(record.uses), "status": .string(record.status.rawValue),
+                "attempts": .int(record.attempts), "seconds": seconds.map(JSONValue.double) ?? .null,
+                "outputs": record.outputs ?? .null, "error": record.error.map(JSONValue.string) ?? .null,
+                "errorKind": record.errorKind.map { .string($0.rawValue) } ?? .null,
+            ]
+        }
+        return [
+            "item": result.ref.map { .int(Int($0.item)) } ?? .null,
+            "version": result.ref.map { .int($0.version) } ?? .null,
+            "fingerprint": result.fingerprint.map(JSONValue.string) ?? .null, "path": .string(result.path),
+            "outcome": .string(result.outcome.rawValue), "reason": result.reason.map(JSONValue.string) ?? .null,
+            "errorKind": result.errorKind.map { .string($0.rawValue) } ?? .null,
+            "seconds": .double(result.seconds), "bytes": .int(Int(result.bytes)), "stages": .array(stageRecords),
+        ]
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+
+import struct StageKit.InputItem
+
+/// A command's state folder: its lock (for commands that write) and its ledger. Problems are printed and
+/// end the command with exit code 1.
+struct StateFolder {
+    /// The folder.
+    let folder: URL
+    /// The ledger.
+    let ledger: SQLiteLedger
+    /// Held while the command writes.
+    private let lock: StateLock?
+
+    /// Where stages get scratch folders.
+    var scratchRoot: URL { folder.appendingPathComponent("scratch") }
+
+    /// Opens the folder for a command that writes: takes the lock, refuses the layout of earlier versions
+    /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside.
+    static func openForWriting(_ path: String, fresh: Bool) throws -> StateFolder {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        do {
+            let lock = try StateLock(folder: folder)
+            try SQLiteLedger.checkLayout(of: folder, fresh: fresh)
+            do {
+                return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock)
+            } catch let error where error.code == .corrupt && fresh {
+                let aside = try SQLiteLedger.moveAside(in: folder)
+                Output.error("pipeline: \(error.message)\npipeline: --fresh: moved the damaged ledger to \(aside.path)")
+                return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock)
+            }
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Opens an existing ledger to read it (nil when the folder has none); takes no lock, writes nothing.
+    static func openForReading(_ path: String) throws -> StateFolder? {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        do {
+            try SQLiteLedger.checkLayout(of: folder, fresh: false)
+            guard SQLiteLedger.exists(in: folder) else { return nil }
+            return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: nil)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Keeps the lock until here.
+    func close() {
+        withExtendedLifetime(lock) {}
+    }
+}

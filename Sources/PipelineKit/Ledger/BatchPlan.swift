@@ -1,0 +1,199 @@
+public import StageKit
+
+/// What a run will do with each file it found, decided from the ledger before any stage runs: `pipeline plan`
+/// prints it, `pipeline run` carries it out.
+public struct BatchPlan: Sendable {
+    /// The files found, in order, each with what happens to it.
+    public var items: [PlannedItem]
+    /// Files the input selection left out, with the reason.
+    public var passedOver: [PassedOver]
+    /// Fingerprints computed for this plan, for the ledger's cache (a run saves them, a plan does not).
+    public var computedFingerprints: [FingerprintCacheEntry]
+
+    /// The items a run takes up.
+    public var runnable: [PlannedItem] {
+        items.filter { if case .run = $0.action { true } else { false } }
+    }
+}
+
+/// One file of a batch and what happens to it.
+public struct PlannedItem: Sendable {
+    /// What a run does with an item.
+    public enum Action: Sendable, Hashable {
+        /// Its stages run (those whose checkpoint is up to date are reused).
+        case run(ItemAdmission, reason: RunReason)
+        /// It is done: nothing runs.
+        case reuse(item: Int64, reason: String)
+        /// It is left alone.
+        case skip(reason: String)
+    }
+
+    /// Why an item's stages run.
+    public enum RunReason: Sendable, Hashable, CustomStringConvertible {
+        /// Content the ledger has not seen.
+        case new
+        /// The file at a known item's path has new content: a new version.
+        case changed(version: Int)
+        /// Not finished last time (failed, interrupted or still pending).
+        case resume(ItemStatus)
+        /// Done, but the workflow changed since: its stages are checked one by one.
+        case workflowChanged
+        /// `--reprocess`: a new version, every stage runs.
+        case reprocess(version: Int)
+
+        public var description: String {
+            switch self {
+            case .new: "new"
+            case .changed(let version): "changed: version \(version)"
+            case .resume(let status): "resume (\(status.rawValue) last time)"
+            case .workflowChanged: "the workflow changed since it was done"
+            case .reprocess(let version): "--reprocess: version \(version)"
+            }
+        }
+    }
+
+    /// The file.
+    public var input: InputItem
+    /// Its content's fingerprint (nil when it could not be read).
+    public var fingerprint: String?
+    /// What happens to it.
+    public var action: Action
+    /// The ledger's item for this content or path, if any.
+    public var known: LedgerItem?
+}
+
+/// A file the input selection left out, and why.
+public struct PassedOver: Sendable, Hashable {
+    /// The file or folder.
+    public var path: String
+    /// Why: "hidden", "excluded by *.tmp", "not included by *.mp4", "not a regular file".
+    public var reason: String
+}
+
+/// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
+public struct BatchPlanner: Sendable {
+    /// How content is identified.
+    public var method: FingerprintMethod
+    /// The workflow's digest: a done item whose digest differs is checked stage by stage.
+    public var digest: String
+    /// Items that are done run again as a new version.
+    public var reprocess: Bool
+    /// Only items that failed last time run.
+    public var onlyFailed: Bool
+    /// Size limits checked before any stage runs.
+    public var limits: InputLimits
+
+    /// Creates a planner.
+    public init(
+        method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
+        limits: InputLimits = InputLimits()
+    ) {
+        self.method = method
+        self.digest = digest
+        self.reprocess = reprocess
+        self.onlyFailed = onlyFailed
+        self.limits = limits
+    }
+
+    /// Plans a batch; fingerprints files whose stamp is not in `cache` (reading at most a few MiB of each).
+    public func plan(
+        _ discovery: Discovery, snapshot: LedgerSnapshot, cache: [String: FingerprintCacheEntry]
+    ) -> BatchPlan {
+        var plan = BatchPlan(items: [], passedOver: discovery.passedOver, computedFingerprints: [])
+        var claimed: [String: String] = [:]
+        for file in discovery.files {
+            let input = file.input
+            if let reason = limits.violation(size: input.size) {
+                plan.items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reason)))
+                continue
+            }
+            let fingerprint: String
+            if let cached = cache[file.stamp.path], cached.stamp == file.stamp, cached.method == method {
+                fingerprint = cached.fingerprint
+            } else {
+                do {
+                    fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
+                } catch {
+                    plan.items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: error.message)))
+                    continue
+                }
+                plan.computedFingerprints.append(
+                    FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
+            }
+            if let first = claimed[fingerprint] {
+                plan.items.append(
+                    PlannedItem(
+                        input: input, fingerprint: fingerprint, action: .skip(reason: "the same content as \(first)")))
+                continue
+            }
+            claimed[fingerprint] = input.path
+            let byContent = snapshot.byFingerprint[fingerprint].map { snapshot.items[$0] }
+            let byPath = snapshot.byPath[input.path].map { snapshot.items[$0] }
+            let known = byContent ?? byPath
+            plan.items.append(
+                PlannedItem(
+                    input: input, fingerprint: fingerprint,
+                    action: action(for: input, fingerprint: fingerprint, byContent: byContent, byPath: byPath),
+                    known: known))
+        }
+        return plan
+    }
+
+    private func action(for input: InputItem, fingerprint: String, byContent: LedgerItem?, byPath: LedgerItem?)
+        -> PlannedItem.Action
+    {
+        guard let item = byContent else {
+            if onlyFailed { return .skip(reason: "not failed last time (--failed)") }
+            if let item = byPath {
+                if item.status == .cancelled, !reprocess {
+                    return .skip(reason: "cancelled (run with --reprocess to take it up again)")
+                }
+                let admission = ItemAdmission(item: item.id, newVersion: true, fingerprint: fingerprint, input: input)
+                return .run(admission, reason: .changed(version: item.version + 1))
+            }
+            return .run(ItemAdmission(item: nil, newVersion: false, fingerprint: fingerprint, input: input), reason: .new)
+        }
+        let moved = item.input.path == input.path ? "" : " (as \(item.input.path))"
+        if reprocess {
+            let admission = ItemAdmission(item: item.id, newVersion: true, fingerprint: fingerprint, input: input)
+            return .run(admission, reason: .reprocess(version: item.version + 1))
+        }
+        if onlyFailed, item.status != .failed { return .skip(reason: "not failed last time (--failed)") }
+        let admission = ItemAdmission(item: item.id, newVersion: false, fingerprint: fingerprint, input: input)
+        switch item.status {
+        case .cancelled:
+            return .skip(reason: "cancelled\(moved) (run with --reprocess to take it up again)")
+        case .succeeded where item.digest == digest:
+            return .reuse(item: item.id, reason: "done\(moved)")
+        case .succeeded:
+            return .run(admission, reason: .workflowChanged)
+        case .pending, .failed, .interrupted:
+            return .run(admission, reason: .resume(item.status))
+        }
+    }
+}
+
+/// Size limits on input files (`inputs.limits`), checked before any stage runs.
+public struct InputLimits: Sendable, Hashable {
+    /// The smallest size taken, in bytes.
+    public var minSize: Int64?
+    /// The largest size taken, in bytes.
+    public var maxSize: Int64?
+
+    /// Creates limits.
+    public init(minSize: Int64? = nil, maxSize: Int64? = nil) {
+        self.minSize = minSize
+        self.maxSize = maxSize
+    }
+
+    /// Why a file of `size` bytes is left out, or nil when it is within the limits.
+    func violation(size: Int64) -> String? {
+        if let minSize, size < minSize {
+            return "smaller than inputs.limits.minSize (\(ByteCount(size)) < \(ByteCount(minSize)))"
+        }
+        if let maxSize, size > maxSize {
+            return "larger than inputs.limits.maxSize (\(ByteCount(size)) > \(ByteCount(maxSize)))"
+        }
+        return nil
+    }
+}

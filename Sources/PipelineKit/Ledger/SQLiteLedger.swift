@@ -1,0 +1,434 @@
+public import Foundation
+import GRDB
+import StageKit
+
+/// The ledger in one SQLite database per state folder (`<state>/ledger.sqlite`), through GRDB.
+///
+/// The database runs in WAL mode with `synchronous = FULL`: a write returns once its transaction is synced,
+/// readers (`pipeline status`, `pipeline plan`) never wait for the writer, and a crash at any moment leaves
+/// the last committed state. Writes go through GRDB's writer queue and are not abandoned when the calling
+/// task is cancelled, so an interrupted stage is still recorded as interrupted.
+public final class SQLiteLedger: StateStore {
+    /// The database file.
+    public let file: URL
+    private let pool: DatabasePool
+
+    /// The schema version this ledger writes (SQLite's `user_version`).
+    static let schemaVersion = 1
+    /// The database's name in a state folder.
+    public static let fileName = "ledger.sqlite"
+
+    public var location: String { file.path }
+
+    /// Opens (creating if needed) the ledger of a state folder.
+    public init(folder: URL) throws(StateError) {
+        let file = folder.appendingPathComponent(Self.fileName)
+        self.file = file
+        try AtomicFile.createFolder(folder)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: file.path, configuration: configuration)
+            try pool.write { db in try Self.migrate(db, file: file) }
+        } catch {
+            throw Self.stateError(error, file: file, doing: "open")
+        }
+    }
+
+    /// Whether a state folder has a ledger (a plan reads only an existing one).
+    public static func exists(in folder: URL) -> Bool {
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(fileName).path)
+    }
+
+    private static func migrate(_ db: Database, file: URL) throws {
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if version > schemaVersion {
+            throw StateError(
+                code: .incompatible,
+                message:
+                    "the ledger \(file.path) has schema \(version), newer than this pipeline reads (\(schemaVersion)); use a newer pipeline or --fresh",
+                path: file.path)
+        }
+        guard version < schemaVersion else { return }
+        try db.execute(
+            sql: """
+                CREATE TABLE runs(
+                    id INTEGER PRIMARY KEY, workflow TEXT NOT NULL, file TEXT NOT NULL, stages TEXT NOT NULL,
+                    startedAt REAL NOT NULL, finishedAt REAL, summary TEXT);
+                CREATE TABLE items(
+                    id INTEGER PRIMARY KEY, workflow TEXT NOT NULL, version INTEGER NOT NULL,
+                    fingerprint TEXT NOT NULL, path TEXT NOT NULL, relativePath TEXT NOT NULL,
+                    size INTEGER NOT NULL, modified REAL NOT NULL, status TEXT NOT NULL, digest TEXT,
+                    error TEXT, errorKind TEXT, updatedAt REAL NOT NULL);
+                CREATE UNIQUE INDEX itemsByFingerprint ON items(workflow, fingerprint);
+                CREATE INDEX itemsByPath ON items(workflow, path);
+                CREATE TABLE versions(
+                    item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, version INTEGER NOT NULL,
+                    fingerprint TEXT NOT NULL, path TEXT NOT NULL, createdAt REAL NOT NULL,
+                    PRIMARY KEY(item, version)) WITHOUT ROWID;
+                CREATE TABLE paths(
+                    item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, path TEXT NOT NULL,
+                    PRIMARY KEY(item, path)) WITHOUT ROWID;
+                CREATE TABLE stages(
+                    item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, version INTEGER NOT NULL,
+                    stage TEXT NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
+                    PRIMARY KEY(item, version, stage)) WITHOUT ROWID;
+                CREATE TABLE files(
+                    path TEXT PRIMARY KEY, size INTEGER NOT NULL, modifiedNanoseconds INTEGER NOT NULL,
+                    inode INTEGER NOT NULL, device INTEGER NOT NULL, method TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL) WITHOUT ROWID;
+                PRAGMA user_version = \(schemaVersion);
+                """)
+    }
+
+    // MARK: Reading
+
+    public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
+        LedgerSnapshot(
+            items: try await read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM items WHERE workflow = ? ORDER BY id", arguments: [workflow])
+                    .map(Self.item)
+            })
+    }
+
+    private static func item(_ row: Row) -> LedgerItem {
+        let error: FailureReport? = (row["error"] as String?).map { message in
+            FailureReport(message: message, kind: (row["errorKind"] as String?).map { ErrorKind(rawValue: $0) } ?? .failed)
+        }
+        return LedgerItem(
+            id: row["id"], version: row["version"], fingerprint: row["fingerprint"],
+            input: InputItem(path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"]),
+            status: ItemStatus(rawValue: row["status"]) ?? .pending, digest: row["digest"], error: error,
+            updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
+    }
+
+    public func cachedFingerprints() async throws(StateError) -> [String: FingerprintCacheEntry] {
+        try await read { db in
+            var entries: [String: FingerprintCacheEntry] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM files")
+            while let row = try rows.next() {
+                guard let method = FingerprintMethod(rawValue: row["method"]) else { continue }
+                let stamp = FileStamp(
+                    path: row["path"], size: row["size"], modifiedNanoseconds: row["modifiedNanoseconds"],
+                    inode: row["inode"], device: row["device"])
+                entries[stamp.path] = FingerprintCacheEntry(stamp: stamp, method: method, fingerprint: row["fingerprint"])
+            }
+            return entries
+        }
+    }
+
+    public func checkpoints(workflow: String) async throws(StateError) -> [Int64: [String: StageRecord]] {
+        try await read { db in
+            var found: [Int64: [String: StageRecord]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
+                    WHERE items.workflow = ? AND stages.version = items.version
+                    """, arguments: [workflow])
+            while let row = try rows.next() {
+                found[row["item"], default: [:]][row["stage"]] = try Self.decode(row["record"])
+            }
+            return found
+        }
+    }
+
+    public func workflows() async throws(StateError) -> [RunRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT workflow, file, stages FROM runs WHERE id IN (SELECT max(id) FROM runs GROUP BY workflow)
+                    ORDER BY workflow
+                    """
+            ).map { row in
+                RunRecord(
+                    workflow: row["workflow"], file: row["file"],
+                    stages: (row["stages"] as String).split(separator: "\n").map(String.init))
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    public func cacheFingerprints(_ entries: [FingerprintCacheEntry]) async throws(StateError) {
+        guard !entries.isEmpty else { return }
+        try await write { db in
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)")
+            for entry in entries {
+                let stamp = entry.stamp
+                try statement.execute(arguments: [
+                    stamp.path, stamp.size, stamp.modifiedNanoseconds, stamp.inode, stamp.device,
+                    entry.method.rawValue, entry.fingerprint,
+                ])
+            }
+        }
+    }
+
+    public func beginRun(_ run: RunRecord) async throws(StateError) -> Int64 {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO runs(workflow, file, stages, startedAt) VALUES (?, ?, ?, ?)",
+                arguments: [run.workflow, run.file, run.stages.joined(separator: "\n"), Date().timeIntervalSince1970])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func finishRun(_ run: Int64, summary: RunSummary) async throws(StateError) {
+        let totals = JSONValue.object(summary.fields).serialized()
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE runs SET finishedAt = ?, summary = ? WHERE id = ?",
+                arguments: [Date().timeIntervalSince1970, totals, run])
+        }
+    }
+
+    public func admit(_ admission: ItemAdmission, workflow: String) async throws(StateError) -> AdmittedItem {
+        try await write { db in
+            let now = Date().timeIntervalSince1970
+            let input = admission.input
+            var ref: ItemVersion
+            if let id = admission.item,
+                let version = try Int.fetchOne(db, sql: "SELECT version FROM items WHERE id = ?", arguments: [id])
+            {
+                ref = ItemVersion(item: id, version: admission.newVersion ? version + 1 : version)
+                try db.execute(
+                    sql: """
+                        UPDATE items SET version = ?, fingerprint = ?, path = ?, relativePath = ?, size = ?,
+                        modified = ?, status = 'pending', digest = CASE WHEN ? THEN NULL ELSE digest END, updatedAt = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        ref.version, admission.fingerprint, input.path, input.relativePath, input.size,
+                        input.modified, admission.newVersion, now, id,
+                    ])
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO items(workflow, version, fingerprint, path, relativePath, size, modified, status, updatedAt)
+                        VALUES (?, 1, ?, ?, ?, ?, ?, 'pending', ?)
+                        """,
+                    arguments: [
+                        workflow, admission.fingerprint, input.path, input.relativePath, input.size, input.modified, now,
+                    ])
+                ref = ItemVersion(item: db.lastInsertedRowID, version: 1)
+            }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO versions VALUES (?, ?, ?, ?, ?)",
+                arguments: [ref.item, ref.version, admission.fingerprint, input.path, now])
+            try db.execute(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)", arguments: [ref.item, input.path])
+            var stages: [String: StageRecord] = [:]
+            var previous: [String: JSONValue] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT version, stage, status, record FROM stages WHERE item = ? AND version >= ?",
+                arguments: [ref.item, ref.version - 1])
+            while let row = try rows.next() {
+                if row["version"] == ref.version {
+                    stages[row["stage"]] = try Self.decode(row["record"])
+                } else if row["status"] == StageRecord.Status.succeeded.rawValue {
+                    previous[row["stage"]] = try (Self.decode(row["record"]) as StageRecord).outputs ?? .null
+                }
+            }
+            return AdmittedItem(ref: ref, stages: stages, previousOutputs: previous)
+        }
+    }
+
+    public func recordPaths(_ sightings: [ItemSighting]) async throws(StateError) {
+        guard !sightings.isEmpty else { return }
+        try await write { db in
+            let update = try db.cachedStatement(
+                sql: "UPDATE items SET path = ?, relativePath = ?, size = ?, modified = ? WHERE id = ?")
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)")
+            for sighting in sightings {
+                let input = sighting.input
+                try update.execute(arguments: [input.path, input.relativePath, input.size, input.modified, sighting.item])
+                try insert.execute(arguments: [sighting.item, input.path])
+            }
+        }
+    }
+
+    public func save(_ record: StageRecord, for item: ItemVersion) async throws(StateError) {
+        let encoded = try Self.encode(record)
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO stages VALUES (?, ?, ?, ?, ?)",
+                arguments: [item.item, item.version, record.stage, record.status.rawValue, encoded])
+        }
+    }
+
+    public func removeStages(_ stages: [String], for item: ItemVersion) async throws(StateError) {
+        guard !stages.isEmpty else { return }
+        try await write { db in
+            let statement = try db.cachedStatement(sql: "DELETE FROM stages WHERE item = ? AND version = ? AND stage = ?")
+            for stage in stages { try statement.execute(arguments: [item.item, item.version, stage]) }
+        }
+    }
+
+    public func finish(_ item: ItemVersion, result: ItemResult, digest: String?) async throws(StateError) {
+        let status: ItemStatus? =
+            switch result.outcome {
+            case .done: .succeeded
+            case .failed: .failed
+            case .interrupted: .interrupted
+            case .reused, .skipped: nil
+            }
+        guard let status else { return }
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE items SET status = ?, digest = ?, error = ?, errorKind = ?, updatedAt = ?
+                    WHERE id = ? AND version = ?
+                    """,
+                arguments: [
+                    status.rawValue, digest, status == .failed ? result.reason : nil,
+                    status == .failed ? result.errorKind?.description : nil, Date().timeIntervalSince1970, item.item,
+                    item.version,
+                ])
+        }
+    }
+
+    public func setStatus(_ status: ItemStatus, of items: [Int64]) async throws(StateError) {
+        try await write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE items SET status = ?, updatedAt = ? WHERE id = ?")
+            for item in items {
+                try statement.execute(arguments: [status.rawValue, Date().timeIntervalSince1970, item])
+            }
+        }
+    }
+
+    public func forget(items: [Int64]) async throws(StateError) {
+        try await write { db in
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+            let statement = try db.cachedStatement(sql: "DELETE FROM items WHERE id = ?")
+            for item in items { try statement.execute(arguments: [item]) }
+        }
+    }
+
+    public func forget(workflow: String) async throws(StateError) {
+        try await write { db in
+            for table in ["stages", "versions", "paths"] {
+                try db.execute(
+                    sql: "DELETE FROM \(table) WHERE item IN (SELECT id FROM items WHERE workflow = ?)",
+                    arguments: [workflow])
+            }
+            try db.execute(sql: "DELETE FROM items WHERE workflow = ?", arguments: [workflow])
+        }
+    }
+
+    // MARK: Plumbing
+
+    private static func encode(_ record: StageRecord) throws(StateError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            return String(decoding: try encoder.encode(record), as: UTF8.self)
+        } catch {
+            throw StateError(code: .io, message: "cannot encode the checkpoint of stage \(record.stage): \(error)", path: "")
+        }
+    }
+
+    private static func decode(_ text: String) throws -> StageRecord {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(StageRecord.self, from: Data(text.utf8))
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StateError) -> T {
+        let pool = self.pool
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                pool.asyncRead { result in
+                    continuation.resume(with: Result { try body(result.get()) })
+                }
+            }
+        } catch {
+            throw Self.stateError(error, file: file, doing: "read")
+        }
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StateError) -> T {
+        let pool = self.pool
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
+            }
+        } catch {
+            throw Self.stateError(error, file: file, doing: "write")
+        }
+    }
+
+    /// A database error as a ``StateError`` that names the file and says what to do.
+    static func stateError(_ error: any Error, file: URL, doing action: String) -> StateError {
+        if let error = error as? StateError { return error }
+        guard let database = error as? DatabaseError else {
+            return StateError(
+                code: .corrupt,
+                message:
+                    "the ledger \(file.path) holds a record this pipeline cannot read (\(error)): run with --fresh to start the workflow over",
+                path: file.path)
+        }
+        switch database.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return StateError(
+                code: .corrupt,
+                message:
+                    "the ledger \(file.path) is damaged (\(database.message ?? "\(database.resultCode)")): move it aside, or run with --fresh to start over",
+                path: file.path)
+        case .SQLITE_FULL:
+            return StateError(
+                code: .io, message: "cannot \(action) the ledger \(file.path): the disk is full", path: file.path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StateError(
+                code: .busy, message: "the ledger \(file.path) is locked by another process", path: file.path)
+        default:
+            return StateError(
+                code: .io,
+                message: "cannot \(action) the ledger \(file.path): \(database.message ?? "\(database.resultCode)")",
+                path: file.path)
+        }
+    }
+}
+
+extension SQLiteLedger {
+    /// Refuses a state folder in the layout of earlier versions (one JSON file per stage under `runs/`), or
+    /// with `fresh` removes that layout.
+    public static func checkLayout(of folder: URL, fresh: Bool) throws(StateError) {
+        let runs = folder.appendingPathComponent("runs")
+        guard FileManager.default.fileExists(atPath: runs.path) else { return }
+        guard fresh else {
+            throw StateError(
+                code: .incompatible,
+                message:
+                    "the state folder \(folder.path) holds checkpoints in the layout of an earlier pipeline (one JSON file per stage under \(runs.path)), which this version does not read: finish those runs with the earlier version, or run with --fresh to start over (it deletes \(runs.path))",
+                path: runs.path)
+        }
+        do {
+            try FileManager.default.removeItem(at: runs)
+        } catch {
+            throw StateError(
+                code: .io, message: "cannot remove \(runs.path): \(error.localizedDescription)", path: runs.path)
+        }
+    }
+
+    /// Renames a damaged ledger (and its WAL files) aside, so a new one can start; returns the new name.
+    public static func moveAside(in folder: URL) throws(StateError) -> URL {
+        let file = folder.appendingPathComponent(fileName)
+        let stamp = Int(Date().timeIntervalSince1970)
+        let aside = folder.appendingPathComponent("\(fileName).damaged-\(stamp)")
+        for suffix in ["", "-wal", "-shm"] {
+            let source = file.path + suffix
+            guard FileManager.default.fileExists(atPath: source) else { continue }
+            guard rename(source, aside.path + suffix) == 0 else {
+                throw StateError(
+                    code: .io, message: "cannot move \(source) aside: \(String(cString: strerror(errno)))",
+                    path: source)
+            }
+        }
+        return aside
+    }
+}

@@ -1,0 +1,82 @@
+public import StageKit
+
+/// What a run would do with one stage of an item: `pipeline plan`'s per-stage line.
+public struct StagePreview: Sendable, Hashable {
+    /// What happens.
+    public enum Action: String, Sendable, Hashable {
+        /// It runs.
+        case run
+        /// Its checkpoint is reused.
+        case reuse
+        /// Its `if` is false.
+        case skip
+    }
+
+    /// The stage id.
+    public var stage: String
+    /// The stage type.
+    public var uses: String
+    /// What happens.
+    public var action: Action
+    /// Why.
+    public var reason: String?
+    /// Its options resolved, with secrets as their expressions; nil when they depend on a stage that runs
+    /// first.
+    public var options: JSONValue?
+}
+
+extension StageDecisions {
+    /// What a run would do with the stages of a planned item whose stages run, decided exactly as the run
+    /// decides: from the checkpoints of the item's current version (the previous version's, when its content
+    /// changed). Writes nothing, runs nothing.
+    public func preview(_ planned: PlannedItem, checkpoints: [String: StageRecord]) -> [StagePreview] {
+        guard case .run(let admission, _) = planned.action else { return [] }
+        let records = admission.newVersion ? [:] : checkpoints
+        let previous =
+            admission.newVersion
+            ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : [:]
+        var scope = EvaluationScope()
+        var previews: [StagePreview] = []
+        var invalidated = false
+        var blocked: String?
+        do {
+            scope = try self.scope(for: planned.input, previous: previous)
+        } catch {
+            blocked = "its vars cannot be resolved: \(redactor.redact("\(error)"))"
+        }
+        for spec in workflow.stages {
+            var preview = StagePreview(stage: spec.id, uses: spec.uses, action: .run)
+            if let blocked {
+                preview.reason = blocked
+                previews.append(preview)
+                continue
+            }
+            do {
+                let (decision, options, _) = try decide(
+                    spec, record: records[spec.id], scope: scope, invalidated: invalidated)
+                preview.options = options.map { redactor.redact($0.redacted) }
+                switch decision {
+                case .skip(let reason):
+                    preview.action = .skip
+                    preview.reason = reason
+                    scope.stageOutputs[spec.id] = .null
+                    invalidated = invalidated || records[spec.id]?.status != .skipped
+                case .reuse(let outputs):
+                    preview.action = .reuse
+                    scope.stageOutputs[spec.id] = outputs
+                case .run(let reason):
+                    preview.reason = reason
+                    if !spec.isSecret {
+                        invalidated = true
+                        blocked = "stage \(spec.id) runs first"
+                    }
+                }
+            } catch {
+                preview.reason = "\(error)"
+                blocked = "stage \(spec.id) cannot start"
+            }
+            previews.append(preview)
+        }
+        return previews
+    }
+}
