@@ -188,7 +188,10 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["StageKit", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "StageKit", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/TestSupport",
             exclude: ["Peers"],
             swiftSettings: swiftSettings

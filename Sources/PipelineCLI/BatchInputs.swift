@@ -4,8 +4,6 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
-import enum StageKit.BlockingWork
-
 /// The files of a batch and the plan for them, shared by `run`, `plan` and `status`.
 enum BatchInputs {
     /// The files selected by `--input` paths (or the workflow's `inputs.path`); problems end the command with
@@ -33,13 +31,9 @@ enum BatchInputs {
         _ workflow: Workflow, discovery: Discovery, ledger: (any StateStore)?, reprocess: Bool = false,
         onlyFailed: Bool = false
     ) async throws -> BatchPlan {
-        let planner = BatchPlanner(
-            method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
-            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits())
+        let planner = BatchPlanner(workflow: workflow, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
-            let snapshot = try await ledger?.snapshot(workflow: workflow.name) ?? LedgerSnapshot(items: [])
-            let cache = try await ledger?.cachedFingerprints() ?? [:]
-            return await BlockingWork.runLong { planner.plan(discovery, snapshot: snapshot, cache: cache) }
+            return try await planner.plan(discovery, store: ledger, workflow: workflow.name)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

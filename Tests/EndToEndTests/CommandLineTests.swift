@@ -28,8 +28,8 @@ import Testing
         let scratch = try Scratch()
         try prepare(scratch, files: 1, sleep: 3)
         let first = try Binary.start(["run", "wf.json"], in: scratch.root)
-        let lock = scratch.path(".pipeline/runs/cli/run.json")
-        try await waitUntil("the first run took the state folder") { FileManager.default.fileExists(atPath: lock.path) }
+        let state = scratch.path(".pipeline")
+        try await waitUntil("the first run took up its item") { !ledgerEntries(under: state, workflow: "cli").isEmpty }
         let second = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(second.status == 1)
         #expect(second.stderr.contains("is in use by another pipeline process (pid \(first.pid))"), "\(second.stderr)")
@@ -37,7 +37,7 @@ import Testing
         #expect(scratch.read("first.log").split(separator: "\n").count == 1)
         let status = try await Binary.run(["status"], in: scratch.root)
         #expect(status.status == 0)
-        #expect(status.stdout.contains("f0.txt  done   done"), "\(status.stdout)")
+        #expect(status.stdout.contains("f0.txt  done    done   done"), "\(status.stdout)")
     }
 
     @Test func noSecretInStateFilesOrOutput() async throws {
@@ -91,36 +91,59 @@ import Testing
         #expect(scratch.read("first.log").split(separator: "\n").count == 4)
     }
 
-    @Test func aTornStateFileIsReportedWithItsPath() async throws {
+    @Test func aDamagedLedgerIsReportedWithItsPathAndFreshMovesItAside() async throws {
         let scratch = try Scratch()
         try prepare(scratch, files: 1)
         #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
-        let stages = scratch.path(".pipeline/runs/cli/items")
-        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: stages.path).first)
-        let file = stages.appendingPathComponent(item).appendingPathComponent("stages/first.json")
-        let content = try Data(contentsOf: file)
-        try content.prefix(content.count - 7).write(to: file)
+        let file = scratch.path(".pipeline/ledger.sqlite")
+        var content = try Data(contentsOf: file)
+        content.replaceSubrange(0..<32, with: Data(repeating: 0x21, count: 32))
+        try content.write(to: file)
         let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("state file \(file.path) is damaged"), "\(result.stdout)")
-        #expect(result.stdout.contains("--fresh"))
+        #expect(result.stderr.contains("the ledger \(file.path) is damaged"), "\(result.stderr)")
+        #expect(result.stderr.contains("--fresh"))
+        #expect(try Data(contentsOf: file) == content)
         let status = try await Binary.run(["status"], in: scratch.root)
-        #expect(status.status == 1 && status.stdout.contains("DAMAGED"))
+        #expect(status.status == 1 && status.stderr.contains("is damaged"), "\(status.stderr)")
+        let fresh = try await Binary.run(["run", "wf.json", "--fresh"], in: scratch.root)
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(fresh.stderr.contains("moved the damaged ledger to"), "\(fresh.stderr)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline").path).filter {
+            $0.hasPrefix("ledger.sqlite.damaged-")
+        }
+        #expect(aside.count == 1)
+    }
+
+    @Test func aStateFolderOfTheEarlierLayoutIsRefusedUntilFresh() async throws {
+        let scratch = try Scratch()
+        try prepare(scratch, files: 1)
+        try scratch.write(".pipeline/runs/cli/run.json", "{}")
+        let refused = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("layout of an earlier pipeline"), "\(refused.stderr)")
+        #expect(scratch.read("first.log").isEmpty)
         #expect(try await Binary.run(["run", "wf.json", "--fresh"], in: scratch.root).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline/runs").path))
     }
 
     @Test func sigtermStopsCleanlyWith130AndTheNextRunResumes() async throws {
         let scratch = try Scratch()
         try prepare(scratch, files: 3, sleep: 1)
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
-        try await Task.sleep(for: .milliseconds(1500))
+        let state = scratch.path(".pipeline")
+        try await waitUntil("the first item is done") {
+            ledgerEntries(under: state, workflow: "cli").contains { $0.status == "succeeded" }
+        }
         process.signal(SIGTERM)
         #expect(await process.exit() == 130)
         #expect(await process.stdout.text().contains("interrupted; it resumes on the next run"))
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0)
         let summary = try #require(runFinished(rerun.stdout))
-        #expect(summary["stagesReused"]?.intValue ?? 0 >= 2)
+        // The finished item runs nothing; the interrupted one resumes.
+        #expect(summary["reused"]?.intValue ?? 0 >= 1, "\(summary)")
+        #expect(summary["succeeded"]?.intValue ?? 0 >= 1, "\(summary)")
     }
 
     /// FFmpeg and its ~150 libraries are opened by the first media stage, not at start-up: a run that

@@ -239,19 +239,14 @@ import Testing
             ],
             in: scratch.root, environment: ["PLATFORM_TOKEN": Self.token])
         #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr)")
-        let items = try FileManager.default.contentsOfDirectory(
-            atPath: scratch.path(".pipeline/runs/generic-platform/items").path)
+        let items = ledgerEntries(under: scratch.path(".pipeline"), workflow: "generic-platform")
         #expect(items.count == 3)
         for item in items {
-            let folder = scratch.path(".pipeline/runs/generic-platform/items/\(item)")
-            let input = try JSONValue(parsing: Data(contentsOf: folder.appendingPathComponent("item.json")))["input"]
-            let complete = try JSONValue(
-                parsing: Data(contentsOf: folder.appendingPathComponent("stages/complete.json")))["outputs"]
-            let describe = try JSONValue(
-                parsing: Data(contentsOf: folder.appendingPathComponent("stages/describe.json")))["outputs"]
+            let complete = item.stages["complete"]?["outputs"]
+            let describe = item.stages["describe"]?["outputs"]
             #expect(complete?["status"] == "ready")
-            #expect(complete?["sha256"]?.stringValue == (await sha256sum(input?["path"]?.stringValue ?? "")))
-            #expect(describe?["title"]?.stringValue.map { input?["path"]?.stringValue?.contains($0) == true } == true)
+            #expect(complete?["sha256"]?.stringValue == (await sha256sum(item.path)))
+            #expect(describe?["title"]?.stringValue.map { item.path.contains($0) } == true)
         }
         await sandbox.stop()
     }

@@ -44,7 +44,7 @@ import Testing
         try await waitUntil("\(item) checkpointed \(written) lines") {
             guard first.isRunning else { return true }
             return stageCheckpoints(under: state, workflow: "hello").contains { key, checkpoints in
-                key.hasPrefix("\(item)-") && (checkpoints["greet"]?["resume"]?["written"]?.intValue ?? 0) >= written
+                key == item && (checkpoints["greet"]?["resume"]?["written"]?.intValue ?? 0) >= written
             }
         }
         #expect(first.isRunning, "the run ended before \(item) wrote \(written) lines")
@@ -121,10 +121,7 @@ import Testing
         }
         kill(pid, SIGKILL)
         await BlockingWork.runLong { process.waitUntilExit() }
-        let item = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: scratch.path(".pipeline/runs/custom/items").path).first)
-        let checkpoint = try JSONValue(
-            parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
+        let checkpoint = try #require(stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
         let hashedBefore = checkpoint["resume"]?["digests"]?.arrayValue?.count ?? 0
         #expect(hashedBefore > 0 && hashedBefore < 600, "\(hashedBefore) blocks hashed before the kill")
 
@@ -140,8 +137,7 @@ import Testing
         await BlockingWork.runLong { rerun.waitUntilExit() }
         #expect(rerun.terminationStatus == 0)
         #expect(output.contains("resuming at block \(hashedBefore + 1)"), "\(output.suffix(2000))")
-        let state = try JSONValue(
-            parsing: Data(contentsOf: scratch.path(".pipeline/runs/custom/items/\(item)/stages/hash.json")))
+        let state = try #require(stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
         #expect(state["outputs"]?["blocks"] == 600)
         #expect(state["outputs"]?["size"] == .int(600 << 20))
         _ = file

@@ -14,7 +14,13 @@ import Testing
         #expect(first.succeeded == 3 && first.stagesRun == 9 && first.stagesReused == 0)
         let log = EventLog()
         let second = try await sandbox.run(probeWorkflow(key), log: log)
-        #expect(second.succeeded == 3 && second.stagesRun == 0 && second.stagesReused == 9)
+        // Done items with an unchanged workflow are not even looked at stage by stage.
+        #expect(second.reused == 3 && second.stagesRun == 0 && log.finished.isEmpty)
+        // After an edit that leaves these stages' options alone, each stage is checked and reused.
+        let edited = probeWorkflow(key).replacingOccurrences(
+            of: #""name": "t","#, with: #""name": "t", "vars": {"unused": 1},"#)
+        let third = try await sandbox.run(edited)
+        #expect(third.succeeded == 3 && third.stagesRun == 0 && third.stagesReused == 9)
         #expect(ProbeStage.runs("\(key)-c-file1") == 1)
     }
 
@@ -107,24 +113,20 @@ import Testing
             ], "vars": {"sleep": 30}}
             """
         let task = Task { try await sandbox.run(workflow) }
-        let store = CheckpointStore(folder: sandbox.state)
-        let item = try sandbox.items()[0].stateKey
         try await waitUntil("the stage checkpointed") {
-            try await store.stage(run: "t", item: item, stage: "long")?.resume == ["step": 1]
+            try await sandbox.checkpoint("long")?.resume == ["step": 1]
         }
         task.cancel()
         let interrupted = try await task.value
         #expect(interrupted.interrupted)
-        let record = try await CheckpointStore(folder: sandbox.state).stage(
-            run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let record = try await sandbox.checkpoint("long")
         #expect(record?.status == .interrupted)
         #expect(record?.resume == ["step": 1])
 
         let shorter = workflow.replacingOccurrences(of: "\"sleep\": 30", with: "\"sleep\": 0")
         // Changed vars change the options: the stage reruns from scratch (no resume data).
         try await sandbox.run(shorter)
-        let rerun = try await CheckpointStore(folder: sandbox.state).stage(
-            run: "t", item: try sandbox.items()[0].stateKey, stage: "long")
+        let rerun = try await sandbox.checkpoint("long")
         #expect(rerun?.status == .succeeded)
         #expect(rerun?.outputs?["resumed"] == nil)
     }
@@ -139,14 +141,13 @@ import Testing
             """
         // First run fails before checkpointing; write resume data by hand as a crashed stage would have.
         try await sandbox.run(workflow)
-        let store = CheckpointStore(folder: sandbox.state)
-        let item = try sandbox.items()[0].stateKey
-        var record = try #require(try await store.stage(run: "t", item: item, stage: "long"))
+        let item = try #require(try await sandbox.item())
+        var record = try #require(try await sandbox.checkpoint("long"))
         record.status = .running
         record.resume = ["uploadURL": "https://example/upload/1", "offset": 1024]
-        try await store.save(record, run: "t", item: item)
+        try await sandbox.ledger().save(record, for: item.current)
         try await sandbox.run(workflow)
-        let finished = try await store.stage(run: "t", item: item, stage: "long")
+        let finished = try await sandbox.checkpoint("long")
         #expect(finished?.status == .succeeded)
         #expect(finished?.outputs?["resumed"] == ["uploadURL": "https://example/upload/1", "offset": 1024])
     }
@@ -164,10 +165,8 @@ import Testing
             """, log: log)
         #expect(ProbeStage.runs("\(key)-file0") == 0)
         #expect(ProbeStage.runs("\(key)-file1") == 1)
-        let store = CheckpointStore(folder: sandbox.state)
-        let items = try sandbox.items()
-        #expect(try await store.stage(run: "t", item: items[0].stateKey, stage: "after")?.outputs?["value"] == "none")
-        #expect(try await store.stage(run: "t", item: items[1].stateKey, stage: "after")?.outputs?["value"] == 7)
+        #expect(try await sandbox.checkpoint("after", file: 0)?.outputs?["value"] == "none")
+        #expect(try await sandbox.checkpoint("after", file: 1)?.outputs?["value"] == 7)
     }
 
     @Test func secretsNeverReachStateFilesAndRotatingThemRerunsNothing() async throws {
@@ -181,37 +180,63 @@ import Testing
             """
         let log = EventLog()
         try await sandbox.run(workflow, environment: ["API_TOKEN": "tok-AAAA-1111"], log: log)
-        let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path)
-        for file in files {
-            let text =
-                (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
-            #expect(!text.contains("tok-AAAA-1111"), "secret in \(file)")
+        #expect(try await sandbox.checkpoint("a")?.status == .succeeded)
+        for (file, bytes) in try sandbox.stateBytes() {
+            #expect(bytes.range(of: Data("tok-AAAA-1111".utf8)) == nil, "secret in \(file)")
         }
         let rerun = EventLog()
-        let summary = try await sandbox.run(workflow, environment: ["API_TOKEN": "tok-BBBB-2222"], log: rerun)
+        // A third stage makes the run check a and b one by one.
+        let extended = workflow.replacingOccurrences(
+            of: #""value": "${a.value}"}}"#,
+            with: #""value": "${a.value}"}}, {"id": "c", "uses": "test.probe", "with": {"key": "\#(key)-c"}}"#)
+        let summary = try await sandbox.run(extended, environment: ["API_TOKEN": "tok-BBBB-2222"], log: rerun)
         // Neither a (token in its options) nor b (token in an output it reads) reruns: hashes see expressions.
-        #expect(summary.stagesReused == 2)
+        #expect(summary.stagesReused == 2 && summary.stagesRun == 1)
         #expect(ProbeStage.runs("\(key)") == 1 && ProbeStage.runs("\(key)-b") == 1)
     }
 
-    @Test func aTornStateFileIsReportedNotReset() async throws {
+    @Test func aDamagedLedgerIsReportedNotReset() async throws {
         let sandbox = try Sandbox()
         let key = UUID().uuidString
         try await sandbox.run(probeWorkflow(key))
-        let store = CheckpointStore(folder: sandbox.state)
-        let file = store.stageFile(run: "t", item: try sandbox.items()[0].stateKey, stage: "b")
-        let bytes = try Data(contentsOf: file)
-        let torn = bytes.prefix(bytes.count / 2)
-        try torn.write(to: file)
-        let log = EventLog()
-        let summary = try await sandbox.run(probeWorkflow(key), log: log)
-        #expect(summary.failed == 1)
-        let message = try #require(log.itemErrors.first)
-        #expect(message.contains(file.path))
-        #expect(message.contains("damaged"))
-        #expect(message.contains("--fresh"))
-        #expect(try Data(contentsOf: file) == torn)
+        let file = sandbox.state.appendingPathComponent(SQLiteLedger.fileName)
+        var bytes = try Data(contentsOf: file)
+        bytes.replaceSubrange(0..<64, with: Data(repeating: 0x5A, count: 64))
+        try bytes.write(to: file)
+        let error = try await #require(throws: StateError.self) { try await sandbox.run(probeWorkflow(key)) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains(file.path))
+        #expect(error.message.contains("damaged"))
+        #expect(error.message.contains("--fresh"))
+        #expect(try Data(contentsOf: file) == bytes)
         #expect(ProbeStage.runs("\(key)-b-file0") == 1)
+    }
+
+    @Test func renamedTouchedOrCopiedContentIsDoneAndChangedContentIsANewVersion() async throws {
+        let sandbox = try Sandbox(files: 2)
+        let key = UUID().uuidString
+        let workflow = """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "a", "uses": "test.probe", "with": {"key": "\(key)-${input.name}", "value": "${input.name}"}},
+              {"id": "b", "uses": "test.probe", "with": {"key": "\(key)-b", "value": "${previous.a.value ?? 'first'}"}}
+            ]}
+            """
+        try await sandbox.run(workflow)
+        let manager = FileManager.default
+        try manager.moveItem(atPath: sandbox.path(file: 0), toPath: sandbox.root.appendingPathComponent("in/renamed.txt").path)
+        try manager.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: sandbox.path(file: 1))
+        let log = EventLog()
+        let again = try await sandbox.run(workflow, log: log)
+        #expect(again.reused == 2 && again.stagesRun == 0, "\(log.all(ItemFinished.self).map(\.fields))")
+        let renamed = try #require(log.all(ItemFinished.self).first { $0.item == "renamed.txt" })
+        #expect(renamed.reason?.contains("file0.txt") == true)
+
+        try Data("item 1, edited\n".utf8).write(to: URL(fileURLWithPath: sandbox.path(file: 1)))
+        let edited = try await sandbox.run(workflow)
+        #expect(edited.succeeded == 1 && edited.reused == 1 && edited.stagesRun == 2)
+        let item = try #require(try await sandbox.item(file: 1))
+        #expect(item.version == 2)
+        #expect(try await sandbox.checkpoint("b", file: 1)?.outputs?["value"] == "file1.txt")
     }
 
     @Test func aChangedInputRunsAllItsStagesAgain() async throws {
@@ -235,14 +260,13 @@ import Testing
         let summary = try await sandbox.run(workflow, log: log)
         #expect(summary.succeeded == 1, "\(log.itemErrors)")
         #expect(TokenService.guardedRuns.withLockedValue { $0 } == 2)
-        for file in try FileManager.default.subpathsOfDirectory(atPath: sandbox.state.path) {
-            let text =
-                (try? String(contentsOfFile: sandbox.state.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
-            #expect(!text.contains("token-"), "secret in \(file)")
+        #expect(try await sandbox.checkpoint("upload")?.status == .succeeded)
+        for (file, bytes) in try sandbox.stateBytes() {
+            #expect(bytes.range(of: Data("token-".utf8)) == nil, "secret in \(file)")
         }
-        // A rerun: the secret stage runs again (its outputs were never stored); the guarded stage is reused.
+        // A rerun of the done item runs nothing, not even the secret stage.
         let rerun = try await sandbox.run(workflow)
-        #expect(rerun.stagesRun == 1 && rerun.stagesReused == 1)
+        #expect(rerun.reused == 1 && rerun.stagesRun == 0)
 
         let without = workflow.replacingOccurrences(of: #""refreshWith": "token", "#, with: "").replacingOccurrences(
             of: "\"t\"", with: "\"u\"")

@@ -108,8 +108,7 @@ private struct DeclaredStage: Stage {
         #expect(finished.error?.kind == .invalidInput)
         #expect(finished.json["errorKind"] == "invalid-input")
         #expect(log.all(ItemFinished.self).first?.error?.kind == .invalidInput)
-        let record = try await CheckpointStore(folder: sandbox.state)
-            .stage(run: "t", item: try sandbox.items()[0].stateKey, stage: "a")
+        let record = try await sandbox.checkpoint("a")
         #expect(record?.errorKind == .invalidInput)
     }
 }

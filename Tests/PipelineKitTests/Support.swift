@@ -76,7 +76,7 @@ final class EventLog: RunEventSink {
 
     var itemErrors: [String] {
         all(ItemFinished.self).compactMap {
-            $0.succeeded ? nil : ($0.error?.message ?? ($0.interrupted ? "interrupted" : nil))
+            $0.error?.message ?? ($0.outcome == .interrupted ? "interrupted" : nil)
         }
     }
 }
@@ -100,9 +100,37 @@ struct Sandbox: ~Copyable {
 
     var state: URL { root.appendingPathComponent("state") }
 
-    func items() throws -> [InputItem] {
-        try InputDiscovery.items(
-            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
+    /// The absolute path of `in/file<index>.txt`.
+    func path(file index: Int) -> String {
+        root.appendingPathComponent("in/file\(index).txt").standardizedFileURL.path
+    }
+
+    /// The ledger of the state folder.
+    func ledger() throws -> SQLiteLedger {
+        try SQLiteLedger(folder: state)
+    }
+
+    /// The ledger's item for `in/file<index>.txt` (workflow `t`).
+    func item(file index: Int = 0) async throws -> LedgerItem? {
+        let path = path(file: index)
+        return try await ledger().snapshot(workflow: "t").items.first { $0.input.path == path }
+    }
+
+    /// The checkpoint of a stage of `in/file<index>.txt`'s current version (workflow `t`).
+    func checkpoint(_ stage: String, file index: Int = 0) async throws -> StageRecord? {
+        guard let item = try await item(file: index) else { return nil }
+        return try await ledger().checkpoints(workflow: "t")[item.id]?[stage]
+    }
+
+    /// Every byte under the state folder, file by file, to search for what must never be stored.
+    func stateBytes() throws -> [(String, Data)] {
+        try FileManager.default.subpathsOfDirectory(atPath: state.path).compactMap { name in
+            let url = state.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { return nil }
+            return (name, try Data(contentsOf: url))
+        }
     }
 
     static var registry: StageRegistry {
@@ -126,11 +154,15 @@ struct Sandbox: ~Copyable {
         _ json: String, environment: [String: String] = [:], log: EventLog = EventLog()
     ) async throws -> RunSummary {
         let workflow = try workflow(json)
-        let store = CheckpointStore(
-            folder: state, redactor: SecretRedactor(names: workflow.environmentNames, environment: environment))
+        let ledger = try ledger()
+        let discovery = try InputDiscovery.discover(
+            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
+        let plan = try await BatchPlanner(workflow: workflow).plan(discovery, store: ledger, workflow: workflow.name)
         let runner = Runner(
-            workflow: workflow, registry: Self.registry, store: store, environment: environment, sink: log)
-        return await runner.run(items: try items())
+            workflow: workflow, registry: Self.registry, store: ledger,
+            redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
+            scratchRoot: state.appendingPathComponent("scratch"), environment: environment, sink: log)
+        return try await runner.run(plan, file: "test.json").summary
     }
 }
 

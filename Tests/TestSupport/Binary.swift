@@ -147,26 +147,3 @@ public func runFinished(_ stdout: String) -> JSONValue? {
         $0["event"] == "runFinished"
     }
 }
-
-/// The stage checkpoints of a workflow's run, by item folder and stage id, as they are now:
-/// `<state>/runs/<workflow>/items/<item>/stages/<stage>.json`. Each file is renamed into place whole, so a
-/// read sees an older or a newer checkpoint, never part of one. Tests that wait for a
-/// checkpoint before they kill read them here.
-public func stageCheckpoints(under state: URL, workflow: String) -> [String: [String: JSONValue]] {
-    let items = state.appendingPathComponent("runs").appendingPathComponent(workflow).appendingPathComponent("items")
-    let manager = FileManager.default
-    var found: [String: [String: JSONValue]] = [:]
-    for item in (try? manager.contentsOfDirectory(atPath: items.path)) ?? [] where !item.hasPrefix(".") {
-        let stages = items.appendingPathComponent(item).appendingPathComponent("stages")
-        let names = ((try? manager.contentsOfDirectory(atPath: stages.path)) ?? []).filter {
-            !$0.hasPrefix(".") && $0.hasSuffix(".json")
-        }
-        for name in names {
-            guard let data = try? Data(contentsOf: stages.appendingPathComponent(name)),
-                let checkpoint = try? JSONValue(parsing: data)
-            else { continue }
-            found[item, default: [:]][String(name.dropLast(5))] = checkpoint
-        }
-    }
-    return found
-}

@@ -95,6 +95,23 @@ public struct BatchPlanner: Sendable {
         self.limits = limits
     }
 
+    /// The planner of a workflow: its fingerprint method, limits and digest.
+    public init(workflow: Workflow, reprocess: Bool = false, onlyFailed: Bool = false) {
+        self.init(
+            method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
+            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits())
+    }
+
+    /// Plans a batch of a workflow against a store (nil: an empty ledger); the files are read on a thread
+    /// of their own. Writes nothing.
+    public func plan(_ discovery: Discovery, store: (any StateStore)?, workflow: String) async throws(StateError)
+        -> BatchPlan
+    {
+        let snapshot = try await store?.snapshot(workflow: workflow) ?? LedgerSnapshot(items: [])
+        let cache = try await store?.cachedFingerprints() ?? [:]
+        return await BlockingWork.runLong { plan(discovery, snapshot: snapshot, cache: cache) }
+    }
+
     /// Plans a batch; fingerprints files whose stamp is not in `cache` (reading at most a few MiB of each).
     public func plan(
         _ discovery: Discovery, snapshot: LedgerSnapshot, cache: [String: FingerprintCacheEntry]
