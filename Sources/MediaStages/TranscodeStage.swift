@@ -129,6 +129,8 @@ public struct TranscodeStage: Stage {
     }
 
     public static let stageType = "ffmpeg.transcode"
+    public static let resource = StageResource.cpu
+    public static let readsMediaInput = true
     public static let summary =
         "Re-encodes into an H.264/AAC MP4 (faststart); profiles: "
         + ExportProfile.all.map(\.name).joined(separator: ", ") + "; mode auto remuxes when nothing needs re-encoding."
@@ -219,6 +221,7 @@ public struct RemuxStage: Stage {
     public typealias Outputs = TranscodeStage.Outputs
 
     public static let stageType = "ffmpeg.remux"
+    public static let readsMediaInput = true
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."
     public static let outputSchema = TranscodeStage.outputSchema
 

@@ -5,14 +5,14 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
-
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
 /// stages (delete the video, terminate the upload) and marks them cancelled: later runs leave them alone
 /// until `--reprocess`.
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
-        abstract: "Run the workflow's onCancel stages for items (e.g. delete their videos); later runs leave them alone.")
+        abstract:
+            "Run the workflow's onCancel stages for items (e.g. delete their videos); later runs leave them alone.")
 
     @Argument(help: "The workflow file.")
     var workflow: String

@@ -53,7 +53,8 @@ struct ForgetCommand: AsyncParsableCommand {
         for item in chosen { Output.line("\(item.id)  \(item.input.path)  (\(item.status.rawValue))") }
         if !yes {
             guard Output.isTerminal else {
-                Output.error("pipeline: forgetting \(chosen.count) item(s) needs --yes when the input is not a terminal")
+                Output.error(
+                    "pipeline: forgetting \(chosen.count) item(s) needs --yes when the input is not a terminal")
                 throw ExitCode(2)
             }
             Output.write("forget \(chosen.count) item\(chosen.count == 1 ? "" : "s")? [y/N] ")

@@ -3,7 +3,6 @@ import Foundation
 import PipelineKit
 
 import struct StageKit.InputItem
-
 import enum StageKit.JSONValue
 
 /// `pipeline plan WORKFLOW`: what the next `run` would do with each file and stage, and why. Writes nothing,
@@ -41,7 +40,8 @@ struct PlanCommand: AsyncParsableCommand {
         let (workflow, _) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = ProcessInfo.processInfo.environment
-        let discovery = try BatchInputs.discover(workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+        let discovery = try BatchInputs.discover(
+            workflow, inputs: input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
             workflow, discovery: discovery, ledger: state?.ledger, reprocess: reprocess, onlyFailed: failed)
@@ -61,30 +61,36 @@ struct PlanCommand: AsyncParsableCommand {
             counts[kind, default: 0] += 1
             let stages = decisions.preview(planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:])
             records.append([
-                "path": .string(planned.input.path), "plan": .string(kind), "reason": reason.map(JSONValue.string) ?? .null,
+                "path": .string(planned.input.path), "plan": .string(kind),
+                "reason": reason.map(JSONValue.string) ?? .null,
                 "fingerprint": planned.fingerprint.map(JSONValue.string) ?? .null,
                 "item": planned.known.map { .int(Int($0.id)) } ?? .null,
                 "stages": .array(
                     stages.map { stage in
                         [
                             "stage": .string(stage.stage), "uses": .string(stage.uses),
-                            "action": .string(stage.action.rawValue), "reason": stage.reason.map(JSONValue.string) ?? .null,
+                            "action": .string(stage.action.rawValue),
+                            "reason": stage.reason.map(JSONValue.string) ?? .null,
                             "options": stage.options ?? .null,
                         ]
                     }),
             ])
             if !json {
-                Output.line("\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
-                    + (reason.map { "  (\($0))" } ?? ""))
+                Output.line(
+                    "\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
+                        + (reason.map { "  (\($0))" } ?? ""))
                 for stage in stages {
-                    Output.line("           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
-                        + (stage.reason.map { ": \($0)" } ?? ""))
+                    Output.line(
+                        "           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
+                            + (stage.reason.map { ": \($0)" } ?? ""))
                 }
             }
         }
         for passed in plan.passedOver {
             counts["skip", default: 0] += 1
-            records.append(["path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": []])
+            records.append([
+                "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
+            ])
             if !json { Output.line("skip     \(passed.path)  (\(passed.reason))") }
         }
         let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -93,7 +99,9 @@ struct PlanCommand: AsyncParsableCommand {
                 redactor.redact(JSONValue.object(["workflow": .string(workflow.name), "items": .array(records)]))
                     .serialized(pretty: true))
         } else {
-            Output.line("\(workflow.name): \(plan.items.count + plan.passedOver.count) files: \(totals.isEmpty ? "nothing" : totals)")
+            Output.line(
+                "\(workflow.name): \(plan.items.count + plan.passedOver.count) files: \(totals.isEmpty ? "nothing" : totals)"
+            )
         }
     }
 

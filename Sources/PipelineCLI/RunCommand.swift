@@ -33,6 +33,14 @@ struct RunCommand: AsyncParsableCommand {
     var jobs: Int = 1
 
     @Option(
+        name: .customLong("cpu-jobs"),
+        help: "Encodes and other processor-bound stages at once (default: one per four cores, at least one).")
+    var cpuJobs: Int?
+
+    @Option(name: .long, help: "Uploads and other transfers at once.")
+    var transfers: Int = ResourceLimits.defaultTransfers
+
+    @Option(
         name: .long,
         help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
     )
@@ -60,17 +68,22 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard jobs >= 1, jobs <= 64 else { throw ValidationError("--jobs must be from 1 to 64") }
+        if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
+        guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
         if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
             throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
         }
-        if fresh && failed { throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed") }
+        if fresh && failed {
+            throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
+        }
     }
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
-        let discovery = try BatchInputs.discover(workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+        let discovery = try BatchInputs.discover(
+            workflow, inputs: input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
         defer { state.close() }
         if fresh {
@@ -93,7 +106,11 @@ struct RunCommand: AsyncParsableCommand {
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let runner = Runner(
             workflow: workflow, registry: registry, store: state.ledger, redactor: redactor,
-            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs, services: services,
+            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs,
+            resourceLimits: ResourceLimits([
+                .cpu: cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount),
+                .network: transfers,
+            ]), services: services,
             logLevel: verbose ? .debug : .info, sink: sink)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal { () async -> Result<RunOutcome, StateError> in

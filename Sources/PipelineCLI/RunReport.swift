@@ -3,7 +3,6 @@ import Foundation
 import PipelineKit
 
 import struct StageKit.InputItem
-
 import enum StageKit.JSONValue
 
 /// `run --report FILE`: one JSON record per file of the run, with each stage's checkpoint (secrets masked).

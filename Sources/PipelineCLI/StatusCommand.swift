@@ -3,7 +3,6 @@ import Foundation
 import PipelineKit
 
 import struct StageKit.InputItem
-
 import enum StageKit.JSONValue
 
 /// `pipeline status [WORKFLOW]`: what the ledger says about each workflow's items and their stages; given
@@ -42,7 +41,8 @@ struct StatusCommand: AsyncParsableCommand {
                 sections.append((record, items, plan.items.filter { $0.known == nil }))
             } else {
                 for record in known {
-                    sections.append((record, try await state?.ledger.snapshot(workflow: record.workflow).items ?? [], []))
+                    sections.append(
+                        (record, try await state?.ledger.snapshot(workflow: record.workflow).items ?? [], []))
                 }
             }
         } catch let error as StateError {
@@ -86,9 +86,10 @@ struct StatusCommand: AsyncParsableCommand {
             let count = items.count + pending.count
             Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
             var rows = items.map { item in
-                [item.input.relativePath, Self.status(item)] + stageIDs.map { id in
-                    checkpoints[item.id]?[id].map(Self.cell) ?? "-"
-                }
+                [item.input.relativePath, Self.status(item)]
+                    + stageIDs.map { id in
+                        checkpoints[item.id]?[id].map(Self.cell) ?? "-"
+                    }
             }
             rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
             Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))

@@ -55,6 +55,7 @@ public struct HTTPRequestStage: Stage {
     public typealias Outputs = JSONValue
 
     public static let stageType = "http.request"
+    public static let resource = StageResource.api
     public static let summary =
         "Calls any REST API: JSON body template, expected statuses, outputs picked by JSON pointer or header."
     public static let outputSchema = OutputSchema(

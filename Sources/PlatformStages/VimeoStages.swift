@@ -66,6 +66,7 @@ public struct VimeoTicketStage: Stage {
     }
 
     public static let stageType = "vimeo.ticket"
+    public static let resource = StageResource.api
     public static let summary =
         "Creates the video and its upload ticket (POST /me/videos, tus or legacy streaming), after a quota check."
     public static let outputSchema = OutputSchema([
@@ -155,6 +156,7 @@ public struct VimeoActivateStage: Stage {
     }
 
     public static let stageType = "vimeo.activate"
+    public static let resource = StageResource.api
     public static let summary =
         "Activates the upload: DELETE complete_uri (streaming) or wait for upload.status complete (tus)."
     public static let outputSchema = OutputSchema([OutputField("uri", "The video's URI.")])
@@ -237,6 +239,7 @@ public struct VimeoMetadataStage: Stage {
     }
 
     public static let stageType = "vimeo.metadata"
+    public static let resource = StageResource.api
     public static let summary = "Sets the video's metadata (PATCH {uri}: name, description, privacy, more) and tags."
     public static let outputSchema = OutputSchema([
         OutputField("uri", "The video's URI."),
@@ -292,6 +295,7 @@ public struct VimeoWaitStage: Stage {
     }
 
     public static let stageType = "vimeo.wait"
+    public static let resource = StageResource.api
     public static let summary =
         "Waits until the platform has transcoded the video (transcode.status complete), bounded."
     public static let outputSchema = OutputSchema([

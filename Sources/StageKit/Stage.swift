@@ -35,6 +35,12 @@ public protocol Stage: Sendable {
     static var outputSchema: OutputSchema { get }
     /// The outputs for a particular `with` object, for stages whose outputs the workflow declares.
     static func outputSchema(for with: JSONValue) -> OutputSchema
+    /// What the stage mostly consumes, so a run limits each resource on its own: `--cpu-jobs` encodes,
+    /// `--transfers` uploads. Defaults to ``StageResource/light``.
+    static var resource: StageResource { get }
+    /// Whether the stage reads the input file as media: a run skips files FFmpeg cannot read, with the
+    /// probe's reason, instead of failing them in this stage. Defaults to false.
+    static var readsMediaInput: Bool { get }
 
     /// Creates the stage.
     init()
@@ -48,6 +54,12 @@ public protocol Stage: Sendable {
 extension Stage {
     /// The options, as ``Options`` declares them.
     public static var optionSchema: OptionSchema { Options.optionSchema }
+
+    /// By default a stage is light work, limited only by the number of items at once.
+    public static var resource: StageResource { .light }
+
+    /// By default a stage does not need its input to be media.
+    public static var readsMediaInput: Bool { false }
 
     /// By default the outputs do not depend on the options.
     public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema }
@@ -75,4 +87,16 @@ extension Stage {
         }
         return json
     }
+}
+
+/// What a stage mostly consumes while it runs.
+public enum StageResource: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Processor time: an encode, a thumbnail (`--cpu-jobs` at once).
+    case cpu
+    /// Bandwidth: an upload or a download (`--transfers` at once).
+    case network
+    /// Requests to a platform's API: creating a ticket, patching metadata.
+    case api
+    /// Little of anything: a file copy, a short command.
+    case light
 }

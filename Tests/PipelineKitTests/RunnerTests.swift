@@ -223,8 +223,10 @@ import Testing
             """
         try await sandbox.run(workflow)
         let manager = FileManager.default
-        try manager.moveItem(atPath: sandbox.path(file: 0), toPath: sandbox.root.appendingPathComponent("in/renamed.txt").path)
-        try manager.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: sandbox.path(file: 1))
+        try manager.moveItem(
+            atPath: sandbox.path(file: 0), toPath: sandbox.root.appendingPathComponent("in/renamed.txt").path)
+        try manager.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: sandbox.path(file: 1))
         let log = EventLog()
         let again = try await sandbox.run(workflow, log: log)
         #expect(again.reused == 2 && again.stagesRun == 0, "\(log.all(ItemFinished.self).map(\.fields))")
@@ -284,5 +286,23 @@ import Testing
                 #"{"version": 1, "stages": [{"id": "a", "uses": "test.token", "refreshWith": "b"}, {"id": "b", "uses": "test.token"}]}"#
             )
         }
+    }
+
+    @Test func resourceLimitsKeepEncodesApartWithoutHoldingUploadsBack() async throws {
+        let sandbox = try Sandbox(files: 6)
+        let key = UUID().uuidString
+        let summary = try await sandbox.run(
+            """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "encode", "uses": "test.cpu", "with": {"key": "\(key)"}},
+              {"id": "upload", "uses": "test.transfer", "with": {"key": "\(key)", "seconds": 0.15}}
+            ]}
+            """, jobs: 6, limits: ResourceLimits([.cpu: 1, .network: 2]))
+        #expect(summary.succeeded == 6)
+        let counts = try #require(Occupancy.counts.withLockedValue { $0[key] })
+        #expect(counts.peak[.cpu] == 1)
+        #expect(counts.peak[.network] == 2)
+        // Uploads of finished encodes went on while the next encode ran.
+        #expect(counts.overlapped)
     }
 }

@@ -139,6 +139,8 @@ struct Sandbox: ~Copyable {
             try registry.register(ProbeStage.self)
             try registry.register(TokenStage.self)
             try registry.register(GuardedStage.self)
+            try registry.register(CPUStage.self)
+            try registry.register(TransferStage.self)
         } catch {
             Issue.record("the test stages' names collide: \(error)")
         }
@@ -151,7 +153,8 @@ struct Sandbox: ~Copyable {
 
     @discardableResult
     func run(
-        _ json: String, environment: [String: String] = [:], log: EventLog = EventLog()
+        _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
+        log: EventLog = EventLog()
     ) async throws -> RunSummary {
         let workflow = try workflow(json)
         let ledger = try ledger()
@@ -161,7 +164,8 @@ struct Sandbox: ~Copyable {
         let runner = Runner(
             workflow: workflow, registry: Self.registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-            scratchRoot: state.appendingPathComponent("scratch"), environment: environment, sink: log)
+            scratchRoot: state.appendingPathComponent("scratch"), environment: environment, jobs: jobs,
+            resourceLimits: limits, sink: log)
         return try await runner.run(plan, file: "test.json").summary
     }
 }
@@ -215,5 +219,66 @@ struct GuardedStage: Stage {
             throw StageFailure("401 token \(options.token) expired", disposition: .credentialsExpired)
         }
         return Outputs(ok: true)
+    }
+}
+
+/// Records how many stages of each resource are running at once, per test key.
+enum Occupancy {
+    struct Counts: Sendable {
+        var now: [StageResource: Int] = [:]
+        var peak: [StageResource: Int] = [:]
+        /// Whether a network stage ran while a cpu stage was running.
+        var overlapped = false
+    }
+
+    static let counts = NIOLockedValueBox<[String: Counts]>([:])
+
+    /// Holds a place of `resource` under `key` for `seconds`.
+    static func occupy(_ resource: StageResource, key: String, seconds: Double) async throws {
+        counts.withLockedValue { all in
+            var counts = all[key, default: Counts()]
+            counts.now[resource, default: 0] += 1
+            counts.peak[resource] = max(counts.peak[resource, default: 0], counts.now[resource, default: 0])
+            if counts.now[.cpu, default: 0] > 0, counts.now[.network, default: 0] > 0 { counts.overlapped = true }
+            all[key] = counts
+        }
+        defer { counts.withLockedValue { $0[key]?.now[resource, default: 1] -= 1 } }
+        try await Task.sleep(for: .seconds(seconds))
+    }
+}
+
+/// Options of the occupying test stages.
+struct OccupyOptions: StageOptions {
+    @Option("Occupancy key.") var key: String
+    @Option("Seconds to hold the resource.") var seconds = 0.05
+}
+
+/// A processor-bound stage for tests.
+struct CPUStage: Stage {
+    typealias Options = OccupyOptions
+    struct Outputs: Encodable, Sendable {}
+    static let stageType = "test.cpu"
+    static let summary = "Holds a cpu slot (tests only)."
+    static let outputSchema = OutputSchema([])
+    static let resource = StageResource.cpu
+    init() {}
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        try await Occupancy.occupy(.cpu, key: options.key, seconds: options.seconds)
+        return Outputs()
+    }
+}
+
+/// A transfer stage for tests.
+struct TransferStage: Stage {
+    typealias Options = OccupyOptions
+    struct Outputs: Encodable, Sendable {}
+    static let stageType = "test.transfer"
+    static let summary = "Holds a network slot (tests only)."
+    static let outputSchema = OutputSchema([])
+    static let resource = StageResource.network
+    init() {}
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        try await Occupancy.occupy(.network, key: options.key, seconds: options.seconds)
+        return Outputs()
     }
 }

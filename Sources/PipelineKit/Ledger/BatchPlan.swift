@@ -168,7 +168,8 @@ public struct BatchPlanner: Sendable {
                 let admission = ItemAdmission(item: item.id, newVersion: true, fingerprint: fingerprint, input: input)
                 return .run(admission, reason: .changed(version: item.version + 1))
             }
-            return .run(ItemAdmission(item: nil, newVersion: false, fingerprint: fingerprint, input: input), reason: .new)
+            return .run(
+                ItemAdmission(item: nil, newVersion: false, fingerprint: fingerprint, input: input), reason: .new)
         }
         let moved = item.input.path == input.path ? "" : " (as \(item.input.path))"
         if reprocess {

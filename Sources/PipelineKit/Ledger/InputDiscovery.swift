@@ -112,7 +112,8 @@ public enum InputDiscovery {
                 }
                 switch file(at: url, relativePath: relative) {
                 case .success(let found): discovery.files.append(found)
-                case .failure(let reason): discovery.passedOver.append(PassedOver(path: url.path, reason: reason.message))
+                case .failure(let reason):
+                    discovery.passedOver.append(PassedOver(path: url.path, reason: reason.message))
                 }
             }
         }

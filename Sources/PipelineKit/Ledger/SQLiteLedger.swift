@@ -96,11 +96,13 @@ public final class SQLiteLedger: StateStore {
 
     private static func item(_ row: Row) -> LedgerItem {
         let error: FailureReport? = (row["error"] as String?).map { message in
-            FailureReport(message: message, kind: (row["errorKind"] as String?).map { ErrorKind(rawValue: $0) } ?? .failed)
+            FailureReport(
+                message: message, kind: (row["errorKind"] as String?).map { ErrorKind(rawValue: $0) } ?? .failed)
         }
         return LedgerItem(
             id: row["id"], version: row["version"], fingerprint: row["fingerprint"],
-            input: InputItem(path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"]),
+            input: InputItem(
+                path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"]),
             status: ItemStatus(rawValue: row["status"]) ?? .pending, digest: row["digest"], error: error,
             updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
     }
@@ -114,7 +116,8 @@ public final class SQLiteLedger: StateStore {
                 let stamp = FileStamp(
                     path: row["path"], size: row["size"], modifiedNanoseconds: row["modifiedNanoseconds"],
                     inode: row["inode"], device: row["device"])
-                entries[stamp.path] = FingerprintCacheEntry(stamp: stamp, method: method, fingerprint: row["fingerprint"])
+                entries[stamp.path] = FingerprintCacheEntry(
+                    stamp: stamp, method: method, fingerprint: row["fingerprint"])
             }
             return entries
         }
@@ -213,7 +216,8 @@ public final class SQLiteLedger: StateStore {
                         VALUES (?, 1, ?, ?, ?, ?, ?, 'pending', ?)
                         """,
                     arguments: [
-                        workflow, admission.fingerprint, input.path, input.relativePath, input.size, input.modified, now,
+                        workflow, admission.fingerprint, input.path, input.relativePath, input.size, input.modified,
+                        now,
                     ])
                 ref = ItemVersion(item: db.lastInsertedRowID, version: 1)
             }
@@ -245,7 +249,9 @@ public final class SQLiteLedger: StateStore {
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)")
             for sighting in sightings {
                 let input = sighting.input
-                try update.execute(arguments: [input.path, input.relativePath, input.size, input.modified, sighting.item])
+                try update.execute(arguments: [
+                    input.path, input.relativePath, input.size, input.modified, sighting.item,
+                ])
                 try insert.execute(arguments: [sighting.item, input.path])
             }
         }
@@ -263,7 +269,8 @@ public final class SQLiteLedger: StateStore {
     public func removeStages(_ stages: [String], for item: ItemVersion) async throws(StateError) {
         guard !stages.isEmpty else { return }
         try await write { db in
-            let statement = try db.cachedStatement(sql: "DELETE FROM stages WHERE item = ? AND version = ? AND stage = ?")
+            let statement = try db.cachedStatement(
+                sql: "DELETE FROM stages WHERE item = ? AND version = ? AND stage = ?")
             for stage in stages { try statement.execute(arguments: [item.item, item.version, stage]) }
         }
     }
@@ -328,7 +335,8 @@ public final class SQLiteLedger: StateStore {
         do {
             return String(decoding: try encoder.encode(record), as: UTF8.self)
         } catch {
-            throw StateError(code: .io, message: "cannot encode the checkpoint of stage \(record.stage): \(error)", path: "")
+            throw StateError(
+                code: .io, message: "cannot encode the checkpoint of stage \(record.stage): \(error)", path: "")
         }
     }
 

@@ -26,6 +26,9 @@ public struct Runner: Sendable {
     public var environment: [String: String]
     /// Items processed at the same time.
     public var jobs: Int
+    /// Stages at once per resource.
+    public let resourceLimits: ResourceLimits
+    private let slots: ResourceSlots
     /// Shared resources for stages.
     public var services: ServiceValues
     /// The lowest level of stage log lines that are reported.
@@ -36,8 +39,8 @@ public struct Runner: Sendable {
     /// Creates a runner.
     public init(
         workflow: Workflow, registry: StageRegistry, store: any StateStore, redactor: SecretRedactor = .none,
-        scratchRoot: URL, environment: [String: String], jobs: Int = 1, services: ServiceValues = ServiceValues(),
-        logLevel: Logger.Level = .info, sink: any RunEventSink
+        scratchRoot: URL, environment: [String: String], jobs: Int = 1, resourceLimits: ResourceLimits = ResourceLimits(),
+        services: ServiceValues = ServiceValues(), logLevel: Logger.Level = .info, sink: any RunEventSink
     ) {
         self.workflow = workflow
         self.registry = registry
@@ -46,6 +49,8 @@ public struct Runner: Sendable {
         self.scratchRoot = scratchRoot
         self.environment = environment
         self.jobs = max(1, jobs)
+        self.resourceLimits = resourceLimits
+        self.slots = ResourceSlots(resourceLimits)
         self.services = services
         self.logLevel = logLevel
         self.sink = sink
@@ -62,17 +67,21 @@ public struct Runner: Sendable {
     public func run(_ plan: BatchPlan, file: String) async throws(StateError) -> RunOutcome {
         let clock = ContinuousClock()
         let start = clock.now
-        let runID = try await store.beginRun(RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
+        let runID = try await store.beginRun(
+            RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
         try await store.cacheFingerprints(plan.computedFingerprints)
         try await store.recordPaths(
             plan.items.compactMap { planned in
-                guard case .reuse(let item, _) = planned.action, planned.known?.input != planned.input else { return nil }
+                guard case .reuse(let item, _) = planned.action, planned.known?.input != planned.input else {
+                    return nil
+                }
                 return ItemSighting(item: item, input: planned.input)
             })
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
         for passed in plan.passedOver {
-            outcome.add(ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))
+            outcome.add(
+                ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))
         }
         for planned in plan.items {
             let result: ItemResult
@@ -80,7 +89,8 @@ public struct Runner: Sendable {
             case .run: continue
             case .reuse(let item, let reason):
                 result = ItemResult(
-                    ref: planned.known?.current ?? ItemVersion(item: item, version: 1), fingerprint: planned.fingerprint,
+                    ref: planned.known?.current ?? ItemVersion(item: item, version: 1),
+                    fingerprint: planned.fingerprint,
                     path: planned.input.path, outcome: .reused, reason: reason, bytes: planned.input.size)
             case .skip(let reason):
                 result = ItemResult(
@@ -143,11 +153,14 @@ public struct Runner: Sendable {
                 }
                 for spec in workflow.onCancel {
                     guard let descriptor = registry.descriptor(for: spec.uses) else {
-                        throw fail(spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+                        throw fail(
+                            spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
                     }
                     let options: ResolvedValue
                     do {
-                        if let condition = spec.condition, !(try decisions.evaluate(condition, spec: spec, scope: scope)) {
+                        if let condition = spec.condition,
+                            !(try decisions.evaluate(condition, spec: spec, scope: scope))
+                        {
                             throw SkipStage()
                         }
                         options = try scope.resolve(spec.with, at: spec.path.appending("with"))
@@ -251,7 +264,9 @@ public struct Runner: Sendable {
                 result.errorKind = .state
             }
         }
-        let error = result.outcome == .failed ? FailureReport(message: result.reason ?? "failed", kind: result.errorKind ?? .failed) : nil
+        let error =
+            result.outcome == .failed
+            ? FailureReport(message: result.reason ?? "failed", kind: result.errorKind ?? .failed) : nil
         sink.emit(ItemFinished(item: label, outcome: result.outcome, error: error, landed: landed))
         return result
     }
@@ -382,24 +397,29 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let attempts = spec.retry.attempts
         for attempt in 1...attempts {
-            let started = clock.now
-            try await journal.update {
-                $0.status = .running
-                $0.attempts += 1
-                $0.startedAt = Date()
-                $0.finishedAt = nil
-            }
-            sink.emit(StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
-            let context = StageContext(
-                stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
-                logger: logger(item: label, stage: spec.id),
-                scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
-                services: services,
-                savedCheckpoint: await journal.current.resume, checkpointer: journal,
-                progress: progressReporter(item: label, stage: spec.id))
+            var started = clock.now
             do {
-                let outputs = try await withTimeout(spec.timeout) {
-                    try await descriptor.run(options: options, context: context)
+                // The attempt starts once its resource has a free slot; waiting is not part of its timeout.
+                let outputs = try await slots.withSlot(descriptor.resource) {
+                    started = clock.now
+                    try await journal.update {
+                        $0.status = .running
+                        $0.attempts += 1
+                        $0.startedAt = Date()
+                        $0.finishedAt = nil
+                    }
+                    sink.emit(
+                        StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
+                    let context = StageContext(
+                        stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
+                        logger: logger(item: label, stage: spec.id),
+                        scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
+                        services: services,
+                        savedCheckpoint: await journal.current.resume, checkpointer: journal,
+                        progress: progressReporter(item: label, stage: spec.id))
+                    return try await withTimeout(spec.timeout) {
+                        try await descriptor.run(options: options, context: context)
+                    }
                 }
                 if spec.isSecret { redactor.add(all: outputs, as: spec.id) }
                 try await journal.update {

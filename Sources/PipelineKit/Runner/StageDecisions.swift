@@ -63,7 +63,8 @@ public struct StageDecisions: Sendable {
         } catch {
             throw ItemFailure(
                 report: FailureReport(
-                    message: "stage \(spec.id) (\(spec.uses)) cannot resolve its options: \(redactor.redact("\(error)"))",
+                    message:
+                        "stage \(spec.id) (\(spec.uses)) cannot resolve its options: \(redactor.redact("\(error)"))",
                     kind: .invalidOptions))
         }
         // Secrets count as their expressions, also where they arrive through another stage's outputs, so a

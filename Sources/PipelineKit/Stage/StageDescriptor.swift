@@ -30,6 +30,10 @@ public struct StageDescriptor: Sendable {
     public let outputSchema: OutputSchema
     /// Where it comes from.
     public let source: StageSource
+    /// What it mostly consumes.
+    public let resource: StageResource
+    /// Whether it reads the input file as media.
+    public let readsMediaInput: Bool
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
 
@@ -41,6 +45,8 @@ public struct StageDescriptor: Sendable {
         self.optionSchema = optionSchema
         self.outputSchema = S.outputSchema
         self.source = source
+        self.resource = S.resource
+        self.readsMediaInput = S.readsMediaInput
         self.outputsForOptions = { S.outputSchema(for: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: optionSchema) }
     }
@@ -57,6 +63,8 @@ public struct StageDescriptor: Sendable {
         self.optionSchema = optionSchema
         self.outputSchema = outputSchema
         self.source = source
+        self.resource = .light
+        self.readsMediaInput = false
         self.outputsForOptions = outputs
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
     }

@@ -151,7 +151,8 @@ private struct Reader {
             if let text = value.stringValue, let chosen = FingerprintMethod(rawValue: text) {
                 method = chosen
             } else {
-                log.error(path.appending("fingerprint"), "expected \"sampled\" or \"full\", found \(value.serialized())")
+                log.error(
+                    path.appending("fingerprint"), "expected \"sampled\" or \"full\", found \(value.serialized())")
             }
         }
         return InputSelection(

@@ -59,6 +59,7 @@ public struct HTTPUploadStage: Stage {
     }
 
     public static let stageType = "http.upload"
+    public static let resource = StageResource.network
     public static let summary =
         "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
     public static let outputSchema = OutputSchema([

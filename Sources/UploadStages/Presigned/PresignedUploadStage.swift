@@ -62,6 +62,7 @@ public struct PresignedUploadStage: Stage {
     }
 
     public static let stageType = "presigned.upload"
+    public static let resource = StageResource.network
     public static let summary =
         "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
     public static let outputSchema = OutputSchema([

@@ -78,6 +78,7 @@ public struct S3UploadStage: Stage {
     }
 
     public static let stageType = "s3.upload"
+    public static let resource = StageResource.network
     public static let summary =
         "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
     public static let outputSchema = OutputSchema([

@@ -89,6 +89,7 @@ public struct TusUploadStage: Stage {
     }
 
     public static let stageType = "tus.upload"
+    public static let resource = StageResource.network
     public static let summary =
         "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
     public static let outputSchema = OutputSchema([

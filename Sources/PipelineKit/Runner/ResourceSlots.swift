@@ -1,0 +1,105 @@
+import NIOConcurrencyHelpers
+public import StageKit
+
+/// How many stages may use each resource at once (`--cpu-jobs`, `--transfers`); a resource without a limit
+/// is bounded only by the items running at once (`--jobs`).
+public struct ResourceLimits: Sendable, Hashable {
+    /// Stages at once per resource.
+    public var limits: [StageResource: Int]
+
+    /// Limits for these resources.
+    public init(_ limits: [StageResource: Int] = [:]) {
+        self.limits = limits
+    }
+
+    /// The default number of encodes at once: one per four cores, at least one, since each encode already
+    /// spreads over every core through its own threads.
+    public static func defaultCPUJobs(cores: Int) -> Int {
+        max(1, cores / 4)
+    }
+
+    /// The default number of transfers at once (rclone's).
+    public static let defaultTransfers = 4
+}
+
+/// Slots for the stages of one run: a stage waits (suspended, without a thread) for a slot of its resource
+/// before it starts an attempt, and gives it back when the attempt ends, so an upload never waits behind an
+/// encode and encodes never outnumber what the cores can take.
+final class ResourceSlots: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<Bool, any Error>
+    }
+
+    private struct Pool {
+        var free: Int
+        var waiters: [Waiter] = []
+    }
+
+    private let pools: NIOLockedValueBox<[StageResource: Pool]>
+    private let nextID = NIOLockedValueBox<UInt64>(0)
+
+    init(_ limits: ResourceLimits) {
+        pools = NIOLockedValueBox(limits.limits.mapValues { Pool(free: max(1, $0)) })
+    }
+
+    /// Runs `body` holding a slot of `resource`; waits for one first. Throws `CancellationError` when the
+    /// task is cancelled while it waits.
+    func withSlot<T: Sendable>(_ resource: StageResource, _ body: () async throws -> T) async throws -> T {
+        guard try await acquire(resource) else { return try await body() }
+        defer { release(resource) }
+        return try await body()
+    }
+
+    /// Takes a slot; false when the resource has no limit.
+    private func acquire(_ resource: StageResource) async throws -> Bool {
+        let id = nextID.withLockedValue { value -> UInt64 in
+            value += 1
+            return value
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                let resumeNow: Result<Bool, any Error>? = pools.withLockedValue { pools in
+                    guard var pool = pools[resource] else { return .success(false) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if pool.free > 0 {
+                        pool.free -= 1
+                        pools[resource] = pool
+                        return .success(true)
+                    }
+                    pool.waiters.append(Waiter(id: id, continuation: continuation))
+                    pools[resource] = pool
+                    return nil
+                }
+                switch resumeNow {
+                case .success(let limited): continuation.resume(returning: limited)
+                case .failure(let error): continuation.resume(throwing: error)
+                case nil: break
+                }
+            }
+        } onCancel: {
+            let cancelled = pools.withLockedValue { pools -> CheckedContinuation<Bool, any Error>? in
+                guard var pool = pools[resource], let index = pool.waiters.firstIndex(where: { $0.id == id }) else {
+                    return nil
+                }
+                let waiter = pool.waiters.remove(at: index)
+                pools[resource] = pool
+                return waiter.continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func release(_ resource: StageResource) {
+        let next = pools.withLockedValue { pools -> CheckedContinuation<Bool, any Error>? in
+            guard var pool = pools[resource] else { return nil }
+            defer { pools[resource] = pool }
+            guard !pool.waiters.isEmpty else {
+                pool.free += 1
+                return nil
+            }
+            return pool.waiters.removeFirst().continuation
+        }
+        next?.resume(returning: true)
+    }
+}
