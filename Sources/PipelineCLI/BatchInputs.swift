@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaStages
 import PipelineKit
 
 import struct StageKit.InputItem
@@ -25,13 +26,24 @@ enum BatchInputs {
         }
     }
 
+    /// FFmpeg's probe, for limits and for skipping files no media stage can read.
+    static let probe: MediaProber = { path in
+        do {
+            let info = try await MediaToolkit.probe(path)
+            return .facts(MediaFacts(duration: info.duration, container: info.format, videoCodec: info.video?.codec))
+        } catch {
+            return .unreadable("\(error)")
+        }
+    }
+
     /// Plans the batch against the ledger (an empty one when `ledger` is nil); a ledger that cannot be read
     /// ends the command with exit code 1.
     static func plan(
-        _ workflow: Workflow, discovery: Discovery, ledger: (any StateStore)?, reprocess: Bool = false,
-        onlyFailed: Bool = false
+        _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: (any StateStore)?,
+        reprocess: Bool = false, onlyFailed: Bool = false
     ) async throws -> BatchPlan {
-        let planner = BatchPlanner(workflow: workflow, reprocess: reprocess, onlyFailed: onlyFailed)
+        let planner = BatchPlanner(
+            workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
             return try await planner.plan(discovery, store: ledger, workflow: workflow.name)
         } catch {

@@ -37,14 +37,15 @@ struct PlanCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (workflow, _) = try WorkflowFile.load(
+        let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = ProcessInfo.processInfo.environment
         let discovery = try BatchInputs.discover(
             workflow, inputs: input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
-            workflow, discovery: discovery, ledger: state?.ledger, reprocess: reprocess, onlyFailed: failed)
+            workflow, registry: registry, discovery: discovery, ledger: state?.ledger, reprocess: reprocess,
+            onlyFailed: failed)
         let checkpoints: [Int64: [String: StageRecord]]
         do {
             checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name) ?? [:]

@@ -95,7 +95,8 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let plan = try await BatchInputs.plan(
-            workflow, discovery: discovery, ledger: state.ledger, reprocess: reprocess, onlyFailed: failed)
+            workflow, registry: registry, discovery: discovery, ledger: state.ledger, reprocess: reprocess,
+            onlyFailed: failed)
 
         let sink: any RunEventSink =
             json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)

@@ -31,9 +31,10 @@ struct StatusCommand: AsyncParsableCommand {
         do {
             let known = try await state?.ledger.workflows() ?? []
             if let path = workflow {
-                let (workflow, _) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
+                let (workflow, registry) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
                 let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
-                let plan = try await BatchInputs.plan(workflow, discovery: discovery, ledger: state?.ledger)
+                let plan = try await BatchInputs.plan(
+                    workflow, registry: registry, discovery: discovery, ledger: state?.ledger)
                 let items = try await state?.ledger.snapshot(workflow: workflow.name).items ?? []
                 let record =
                     known.first { $0.workflow == workflow.name }

@@ -7,8 +7,9 @@ public struct BatchPlan: Sendable {
     public var items: [PlannedItem]
     /// Files the input selection left out, with the reason.
     public var passedOver: [PassedOver]
-    /// Fingerprints computed for this plan, for the ledger's cache (a run saves them, a plan does not).
-    public var computedFingerprints: [FingerprintCacheEntry]
+    /// Fingerprints and probes computed for this plan, for the ledger's cache (a run saves them, a plan
+    /// does not).
+    public var cacheEntries: [FingerprintCacheEntry]
 
     /// The items a run takes up.
     public var runnable: [PlannedItem] {
@@ -80,26 +81,41 @@ public struct BatchPlanner: Sendable {
     public var reprocess: Bool
     /// Only items that failed last time run.
     public var onlyFailed: Bool
-    /// Size limits checked before any stage runs.
+    /// Limits checked before any stage runs.
     public var limits: InputLimits
+    /// Whether a stage reads the input file as media: files FFmpeg cannot read are skipped with the reason.
+    public var needsMedia: Bool
+    /// Probes media files, when limits or stages need it.
+    public var prober: MediaProber?
 
     /// Creates a planner.
     public init(
         method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
-        limits: InputLimits = InputLimits()
+        limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil
     ) {
         self.method = method
         self.digest = digest
         self.reprocess = reprocess
         self.onlyFailed = onlyFailed
         self.limits = limits
+        self.needsMedia = needsMedia
+        self.prober = prober
     }
 
-    /// The planner of a workflow: its fingerprint method, limits and digest.
-    public init(workflow: Workflow, reprocess: Bool = false, onlyFailed: Bool = false) {
+    /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
+    /// input as media (a stage type that says so, without a `file` option of its own).
+    public init(
+        workflow: Workflow, registry: StageRegistry, prober: MediaProber?, reprocess: Bool = false,
+        onlyFailed: Bool = false
+    ) {
+        let needsMedia = workflow.stages.contains { spec in
+            registry.descriptor(for: spec.uses)?.readsMediaInput == true
+                && (spec.with["file"] == nil || spec.with["file"] == "${input.path}")
+        }
         self.init(
             method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
-            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits())
+            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits(), needsMedia: needsMedia,
+            prober: prober)
     }
 
     /// Plans a batch of a workflow against a store (nil: an empty ledger); the files are read on a thread
@@ -109,14 +125,45 @@ public struct BatchPlanner: Sendable {
     {
         let snapshot = try await store?.snapshot(workflow: workflow) ?? LedgerSnapshot(items: [])
         let cache = try await store?.cachedFingerprints() ?? [:]
-        return await BlockingWork.runLong { plan(discovery, snapshot: snapshot, cache: cache) }
+        let found = await BlockingWork.runLong { plan(discovery, snapshot: snapshot, cache: cache) }
+        return await probed(found, cache: cache)
+    }
+
+    /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot
+    /// read, or one outside the limits, is skipped with the reason. Probes are cached with the fingerprint.
+    func probed(_ plan: BatchPlan, cache: [String: FingerprintCacheEntry]) async -> BatchPlan {
+        guard let prober, needsMedia || limits.needProbe else { return plan }
+        var plan = plan
+        var entries = Dictionary(plan.cacheEntries.map { ($0.stamp.path, $0) }, uniquingKeysWith: { $1 })
+        for index in plan.items.indices {
+            guard case .run = plan.items[index].action else { continue }
+            let input = plan.items[index].input
+            guard var entry = entries[input.path] ?? cache[input.path] else { continue }
+            let result: MediaProbeResult
+            if let known = entry.media {
+                result = known
+            } else {
+                result = await prober(input.path)
+                entry.media = result
+                entries[input.path] = entry
+            }
+            switch result {
+            case .unreadable(let reason):
+                let what = needsMedia ? "not media FFmpeg can read" : "cannot check inputs.limits"
+                plan.items[index].action = .skip(reason: "\(what): \(reason)")
+            case .facts(let facts):
+                if let reason = limits.violation(of: facts) { plan.items[index].action = .skip(reason: reason) }
+            }
+        }
+        plan.cacheEntries = Array(entries.values)
+        return plan
     }
 
     /// Plans a batch; fingerprints files whose stamp is not in `cache` (reading at most a few MiB of each).
     public func plan(
         _ discovery: Discovery, snapshot: LedgerSnapshot, cache: [String: FingerprintCacheEntry]
     ) -> BatchPlan {
-        var plan = BatchPlan(items: [], passedOver: discovery.passedOver, computedFingerprints: [])
+        var plan = BatchPlan(items: [], passedOver: discovery.passedOver, cacheEntries: [])
         var claimed: [String: String] = [:]
         for file in discovery.files {
             let input = file.input
@@ -134,7 +181,7 @@ public struct BatchPlanner: Sendable {
                     plan.items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: error.message)))
                     continue
                 }
-                plan.computedFingerprints.append(
+                plan.cacheEntries.append(
                     FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
             }
             if let first = claimed[fingerprint] {
@@ -191,26 +238,68 @@ public struct BatchPlanner: Sendable {
     }
 }
 
-/// Size limits on input files (`inputs.limits`), checked before any stage runs.
+/// Limits on input files (`inputs.limits`), checked before any stage runs.
 public struct InputLimits: Sendable, Hashable {
     /// The smallest size taken, in bytes.
     public var minSize: Int64?
     /// The largest size taken, in bytes.
     public var maxSize: Int64?
+    /// The shortest duration taken, in seconds.
+    public var minDuration: Double?
+    /// The longest duration taken, in seconds.
+    public var maxDuration: Double?
+    /// Container names taken (`mp4`, `mov`, `matroska`); empty takes any.
+    public var containers: [String]
+    /// Video codecs taken (`h264`, `hevc`); empty takes any.
+    public var videoCodecs: [String]
 
     /// Creates limits.
-    public init(minSize: Int64? = nil, maxSize: Int64? = nil) {
+    public init(
+        minSize: Int64? = nil, maxSize: Int64? = nil, minDuration: Double? = nil, maxDuration: Double? = nil,
+        containers: [String] = [], videoCodecs: [String] = []
+    ) {
         self.minSize = minSize
         self.maxSize = maxSize
+        self.minDuration = minDuration
+        self.maxDuration = maxDuration
+        self.containers = containers
+        self.videoCodecs = videoCodecs
     }
 
-    /// Why a file of `size` bytes is left out, or nil when it is within the limits.
+    /// Whether checking the limits needs a media probe.
+    var needProbe: Bool {
+        minDuration != nil || maxDuration != nil || !containers.isEmpty || !videoCodecs.isEmpty
+    }
+
+    /// Why a file of `size` bytes is left out, or nil when it is within the size limits.
     func violation(size: Int64) -> String? {
         if let minSize, size < minSize {
             return "smaller than inputs.limits.minSize (\(ByteCount(size)) < \(ByteCount(minSize)))"
         }
         if let maxSize, size > maxSize {
             return "larger than inputs.limits.maxSize (\(ByteCount(size)) > \(ByteCount(maxSize)))"
+        }
+        return nil
+    }
+
+    /// Why a media file is left out, or nil when it is within the media limits.
+    func violation(of facts: MediaFacts) -> String? {
+        if let minDuration, facts.duration < minDuration {
+            return
+                "shorter than inputs.limits.minDuration (\(TimeSpan(seconds: facts.duration)) < \(TimeSpan(seconds: minDuration)))"
+        }
+        if let maxDuration, facts.duration > maxDuration {
+            return
+                "longer than inputs.limits.maxDuration (\(TimeSpan(seconds: facts.duration)) > \(TimeSpan(seconds: maxDuration)))"
+        }
+        let names = facts.container.split(separator: ",").map(String.init)
+        if !containers.isEmpty, !names.contains(where: { containers.contains($0) }) {
+            return
+                "container \(facts.container) is not one of inputs.limits.containers (\(containers.joined(separator: ", ")))"
+        }
+        if !videoCodecs.isEmpty, !videoCodecs.contains(facts.videoCodec ?? "") {
+            return
+                "video codec \(facts.videoCodec ?? "none") is not one of inputs.limits.videoCodecs (\(videoCodecs.joined(separator: ", ")))"
         }
         return nil
     }

@@ -86,7 +86,7 @@ public struct FileStamp: Sendable, Hashable, Codable {
     }
 }
 
-/// A stamp with the fingerprint it led to.
+/// A stamp with the fingerprint (and, once probed, the media facts) it led to.
 public struct FingerprintCacheEntry: Sendable, Hashable {
     /// The file as it was.
     public var stamp: FileStamp
@@ -94,11 +94,14 @@ public struct FingerprintCacheEntry: Sendable, Hashable {
     public var method: FingerprintMethod
     /// The fingerprint.
     public var fingerprint: String
+    /// What a media probe found, once a run needed it.
+    public var media: MediaProbeResult?
 
     /// Creates an entry.
-    public init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String) {
+    public init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String, media: MediaProbeResult? = nil) {
         self.stamp = stamp
         self.method = method
         self.fingerprint = fingerprint
+        self.media = media
     }
 }

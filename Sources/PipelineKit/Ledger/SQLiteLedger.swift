@@ -79,7 +79,7 @@ public final class SQLiteLedger: StateStore {
                 CREATE TABLE files(
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, modifiedNanoseconds INTEGER NOT NULL,
                     inode INTEGER NOT NULL, device INTEGER NOT NULL, method TEXT NOT NULL,
-                    fingerprint TEXT NOT NULL) WITHOUT ROWID;
+                    fingerprint TEXT NOT NULL, media TEXT) WITHOUT ROWID;
                 PRAGMA user_version = \(schemaVersion);
                 """)
     }
@@ -161,12 +161,15 @@ public final class SQLiteLedger: StateStore {
         guard !entries.isEmpty else { return }
         try await write { db in
             let statement = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
             for entry in entries {
                 let stamp = entry.stamp
+                let media = entry.media.flatMap { try? JSONEncoder().encode($0) }.map {
+                    String(decoding: $0, as: UTF8.self)
+                }
                 try statement.execute(arguments: [
                     stamp.path, stamp.size, stamp.modifiedNanoseconds, stamp.inode, stamp.device,
-                    entry.method.rawValue, entry.fingerprint,
+                    entry.method.rawValue, entry.fingerprint, media,
                 ])
             }
         }

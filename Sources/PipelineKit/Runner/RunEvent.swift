@@ -311,12 +311,8 @@ public struct RunOutcome: Sendable {
 enum SkipReason {
     static func category(of reason: String) -> String {
         if reason.hasPrefix("the same content as") { return "the same content as another file" }
-        if reason.hasPrefix("cannot read") { return "unreadable" }
-        if reason.hasPrefix("cancelled") { return "cancelled" }
-        if reason.hasPrefix("smaller than") || reason.hasPrefix("larger than") {
-            return String(reason.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
-        }
-        return reason
+        let cut = [reason.range(of: " (")?.lowerBound, reason.range(of: ": ")?.lowerBound].compactMap { $0 }.min()
+        return String(reason[..<(cut ?? reason.endIndex)])
     }
 }
 

@@ -39,7 +39,8 @@ public struct Runner: Sendable {
     /// Creates a runner.
     public init(
         workflow: Workflow, registry: StageRegistry, store: any StateStore, redactor: SecretRedactor = .none,
-        scratchRoot: URL, environment: [String: String], jobs: Int = 1, resourceLimits: ResourceLimits = ResourceLimits(),
+        scratchRoot: URL, environment: [String: String], jobs: Int = 1,
+        resourceLimits: ResourceLimits = ResourceLimits(),
         services: ServiceValues = ServiceValues(), logLevel: Logger.Level = .info, sink: any RunEventSink
     ) {
         self.workflow = workflow
@@ -69,7 +70,7 @@ public struct Runner: Sendable {
         let start = clock.now
         let runID = try await store.beginRun(
             RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
-        try await store.cacheFingerprints(plan.computedFingerprints)
+        try await store.cacheFingerprints(plan.cacheEntries)
         try await store.recordPaths(
             plan.items.compactMap { planned in
                 guard case .reuse(let item, _) = planned.action, planned.known?.input != planned.input else {
@@ -409,11 +410,13 @@ public struct Runner: Sendable {
                         $0.finishedAt = nil
                     }
                     sink.emit(
-                        StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
+                        StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts)
+                    )
                     let context = StageContext(
                         stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                         logger: logger(item: label, stage: spec.id),
-                        scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
+                        scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(
+                            spec.id),
                         services: services,
                         savedCheckpoint: await journal.current.resume, checkpointer: journal,
                         progress: progressReporter(item: label, stage: spec.id))

@@ -107,6 +107,12 @@ enum WorkflowGrammar {
         members: [
             Member(name: "minSize", kind: .size, summary: "The smallest file taken, e.g. 1KiB."),
             Member(name: "maxSize", kind: .size, summary: "The largest file taken, e.g. 2GiB."),
+            Member(name: "minDuration", kind: .duration, summary: "The shortest media taken, e.g. 1s."),
+            Member(name: "maxDuration", kind: .duration, summary: "The longest media taken, e.g. 2h."),
+            Member(
+                name: "containers", kind: .strings,
+                summary: "Containers taken, as FFmpeg names them (mp4, mov, matroska, webm)."),
+            Member(name: "videoCodecs", kind: .strings, summary: "Video codecs taken (h264, hevc, vp9, av1)."),
         ])
 
     static let defaults = Section(

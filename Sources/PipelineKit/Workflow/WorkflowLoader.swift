@@ -178,9 +178,20 @@ private struct Reader {
             }
             return count.bytes
         }
-        let limits = InputLimits(minSize: size("minSize"), maxSize: size("maxSize"))
+        func seconds(_ name: String) -> Double? {
+            duration(members[name], at: path.appending(name))?.seconds
+        }
+        let limits = InputLimits(
+            minSize: size("minSize"), maxSize: size("maxSize"), minDuration: seconds("minDuration"),
+            maxDuration: seconds("maxDuration"),
+            containers: patterns(members["containers"], at: path.appending("containers")),
+            videoCodecs: patterns(members["videoCodecs"], at: path.appending("videoCodecs")))
         if let low = limits.minSize, let high = limits.maxSize, low > high {
             log.error(path, "minSize (\(ByteCount(low))) is larger than maxSize (\(ByteCount(high)))")
+        }
+        if let low = limits.minDuration, let high = limits.maxDuration, low > high {
+            log.error(
+                path, "minDuration (\(TimeSpan(seconds: low))) is longer than maxDuration (\(TimeSpan(seconds: high)))")
         }
         return limits
     }
