@@ -17,9 +17,14 @@ enum BatchInputs {
             throw ExitCode(2)
         }
         do {
+            let manifest = try selection?.manifest.map { name in
+                try InputManifest(
+                    contentsOf: URL(
+                        fileURLWithPath: name, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent()))
+            }
             return try InputDiscovery.discover(
                 paths: paths, include: selection?.include ?? [], exclude: selection?.exclude ?? [],
-                recursive: selection?.recursive ?? false, skipping: [state])
+                recursive: selection?.recursive ?? false, skipping: [state], manifest: manifest ?? InputManifest())
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(2)

@@ -10,16 +10,31 @@ public struct InputItem: Sendable, Hashable, Codable {
     public var size: Int64
     /// The modification time (seconds since 1970) when the run found it.
     public var modified: Double
+    /// Fields from the file's sidecar JSON (`clip.mp4.json` or `clip.json`) and the workflow's manifest:
+    /// `${input.meta.title}`.
+    public var meta: [String: JSONValue]
 
     /// The names `${input.*}` accepts.
-    public static let factNames = ["path", "name", "stem", "ext", "relativePath", "dir", "size"]
+    public static let factNames = ["path", "name", "stem", "ext", "relativePath", "dir", "size", "meta"]
 
     /// Creates an item.
-    public init(path: String, relativePath: String, size: Int64, modified: Double) {
+    public init(
+        path: String, relativePath: String, size: Int64, modified: Double, meta: [String: JSONValue] = [:]
+    ) {
         self.path = path
         self.relativePath = relativePath
         self.size = size
         self.modified = modified
+        self.meta = meta
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        relativePath = try container.decode(String.self, forKey: .relativePath)
+        size = try container.decode(Int64.self, forKey: .size)
+        modified = try container.decode(Double.self, forKey: .modified)
+        meta = try container.decodeIfPresent([String: JSONValue].self, forKey: .meta) ?? [:]
     }
 
     /// The file name with extension.
@@ -36,6 +51,7 @@ public struct InputItem: Sendable, Hashable, Codable {
         .object([
             "path": .string(path), "name": .string(name), "stem": .string(stem), "ext": .string(ext),
             "relativePath": .string(relativePath), "dir": .string(dir), "size": .int(Int(size)),
+            "meta": .object(meta),
         ])
     }
 }

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 public import StageKit
 
 /// What a run will do with each file it found, decided from the ledger before any stage runs: `pipeline plan`
@@ -37,7 +39,7 @@ public struct PlannedItem: Sendable {
         case changed(version: Int)
         /// Not finished last time (failed, interrupted or still pending).
         case resume(ItemStatus)
-        /// Done, but the workflow changed since: its stages are checked one by one.
+        /// Done, but the workflow or the file's metadata changed since: its stages are checked one by one.
         case workflowChanged
         /// `--reprocess`: a new version, every stage runs.
         case reprocess(version: Int)
@@ -47,7 +49,7 @@ public struct PlannedItem: Sendable {
             case .new: "new"
             case .changed(let version): "changed: version \(version)"
             case .resume(let status): "resume (\(status.rawValue) last time)"
-            case .workflowChanged: "the workflow changed since it was done"
+            case .workflowChanged: "the workflow or its metadata changed since it was done"
             case .reprocess(let version): "--reprocess: version \(version)"
             }
         }
@@ -61,6 +63,8 @@ public struct PlannedItem: Sendable {
     public var action: Action
     /// The ledger's item for this content or path, if any.
     public var known: LedgerItem?
+    /// What the item is done with once it succeeds: the workflow's digest, with its metadata when it has any.
+    public var digest: String = ""
 }
 
 /// A file the input selection left out, and why.
@@ -193,19 +197,28 @@ public struct BatchPlanner: Sendable {
             claimed[fingerprint] = input.path
             let byContent = snapshot.byFingerprint[fingerprint].map { snapshot.items[$0] }
             let byPath = snapshot.byPath[input.path].map { snapshot.items[$0] }
-            let known = byContent ?? byPath
+            let digest = digest(of: input)
             plan.items.append(
                 PlannedItem(
                     input: input, fingerprint: fingerprint,
-                    action: action(for: input, fingerprint: fingerprint, byContent: byContent, byPath: byPath),
-                    known: known))
+                    action: action(
+                        for: input, fingerprint: fingerprint, digest: digest, byContent: byContent, byPath: byPath),
+                    known: byContent ?? byPath, digest: digest))
         }
         return plan
     }
 
-    private func action(for input: InputItem, fingerprint: String, byContent: LedgerItem?, byPath: LedgerItem?)
-        -> PlannedItem.Action
-    {
+    /// The digest an item is done with: the workflow's, and its metadata's when it has any, so an edited
+    /// sidecar has the item's stages checked again (only those that use the metadata run).
+    func digest(of input: InputItem) -> String {
+        guard !input.meta.isEmpty else { return digest }
+        let canonical = digest + JSONValue.object(input.meta).serialized()
+        return SHA256.hash(data: Data(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func action(
+        for input: InputItem, fingerprint: String, digest: String, byContent: LedgerItem?, byPath: LedgerItem?
+    ) -> PlannedItem.Action {
         guard let item = byContent else {
             if onlyFailed { return .skip(reason: "not failed last time (--failed)") }
             if let item = byPath {

@@ -32,8 +32,11 @@ public struct Discovery: Sendable {
 public enum InputDiscovery {
     /// The files selected by `paths` (files or folders), filtered by the patterns. Hidden names, files the
     /// patterns leave out and anything that is not a regular file are listed as passed over, with the reason.
+    /// A file's metadata comes from its sidecar JSON (`clip.mp4.json` or `clip.json` beside it), over the
+    /// fields `manifest` gives for its relative path or name; sidecars themselves are passed over.
     public static func discover(
-        paths: [String], include: [String], exclude: [String], recursive: Bool, skipping skipped: [String] = []
+        paths: [String], include: [String], exclude: [String], recursive: Bool, skipping skipped: [String] = [],
+        manifest: InputManifest = InputManifest()
     ) throws(InputError) -> Discovery {
         var discovery = Discovery(files: [], passedOver: [])
         let skippedPaths = Set(skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
@@ -46,9 +49,11 @@ public enum InputDiscovery {
             if isDirectory.boolValue {
                 try scan(
                     folder: url, include: include, exclude: exclude, recursive: recursive, skipping: skippedPaths,
-                    into: &discovery)
+                    manifest: manifest, into: &discovery)
             } else {
-                switch file(at: url, relativePath: url.lastPathComponent) {
+                let names = Set(
+                    (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? [])
+                switch file(at: url, relativePath: url.lastPathComponent, siblings: names, manifest: manifest) {
                 case .success(let found): discovery.files.append(found)
                 case .failure(let reason): throw InputError(message: "input \(path): \(reason.message)")
                 }
@@ -63,7 +68,7 @@ public enum InputDiscovery {
 
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
-        into discovery: inout Discovery
+        manifest: InputManifest, into discovery: inout Discovery
     ) throws(InputError) {
         let manager = FileManager.default
         var pending: [(URL, String)] = [(folder, "")]
@@ -79,6 +84,7 @@ public enum InputDiscovery {
                 }
                 throw InputError(message: "cannot list \(directory.path): \(error.localizedDescription)")
             }
+            let siblings = Set(names)
             for name in names {
                 let url = directory.appendingPathComponent(name)
                 guard !skipped.contains(url.standardizedFileURL.path) else { continue }
@@ -101,6 +107,11 @@ public enum InputDiscovery {
                     }
                     continue
                 }
+                if let owner = sidecarOwner(of: name, among: siblings) {
+                    discovery.passedOver.append(
+                        PassedOver(path: url.path, reason: "sidecar (the metadata of \(owner))"))
+                    continue
+                }
                 if !include.isEmpty, !include.contains(where: { matches($0, name: name, relativePath: relative) }) {
                     discovery.passedOver.append(
                         PassedOver(path: url.path, reason: "not included by \(include.joined(separator: ", "))"))
@@ -110,7 +121,7 @@ public enum InputDiscovery {
                     discovery.passedOver.append(PassedOver(path: url.path, reason: "excluded by \(pattern)"))
                     continue
                 }
-                switch file(at: url, relativePath: relative) {
+                switch file(at: url, relativePath: relative, siblings: siblings, manifest: manifest) {
                 case .success(let found): discovery.files.append(found)
                 case .failure(let reason):
                     discovery.passedOver.append(PassedOver(path: url.path, reason: reason.message))
@@ -125,7 +136,36 @@ public enum InputDiscovery {
         return fnmatch(pattern.lowercased(), subject.lowercased(), 0) == 0
     }
 
-    private static func file(at url: URL, relativePath: String) -> Result<DiscoveredFile, InputError> {
+    /// The file a `.json` name is the sidecar of (`clip.mp4.json` → `clip.mp4`, `clip.json` → `clip.mp4`).
+    private static func sidecarOwner(of name: String, among siblings: Set<String>) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let base = String(name.dropLast(5))
+        if siblings.contains(base) { return base }
+        return siblings.first { $0 != name && !$0.hasSuffix(".json") && ($0 as NSString).deletingPathExtension == base }
+    }
+
+    /// The sidecar of a file among its siblings, if it has one.
+    private static func sidecar(of name: String, among siblings: Set<String>) -> String? {
+        if siblings.contains(name + ".json") { return name + ".json" }
+        let stem = (name as NSString).deletingPathExtension + ".json"
+        return stem != name && siblings.contains(stem) ? stem : nil
+    }
+
+    /// A sidecar's fields: a JSON object.
+    private static func readSidecar(_ url: URL) -> Result<[String: JSONValue], InputError> {
+        do {
+            guard case .object(let fields) = try JSONValue(parsing: Data(contentsOf: url)) else {
+                return .failure(InputError(message: "its sidecar \(url.path) is not a JSON object"))
+            }
+            return .success(fields)
+        } catch {
+            return .failure(InputError(message: "its sidecar \(url.path) is not valid JSON: \(error)"))
+        }
+    }
+
+    private static func file(at url: URL, relativePath: String, siblings: Set<String>, manifest: InputManifest)
+        -> Result<DiscoveredFile, InputError>
+    {
         var info = stat()
         guard stat(url.path, &info) == 0 else {
             return .failure(InputError(message: "cannot read it: \(String(cString: strerror(errno)))"))
@@ -134,9 +174,16 @@ public enum InputDiscovery {
             return .failure(InputError(message: "not a regular file"))
         }
         let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        var meta = manifest.fields(for: relativePath, name: url.lastPathComponent)
+        if let sidecar = sidecar(of: url.lastPathComponent, among: siblings) {
+            switch readSidecar(url.deletingLastPathComponent().appendingPathComponent(sidecar)) {
+            case .success(let fields): meta.merge(fields) { _, new in new }
+            case .failure(let error): return .failure(error)
+            }
+        }
         let input = InputItem(
             path: url.path, relativePath: relativePath, size: Int64(info.st_size),
-            modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+            modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9, meta: meta)
         let stamp = FileStamp(
             path: url.path, size: input.size, modifiedNanoseconds: nanoseconds, inode: Int64(info.st_ino),
             device: Int64(info.st_dev))

@@ -258,7 +258,7 @@ public struct Runner: Sendable {
         result.seconds = (clock.now - started).seconds
         if let ref = result.ref {
             do {
-                try await store.finish(ref, result: result, digest: result.outcome == .done ? workflow.digest : nil)
+                try await store.finish(ref, result: result, digest: result.outcome == .done ? planned.digest : nil)
             } catch {
                 result.outcome = .failed
                 result.reason = error.message

@@ -71,11 +71,13 @@ public struct InputSelection: Sendable, Hashable {
     public var fingerprint: FingerprintMethod
     /// Files outside these limits are skipped before any stage runs.
     public var limits: InputLimits
+    /// A CSV or JSON file of per-file metadata (`${input.meta.*}`), relative to the workflow file.
+    public var manifest: String?
 
     /// Creates a selection.
     public init(
         path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false,
-        fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits()
+        fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits(), manifest: String? = nil
     ) {
         self.path = path
         self.include = include
@@ -83,6 +85,7 @@ public struct InputSelection: Sendable, Hashable {
         self.recursive = recursive
         self.fingerprint = fingerprint
         self.limits = limits
+        self.manifest = manifest
     }
 }
 

@@ -98,6 +98,9 @@ enum WorkflowGrammar {
                 name: "fingerprint", kind: .choice(FingerprintMethod.allCases.map(\.rawValue)),
                 summary: "How a file's content is identified: sampled blocks (default) or every byte."),
             Member(
+                name: "manifest", kind: .string,
+                summary: "A CSV (with a file column) or JSON file of per-file fields, as ${input.meta.*}."),
+            Member(
                 name: "limits", kind: .section(limits),
                 summary: "Files outside these limits are skipped, with the reason, before any stage runs."),
         ])

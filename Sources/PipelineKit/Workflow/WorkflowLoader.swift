@@ -160,7 +160,8 @@ private struct Reader {
             include: patterns(members["include"], at: path.appending("include")),
             exclude: patterns(members["exclude"], at: path.appending("exclude")),
             recursive: bool(members["recursive"], at: path.appending("recursive")) ?? false,
-            fingerprint: method, limits: readLimits(members["limits"], at: path.appending("limits")))
+            fingerprint: method, limits: readLimits(members["limits"], at: path.appending("limits")),
+            manifest: string(members["manifest"], at: path.appending("manifest"), required: false))
     }
 
     private mutating func readLimits(_ value: JSONValue?, at path: JSONPath) -> InputLimits {
@@ -510,7 +511,7 @@ private struct Reader {
                     path,
                     "unknown input fact \"\(member)\" in ${\(reference)}; known: \(InputItem.factNames.joined(separator: ", "))"
                         + Suggestion.phrase(for: member, among: InputItem.factNames))
-            } else if reference.components.count > 1 {
+            } else if reference.components.count > 1, member != "meta" {
                 log.error(path, "${\(reference)}: input.\(member) has no members")
             }
         case "vars":
