@@ -43,7 +43,7 @@ struct StateFolder {
         do {
             try SQLiteLedger.checkLayout(of: folder, fresh: false)
             guard SQLiteLedger.exists(in: folder) else { return nil }
-            return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: nil)
+            return StateFolder(folder: folder, ledger: try SQLiteLedger(readingOnly: folder), lock: nil)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

@@ -160,7 +160,8 @@ struct Sandbox: ~Copyable {
         let ledger = try ledger()
         let discovery = try InputDiscovery.discover(
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
-        let plan = try await BatchPlanner(workflow: workflow).plan(discovery, store: ledger, workflow: workflow.name)
+        let plan = try await BatchPlanner(workflow: workflow, registry: Self.registry).plan(
+            discovery, store: ledger, workflow: workflow.name)
         let runner = Runner(
             workflow: workflow, registry: Self.registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),

@@ -20,12 +20,13 @@ public enum Binary {
         public var stderr: String
     }
 
-    /// Starts the binary; the caller waits or kills.
-    public static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws
-        -> RunningBinary
-    {
+    /// Starts the binary (or `executable`, such as a wrapper that runs it as another user); the caller waits or
+    /// kills.
+    public static func start(
+        _ arguments: [String], in folder: URL, environment: [String: String] = [:], executable: URL? = nil
+    ) throws -> RunningBinary {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable ?? url
         process.arguments = arguments
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -39,10 +40,10 @@ public enum Binary {
     }
 
     /// Runs the binary to completion.
-    public static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws
-        -> Output
-    {
-        let running = try start(arguments, in: folder, environment: environment)
+    public static func run(
+        _ arguments: [String], in folder: URL, environment: [String: String] = [:], executable: URL? = nil
+    ) async throws -> Output {
+        let running = try start(arguments, in: folder, environment: environment, executable: executable)
         let status = await running.exit()
         return Output(status: status, stdout: await running.stdout.text(), stderr: await running.stderr.text())
     }

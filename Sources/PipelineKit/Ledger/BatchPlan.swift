@@ -109,7 +109,7 @@ public struct BatchPlanner: Sendable {
     /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
     /// input as media (a stage type that says so, without a `file` option of its own).
     public init(
-        workflow: Workflow, registry: StageRegistry, prober: MediaProber?, reprocess: Bool = false,
+        workflow: Workflow, registry: StageRegistry, prober: MediaProber? = nil, reprocess: Bool = false,
         onlyFailed: Bool = false
     ) {
         let needsMedia = workflow.stages.contains { spec in
@@ -164,34 +164,56 @@ public struct BatchPlanner: Sendable {
     }
 
     /// Plans a batch; fingerprints files whose stamp is not in `cache` (reading at most a few MiB of each).
+    /// Where several files have the same content, the one at the path the ledger knows it by (else the first)
+    /// is the item and the others are skipped as copies.
     public func plan(
         _ discovery: Discovery, snapshot: LedgerSnapshot, cache: [String: FingerprintCacheEntry]
     ) -> BatchPlan {
         var plan = BatchPlan(items: [], passedOver: discovery.passedOver, cacheEntries: [])
+        var fingerprints: [String?] = []
+        var reasons: [String?] = []
         var claimed: [String: String] = [:]
         for file in discovery.files {
             let input = file.input
             if let reason = limits.violation(size: input.size) {
-                plan.items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reason)))
+                fingerprints.append(nil)
+                reasons.append(reason)
                 continue
             }
-            let fingerprint: String
             if let cached = cache[file.stamp.path], cached.stamp == file.stamp, cached.method == method {
-                fingerprint = cached.fingerprint
+                fingerprints.append(cached.fingerprint)
+                reasons.append(nil)
             } else {
                 do {
-                    fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
+                    let fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
+                    plan.cacheEntries.append(
+                        FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
+                    fingerprints.append(fingerprint)
+                    reasons.append(nil)
                 } catch {
-                    plan.items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: error.message)))
+                    fingerprints.append(nil)
+                    reasons.append(error.message)
                     continue
                 }
-                plan.cacheEntries.append(
-                    FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
             }
-            if let first = claimed[fingerprint] {
+            if let fingerprint = fingerprints.last ?? nil,
+                let known = snapshot.byFingerprint[fingerprint].map({ snapshot.items[$0] }),
+                known.input.path == input.path
+            {
+                claimed[fingerprint] = input.path
+            }
+        }
+        for (index, file) in discovery.files.enumerated() {
+            let input = file.input
+            guard let fingerprint = fingerprints[index] else {
+                plan.items.append(
+                    PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reasons[index] ?? "unreadable")))
+                continue
+            }
+            if let owner = claimed[fingerprint], owner != input.path {
                 plan.items.append(
                     PlannedItem(
-                        input: input, fingerprint: fingerprint, action: .skip(reason: "the same content as \(first)")))
+                        input: input, fingerprint: fingerprint, action: .skip(reason: "the same content as \(owner)")))
                 continue
             }
             claimed[fingerprint] = input.path

@@ -11,7 +11,7 @@ import StageKit
 public final class SQLiteLedger: StateStore {
     /// The database file.
     public let file: URL
-    private let pool: DatabasePool
+    private let pool: any DatabaseWriter
 
     /// The schema version this ledger writes (SQLite's `user_version`).
     static let schemaVersion = 1
@@ -20,19 +20,50 @@ public final class SQLiteLedger: StateStore {
 
     public var location: String { file.path }
 
-    /// Opens (creating if needed) the ledger of a state folder.
+    /// Opens (creating if needed) the ledger of a state folder for a process that writes.
     public init(folder: URL) throws(StateError) {
         let file = folder.appendingPathComponent(Self.fileName)
         self.file = file
         try AtomicFile.createFolder(folder)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
-            pool = try DatabasePool(path: file.path, configuration: configuration)
+            let pool = try DatabasePool(path: file.path, configuration: configuration)
+            // GRDB sets WAL with synchronous = NORMAL, durable against a crash of the process but not of the
+            // machine; FULL syncs the WAL at every commit, so a checkpoint survives a power cut too.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try pool.write { db in try Self.migrate(db, file: file) }
+            self.pool = pool
+        } catch {
+            throw Self.stateError(error, file: file, doing: "open")
+        }
+    }
+
+    /// Opens an existing ledger to read it without changing a byte of the state folder: while no process
+    /// has it open (no WAL file) it is read as immutable, so no WAL or shared-memory file is created; else
+    /// it is read beside the writer. Writes through this instance fail.
+    public init(readingOnly folder: URL) throws(StateError) {
+        let file = folder.appendingPathComponent(Self.fileName)
+        self.file = file
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(30)
+        let idle = !FileManager.default.fileExists(atPath: file.path + "-wal")
+        let path =
+            idle
+            ? "file:\(file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.path)?immutable=1"
+            : file.path
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            if version > Self.schemaVersion {
+                throw StateError(
+                    code: .incompatible,
+                    message:
+                        "the ledger \(file.path) has schema \(version), newer than this pipeline reads (\(Self.schemaVersion)); use a newer pipeline",
+                    path: file.path)
+            }
+            pool = queue
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
         }

@@ -1,0 +1,229 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The batch ledger as a user meets it: content identity, versions, plan, report, kill -9 over a folder of
+/// 200 files, and files that cannot be processed mixed in.
+@Suite struct BatchLedgerTests {
+    /// Two exec stages; each appends the item's name to its own log as its side effect. The second reports
+    /// what the previous version's first stage printed.
+    static let workflow = """
+        {"version": 1, "name": "batch", "inputs": {"path": "in", "recursive": true},
+         "stages": [
+          {"id": "first", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0\\" >> first.log; echo \\"$0\\"", "${input.name}"]}},
+          {"id": "second", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0 $1\\" >> second.log", "${input.name}", "${previous.first.stdout ?? 'none'}"]}}
+        ]}
+        """
+
+    private func lines(_ scratch: borrowing Scratch, _ log: String) -> [String] {
+        scratch.read(log).split(separator: "\n").map(String.init)
+    }
+
+    @Test func theSameContentRunsNothingHoweverItIsNamedAndChangedContentIsAVersion() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        for name in ["a", "b", "c", "d"] { try scratch.write("in/\(name).txt", "content of \(name)\n") }
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        #expect(lines(scratch, "first.log").count == 4)
+
+        let manager = FileManager.default
+        try manager.moveItem(at: scratch.path("in/a.txt"), to: scratch.path("in/renamed.txt"))
+        try manager.createDirectory(at: scratch.path("in/sub"), withIntermediateDirectories: true)
+        try manager.moveItem(at: scratch.path("in/b.txt"), to: scratch.path("in/sub/b.txt"))
+        try manager.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 120)], ofItemAtPath: scratch.path("in/c.txt").path)
+        // A copy that does not keep the modification time (a new inode), in place of the original.
+        try manager.copyItem(at: scratch.path("in/d.txt"), to: scratch.path("d-copy.txt"))
+        try manager.removeItem(at: scratch.path("in/d.txt"))
+        try manager.moveItem(at: scratch.path("d-copy.txt"), to: scratch.path("in/d.txt"))
+        let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(runFinished(again.stdout)?["reused"] == 4, "\(again.stdout)")
+        // The same file given directly, by another spelling of its path.
+        let direct = try await Binary.run(
+            ["run", "wf.json", "--input", "in/sub/../sub/b.txt", "--json"], in: scratch.root)
+        #expect(runFinished(direct.stdout)?["reused"] == 1, "\(direct.stdout)")
+        #expect(lines(scratch, "first.log").count == 4 && lines(scratch, "second.log").count == 4)
+
+        // One byte changed: version 2, which sees version 1's outputs.
+        try scratch.write("in/renamed.txt", "content of A\n")
+        let changed = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(runFinished(changed.stdout)?["succeeded"] == 1 && runFinished(changed.stdout)?["reused"] == 3)
+        #expect(lines(scratch, "second.log").last == "renamed.txt a.txt", "\(lines(scratch, "second.log"))")
+        let item = try #require(
+            ledgerEntries(under: scratch.path(".pipeline"), workflow: "batch").first {
+                $0.relativePath == "renamed.txt"
+            })
+        #expect(item.version == 2)
+        // A copy beside the original is the same content: skipped with the reason, not run twice.
+        try manager.copyItem(at: scratch.path("in/c.txt"), to: scratch.path("in/c-copy.txt"))
+        let duplicate = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(duplicate.stdout.contains("c-copy.txt: skipped: the same content as"), "\(duplicate.stdout)")
+        #expect(lines(scratch, "first.log").count == 5)
+    }
+
+    @Test func planWritesNothingAndSaysWhatTheNextRunDoes() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "content of \(name)\n") }
+        try scratch.write("in/.hidden", "hidden")
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        // Something of every kind: changed, renamed, new, done, and an edit that reruns one stage.
+        try scratch.write("in/a.txt", "content of A\n")
+        try FileManager.default.moveItem(at: scratch.path("in/b.txt"), to: scratch.path("in/b2.txt"))
+        try scratch.write("in/new.txt", "new\n")
+        let before = scratch.allFiles(under: ".pipeline").sorted { $0.0 < $1.0 }
+        let plan = try await Binary.run(["plan", "wf.json", "--json"], in: scratch.root)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let after = scratch.allFiles(under: ".pipeline").sorted { $0.0 < $1.0 }
+        #expect(before.map(\.0) == after.map(\.0) && before.map(\.1) == after.map(\.1), "plan changed the state folder")
+
+        let planned = try #require(try JSONValue(parsing: plan.stdout)["items"]?.arrayValue)
+        var expected: [String: String] = [:]
+        for entry in planned {
+            let name = URL(fileURLWithPath: entry["path"]?.stringValue ?? "").lastPathComponent
+            expected[name] = entry["plan"]?.stringValue
+        }
+        #expect(
+            expected == ["a.txt": "changed", "b2.txt": "renamed", "c.txt": "done", "new.txt": "new", ".hidden": "skip"])
+
+        let run = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(run.status == 0)
+        let events = run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+        var outcomes: [String: String] = [:]
+        var stages: [String: String] = [:]
+        for event in events {
+            let item = event["item"]?.stringValue ?? ""
+            if event["event"] == "itemFinished" { outcomes[item] = event["outcome"]?.stringValue }
+            if event["event"] == "stageFinished" {
+                stages["\(item)/\(event["stage"]?.stringValue ?? "")"] = event["outcome"]?.stringValue
+            }
+        }
+        let word = ["changed": "done", "new": "done", "run": "done", "renamed": "reused", "done": "reused"]
+        for (name, plan) in expected where plan != "skip" {
+            #expect(outcomes[name] == word[plan], "\(name): planned \(plan), ran \(outcomes[name] ?? "nothing")")
+        }
+        for entry in planned {
+            let name = URL(fileURLWithPath: entry["path"]?.stringValue ?? "").lastPathComponent
+            for stage in entry["stages"]?.arrayValue ?? [] {
+                let id = stage["stage"]?.stringValue ?? ""
+                let action = ["run": "succeeded", "reuse": "reused", "skip": "skipped"][
+                    stage["action"]?.stringValue ?? ""]
+                #expect(stages["\(name)/\(id)"] == action, "\(name)/\(id)")
+            }
+        }
+    }
+
+    @Test func twoHundredFilesSurviveKillNineAtRandomMomentsAndEachIsDoneOnce() async throws {
+        let scratch = try Scratch()
+        let count = 200
+        let jobs = 4
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "many", "inputs": {"path": "in"},
+             "stages": [
+              {"id": "work", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0\\" >> work.log; sleep 0.01; mkdir -p out; echo \\"$0\\" > out/$0.tmp && mv out/$0.tmp out/$0", "${input.name}"]}},
+              {"id": "done", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0\\" >> done.log", "${input.name}"]}}
+            ]}
+            """)
+        for index in 0..<count { try scratch.write("in/f\(String(format: "%03d", index)).txt", "file \(index)\n") }
+        let random = SeededRandom("twoHundredFilesSurviveKillNineAtRandomMomentsAndEachIsDoneOnce")
+        let state = scratch.path(".pipeline")
+        var kills = 0
+        while kills < 5 {
+            let done = ledgerEntries(under: state, workflow: "many").filter { $0.status == "succeeded" }.count
+            let target = done + random.int(in: 5...30)
+            let process = try Binary.start(["run", "wf.json", "--jobs", "\(jobs)"], in: scratch.root)
+            try await waitUntil("\(target) items done") {
+                !process.isRunning
+                    || ledgerEntries(under: state, workflow: "many").filter { $0.status == "succeeded" }.count >= target
+            }
+            guard process.isRunning else { break }
+            process.signal(SIGKILL)
+            _ = await process.exit()
+            kills += 1
+        }
+        #expect(kills == 5, "the batch finished before five kills")
+        let final = try await Binary.run(
+            ["run", "wf.json", "--jobs", "\(jobs)", "--report", "report.json", "--json"], in: scratch.root)
+        #expect(final.status == 0, "\(final.stderr)")
+
+        let entries = ledgerEntries(under: state, workflow: "many")
+        #expect(entries.count == count)
+        #expect(Set(entries.map(\.path)).count == count)
+        #expect(entries.allSatisfy { $0.status == "succeeded" && $0.stages.count == 2 && $0.version == 1 })
+        for index in 0..<count {
+            let name = "f\(String(format: "%03d", index)).txt"
+            #expect(scratch.read("out/\(name)") == "\(name)\n", "\(name)")
+        }
+        // A kill cuts at most one stage per running item after its side effect.
+        let work = lines(scratch, "work.log")
+        #expect(Set(work).count == count && work.count - count <= kills * jobs, "\(work.count - count) repeats")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let records = try #require(report["items"]?.arrayValue)
+        #expect(records.count == count)
+        #expect(records.allSatisfy { ["done", "reused"].contains($0["outcome"]?.stringValue ?? "") })
+        #expect(records.allSatisfy { $0["stages"]?.arrayValue?.count == 2 })
+    }
+
+    @Test func filesThatCannotBeProcessedAreSkippedWithTheirReasonAndTheOthersFinish() async throws {
+        let scratch = try Scratch()
+        let samples = repositoryRoot.appendingPathComponent("samples")
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        for name in ["clip-h264-aac.mp4", "clip-no-audio.mp4", "not-media.mp4"] {
+            try FileManager.default.copyItem(at: samples.appendingPathComponent(name), to: scratch.path("in/\(name)"))
+        }
+        var truncated = try Data(contentsOf: samples.appendingPathComponent("clip-h264-aac.mp4"))
+        truncated.removeLast(truncated.count / 2)
+        try truncated.write(to: scratch.path("in/corrupt.mp4"))
+        try scratch.write("in/empty.mp4", "")
+        try scratch.write("in/notes.txt", "not a video\n")
+        try scratch.write("in/locked.mp4", "locked")
+        chmod(scratch.path("in/locked.mp4").path, 0)
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "media", "inputs": {"path": "in"},
+             "stages": [{"id": "probe", "uses": "ffmpeg.probe"}]}
+            """)
+        // As root every file is readable: run as nobody, so the locked file really is unreadable.
+        let asNobody = getuid() == 0
+        if asNobody {
+            chmod(scratch.root.path, 0o777)
+            chmod(scratch.path("in").path, 0o777)
+        }
+        let command = ["run", "wf.json", "--report", "report.json"]
+        let result: Binary.Output
+        if asNobody {
+            result = try await Binary.run(
+                ["--reuid=65534", "--regid=65534", "--clear-groups", Binary.url.path] + command, in: scratch.root,
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        } else {
+            result = try await Binary.run(command, in: scratch.root)
+        }
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        var outcomes: [String: (String, String)] = [:]
+        for record in report["items"]?.arrayValue ?? [] {
+            let name = URL(fileURLWithPath: record["path"]?.stringValue ?? "").lastPathComponent
+            outcomes[name] = (record["outcome"]?.stringValue ?? "", record["reason"]?.stringValue ?? "")
+        }
+        #expect(outcomes["clip-h264-aac.mp4"]?.0 == "done")
+        #expect(outcomes["clip-no-audio.mp4"]?.0 == "done")
+        for name in ["not-media.mp4", "corrupt.mp4", "empty.mp4", "notes.txt"] {
+            #expect(outcomes[name]?.0 == "skipped", "\(name): \(String(describing: outcomes[name]))")
+            #expect(outcomes[name]?.1.hasPrefix("not media FFmpeg can read") == true, "\(name)")
+        }
+        #expect(outcomes["locked.mp4"]?.0 == "skipped")
+        #expect(
+            outcomes["locked.mp4"]?.1.contains("Permission denied") == true,
+            "\(String(describing: outcomes["locked.mp4"]))")
+        #expect(report["summary"]?["skipped"] == 5 && report["summary"]?["succeeded"] == 2)
+    }
+}
