@@ -21,7 +21,8 @@ public struct PipelineCommand: AsyncParsableCommand {
             130 interrupted by a signal (run the same command again to resume).
             """,
         subcommands: [
-            RunCommand.self, PlanCommand.self, ValidateCommand.self, StatusCommand.self, StagesCommand.self,
+            RunCommand.self, PlanCommand.self, WatchCommand.self, ValidateCommand.self, StatusCommand.self,
+            StagesCommand.self,
             SchemaCommand.self, CancelCommand.self, ForgetCommand.self, SandboxCommand.self,
         ]
     )

@@ -29,25 +29,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
-    @Option(name: .long, help: "Items processed at the same time.")
-    var jobs: Int = 1
-
-    @Option(
-        name: .customLong("cpu-jobs"),
-        help: "Encodes and other processor-bound stages at once (default: one per four cores, at least one).")
-    var cpuJobs: Int?
-
-    @Option(name: .long, help: "Uploads and other transfers at once.")
-    var transfers: Int = ResourceLimits.defaultTransfers
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
-    )
-    var bwlimit: String?
-
-    @Flag(name: .long, help: "Print events as JSON lines, for machines.")
-    var json = false
+    @OptionGroup var runOptions: RunOptions
 
     @Flag(name: .long, help: "Forget this workflow's items and start over.")
     var fresh = false
@@ -63,16 +45,8 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp("Write a JSON report of every item to this file when the run ends.", valueName: "FILE"))
     var report: String?
 
-    @Flag(name: .shortAndLong, help: "Show the stages' debug log lines.")
-    var verbose = false
-
     func validate() throws {
-        guard jobs >= 1, jobs <= 64 else { throw ValidationError("--jobs must be from 1 to 64") }
-        if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
-        guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
-        if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
-            throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
-        }
+        try runOptions.check()
         if fresh && failed {
             throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
         }
@@ -98,21 +72,7 @@ struct RunCommand: AsyncParsableCommand {
             workflow, registry: registry, discovery: discovery, ledger: state.ledger, reprocess: reprocess,
             onlyFailed: failed)
 
-        let sink: any RunEventSink =
-            json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)
-        var services = ServiceValues()
-        if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
-            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
-        }
-        let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
-        let runner = Runner(
-            workflow: workflow, registry: registry, store: state.ledger, redactor: redactor,
-            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs,
-            resourceLimits: ResourceLimits([
-                .cpu: cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount),
-                .network: transfers,
-            ]), services: services,
-            logLevel: verbose ? .debug : .info, sink: sink)
+        let runner = runOptions.runner(workflow: workflow, registry: registry, state: state, environment: environment)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal { () async -> Result<RunOutcome, StateError> in
             do throws(StateError) {
@@ -126,10 +86,65 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if let report {
-            try await RunReport.write(outcome, workflow: workflow, ledger: state.ledger, redactor: redactor, to: report)
+            try await RunReport.write(
+                outcome, workflow: workflow, ledger: state.ledger, redactor: runner.redactor, to: report)
         }
         if outcome.summary.interrupted { throw ExitCode(130) }
         if outcome.summary.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+/// How a run goes: concurrency, bandwidth and output, shared by `run` and `watch`.
+struct RunOptions: ParsableArguments {
+    @Option(name: .long, help: "Items processed at the same time.")
+    var jobs: Int = 1
+
+    @Option(
+        name: .customLong("cpu-jobs"),
+        help: "Encodes and other processor-bound stages at once (default: one per four cores, at least one).")
+    var cpuJobs: Int?
+
+    @Option(name: .long, help: "Uploads and other transfers at once.")
+    var transfers: Int = ResourceLimits.defaultTransfers
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
+    )
+    var bwlimit: String?
+
+    @Flag(name: .long, help: "Print events as JSON lines, for machines.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Show the stages' debug log lines.")
+    var verbose = false
+
+    /// Refuses values out of range (exit code 2).
+    func check() throws {
+        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 64") }
+        if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
+        guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
+        if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
+            throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
+        }
+    }
+
+    /// The runner these options describe, over a state folder.
+    func runner(workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String])
+        -> Runner
+    {
+        var services = ServiceValues()
+        if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
+            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
+        }
+        let cpu = cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
+        return Runner(
+            workflow: workflow, registry: registry, store: state.ledger,
+            redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
+            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs,
+            resourceLimits: ResourceLimits([.cpu: cpu, .network: transfers]), services: services,
+            logLevel: verbose ? .debug : .info,
+            sink: json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal))
     }
 }
 

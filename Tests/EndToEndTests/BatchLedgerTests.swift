@@ -226,4 +226,43 @@ import Testing
             "\(String(describing: outcomes["locked.mp4"]))")
         #expect(report["summary"]?["skipped"] == 5 && report["summary"]?["succeeded"] == 2)
     }
+
+    @Test(arguments: [false, true])
+    func watchTakesFilesOnceTheyStopGrowingAndARestartDoesNotTakeThemAgain(polling: Bool) async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "watch", "inputs": {"path": "in"},
+             "stages": [{"id": "take", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0 $1\\" >> taken.log", "${input.name}", "${input.size}"]}}]}
+            """)
+        try scratch.write("in/first.txt", "first\n")
+        let state = scratch.path(".pipeline")
+        @Sendable func done() -> Int {
+            ledgerEntries(under: state, workflow: "watch").filter { $0.status == "succeeded" }.count
+        }
+        let command = ["watch", "wf.json", "--settle", "1s"] + (polling ? ["--poll"] : [])
+        let watch = try Binary.start(command, in: scratch.root)
+        try await waitUntil("the first file is taken") { done() == 1 }
+        // A file copied in slowly: chunks closer together than the settle time.
+        let slow = scratch.path("in/slow.txt")
+        FileManager.default.createFile(atPath: slow.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: slow)
+        for chunk in 0..<5 {
+            try handle.write(contentsOf: Data(String(repeating: "\(chunk)", count: 1000).utf8))
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        try handle.close()
+        try await waitUntil("the slow file is taken") { done() == 2 }
+        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000"])
+        watch.signal(SIGINT)
+        #expect(await watch.exit() == 0)
+
+        let again = try Binary.start(command, in: scratch.root)
+        try scratch.write("in/third.txt", "third\n")
+        try await waitUntil("the third file is taken") { done() == 3 }
+        again.signal(SIGINT)
+        #expect(await again.exit() == 0)
+        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000", "third.txt 6"])
+    }
 }

@@ -26,6 +26,8 @@ public struct Discovery: Sendable {
     public var files: [DiscoveredFile]
     /// Files and folders left out.
     public var passedOver: [PassedOver]
+    /// The folders that were scanned (what `pipeline watch` watches).
+    public var folders: [String] = []
 }
 
 /// Finds the input files of a run.
@@ -73,6 +75,7 @@ public enum InputDiscovery {
         let manager = FileManager.default
         var pending: [(URL, String)] = [(folder, "")]
         while let (directory, prefix) = pending.popLast() {
+            discovery.folders.append(directory.path)
             let names: [String]
             do {
                 names = try manager.contentsOfDirectory(atPath: directory.path)
