@@ -37,6 +37,10 @@ struct CancelCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
+        let folder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
+        if let holder = StateFolder.busyHolder(stateOptions.state) {
+            return try await ask(holder, folder: folder, workflow: workflow)
+        }
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
         let snapshot: LedgerSnapshot
@@ -55,5 +59,39 @@ struct CancelCommand: AsyncParsableCommand {
         let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: selected) }
         if summary.interrupted { throw ExitCode(130) }
         if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// While another process holds the state folder: leaves cancel requests in the ledger, signals the
+    /// holder (which stops the items at their next checkpoint and runs their onCancel stages), and waits
+    /// until they are cancelled or the holder ends.
+    private func ask(_ holder: Int32, folder: URL, workflow: Workflow) async throws {
+        do {
+            let ledger = try SQLiteLedger(folder: folder)
+            let selected = try ItemSelection.select(
+                items, in: try await ledger.snapshot(workflow: workflow.name), workflow: workflow.name)
+            let ids = Set(selected.map(\.id))
+            try await ledger.requestCancel(of: Array(ids))
+            kill(holder, SIGUSR1)
+            Output.error(
+                "pipeline: the state folder is in use by pid \(holder); asked it to cancel \(ids.count) item(s) at their next checkpoint and run their onCancel stages"
+            )
+            while true {
+                let left = try await ledger.snapshot(workflow: workflow.name).items.filter {
+                    ids.contains($0.id) && $0.status != .cancelled
+                }
+                if left.isEmpty { break }
+                guard kill(holder, 0) == 0 else {
+                    Output.error(
+                        "pipeline: pid \(holder) ended before it cancelled \(left.map(\.input.relativePath).joined(separator: ", ")); run this command again"
+                    )
+                    throw ExitCode(1)
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            for item in selected { Output.line("cancelled \(item.input.relativePath)") }
+        } catch let error as StateError {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
     }
 }

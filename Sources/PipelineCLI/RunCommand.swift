@@ -74,7 +74,8 @@ struct RunCommand: AsyncParsableCommand {
 
         let runner = runOptions.runner(workflow: workflow, registry: registry, state: state, environment: environment)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
-        let result = await SignalHandling.cancellingOnSignal { () async -> Result<RunOutcome, StateError> in
+        let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+            () async -> Result<RunOutcome, StateError> in
             do throws(StateError) {
                 return .success(try await runner.run(plan, file: file))
             } catch {

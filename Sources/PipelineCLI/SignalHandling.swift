@@ -5,15 +5,24 @@ import UnixSignals
 #endif
 
 /// SIGINT and SIGTERM cancel the run: stages stop, checkpoint, and the process exits with 130. A second
-/// signal exits at once (the checkpoints already written still hold). The signals arrive through
-/// swift-service-lifecycle's `UnixSignalsSequence`.
+/// signal exits at once (the checkpoints already written still hold). SIGUSR1 tells a run that
+/// `pipeline cancel` left a request in the ledger. The signals arrive through swift-service-lifecycle's
+/// `UnixSignalsSequence`.
 enum SignalHandling {
-    static func cancellingOnSignal<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+    /// Runs `body`, cancelling it on SIGINT or SIGTERM; SIGUSR1 (sent by `pipeline cancel` from another
+    /// process) calls `onCancelRequest`.
+    static func cancellingOnSignal<T: Sendable>(
+        onCancelRequest: (@Sendable () async -> Void)? = nil, _ body: @escaping @Sendable () async -> T
+    ) async -> T {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sigusr1)
         let work = Task { await body() }
         let watcher = Task {
             var received = 0
-            for await _ in signals {
+            for await signal in signals {
+                if signal == .sigusr1 {
+                    await onCancelRequest?()
+                    continue
+                }
                 received += 1
                 if received > 1 { _exit(130) }
                 Output.error("pipeline: interrupted; saving checkpoints (press Ctrl-C again to quit at once)")

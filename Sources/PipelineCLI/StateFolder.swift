@@ -4,6 +4,10 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A command's state folder: its lock (for commands that write) and its ledger. Problems are printed and
 /// end the command with exit code 1.
 struct StateFolder {
@@ -21,6 +25,8 @@ struct StateFolder {
     /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside.
     static func openForWriting(_ path: String, fresh: Bool) throws -> StateFolder {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
+        // `pipeline cancel` signals the holder with SIGUSR1; a holder that does not listen must not die of it.
+        signal(SIGUSR1, SIG_IGN)
         do {
             let lock = try StateLock(folder: folder)
             try SQLiteLedger.checkLayout(of: folder, fresh: fresh)
@@ -35,6 +41,17 @@ struct StateFolder {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// The pid of the process holding the state folder's lock, or nil when it is free.
+    static func busyHolder(_ path: String) -> Int32? {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        let url = folder.appendingPathComponent("lock")
+        let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        return StateLock.holder(of: folder)
     }
 
     /// Opens an existing ledger to read it (nil when the folder has none); takes no lock, writes nothing.

@@ -61,7 +61,8 @@ struct WatchCommand: AsyncParsableCommand {
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let inputs = input
         let statePath = stateOptions.state
-        let status = await SignalHandling.cancellingOnSignal { () async -> Int32 in
+        let status = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+            () async -> Int32 in
             var tracker = SettleTracker(settle: settle)
             var announced = false
             var reported = Set<String>()

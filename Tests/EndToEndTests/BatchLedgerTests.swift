@@ -265,4 +265,35 @@ import Testing
         #expect(await again.exit() == 0)
         #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000", "third.txt 6"])
     }
+
+    @Test func cancelWhileARunHoldsTheStoreStopsTheItemAndItStaysCancelled() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "cancel", "inputs": {"path": "in"},
+             "stages": [{"id": "work", "uses": "exec", "with": {"command": ["sh", "-c", "sleep $(cat \\"$0\\")", "${input.path}"]}}],
+             "onCancel": [{"id": "undo", "uses": "exec", "with": {"command": ["sh", "-c", "echo \\"$0\\" >> undone.log", "${input.name}"]}}]}
+            """)
+        try scratch.write("in/long.txt", "60")
+        try scratch.write("in/short.txt", "0.5")
+        let state = scratch.path(".pipeline")
+        let run = try Binary.start(["run", "wf.json", "--jobs", "2"], in: scratch.root)
+        try await waitUntil("both items run") {
+            ledgerEntries(under: state, workflow: "cancel").filter { $0.stages["work"]?["status"] == "running" }.count
+                == 2
+        }
+        let cancel = try await Binary.run(["cancel", "wf.json", "long.txt"], in: scratch.root)
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("cancelled long.txt"))
+        #expect(await run.exit() == 0)
+        #expect(lines(scratch, "undone.log") == ["long.txt"])
+        let entries = ledgerEntries(under: state, workflow: "cancel")
+        #expect(entries.first { $0.relativePath == "long.txt" }?.status == "cancelled")
+        #expect(entries.first { $0.relativePath == "short.txt" }?.status == "succeeded")
+
+        let again = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("long.txt: skipped: cancelled"), "\(again.stdout)")
+    }
 }

@@ -107,6 +107,8 @@ public final class SQLiteLedger: StateStore {
                     item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, version INTEGER NOT NULL,
                     stage TEXT NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
                     PRIMARY KEY(item, version, stage)) WITHOUT ROWID;
+                CREATE TABLE cancelRequests(
+                    item INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE, requestedAt REAL NOT NULL);
                 CREATE TABLE files(
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, modifiedNanoseconds INTEGER NOT NULL,
                     inode INTEGER NOT NULL, device INTEGER NOT NULL, method TEXT NOT NULL,
@@ -335,27 +337,43 @@ public final class SQLiteLedger: StateStore {
     public func setStatus(_ status: ItemStatus, of items: [Int64]) async throws(StateError) {
         try await write { db in
             let statement = try db.cachedStatement(sql: "UPDATE items SET status = ?, updatedAt = ? WHERE id = ?")
+            let answered = try db.cachedStatement(sql: "DELETE FROM cancelRequests WHERE item = ?")
             for item in items {
                 try statement.execute(arguments: [status.rawValue, Date().timeIntervalSince1970, item])
+                if status == .cancelled { try answered.execute(arguments: [item]) }
             }
+        }
+    }
+
+    public func requestCancel(of items: [Int64]) async throws(StateError) {
+        try await write { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO cancelRequests VALUES (?, ?)")
+            for item in items { try statement.execute(arguments: [item, Date().timeIntervalSince1970]) }
+        }
+    }
+
+    public func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64> {
+        try await read { db in
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT cancelRequests.item FROM cancelRequests JOIN items ON items.id = cancelRequests.item
+                        WHERE items.workflow = ?
+                        """, arguments: [workflow]))
         }
     }
 
     public func forget(items: [Int64]) async throws(StateError) {
         try await write { db in
-            try db.execute(sql: "PRAGMA foreign_keys = ON")
             let statement = try db.cachedStatement(sql: "DELETE FROM items WHERE id = ?")
             for item in items { try statement.execute(arguments: [item]) }
         }
     }
 
     public func forget(workflow: String) async throws(StateError) {
+        // The item's versions, paths, stages and cancel requests go with it (ON DELETE CASCADE).
         try await write { db in
-            for table in ["stages", "versions", "paths"] {
-                try db.execute(
-                    sql: "DELETE FROM \(table) WHERE item IN (SELECT id FROM items WHERE workflow = ?)",
-                    arguments: [workflow])
-            }
             try db.execute(sql: "DELETE FROM items WHERE workflow = ?", arguments: [workflow])
         }
     }

@@ -34,8 +34,12 @@ public protocol StateStore: Sendable {
     func removeStages(_ stages: [String], for item: ItemVersion) async throws(StateError)
     /// Records how a run ended for an item: its status, and for a success the workflow digest it is done with.
     func finish(_ item: ItemVersion, result: ItemResult, digest: String?) async throws(StateError)
-    /// Sets the status of items (`pipeline cancel`).
+    /// Sets the status of items (`pipeline cancel`); a cancelled item's cancel request is answered.
     func setStatus(_ status: ItemStatus, of items: [Int64]) async throws(StateError)
+    /// Asks the process that holds the store to cancel items (`pipeline cancel` while a run goes on).
+    func requestCancel(of items: [Int64]) async throws(StateError)
+    /// The items of a workflow whose cancel was asked for and not yet done.
+    func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64>
 
     /// The checkpoints of the current version of every item of a workflow, by item number.
     func checkpoints(workflow: String) async throws(StateError) -> [Int64: [String: StageRecord]]

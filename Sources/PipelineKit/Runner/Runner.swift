@@ -29,6 +29,7 @@ public struct Runner: Sendable {
     /// Stages at once per resource.
     public let resourceLimits: ResourceLimits
     private let slots: ResourceSlots
+    private let running = RunningItems()
     /// Shared resources for stages.
     public var services: ServiceValues
     /// The lowest level of stage log lines that are reported.
@@ -79,6 +80,7 @@ public struct Runner: Sendable {
                 return ItemSighting(item: item, input: planned.input)
             })
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
+        await applyCancelRequests()
         var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
         for passed in plan.passedOver {
             outcome.add(
@@ -114,6 +116,9 @@ public struct Runner: Sendable {
                 }
             }
         }
+        if !Task.isCancelled {
+            for result in await undoLeftoverRequests() { outcome.add(result) }
+        }
         outcome.summary.interrupted = outcome.summary.interrupted || Task.isCancelled
         outcome.summary.seconds = (clock.now - start).seconds
         try? await store.finishRun(runID, summary: outcome.summary)
@@ -146,41 +151,7 @@ public struct Runner: Sendable {
             let label = item.input.relativePath
             sink.emit(ItemStarted(item: label))
             do {
-                var scope = try decisions.scope(for: item.input, previous: [:])
-                for spec in workflow.stages {
-                    if let record = checkpoints[item.id]?[spec.id], record.status == .succeeded {
-                        scope.stageOutputs[spec.id] = record.outputs.map(redactor.reveal) ?? .null
-                    }
-                }
-                for spec in workflow.onCancel {
-                    guard let descriptor = registry.descriptor(for: spec.uses) else {
-                        throw fail(
-                            spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
-                    }
-                    let options: ResolvedValue
-                    do {
-                        if let condition = spec.condition,
-                            !(try decisions.evaluate(condition, spec: spec, scope: scope))
-                        {
-                            throw SkipStage()
-                        }
-                        options = try scope.resolve(spec.with, at: spec.path.appending("with"))
-                    } catch {
-                        sink.emit(
-                            StageFinished(
-                                item: label, stage: spec.id, outcome: .skipped, seconds: 0,
-                                reason: "nothing to undo: \(redactor.redact("\(error)"))"))
-                        continue
-                    }
-                    let journal = StageJournal(
-                        record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
-                        store: store, item: item.current, redactor: redactor)
-                    scope.stageOutputs[spec.id] = try await attempt(
-                        descriptor: descriptor, spec: spec, input: item.input, ref: item.current,
-                        options: options.value, journal: journal)
-                    summary.stagesRun += 1
-                }
-                try await store.setStatus(.cancelled, of: [item.id])
+                summary.stagesRun += try await undo(item, checkpoints: checkpoints[item.id] ?? [:])
                 summary.succeeded += 1
                 sink.emit(ItemFinished(item: label, outcome: .done))
             } catch is CancellationError {
@@ -196,6 +167,101 @@ public struct Runner: Sendable {
         return summary
     }
 
+    /// Runs the workflow's `onCancel` stages for an item that is not running, with the outputs of its finished
+    /// stages from the ledger.
+    private func undo(_ item: LedgerItem, checkpoints: [String: StageRecord]) async throws -> Int {
+        var scope = try decisions.scope(for: item.input, previous: [:])
+        for spec in workflow.stages {
+            if let record = checkpoints[spec.id], record.status == .succeeded {
+                scope.stageOutputs[spec.id] = record.outputs.map(redactor.reveal) ?? .null
+            }
+        }
+        return try await undo(input: item.input, ref: item.current, scope: scope)
+    }
+
+    /// Undoes an item of the ledger that a cancel request names, before this run started it.
+    @discardableResult
+    private func undoFromLedger(_ item: LedgerItem) async throws -> Int {
+        try await undo(item, checkpoints: try await store.checkpoints(workflow: workflow.name)[item.id] ?? [:])
+    }
+
+    /// Runs the workflow's `onCancel` stages for one item, with the outputs of its finished stages in `scope`;
+    /// returns how many ran. A stage whose `if` is false or whose references are missing is skipped.
+    private func undo(input: InputItem, ref: ItemVersion, scope: EvaluationScope) async throws -> Int {
+        let label = input.relativePath
+        var scope = scope
+        var ran = 0
+        for spec in workflow.onCancel {
+            guard let descriptor = registry.descriptor(for: spec.uses) else {
+                throw fail(spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
+            }
+            let options: ResolvedValue
+            do {
+                if let condition = spec.condition, !(try decisions.evaluate(condition, spec: spec, scope: scope)) {
+                    throw SkipStage()
+                }
+                options = try scope.resolve(spec.with, at: spec.path.appending("with"))
+            } catch {
+                sink.emit(
+                    StageFinished(
+                        item: label, stage: spec.id, outcome: .skipped, seconds: 0,
+                        reason: "nothing to undo: \(redactor.redact("\(error)"))"))
+                continue
+            }
+            let journal = StageJournal(
+                record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
+                store: store, item: ref, redactor: redactor)
+            scope.stageOutputs[spec.id] = try await attempt(
+                descriptor: descriptor, spec: spec, input: input, ref: ref, options: options.value, journal: journal)
+            ran += 1
+        }
+        try await store.setStatus(.cancelled, of: [ref.item])
+        return ran
+    }
+
+    /// Cancels the items `pipeline cancel` asked for while this run holds the store: those running stop at
+    /// their next checkpoint and run their `onCancel` stages; those not started yet are not started. Call it
+    /// when another process signals a request (the command line listens for SIGUSR1).
+    public func applyCancelRequests() async {
+        guard let requested = try? await store.cancelRequests(workflow: workflow.name), !requested.isEmpty else {
+            return
+        }
+        let stopped = running.cancel(requested)
+        if !stopped.isEmpty {
+            sink.emit(
+                LogLine(
+                    level: "notice", item: nil, stage: nil,
+                    message: "pipeline cancel: stopping \(stopped.count) running item(s) and undoing them"))
+        }
+    }
+
+    /// Undoes the items whose cancel was asked for during the run but that the run did not take up.
+    private func undoLeftoverRequests() async -> [ItemResult] {
+        guard let requested = try? await store.cancelRequests(workflow: workflow.name), !requested.isEmpty,
+            let items = try? await store.snapshot(workflow: workflow.name).items.filter({ requested.contains($0.id) })
+        else { return [] }
+        var results: [ItemResult] = []
+        for item in items {
+            var result = ItemResult(
+                ref: item.current, fingerprint: item.fingerprint, path: item.input.path, outcome: .skipped,
+                reason: "cancelled by pipeline cancel")
+            sink.emit(ItemStarted(item: item.input.relativePath))
+            do {
+                result.stagesRun = try await undoFromLedger(item)
+            } catch {
+                let failure = report(error)
+                (result.outcome, result.reason, result.errorKind) = (.failed, failure.message, failure.kind)
+            }
+            sink.emit(
+                ItemFinished(
+                    item: item.input.relativePath, outcome: result.outcome, reason: result.reason,
+                    error: result.outcome == .failed
+                        ? FailureReport(message: result.reason ?? "", kind: result.errorKind ?? .failed) : nil))
+            results.append(result)
+        }
+        return results
+    }
+
     /// An onCancel stage with nothing to undo: its `if` is false.
     private struct SkipStage: Error, CustomStringConvertible {
         var description: String { "its if condition is false" }
@@ -208,8 +274,11 @@ public struct Runner: Sendable {
         var report: FailureReport
     }
 
+    /// An item `pipeline cancel` stopped and undid.
+    private struct CancelledByRequest: Error {}
+
     /// What one item's stages have done so far, and what is known of them.
-    private struct ItemProgress {
+    private struct ItemProgress: Sendable {
         var ref: ItemVersion
         var input: InputItem
         var records: [String: StageRecord]
@@ -232,21 +301,49 @@ public struct Runner: Sendable {
         sink.emit(ItemStarted(item: label))
         var landed: String?
         do {
+            if let known = planned.known, running.isRequested(known.id) {
+                result.ref = known.current
+                try await undoFromLedger(known)
+                throw CancelledByRequest()
+            }
             let admitted = try await store.admit(admission, workflow: workflow.name)
             result.ref = admitted.ref
-            var progress = ItemProgress(
+            var initial = ItemProgress(
                 ref: admitted.ref, input: planned.input, records: admitted.stages.mapValues(revealed))
-            progress.scope = try decisions.scope(
+            initial.scope = try decisions.scope(
                 for: planned.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
-            defer {
-                result.stagesRun = progress.stagesRun
-                result.stagesReused = progress.stagesReused
+            // The stages run in a task of their own, which `pipeline cancel` from another process can stop.
+            let work = Task { () -> (ItemProgress, (any Error)?) in
+                var progress = initial
+                do {
+                    for (index, spec) in workflow.stages.enumerated() {
+                        try Task.checkCancellation()
+                        try await runStage(index: index, spec: spec, progress: &progress)
+                    }
+                    return (progress, nil)
+                } catch {
+                    return (progress, error)
+                }
             }
-            for (index, spec) in workflow.stages.enumerated() {
-                try Task.checkCancellation()
-                try await runStage(index: index, spec: spec, progress: &progress)
+            let item = admitted.ref.item
+            running.start(item) { work.cancel() }
+            let (progress, failure) = await withTaskCancellationHandler {
+                await work.value
+            } onCancel: {
+                work.cancel()
+            }
+            running.finish(item)
+            result.stagesRun = progress.stagesRun
+            result.stagesReused = progress.stagesReused
+            if let failure {
+                guard running.isRequested(item), !Task.isCancelled else { throw failure }
+                _ = try await undo(input: planned.input, ref: admitted.ref, scope: progress.scope)
+                throw CancelledByRequest()
             }
             landed = Self.landing(of: progress.scope)
+        } catch is CancelledByRequest {
+            result.outcome = .skipped
+            result.reason = "cancelled by pipeline cancel"
         } catch is CancellationError {
             result.outcome = .interrupted
         } catch {
@@ -268,7 +365,10 @@ public struct Runner: Sendable {
         let error =
             result.outcome == .failed
             ? FailureReport(message: result.reason ?? "failed", kind: result.errorKind ?? .failed) : nil
-        sink.emit(ItemFinished(item: label, outcome: result.outcome, error: error, landed: landed))
+        sink.emit(
+            ItemFinished(
+                item: label, outcome: result.outcome, reason: result.outcome == .skipped ? result.reason : nil,
+                error: error, landed: landed))
         return result
     }
 

@@ -41,4 +41,10 @@ package final class StateLock: Sendable {
     deinit {
         close(descriptor)
     }
+
+    /// The pid of the process that holds (or last held) the lock of `folder`, as it wrote it.
+    package static func holder(of folder: URL) -> Int32? {
+        let text = try? String(contentsOf: folder.appendingPathComponent("lock"), encoding: .utf8)
+        return text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
 }

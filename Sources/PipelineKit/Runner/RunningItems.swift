@@ -1,0 +1,43 @@
+import NIOConcurrencyHelpers
+
+/// The items a run is working on, so that `pipeline cancel` from another process can stop one of them: the
+/// item's stages are cancelled (the running one stops at its next checkpoint) and its `onCancel` stages run.
+final class RunningItems: Sendable {
+    private struct State {
+        var cancels: [Int64: @Sendable () -> Void] = [:]
+        var requested: Set<Int64> = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Registers an item's work with the way to cancel it; cancels it at once when a cancel was already
+    /// asked for.
+    func start(_ item: Int64, cancel: @escaping @Sendable () -> Void) {
+        let requested = state.withLockedValue { state in
+            state.cancels[item] = cancel
+            return state.requested.contains(item)
+        }
+        if requested { cancel() }
+    }
+
+    /// Forgets an item's work once it ended.
+    func finish(_ item: Int64) {
+        state.withLockedValue { _ = $0.cancels.removeValue(forKey: item) }
+    }
+
+    /// Asks for items to be cancelled: running ones are cancelled now, the others when they start. Returns
+    /// the items that were running.
+    func cancel(_ items: Set<Int64>) -> Set<Int64> {
+        let cancels = state.withLockedValue { state in
+            state.requested.formUnion(items)
+            return state.cancels.filter { items.contains($0.key) }
+        }
+        for cancel in cancels.values { cancel() }
+        return Set(cancels.keys)
+    }
+
+    /// Whether a cancel was asked for an item.
+    func isRequested(_ item: Int64) -> Bool {
+        state.withLockedValue { $0.requested.contains(item) }
+    }
+}
