@@ -25,6 +25,7 @@ quickstart: build
 ## Prints the benchmark figures (release build).
 bench: deps
 	benchmarks/engine.sh
+	benchmarks/batch.sh
 	benchmarks/transcode.sh
 	benchmarks/upload.sh
 

@@ -6,6 +6,7 @@ set -euo pipefail
 apt_packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev  # the C shim
+  libsqlite3-dev                                                                   # the ledger (GRDB)
   ffmpeg                                                                           # reference in tests and benchmarks
   time                                                                             # peak memory in benchmarks
   curl python3 python3-pip                                                         # test peers and checks

@@ -67,6 +67,7 @@ struct CancelCommand: AsyncParsableCommand {
     private func ask(_ holder: Int32, folder: URL, workflow: Workflow) async throws {
         do {
             let ledger = try SQLiteLedger(folder: folder)
+            defer { try? ledger.close() }
             let selected = try ItemSelection.select(
                 items, in: try await ledger.snapshot(workflow: workflow.name), workflow: workflow.name)
             let ids = Set(selected.map(\.id))
@@ -80,6 +81,14 @@ struct CancelCommand: AsyncParsableCommand {
                     ids.contains($0.id) && $0.status != .cancelled
                 }
                 if left.isEmpty { break }
+                let pending = try await ledger.cancelRequests(workflow: workflow.name)
+                let failed = left.filter { !pending.contains($0.id) }
+                guard failed.isEmpty else {
+                    Output.error(
+                        "pipeline: pid \(holder) could not undo \(failed.map(\.input.relativePath).joined(separator: ", ")); see its output"
+                    )
+                    throw ExitCode(1)
+                }
                 guard kill(holder, 0) == 0 else {
                     Output.error(
                         "pipeline: pid \(holder) ended before it cancelled \(left.map(\.input.relativePath).joined(separator: ", ")); run this command again"

@@ -62,9 +62,7 @@ struct ForgetCommand: AsyncParsableCommand {
         }
         do {
             try await state.ledger.forget(items: chosen.map(\.id))
-            for item in chosen {
-                try? FileManager.default.removeItem(at: state.scratchRoot.appendingPathComponent("\(item.id)"))
-            }
+            state.removeScratch(of: chosen.map(\.id))
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

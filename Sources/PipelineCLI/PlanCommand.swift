@@ -36,6 +36,12 @@ struct PlanCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the plan as JSON.")
     var json = false
 
+    func validate() throws {
+        if reprocess && failed {
+            throw ValidationError("--reprocess runs done items again and --failed only failed ones; give one of them")
+        }
+    }
+
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
@@ -47,8 +53,10 @@ struct PlanCommand: AsyncParsableCommand {
             workflow, registry: registry, discovery: discovery, ledger: state?.ledger, reprocess: reprocess,
             onlyFailed: failed)
         let checkpoints: [Int64: [String: StageRecord]]
+        let previous: [Int64: [String: JSONValue]]
         do {
             checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name) ?? [:]
+            previous = try await state?.ledger.previousOutputs(workflow: workflow.name) ?? [:]
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
@@ -60,7 +68,9 @@ struct PlanCommand: AsyncParsableCommand {
         for planned in plan.items {
             let (kind, reason) = Self.describe(planned)
             counts[kind, default: 0] += 1
-            let stages = decisions.preview(planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:])
+            let stages = decisions.preview(
+                planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
+                previous: planned.known.flatMap { previous[$0.id] } ?? [:])
             records.append([
                 "path": .string(planned.input.path), "plan": .string(kind),
                 "reason": reason.map(JSONValue.string) ?? .null,

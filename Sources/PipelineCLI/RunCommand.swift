@@ -47,6 +47,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         try runOptions.check()
+        if reprocess && failed {
+            throw ValidationError("--reprocess runs done items again and --failed only failed ones; give one of them")
+        }
         if fresh && failed {
             throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
         }
@@ -63,6 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         if fresh {
             do {
                 try await state.ledger.forget(workflow: workflow.name)
+                state.removeScratch()
             } catch {
                 Output.error("pipeline: \(error)")
                 throw ExitCode(1)

@@ -67,8 +67,19 @@ struct StateFolder {
         }
     }
 
-    /// Keeps the lock until here.
+    /// Closes the ledger (folding its write-ahead log back into the database), then lets the lock go.
     func close() {
+        do {
+            try ledger.close()
+        } catch {
+            Output.error("pipeline: \(error)")
+        }
         withExtendedLifetime(lock) {}
+    }
+
+    /// Removes the scratch folders of items (forgotten, or all of them with `--fresh`).
+    func removeScratch(of items: [Int64]? = nil) {
+        let folders = items.map { $0.map { scratchRoot.appendingPathComponent("\($0)") } } ?? [scratchRoot]
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
     }
 }

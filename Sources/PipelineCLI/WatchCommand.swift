@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineKit
 
+import enum StageKit.BlockingWork
 import struct StageKit.ByteCount
 import struct StageKit.InputItem
 import struct StageKit.TimeSpan
@@ -66,11 +67,16 @@ struct WatchCommand: AsyncParsableCommand {
             var tracker = SettleTracker(settle: settle)
             var announced = false
             var reported = Set<String>()
+            // Files that failed in this session, as they were: taken again once they change (or on a restart).
+            var failed: [String: FileStamp] = [:]
             while !Task.isCancelled {
                 let discovery: Discovery
                 let plan: BatchPlan
                 do {
-                    discovery = try BatchInputs.discover(workflow, inputs: inputs, file: file, state: statePath)
+                    // Scanning reads folders and sidecars: on a thread of its own.
+                    discovery = try await BlockingWork.runLong {
+                        Result { try BatchInputs.discover(workflow, inputs: inputs, file: file, state: statePath) }
+                    }.get()
                 } catch {
                     return (error as? ExitCode)?.rawValue ?? 1
                 }
@@ -85,15 +91,24 @@ struct WatchCommand: AsyncParsableCommand {
                 } catch {
                     return (error as? ExitCode)?.rawValue ?? 1
                 }
+                let stamps = Dictionary(discovery.files.map { ($0.input.path, $0.stamp) }, uniquingKeysWith: { $1 })
                 var news = plan
                 news.items = plan.items.filter { planned in
-                    if case .reuse = planned.action { return false }
-                    if case .skip = planned.action { return reported.insert(planned.input.path).inserted }
-                    return true
+                    switch planned.action {
+                    case .reuse: return false
+                    case .skip: return reported.insert(planned.input.path).inserted
+                    case .run:
+                        return failed[planned.input.path] == nil
+                            || failed[planned.input.path] != stamps[planned.input.path]
+                    }
                 }
                 if !news.items.isEmpty || !news.passedOver.isEmpty {
                     do {
-                        if try await runner.run(news, file: file).summary.interrupted { return 130 }
+                        let outcome = try await runner.run(news, file: file)
+                        if outcome.summary.interrupted { return 130 }
+                        for result in outcome.results where result.outcome == .failed {
+                            failed[result.path] = stamps[result.path]
+                        }
                     } catch {
                         Output.error("pipeline: \(error)")
                         return 1

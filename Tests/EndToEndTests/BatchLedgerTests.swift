@@ -56,7 +56,7 @@ import Testing
         #expect(runFinished(changed.stdout)?["succeeded"] == 1 && runFinished(changed.stdout)?["reused"] == 3)
         #expect(lines(scratch, "second.log").last == "renamed.txt a.txt", "\(lines(scratch, "second.log"))")
         let item = try #require(
-            ledgerEntries(under: scratch.path(".pipeline"), workflow: "batch").first {
+            await ledgerEntries(under: scratch.path(".pipeline"), workflow: "batch").first {
                 $0.relativePath == "renamed.txt"
             })
         #expect(item.version == 2)
@@ -137,12 +137,12 @@ import Testing
         let state = scratch.path(".pipeline")
         var kills = 0
         while kills < 5 {
-            let done = ledgerEntries(under: state, workflow: "many").filter { $0.status == "succeeded" }.count
+            let done = await ledgerItemCounts(under: state, workflow: "many")["succeeded", default: 0]
             let target = done + random.int(in: 5...30)
             let process = try Binary.start(["run", "wf.json", "--jobs", "\(jobs)"], in: scratch.root)
             try await waitUntil("\(target) items done") {
-                !process.isRunning
-                    || ledgerEntries(under: state, workflow: "many").filter { $0.status == "succeeded" }.count >= target
+                guard process.isRunning else { return true }
+                return await ledgerItemCounts(under: state, workflow: "many")["succeeded", default: 0] >= target
             }
             guard process.isRunning else { break }
             process.signal(SIGKILL)
@@ -154,7 +154,7 @@ import Testing
             ["run", "wf.json", "--jobs", "\(jobs)", "--report", "report.json", "--json"], in: scratch.root)
         #expect(final.status == 0, "\(final.stderr)")
 
-        let entries = ledgerEntries(under: state, workflow: "many")
+        let entries = await ledgerEntries(under: state, workflow: "many")
         #expect(entries.count == count)
         #expect(Set(entries.map(\.path)).count == count)
         #expect(entries.allSatisfy { $0.status == "succeeded" && $0.stages.count == 2 && $0.version == 1 })
@@ -238,29 +238,29 @@ import Testing
             """)
         try scratch.write("in/first.txt", "first\n")
         let state = scratch.path(".pipeline")
-        @Sendable func done() -> Int {
-            ledgerEntries(under: state, workflow: "watch").filter { $0.status == "succeeded" }.count
+        @Sendable func done() async -> Int {
+            await ledgerItemCounts(under: state, workflow: "watch")["succeeded", default: 0]
         }
-        let command = ["watch", "wf.json", "--settle", "1s"] + (polling ? ["--poll"] : [])
+        let command = ["watch", "wf.json", "--settle", "2s"] + (polling ? ["--poll"] : [])
         let watch = try Binary.start(command, in: scratch.root)
-        try await waitUntil("the first file is taken") { done() == 1 }
-        // A file copied in slowly: chunks closer together than the settle time.
+        try await waitUntil("the first file is taken") { await done() == 1 }
+        // A file copied in slowly: chunks much closer together than the settle time.
         let slow = scratch.path("in/slow.txt")
-        FileManager.default.createFile(atPath: slow.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: slow.path, contents: nil))
         let handle = try FileHandle(forWritingTo: slow)
         for chunk in 0..<5 {
             try handle.write(contentsOf: Data(String(repeating: "\(chunk)", count: 1000).utf8))
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(200))
         }
         try handle.close()
-        try await waitUntil("the slow file is taken") { done() == 2 }
+        try await waitUntil("the slow file is taken") { await done() == 2 }
         #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000"])
         watch.signal(SIGINT)
         #expect(await watch.exit() == 0)
 
         let again = try Binary.start(command, in: scratch.root)
         try scratch.write("in/third.txt", "third\n")
-        try await waitUntil("the third file is taken") { done() == 3 }
+        try await waitUntil("the third file is taken") { await done() == 3 }
         again.signal(SIGINT)
         #expect(await again.exit() == 0)
         #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000", "third.txt 6"])
@@ -280,15 +280,14 @@ import Testing
         let state = scratch.path(".pipeline")
         let run = try Binary.start(["run", "wf.json", "--jobs", "2"], in: scratch.root)
         try await waitUntil("both items run") {
-            ledgerEntries(under: state, workflow: "cancel").filter { $0.stages["work"]?["status"] == "running" }.count
-                == 2
+            await ledgerStageCounts(under: state, workflow: "cancel")["running", default: 0] == 2
         }
         let cancel = try await Binary.run(["cancel", "wf.json", "long.txt"], in: scratch.root)
         #expect(cancel.status == 0, "\(cancel.stderr)")
         #expect(cancel.stdout.contains("cancelled long.txt"))
         #expect(await run.exit() == 0)
         #expect(lines(scratch, "undone.log") == ["long.txt"])
-        let entries = ledgerEntries(under: state, workflow: "cancel")
+        let entries = await ledgerEntries(under: state, workflow: "cancel")
         #expect(entries.first { $0.relativePath == "long.txt" }?.status == "cancelled")
         #expect(entries.first { $0.relativePath == "short.txt" }?.status == "succeeded")
 

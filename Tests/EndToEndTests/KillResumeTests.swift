@@ -59,16 +59,17 @@ import Testing
             // stage's side effect (before its checkpoint) or just after a stage's checkpoint (between stages).
             // Five steps at most per run: ten runs cannot finish the 100 stages.
             let afterSideEffect = random.int(in: 0...1) == 0
-            let progress: @Sendable () -> Int
+            let progress: @Sendable () async -> Int
             if afterSideEffect {
                 progress = { Self.sideEffects(in: logs) }
             } else {
-                progress = { Self.finishedStages(in: state) }
+                progress = { await Self.finishedStages(in: state) }
             }
-            let target = progress() + random.int(in: 1...5)
+            let target = await progress() + random.int(in: 1...5)
             let process = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
             try await waitUntil("\(target) \(afterSideEffect ? "side effects" : "finished stages")") {
-                !process.isRunning || progress() >= target
+                guard process.isRunning else { return true }
+                return await progress() >= target
             }
             if process.isRunning {
                 process.signal(SIGKILL)
@@ -128,9 +129,7 @@ import Testing
     }
 
     /// The stages finished so far: checkpoints that say `succeeded`.
-    static func finishedStages(in state: URL) -> Int {
-        stageCheckpoints(under: state, workflow: "kill-resume").values.reduce(0) { count, stages in
-            count + stages.values.filter { $0["status"] == "succeeded" }.count
-        }
+    static func finishedStages(in state: URL) async -> Int {
+        await ledgerStageCounts(under: state, workflow: "kill-resume")["succeeded", default: 0]
     }
 }

@@ -43,7 +43,7 @@ import Testing
         let first = try Binary.start(["run", "wf.json"], in: scratch.root)
         try await waitUntil("\(item) checkpointed \(written) lines") {
             guard first.isRunning else { return true }
-            return stageCheckpoints(under: state, workflow: "hello").contains { key, checkpoints in
+            return await stageCheckpoints(under: state, workflow: "hello").contains { key, checkpoints in
                 key == item && (checkpoints["greet"]?["resume"]?["written"]?.intValue ?? 0) >= written
             }
         }
@@ -85,7 +85,8 @@ import Testing
         // The timeout cancelled the plugin's run across the C boundary, in its first 1 s pause: neither
         // attempt wrote a line, and both are on record.
         #expect(scratch.read("out/a.txt").split(separator: "\n").isEmpty, "\(scratch.read("out/a.txt"))")
-        let item = try #require(stageCheckpoints(under: scratch.path(".pipeline"), workflow: "hello-timeout").first)
+        let item = try #require(
+            await stageCheckpoints(under: scratch.path(".pipeline"), workflow: "hello-timeout").first)
         #expect(item.value["greet"]?["status"] == "failed")
         #expect(item.value["greet"]?["attempts"] == 2)
     }
@@ -116,12 +117,13 @@ import Testing
         let stateFolder = scratch.path(".pipeline")
         try await waitUntil("\(blocks) blocks checkpointed") {
             guard process.isRunning else { return true }
-            let checkpoints = stageCheckpoints(under: stateFolder, workflow: "custom").values
+            let checkpoints = await stageCheckpoints(under: stateFolder, workflow: "custom").values
             return checkpoints.contains { ($0["hash"]?["resume"]?["digests"]?.arrayValue?.count ?? 0) >= blocks }
         }
         kill(pid, SIGKILL)
         await BlockingWork.runLong { process.waitUntilExit() }
-        let checkpoint = try #require(stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
+        let checkpoint = try #require(
+            await stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
         let hashedBefore = checkpoint["resume"]?["digests"]?.arrayValue?.count ?? 0
         #expect(hashedBefore > 0 && hashedBefore < 600, "\(hashedBefore) blocks hashed before the kill")
 
@@ -137,7 +139,7 @@ import Testing
         await BlockingWork.runLong { rerun.waitUntilExit() }
         #expect(rerun.terminationStatus == 0)
         #expect(output.contains("resuming at block \(hashedBefore + 1)"), "\(output.suffix(2000))")
-        let state = try #require(stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
+        let state = try #require(await stageCheckpoints(under: stateFolder, workflow: "custom").values.first?["hash"])
         #expect(state["outputs"]?["blocks"] == 600)
         #expect(state["outputs"]?["size"] == .int(600 << 20))
         _ = file

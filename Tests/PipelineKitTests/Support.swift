@@ -105,21 +105,34 @@ struct Sandbox: ~Copyable {
         root.appendingPathComponent("in/file\(index).txt").standardizedFileURL.path
     }
 
-    /// The ledger of the state folder.
+    /// The ledger of the state folder, opened to write (for a run, or to plant a checkpoint).
     func ledger() throws -> SQLiteLedger {
         try SQLiteLedger(folder: state)
     }
 
-    /// The ledger's item for `in/file<index>.txt` (workflow `t`).
+    /// The ledger opened read-only on a thread of its own, so that polling it never holds up a cooperative
+    /// thread or the writer.
+    private func reader() async throws -> SQLiteLedger? {
+        let state = self.state
+        guard SQLiteLedger.exists(in: state) else { return nil }
+        do {
+            return try await BlockingWork.run { try SQLiteLedger(readingOnly: state) }
+        } catch let error as StateError where error.code == .busy {
+            return nil
+        }
+    }
+
+    /// The ledger's item for `in/file<index>.txt` (workflow `t`); nil until a run has created the ledger.
     func item(file index: Int = 0) async throws -> LedgerItem? {
+        guard let reader = try await reader() else { return nil }
         let path = path(file: index)
-        return try await ledger().snapshot(workflow: "t").items.first { $0.input.path == path }
+        return try await reader.snapshot(workflow: "t").items.first { $0.input.path == path }
     }
 
     /// The checkpoint of a stage of `in/file<index>.txt`'s current version (workflow `t`).
     func checkpoint(_ stage: String, file index: Int = 0) async throws -> StageRecord? {
-        guard let item = try await item(file: index) else { return nil }
-        return try await ledger().checkpoints(workflow: "t")[item.id]?[stage]
+        guard let item = try await item(file: index), let reader = try await reader() else { return nil }
+        return try await reader.checkpoints(workflow: "t")[item.id]?[stage]
     }
 
     /// Every byte under the state folder, file by file, to search for what must never be stored.

@@ -203,6 +203,7 @@ public struct BatchPlanner: Sendable {
                 claimed[fingerprint] = input.path
             }
         }
+        let present = Set(fingerprints.compactMap { $0 })
         for (index, file) in discovery.files.enumerated() {
             let input = file.input
             guard let fingerprint = fingerprints[index] else {
@@ -218,13 +219,16 @@ public struct BatchPlanner: Sendable {
             }
             claimed[fingerprint] = input.path
             let byContent = snapshot.byFingerprint[fingerprint].map { snapshot.items[$0] }
-            let byPath = snapshot.byPath[input.path].map { snapshot.items[$0] }
+            let byPath = snapshot.byPath[input.path].map { snapshot.items[$0] }.flatMap { item in
+                present.contains(item.fingerprint) ? nil : item
+            }
             let digest = digest(of: input)
             plan.items.append(
                 PlannedItem(
                     input: input, fingerprint: fingerprint,
                     action: action(
-                        for: input, fingerprint: fingerprint, digest: digest, byContent: byContent, byPath: byPath),
+                        for: input, fingerprint: fingerprint, digest: digest, byContent: byContent,
+                        byPath: byPath),
                     known: byContent ?? byPath, digest: digest))
         }
         return plan
@@ -241,8 +245,10 @@ public struct BatchPlanner: Sendable {
     private func action(
         for input: InputItem, fingerprint: String, digest: String, byContent: LedgerItem?, byPath: LedgerItem?
     ) -> PlannedItem.Action {
+        // A path match counts only when the item's content is nowhere in this batch (else that content is
+        // the item, moved, and this path holds a new one): an item is never given to two files.
         guard let item = byContent else {
-            if onlyFailed { return .skip(reason: "not failed last time (--failed)") }
+            if onlyFailed, byPath?.status != .failed { return .skip(reason: "not failed last time (--failed)") }
             if let item = byPath {
                 if item.status == .cancelled, !reprocess {
                     return .skip(reason: "cancelled (run with --reprocess to take it up again)")

@@ -21,7 +21,9 @@ public struct InputManifest: Sendable {
             throw InputError(message: "cannot read the manifest \(url.path): \(error.localizedDescription)")
         }
         if url.pathExtension.lowercased() == "csv" {
-            entries = try Self.parseCSV(String(decoding: data, as: UTF8.self), file: url.path)
+            var text = String(decoding: data, as: UTF8.self)
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // the byte-order mark spreadsheets write
+            entries = try Self.parseCSV(text, file: url.path)
         } else {
             guard case .object(let files)? = try? JSONValue(parsing: data) else {
                 throw InputError(message: "the manifest \(url.path) is not a JSON object from file names to fields")

@@ -1,17 +1,19 @@
 public import Foundation
 import GRDB
-import StageKit
+import NIOConcurrencyHelpers
+public import StageKit
 
 /// The ledger in one SQLite database per state folder (`<state>/ledger.sqlite`), through GRDB.
 ///
 /// The database runs in WAL mode with `synchronous = FULL`: a write returns once its transaction is synced,
-/// readers (`pipeline status`, `pipeline plan`) never wait for the writer, and a crash at any moment leaves
-/// the last committed state. Writes go through GRDB's writer queue and are not abandoned when the calling
+/// readers in other processes (`pipeline status`, `pipeline plan`) never wait for the writer, and a crash at
+/// any moment leaves the last committed state. Writes go through GRDB's writer queue and are not abandoned when the calling
 /// task is cancelled, so an interrupted stage is still recorded as interrupted.
 public final class SQLiteLedger: StateStore {
     /// The database file.
     public let file: URL
     private let pool: any DatabaseWriter
+    private let commits = GroupCommit()
 
     /// The schema version this ledger writes (SQLite's `user_version`).
     static let schemaVersion = 1
@@ -27,8 +29,12 @@ public final class SQLiteLedger: StateStore {
         try AtomicFile.createFolder(folder)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
+        configuration.journalMode = .wal
         do {
-            let pool = try DatabasePool(path: file.path, configuration: configuration)
+            // One connection for this process's reads and writes: closing it, the last one, folds the WAL back
+            // into the database file (with a pool, read-only readers close last and cannot). Other processes
+            // read beside it.
+            let pool = try DatabaseQueue(path: file.path, configuration: configuration)
             // GRDB sets WAL with synchronous = NORMAL, durable against a crash of the process but not of the
             // machine; FULL syncs the WAL at every commit, so a checkpoint survives a power cut too.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -49,13 +55,20 @@ public final class SQLiteLedger: StateStore {
         configuration.readonly = true
         configuration.busyMode = .timeout(30)
         let idle = !FileManager.default.fileExists(atPath: file.path + "-wal")
-        let path =
-            idle
-            ? "file:\(file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.path)?immutable=1"
-            : file.path
+        let immutable =
+            "file:\(file.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.path)?immutable=1"
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            // A writer may start between the check and the read: then read beside it, as when it was there.
+            let queue: DatabaseQueue
+            let version: Int
+            if idle, let opened = try? DatabaseQueue(path: immutable, configuration: configuration),
+                let read = try? opened.read({ db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 })
+            {
+                (queue, version) = (opened, read)
+            } else {
+                queue = try DatabaseQueue(path: file.path, configuration: configuration)
+                version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            }
             if version > Self.schemaVersion {
                 throw StateError(
                     code: .incompatible,
@@ -63,9 +76,24 @@ public final class SQLiteLedger: StateStore {
                         "the ledger \(file.path) has schema \(version), newer than this pipeline reads (\(Self.schemaVersion)); use a newer pipeline",
                     path: file.path)
             }
+            if version == 0 {
+                throw StateError(
+                    code: .busy, message: "the ledger \(file.path) is being created by another process; try again",
+                    path: file.path)
+            }
             pool = queue
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
+        }
+    }
+
+    /// Closes the database: a clean close folds the write-ahead log into the database file and removes it,
+    /// so the state folder is one file again. Later calls fail.
+    public func close() throws(StateError) {
+        do {
+            try pool.close()
+        } catch {
+            throw Self.stateError(error, file: file, doing: "close")
         }
     }
 
@@ -90,10 +118,10 @@ public final class SQLiteLedger: StateStore {
                     id INTEGER PRIMARY KEY, workflow TEXT NOT NULL, file TEXT NOT NULL, stages TEXT NOT NULL,
                     startedAt REAL NOT NULL, finishedAt REAL, summary TEXT);
                 CREATE TABLE items(
-                    id INTEGER PRIMARY KEY, workflow TEXT NOT NULL, version INTEGER NOT NULL,
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, workflow TEXT NOT NULL, version INTEGER NOT NULL,
                     fingerprint TEXT NOT NULL, path TEXT NOT NULL, relativePath TEXT NOT NULL,
                     size INTEGER NOT NULL, modified REAL NOT NULL, status TEXT NOT NULL, digest TEXT,
-                    error TEXT, errorKind TEXT, updatedAt REAL NOT NULL);
+                    error TEXT, errorKind TEXT, meta TEXT, updatedAt REAL NOT NULL);
                 CREATE UNIQUE INDEX itemsByFingerprint ON items(workflow, fingerprint);
                 CREATE INDEX itemsByPath ON items(workflow, path);
                 CREATE TABLE versions(
@@ -135,7 +163,8 @@ public final class SQLiteLedger: StateStore {
         return LedgerItem(
             id: row["id"], version: row["version"], fingerprint: row["fingerprint"],
             input: InputItem(
-                path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"]),
+                path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"],
+                meta: (row["meta"] as String?).flatMap { try? JSONValue(parsing: $0).objectValue } ?? [:]),
             status: ItemStatus(rawValue: row["status"]) ?? .pending, digest: row["digest"], error: error,
             updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
     }
@@ -149,8 +178,11 @@ public final class SQLiteLedger: StateStore {
                 let stamp = FileStamp(
                     path: row["path"], size: row["size"], modifiedNanoseconds: row["modifiedNanoseconds"],
                     inode: row["inode"], device: row["device"])
+                let media = (row["media"] as String?).flatMap { text in
+                    try? JSONDecoder().decode(MediaProbeResult.self, from: Data(text.utf8))
+                }
                 entries[stamp.path] = FingerprintCacheEntry(
-                    stamp: stamp, method: method, fingerprint: row["fingerprint"])
+                    stamp: stamp, method: method, fingerprint: row["fingerprint"], media: media)
             }
             return entries
         }
@@ -238,22 +270,23 @@ public final class SQLiteLedger: StateStore {
                 try db.execute(
                     sql: """
                         UPDATE items SET version = ?, fingerprint = ?, path = ?, relativePath = ?, size = ?,
-                        modified = ?, status = 'pending', digest = CASE WHEN ? THEN NULL ELSE digest END, updatedAt = ?
-                        WHERE id = ?
+                        modified = ?, meta = ?, status = 'pending', digest = CASE WHEN ? THEN NULL ELSE digest END,
+                        updatedAt = ? WHERE id = ?
                         """,
                     arguments: [
                         ref.version, admission.fingerprint, input.path, input.relativePath, input.size,
-                        input.modified, admission.newVersion, now, id,
+                        input.modified, Self.meta(input), admission.newVersion, now, id,
                     ])
             } else {
                 try db.execute(
                     sql: """
-                        INSERT INTO items(workflow, version, fingerprint, path, relativePath, size, modified, status, updatedAt)
-                        VALUES (?, 1, ?, ?, ?, ?, ?, 'pending', ?)
+                        INSERT INTO items(
+                            workflow, version, fingerprint, path, relativePath, size, modified, meta, status, updatedAt)
+                        VALUES (?, 1, ?, ?, ?, ?, ?, ?, 'pending', ?)
                         """,
                     arguments: [
                         workflow, admission.fingerprint, input.path, input.relativePath, input.size, input.modified,
-                        now,
+                        Self.meta(input), now,
                     ])
                 ref = ItemVersion(item: db.lastInsertedRowID, version: 1)
             }
@@ -261,6 +294,9 @@ public final class SQLiteLedger: StateStore {
                 sql: "INSERT OR IGNORE INTO versions VALUES (?, ?, ?, ?, ?)",
                 arguments: [ref.item, ref.version, admission.fingerprint, input.path, now])
             try db.execute(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)", arguments: [ref.item, input.path])
+            // Only the previous version's outputs stay reachable (`${previous.*}`); older checkpoints go.
+            try db.execute(
+                sql: "DELETE FROM stages WHERE item = ? AND version < ?", arguments: [ref.item, ref.version - 1])
             var stages: [String: StageRecord] = [:]
             var previous: [String: JSONValue] = [:]
             let rows = try Row.fetchCursor(
@@ -281,12 +317,12 @@ public final class SQLiteLedger: StateStore {
         guard !sightings.isEmpty else { return }
         try await write { db in
             let update = try db.cachedStatement(
-                sql: "UPDATE items SET path = ?, relativePath = ?, size = ?, modified = ? WHERE id = ?")
+                sql: "UPDATE items SET path = ?, relativePath = ?, size = ?, modified = ?, meta = ? WHERE id = ?")
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)")
             for sighting in sightings {
                 let input = sighting.input
                 try update.execute(arguments: [
-                    input.path, input.relativePath, input.size, input.modified, sighting.item,
+                    input.path, input.relativePath, input.size, input.modified, Self.meta(input), sighting.item,
                 ])
                 try insert.execute(arguments: [sighting.item, input.path])
             }
@@ -352,6 +388,13 @@ public final class SQLiteLedger: StateStore {
         }
     }
 
+    public func answerCancelRequests(for items: [Int64]) async throws(StateError) {
+        try await write { db in
+            let statement = try db.cachedStatement(sql: "DELETE FROM cancelRequests WHERE item = ?")
+            for item in items { try statement.execute(arguments: [item]) }
+        }
+    }
+
     public func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64> {
         try await read { db in
             Set(
@@ -378,7 +421,29 @@ public final class SQLiteLedger: StateStore {
         }
     }
 
+    public func previousOutputs(workflow: String) async throws(StateError) -> [Int64: [String: JSONValue]] {
+        try await read { db in
+            var found: [Int64: [String: JSONValue]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
+                    WHERE items.workflow = ? AND stages.version = items.version - 1 AND stages.status = 'succeeded'
+                    """, arguments: [workflow])
+            while let row = try rows.next() {
+                found[row["item"], default: [:]][row["stage"]] =
+                    try (Self.decode(row["record"]) as StageRecord).outputs ?? .null
+            }
+            return found
+        }
+    }
+
     // MARK: Plumbing
+
+    /// An input's metadata as stored (nil when it has none).
+    private static func meta(_ input: InputItem) -> String? {
+        input.meta.isEmpty ? nil : JSONValue.object(input.meta).serialized()
+    }
 
     private static func encode(_ record: StageRecord) throws(StateError) -> String {
         let encoder = JSONEncoder()
@@ -411,11 +476,34 @@ public final class SQLiteLedger: StateStore {
         }
     }
 
+    /// Runs `body` in a transaction and returns once it is committed and synced. Writes that arrive while a
+    /// transaction is under way are committed together in the next one (group commit), each in a savepoint
+    /// of its own, so concurrent items share one sync instead of queueing for one each.
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StateError) -> T {
-        let pool = self.pool
         do {
             return try await withCheckedThrowingContinuation { continuation in
-                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
+                let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
+                commits.submit(
+                    GroupCommit.Write(
+                        apply: { db in
+                            do {
+                                var value: T?
+                                try db.inSavepoint {
+                                    value = try body(db)
+                                    return .commit
+                                }
+                                result.withLockedValue { $0 = value.map { .success($0) } }
+                            } catch {
+                                result.withLockedValue { $0 = .failure(error) }
+                            }
+                        },
+                        complete: { commitError in
+                            if let commitError { return continuation.resume(throwing: commitError) }
+                            guard let outcome = result.withLockedValue({ $0 }) else {
+                                preconditionFailure("a group commit completed a write it did not apply")
+                            }
+                            continuation.resume(with: outcome)
+                        }), to: pool)
             }
         } catch {
             throw Self.stateError(error, file: file, doing: "write")
@@ -490,5 +578,53 @@ extension SQLiteLedger {
             }
         }
         return aside
+    }
+}
+
+/// Writes waiting for a transaction of the ledger: one transaction commits every write queued while the
+/// previous one was under way.
+final class GroupCommit: Sendable {
+    /// One write: `apply` runs inside the transaction, `complete` after its commit (with the commit's error).
+    struct Write: Sendable {
+        var apply: @Sendable (Database) -> Void
+        var complete: @Sendable ((any Error)?) -> Void
+    }
+
+    private struct Queue {
+        var writes: [Write] = []
+        var draining = false
+    }
+
+    private let queue = NIOLockedValueBox(Queue())
+
+    /// Queues a write; starts a transaction on the writer unless one is under way (it takes this write next).
+    func submit(_ write: Write, to writer: any DatabaseWriter) {
+        let start = queue.withLockedValue { queue -> Bool in
+            queue.writes.append(write)
+            guard !queue.draining else { return false }
+            queue.draining = true
+            return true
+        }
+        guard start else { return }
+        writer.asyncWriteWithoutTransaction { db in
+            while true {
+                let batch = self.queue.withLockedValue { queue -> [Write] in
+                    let batch = queue.writes
+                    queue.writes = []
+                    if batch.isEmpty { queue.draining = false }
+                    return batch
+                }
+                guard !batch.isEmpty else { return }
+                do {
+                    try db.inTransaction {
+                        for write in batch { write.apply(db) }
+                        return .commit
+                    }
+                    for write in batch { write.complete(nil) }
+                } catch {
+                    for write in batch { write.complete(error) }
+                }
+            }
+        }
     }
 }

@@ -38,11 +38,16 @@ public protocol StateStore: Sendable {
     func setStatus(_ status: ItemStatus, of items: [Int64]) async throws(StateError)
     /// Asks the process that holds the store to cancel items (`pipeline cancel` while a run goes on).
     func requestCancel(of items: [Int64]) async throws(StateError)
+    /// Drops cancel requests without cancelling (the undo failed; the item keeps its status).
+    func answerCancelRequests(for items: [Int64]) async throws(StateError)
     /// The items of a workflow whose cancel was asked for and not yet done.
     func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64>
 
     /// The checkpoints of the current version of every item of a workflow, by item number.
     func checkpoints(workflow: String) async throws(StateError) -> [Int64: [String: StageRecord]]
+    /// The succeeded outputs of the previous version of every item of a workflow (`${previous.*}`), by item
+    /// number and stage id.
+    func previousOutputs(workflow: String) async throws(StateError) -> [Int64: [String: JSONValue]]
     /// Forgets items entirely: the next run treats their files as new.
     func forget(items: [Int64]) async throws(StateError)
     /// Forgets every item of a workflow (`--fresh`).

@@ -74,12 +74,13 @@ public struct Runner: Sendable {
         try await store.cacheFingerprints(plan.cacheEntries)
         try await store.recordPaths(
             plan.items.compactMap { planned in
-                guard case .reuse(let item, _) = planned.action, planned.known?.input != planned.input else {
-                    return nil
-                }
+                guard case .reuse(let item, _) = planned.action, let known = planned.known,
+                    known.input.path != planned.input.path || known.input.relativePath != planned.input.relativePath
+                else { return nil }
                 return ItemSighting(item: item, input: planned.input)
             })
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
+        running.run(started: true)
         await applyCancelRequests()
         var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
         for passed in plan.passedOver {
@@ -116,6 +117,7 @@ public struct Runner: Sendable {
                 }
             }
         }
+        running.run(started: false)
         if !Task.isCancelled {
             for result in await undoLeftoverRequests() { outcome.add(result) }
         }
@@ -219,11 +221,16 @@ public struct Runner: Sendable {
         return ran
     }
 
-    /// Cancels the items `pipeline cancel` asked for while this run holds the store: those running stop at
-    /// their next checkpoint and run their `onCancel` stages; those not started yet are not started. Call it
-    /// when another process signals a request (the command line listens for SIGUSR1).
+    /// Cancels the items `pipeline cancel` asked for while this runner holds the store: those running stop
+    /// at their next checkpoint and run their `onCancel` stages; those not started yet are not started; the
+    /// others are undone when the run ends, or at once when no run is under way (a `pipeline watch` waiting
+    /// for files). Call it when another process signals a request (the command line listens for SIGUSR1).
     public func applyCancelRequests() async {
         guard let requested = try? await store.cancelRequests(workflow: workflow.name), !requested.isEmpty else {
+            return
+        }
+        if running.isIdle {
+            _ = await undoLeftoverRequests()
             return
         }
         let stopped = running.cancel(requested)
@@ -251,6 +258,8 @@ public struct Runner: Sendable {
             } catch {
                 let failure = report(error)
                 (result.outcome, result.reason, result.errorKind) = (.failed, failure.message, failure.kind)
+                // Answered, so that `pipeline cancel` stops waiting and says it failed.
+                try? await store.answerCancelRequests(for: [item.id])
             }
             sink.emit(
                 ItemFinished(
@@ -337,7 +346,12 @@ public struct Runner: Sendable {
             result.stagesReused = progress.stagesReused
             if let failure {
                 guard running.isRequested(item), !Task.isCancelled else { throw failure }
-                _ = try await undo(input: planned.input, ref: admitted.ref, scope: progress.scope)
+                do {
+                    _ = try await undo(input: planned.input, ref: admitted.ref, scope: progress.scope)
+                } catch {
+                    try? await store.answerCancelRequests(for: [item])
+                    throw error
+                }
                 throw CancelledByRequest()
             }
             landed = Self.landing(of: progress.scope)

@@ -6,6 +6,7 @@ final class RunningItems: Sendable {
     private struct State {
         var cancels: [Int64: @Sendable () -> Void] = [:]
         var requested: Set<Int64> = []
+        var runs = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -18,6 +19,16 @@ final class RunningItems: Sendable {
             return state.requested.contains(item)
         }
         if requested { cancel() }
+    }
+
+    /// Counts a run in or out: requests that arrive while no run is under way are undone at once.
+    func run(started: Bool) {
+        state.withLockedValue { $0.runs += started ? 1 : -1 }
+    }
+
+    /// Whether no run is under way (a `pipeline watch` waiting for files).
+    var isIdle: Bool {
+        state.withLockedValue { $0.runs == 0 }
     }
 
     /// Forgets an item's work once it ended.

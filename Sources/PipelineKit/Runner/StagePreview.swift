@@ -27,14 +27,17 @@ public struct StagePreview: Sendable, Hashable {
 
 extension StageDecisions {
     /// What a run would do with the stages of a planned item whose stages run, decided exactly as the run
-    /// decides: from the checkpoints of the item's current version (the previous version's, when its content
-    /// changed). Writes nothing, runs nothing.
-    public func preview(_ planned: PlannedItem, checkpoints: [String: StageRecord]) -> [StagePreview] {
+    /// decides: from the checkpoints of the item's current version, and with `previous` as the outputs of
+    /// the version before (when the item's content changed, the current version becomes the previous one).
+    /// Writes nothing, runs nothing.
+    public func preview(
+        _ planned: PlannedItem, checkpoints: [String: StageRecord], previous: [String: JSONValue]
+    ) -> [StagePreview] {
         guard case .run(let admission, _) = planned.action else { return [] }
         let records = admission.newVersion ? [:] : checkpoints
         let previous =
             admission.newVersion
-            ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : [:]
+            ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : previous
         var scope = EvaluationScope()
         var previews: [StagePreview] = []
         var invalidated = false

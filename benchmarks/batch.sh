@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Batches, in one run:
+#  - FILES small files (default 100,000) through two cheap stages (`set`): the first run's throughput next to
+#    `xargs -P` running a per-file command (cksum) over the same files; the no-op rerun; `pipeline plan`;
+#    the state folder's size per item; peak RSS; the time of a checkpointed stage transition (fsync).
+#  - the sampled fingerprint of a 4 GiB file (`pipeline plan` over it, page cache dropped when allowed).
+#  - 8 clips transcoded and uploaded (http.upload to the Sandbox under --bwlimit): wall time with the
+#    per-resource limits (--jobs 8, one encode at a time, 4 transfers) against --jobs 1 and against
+#    --jobs 8 with every stage unbounded (--cpu-jobs 8).
+# Needs ffmpeg (the CLI, to make the clips) and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FILES=${FILES:-100000}
+swift build -c release --product pipeline >/dev/null
+PIPELINE=$PWD/.build/release/pipeline
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+cd "$work"
+
+measure() {  # prints "seconds peak-KiB"
+  /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; exit 1; }
+  tail -1 time.txt
+}
+
+echo "== $FILES small files, two cheap stages"
+python3 - "$FILES" <<'PY'
+import os, sys
+count = int(sys.argv[1])
+for folder in range(0, count, 1000):
+    os.makedirs(f"in/d{folder // 1000:03d}", exist_ok=True)
+for index in range(count):
+    with open(f"in/d{index // 1000:03d}/f{index:06d}.txt", "w") as f:
+        f.write(f"file {index}\n")
+PY
+cat > wf.json <<'JSON'
+{"version": 1, "name": "bench-batch", "inputs": {"path": "in", "recursive": true},
+ "stages": [
+  {"id": "first", "uses": "set", "with": {"name": "${input.stem}", "size": "${input.size}"}},
+  {"id": "second", "uses": "set", "with": {"label": "${first.name}-${first.size}"}}
+ ]}
+JSON
+read -r run_s run_kb < <(measure "$PIPELINE" run wf.json --jobs 8)
+read -r idle_s idle_kb < <(measure "$PIPELINE" run wf.json --jobs 8)
+read -r plan_s plan_kb < <(measure "$PIPELINE" plan wf.json)
+state_bytes=$(du -sb .pipeline | cut -f1)
+read -r xargs_s xargs_kb < <(measure sh -c "find in -type f -print0 | xargs -0 -P 2 -n 1 cksum")
+# Checkpointed stage transitions one at a time (--jobs 1: no group commit), over the first 1,000 files:
+# each transition is two synced commits (running, succeeded).
+read -r one_s _ < <(measure "$PIPELINE" run wf.json --input in/d000 --state one-at-a-time --jobs 1)
+transitions=$((FILES * 2))
+awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_kb" -v is="$idle_s" -v ik="$idle_kb" \
+    -v ps="$plan_s" -v pk="$plan_kb" -v sb="$state_bytes" -v xs="$xargs_s" -v xk="$xargs_kb" 'BEGIN {
+  printf "  pipeline run (--jobs 8):   %7.2f s  %8.0f items/s  %5.3f ms/stage transition  peak RSS %6.1f MiB\n", rs, n/rs, rs*1000/t, rk/1024
+  printf "  xargs -P 2 cksum:          %7.2f s  %8.0f items/s                             peak RSS %6.1f MiB\n", xs, n/xs, xk/1024
+  printf "  no-op rerun:               %7.2f s                                             peak RSS %6.1f MiB\n", is, ik/1024
+  printf "  pipeline plan:             %7.2f s                                             peak RSS %6.1f MiB\n", ps, pk/1024
+  printf "  state folder:              %7.1f MiB, %5.0f bytes per item\n", sb/1048576, sb/n
+  printf "  --jobs 1 over 1,000 files: %7.2f s  %5.3f ms per checkpointed stage transition (two synced commits)\n", os, os*1000/2000
+}'
+rm -rf in .pipeline one-at-a-time
+
+echo "== sampled fingerprint of a 4 GiB file"
+mkdir big
+if fallocate -l 4G big/4g.bin 2>/dev/null; then
+  # fallocate leaves unwritten extents (reads as zeros without touching the disk): write real data where
+  # the sampled blocks fall, and all over, so the reads are real reads.
+  dd if=/dev/urandom of=big/4g.bin bs=64M count=64 conv=notrunc status=none
+else
+  dd if=/dev/urandom of=big/4g.bin bs=64M count=64 status=none
+fi
+cat > big.json <<'JSON'
+{"version": 1, "name": "bench-big", "inputs": {"path": "big"}, "stages": [{"id": "x", "uses": "set", "with": {}}]}
+JSON
+"$PIPELINE" plan big.json --state empty-state >/dev/null  # start-up and page cache warm
+read -r warm_s _ < <(measure "$PIPELINE" plan big.json --state empty-state)
+read -r none_s _ < <(measure "$PIPELINE" plan wf.json --input wf.json --state empty-state)
+cold="(page cache not dropped: not allowed here)"
+if sync && echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then
+  read -r cold_s _ < <(measure "$PIPELINE" plan big.json --state empty-state)
+  cold=$(awk -v c="$cold_s" -v n="$none_s" 'BEGIN { printf "%.0f ms from disk", (c - n) * 1000 }')
+fi
+awk -v w="$warm_s" -v n="$none_s" -v c="$cold" 'BEGIN {
+  printf "  plan over one 4 GiB file minus plan over one tiny file: %.0f ms from the page cache, %s\n", (w - n) * 1000, c
+}'
+rm -rf big
+
+echo "== 8 clips: transcode, then upload to the Sandbox at --bwlimit 4MiB"
+mkdir clips
+for i in 1 2 3 4 5 6 7 8; do
+  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=8" -f lavfi -i "sine=frequency=$((300 + i * 50)):duration=8" \
+    -c:v libx264 -preset veryfast -crf 18 -c:a aac -shortest "clips/clip$i.mp4"
+done
+"$PIPELINE" sandbox --port 18190 --data "$work/sandbox" > sandbox.log 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "^sandbox: " sandbox.log 2>/dev/null && break; sleep 0.1; done
+cat > clips.json <<'JSON'
+{"version": 1, "name": "bench-clips", "inputs": {"path": "clips"},
+ "stages": [
+  {"id": "export", "uses": "ffmpeg.transcode", "with": {"profile": "web-720p"}},
+  {"id": "asset", "uses": "http.request", "with": {"method": "POST", "url": "http://127.0.0.1:18190/generic/assets",
+    "headers": {"Authorization": "Bearer sandbox-token"}, "json": {"name": "${input.stem}", "size": "${export.size}"},
+    "outputs": {"url": "/upload_url"}}},
+  {"id": "upload", "uses": "http.upload", "with": {"url": "${asset.url}", "file": "${export.path}"}}
+ ]}
+JSON
+for mode in "limits:--jobs 8" "one-at-a-time:--jobs 1" "unbounded:--jobs 8 --cpu-jobs 8 --transfers 8"; do
+  name=${mode%%:*}
+  # shellcheck disable=SC2086
+  read -r s kb < <(measure "$PIPELINE" run clips.json --state "state-$name" --bwlimit 4MiB ${mode#*:})
+  printf "  %-14s %-40s %7.2f s  peak RSS %6.1f MiB\n" "$name" "(${mode#*:})" "$s" "$((kb / 1024))"
+done
