@@ -47,7 +47,7 @@ read -r plan_s plan_kb < <(measure "$PIPELINE" plan wf.json)
 state_bytes=$(du -sb .pipeline | cut -f1)
 read -r xargs_s xargs_kb < <(measure sh -c "find in -type f -print0 | xargs -0 -P 2 -n 1 cksum")
 # Checkpointed stage transitions one at a time (--jobs 1: no group commit), over the first 1,000 files:
-# each transition is two synced commits (running, succeeded).
+# each transition is one synced commit (the stage's start is recorded with its end).
 read -r one_s _ < <(measure "$PIPELINE" run wf.json --input in/d000 --state one-at-a-time --jobs 1)
 transitions=$((FILES * 2))
 awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_kb" -v is="$idle_s" -v ik="$idle_kb" \
@@ -57,7 +57,7 @@ awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_
   printf "  no-op rerun:               %7.2f s                                             peak RSS %6.1f MiB\n", is, ik/1024
   printf "  pipeline plan:             %7.2f s                                             peak RSS %6.1f MiB\n", ps, pk/1024
   printf "  state folder:              %7.1f MiB, %5.0f bytes per item\n", sb/1048576, sb/n
-  printf "  --jobs 1 over 1,000 files: %7.2f s  %5.3f ms per checkpointed stage transition (two synced commits)\n", os, os*1000/2000
+  printf "  --jobs 1 over 1,000 files: %7.2f s  %5.3f ms per checkpointed stage transition (one synced commit)\n", os, os*1000/2000
 }'
 rm -rf in .pipeline one-at-a-time
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Engine overhead: ITEMS items × 5 no-op (`set`) stages, each stage checkpointed twice (running,
-# succeeded) in a synced ledger commit, one item at a time. Compared, in the same run, with a shell loop
+# Engine overhead: ITEMS items × 5 no-op (`set`) stages, one item at a time, each stage's end (with its
+# start) checkpointed in a synced ledger commit. Compared, in the same run, with a shell loop
 # that writes as many state files the crash-safe way (temp file, fsync, rename, fsync of the folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +48,7 @@ SH
 read -r shell_s shell_kb < <(measure bash shell.sh)
 
 transitions=$((ITEMS * STAGES))
-writes=$((transitions * 2 + ITEMS * 2 + 3))  # per item: admitted, 2 per stage, finished; per run: 3
+writes=$((transitions + ITEMS * 2 + 3))  # per item: admitted, one per stage, finished; per run: 3
 awk -v items="$ITEMS" -v t="$transitions" -v w="$writes" -v rs="$run_s" -v rk="$run_kb" -v is="$idle_s" -v ik="$idle_kb" \
     -v ss="$shell_s" -v sk="$shell_kb" 'BEGIN {
   printf "engine overhead, %d items x 5 no-op stages (%d stage runs, %d synced commits)\n", items, t, w

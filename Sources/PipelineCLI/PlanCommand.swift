@@ -55,8 +55,10 @@ struct PlanCommand: AsyncParsableCommand {
         let checkpoints: [Int64: [String: StageRecord]]
         let previous: [Int64: [String: JSONValue]]
         do {
-            checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name) ?? [:]
-            previous = try await state?.ledger.previousOutputs(workflow: workflow.name) ?? [:]
+            // Only the items whose stages would run are looked at stage by stage.
+            let running = Set(plan.runnable.compactMap { $0.known?.id })
+            checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name, items: running) ?? [:]
+            previous = try await state?.ledger.previousOutputs(workflow: workflow.name, items: running) ?? [:]
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

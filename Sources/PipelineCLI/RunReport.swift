@@ -13,7 +13,8 @@ enum RunReport {
     ) async throws {
         let checkpoints: [Int64: [String: StageRecord]]
         do {
-            checkpoints = try await ledger.checkpoints(workflow: workflow.name)
+            checkpoints = try await ledger.checkpoints(
+                workflow: workflow.name, items: Set(outcome.results.compactMap { $0.ref?.item }))
         } catch {
             Output.error("pipeline: cannot write the report \(path): \(error)")
             throw ExitCode(1)

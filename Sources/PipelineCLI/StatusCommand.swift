@@ -58,7 +58,7 @@ struct StatusCommand: AsyncParsableCommand {
         for section in sections {
             let checkpoints: [Int64: [String: StageRecord]]
             do {
-                checkpoints = try await state?.ledger.checkpoints(workflow: section.record.workflow) ?? [:]
+                checkpoints = try await state?.ledger.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
             } catch {
                 Output.error("pipeline: \(error)")
                 throw ExitCode(1)

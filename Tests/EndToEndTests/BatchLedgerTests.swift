@@ -280,7 +280,7 @@ import Testing
         let state = scratch.path(".pipeline")
         let run = try Binary.start(["run", "wf.json", "--jobs", "2"], in: scratch.root)
         try await waitUntil("both items run") {
-            await ledgerStageCounts(under: state, workflow: "cancel")["running", default: 0] == 2
+            await ledgerItemCounts(under: state, workflow: "cancel")["pending", default: 0] == 2
         }
         let cancel = try await Binary.run(["cancel", "wf.json", "long.txt"], in: scratch.root)
         #expect(cancel.status == 0, "\(cancel.stderr)")
@@ -294,5 +294,45 @@ import Testing
         let again = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(again.status == 0)
         #expect(again.stdout.contains("long.txt: skipped: cancelled"), "\(again.stdout)")
+    }
+
+    @Test func failuresAreReportedRetriedAloneAndForgottenItemsAreNewAgain() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "queue", "inputs": {"path": "in"},
+             "stages": [{"id": "check", "uses": "exec", "retry": {"attempts": 1}, "with": {"command": ["sh", "-c", "echo \\"$1\\" >> checked.log; test \\"$(cat \\"$0\\")\\" != fail", "${input.path}", "${input.name}"]}}]}
+            """)
+        try scratch.write("in/ok.txt", "fine")
+        try scratch.write("in/bad.txt", "fail")
+        let first = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(first.status == 1)
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let bad = try #require(
+            report["items"]?.arrayValue?.first { $0["path"]?.stringValue?.hasSuffix("bad.txt") == true })
+        #expect(bad["outcome"] == "failed" && bad["errorKind"] == "command-failed", "\(bad)")
+        let check = bad["stages"]?.arrayValue?.first
+        #expect(check?["status"] == "failed" && check?["attempts"] == 1, "\(bad)")
+        #expect(report["summary"]?["failed"] == 1 && report["summary"]?["succeeded"] == 1)
+
+        let failed = try await Binary.run(["status", "--failed"], in: scratch.root)
+        #expect(failed.stdout.contains("bad.txt") && !failed.stdout.contains("ok.txt"), "\(failed.stdout)")
+        let json = try JSONValue(parsing: try await Binary.run(["status", "--json"], in: scratch.root).stdout)
+        let statuses = (json.arrayValue?.first?["items"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }
+            .sorted()
+        #expect(statuses == ["failed", "succeeded"])
+
+        try scratch.write("in/bad.txt", "fixed")
+        let retry = try await Binary.run(["run", "wf.json", "--failed", "--json"], in: scratch.root)
+        #expect(retry.status == 0)
+        #expect(runFinished(retry.stdout)?["succeeded"] == 1 && runFinished(retry.stdout)?["skipped"] == 1)
+        #expect(lines(scratch, "checked.log") == ["bad.txt", "ok.txt", "bad.txt"])
+
+        let refused = try await Binary.run(["forget", "wf.json", "ok.txt"], in: scratch.root)
+        #expect(refused.status == 2 && refused.stderr.contains("--yes"), "\(refused.stderr)")
+        #expect(try await Binary.run(["forget", "wf.json", "ok.txt", "--yes"], in: scratch.root).status == 0)
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        #expect(lines(scratch, "checked.log") == ["bad.txt", "ok.txt", "bad.txt", "ok.txt"])
     }
 }

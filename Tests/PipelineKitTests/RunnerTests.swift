@@ -305,4 +305,27 @@ import Testing
         // Uploads of finished encodes went on while the next encode ran.
         #expect(counts.overlapped)
     }
+
+    @Test func editingASidecarRerunsOnlyTheStagesThatUseIt() async throws {
+        let sandbox = try Sandbox()
+        let key = UUID().uuidString
+        let sidecar = sandbox.root.appendingPathComponent("in/file0.txt.json")
+        try Data(#"{"title": "First"}"#.utf8).write(to: sidecar)
+        let workflow = """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "upload", "uses": "test.probe", "with": {"key": "\(key)-upload", "value": "${input.name}"}},
+              {"id": "metadata", "uses": "test.probe", "with": {"key": "\(key)-metadata", "value": "${input.meta.title}"}}
+            ]}
+            """
+        try await sandbox.run(workflow)
+        try Data(#"{"title": "Second"}"#.utf8).write(to: sidecar)
+        let log = EventLog()
+        let summary = try await sandbox.run(workflow, log: log)
+        #expect(summary.succeeded == 1 && summary.stagesReused == 1 && summary.stagesRun == 1)
+        #expect(ProbeStage.runs("\(key)-upload") == 1 && ProbeStage.runs("\(key)-metadata") == 2)
+        #expect(try await sandbox.checkpoint("metadata")?.outputs?["value"] == "Second")
+        // Unchanged since: nothing runs.
+        let idle = try await sandbox.run(workflow)
+        #expect(idle.reused == 1 && idle.stagesRun == 0)
+    }
 }

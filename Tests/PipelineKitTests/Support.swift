@@ -132,7 +132,7 @@ struct Sandbox: ~Copyable {
     /// The checkpoint of a stage of `in/file<index>.txt`'s current version (workflow `t`).
     func checkpoint(_ stage: String, file index: Int = 0) async throws -> StageRecord? {
         guard let item = try await item(file: index), let reader = try await reader() else { return nil }
-        return try await reader.checkpoints(workflow: "t")[item.id]?[stage]
+        return try await reader.checkpoints(workflow: "t", items: [item.id])[item.id]?[stage]
     }
 
     /// Every byte under the state folder, file by file, to search for what must never be stored.

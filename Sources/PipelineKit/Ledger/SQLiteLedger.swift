@@ -150,45 +150,53 @@ public final class SQLiteLedger: StateStore {
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
         LedgerSnapshot(
             items: try await read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM items WHERE workflow = ? ORDER BY id", arguments: [workflow])
-                    .map(Self.item)
+                try Row.fetchAll(
+                    db, sql: "SELECT \(Self.itemColumns) FROM items WHERE workflow = ? ORDER BY id",
+                    arguments: [workflow]
+                ).map(Self.item)
             })
     }
 
+    /// The columns ``item(_:)`` reads, in order (by position: a large ledger is read many rows a second).
+    private static let itemColumns =
+        "id, version, fingerprint, path, relativePath, size, modified, meta, status, digest, error, errorKind, updatedAt"
+
     private static func item(_ row: Row) -> LedgerItem {
-        let error: FailureReport? = (row["error"] as String?).map { message in
-            FailureReport(
-                message: message, kind: (row["errorKind"] as String?).map { ErrorKind(rawValue: $0) } ?? .failed)
+        let error: FailureReport? = (row[10] as String?).map { message in
+            FailureReport(message: message, kind: (row[11] as String?).map { ErrorKind(rawValue: $0) } ?? .failed)
         }
         return LedgerItem(
-            id: row["id"], version: row["version"], fingerprint: row["fingerprint"],
+            id: row[0], version: row[1], fingerprint: row[2],
             input: InputItem(
-                path: row["path"], relativePath: row["relativePath"], size: row["size"], modified: row["modified"],
-                meta: (row["meta"] as String?).flatMap { try? JSONValue(parsing: $0).objectValue } ?? [:]),
-            status: ItemStatus(rawValue: row["status"]) ?? .pending, digest: row["digest"], error: error,
-            updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
+                path: row[3], relativePath: row[4], size: row[5], modified: row[6],
+                meta: (row[7] as String?).flatMap { try? JSONValue(parsing: $0).objectValue } ?? [:]),
+            status: ItemStatus(rawValue: row[8]) ?? .pending, digest: row[9], error: error,
+            updatedAt: Date(timeIntervalSince1970: row[12]))
     }
 
     public func cachedFingerprints() async throws(StateError) -> [String: FingerprintCacheEntry] {
         try await read { db in
             var entries: [String: FingerprintCacheEntry] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM files")
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT path, size, modifiedNanoseconds, inode, device, method, fingerprint, media FROM files")
             while let row = try rows.next() {
-                guard let method = FingerprintMethod(rawValue: row["method"]) else { continue }
+                guard let method = FingerprintMethod(rawValue: row[5]) else { continue }
                 let stamp = FileStamp(
-                    path: row["path"], size: row["size"], modifiedNanoseconds: row["modifiedNanoseconds"],
-                    inode: row["inode"], device: row["device"])
-                let media = (row["media"] as String?).flatMap { text in
+                    path: row[0], size: row[1], modifiedNanoseconds: row[2], inode: row[3], device: row[4])
+                let media = (row[7] as String?).flatMap { text in
                     try? JSONDecoder().decode(MediaProbeResult.self, from: Data(text.utf8))
                 }
                 entries[stamp.path] = FingerprintCacheEntry(
-                    stamp: stamp, method: method, fingerprint: row["fingerprint"], media: media)
+                    stamp: stamp, method: method, fingerprint: row[6], media: media)
             }
             return entries
         }
     }
 
-    public func checkpoints(workflow: String) async throws(StateError) -> [Int64: [String: StageRecord]] {
+    public func checkpoints(workflow: String, items: Set<Int64>?) async throws(StateError) -> [Int64: [String:
+        StageRecord]]
+    {
         try await read { db in
             var found: [Int64: [String: StageRecord]] = [:]
             let rows = try Row.fetchCursor(
@@ -198,7 +206,9 @@ public final class SQLiteLedger: StateStore {
                     WHERE items.workflow = ? AND stages.version = items.version
                     """, arguments: [workflow])
             while let row = try rows.next() {
-                found[row["item"], default: [:]][row["stage"]] = try Self.decode(row["record"])
+                let item: Int64 = row[0]
+                guard items?.contains(item) ?? true else { continue }
+                found[item, default: [:]][row[1]] = try Self.decode(row[2])
             }
             return found
         }
@@ -421,7 +431,9 @@ public final class SQLiteLedger: StateStore {
         }
     }
 
-    public func previousOutputs(workflow: String) async throws(StateError) -> [Int64: [String: JSONValue]] {
+    public func previousOutputs(workflow: String, items: Set<Int64>?) async throws(StateError)
+        -> [Int64: [String: JSONValue]]
+    {
         try await read { db in
             var found: [Int64: [String: JSONValue]] = [:]
             let rows = try Row.fetchCursor(
@@ -431,8 +443,9 @@ public final class SQLiteLedger: StateStore {
                     WHERE items.workflow = ? AND stages.version = items.version - 1 AND stages.status = 'succeeded'
                     """, arguments: [workflow])
             while let row = try rows.next() {
-                found[row["item"], default: [:]][row["stage"]] =
-                    try (Self.decode(row["record"]) as StageRecord).outputs ?? .null
+                let item: Int64 = row[0]
+                guard items?.contains(item) ?? true else { continue }
+                found[item, default: [:]][row[1]] = try (Self.decode(row[2]) as StageRecord).outputs ?? .null
             }
             return found
         }

@@ -43,11 +43,13 @@ public protocol StateStore: Sendable {
     /// The items of a workflow whose cancel was asked for and not yet done.
     func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64>
 
-    /// The checkpoints of the current version of every item of a workflow, by item number.
-    func checkpoints(workflow: String) async throws(StateError) -> [Int64: [String: StageRecord]]
-    /// The succeeded outputs of the previous version of every item of a workflow (`${previous.*}`), by item
-    /// number and stage id.
-    func previousOutputs(workflow: String) async throws(StateError) -> [Int64: [String: JSONValue]]
+    /// The checkpoints of the current version of a workflow's items (all of them when `items` is nil), by
+    /// item number.
+    func checkpoints(workflow: String, items: Set<Int64>?) async throws(StateError) -> [Int64: [String: StageRecord]]
+    /// The succeeded outputs of the previous version of a workflow's items (all of them when `items` is nil),
+    /// by item number and stage id (`${previous.*}`).
+    func previousOutputs(workflow: String, items: Set<Int64>?) async throws(StateError)
+        -> [Int64: [String: JSONValue]]
     /// Forgets items entirely: the next run treats their files as new.
     func forget(items: [Int64]) async throws(StateError)
     /// Forgets every item of a workflow (`--fresh`).

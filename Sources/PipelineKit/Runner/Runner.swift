@@ -139,7 +139,7 @@ public struct Runner: Sendable {
         var summary = RunSummary(items: items.count)
         let checkpoints: [Int64: [String: StageRecord]]
         do {
-            checkpoints = try await store.checkpoints(workflow: workflow.name)
+            checkpoints = try await store.checkpoints(workflow: workflow.name, items: Set(items.map(\.id)))
         } catch {
             summary.failed = items.count
             sink.emit(LogLine(level: "error", item: nil, stage: nil, message: error.message))
@@ -184,7 +184,8 @@ public struct Runner: Sendable {
     /// Undoes an item of the ledger that a cancel request names, before this run started it.
     @discardableResult
     private func undoFromLedger(_ item: LedgerItem) async throws -> Int {
-        try await undo(item, checkpoints: try await store.checkpoints(workflow: workflow.name)[item.id] ?? [:])
+        try await undo(
+            item, checkpoints: try await store.checkpoints(workflow: workflow.name, items: [item.id])[item.id] ?? [:])
     }
 
     /// Runs the workflow's `onCancel` stages for one item, with the outputs of its finished stages in `scope`;
@@ -517,7 +518,7 @@ public struct Runner: Sendable {
                 // The attempt starts once its resource has a free slot; waiting is not part of its timeout.
                 let outputs = try await slots.withSlot(descriptor.resource) {
                     started = clock.now
-                    try await journal.update {
+                    await journal.note {
                         $0.status = .running
                         $0.attempts += 1
                         $0.startedAt = Date()

@@ -55,6 +55,14 @@ actor StageJournal: StageCheckpointing {
         }
     }
 
+    /// Applies `change` now; it becomes durable with the next ``update(_:)`` (the stage's first checkpoint or
+    /// its end). For bookkeeping that no side effect depends on, such as an attempt starting: a transition then
+    /// costs one synced commit, not two.
+    func note(_ change: (inout StageRecord) -> Void) {
+        change(&current)
+        version += 1
+    }
+
     func saveCheckpoint(_ value: JSONValue) async throws {
         try await update { $0.resume = value }
     }

@@ -1,0 +1,118 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PipelineKit
+@testable import StageKit
+
+/// Discovery, metadata and the planner's decisions, without running stages.
+@Suite struct BatchPlanTests {
+    private func folder() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return root
+    }
+
+    private func write(_ text: String, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    @Test func sidecarsAndTheManifestBecomeMetadataAndSidecarsAreNotItems() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write("a", to: root.appendingPathComponent("in/a.mp4"))
+        try write(#"{"title": "From the sidecar"}"#, to: root.appendingPathComponent("in/a.mp4.json"))
+        try write("b", to: root.appendingPathComponent("in/b.mov"))
+        try write(#"{"title": "Stem sidecar", "year": 2020}"#, to: root.appendingPathComponent("in/b.json"))
+        try write("c", to: root.appendingPathComponent("in/c.mp4"))
+        try write("d", to: root.appendingPathComponent("in/d.mp4"))
+        try write("not json", to: root.appendingPathComponent("in/d.mp4.json"))
+        let manifestFile = root.appendingPathComponent("meta.csv")
+        try write(
+            "\u{FEFF}file,title,note\r\na.mp4,From the manifest,\"kept, with a comma\"\r\nc.mp4,\"Say \"\"hi\"\"\",\r\n",
+            to: manifestFile)
+        let manifest = try InputManifest(contentsOf: manifestFile)
+        let discovery = try InputDiscovery.discover(
+            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false,
+            manifest: manifest)
+        let meta = Dictionary(uniqueKeysWithValues: discovery.files.map { ($0.input.name, $0.input.meta) })
+        #expect(meta["a.mp4"] == ["title": "From the sidecar", "note": "kept, with a comma"])
+        #expect(meta["b.mov"] == ["title": "Stem sidecar", "year": 2020])
+        #expect(meta["c.mp4"] == ["title": "Say \"hi\"", "note": ""])
+        #expect(meta["d.mp4"] == nil)
+        let passed = Dictionary(
+            uniqueKeysWithValues: discovery.passedOver.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+        #expect(passed["a.mp4.json"] == "sidecar (the metadata of a.mp4)")
+        #expect(passed["b.json"] == "sidecar (the metadata of b.mov)")
+        #expect(passed["d.mp4"]?.contains("is not valid JSON") == true, "\(passed)")
+    }
+
+    @Test func aManifestWithoutAFileColumnOrWithRaggedRowsIsRefused() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let noColumn = root.appendingPathComponent("a.csv")
+        try write("name,title\nx,y\n", to: noColumn)
+        #expect(throws: InputError.self) { try InputManifest(contentsOf: noColumn) }
+        let ragged = root.appendingPathComponent("b.csv")
+        try write("file,title\nx\n", to: ragged)
+        let error = try #require(throws: InputError.self) { try InputManifest(contentsOf: ragged) }
+        #expect(error.message.contains("row 2"))
+        let json = root.appendingPathComponent("c.json")
+        try write(#"{"x.mp4": {"title": "X"}}"#, to: json)
+        #expect(try InputManifest(contentsOf: json).fields(for: "sub/x.mp4", name: "x.mp4") == ["title": "X"])
+    }
+
+    @Test func sizeLimitsSkipWithTheReasonBeforeAnythingIsRead() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write(String(repeating: "x", count: 10), to: root.appendingPathComponent("in/small.txt"))
+        try write(String(repeating: "x", count: 1000), to: root.appendingPathComponent("in/fits.txt"))
+        try write(String(repeating: "x", count: 100_000), to: root.appendingPathComponent("in/large.txt"))
+        let discovery = try InputDiscovery.discover(
+            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
+        let planner = BatchPlanner(
+            method: .sampled, digest: "d", limits: InputLimits(minSize: 100, maxSize: 10_000))
+        let plan = planner.plan(discovery, snapshot: LedgerSnapshot(items: []), cache: [:])
+        let actions = Dictionary(uniqueKeysWithValues: plan.items.map { ($0.input.name, $0.action) })
+        guard case .skip(let small) = actions["small.txt"], case .skip(let large) = actions["large.txt"],
+            case .run = actions["fits.txt"]
+        else {
+            Issue.record("unexpected plan: \(actions)")
+            return
+        }
+        #expect(small.hasPrefix("smaller than inputs.limits.minSize"))
+        #expect(large.hasPrefix("larger than inputs.limits.maxSize"))
+        #expect(plan.cacheEntries.count == 1, "only the file within the limits is fingerprinted")
+    }
+
+    @Test func mediaLimitsAndUnreadableMediaUseTheProbe() async throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for name in ["short.mp4", "long.mp4", "webm.webm", "broken.mp4"] {
+            try write(name, to: root.appendingPathComponent("in/\(name)"))
+        }
+        let discovery = try InputDiscovery.discover(
+            paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
+        let facts: [String: MediaProbeResult] = [
+            "short.mp4": .facts(MediaFacts(duration: 5, container: "mov,mp4,m4a", videoCodec: "h264")),
+            "long.mp4": .facts(MediaFacts(duration: 7200, container: "mov,mp4,m4a", videoCodec: "h264")),
+            "webm.webm": .facts(MediaFacts(duration: 5, container: "matroska,webm", videoCodec: "vp9")),
+            "broken.mp4": .unreadable("moov atom not found"),
+        ]
+        let planner = BatchPlanner(
+            method: .sampled, digest: "d",
+            limits: InputLimits(maxDuration: 3600, containers: ["mp4"]), needsMedia: true,
+            prober: { path in facts[(path as NSString).lastPathComponent] ?? .unreadable("unknown") })
+        let plan = try await planner.plan(discovery, store: nil, workflow: "t")
+        var reasons: [String: String] = [:]
+        for item in plan.items {
+            if case .skip(let reason) = item.action { reasons[item.input.name] = reason }
+        }
+        #expect(reasons["short.mp4"] == nil)
+        #expect(reasons["long.mp4"]?.hasPrefix("longer than inputs.limits.maxDuration") == true)
+        #expect(reasons["webm.webm"]?.hasPrefix("container matroska,webm is not one of") == true)
+        #expect(reasons["broken.mp4"] == "not media FFmpeg can read: moov atom not found")
+        #expect(plan.cacheEntries.allSatisfy { $0.media != nil })
+    }
+}
