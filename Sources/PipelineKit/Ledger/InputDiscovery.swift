@@ -96,6 +96,12 @@ public enum InputDiscovery {
                 throw InputError(message: "cannot list \(directory): \(error.localizedDescription)")
             }
             let siblings = Set(names)
+            // Files by stem, for `clip.json` → `clip.mp4`; only folders with JSON files need it.
+            let byStem: [Substring: String] =
+                names.contains { $0.hasSuffix(".json") }
+                ? Dictionary(
+                    names.filter { !$0.hasSuffix(".json") }.map { (stem(of: $0), $0) }, uniquingKeysWith: min)
+                : [:]
             for name in names {
                 let path = directory == "/" ? "/" + name : directory + "/" + name
                 guard !skipped.contains(path) else { continue }
@@ -120,7 +126,7 @@ public enum InputDiscovery {
                     }
                     continue
                 }
-                if let owner = sidecarOwner(of: name, among: siblings) {
+                if let owner = sidecarOwner(of: name, among: siblings, byStem: byStem) {
                     discovery.passedOver.append(PassedOver(path: path, reason: "sidecar (the metadata of \(owner))"))
                     continue
                 }
@@ -151,18 +157,25 @@ public enum InputDiscovery {
     }
 
     /// The file a `.json` name is the sidecar of (`clip.mp4.json` → `clip.mp4`, `clip.json` → `clip.mp4`).
-    private static func sidecarOwner(of name: String, among siblings: Set<String>) -> String? {
+    private static func sidecarOwner(of name: String, among siblings: Set<String>, byStem: [Substring: String])
+        -> String?
+    {
         guard name.hasSuffix(".json") else { return nil }
         let base = String(name.dropLast(5))
-        if siblings.contains(base) { return base }
-        return siblings.first { $0 != name && !$0.hasSuffix(".json") && ($0 as NSString).deletingPathExtension == base }
+        return siblings.contains(base) ? base : byStem[base[...]]
     }
 
     /// The sidecar of a file among its siblings, if it has one.
     private static func sidecar(of name: String, among siblings: Set<String>) -> String? {
         if siblings.contains(name + ".json") { return name + ".json" }
-        let stem = (name as NSString).deletingPathExtension + ".json"
-        return stem != name && siblings.contains(stem) ? stem : nil
+        let json = String(stem(of: name)) + ".json"
+        return json != name && siblings.contains(json) ? json : nil
+    }
+
+    /// A file name without its extension (`clip.mp4` → `clip`; `.hidden` and `name` stay as they are).
+    private static func stem(of name: String) -> Substring {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name[...] }
+        return name[..<dot]
     }
 
     /// A sidecar's fields: a JSON object.

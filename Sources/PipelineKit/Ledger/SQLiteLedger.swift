@@ -150,10 +150,12 @@ public final class SQLiteLedger: StateStore {
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
         LedgerSnapshot(
             items: try await read { db in
-                try Row.fetchAll(
+                var items: [LedgerItem] = []
+                let rows = try Row.fetchCursor(
                     db, sql: "SELECT \(Self.itemColumns) FROM items WHERE workflow = ? ORDER BY id",
-                    arguments: [workflow]
-                ).map(Self.item)
+                    arguments: [workflow])
+                while let row = try rows.next() { items.append(Self.item(row)) }
+                return items
             })
     }
 
