@@ -5,7 +5,16 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
-/// The files of a batch and the plan for them, shared by `run`, `plan` and `status`.
+/// `--input PATH`, shared by the commands that take a batch's files.
+struct InputOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
+    var input: [String] = []
+}
+
+/// The files of a batch and the plan for them, shared by `run`, `plan`, `watch` and `status`.
 enum BatchInputs {
     /// The files selected by `--input` paths (or the workflow's `inputs.path`); problems end the command with
     /// exit code 2.

@@ -43,13 +43,7 @@ struct CancelCommand: AsyncParsableCommand {
         }
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
-        let snapshot: LedgerSnapshot
-        do {
-            snapshot = try await state.ledger.snapshot(workflow: workflow.name)
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
+        let snapshot = try await state.snapshot(of: workflow)
         let selected = try ItemSelection.select(items, in: snapshot, workflow: workflow.name)
         let sink: any RunEventSink = json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let runner = Runner(

@@ -35,13 +35,7 @@ struct ForgetCommand: AsyncParsableCommand {
         let (workflow, _) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
-        let snapshot: LedgerSnapshot
-        do {
-            snapshot = try await state.ledger.snapshot(workflow: workflow.name)
-        } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
+        let snapshot = try await state.snapshot(of: workflow)
         let chosen =
             failed
             ? snapshot.items.filter { $0.status == .failed }

@@ -15,11 +15,7 @@ struct PlanCommand: AsyncParsableCommand {
     @Argument(help: "The workflow file.")
     var workflow: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
-    var input: [String] = []
+    @OptionGroup var inputOptions: InputOptions
 
     @OptionGroup var varOptions: VarOptions
 
@@ -47,7 +43,7 @@ struct PlanCommand: AsyncParsableCommand {
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = ProcessInfo.processInfo.environment
         let discovery = try BatchInputs.discover(
-            workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+            workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
             workflow, registry: registry, discovery: discovery, ledger: state?.ledger, reprocess: reprocess,
@@ -73,6 +69,17 @@ struct PlanCommand: AsyncParsableCommand {
             let stages = decisions.preview(
                 planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
                 previous: planned.known.flatMap { previous[$0.id] } ?? [:])
+            guard json else {
+                Output.line(
+                    "\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
+                        + (reason.map { "  (\($0))" } ?? ""))
+                for stage in stages {
+                    Output.line(
+                        "           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
+                            + (stage.reason.map { ": \($0)" } ?? ""))
+                }
+                continue
+            }
             records.append([
                 "path": .string(planned.input.path), "plan": .string(kind),
                 "reason": reason.map(JSONValue.string) ?? .null,
@@ -88,16 +95,6 @@ struct PlanCommand: AsyncParsableCommand {
                         ]
                     }),
             ])
-            if !json {
-                Output.line(
-                    "\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
-                        + (reason.map { "  (\($0))" } ?? ""))
-                for stage in stages {
-                    Output.line(
-                        "           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
-                            + (stage.reason.map { ": \($0)" } ?? ""))
-                }
-            }
         }
         for passed in plan.passedOver {
             counts["skip", default: 0] += 1

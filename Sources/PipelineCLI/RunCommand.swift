@@ -17,11 +17,7 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The workflow file.")
     var workflow: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "An input file or folder (repeatable); replaces the workflow's inputs.path.", valueName: "PATH"))
-    var input: [String] = []
+    @OptionGroup var inputOptions: InputOptions
 
     @OptionGroup var varOptions: VarOptions
 
@@ -60,7 +56,7 @@ struct RunCommand: AsyncParsableCommand {
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let discovery = try BatchInputs.discover(
-            workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+            workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
         defer { state.close() }
         if fresh {

@@ -77,6 +77,17 @@ struct StateFolder {
         withExtendedLifetime(lock) {}
     }
 
+    /// What the ledger knows of a workflow's items; a ledger that cannot be read ends the command with exit
+    /// code 1.
+    func snapshot(of workflow: Workflow) async throws -> LedgerSnapshot {
+        do {
+            return try await ledger.snapshot(workflow: workflow.name)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
     /// Removes the scratch folders of items (forgotten, or all of them with `--fresh`).
     func removeScratch(of items: [Int64]? = nil) {
         let folders = items.map { $0.map { scratchRoot.appendingPathComponent("\($0)") } } ?? [scratchRoot]

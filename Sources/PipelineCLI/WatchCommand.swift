@@ -17,11 +17,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: "The workflow file.")
     var workflow: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "An input folder to watch (repeatable); replaces the workflow's inputs.path.", valueName: "DIR"))
-    var input: [String] = []
+    @OptionGroup var inputOptions: InputOptions
 
     @OptionGroup var varOptions: VarOptions
 
@@ -52,7 +48,8 @@ struct WatchCommand: AsyncParsableCommand {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
-        let first = try BatchInputs.discover(workflow, inputs: input, file: self.workflow, state: stateOptions.state)
+        let first = try BatchInputs.discover(
+            workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
         let runner = runOptions.runner(
@@ -60,7 +57,7 @@ struct WatchCommand: AsyncParsableCommand {
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
-        let inputs = input
+        let inputs = inputOptions.input
         let statePath = stateOptions.state
         let status = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
             () async -> Int32 in
