@@ -171,6 +171,8 @@ struct Sandbox: ~Copyable {
     ) async throws -> RunSummary {
         let workflow = try workflow(json)
         let ledger = try ledger()
+        // As the command line does: a clean close folds the write-ahead log back into the database file.
+        defer { try? ledger.close() }
         let discovery = try InputDiscovery.discover(
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
         let plan = try await BatchPlanner(workflow: workflow, registry: Self.registry).plan(

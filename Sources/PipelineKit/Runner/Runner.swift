@@ -188,9 +188,23 @@ public struct Runner: Sendable {
             item, checkpoints: try await store.checkpoints(workflow: workflow.name, items: [item.id])[item.id] ?? [:])
     }
 
-    /// Runs the workflow's `onCancel` stages for one item, with the outputs of its finished stages in `scope`;
-    /// returns how many ran. A stage whose `if` is false or whose references are missing is skipped.
+    /// Runs the workflow's `onCancel` stages for one item, with the outputs of its finished stages in `scope`,
+    /// and marks it cancelled; returns how many stages ran. When that fails, a cancel request for the item is
+    /// answered anyway, so that a waiting `pipeline cancel` stops and reports the failure.
     private func undo(input: InputItem, ref: ItemVersion, scope: EvaluationScope) async throws -> Int {
+        do {
+            let ran = try await runOnCancelStages(input: input, ref: ref, scope: scope)
+            try await store.setStatus(.cancelled, of: [ref.item])
+            return ran
+        } catch {
+            try? await store.answerCancelRequests(for: [ref.item])
+            throw error
+        }
+    }
+
+    /// The `onCancel` stages of one item; a stage whose `if` is false or whose references are missing is
+    /// skipped.
+    private func runOnCancelStages(input: InputItem, ref: ItemVersion, scope: EvaluationScope) async throws -> Int {
         let label = input.relativePath
         var scope = scope
         var ran = 0
@@ -218,7 +232,6 @@ public struct Runner: Sendable {
                 descriptor: descriptor, spec: spec, input: input, ref: ref, options: options.value, journal: journal)
             ran += 1
         }
-        try await store.setStatus(.cancelled, of: [ref.item])
         return ran
     }
 
@@ -259,8 +272,6 @@ public struct Runner: Sendable {
             } catch {
                 let failure = report(error)
                 (result.outcome, result.reason, result.errorKind) = (.failed, failure.message, failure.kind)
-                // Answered, so that `pipeline cancel` stops waiting and says it failed.
-                try? await store.answerCancelRequests(for: [item.id])
             }
             sink.emit(
                 ItemFinished(
@@ -347,12 +358,7 @@ public struct Runner: Sendable {
             result.stagesReused = progress.stagesReused
             if let failure {
                 guard running.isRequested(item), !Task.isCancelled else { throw failure }
-                do {
-                    _ = try await undo(input: planned.input, ref: admitted.ref, scope: progress.scope)
-                } catch {
-                    try? await store.answerCancelRequests(for: [item])
-                    throw error
-                }
+                _ = try await undo(input: planned.input, ref: admitted.ref, scope: progress.scope)
                 throw CancelledByRequest()
             }
             landed = Self.landing(of: progress.scope)
