@@ -199,13 +199,21 @@ public final class SQLiteLedger: StateStore {
     public func checkpoints(workflow: String, items: Set<Int64>?) async throws(StateError) -> [Int64: [String:
         StageRecord]]
     {
+        try await records(workflow: workflow, items: items, condition: "stages.version = items.version")
+    }
+
+    /// Stage records of a workflow's items (those in `items`, or all) whose row meets `condition`, by item
+    /// number and stage id; records of other items are not decoded.
+    private func records(workflow: String, items: Set<Int64>?, condition: String) async throws(StateError)
+        -> [Int64: [String: StageRecord]]
+    {
         try await read { db in
             var found: [Int64: [String: StageRecord]] = [:]
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
-                    WHERE items.workflow = ? AND stages.version = items.version
+                    WHERE items.workflow = ? AND \(condition)
                     """, arguments: [workflow])
             while let row = try rows.next() {
                 let item: Int64 = row[0]
@@ -436,21 +444,10 @@ public final class SQLiteLedger: StateStore {
     public func previousOutputs(workflow: String, items: Set<Int64>?) async throws(StateError)
         -> [Int64: [String: JSONValue]]
     {
-        try await read { db in
-            var found: [Int64: [String: JSONValue]] = [:]
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
-                    WHERE items.workflow = ? AND stages.version = items.version - 1 AND stages.status = 'succeeded'
-                    """, arguments: [workflow])
-            while let row = try rows.next() {
-                let item: Int64 = row[0]
-                guard items?.contains(item) ?? true else { continue }
-                found[item, default: [:]][row[1]] = try (Self.decode(row[2]) as StageRecord).outputs ?? .null
-            }
-            return found
-        }
+        try await records(
+            workflow: workflow, items: items,
+            condition: "stages.version = items.version - 1 AND stages.status = 'succeeded'"
+        ).mapValues { $0.mapValues { $0.outputs ?? .null } }
     }
 
     // MARK: Plumbing
