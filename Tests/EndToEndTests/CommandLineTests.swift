@@ -134,8 +134,10 @@ import Testing
         try prepare(scratch, files: 3, sleep: 1)
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
         let state = scratch.path(".pipeline")
-        try await waitUntil("the first item is done") {
-            await ledgerItemCounts(under: state, workflow: "cli")["succeeded", default: 0] > 0
+        // The first item done and the second taken up: its one-second stage is under way.
+        try await waitUntil("the first item is done and the second started") {
+            let counts = await ledgerItemCounts(under: state, workflow: "cli")
+            return counts["succeeded", default: 0] > 0 && counts["pending", default: 0] > 0
         }
         process.signal(SIGTERM)
         #expect(await process.exit() == 130)
