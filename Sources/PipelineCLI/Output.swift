@@ -30,3 +30,31 @@ enum Output {
     /// Whether standard output is a terminal (then progress is drawn live).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 }
+
+/// Lines collected and written to standard output in blocks of 64 KiB, for commands that print a line per
+/// file of a large batch.
+struct BufferedLines {
+    private var text = ""
+
+    /// Adds a line; writes the block when it is full.
+    mutating func line(_ line: String) {
+        text += line
+        text += "\n"
+        if text.utf8.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes what has been collected.
+    mutating func flush() {
+        guard !text.isEmpty else { return }
+        Output.write(text)
+        text = ""
+    }
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters (unchanged when it is as long already).
+    func padded(to width: Int) -> String {
+        let count = self.count
+        return count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -63,6 +63,7 @@ struct PlanCommand: AsyncParsableCommand {
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
         var records: [JSONValue] = []
         var counts: [String: Int] = [:]
+        var out = BufferedLines()
         for planned in plan.items {
             let (kind, reason) = Self.describe(planned)
             counts[kind, default: 0] += 1
@@ -70,12 +71,11 @@ struct PlanCommand: AsyncParsableCommand {
                 planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
                 previous: planned.known.flatMap { previous[$0.id] } ?? [:])
             guard json else {
-                Output.line(
-                    "\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(planned.input.relativePath)"
-                        + (reason.map { "  (\($0))" } ?? ""))
+                out.line(
+                    "\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
                 for stage in stages {
-                    Output.line(
-                        "           \(stage.action.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(stage.stage)"
+                    out.line(
+                        "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)"
                             + (stage.reason.map { ": \($0)" } ?? ""))
                 }
                 continue
@@ -101,8 +101,9 @@ struct PlanCommand: AsyncParsableCommand {
             records.append([
                 "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
             ])
-            if !json { Output.line("skip     \(passed.path)  (\(passed.reason))") }
+            if !json { out.line("skip     \(passed.path)  (\(passed.reason))") }
         }
+        out.flush()
         let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         if json {
             Output.line(
@@ -118,7 +119,7 @@ struct PlanCommand: AsyncParsableCommand {
     /// The plan word for an item, and why.
     static func describe(_ planned: PlannedItem) -> (String, String?) {
         switch planned.action {
-        case .run(_, let reason):
+        case .run(let reason):
             switch reason {
             case .new: return ("new", nil)
             case .changed: return ("changed", reason.description)

@@ -132,7 +132,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         return all.map { row in
             row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+                index == row.count - 1 ? cell : cell.padded(to: widths[index] + 2)
             }.joined()
         }.joined(separator: "\n")
     }

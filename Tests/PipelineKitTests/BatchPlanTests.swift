@@ -63,7 +63,7 @@ import Testing
         #expect(try InputManifest(contentsOf: json).fields(for: "sub/x.mp4", name: "x.mp4") == ["title": "X"])
     }
 
-    @Test func sizeLimitsSkipWithTheReasonBeforeAnythingIsRead() throws {
+    @Test func sizeLimitsSkipWithTheReasonBeforeAnythingIsRead() async throws {
         let root = try folder()
         defer { try? FileManager.default.removeItem(at: root) }
         try write(String(repeating: "x", count: 10), to: root.appendingPathComponent("in/small.txt"))
@@ -73,7 +73,7 @@ import Testing
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
         let planner = BatchPlanner(
             method: .sampled, digest: "d", limits: InputLimits(minSize: 100, maxSize: 10_000))
-        let plan = planner.plan(discovery, snapshot: LedgerSnapshot(items: []), cache: [:])
+        let plan = try await planner.plan(discovery, store: nil, workflow: "t")
         let actions = Dictionary(uniqueKeysWithValues: plan.items.map { ($0.input.name, $0.action) })
         guard case .skip(let small) = actions["small.txt"], case .skip(let large) = actions["large.txt"],
             case .run = actions["fits.txt"]

@@ -24,7 +24,7 @@ public struct PlannedItem: Sendable {
     /// What a run does with an item.
     public enum Action: Sendable, Hashable {
         /// Its stages run (those whose checkpoint is up to date are reused).
-        case run(ItemAdmission, reason: RunReason)
+        case run(RunReason)
         /// It is done: nothing runs.
         case reuse(item: Int64, reason: String)
         /// It is left alone.
@@ -43,6 +43,14 @@ public struct PlannedItem: Sendable {
         case workflowChanged
         /// `--reprocess`: a new version, every stage runs.
         case reprocess(version: Int)
+
+        /// Whether the run records a new version of the item.
+        public var newVersion: Bool {
+            switch self {
+            case .changed, .reprocess: true
+            case .new, .resume, .workflowChanged: false
+            }
+        }
 
         public var description: String {
             switch self {
@@ -65,6 +73,12 @@ public struct PlannedItem: Sendable {
     public var known: LedgerItem?
     /// What the item is done with once it succeeds: the workflow's digest, with its metadata when it has any.
     public var digest: String = ""
+
+    /// What a run tells the ledger when it takes the item up; nil when its stages do not run.
+    public var admission: ItemAdmission? {
+        guard case .run(let reason) = action, let fingerprint else { return nil }
+        return ItemAdmission(item: known?.id, newVersion: reason.newVersion, fingerprint: fingerprint, input: input)
+    }
 }
 
 /// A file the input selection left out, and why.
@@ -122,115 +136,173 @@ public struct BatchPlanner: Sendable {
             prober: prober)
     }
 
-    /// Plans a batch of a workflow against a store (nil: an empty ledger); the files are read on a thread
-    /// of their own. Writes nothing.
+    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of one chunk, not
+    /// the whole ledger.
+    static let chunkSize = 1024
+
+    /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
+    /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
+    /// files have the same content, the one at the path the ledger knows it by (else the first) is the item
+    /// and the others are skipped as copies. Writes nothing.
+    ///
+    /// The ledger is read a chunk of files at a time, in the byte order of their paths: the items and cache
+    /// entries of a range of paths, then by fingerprint only the files whose item is not at their path (new,
+    /// moved or changed content). A rerun over an unchanged folder reads the ledger in order, once.
     public func plan(_ discovery: Discovery, store: (any StateStore)?, workflow: String) async throws(StateError)
         -> BatchPlan
     {
-        let snapshot = try await store?.snapshot(workflow: workflow) ?? LedgerSnapshot(items: [])
-        let cache = try await store?.cachedFingerprints() ?? [:]
-        let found = await BlockingWork.runLong { plan(discovery, snapshot: snapshot, cache: cache) }
-        return await probed(found, cache: cache)
+        var plan = BatchPlan(
+            items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
+            passedOver: discovery.passedOver, cacheEntries: [])
+        let order = discovery.files.indices.sorted {
+            discovery.files[$0].input.path.utf8.lexicographicallyPrecedes(discovery.files[$1].input.path.utf8)
+        }
+        for start in stride(from: 0, to: order.count, by: Self.chunkSize) {
+            let chunk = order[start..<min(start + Self.chunkSize, order.count)]
+            let files = chunk.map { discovery.files[$0] }
+            guard let first = files.first?.input.path, let last = files.last?.input.path else { continue }
+            let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
+            var (items, entries) = await BlockingWork.runLong { fingerprinted(files, cache: cache) }
+            let atPaths = try await store?.items(workflow: workflow, pathsFrom: first, through: last) ?? []
+            let byPath = Dictionary(atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
+            let elsewhere = items.compactMap { item in
+                item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
+            }
+            let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
+            match(&items, byPath: byPath, byContent: byContent)
+            for (index, item) in zip(chunk, items) { plan.items[index] = item }
+            plan.cacheEntries += entries
+        }
+        settle(&plan.items)
+        return try await probed(plan, store: store)
+    }
+
+    /// The files of a chunk with their fingerprints (from the cache when their stamp is there, else read),
+    /// and the cache entries of those read. A file over a size limit or that cannot be read is skipped.
+    private func fingerprinted(_ files: [DiscoveredFile], cache: [String: FingerprintCacheEntry])
+        -> ([PlannedItem], [FingerprintCacheEntry])
+    {
+        var items: [PlannedItem] = []
+        var entries: [FingerprintCacheEntry] = []
+        items.reserveCapacity(files.count)
+        for file in files {
+            let input = file.input
+            if let reason = limits.violation(size: input.size) {
+                items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reason)))
+                continue
+            }
+            let fingerprint: String
+            if let cached = cache[file.stamp.path], cached.stamp == file.stamp, cached.method == method {
+                fingerprint = cached.fingerprint
+            } else {
+                do {
+                    fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
+                } catch {
+                    items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: error.message)))
+                    continue
+                }
+                entries.append(FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
+            }
+            items.append(
+                PlannedItem(input: input, fingerprint: fingerprint, action: .run(.new), digest: digest(of: input)))
+        }
+        return (items, entries)
+    }
+
+    /// Gives each fingerprinted item of a chunk the ledger's item for its content, else the one last seen at its
+    /// path (``settle(_:)`` drops a path match whose content is elsewhere in the batch). Strings the item and
+    /// the file have in common are shared, so a plan of a large batch holds one copy of each.
+    private func match(_ items: inout [PlannedItem], byPath: [String: LedgerItem], byContent: [LedgerItem]) {
+        let byFingerprint = Dictionary(byContent.map { ($0.fingerprint, $0) }, uniquingKeysWith: { $1 })
+        for index in items.indices {
+            let input = items[index].input
+            guard let fingerprint = items[index].fingerprint,
+                var item = byPath[input.path].flatMap({ $0.fingerprint == fingerprint ? $0 : nil })
+                    ?? byFingerprint[fingerprint] ?? byPath[input.path]
+            else { continue }
+            if item.fingerprint == fingerprint { item.fingerprint = fingerprint }
+            if item.input.path == input.path { item.input.path = input.path }
+            if item.input.relativePath == input.relativePath { item.input.relativePath = input.relativePath }
+            if item.digest == items[index].digest { item.digest = items[index].digest }
+            items[index].known = item
+        }
+    }
+
+    /// Decides what happens to each item, now that the whole batch's contents are known: a content found at
+    /// several paths is one item (at the path the ledger knows, else the first), and a path match counts only
+    /// when the item's content is nowhere in the batch (else that content is the item, moved, and this path
+    /// holds a new one): an item is never given to two files.
+    private func settle(_ items: inout [PlannedItem]) {
+        var present = Set<String>(minimumCapacity: items.count)
+        var repeated = Set<String>()
+        for item in items {
+            if let fingerprint = item.fingerprint, !present.insert(fingerprint).inserted {
+                repeated.insert(fingerprint)
+            }
+        }
+        var owners: [String: String] = [:]
+        if !repeated.isEmpty {
+            for item in items {
+                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint) else { continue }
+                if item.known?.fingerprint == fingerprint, item.known?.input.path == item.input.path {
+                    owners[fingerprint] = item.input.path
+                }
+            }
+            for item in items {
+                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
+                else { continue }
+                owners[fingerprint] = item.input.path
+            }
+        }
+        for index in items.indices {
+            guard let fingerprint = items[index].fingerprint else { continue }
+            if let owner = owners[fingerprint], owner != items[index].input.path {
+                items[index].known = nil
+                items[index].action = .skip(reason: "the same content as \(owner)")
+                continue
+            }
+            if let known = items[index].known, known.fingerprint != fingerprint, present.contains(known.fingerprint) {
+                items[index].known = nil
+            }
+            items[index].action = action(for: items[index])
+        }
     }
 
     /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot
     /// read, or one outside the limits, is skipped with the reason. Probes are cached with the fingerprint.
-    func probed(_ plan: BatchPlan, cache: [String: FingerprintCacheEntry]) async -> BatchPlan {
+    private func probed(_ plan: BatchPlan, store: (any StateStore)?) async throws(StateError) -> BatchPlan {
         guard let prober, needsMedia || limits.needProbe else { return plan }
         var plan = plan
         var entries = Dictionary(plan.cacheEntries.map { ($0.stamp.path, $0) }, uniquingKeysWith: { $1 })
-        for index in plan.items.indices {
-            guard case .run = plan.items[index].action else { continue }
-            let input = plan.items[index].input
-            guard var entry = entries[input.path] ?? cache[input.path] else { continue }
-            let result: MediaProbeResult
-            if let known = entry.media {
-                result = known
-            } else {
-                result = await prober(input.path)
-                entry.media = result
-                entries[input.path] = entry
-            }
-            switch result {
-            case .unreadable(let reason):
-                let what = needsMedia ? "not media FFmpeg can read" : "cannot check inputs.limits"
-                plan.items[index].action = .skip(reason: "\(what): \(reason)")
-            case .facts(let facts):
-                if let reason = limits.violation(of: facts) { plan.items[index].action = .skip(reason: reason) }
+        let runnable = plan.items.indices.filter { plan.items[$0].admission != nil }.sorted {
+            plan.items[$0].input.path.utf8.lexicographicallyPrecedes(plan.items[$1].input.path.utf8)
+        }
+        for start in stride(from: 0, to: runnable.count, by: Self.chunkSize) {
+            let chunk = runnable[start..<min(start + Self.chunkSize, runnable.count)]
+            let first = plan.items[chunk[chunk.startIndex]].input.path
+            let last = plan.items[chunk[chunk.endIndex - 1]].input.path
+            let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
+            for index in chunk {
+                let input = plan.items[index].input
+                guard var entry = entries[input.path] ?? cache[input.path] else { continue }
+                let result: MediaProbeResult
+                if let known = entry.media {
+                    result = known
+                } else {
+                    result = await prober(input.path)
+                    entry.media = result
+                    entries[input.path] = entry
+                }
+                switch result {
+                case .unreadable(let reason):
+                    let what = needsMedia ? "not media FFmpeg can read" : "cannot check inputs.limits"
+                    plan.items[index].action = .skip(reason: "\(what): \(reason)")
+                case .facts(let facts):
+                    if let reason = limits.violation(of: facts) { plan.items[index].action = .skip(reason: reason) }
+                }
             }
         }
         plan.cacheEntries = Array(entries.values)
-        return plan
-    }
-
-    /// Plans a batch; fingerprints files whose stamp is not in `cache` (reading at most a few MiB of each).
-    /// Where several files have the same content, the one at the path the ledger knows it by (else the first)
-    /// is the item and the others are skipped as copies.
-    public func plan(
-        _ discovery: Discovery, snapshot: LedgerSnapshot, cache: [String: FingerprintCacheEntry]
-    ) -> BatchPlan {
-        var plan = BatchPlan(items: [], passedOver: discovery.passedOver, cacheEntries: [])
-        var fingerprints: [String?] = []
-        var reasons: [String?] = []
-        var claimed: [String: String] = [:]
-        for file in discovery.files {
-            let input = file.input
-            if let reason = limits.violation(size: input.size) {
-                fingerprints.append(nil)
-                reasons.append(reason)
-                continue
-            }
-            if let cached = cache[file.stamp.path], cached.stamp == file.stamp, cached.method == method {
-                fingerprints.append(cached.fingerprint)
-                reasons.append(nil)
-            } else {
-                do {
-                    let fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
-                    plan.cacheEntries.append(
-                        FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
-                    fingerprints.append(fingerprint)
-                    reasons.append(nil)
-                } catch {
-                    fingerprints.append(nil)
-                    reasons.append(error.message)
-                    continue
-                }
-            }
-            if let fingerprint = fingerprints.last ?? nil,
-                let known = snapshot.byFingerprint[fingerprint].map({ snapshot.items[$0] }),
-                known.input.path == input.path
-            {
-                claimed[fingerprint] = input.path
-            }
-        }
-        let present = Set(fingerprints.compactMap { $0 })
-        for (index, file) in discovery.files.enumerated() {
-            let input = file.input
-            guard let fingerprint = fingerprints[index] else {
-                plan.items.append(
-                    PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reasons[index] ?? "unreadable")))
-                continue
-            }
-            if let owner = claimed[fingerprint], owner != input.path {
-                plan.items.append(
-                    PlannedItem(
-                        input: input, fingerprint: fingerprint, action: .skip(reason: "the same content as \(owner)")))
-                continue
-            }
-            claimed[fingerprint] = input.path
-            let byContent = snapshot.byFingerprint[fingerprint].map { snapshot.items[$0] }
-            let byPath = snapshot.byPath[input.path].map { snapshot.items[$0] }.flatMap { item in
-                present.contains(item.fingerprint) ? nil : item
-            }
-            let digest = digest(of: input)
-            plan.items.append(
-                PlannedItem(
-                    input: input, fingerprint: fingerprint,
-                    action: action(
-                        for: input, fingerprint: fingerprint, digest: digest, byContent: byContent,
-                        byPath: byPath),
-                    known: byContent ?? byPath, digest: digest))
-        }
         return plan
     }
 
@@ -242,39 +314,31 @@ public struct BatchPlanner: Sendable {
         return SHA256.hash(data: Data(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func action(
-        for input: InputItem, fingerprint: String, digest: String, byContent: LedgerItem?, byPath: LedgerItem?
-    ) -> PlannedItem.Action {
-        // A path match counts only when the item's content is nowhere in this batch (else that content is
-        // the item, moved, and this path holds a new one): an item is never given to two files.
-        guard let item = byContent else {
-            if onlyFailed, byPath?.status != .failed { return .skip(reason: "not failed last time (--failed)") }
-            if let item = byPath {
+    /// What happens to an item whose content is not elsewhere in the batch: `known` is the ledger's item for
+    /// its content, or else the one last seen at its path.
+    private func action(for planned: PlannedItem) -> PlannedItem.Action {
+        guard let item = planned.known, item.fingerprint == planned.fingerprint else {
+            if onlyFailed, planned.known?.status != .failed { return .skip(reason: "not failed last time (--failed)") }
+            if let item = planned.known {
                 if item.status == .cancelled, !reprocess {
                     return .skip(reason: "cancelled (run with --reprocess to take it up again)")
                 }
-                let admission = ItemAdmission(item: item.id, newVersion: true, fingerprint: fingerprint, input: input)
-                return .run(admission, reason: .changed(version: item.version + 1))
+                return .run(.changed(version: item.version + 1))
             }
-            return .run(
-                ItemAdmission(item: nil, newVersion: false, fingerprint: fingerprint, input: input), reason: .new)
+            return .run(.new)
         }
-        let moved = item.input.path == input.path ? "" : " (as \(item.input.path))"
-        if reprocess {
-            let admission = ItemAdmission(item: item.id, newVersion: true, fingerprint: fingerprint, input: input)
-            return .run(admission, reason: .reprocess(version: item.version + 1))
-        }
+        let moved = item.input.path == planned.input.path ? "" : " (as \(item.input.path))"
+        if reprocess { return .run(.reprocess(version: item.version + 1)) }
         if onlyFailed, item.status != .failed { return .skip(reason: "not failed last time (--failed)") }
-        let admission = ItemAdmission(item: item.id, newVersion: false, fingerprint: fingerprint, input: input)
         switch item.status {
         case .cancelled:
             return .skip(reason: "cancelled\(moved) (run with --reprocess to take it up again)")
-        case .succeeded where item.digest == digest:
+        case .succeeded where item.digest == planned.digest:
             return .reuse(item: item.id, reason: "done\(moved)")
         case .succeeded:
-            return .run(admission, reason: .workflowChanged)
+            return .run(.workflowChanged)
         case .pending, .failed, .interrupted:
-            return .run(admission, reason: .resume(item.status))
+            return .run(.resume(item.status))
         }
     }
 }

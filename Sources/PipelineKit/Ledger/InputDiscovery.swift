@@ -69,8 +69,11 @@ public enum InputDiscovery {
             }
         }
         var seen = Set<String>()
+        // In the byte order of relative paths (then paths), as the ledger sorts them.
         discovery.files = discovery.files.filter { seen.insert($0.input.path).inserted }.sorted {
-            ($0.input.relativePath, $0.input.path) < ($1.input.relativePath, $1.input.path)
+            $0.input.relativePath == $1.input.relativePath
+                ? $0.input.path.utf8.lexicographicallyPrecedes($1.input.path.utf8)
+                : $0.input.relativePath.utf8.lexicographicallyPrecedes($1.input.relativePath.utf8)
         }
         return discovery
     }

@@ -148,15 +148,7 @@ public final class SQLiteLedger: StateStore {
     // MARK: Reading
 
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
-        LedgerSnapshot(
-            items: try await read { db in
-                var items: [LedgerItem] = []
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT \(Self.itemColumns) FROM items WHERE workflow = ? ORDER BY id",
-                    arguments: [workflow])
-                while let row = try rows.next() { items.append(Self.item(row)) }
-                return items
-            })
+        LedgerSnapshot(items: try await items(where: "workflow = ? ORDER BY id", arguments: [workflow]))
     }
 
     /// The columns ``item(_:)`` reads, in order (by position: a large ledger is read many rows a second).
@@ -176,12 +168,45 @@ public final class SQLiteLedger: StateStore {
             updatedAt: Date(timeIntervalSince1970: row[12]))
     }
 
-    public func cachedFingerprints() async throws(StateError) -> [String: FingerprintCacheEntry] {
+    public func items(workflow: String, pathsFrom first: String, through last: String) async throws(StateError)
+        -> [LedgerItem]
+    {
+        try await items(
+            where: "workflow = ? AND path BETWEEN ? AND ?", arguments: [workflow, first, last])
+    }
+
+    public func items(workflow: String, fingerprints: [String]) async throws(StateError) -> [LedgerItem] {
+        guard !fingerprints.isEmpty else { return [] }
+        // One statement per chunk of fingerprints, well under SQLite's limit of 32,766 parameters.
+        let list = String(repeating: "?,", count: fingerprints.count - 1) + "?"
+        return try await items(
+            where: "workflow = ? AND fingerprint IN (\(list))", arguments: StatementArguments([workflow] + fingerprints)
+        )
+    }
+
+    private func items(where condition: String, arguments: StatementArguments) async throws(StateError)
+        -> [LedgerItem]
+    {
+        try await read { db in
+            var items: [LedgerItem] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition)", arguments: arguments)
+            while let row = try rows.next() { items.append(Self.item(row)) }
+            return items
+        }
+    }
+
+    public func cachedFingerprints(pathsFrom first: String, through last: String) async throws(StateError)
+        -> [String: FingerprintCacheEntry]
+    {
         try await read { db in
             var entries: [String: FingerprintCacheEntry] = [:]
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT path, size, modifiedNanoseconds, inode, device, method, fingerprint, media FROM files")
+                sql: """
+                    SELECT path, size, modifiedNanoseconds, inode, device, method, fingerprint, media FROM files
+                    WHERE path BETWEEN ? AND ?
+                    """, arguments: [first, last])
             while let row = try rows.next() {
                 guard let method = FingerprintMethod(rawValue: row[5]) else { continue }
                 let stamp = FileStamp(

@@ -13,8 +13,16 @@ public protocol StateStore: Sendable {
     /// What the ledger knows about a workflow's items, for planning a batch.
     func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot
 
-    /// The cached fingerprints of files, by absolute path.
-    func cachedFingerprints() async throws(StateError) -> [String: FingerprintCacheEntry]
+    /// A workflow's items last seen at a path from `first` through `last`, in the byte order of their UTF-8
+    /// (what a plan looks up for a chunk of files sorted by path: one range read, not one lookup per file).
+    func items(workflow: String, pathsFrom first: String, through last: String) async throws(StateError)
+        -> [LedgerItem]
+    /// A workflow's items whose current content has one of `fingerprints`.
+    func items(workflow: String, fingerprints: [String]) async throws(StateError) -> [LedgerItem]
+
+    /// The fingerprint cache's entries for paths from `first` through `last` (byte order of their UTF-8), by path.
+    func cachedFingerprints(pathsFrom first: String, through last: String) async throws(StateError)
+        -> [String: FingerprintCacheEntry]
     /// Remembers fingerprints of files so an unchanged file is not read again.
     func cacheFingerprints(_ entries: [FingerprintCacheEntry]) async throws(StateError)
 

@@ -83,6 +83,7 @@ public struct Runner: Sendable {
         running.run(started: true)
         await applyCancelRequests()
         var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
+        outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count)
         for passed in plan.passedOver {
             outcome.add(
                 ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))
@@ -105,7 +106,7 @@ public struct Runner: Sendable {
             outcome.add(result)
         }
         await withTaskGroup(of: ItemResult.self) { group in
-            var pending = plan.runnable.makeIterator()
+            var pending = plan.items.lazy.filter { $0.admission != nil }.makeIterator()
             for _ in 0..<jobs {
                 guard let item = pending.next() else { break }
                 group.addTask { await runItem(item) }
@@ -313,7 +314,7 @@ public struct Runner: Sendable {
         let label = planned.input.relativePath
         let clock = ContinuousClock()
         let started = clock.now
-        guard case .run(let admission, let reason) = planned.action else {
+        guard case .run(let reason) = planned.action, let admission = planned.admission else {
             return ItemResult(ref: nil, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .skipped)
         }
         var result = ItemResult(

@@ -33,7 +33,7 @@ extension StageDecisions {
     public func preview(
         _ planned: PlannedItem, checkpoints: [String: StageRecord], previous: [String: JSONValue]
     ) -> [StagePreview] {
-        guard case .run(let admission, _) = planned.action else { return [] }
+        guard let admission = planned.admission else { return [] }
         let records = admission.newVersion ? [:] : checkpoints
         let previous =
             admission.newVersion
