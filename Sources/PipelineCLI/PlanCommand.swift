@@ -84,7 +84,7 @@ struct PlanCommand: AsyncParsableCommand {
                 "path": .string(planned.input.path), "plan": .string(kind),
                 "reason": reason.map(JSONValue.string) ?? .null,
                 "fingerprint": planned.fingerprint.map(JSONValue.string) ?? .null,
-                "item": planned.known.map { .int(Int($0.id)) } ?? .null,
+                "item": planned.itemID.map { .int(Int($0)) } ?? .null,
                 "stages": .array(
                     stages.map { stage in
                         [

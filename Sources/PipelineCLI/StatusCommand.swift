@@ -39,7 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
                 let record =
                     known.first { $0.workflow == workflow.name }
                     ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
-                sections.append((record, items, plan.items.filter { $0.known == nil }))
+                sections.append((record, items, plan.items.filter { $0.itemID == nil }))
             } else {
                 for record in known {
                     sections.append(

@@ -115,4 +115,56 @@ import Testing
         #expect(reasons["broken.mp4"] == "not media FFmpeg can read: moov atom not found")
         #expect(plan.cacheEntries.allSatisfy { $0.media != nil })
     }
+
+    /// Decisions that need the whole batch hold when its files fall into different chunks: content moved to a
+    /// later chunk keeps its item while its old path holds new content, and a content found twice belongs to
+    /// the path the ledger knows it by, wherever that is.
+    @Test func movesAndCopiesAcrossChunksAreDecidedForTheWholeBatch() async throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let input = root.appendingPathComponent("in")
+        func file(_ name: String) -> URL { input.appendingPathComponent(name) }
+        let planner = { () -> BatchPlanner in
+            var planner = BatchPlanner(method: .sampled, digest: "d")
+            planner.chunkSize = 2
+            return planner
+        }()
+        // The ledger knows a.txt ("one"), e.txt ("five") and d.txt ("dup"), all done.
+        for (name, text) in [("a.txt", "one"), ("e.txt", "five"), ("d.txt", "dup")] { try write(text, to: file(name)) }
+        let ledger = try SQLiteLedger(folder: root.appendingPathComponent("state"))
+        defer { try? ledger.close() }
+        let first = try await planner.plan(
+            try InputDiscovery.discover(paths: [input.path], include: [], exclude: [], recursive: false),
+            store: ledger, workflow: "t")
+        try await ledger.cacheFingerprints(first.cacheEntries)
+        for planned in first.items {
+            let admission = try #require(planned.admission)
+            let admitted = try await ledger.admit(admission, workflow: "t")
+            try await ledger.finish(
+                admitted.ref,
+                result: ItemResult(
+                    ref: admitted.ref, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .done),
+                digest: "d")
+        }
+        // "one" moves from a.txt to e.txt (the last chunk) and a.txt gets new content; "five" moves to c.txt;
+        // b.txt is a copy of d.txt's content.
+        try FileManager.default.removeItem(at: file("e.txt"))
+        try FileManager.default.moveItem(at: file("a.txt"), to: file("e.txt"))
+        for (name, text) in [("a.txt", "new"), ("b.txt", "dup"), ("c.txt", "five")] { try write(text, to: file(name)) }
+        let plan = try await planner.plan(
+            try InputDiscovery.discover(paths: [input.path], include: [], exclude: [], recursive: false),
+            store: ledger, workflow: "t")
+        let actions = Dictionary(uniqueKeysWithValues: plan.items.map { ($0.input.name, $0.action) })
+        #expect(actions["a.txt"] == .run(.new), "a.txt's old content is at e.txt: its new content is a new item")
+        #expect(actions["b.txt"] == .skip(reason: "the same content as \(file("d.txt").path)"))
+        guard case .reuse(_, let moved) = actions["c.txt"], case .reuse(_, let renamed) = actions["e.txt"],
+            case .reuse(_, let done) = actions["d.txt"]
+        else {
+            Issue.record("c.txt, d.txt and e.txt should be done: \(actions)")
+            return
+        }
+        #expect(moved == "done (as \(file("e.txt").path))")
+        #expect(renamed == "done (as \(file("a.txt").path))")
+        #expect(done == "done")
+    }
 }

@@ -25,8 +25,8 @@ public struct PlannedItem: Sendable {
     public enum Action: Sendable, Hashable {
         /// Its stages run (those whose checkpoint is up to date are reused).
         case run(RunReason)
-        /// It is done: nothing runs.
-        case reuse(item: Int64, reason: String)
+        /// It is done (this version of the item): nothing runs.
+        case reuse(ItemVersion, reason: String)
         /// It is left alone.
         case skip(reason: String)
     }
@@ -69,15 +69,54 @@ public struct PlannedItem: Sendable {
     public var fingerprint: String?
     /// What happens to it.
     public var action: Action
-    /// The ledger's item for this content or path, if any.
-    public var known: LedgerItem?
+    /// The ledger's item for this content or path, if any; nil also for an item done at the path it was
+    /// done at (the ``Action/reuse(_:reason:)`` action has its version): a plan of a large unchanged folder
+    /// holds no ledger item.
+    public var known: LedgerItem? {
+        get { knownItem?.item }
+        set { knownItem = newValue.map(KnownItem.init) }
+    }
     /// What the item is done with once it succeeds: the workflow's digest, with its metadata when it has any.
-    public var digest: String = ""
+    public var digest: String
+
+    /// `known`, held by reference: most items have none, and a plan's array of items stays small.
+    private var knownItem: KnownItem?
+
+    /// Creates a planned item.
+    public init(input: InputItem, fingerprint: String?, action: Action, known: LedgerItem? = nil, digest: String = "") {
+        self.input = input
+        self.fingerprint = fingerprint
+        self.action = action
+        self.digest = digest
+        self.known = known
+    }
+
+    /// The ledger's number for the item, when the ledger knows it.
+    public var itemID: Int64? {
+        if case .reuse(let ref, _) = action { ref.item } else { known?.id }
+    }
 
     /// What a run tells the ledger when it takes the item up; nil when its stages do not run.
     public var admission: ItemAdmission? {
         guard case .run(let reason) = action, let fingerprint else { return nil }
         return ItemAdmission(item: known?.id, newVersion: reason.newVersion, fingerprint: fingerprint, input: input)
+    }
+}
+
+extension PlannedItem {
+    /// Done at the path the ledger knows it by: decided as soon as the ledger's item is found (only such
+    /// items are `reuse` before the whole batch is settled).
+    fileprivate var isDecided: Bool {
+        if case .reuse = action { known == nil } else { false }
+    }
+}
+
+/// A ledger item held by reference.
+private final class KnownItem: Sendable {
+    let item: LedgerItem
+
+    init(_ item: LedgerItem) {
+        self.item = item
     }
 }
 
@@ -138,7 +177,7 @@ public struct BatchPlanner: Sendable {
 
     /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of one chunk, not
     /// the whole ledger.
-    static let chunkSize = 1024
+    var chunkSize = 1024
 
     /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
     /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
@@ -157,8 +196,8 @@ public struct BatchPlanner: Sendable {
         let order = discovery.files.indices.sorted {
             discovery.files[$0].input.path.utf8.lexicographicallyPrecedes(discovery.files[$1].input.path.utf8)
         }
-        for start in stride(from: 0, to: order.count, by: Self.chunkSize) {
-            let chunk = order[start..<min(start + Self.chunkSize, order.count)]
+        for start in stride(from: 0, to: order.count, by: chunkSize) {
+            let chunk = order[start..<min(start + chunkSize, order.count)]
             let files = chunk.map { discovery.files[$0] }
             guard let first = files.first?.input.path, let last = files.last?.input.path else { continue }
             let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
@@ -225,6 +264,14 @@ public struct BatchPlanner: Sendable {
             if item.input.relativePath == input.relativePath { item.input.relativePath = input.relativePath }
             if item.digest == items[index].digest { item.digest = items[index].digest }
             items[index].known = item
+            // Content at the path the ledger knows it by owns its fingerprint, whatever else the batch holds:
+            // when it is done, it is decided now and the plan keeps no copy of the ledger's item.
+            if item.fingerprint == fingerprint, item.input.path == input.path,
+                item.input.relativePath == input.relativePath, case .reuse = action(for: items[index])
+            {
+                items[index].action = action(for: items[index])
+                items[index].known = nil
+            }
         }
     }
 
@@ -244,7 +291,9 @@ public struct BatchPlanner: Sendable {
         if !repeated.isEmpty {
             for item in items {
                 guard let fingerprint = item.fingerprint, repeated.contains(fingerprint) else { continue }
-                if item.known?.fingerprint == fingerprint, item.known?.input.path == item.input.path {
+                if item.isDecided
+                    || (item.known?.fingerprint == fingerprint && item.known?.input.path == item.input.path)
+                {
                     owners[fingerprint] = item.input.path
                 }
             }
@@ -254,7 +303,7 @@ public struct BatchPlanner: Sendable {
                 owners[fingerprint] = item.input.path
             }
         }
-        for index in items.indices {
+        for index in items.indices where !items[index].isDecided {
             guard let fingerprint = items[index].fingerprint else { continue }
             if let owner = owners[fingerprint], owner != items[index].input.path {
                 items[index].known = nil
@@ -277,8 +326,8 @@ public struct BatchPlanner: Sendable {
         let runnable = plan.items.indices.filter { plan.items[$0].admission != nil }.sorted {
             plan.items[$0].input.path.utf8.lexicographicallyPrecedes(plan.items[$1].input.path.utf8)
         }
-        for start in stride(from: 0, to: runnable.count, by: Self.chunkSize) {
-            let chunk = runnable[start..<min(start + Self.chunkSize, runnable.count)]
+        for start in stride(from: 0, to: runnable.count, by: chunkSize) {
+            let chunk = runnable[start..<min(start + chunkSize, runnable.count)]
             let first = plan.items[chunk[chunk.startIndex]].input.path
             let last = plan.items[chunk[chunk.endIndex - 1]].input.path
             let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
@@ -334,7 +383,7 @@ public struct BatchPlanner: Sendable {
         case .cancelled:
             return .skip(reason: "cancelled\(moved) (run with --reprocess to take it up again)")
         case .succeeded where item.digest == planned.digest:
-            return .reuse(item: item.id, reason: "done\(moved)")
+            return .reuse(item.current, reason: "done\(moved)")
         case .succeeded:
             return .run(.workflowChanged)
         case .pending, .failed, .interrupted:

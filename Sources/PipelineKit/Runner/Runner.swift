@@ -74,10 +74,10 @@ public struct Runner: Sendable {
         try await store.cacheFingerprints(plan.cacheEntries)
         try await store.recordPaths(
             plan.items.compactMap { planned in
-                guard case .reuse(let item, _) = planned.action, let known = planned.known,
+                guard case .reuse(let ref, _) = planned.action, let known = planned.known,
                     known.input.path != planned.input.path || known.input.relativePath != planned.input.relativePath
                 else { return nil }
-                return ItemSighting(item: item, input: planned.input)
+                return ItemSighting(item: ref.item, input: planned.input)
             })
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         running.run(started: true)
@@ -92,11 +92,10 @@ public struct Runner: Sendable {
             let result: ItemResult
             switch planned.action {
             case .run: continue
-            case .reuse(let item, let reason):
+            case .reuse(let ref, let reason):
                 result = ItemResult(
-                    ref: planned.known?.current ?? ItemVersion(item: item, version: 1),
-                    fingerprint: planned.fingerprint,
-                    path: planned.input.path, outcome: .reused, reason: reason, bytes: planned.input.size)
+                    ref: ref, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .reused,
+                    reason: reason, bytes: planned.input.size)
             case .skip(let reason):
                 result = ItemResult(
                     ref: planned.known?.current, fingerprint: planned.fingerprint, path: planned.input.path,
