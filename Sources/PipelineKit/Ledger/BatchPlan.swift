@@ -194,7 +194,7 @@ public struct BatchPlanner: Sendable {
             items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
             passedOver: discovery.passedOver, cacheEntries: [])
         let order = discovery.files.indices.sorted {
-            discovery.files[$0].input.path.utf8.lexicographicallyPrecedes(discovery.files[$1].input.path.utf8)
+            discovery.files[$0].input.path.precedesInByteOrder(discovery.files[$1].input.path)
         }
         for start in stride(from: 0, to: order.count, by: chunkSize) {
             let chunk = order[start..<min(start + chunkSize, order.count)]
@@ -324,7 +324,7 @@ public struct BatchPlanner: Sendable {
         var plan = plan
         var entries = Dictionary(plan.cacheEntries.map { ($0.stamp.path, $0) }, uniquingKeysWith: { $1 })
         let runnable = plan.items.indices.filter { plan.items[$0].admission != nil }.sorted {
-            plan.items[$0].input.path.utf8.lexicographicallyPrecedes(plan.items[$1].input.path.utf8)
+            plan.items[$0].input.path.precedesInByteOrder(plan.items[$1].input.path)
         }
         for start in stride(from: 0, to: runnable.count, by: chunkSize) {
             let chunk = runnable[start..<min(start + chunkSize, runnable.count)]

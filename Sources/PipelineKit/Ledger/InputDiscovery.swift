@@ -68,13 +68,19 @@ public enum InputDiscovery {
                 }
             }
         }
-        var seen = Set<String>()
-        // In the byte order of relative paths (then paths), as the ledger sorts them.
-        discovery.files = discovery.files.filter { seen.insert($0.input.path).inserted }.sorted {
-            $0.input.relativePath == $1.input.relativePath
-                ? $0.input.path.utf8.lexicographicallyPrecedes($1.input.path.utf8)
-                : $0.input.relativePath.utf8.lexicographicallyPrecedes($1.input.relativePath.utf8)
+        if paths.count > 1 {
+            var seen = Set<String>()
+            discovery.files.removeAll { !seen.insert($0.input.path).inserted }
         }
+        // In the byte order of relative paths (then paths), as the ledger sorts them; positions are sorted,
+        // not the files, which would be copied at every step.
+        let files = discovery.files
+        let relativePaths = files.map(\.input.relativePath)
+        let order = files.indices.sorted { a, b in
+            let order = relativePaths[a].byteOrder(relativePaths[b])
+            return order == 0 ? files[a].input.path.precedesInByteOrder(files[b].input.path) : order < 0
+        }
+        discovery.files = order.map { files[$0] }
         return discovery
     }
 
