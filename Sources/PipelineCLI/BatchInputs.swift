@@ -65,4 +65,24 @@ enum BatchInputs {
             throw ExitCode(1)
         }
     }
+
+    /// Plans the batch for a run, and saves the new fingerprints to the ledger at once, so that the run of a
+    /// large batch does not hold them; a ledger that cannot be read or written ends the command with exit
+    /// code 1.
+    static func planForRun(
+        _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: any StateStore,
+        reprocess: Bool = false, onlyFailed: Bool = false
+    ) async throws -> BatchPlan {
+        var plan = try await plan(
+            workflow, registry: registry, discovery: discovery, ledger: ledger, reprocess: reprocess,
+            onlyFailed: onlyFailed)
+        do {
+            try await ledger.cacheFingerprints(plan.cacheEntries)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+        plan.cacheEntries = []
+        return plan
+    }
 }

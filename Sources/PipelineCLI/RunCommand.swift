@@ -68,8 +68,8 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
-        let plan = try await BatchInputs.plan(
-            workflow, registry: registry, discovery: discovery, ledger: state.ledger, reprocess: reprocess,
+        let plan = try await BatchInputs.planForRun(
+            workflow, registry: registry, discovery: consume discovery, ledger: state.ledger, reprocess: reprocess,
             onlyFailed: failed)
 
         let runner = runOptions.runner(workflow: workflow, registry: registry, state: state, environment: environment)

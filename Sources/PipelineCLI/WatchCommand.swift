@@ -83,7 +83,7 @@ struct WatchCommand: AsyncParsableCommand {
                 fresh.files = ready
                 fresh.passedOver = discovery.passedOver.filter { reported.insert($0.path).inserted }
                 do {
-                    plan = try await BatchInputs.plan(
+                    plan = try await BatchInputs.planForRun(
                         workflow, registry: registry, discovery: fresh, ledger: state.ledger)
                 } catch {
                     return (error as? ExitCode)?.rawValue ?? 1

@@ -51,6 +51,15 @@ public struct PlatformError: ClassifiedError, Sendable, CustomStringConvertible 
         }
     }
 
+    /// Whether the platform answered and refused the request (a 4xx status): it did nothing. A server error,
+    /// a lost connection or an answer that cannot be read leave open whether it acted.
+    var refusedRequest: Bool {
+        switch kind {
+        case .notAuthenticated, .quotaExceeded, .forbidden, .notFound, .rateLimited, .invalidRequest: true
+        default: false
+        }
+    }
+
     /// The error for a transfer failure (network) or passes others through.
     package static func transfer(_ error: any Error) -> any Error {
         guard let upload = error as? UploadError else { return error }

@@ -9,10 +9,10 @@ import UploadStages
 #endif
 
 /// `vimeo.ticket`: creates the video object and its upload (`POST /me/videos`), after checking the
-/// account's free quota. The request carries an `Idempotency-Key` persisted before it is sent, so a rerun
-/// after a crash between the request and the checkpoint gets the same video back instead of a second one
-/// (where the platform honours the key: the Sandbox does; Vimeo does not document it, which leaves that
-/// window open there).
+/// account's free quota. Before the request, a marker is recorded durably, and the new video carries it in
+/// its description; a rerun after a crash between the request and its answer finds that video through the
+/// documented listing and adopts it (``VideoReconciler``) instead of making a second one, since Vimeo takes
+/// no idempotency key. The request also carries an `Idempotency-Key`, for platforms that honour one.
 public struct VimeoTicketStage: Stage {
     /// The options of `vimeo.ticket`.
     public struct Options: StageOptions {
@@ -35,6 +35,11 @@ public struct VimeoTicketStage: Stage {
         @Option("privacy.view: anybody, unlisted, nobody, …") public var privacy: String?
         /// Check the free upload quota first (GET /me?fields=upload_quota).
         @Option("Check the free upload quota first (GET /me?fields=upload_quota).") public var preflight = true
+        /// After a create that was never answered, how long to look for its video before creating again.
+        @Option(
+            "After a create that was never answered, how long to look for its video before creating again (listings lag behind creation)."
+        )
+        public var reconcileWait = TimeSpan(seconds: 10)
 
         public init() {}
     }
@@ -93,15 +98,34 @@ public struct VimeoTicketStage: Stage {
                     "the video needs \(ByteCount(size)) but the account has \(ByteCount(Int64(free))) free")
             }
         }
-        var body: [String: JSONValue] = ["upload": ["approach": .string(approach.rawValue), "size": .int(Int(size))]]
-        if let name = options.name { body["name"] = .string(name) }
-        if let description = options.description { body["description"] = .string(description) }
-        if let privacy = options.privacy { body["privacy"] = ["view": .string(privacy)] }
         let key = try await context.idempotencyKey("create-video")
+        let marker = "pipeline-\(key)"
         let action = "creating the video (POST /me/videos)"
-        let video = try await api.object(
-            .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)], expected: [200, 201],
-            doing: action)
+        let video: JSONValue
+        if let intent = context.lastCheckpoint(as: CreateIntent.self), intent.marker == marker,
+            let wait = intent.lookup(waiting: options.reconcileWait),
+            let adopted = try await VideoReconciler(api: api, marker: marker, logger: context.logger).adopt(
+                waiting: wait)
+        {
+            video = adopted
+        } else {
+            var body: [String: JSONValue] = [
+                "upload": ["approach": .string(approach.rawValue), "size": .int(Int(size))],
+                "description": .string(VideoReconciler.description(options.description, marker: marker)),
+            ]
+            if let name = options.name { body["name"] = .string(name) }
+            if let privacy = options.privacy { body["privacy"] = ["view": .string(privacy)] }
+            try await context.checkpoint(CreateIntent(marker: marker))
+            do {
+                video = try await api.object(
+                    .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)],
+                    expected: [200, 201], doing: action)
+            } catch let error as PlatformError where error.refusedRequest || error.kind == .serverFailure {
+                try await context.checkpoint(
+                    CreateIntent(marker: marker, answer: error.refusedRequest ? .refused : .serverError))
+                throw error
+            }
+        }
         let uri = try video.requiredString("uri", in: action)
         let uploadLink =
             approach == .streaming

@@ -20,6 +20,15 @@ public struct SandboxFaults: Sendable, Equatable, Codable {
     /// Seconds after which an access token (from its first use, or its issue by
     /// `POST /oauth/token`) stops working and answers 401 with error code 8003.
     public var tokenLifetime: Double?
+    /// Ignore `Idempotency-Key` on `POST /me/videos`, as Vimeo does (it does not document the header): a
+    /// repeated create makes another video.
+    public var ignoreIdempotencyKeys: Bool
+    /// Seconds `POST /me/videos` waits after creating the video before it answers: the window in which a
+    /// client that dies has created a video it never heard of.
+    public var createDelay: Double
+    /// Seconds after its creation before a video shows up in `GET /me/videos?query=…` (a search index that
+    /// lags behind, as listings do).
+    public var listingLag: Double
 
     /// Creates a fault set; the defaults inject nothing.
     public init(
@@ -28,7 +37,10 @@ public struct SandboxFaults: Sendable, Equatable, Codable {
         dropAfterBytes: Int64? = nil,
         dropRate: Double = 1,
         latency: Double = 0,
-        tokenLifetime: Double? = nil
+        tokenLifetime: Double? = nil,
+        ignoreIdempotencyKeys: Bool = false,
+        createDelay: Double = 0,
+        listingLag: Double = 0
     ) {
         self.errorRate = errorRate
         self.seed = seed
@@ -36,10 +48,14 @@ public struct SandboxFaults: Sendable, Equatable, Codable {
         self.dropRate = dropRate
         self.latency = latency
         self.tokenLifetime = tokenLifetime
+        self.ignoreIdempotencyKeys = ignoreIdempotencyKeys
+        self.createDelay = createDelay
+        self.listingLag = listingLag
     }
 
     private enum CodingKeys: String, CodingKey {
-        case errorRate, seed, dropAfterBytes, dropRate, latency, tokenLifetime
+        case errorRate, seed, dropAfterBytes, dropRate, latency, tokenLifetime, ignoreIdempotencyKeys, createDelay
+        case listingLag
     }
 
     /// Decodes a fault set where every key is optional.
@@ -51,7 +67,10 @@ public struct SandboxFaults: Sendable, Equatable, Codable {
             dropAfterBytes: try container.decodeIfPresent(Int64.self, forKey: .dropAfterBytes),
             dropRate: try container.decodeIfPresent(Double.self, forKey: .dropRate) ?? 1,
             latency: try container.decodeIfPresent(Double.self, forKey: .latency) ?? 0,
-            tokenLifetime: try container.decodeIfPresent(Double.self, forKey: .tokenLifetime)
+            tokenLifetime: try container.decodeIfPresent(Double.self, forKey: .tokenLifetime),
+            ignoreIdempotencyKeys: try container.decodeIfPresent(Bool.self, forKey: .ignoreIdempotencyKeys) ?? false,
+            createDelay: try container.decodeIfPresent(Double.self, forKey: .createDelay) ?? 0,
+            listingLag: try container.decodeIfPresent(Double.self, forKey: .listingLag) ?? 0
         )
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import StageKit
 
@@ -13,16 +14,27 @@ enum MeRoutes {
             var request = request
             let body = try await JSONResponse.readObject(&request)
             let creation = try VideoValidation.creation(body, maxSize: services.configuration.maxUploadSize)
-            let video = try await services.state.createVideo(creation, idempotencyKey: request.idempotencyKey)
+            let faults = services.faults.faults
+            let video = try await services.state.createVideo(
+                creation, idempotencyKey: faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey)
+            if faults.createDelay > 0 {
+                try await Task.sleep(for: .milliseconds(Int64(faults.createDelay * 1000)))
+            }
             let json = await services.state.render(video)
             // Vimeo 3.4 answers 200 (not 201) with the new video, also when the key replays it.
             return JSONResponse.make(selected(json, request.fieldSelection), contentType: JSONResponse.videoType)
         }
 
+        // As documented: `query` (words of the name or description), `sort` (date, alphabetical,
+        // modified_time, duration; default date), `direction` (asc, desc; default desc for dates), `page` and
+        // `per_page` (at most 100), `fields`.
         api.get("me/videos") { request, _ in
             let perPage = min(100, max(1, request.query("per_page").flatMap { Int($0) } ?? 25))
             let page = max(1, request.query("page").flatMap { Int($0) } ?? 1)
-            let videos = await services.state.videos()
+            let listing = try VideoListing(
+                query: request.query("query"), sort: request.query("sort"), direction: request.query("direction"),
+                indexedBefore: Date().addingTimeInterval(-services.faults.faults.listingLag))
+            let videos = listing.apply(to: await services.state.videos())
             let lastPage = max(1, (videos.count + perPage - 1) / perPage)
             let slice = videos.dropFirst((page - 1) * perPage).prefix(perPage)
             var data: [JSONValue] = []
@@ -30,7 +42,7 @@ enum MeRoutes {
                 data.append(selected(await services.state.render(video), request.fieldSelection))
             }
             func pageLink(_ number: Int) -> JSONValue {
-                .string("/me/videos?page=\(number)&per_page=\(perPage)")
+                .string("/me/videos?\(listing.queryItems)page=\(number)&per_page=\(perPage)")
             }
             let list: JSONValue = [
                 "total": .integer(Int64(videos.count)),

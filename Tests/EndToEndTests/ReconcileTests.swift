@@ -1,0 +1,83 @@
+import Foundation
+import Sandbox
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vimeo.ticket` against a platform that, like Vimeo, ignores `Idempotency-Key`, answers creates late and
+/// lists new videos late: whatever the moment of a kill -9, a rerun adopts the video the unanswered create
+/// made instead of making a second one.
+@Suite struct ReconcileTests {
+    static let token = "sandbox-token"
+    static let stems = (1...5).map { "clip\($0)" }
+
+    static func workflow(api: String) -> String {
+        """
+        {"version": 1, "name": "reconcile", "inputs": {"path": "in"},
+         "defaults": {"retry": {"attempts": 8, "initialDelay": "100ms", "maxDelay": "1s"}},
+         "stages": [
+          {"id": "ticket", "uses": "vimeo.ticket", "with": {"api": "\(api)", "token": "${env.TOKEN}",
+            "name": "${input.stem}", "reconcileWait": "3s"}},
+          {"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}", "chunkSize": "64KiB"}},
+          {"id": "activate", "uses": "vimeo.activate", "with": {"api": "\(api)", "token": "${env.TOKEN}", "ticket": "${ticket}"}}
+         ]}
+        """
+    }
+
+    @Test func killsAroundTheCreateLeaveExactlyOneVideoPerInput() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        for (index, stem) in Self.stems.enumerated() {
+            try scratch.write("in/\(stem).mp4", String(repeating: "clip \(index) ", count: 20_000))
+        }
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL))
+        let environment = ["TOKEN": Self.token]
+        _ = await httpPost(
+            "\(sandbox.baseURL)/sandbox/faults",
+            json: #"{"ignoreIdempotencyKeys": true, "createDelay": 0.6, "listingLag": 0.8}"#)
+        let random = SeededRandom("killsAroundTheCreateLeaveExactlyOneVideoPerInput")
+        let traffic = SandboxTraffic(sandbox)
+        var kills = 0
+        for round in 0..<10 {
+            // The moment, chosen by the seed: while a create is under way (its video made, its answer not yet
+            // sent; or after six requests, when this run creates nothing), or after the n-th request of this
+            // run reached the sandbox.
+            let inTheWindow = random.int(in: 0...1) == 0
+            let requests = random.int(in: 1...4)
+            let before = try #require(await traffic.read(), "the sandbox's stats")
+            let process = try Binary.start(["run", "wf.json"], in: scratch.root, environment: environment)
+            let moment = inTheWindow ? "a video is created" : "\(requests) requests"
+            try await waitUntil("round \(round): \(moment)") {
+                guard process.isRunning else { return true }
+                guard let now = await traffic.read() else { return false }
+                let sent = now.requests - before.requests
+                return inTheWindow ? now.videos > before.videos || sent >= 6 : sent >= requests
+            }
+            if process.isRunning {
+                process.signal(SIGKILL)
+                kills += 1
+            }
+            _ = await process.exit()
+        }
+        #expect(kills >= 8, "only \(kills) kills landed")
+        _ = await httpPost(
+            "\(sandbox.baseURL)/sandbox/faults", json: #"{"ignoreIdempotencyKeys": true, "listingLag": 0.8}"#)
+        let finish = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
+        #expect(finish.status == 0, "\(finish.stdout)\(finish.stderr)")
+
+        let listing = await httpGet("\(sandbox.baseURL)/me/videos?per_page=100", bearer: Self.token)
+        let videos = try JSONValue(parsing: listing)["data"]?.arrayValue ?? []
+        #expect(videos.count == Self.stems.count, "\(videos.map { $0["name"] ?? .null })")
+        for stem in Self.stems {
+            let matching = videos.filter { $0["name"]?.stringValue == stem }
+            #expect(matching.count == 1, "\(stem): \(matching.count) videos")
+            #expect(matching.allSatisfy { $0["upload"]?["status"] == "complete" }, "\(stem): a video left empty")
+        }
+        await sandbox.stop()
+    }
+}
