@@ -54,28 +54,29 @@ enum BatchInputs {
     /// ends the command with exit code 1.
     static func plan(
         _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: (any StateStore)?,
-        reprocess: Bool = false, onlyFailed: Bool = false
+        reprocess: Bool = false, onlyFailed: Bool = false, savingFingerprints: Bool = false
     ) async throws -> BatchPlan {
         let planner = BatchPlanner(
             workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
-            return try await planner.plan(discovery, store: ledger, workflow: workflow.name)
+            return try await planner.plan(
+                discovery, store: ledger, workflow: workflow.name, savingFingerprints: savingFingerprints)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
         }
     }
 
-    /// Plans the batch for a run, and saves the new fingerprints to the ledger at once, so that the run of a
-    /// large batch does not hold them; a ledger that cannot be read or written ends the command with exit
-    /// code 1.
+    /// Plans the batch for a run, saving the new fingerprints (and media probes) to the ledger as they are
+    /// made, so that neither the plan nor the run of a large batch holds them; a ledger that cannot be read
+    /// or written ends the command with exit code 1.
     static func planForRun(
         _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: any StateStore,
         reprocess: Bool = false, onlyFailed: Bool = false
     ) async throws -> BatchPlan {
         var plan = try await plan(
             workflow, registry: registry, discovery: discovery, ledger: ledger, reprocess: reprocess,
-            onlyFailed: onlyFailed)
+            onlyFailed: onlyFailed, savingFingerprints: true)
         do {
             try await ledger.cacheFingerprints(plan.cacheEntries)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 import StageKit
 import TestSupport
 import Testing
@@ -294,6 +295,42 @@ import Testing
         let again = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(again.status == 0)
         #expect(again.stdout.contains("long.txt: skipped: cancelled"), "\(again.stdout)")
+    }
+
+    /// `pipeline cancel` tells the truth: an undo stage that fails (the platform answers 500) or whose
+    /// options cannot be evaluated makes it exit 1 with the reason, and the item is not cancelled.
+    @Test func aCancelWhoseUndoFailsExitsOneAndTheItemIsNotCancelled() async throws {
+        let scratch = try Scratch()
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "undo", "inputs": {"path": "in"},
+             "stages": [
+              {"id": "work", "uses": "exec", "with": {"command": ["echo", "${input.name}"]}},
+              {"id": "never", "uses": "exec", "if": "input.name == 'none'", "with": {"command": ["echo", "x"]}}
+             ],
+             "onCancel": [
+              {"id": "delete", "uses": "http.request", "if": "input.name == 'remote.txt'", "retry": {"attempts": 1},
+               "with": {"method": "DELETE", "url": "\(sandbox.baseURL)/videos/1", "headers": {"Authorization": "bearer sandbox-token"},
+                 "expect": [204, 404]}},
+              {"id": "local", "uses": "exec", "if": "input.name == 'local.txt'", "with": {"command": ["echo", "${never.stdout}"]}}
+             ]}
+            """)
+        try scratch.write("in/remote.txt", "remote")
+        try scratch.write("in/local.txt", "local")
+        #expect(try await Binary.run(["run", "wf.json"], in: scratch.root).status == 0)
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"errorRate": 1}"#)
+        let state = scratch.path(".pipeline")
+        for (name, reason) in [("remote.txt", "DELETE"), ("local.txt", "cannot undo")] {
+            let cancel = try await Binary.run(["cancel", "wf.json", name], in: scratch.root)
+            #expect(cancel.status == 1, "\(name): \(cancel.stdout)\(cancel.stderr)")
+            #expect((cancel.stdout + cancel.stderr).contains(reason), "\(name): \(cancel.stdout)\(cancel.stderr)")
+            #expect(!cancel.stdout.contains("cancelled \(name)"), "\(cancel.stdout)")
+            let entries = await ledgerEntries(under: state, workflow: "undo")
+            #expect(entries.first { $0.relativePath == name }?.status == "succeeded")
+        }
+        await sandbox.stop()
     }
 
     @Test func failuresAreReportedRetriedAloneAndForgottenItemsAreNewAgain() async throws {

@@ -182,14 +182,16 @@ public struct BatchPlanner: Sendable {
     /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
     /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
     /// files have the same content, the one at the path the ledger knows it by (else the first) is the item
-    /// and the others are skipped as copies. Writes nothing.
+    /// and the others are skipped as copies. Writes nothing, unless `savingFingerprints` (a run's plan): then
+    /// the fingerprints read are saved to the store a chunk at a time instead of returned in
+    /// ``BatchPlan/cacheEntries``, so that a first run over a large folder does not hold them all.
     ///
     /// The ledger is read a chunk of files at a time, in the byte order of their paths: the items and cache
     /// entries of a range of paths, then by fingerprint only the files whose item is not at their path (new,
     /// moved or changed content). A rerun over an unchanged folder reads the ledger in order, once.
-    public func plan(_ discovery: Discovery, store: (any StateStore)?, workflow: String) async throws(StateError)
-        -> BatchPlan
-    {
+    public func plan(
+        _ discovery: Discovery, store: (any StateStore)?, workflow: String, savingFingerprints: Bool = false
+    ) async throws(StateError) -> BatchPlan {
         var plan = BatchPlan(
             items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
             passedOver: discovery.passedOver, cacheEntries: [])
@@ -210,7 +212,11 @@ public struct BatchPlanner: Sendable {
             let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
             match(&items, byPath: byPath, byContent: byContent)
             for (index, item) in zip(chunk, items) { plan.items[index] = item }
-            plan.cacheEntries += entries
+            if savingFingerprints, let store {
+                try await store.cacheFingerprints(entries)
+            } else {
+                plan.cacheEntries += entries
+            }
         }
         settle(&plan.items)
         return try await probed(plan, store: store)

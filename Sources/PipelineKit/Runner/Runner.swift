@@ -130,8 +130,9 @@ public struct Runner: Sendable {
 
     /// Undoes the remote side effects of finished work for `items` with the workflow's `onCancel` stages
     /// (delete the video, terminate the upload), then marks them cancelled: later runs leave them alone
-    /// until `--reprocess`. An onCancel stage whose references are missing (the ticket was never created) is
-    /// skipped.
+    /// until `--reprocess`. An onCancel stage whose `if` is false is skipped (give it one such as
+    /// `${ticket.uri ?? ''}` when the ticket may never have been created); one whose `if` or options cannot
+    /// be evaluated fails the item's undo, which then is not cancelled.
     public func cancel(items: [LedgerItem]) async -> RunSummary {
         let clock = ContinuousClock()
         let start = clock.now
@@ -202,8 +203,8 @@ public struct Runner: Sendable {
         }
     }
 
-    /// The `onCancel` stages of one item; a stage whose `if` is false or whose references are missing is
-    /// skipped.
+    /// The `onCancel` stages of one item; a stage whose `if` is false is skipped, one whose `if` or options
+    /// cannot be evaluated fails.
     private func runOnCancelStages(input: InputItem, ref: ItemVersion, scope: EvaluationScope) async throws -> Int {
         let label = input.relativePath
         var scope = scope
@@ -215,15 +216,18 @@ public struct Runner: Sendable {
             let options: ResolvedValue
             do {
                 if let condition = spec.condition, !(try decisions.evaluate(condition, spec: spec, scope: scope)) {
-                    throw SkipStage()
+                    sink.emit(
+                        StageFinished(
+                            item: label, stage: spec.id, outcome: .skipped, seconds: 0,
+                            reason: "nothing to undo: its if condition is false"))
+                    continue
                 }
                 options = try scope.resolve(spec.with, at: spec.path.appending("with"))
             } catch {
-                sink.emit(
-                    StageFinished(
-                        item: label, stage: spec.id, outcome: .skipped, seconds: 0,
-                        reason: "nothing to undo: \(redactor.redact("\(error)"))"))
-                continue
+                throw fail(
+                    spec, label: label,
+                    StageFailure(
+                        "cannot undo: \(redactor.redact("\(error)"))", kind: .invalidOptions))
             }
             let journal = StageJournal(
                 record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
@@ -281,11 +285,6 @@ public struct Runner: Sendable {
             results.append(result)
         }
         return results
-    }
-
-    /// An onCancel stage with nothing to undo: its `if` is false.
-    private struct SkipStage: Error, CustomStringConvertible {
-        var description: String { "its if condition is false" }
     }
 
     // MARK: Items
