@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -8,7 +9,9 @@ import UploadStages
 
 /// `http.request`: any REST call, so a workflow can create, activate and describe uploads on a platform
 /// that has no stage of its own. The body is a JSON template; outputs are picked from the answer with
-/// JSON pointers (`/upload/link`) or headers (`header:Location`), and declared by the workflow.
+/// JSON pointers (`/upload/link`) or headers (`header:Location`), and declared by the workflow. With
+/// `reconcile`, a create that was never answered (a crash, a lost connection) is looked up in a listing
+/// before it is sent again, so an API without idempotency keys still gets one object.
 public struct HTTPRequestStage: Stage {
     /// The options of `http.request`.
     public struct Options: StageOptions {
@@ -32,6 +35,29 @@ public struct HTTPRequestStage: Stage {
         public var idempotent = false
         /// The longest wait for the answer.
         @Option("The longest wait for the answer.") public var timeout = TimeSpan(seconds: 60)
+        /// How to find what an earlier, unanswered attempt created, before sending the request again.
+        @Option("How to find what an earlier, unanswered attempt created, before sending the request again.")
+        public var reconcile: Reconcile?
+
+        public init() {}
+    }
+
+    /// `reconcile`: a listing and a match that find the object an unanswered request created.
+    public struct Reconcile: NestedOptions {
+        /// A GET that lists the objects the request creates; it gets the request's headers.
+        @Option(
+            "A GET that lists the objects the request creates (newest first, filtered); it gets the request's headers.")
+        public var url: String
+        /// JSON pointer → value: every pair must match the object (e.g. {"/name": "${input.stem}"}).
+        @Option("JSON pointer → value: every pair must match the object (e.g. {\"/name\": \"${input.stem}\"}).")
+        public var match: [String: JSONValue]
+        /// Where the objects are in the listing (a JSON pointer; default: the answer if it is an array, else /data).
+        @Option(
+            "Where the objects are in the listing (a JSON pointer; default: the answer if it is an array, else /data).")
+        public var items: String?
+        /// How long to look (listings lag behind creation) before sending the request again.
+        @Option("How long to look (listings lag behind creation) before sending the request again.")
+        public var wait = TimeSpan(seconds: 10)
 
         public init() {}
     }
@@ -74,6 +100,21 @@ public struct HTTPRequestStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> JSONValue {
         let method = HTTPMethod(rawValue: options.method.rawValue)
         var headers = options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let action = "\(method.rawValue) \(options.url)"
+        let exchange = HTTPExchange(client: .uploads, stallTimeout: options.timeout, answerTimeout: options.timeout)
+        var marker: String?
+        if let reconcile = options.reconcile {
+            let key = try await context.idempotencyKey("request")
+            if let intent = context.lastCheckpoint(as: CreateIntent.self), intent.marker == key,
+                let wait = intent.lookup(waiting: reconcile.wait),
+                let found = try await adopt(
+                    reconcile, headers: headers, exchange: exchange, wait: wait, context: context)
+            {
+                return try outputs(options.outputs, body: found, status: 200, headers: nil, action: action)
+            }
+            try await context.checkpoint(CreateIntent(marker: key))
+            marker = key
+        }
         if options.json != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             headers.append(("Content-Type", "application/json"))
         }
@@ -84,38 +125,98 @@ public struct HTTPRequestStage: Stage {
         } else if let body = options.body {
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let exchange = HTTPExchange(client: .uploads, stallTimeout: options.timeout, answerTimeout: options.timeout)
-        let action = "\(method.rawValue) \(options.url)"
         let answer: HTTPAnswer
         do {
-            answer = try await exchange.send(request, doing: action)
+            do {
+                answer = try await exchange.send(request, doing: action)
+            } catch {
+                throw PlatformError.transfer(error)
+            }
+            guard
+                options.expect.map({ $0.contains(Int(answer.status.code)) }) ?? (200..<300).contains(answer.status.code)
+            else { throw PlatformError.answer(answer, doing: action) }
         } catch {
-            throw PlatformError.transfer(error)
-        }
-        let status = Int(answer.status.code)
-        guard options.expect.map({ $0.contains(status) }) ?? (200..<300).contains(status) else {
-            throw PlatformError.answer(answer, doing: action)
+            if let marker, let intent = CreateIntent(marker: marker, after: error) {
+                try await context.checkpoint(intent)
+            }
+            throw error
         }
         let body = (try? JSONValue(parsing: Data(buffer: answer.body))) ?? .string(answer.text)
+        return try outputs(
+            options.outputs, body: body, status: Int(answer.status.code), headers: answer, action: action)
+    }
+
+    /// The stage's outputs: the status, the body, and those the workflow declares. `answer` is nil for an
+    /// object adopted from a listing, which has no headers.
+    private func outputs(
+        _ declared: [String: String], body: JSONValue, status: Int, headers answer: HTTPAnswer?, action: String
+    ) throws -> JSONValue {
         var outputs: [String: JSONValue] = ["status": .int(status), "body": body]
-        for (name, selector) in options.outputs {
+        for (name, selector) in declared {
             if selector.hasPrefix("header:") {
                 let header = String(selector.dropFirst("header:".count)).trimmingCharacters(in: .whitespaces)
-                guard let value = answer.headers.first(name: header) else {
-                    throw PlatformError(
-                        .invalidResponse, "\(action): the answer has no \(header) header (output \(name))")
+                guard let value = answer?.headers.first(name: header) else {
+                    let source =
+                        answer == nil
+                        ? "the object found by reconcile has no headers" : "the answer has no \(header) header"
+                    throw PlatformError(.invalidResponse, "\(action): \(source) (output \(name))")
                 }
                 outputs[name] = .string(value)
             } else {
                 guard let value = JSONPointer(selector)?.value(in: body) else {
                     throw PlatformError(
                         .invalidResponse,
-                        "\(action): the answer has nothing at \(selector) (output \(name)): \(answer.bodyExcerpt)")
+                        "\(action): the answer has nothing at \(selector) (output \(name)): \(body.serialized().prefix(300))"
+                    )
                 }
                 outputs[name] = value
             }
         }
         return .object(outputs)
+    }
+
+    /// The object an unanswered attempt created, found in the `reconcile` listing (the first that matches),
+    /// or nil when none shows up within `wait`.
+    private func adopt(
+        _ reconcile: Reconcile, headers: [(String, String)], exchange: HTTPExchange, wait: TimeSpan,
+        context: StageContext
+    ) async throws -> JSONValue? {
+        guard let pointer = JSONPointer(reconcile.items ?? "") else {
+            throw PlatformError(.invalidRequest, "reconcile.items \(reconcile.items ?? "") is not a JSON pointer")
+        }
+        let matches = try reconcile.match.map { selector, value in
+            guard let pointer = JSONPointer(selector) else {
+                throw PlatformError(.invalidRequest, "reconcile.match: \(selector) is not a JSON pointer")
+            }
+            return (pointer, value)
+        }
+        let action = "looking for what an unanswered attempt created (GET \(reconcile.url))"
+        let found = try await lookUp(waiting: wait, for: "object matching reconcile.match", logger: context.logger) {
+            let request = HTTPClientRequest(url: reconcile.url, method: .GET, headers: headers)
+            let answer: HTTPAnswer
+            do {
+                answer = try await exchange.send(request, doing: action)
+            } catch {
+                throw PlatformError.transfer(error)
+            }
+            guard (200..<300).contains(answer.status.code) else { throw PlatformError.answer(answer, doing: action) }
+            guard let listing = try? JSONValue(parsing: Data(buffer: answer.body)) else {
+                throw PlatformError(.invalidResponse, "\(action): the answer is not JSON: \(answer.bodyExcerpt)")
+            }
+            let objects =
+                reconcile.items == nil
+                ? (listing.arrayValue ?? listing["data"]?.arrayValue) : pointer.value(in: listing)?.arrayValue
+            guard let objects else {
+                throw PlatformError(.invalidResponse, "\(action): the answer has no list of objects (reconcile.items)")
+            }
+            return objects.filter { object in matches.allSatisfy { $0.0.value(in: object) == $0.1 } }
+        }
+        guard let object = found.first else { return nil }
+        if found.count > 1 {
+            context.logger.warning("\(found.count) objects match reconcile.match; adopting the first the listing gives")
+        }
+        context.logger.notice("adopted an object an unanswered attempt created, found at \(reconcile.url)")
+        return object
     }
 }
 

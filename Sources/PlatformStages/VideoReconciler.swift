@@ -3,37 +3,6 @@ import Logging
 import NIOHTTP1
 import StageKit
 
-/// What `vimeo.ticket` records, durably, before `POST /me/videos`: the marker the new video carries in its
-/// description. A later attempt that finds it (the create was never answered: a crash, a lost connection)
-/// looks for the video first instead of making a second one.
-struct CreateIntent: Codable, Sendable {
-    /// What became of the create, as far as the client knows.
-    enum Answer: String, Codable, Sendable {
-        /// No answer arrived (a crash, a lost connection, an answer that cannot be read): a video may exist
-        /// that the listing does not show yet.
-        case none
-        /// The platform answered with a server error: it may have acted, and had time to list it.
-        case serverError
-        /// The platform refused it (a 4xx answer): nothing was made, nothing to look for.
-        case refused
-    }
-
-    /// The marker, unique to the item and the stage's options.
-    var marker: String
-    /// What became of it.
-    var answer = Answer.none
-
-    /// How long to look for the video before creating again: `wait` without an answer, one look after a
-    /// server error, nil (do not look) after a refusal.
-    func lookup(waiting wait: TimeSpan) -> TimeSpan? {
-        switch answer {
-        case .none: wait
-        case .serverError: TimeSpan(seconds: 0)
-        case .refused: nil
-        }
-    }
-}
-
 /// Finds and adopts the video an unanswered `POST /me/videos` created, through the documented listing
 /// (`GET /me/videos?query=…`, newest first, page by page): Vimeo takes no idempotency key, so this is what
 /// keeps a rerun after a crash from leaving a second video.
@@ -54,14 +23,8 @@ struct VideoReconciler: Sendable {
     /// are deleted), or nil when none does after `wait` (listings can lag behind creation, so an empty
     /// answer is asked again until then).
     func adopt(waiting wait: TimeSpan) async throws -> JSONValue? {
-        let deadline = ContinuousClock.now + wait.duration
-        var found = try await videos()
-        while found.isEmpty, ContinuousClock.now < deadline {
-            logger.notice(
-                "no video carries \(marker) yet; listings can lag behind creation: looking again until \(wait) have passed"
-            )
-            try await Task.sleep(for: .seconds(1))
-            found = try await videos()
+        let found = try await lookUp(waiting: wait, for: "a video that carries \(marker)", logger: logger) {
+            try await videos()
         }
         guard let kept = found.last else { return nil }
         for video in found.dropLast() {

@@ -120,9 +120,8 @@ public struct VimeoTicketStage: Stage {
                 video = try await api.object(
                     .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)],
                     expected: [200, 201], doing: action)
-            } catch let error as PlatformError where error.refusedRequest || error.kind == .serverFailure {
-                try await context.checkpoint(
-                    CreateIntent(marker: marker, answer: error.refusedRequest ? .refused : .serverError))
+            } catch {
+                if let intent = CreateIntent(marker: marker, after: error) { try await context.checkpoint(intent) }
                 throw error
             }
         }

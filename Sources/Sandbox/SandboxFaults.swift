@@ -20,14 +20,14 @@ public struct SandboxFaults: Sendable, Equatable, Codable {
     /// Seconds after which an access token (from its first use, or its issue by
     /// `POST /oauth/token`) stops working and answers 401 with error code 8003.
     public var tokenLifetime: Double?
-    /// Ignore `Idempotency-Key` on `POST /me/videos`, as Vimeo does (it does not document the header): a
-    /// repeated create makes another video.
+    /// Ignore `Idempotency-Key` on `POST /me/videos` and `POST /generic/assets`, as Vimeo does (it does not
+    /// document the header): a repeated create makes another object.
     public var ignoreIdempotencyKeys: Bool
-    /// Seconds `POST /me/videos` waits after creating the video before it answers: the window in which a
-    /// client that dies has created a video it never heard of.
+    /// Seconds `POST /me/videos` and `POST /generic/assets` wait after creating before they answer: the
+    /// window in which a client that dies has created an object it never heard of.
     public var createDelay: Double
-    /// Seconds after its creation before a video shows up in `GET /me/videos?query=…` (a search index that
-    /// lags behind, as listings do).
+    /// Seconds after its creation before a video shows up in `GET /me/videos?query=…`, or an asset in
+    /// `GET /generic/assets?name=…` (a search index that lags behind, as listings do).
     public var listingLag: Double
 
     /// Creates a fault set; the defaults inject nothing.

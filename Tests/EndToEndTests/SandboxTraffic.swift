@@ -5,7 +5,7 @@ import StageKit
 import TestSupport
 
 /// What a run sent the sandbox, from `GET /sandbox/stats`: requests, upload body bytes (cut bodies included)
-/// and the videos it holds. The sandbox counts every request, its stats requests too: this reader leaves out
+/// and the videos and assets it holds. The sandbox counts every request, its stats requests too: this reader leaves out
 /// its own, so the difference of two reads is the run's, as long as the test asks the sandbox nothing else
 /// between.
 final class SandboxTraffic: Sendable {
@@ -17,14 +17,15 @@ final class SandboxTraffic: Sendable {
     }
 
     /// The counters now, or nil when the sandbox did not answer.
-    func read() async -> (requests: Int, bytes: Int, videos: Int)? {
+    func read() async -> (requests: Int, bytes: Int, videos: Int, assets: Int)? {
         let own = reads.withLockedValue { count in
             count += 1
             return count
         }
         guard let stats = try? JSONValue(parsing: await httpGet(url)), let requests = stats["requests"]?.intValue,
-            let bytes = stats["bytesReceived"]?.intValue, let videos = stats["videos"]?.intValue
+            let bytes = stats["bytesReceived"]?.intValue, let videos = stats["videos"]?.intValue,
+            let assets = stats["assets"]?.intValue
         else { return nil }
-        return (requests - own, bytes, videos)
+        return (requests - own, bytes, videos, assets)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import StageKit
 
@@ -25,9 +26,26 @@ enum GenericAssetRoutes {
             guard let size = body["size"]?.integerValue, size >= 0 else {
                 throw APIError.invalidParameter("size", "`size` must be a non-negative number of bytes.")
             }
+            let faults = services.faults.faults
             let (asset, _) = await services.state.createAsset(
-                name: name, size: size, idempotencyKey: request.idempotencyKey)
+                name: name, size: size, idempotencyKey: faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey)
+            if faults.createDelay > 0 {
+                try await Task.sleep(for: .milliseconds(Int64(faults.createDelay * 1000)))
+            }
             return JSONResponse.make(await services.state.render(asset), status: .created)
+        }
+
+        // The assets, newest first, optionally only those named `name` (a search, so a new asset shows up
+        // after the fault set's `listingLag`).
+        api.get("generic/assets") { request, _ in
+            let name = request.query("name")
+            let indexedBefore = Date().addingTimeInterval(-services.faults.faults.listingLag)
+            var data: [JSONValue] = []
+            for asset in await services.state.assets()
+            where name.map({ asset.name == $0 && asset.createdAt <= indexedBefore }) ?? true {
+                data.append(await services.state.render(asset))
+            }
+            return JSONResponse.make(["total": .integer(Int64(data.count)), "data": .array(data)])
         }
 
         api.get("generic/assets/:id") { _, context in

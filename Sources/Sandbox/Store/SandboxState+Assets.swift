@@ -2,6 +2,11 @@ import Foundation
 import StageKit
 
 extension SandboxState {
+    /// All assets, newest first.
+    func assets() -> [AssetRecord] {
+        self.index.assets.values.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
     /// Creates an asset of the generic API with its upload, or returns the one an earlier request
     /// with the same `Idempotency-Key` created (second value `false`).
     func createAsset(name: String, size: Int64, idempotencyKey: String?) -> (asset: AssetRecord, created: Bool) {
