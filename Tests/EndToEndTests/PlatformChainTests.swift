@@ -125,6 +125,45 @@ import Testing
         await sandbox.stop()
     }
 
+    @Test func theThumbnailBecomesTheVideosActivePicture() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: scratch.path("in/clip.mp4"))
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        let api = sandbox.baseURL
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "picture", "inputs": {"path": "in"},
+             "stages": [
+              {"id": "ticket", "uses": "vimeo.ticket", "with": {"api": "\(api)", "token": "${env.CHAIN_TOKEN}", "name": "${input.stem}"}},
+              {"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}"}},
+              {"id": "activate", "uses": "vimeo.activate", "with": {"api": "\(api)", "token": "${env.CHAIN_TOKEN}", "ticket": "${ticket}"}},
+              {"id": "thumbnail", "uses": "ffmpeg.thumbnail", "with": {"output": "out/${input.stem}.jpg", "maxWidth": 320}},
+              {"id": "picture", "uses": "vimeo.picture", "with": {"api": "\(api)", "token": "${env.CHAIN_TOKEN}",
+                "uri": "${ticket.uri}", "file": "${thumbnail.path}"}}
+             ]}
+            """)
+        let environment = ["CHAIN_TOKEN": Self.token]
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let video = try #require(try await videos(sandbox).first)
+        let uri = try #require(video["uri"]?.stringValue)
+        let picture = video["pictures"] ?? .null
+        #expect(picture["active"] == true, "the video's picture: \(picture)")
+        let pictures = try JSONValue(parsing: await httpGet("\(api)\(uri)/pictures", bearer: Self.token))
+        #expect(pictures["total"] == 1)
+        let pictureID = picture["uri"]?.stringValue?.split(separator: "/").last.map(String.init) ?? ""
+        let stored = await httpGet("\(api)/sandbox/pictures/\(pictureID)/sha256")
+        #expect(
+            stored.trimmingCharacters(in: .whitespacesAndNewlines)
+                == (await sha256sum(scratch.path("out/clip.jpg").path)))
+        let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: environment)
+        #expect(runFinished(again.stdout)?["stagesRun"] == 0)
+        await sandbox.stop()
+    }
+
     @Test func killNineAcrossTheChainLeavesExactlyOneVideoPerInput() async throws {
         let scratch = try Scratch()
         try inputs(scratch)

@@ -10,7 +10,7 @@ public protocol StateStore: Sendable {
     /// Where the store is, for messages (a file path or a database address).
     var location: String { get }
 
-    /// What the ledger knows about a workflow's items, for planning a batch.
+    /// Every item of a workflow as the ledger knows it (for status, cancel and forget).
     func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot
 
     /// A workflow's items last seen at a path from `first` through `last`, in the byte order of their UTF-8
@@ -132,24 +132,15 @@ public struct LedgerItem: Sendable, Hashable {
     public var current: ItemVersion { ItemVersion(item: id, version: version) }
 }
 
-/// The items of one workflow, indexed the ways a plan looks them up.
+/// The items of one workflow, for `pipeline status`, `cancel` and `forget` (a plan reads the ledger a chunk at
+/// a time instead).
 public struct LedgerSnapshot: Sendable {
     /// Every item.
     public var items: [LedgerItem]
-    /// Item positions by the fingerprint of their current version.
-    public var byFingerprint: [String: Int]
-    /// Item positions by the path they were last seen at.
-    public var byPath: [String: Int]
 
-    /// Indexes `items`.
+    /// A snapshot of `items`.
     public init(items: [LedgerItem]) {
         self.items = items
-        byFingerprint = [:]
-        byPath = [:]
-        for (index, item) in items.enumerated() {
-            byFingerprint[item.fingerprint] = index
-            byPath[item.input.path] = index
-        }
     }
 }
 

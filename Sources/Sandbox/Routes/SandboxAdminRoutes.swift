@@ -3,7 +3,8 @@ import Hummingbird
 import StageKit
 
 /// The sandbox's own endpoints, for tests and people (no auth, no injected faults):
-/// `GET /sandbox/videos/ID/sha256`, `GET /sandbox/uploads/ID/sha256`, `GET /sandbox/stats`,
+/// `GET /sandbox/videos/ID/sha256`, `GET /sandbox/uploads/ID/sha256`, `GET /sandbox/pictures/ID/sha256`,
+/// `GET /sandbox/stats`,
 /// `GET`/`POST /sandbox/faults`.
 enum SandboxAdminRoutes {
     static func register(on router: Router<SandboxRequestContext>, services: SandboxServices) {
@@ -15,6 +16,13 @@ enum SandboxAdminRoutes {
 
         router.get("sandbox/uploads/:id/sha256") { _, context in
             try await self.digest(uploadID: try context.parameters.require("id"), services: services)
+        }
+
+        router.get("sandbox/pictures/:id/sha256") { _, context in
+            let id = try context.parameters.require("id")
+            guard let bytes = await services.state.picture(id)?.bytes else { throw APIError.notFound("image") }
+            return JSONResponse.text(
+                try await FileDigest.sha256Hex(path: services.state.folder.picturePath(id), length: bytes))
         }
 
         router.get("sandbox/stats") { _, _ in

@@ -25,6 +25,7 @@ enum SandboxRouter {
 
         let contentUploads = router.group().add(middleware: FaultMiddleware(services: services))
         GenericAssetRoutes.register(api: api, uploads: contentUploads, services: services)
+        PictureRoutes.register(api: api, uploads: contentUploads, services: services)
 
         OAuthRoutes.register(on: router, services: services)
         SandboxAdminRoutes.register(on: router, services: services)

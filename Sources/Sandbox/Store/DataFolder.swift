@@ -28,6 +28,11 @@ struct DataFolder: Sendable {
         self.uploadsPath + "/" + uploadID + ".bin"
     }
 
+    /// Where a picture's image is kept.
+    func picturePath(_ pictureID: String) -> String {
+        self.uploadPath("picture-" + pictureID)
+    }
+
     /// Uses `path`, or a new temporary folder when it is `nil`, creating it as needed.
     static func prepare(_ path: String?) throws -> DataFolder {
         let folder: DataFolder

@@ -70,6 +70,21 @@ struct AssetRecord: Codable, Sendable {
     var modifiedAt: Date
 }
 
+/// A picture (thumbnail) of a video, as `POST /videos/ID/pictures` creates it; its image arrives with a
+/// `PUT` to its `link` and is kept as `uploads/picture-ID.bin`.
+struct PictureRecord: Codable, Sendable {
+    var id: String
+    var videoID: String
+    /// The video's active picture; at most one of a video's pictures is.
+    var active: Bool
+    /// The secret its `link` carries as `?token=`.
+    var token: String
+    /// The image's size and `Content-Type`, once it arrived.
+    var bytes: Int64?
+    var contentType: String?
+    var createdAt: Date
+}
+
 /// Everything the sandbox remembers, written to `index.json` after every change.
 struct SandboxIndex: Codable, Sendable {
     var version = 1
@@ -79,4 +94,19 @@ struct SandboxIndex: Codable, Sendable {
     var uploads: [String: UploadRecord] = [:]
     /// `Idempotency-Key` (prefixed by the resource kind) → the id it created.
     var idempotencyKeys: [String: String] = [:]
+    var pictures: [String: PictureRecord] = [:]
+
+    init() {}
+
+    /// Reads an index; one written before pictures existed has none.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        nextVideoNumber = try container.decode(Int64.self, forKey: .nextVideoNumber)
+        videos = try container.decode([String: VideoRecord].self, forKey: .videos)
+        assets = try container.decode([String: AssetRecord].self, forKey: .assets)
+        uploads = try container.decode([String: UploadRecord].self, forKey: .uploads)
+        idempotencyKeys = try container.decode([String: String].self, forKey: .idempotencyKeys)
+        pictures = try container.decodeIfPresent([String: PictureRecord].self, forKey: .pictures) ?? [:]
+    }
 }

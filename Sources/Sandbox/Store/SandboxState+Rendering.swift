@@ -7,7 +7,11 @@ extension SandboxState {
 
     /// The API JSON of a video.
     func render(_ video: VideoRecord) -> JSONValue {
-        self.videoRepresentation.render(video, upload: self.index.uploads[video.uploadID])
+        let json = self.videoRepresentation.render(video, upload: self.index.uploads[video.uploadID])
+        guard case .object(var members) = json else { return json }
+        // `pictures`: the active picture, or none yet.
+        members["pictures"] = self.pictures(of: video.id).first { $0.active }.map(self.render) ?? .null
+        return .object(members)
     }
 
     /// The API JSON of a video by id, `nil` when there is none.

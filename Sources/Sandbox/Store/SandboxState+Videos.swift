@@ -117,6 +117,7 @@ extension SandboxState {
     /// Deletes a video with its upload, freeing its quota. `false` when there is no such video.
     func deleteVideo(_ id: String) -> Bool {
         guard let video = self.index.videos.removeValue(forKey: id) else { return false }
+        self.removePictures(of: id)
         self.index.uploads.removeValue(forKey: video.uploadID)
         self.folder.removeUpload(video.uploadID)
         self.index.idempotencyKeys = self.index.idempotencyKeys.filter { $0.value != id }

@@ -1,0 +1,98 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+public import StageKit
+import UploadStages
+
+/// `vimeo.picture`: makes an image (the exported thumbnail) the video's picture, as Vimeo documents it:
+/// `POST {uri}/pictures` creates a picture and answers its upload `link`, the image is `PUT` to the link, and
+/// `PATCH` on the picture with `active: true` makes it the one shown. The picture's URI is checkpointed as
+/// soon as it exists, so a rerun uploads to the same picture instead of creating another.
+public struct VimeoPictureStage: Stage {
+    /// The options of `vimeo.picture`.
+    public struct Options: StageOptions {
+        /// The API's base URL (the Sandbox's for local runs).
+        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
+        /// Bearer token; use ${env.…} so it stays secret.
+        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The video's URI.
+        @Option("The video's URI (${ticket.uri}).") public var uri: String
+        /// The image: a JPEG or PNG file (${thumbnail.path}).
+        @Option("The image: a JPEG or PNG file (${thumbnail.path}).") public var file: String
+
+        public init() {}
+    }
+
+    /// The outputs of `vimeo.picture`.
+    public struct Outputs: Codable, Sendable {
+        /// The picture's URI, e.g. /videos/123/pictures/456.
+        public var uri: String
+        /// Whether the platform reports it active.
+        public var active: Bool
+    }
+
+    /// What is known of the picture once it is created: where it is and where its image goes.
+    struct Created: Codable, Sendable {
+        var uri: String
+        var link: String
+    }
+
+    public static let stageType = "vimeo.picture"
+    public static let resource = StageResource.api
+    public static let summary =
+        "Makes an image the video's picture: POST {uri}/pictures, PUT the image to its link, PATCH it active."
+    public static let outputSchema = OutputSchema([
+        OutputField("uri", "The picture's URI."),
+        OutputField("active", "Whether the platform reports it active."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let api = try VimeoAPI(base: options.api, token: options.token)
+        let image: Data
+        do {
+            image = try Data(contentsOf: URL(fileURLWithPath: options.file))
+        } catch {
+            throw PlatformError(.invalidInput, "cannot read the image \(options.file): \(error.localizedDescription)")
+        }
+        let contentType = try Self.contentType(of: image, file: options.file)
+        let created: Created
+        if let earlier = context.lastCheckpoint(as: Created.self) {
+            created = earlier
+        } else {
+            let action = "creating the picture (POST \(options.uri)/pictures)"
+            let picture = try await api.object(
+                .POST, "\(options.uri)/pictures", json: [:], expected: [200, 201], doing: action)
+            created = Created(
+                uri: try picture.requiredString("uri", in: action), link: try picture.requiredString("link", in: action)
+            )
+            try await context.checkpoint(created)
+        }
+        // The link is a capability on another host: it gets the image, never the token.
+        var upload = HTTPClientRequest(url: created.link, method: .PUT, headers: [("Content-Type", contentType)])
+        upload.body = .bytes(ByteBuffer(data: image))
+        let action = "uploading the picture's image (PUT link)"
+        let answer: HTTPAnswer
+        do {
+            answer = try await api.exchange.send(upload, doing: action)
+        } catch {
+            throw PlatformError.transfer(error)
+        }
+        guard (200..<300).contains(answer.status.code) else { throw PlatformError.answer(answer, doing: action) }
+        let picture = try await api.object(
+            .PATCH, created.uri, json: ["active": true], doing: "making \(created.uri) the video's picture")
+        context.logger.info("\(created.uri) is the picture of \(options.uri)")
+        return Outputs(uri: created.uri, active: picture.at("active") == .bool(true))
+    }
+
+    /// The image's type from its first bytes: Vimeo takes JPEG and PNG.
+    static func contentType(of image: Data, file: String) throws -> String {
+        if image.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if image.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        throw PlatformError(.invalidInput, "\(file) is not a JPEG or PNG image")
+    }
+}

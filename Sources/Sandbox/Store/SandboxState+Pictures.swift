@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import StageKit
+
+extension SandboxState {
+    /// Creates a picture of a video; its image comes later, with a `PUT` to its link.
+    func createPicture(videoID: String) throws -> PictureRecord {
+        guard self.index.videos[videoID] != nil else { throw APIError.notFound("video") }
+        let picture = PictureRecord(
+            id: String(self.index.nextVideoNumber), videoID: videoID, active: false, token: RandomID.hex(bytes: 16),
+            bytes: nil, contentType: nil, createdAt: Date())
+        self.index.nextVideoNumber += 1
+        self.index.pictures[picture.id] = picture
+        self.persist()
+        return picture
+    }
+
+    func picture(_ id: String) -> PictureRecord? {
+        self.index.pictures[id]
+    }
+
+    /// A video's pictures, oldest first.
+    func pictures(of videoID: String) -> [PictureRecord] {
+        self.index.pictures.values.filter { $0.videoID == videoID }.sorted {
+            ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+        }
+    }
+
+    /// Stores a picture's image (written before the index records it, so a crash never leaves a recorded
+    /// image missing).
+    func storeImage(_ image: Data, contentType: String, pictureID: String, token: String?) throws {
+        guard var picture = self.index.pictures[pictureID], token == picture.token else {
+            throw APIError.notFound("picture")
+        }
+        do {
+            try image.write(to: URL(fileURLWithPath: self.folder.picturePath(pictureID)), options: .atomic)
+        } catch {
+            throw APIError(
+                status: .internalServerError, code: 8000, message: "The image could not be stored.",
+                developerMessage: "\(error)")
+        }
+        picture.bytes = Int64(image.count)
+        picture.contentType = contentType
+        self.index.pictures[pictureID] = picture
+        self.persist()
+    }
+
+    /// Makes a picture its video's active one (the others stop being active), or not active.
+    func setActive(_ active: Bool, pictureID: String, videoID: String) throws -> PictureRecord {
+        guard var picture = self.index.pictures[pictureID], picture.videoID == videoID else {
+            throw APIError.notFound("picture")
+        }
+        if active {
+            guard picture.bytes != nil else {
+                throw APIError.invalidParameter(
+                    "active", "The picture has no image yet: PUT the image to its link first.")
+            }
+            for other in self.pictures(of: videoID) where other.id != pictureID && other.active {
+                self.index.pictures[other.id]?.active = false
+            }
+        }
+        picture.active = active
+        self.index.pictures[pictureID] = picture
+        self.persist()
+        return picture
+    }
+
+    /// The API JSON of a picture.
+    func render(_ picture: PictureRecord) -> JSONValue {
+        PictureRepresentation.render(picture, baseURL: self.baseURL)
+    }
+
+    /// Forgets a video's pictures and their images.
+    func removePictures(of videoID: String) {
+        for picture in self.pictures(of: videoID) {
+            self.index.pictures.removeValue(forKey: picture.id)
+            try? FileManager.default.removeItem(atPath: self.folder.picturePath(picture.id))
+        }
+    }
+}
