@@ -104,10 +104,12 @@ public enum InputDiscovery {
                 }
                 throw InputError(message: "cannot list \(directory): \(error.localizedDescription)")
             }
-            let siblings = Set(names)
-            // Files by stem, for `clip.json` → `clip.mp4`; only folders with JSON files need it.
+            // Sidecars are JSON files: a folder without one needs neither the set of its names nor the files
+            // by stem (for `clip.json` → `clip.mp4`).
+            let hasJSON = names.contains { $0.hasSuffix(".json") }
+            let siblings: Set<String> = hasJSON ? Set(names) : []
             let byStem: [Substring: String] =
-                names.contains { $0.hasSuffix(".json") }
+                hasJSON
                 ? Dictionary(
                     names.filter { !$0.hasSuffix(".json") }.map { (stem(of: $0), $0) }, uniquingKeysWith: min)
                 : [:]
@@ -176,6 +178,7 @@ public enum InputDiscovery {
 
     /// The sidecar of a file among its siblings, if it has one.
     private static func sidecar(of name: String, among siblings: Set<String>) -> String? {
+        guard !siblings.isEmpty else { return nil }
         if siblings.contains(name + ".json") { return name + ".json" }
         let json = String(stem(of: name)) + ".json"
         return json != name && siblings.contains(json) ? json : nil
