@@ -9,6 +9,14 @@ import TestSupport
 /// its own, so the difference of two reads is the run's, as long as the test asks the sandbox nothing else
 /// between.
 final class SandboxTraffic: Sendable {
+    /// The counters of one read.
+    struct Counts: Sendable {
+        var requests: Int
+        var bytes: Int
+        var videos: Int
+        var assets: Int
+    }
+
     private let url: String
     private let reads = NIOLockedValueBox(0)
 
@@ -17,7 +25,7 @@ final class SandboxTraffic: Sendable {
     }
 
     /// The counters now, or nil when the sandbox did not answer.
-    func read() async -> (requests: Int, bytes: Int, videos: Int, assets: Int)? {
+    func read() async -> Counts? {
         let own = reads.withLockedValue { count in
             count += 1
             return count
@@ -26,6 +34,6 @@ final class SandboxTraffic: Sendable {
             let bytes = stats["bytesReceived"]?.intValue, let videos = stats["videos"]?.intValue,
             let assets = stats["assets"]?.intValue
         else { return nil }
-        return (requests - own, bytes, videos, assets)
+        return Counts(requests: requests - own, bytes: bytes, videos: videos, assets: assets)
     }
 }
