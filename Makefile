@@ -14,8 +14,6 @@ build: deps
 ## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works.
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) build --package-path samples/plugin-hello
-	$(SWIFT) build --package-path samples/custom-pipeline
 	$(SWIFT) test --skip-build --no-parallel
 
 ## Runs the quick-start workflow over the bundled samples.

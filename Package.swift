@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "PipelinePluginSDK", targets: ["PipelinePluginSDK"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
+        .library(name: "SampleHelloPlugin", type: .dynamic, targets: ["SampleHelloPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -165,6 +166,21 @@ let package = Package(
             name: "pipeline",
             dependencies: ["PipelineCLI"],
             swiftSettings: swiftSettings
+        ),
+        // The two samples' sources, built with this package so that the tests run them without a second build
+        // of the whole graph. Their own manifests (samples/*/Package.swift) are what a user builds; the tests
+        // check that those ask only for products this package declares. Settings as in those manifests.
+        .target(
+            name: "SampleHelloPlugin",
+            dependencies: ["PipelinePluginSDK", "StageKit"],
+            path: "samples/plugin-hello/Sources/HelloPlugin",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "SampleCustomPipeline",
+            dependencies: ["PipelineCLI", "StageKit", .product(name: "Crypto", package: "swift-crypto")],
+            path: "samples/custom-pipeline/Sources/custom-pipeline",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .testTarget(
             name: "PipelineKitTests",

@@ -8,15 +8,17 @@ import Testing
 #endif
 
 /// Stages from outside the project: a dynamically loaded plugin (samples/plugin-hello) and a custom
-/// executable with compiled-in stages (samples/custom-pipeline). `make test` builds both first.
+/// executable with compiled-in stages (samples/custom-pipeline). This package builds the samples' sources
+/// beside `pipeline` (targets `SampleHelloPlugin` and `SampleCustomPipeline`); a user builds them with the
+/// samples' own manifests, which `theSampleManifestsAskOnlyForProductsThisPackageDeclares` checks.
 @Suite struct PluginTests {
-    static let plugin = repositoryRoot.appendingPathComponent("samples/plugin-hello/.build/debug/libHelloPlugin.so")
-    static let customPipeline = repositoryRoot.appendingPathComponent(
-        "samples/custom-pipeline/.build/debug/custom-pipeline")
+    static let plugin = Binary.url.deletingLastPathComponent().appendingPathComponent("libSampleHelloPlugin.so")
+    static let customPipeline = Binary.url.deletingLastPathComponent().appendingPathComponent(
+        "SampleCustomPipeline")
 
     private func requireBuilt(_ url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PeerError(message: "\(url.path) is missing: `make test` builds the samples before the tests")
+            throw PeerError(message: "\(url.path) is missing: `swift build --build-tests` builds the samples")
         }
     }
 
@@ -153,6 +155,42 @@ import Testing
         #expect(
             readme.contains("```swift\n" + compiled + "```"),
             "README's FileSize example differs from the one samples/custom-pipeline builds")
+    }
+
+    /// The products the package manifest in `folder` declares (`products`) or asks of media-pipeline
+    /// (`wanted`), from `swift package dump-package`.
+    /// A scratch build folder of its own: `swift test` holds the lock of the package's `.build`.
+    private func manifestProducts(in folder: URL) async throws -> (products: Set<String>, wanted: Set<String>) {
+        let scratch = try Scratch()
+        let output = try await Binary.run(
+            [
+                "swift", "package", "--package-path", folder.path, "--scratch-path", scratch.path("build").path,
+                "dump-package",
+            ],
+            in: folder, executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(output.status == 0, "\(folder.path): \(output.stderr)")
+        let manifest = try JSONValue(parsing: output.stdout)
+        let products = (manifest["products"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        let wanted = (manifest["targets"]?.arrayValue ?? []).flatMap { target in
+            (target["dependencies"]?.arrayValue ?? []).compactMap { dependency -> String? in
+                guard let product = dependency["product"]?.arrayValue, product.count > 1,
+                    product[1].stringValue == "media-pipeline"
+                else { return nil }
+                return product[0].stringValue
+            }
+        }
+        return (Set(products), Set(wanted))
+    }
+
+    @Test func theSampleManifestsAskOnlyForProductsThisPackageDeclares() async throws {
+        let declared = try await manifestProducts(in: repositoryRoot).products
+        #expect(declared.contains("PipelineCLI"), "\(declared)")
+        for sample in ["plugin-hello", "custom-pipeline"] {
+            let wanted = try await manifestProducts(in: repositoryRoot.appendingPathComponent("samples/\(sample)"))
+                .wanted
+            #expect(!wanted.isEmpty, "samples/\(sample) asks for no product of media-pipeline")
+            #expect(wanted.isSubset(of: declared), "samples/\(sample) asks for \(wanted.subtracting(declared))")
+        }
     }
 
     /// Builds a small C library as a "plugin" that is wrong in one way.
