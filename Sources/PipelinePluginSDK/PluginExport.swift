@@ -61,7 +61,9 @@ public enum PluginExport {
             attempt: request["attempt"]?.intValue ?? 1,
             logger: Logger(label: stage.stageType) { _ in HostLogHandler(bridge: bridge) },
             scratchFolder: URL(fileURLWithPath: request["scratchFolder"]?.stringValue ?? NSTemporaryDirectory()),
-            services: ServiceValues(), savedCheckpoint: request["resume"] == .null ? nil : request["resume"],
+            services: ServiceValues(),
+            previousOutputs: request["previousOutputs"] == .null ? nil : request["previousOutputs"],
+            savedCheckpoint: request["resume"] == .null ? nil : request["resume"],
             checkpointer: bridge, progress: bridge.progress)
         let options = request["options"] ?? .object([:])
         // The handle stays valid until the run has called finish (the host cancels only before that).

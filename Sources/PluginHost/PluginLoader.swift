@@ -107,7 +107,7 @@ private struct PluginCalls: Sendable {
             "stageID": .string(context.stageID), "attempt": .int(context.attempt),
             "item": try JSONValue(encoding: context.item),
             "options": options, "resume": context.savedCheckpoint ?? .null,
-            "scratchFolder": .string(context.scratchFolder.path),
+            "previousOutputs": context.previousOutputs ?? .null, "scratchFolder": .string(context.scratchFolder.path),
         ]
         let run = PluginRun(context: context)
         return try await withTaskCancellationHandler {

@@ -38,6 +38,10 @@ public struct StageContext: Sendable {
     public let scratchFolder: URL
     /// Shared resources.
     public let services: ServiceValues
+    /// This stage's outputs for the item's previous version (the same file before its content changed),
+    /// when that version finished the stage; nil for an item's first version. A stage that owns a remote
+    /// object uses it to update that object instead of creating a second one.
+    public let previousOutputs: JSONValue?
     /// The checkpoint saved by an earlier attempt or run with the same options, if any.
     package let savedCheckpoint: JSONValue?
     package let checkpointer: any StageCheckpointing
@@ -47,8 +51,8 @@ public struct StageContext: Sendable {
     /// plugin bridge, the harness) provide their own checkpointing and progress.
     package init(
         stageID: String, stageType: String, item: InputItem, attempt: Int, logger: Logger, scratchFolder: URL,
-        services: ServiceValues, savedCheckpoint: JSONValue?, checkpointer: any StageCheckpointing,
-        progress: @escaping @Sendable (StageProgress) -> Void
+        services: ServiceValues, previousOutputs: JSONValue? = nil, savedCheckpoint: JSONValue?,
+        checkpointer: any StageCheckpointing, progress: @escaping @Sendable (StageProgress) -> Void
     ) {
         self.stageID = stageID
         self.stageType = stageType
@@ -57,6 +61,7 @@ public struct StageContext: Sendable {
         self.logger = logger
         self.scratchFolder = scratchFolder
         self.services = services
+        self.previousOutputs = previousOutputs
         self.savedCheckpoint = savedCheckpoint
         self.checkpointer = checkpointer
         self.progressHandler = progress

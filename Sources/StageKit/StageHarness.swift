@@ -27,10 +27,11 @@ public struct StageHarness: Sendable {
     }
 
     /// Runs `stage` with resolved `options` for `item` (default: a placeholder item), starting from
-    /// `checkpoint` as if an earlier run had saved it.
+    /// `checkpoint` as if an earlier run had saved it, and with `previousOutputs` as the stage's outputs for
+    /// the item's previous version.
     public func run<S: Stage>(
         _ stage: S.Type, options: JSONValue, item: InputItem? = nil, checkpoint: JSONValue? = nil,
-        services: ServiceValues = ServiceValues()
+        previousOutputs: JSONValue? = nil, services: ServiceValues = ServiceValues()
     ) async -> Run {
         let item = item ?? InputItem(path: "/dev/null", relativePath: "item", size: 0, modified: 0)
         let journal = MemoryJournal(checkpoint: checkpoint)
@@ -38,7 +39,7 @@ public struct StageHarness: Sendable {
             stageID: "stage", stageType: S.stageType, item: item, attempt: 1,
             logger: Logger(label: "harness.\(S.stageType)"),
             scratchFolder: stateFolder.appendingPathComponent("scratch").appendingPathComponent(S.stageType),
-            services: services, savedCheckpoint: checkpoint, checkpointer: journal, progress: { journal.append($0) })
+            services: services, previousOutputs: previousOutputs, savedCheckpoint: checkpoint, checkpointer: journal, progress: { journal.append($0) })
         let outputs: Swift.Result<JSONValue, any Error>
         do {
             outputs = .success(try await S.run(json: options, context: context))

@@ -233,7 +233,8 @@ public struct Runner: Sendable {
                 record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: ""),
                 store: store, item: ref, redactor: redactor)
             scope.stageOutputs[spec.id] = try await attempt(
-                descriptor: descriptor, spec: spec, input: input, ref: ref, options: options.value, journal: journal)
+                descriptor: descriptor, spec: spec, input: input, ref: ref, options: options.value,
+                previousOutputs: nil, journal: journal)
             ran += 1
         }
         return ran
@@ -471,7 +472,7 @@ public struct Runner: Sendable {
             do {
                 let outputs = try await attempt(
                     descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref,
-                    options: options.value, journal: journal)
+                    options: options.value, previousOutputs: progress.scope.previous[spec.id], journal: journal)
                 progress.scope.stageOutputs[spec.id] = outputs
                 progress.records[spec.id] = await journal.current
                 progress.stagesRun += 1
@@ -506,13 +507,13 @@ public struct Runner: Sendable {
             item: progress.ref, redactor: redactor)
         progress.scope.stageOutputs[spec.id] = try await attempt(
             descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref, options: options.value,
-            journal: journal)
+            previousOutputs: progress.scope.previous[spec.id], journal: journal)
     }
 
     /// Runs a stage with its retry policy and timeout; returns its outputs.
     private func attempt(
         descriptor: StageDescriptor, spec: StageSpec, input: InputItem, ref: ItemVersion, options: JSONValue,
-        journal: StageJournal
+        previousOutputs: JSONValue?, journal: StageJournal
     ) async throws -> JSONValue {
         let label = input.relativePath
         let clock = ContinuousClock()
@@ -537,7 +538,7 @@ public struct Runner: Sendable {
                         logger: logger(item: label, stage: spec.id),
                         scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(
                             spec.id),
-                        services: services,
+                        services: services, previousOutputs: previousOutputs,
                         savedCheckpoint: await journal.current.resume, checkpointer: journal,
                         progress: progressReporter(item: label, stage: spec.id))
                     return try await withTimeout(spec.timeout) {

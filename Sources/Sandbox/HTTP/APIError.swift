@@ -100,4 +100,17 @@ extension APIError {
             invalidParameters: [("upload.size", "quota exceeded")]
         )
     }
+
+    /// 400, code 2230: `complete_uri` was called before every byte arrived.
+    static func incompleteUpload(stored: Int64, size: Int64?) -> APIError {
+        let total = size.map(String.init) ?? "the"
+        return APIError(
+            status: .badRequest,
+            code: 2230,
+            message: "The upload is not complete.",
+            developerMessage: "Only \(stored) of \(total) bytes have been received; "
+                + "verify with `PUT upload_link` and `Content-Range: bytes */\(size.map(String.init) ?? "*")` and resume.",
+            invalidParameters: [("upload.size", "only \(stored) of \(total) bytes received")]
+        )
+    }
 }

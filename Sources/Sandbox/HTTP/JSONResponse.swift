@@ -9,6 +9,8 @@ enum JSONResponse {
     static let videoType = "application/vnd.vimeo.video+json; charset=utf-8"
     static let userType = "application/vnd.vimeo.user+json; charset=utf-8"
     static let errorType = "application/vnd.vimeo.error+json; charset=utf-8"
+    static let ticketType = "application/vnd.vimeo.uploadticket+json; charset=utf-8"
+    static let versionType = "application/vnd.vimeo.video.version+json; charset=utf-8"
 
     /// Largest JSON request body the API reads (uploads never go through here).
     static let maxRequestBody = 1 << 20

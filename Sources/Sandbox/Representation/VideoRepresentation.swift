@@ -18,7 +18,9 @@ struct VideoRepresentation {
             transcoded = false
         }
         let status: String
-        if !video.uploadComplete {
+        if upload?.failure != nil {
+            status = "uploading_error"
+        } else if !video.uploadComplete {
             status = "uploading"
         } else if !transcoded {
             status = "transcoding"
@@ -64,25 +66,39 @@ struct VideoRepresentation {
     }
 
     private func upload(_ video: VideoRecord, upload: UploadRecord?) -> JSONValue {
-        let token = upload?.token.map { "?token=\($0)" } ?? ""
-        let link = "\(self.baseURL)/upload/\(video.uploadID)\(token)"
+        let completeURI =
+            video.approach == .streaming
+            ? "/users/1/uploads/\(video.id)?video_file_id=\(video.videoFileID)&signature=\(video.signature)" : nil
+        return UploadRepresentation(baseURL: self.baseURL).render(
+            upload, approach: video.approach, size: video.size, complete: video.uploadComplete,
+            completeURI: completeURI)
+    }
+}
+
+/// The `upload` object of a video or a version, as Vimeo 3.4 shows it: `upload_link` to send the bytes to
+/// (tus, streaming), `link` for a pull, `complete_uri` for streaming.
+struct UploadRepresentation {
+    let baseURL: String
+
+    func render(
+        _ upload: UploadRecord?, approach: UploadProtocol, size: Int64, complete: Bool, completeURI: String?
+    ) -> JSONValue {
+        let status = complete ? "complete" : upload?.failure == nil ? "in_progress" : "error"
+        let link = upload.map { upload in
+            "\(self.baseURL)/upload/\(upload.id)" + (upload.token.map { "?token=\($0)" } ?? "")
+        }
         var members: [String: JSONValue] = [
-            "approach": .string(video.approach.rawValue),
-            "status": .string(video.uploadComplete ? "complete" : "in_progress"),
-            "size": .integer(video.size),
-            "upload_link": .string(link),
+            "approach": .string(approach.rawValue),
+            "status": .string(status),
+            "size": .integer(size),
+            "upload_link": approach == .pull ? .null : .optional(link),
             "form": .null,
             "redirect_url": .null,
-            "link": .null,
+            "link": .optional(upload?.sourceLink),
+            "complete_uri": .optional(completeURI),
         ]
-        switch video.approach {
-        case .tus:
-            members["complete_uri"] = .null
-        case .streaming:
-            members["upload_link_secure"] = .string(link)
-            members["complete_uri"] = .string(
-                "/users/1/uploads/\(video.id)?video_file_id=\(video.videoFileID)&signature=\(video.signature)"
-            )
+        if approach == .streaming {
+            members["upload_link_secure"] = .optional(link)
         }
         return .object(members)
     }

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import StageKit
 
-/// `GET /me`, `POST /me/videos` (create an upload ticket) and `GET /me/videos`.
+/// `GET /me`, `POST /me/videos` (create a video and its upload, or a legacy streaming ticket) and
+/// `GET /me/videos`.
 enum MeRoutes {
     static func register(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.get("me") { request, _ in
@@ -13,10 +14,20 @@ enum MeRoutes {
         api.post("me/videos") { request, _ in
             var request = request
             let body = try await JSONResponse.readObject(&request)
-            let creation = try VideoValidation.creation(body, maxSize: services.configuration.maxUploadSize)
             let faults = services.faults.faults
-            let video = try await services.state.createVideo(
-                creation, idempotencyKey: faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey)
+            let key = faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey
+            if body["type"] != nil {
+                try VideoValidation.legacyTicket(body)
+                let ticket = await services.state.createTicket(idempotencyKey: key)
+                let json = await services.state.render(ticket)
+                // API 3.2/3.3: 201 with the ticket itself.
+                return JSONResponse.make(json, status: .created, contentType: JSONResponse.ticketType)
+            }
+            let creation = try VideoValidation.creation(body, maxSize: services.configuration.maxUploadSize)
+            let video = try await services.state.createVideo(creation, idempotencyKey: key)
+            if let upload = await services.state.beginPull(video.uploadID) {
+                PullFetch(services: services).start(upload)
+            }
             if faults.createDelay > 0 {
                 try await Task.sleep(for: .milliseconds(Int64(faults.createDelay * 1000)))
             }

@@ -1,8 +1,9 @@
 import Hummingbird
 import StageKit
 
-/// `GET`/`PATCH`/`DELETE /videos/ID`, `PUT /videos/ID/tags`, and the legacy streaming
-/// `DELETE complete_uri` (`/users/1/uploads/ID?video_file_id=…&signature=…`).
+/// `GET`/`PATCH`/`DELETE /videos/ID`, `PUT /videos/ID/tags`, `POST`/`GET /videos/ID/versions` (a new
+/// source file for the video), and the streaming `DELETE complete_uri`
+/// (`/users/1/uploads/ID?video_file_id=…&signature=…`).
 enum VideoRoutes {
     static func register(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.get("videos/:id") { request, context in
@@ -50,14 +51,46 @@ enum VideoRoutes {
             return JSONResponse.make(list, contentType: "application/vnd.vimeo.tag+json; charset=utf-8")
         }
 
+        // `complete_uri` of a legacy ticket (`type: streaming`) or of a 3.4 streaming video.
         api.delete("users/:user/uploads/:id") { request, context in
             let id = try context.parameters.require("id")
-            let video = try await services.state.completeStreaming(
-                videoID: id,
-                videoFileID: request.query("video_file_id"),
-                signature: request.query("signature")
-            )
+            let (fileID, signature) = (request.query("video_file_id"), request.query("signature"))
+            let video =
+                await services.state.ticket(id) != nil
+                ? try await services.state.completeTicket(id, videoFileID: fileID, signature: signature)
+                : try await services.state.completeStreaming(videoID: id, videoFileID: fileID, signature: signature)
             return JSONResponse.empty(.created, headers: [.location: "/videos/\(video.id)"])
+        }
+
+        api.post("videos/:id/versions") { request, context in
+            let id = try context.parameters.require("id")
+            var request = request
+            let body = try await JSONResponse.readObject(&request)
+            let asked = try VideoValidation.version(body, maxSize: services.configuration.maxUploadSize)
+            let faults = services.faults.faults
+            let version = try await services.state.createVersion(
+                of: id, fileName: asked.fileName, approach: asked.approach, size: asked.size, link: asked.link,
+                idempotencyKey: faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey)
+            if let upload = await services.state.beginPull(version.uploadID) {
+                PullFetch(services: services).start(upload)
+            }
+            let json = await services.state.render(version)
+            return JSONResponse.make(
+                selected(json, request.fieldSelection), status: .created, contentType: JSONResponse.versionType)
+        }
+
+        api.get("videos/:id/versions") { request, context in
+            let id = try context.parameters.require("id")
+            guard await services.state.video(id) != nil else { throw APIError.notFound("video") }
+            var data: [JSONValue] = []
+            for version in await services.state.versions(of: id) {
+                data.append(selected(await services.state.render(version), request.fieldSelection))
+            }
+            let list: JSONValue = [
+                "total": .integer(Int64(data.count)), "page": 1, "per_page": .integer(Int64(max(data.count, 1))),
+                "data": .array(data),
+            ]
+            return JSONResponse.make(list, contentType: JSONResponse.versionType)
         }
     }
 

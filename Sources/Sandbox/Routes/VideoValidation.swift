@@ -1,3 +1,4 @@
+import Foundation
 import StageKit
 
 /// Validation of the JSON bodies of `POST /me/videos` and `PATCH /videos/ID`, naming the offending
@@ -21,6 +22,34 @@ enum VideoValidation {
 
     static func creation(_ body: [String: JSONValue], maxSize: Int64) throws -> VideoCreation {
         try self.rejectUnknown(body, allowed: ["name", "description", "privacy", "upload", "password"])
+        let upload = try self.upload(body, approaches: [.tus, .streaming, .pull], maxSize: maxSize)
+        let change = try self.change(body, allowingUnknown: true)
+        return VideoCreation(
+            name: change.name,
+            description: change.description ?? nil,
+            privacyView: change.privacyView,
+            approach: upload.approach,
+            size: upload.size,
+            link: upload.link
+        )
+    }
+
+    /// `POST /videos/ID/versions`: `file_name` and an `upload` object (tus or pull).
+    static func version(_ body: [String: JSONValue], maxSize: Int64) throws -> (
+        fileName: String, approach: UploadProtocol, size: Int64?, link: String?
+    ) {
+        try self.rejectUnknown(body, allowed: ["file_name", "upload"])
+        guard let fileName = body["file_name"]?.stringValue, !fileName.isEmpty else {
+            throw APIError.invalidParameter("file_name", "`file_name` is required: the new file's name.")
+        }
+        let upload = try self.upload(body, approaches: [.tus, .pull], maxSize: maxSize)
+        return (fileName, upload.approach, upload.size, upload.link)
+    }
+
+    /// The `upload` object: `approach`, `size` (required except for a pull) and, for a pull, `link`.
+    private static func upload(
+        _ body: [String: JSONValue], approaches: [UploadProtocol], maxSize: Int64
+    ) throws -> (approach: UploadProtocol, size: Int64?, link: String?) {
         guard let uploadValue = body["upload"] else {
             throw APIError.invalidParameter("upload", "The `upload` object is required (with `approach` and `size`).")
         }
@@ -28,16 +57,25 @@ enum VideoValidation {
             throw APIError.invalidParameter("upload", "`upload` must be an object.")
         }
         try self.rejectUnknown(upload, allowed: self.uploadKeys, prefix: "upload.")
+        let names = approaches.map { "`\($0.rawValue)`" }.joined(separator: ", ")
         guard let approachText = upload["approach"]?.stringValue else {
-            throw APIError.invalidParameter("upload.approach", "`upload.approach` is required: `tus` or `streaming`.")
+            throw APIError.invalidParameter("upload.approach", "`upload.approach` is required: \(names).")
         }
-        guard let approach = UploadProtocol(rawValue: approachText) else {
+        guard let approach = UploadProtocol(rawValue: approachText), approaches.contains(approach) else {
             throw APIError.invalidParameter(
-                "upload.approach",
-                "The sandbox supports the `tus` and `streaming` approaches, not `\(approachText)`."
-            )
+                "upload.approach", "This endpoint of the sandbox supports \(names), not `\(approachText)`.")
+        }
+        var link: String?
+        if approach == .pull {
+            guard let text = upload["link"]?.stringValue, let url = URL(string: text),
+                ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+            else {
+                throw APIError.invalidParameter("upload.link", "A pull needs `upload.link`, an http or https URL.")
+            }
+            link = text
         }
         guard let sizeValue = upload["size"] else {
+            if approach == .pull { return (approach, nil, link) }
             throw APIError.invalidParameter(
                 "upload.size", "`upload.size` is required for the \(approachText) approach.")
         }
@@ -48,14 +86,16 @@ enum VideoValidation {
             throw APIError.invalidParameter(
                 "upload.size", "`upload.size` exceeds the largest upload, \(maxSize) bytes.")
         }
-        let change = try self.change(body, allowingUnknown: true)
-        return VideoCreation(
-            name: change.name,
-            description: change.description ?? nil,
-            privacyView: change.privacyView,
-            approach: approach,
-            size: size
-        )
+        return (approach, size, link)
+    }
+
+    /// Legacy streaming (`type: streaming`): the ticket request takes no size; `redirect_url` and
+    /// `upgrade_to_1080` are accepted and have no effect here.
+    static func legacyTicket(_ body: [String: JSONValue]) throws {
+        try self.rejectUnknown(body, allowed: ["type", "redirect_url", "upgrade_to_1080"])
+        guard body["type"]?.stringValue == "streaming" else {
+            throw APIError.invalidParameter("type", "`type` must be `streaming`; for other uploads send `upload`.")
+        }
     }
 
     static func change(_ body: [String: JSONValue], allowingUnknown: Bool = false) throws -> VideoChange {

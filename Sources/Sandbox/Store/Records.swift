@@ -7,6 +7,8 @@ enum UploadProtocol: String, Codable, Sendable {
     case tus
     /// Vimeo's legacy streaming approach: `PUT` with `Content-Range`, `308` with `Range`.
     case streaming
+    /// Vimeo's pull approach: the sandbox fetches the file from `upload.link` itself.
+    case pull
 }
 
 /// One stored upload: a file `uploads/ID.bin` in the data folder plus this record.
@@ -28,8 +30,38 @@ struct UploadRecord: Codable, Sendable {
     var expiresAt: Date
     /// When the last byte arrived.
     var completedAt: Date?
+    /// `true` while the size is not known yet: a legacy streaming ticket (the first `PUT` declares it) or a
+    /// pull without `upload.size` (the fetch learns it). `nil` in indexes written before, meaning `false`.
+    var lengthDeferred: Bool?
+    /// pull: the URL the sandbox fetches the file from.
+    var sourceLink: String?
+    /// pull: why fetching the file failed; the video's `upload.status` is then `error`.
+    var failure: String?
 
-    var isComplete: Bool { self.offset >= self.length }
+    var isComplete: Bool { self.lengthDeferred != true && self.offset >= self.length }
+}
+
+/// A legacy streaming upload ticket (`POST /me/videos` with `type: streaming`, API 3.2/3.3): not a video
+/// yet; `DELETE complete_uri` makes the video from its bytes.
+struct TicketRecord: Codable, Sendable {
+    /// `ticket_id`, also the id of its upload.
+    var id: String
+    /// The `video_file_id` and `signature` its `complete_uri` carries.
+    var videoFileID: String
+    var signature: String
+    var createdAt: Date
+    /// The video `complete_uri` made, once it was called.
+    var videoID: String?
+}
+
+/// A version of a video's source file (`POST /videos/ID/versions`): its bytes arrive as an upload of their
+/// own, and once they are in, they are the video's file.
+struct VersionRecord: Codable, Sendable {
+    var id: String
+    var videoID: String
+    var fileName: String
+    var uploadID: String
+    var createdAt: Date
 }
 
 /// A video, as `POST /me/videos` creates it.
@@ -95,10 +127,12 @@ struct SandboxIndex: Codable, Sendable {
     /// `Idempotency-Key` (prefixed by the resource kind) → the id it created.
     var idempotencyKeys: [String: String] = [:]
     var pictures: [String: PictureRecord] = [:]
+    var tickets: [String: TicketRecord] = [:]
+    var versions: [String: VersionRecord] = [:]
 
     init() {}
 
-    /// Reads an index; one written before pictures existed has none.
+    /// Reads an index; one written before pictures, tickets or versions existed has none of them.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
@@ -108,5 +142,7 @@ struct SandboxIndex: Codable, Sendable {
         uploads = try container.decode([String: UploadRecord].self, forKey: .uploads)
         idempotencyKeys = try container.decode([String: String].self, forKey: .idempotencyKeys)
         pictures = try container.decodeIfPresent([String: PictureRecord].self, forKey: .pictures) ?? [:]
+        tickets = try container.decodeIfPresent([String: TicketRecord].self, forKey: .tickets) ?? [:]
+        versions = try container.decodeIfPresent([String: VersionRecord].self, forKey: .versions) ?? [:]
     }
 }

@@ -18,19 +18,7 @@ extension SandboxState {
         }
         let now = Date()
         let id = "ast_" + RandomID.hex(bytes: 8)
-        let upload = UploadRecord(
-            id: id,
-            uploadProtocol: .streaming,
-            videoID: nil,
-            assetID: id,
-            length: size,
-            offset: 0,
-            token: nil,
-            metadata: nil,
-            createdAt: now,
-            expiresAt: now.addingTimeInterval(self.configuration.uploadLifetime.seconds),
-            completedAt: nil
-        )
+        _ = self.addUpload(id: id, uploadProtocol: .streaming, assetID: id, length: size, token: nil)
         let asset = AssetRecord(
             id: id,
             name: name,
@@ -43,8 +31,6 @@ extension SandboxState {
             createdAt: now,
             modifiedAt: now
         )
-        self.folder.createUploadFile(id)
-        self.index.uploads[id] = upload
         self.index.assets[id] = asset
         if let scopedKey {
             self.index.idempotencyKeys[scopedKey] = id

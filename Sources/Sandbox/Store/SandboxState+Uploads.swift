@@ -1,26 +1,52 @@
 import Foundation
+import Logging
 import HTTPTypes
 import StageKit
 
 extension SandboxState {
-    /// Creates a standalone tus upload (`POST /upload`), not tied to a video.
-    func createStandaloneUpload(length: Int64, metadata: String?) -> UploadRecord {
+    /// Stores a new, empty upload (record and file) that expires after the configured lifetime. A
+    /// `length` of nil is learnt later: from the first `PUT` (legacy streaming) or from the fetch (pull).
+    func addUpload(
+        id: String, uploadProtocol: UploadProtocol, videoID: String? = nil, assetID: String? = nil, length: Int64?,
+        token: String?, metadata: String? = nil, sourceLink: String? = nil
+    ) -> UploadRecord {
         let now = Date()
         let upload = UploadRecord(
-            id: RandomID.hex(bytes: 16),
-            uploadProtocol: .tus,
-            videoID: nil,
-            assetID: nil,
-            length: length,
-            offset: 0,
-            token: nil,
-            metadata: metadata,
-            createdAt: now,
-            expiresAt: now.addingTimeInterval(self.configuration.uploadLifetime.seconds),
-            completedAt: nil
-        )
-        self.folder.createUploadFile(upload.id)
-        self.index.uploads[upload.id] = upload
+            id: id, uploadProtocol: uploadProtocol, videoID: videoID, assetID: assetID, length: length ?? 0,
+            offset: 0, token: token, metadata: metadata, createdAt: now,
+            expiresAt: now.addingTimeInterval(self.configuration.uploadLifetime.seconds), completedAt: nil,
+            lengthDeferred: length == nil ? true : nil, sourceLink: sourceLink)
+        self.folder.createUploadFile(id)
+        self.index.uploads[id] = upload
+        return upload
+    }
+
+    /// Creates a standalone tus upload (`POST /upload`), not tied to a video.
+    func createStandaloneUpload(length: Int64, metadata: String?) -> UploadRecord {
+        let upload = self.addUpload(
+            id: RandomID.hex(bytes: 16), uploadProtocol: .tus, length: length, token: nil, metadata: metadata)
+        self.persist()
+        return upload
+    }
+
+    /// Sets the size of an upload whose size was not known (``UploadRecord/lengthDeferred``), within the
+    /// largest upload and the free quota.
+    func declareLength(_ id: String, _ length: Int64) throws -> UploadRecord {
+        guard var upload = self.index.uploads[id] else { throw UploadFailure(.notFound, "No such upload.") }
+        guard upload.lengthDeferred == true else { return upload }
+        guard length <= self.configuration.maxUploadSize else {
+            throw UploadFailure(.contentTooLarge, "The file exceeds the largest upload, \(self.configuration.maxUploadSize) bytes.")
+        }
+        guard length <= self.quotaFree else {
+            throw UploadFailure(.contentTooLarge, "The file needs \(length) bytes but the account has \(self.quotaFree) free.")
+        }
+        upload.length = length
+        upload.lengthDeferred = nil
+        self.index.uploads[id] = upload
+        if let videoID = upload.videoID, var video = self.index.videos[videoID], video.uploadID == id {
+            video.size = length
+            self.index.videos[videoID] = video
+        }
         self.persist()
         return upload
     }
@@ -99,14 +125,32 @@ extension SandboxState {
         self.persist()
     }
 
-    /// When the last byte is in: stamps the upload and, for a tus video, sets `upload.status`
-    /// to `complete` (a streaming video waits for `complete_uri`).
-    private func markCompleteIfDone(_ id: String) {
+    /// A pull upload that nobody fetches yet, now marked as fetched; nil for any other upload (so a create
+    /// replayed by its idempotency key does not fetch twice).
+    func beginPull(_ id: String) -> UploadRecord? {
+        guard let upload = self.index.uploads[id], upload.uploadProtocol == .pull, !upload.isComplete,
+            self.pulls.insert(id).inserted
+        else { return nil }
+        return upload
+    }
+
+    /// A pull that failed: the video shows `upload.status: error`.
+    func failPull(_ id: String, _ reason: String) {
+        self.logger.warning("sandbox: pull of upload \(id) failed: \(reason)")
+        self.index.uploads[id]?.failure = reason
+        self.persist()
+    }
+
+    /// When the last byte is in: stamps the upload and, when it is a video's current upload (tus or pull),
+    /// sets the video's `upload.status` to `complete` (a streaming video waits for `complete_uri`).
+    func markCompleteIfDone(_ id: String) {
         guard var upload = self.index.uploads[id], upload.isComplete, upload.completedAt == nil else { return }
         let now = Date()
         upload.completedAt = now
         self.index.uploads[id] = upload
-        if upload.uploadProtocol == .tus, let videoID = upload.videoID, var video = self.index.videos[videoID] {
+        if upload.uploadProtocol != .streaming, let videoID = upload.videoID, var video = self.index.videos[videoID],
+            video.uploadID == id
+        {
             video.uploadComplete = true
             video.uploadCompletedAt = now
             self.index.videos[videoID] = video

@@ -8,7 +8,10 @@ struct VideoCreation: Sendable {
     var description: String?
     var privacyView: String?
     var approach: UploadProtocol
-    var size: Int64
+    /// `upload.size`; a pull may leave it out.
+    var size: Int64?
+    /// pull: `upload.link`, where the sandbox fetches the file.
+    var link: String?
 }
 
 /// A change `PATCH /videos/ID` asks for; `nil` leaves a field as it is.
@@ -33,33 +36,42 @@ extension SandboxState {
             return existing
         }
         let free = self.quotaFree
-        guard creation.size <= free else {
-            throw APIError.quotaExceeded(size: creation.size, free: free)
+        if let size = creation.size, size > free {
+            throw APIError.quotaExceeded(size: size, free: free)
         }
+        let id = self.newVideoID()
+        let upload = self.addUpload(
+            id: id, uploadProtocol: creation.approach, videoID: id, length: creation.size,
+            token: RandomID.hex(bytes: 16), sourceLink: creation.link)
+        let video = self.addVideo(
+            id: id, name: creation.name, description: creation.description, privacyView: creation.privacyView,
+            upload: upload, fileName: creation.name ?? "Untitled")
+        if let scopedKey {
+            self.index.idempotencyKeys[scopedKey] = id
+        }
+        self.persist()
+        return video
+    }
+
+    /// The next video id: numbers, as Vimeo's.
+    func newVideoID() -> String {
+        defer { self.index.nextVideoNumber += 1 }
+        return String(self.index.nextVideoNumber)
+    }
+
+    /// Stores a video whose file is `upload`, with that upload as its first version.
+    func addVideo(
+        id: String, name: String?, description: String?, privacyView: String?, upload: UploadRecord, fileName: String
+    ) -> VideoRecord {
         let now = Date()
-        let id = String(self.index.nextVideoNumber)
-        self.index.nextVideoNumber += 1
-        let upload = UploadRecord(
-            id: id,
-            uploadProtocol: creation.approach,
-            videoID: id,
-            assetID: nil,
-            length: creation.size,
-            offset: 0,
-            token: RandomID.hex(bytes: 16),
-            metadata: nil,
-            createdAt: now,
-            expiresAt: now.addingTimeInterval(self.configuration.uploadLifetime.seconds),
-            completedAt: nil
-        )
         let video = VideoRecord(
             id: id,
-            name: creation.name ?? "Untitled",
-            description: creation.description,
-            privacyView: creation.privacyView ?? "anybody",
-            approach: creation.approach,
-            size: creation.size,
-            uploadID: id,
+            name: name ?? "Untitled",
+            description: description,
+            privacyView: privacyView ?? "anybody",
+            approach: upload.uploadProtocol,
+            size: upload.length,
+            uploadID: upload.id,
             videoFileID: String(UInt32.random(in: 100_000_000...999_999_999)),
             signature: RandomID.hex(bytes: 16),
             uploadComplete: false,
@@ -68,13 +80,8 @@ extension SandboxState {
             createdAt: now,
             modifiedAt: now
         )
-        self.folder.createUploadFile(id)
-        self.index.uploads[id] = upload
         self.index.videos[id] = video
-        if let scopedKey {
-            self.index.idempotencyKeys[scopedKey] = id
-        }
-        self.persist()
+        self.addVersion(of: id, fileName: fileName, uploadID: upload.id)
         return video
     }
 
@@ -118,8 +125,10 @@ extension SandboxState {
     func deleteVideo(_ id: String) -> Bool {
         guard let video = self.index.videos.removeValue(forKey: id) else { return false }
         self.removePictures(of: id)
-        self.index.uploads.removeValue(forKey: video.uploadID)
-        self.folder.removeUpload(video.uploadID)
+        for uploadID in Set([video.uploadID] + self.removeVersions(of: id)) {
+            self.index.uploads.removeValue(forKey: uploadID)
+            self.folder.removeUpload(uploadID)
+        }
         self.index.idempotencyKeys = self.index.idempotencyKeys.filter { $0.value != id }
         self.persist()
         return true
@@ -139,16 +148,7 @@ extension SandboxState {
             return video
         }
         let stored = self.index.uploads[video.uploadID]?.offset ?? 0
-        guard stored >= video.size else {
-            throw APIError(
-                status: .badRequest,
-                code: 2230,
-                message: "The upload is not complete.",
-                developerMessage: "Only \(stored) of \(video.size) bytes have been received; "
-                    + "verify with `PUT upload_link` and `Content-Range: bytes */\(video.size)` and resume.",
-                invalidParameters: [("upload.size", "only \(stored) of \(video.size) bytes received")]
-            )
-        }
+        guard stored >= video.size else { throw APIError.incompleteUpload(stored: stored, size: video.size) }
         video.uploadComplete = true
         video.uploadCompletedAt = Date()
         self.index.videos[videoID] = video

@@ -15,6 +15,8 @@ actor SandboxState {
     var index: SandboxIndex
     /// Uploads with a request writing to them right now.
     var writers: Set<String> = []
+    /// pull uploads the sandbox has started fetching.
+    var pulls: Set<String> = []
     /// Tokens issued by `POST /oauth/token`.
     var issuedTokens: Set<String> = []
     /// When each token was first seen (issued or used): the start of its lifetime.

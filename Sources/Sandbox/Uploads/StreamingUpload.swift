@@ -13,6 +13,9 @@ import StageKit
 /// - A `PUT` that leaves the upload incomplete is answered `308` with `Range`; once every byte is
 ///   stored the answer is `200`.
 ///
+/// A legacy ticket (`type: streaming`) has no size: the first `PUT` declares it, through the `SIZE` of its
+/// `Content-Range` or, without one, its `Content-Length`.
+///
 /// Vimeo documents `308` for the verify step even when every byte is there; the sandbox answers
 /// `200` (with the same `Range`) then, so clients of the common Google-style protocol stop
 /// probing, while a client that reads `Range` sees the same value either way.
@@ -24,7 +27,7 @@ struct StreamingUpload {
     func put(_ request: Request, context: SandboxRequestContext, uploadID: String, token: String?) async throws
         -> Response
     {
-        let current = try await self.services.state.upload(uploadID, token: token)
+        var current = try await self.services.state.upload(uploadID, token: token)
         guard current.uploadProtocol == .streaming else {
             throw UploadFailure(
                 .methodNotAllowed, "This is a tus upload: use PATCH with Upload-Offset.",
@@ -38,6 +41,24 @@ struct StreamingUpload {
             range = parsed
         } else {
             range = nil
+        }
+        if current.lengthDeferred == true {
+            // A legacy ticket has no size: the first PUT declares it.
+            let declared: Int64?
+            switch range {
+            case .probe(let size): declared = size
+            case .bytes(_, _, let size): declared = size
+            case nil: declared = request.contentLength
+            }
+            if let declared {
+                current = try await self.services.state.declareLength(uploadID, declared)
+            } else if case .probe = range {
+                return self.progressResponse(current)
+            } else {
+                throw UploadFailure(
+                    .lengthRequired,
+                    "The first PUT of a ticket declares the file's size: `Content-Range: bytes 0-LAST/SIZE` or Content-Length.")
+            }
         }
 
         let start: Int64

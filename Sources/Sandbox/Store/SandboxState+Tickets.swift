@@ -1,0 +1,74 @@
+import Foundation
+import StageKit
+
+extension SandboxState {
+    /// Legacy streaming (`POST /me/videos` with `type: streaming`): a ticket and its upload, whose size the
+    /// first `PUT` declares. An `Idempotency-Key` seen before returns the ticket it created.
+    func createTicket(idempotencyKey: String?) -> TicketRecord {
+        let scopedKey = idempotencyKey.map { "ticket:" + $0 }
+        if let scopedKey, let existingID = self.index.idempotencyKeys[scopedKey],
+            let existing = self.index.tickets[existingID]
+        {
+            return existing
+        }
+        let ticket = TicketRecord(
+            id: RandomID.hex(bytes: 10), videoFileID: String(UInt32.random(in: 100_000_000...999_999_999)),
+            signature: RandomID.hex(bytes: 16), createdAt: Date())
+        _ = self.addUpload(id: ticket.id, uploadProtocol: .streaming, length: nil, token: RandomID.hex(bytes: 16))
+        self.index.tickets[ticket.id] = ticket
+        if let scopedKey {
+            self.index.idempotencyKeys[scopedKey] = ticket.id
+        }
+        self.persist()
+        return ticket
+    }
+
+    func ticket(_ id: String) -> TicketRecord? {
+        self.index.tickets[id]
+    }
+
+    /// `DELETE complete_uri` of a ticket: makes the video from the uploaded bytes. Calling it again returns
+    /// the same video, so a client that lost the answer can repeat it.
+    func completeTicket(_ id: String, videoFileID: String?, signature: String?) throws -> VideoRecord {
+        guard var ticket = self.index.tickets[id] else { throw APIError.notFound("upload") }
+        guard videoFileID == ticket.videoFileID, signature == ticket.signature else {
+            throw APIError.invalidParameter(
+                "signature", "The video_file_id or signature of complete_uri does not match.")
+        }
+        if let videoID = ticket.videoID, let video = self.index.videos[videoID] {
+            return video
+        }
+        guard var upload = self.index.uploads[id], upload.isComplete else {
+            let upload = self.index.uploads[id]
+            throw APIError.incompleteUpload(
+                stored: upload?.offset ?? 0, size: upload?.lengthDeferred == true ? nil : upload?.length)
+        }
+        let videoID = self.newVideoID()
+        upload.videoID = videoID
+        self.index.uploads[id] = upload
+        var video = self.addVideo(
+            id: videoID, name: nil, description: nil, privacyView: nil, upload: upload, fileName: "Untitled")
+        video.uploadComplete = true
+        video.uploadCompletedAt = Date()
+        self.index.videos[videoID] = video
+        ticket.videoID = videoID
+        self.index.tickets[id] = ticket
+        self.persist()
+        return video
+    }
+
+    /// The API JSON of a ticket, as API 3.2/3.3 answered `POST /me/videos` with `type: streaming`.
+    func render(_ ticket: TicketRecord) -> JSONValue {
+        let token = self.index.uploads[ticket.id]?.token.map { "?token=\($0)" } ?? ""
+        let link = "\(self.baseURL)/upload/\(ticket.id)\(token)"
+        return [
+            "uri": .string("/users/1/tickets/\(ticket.id)"),
+            "ticket_id": .string(ticket.id),
+            "user": self.renderUser(),
+            "upload_link": .string(link),
+            "upload_link_secure": .string(link),
+            "complete_uri": .string(
+                "/users/1/uploads/\(ticket.id)?video_file_id=\(ticket.videoFileID)&signature=\(ticket.signature)"),
+        ]
+    }
+}

@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import StageKit
+
+/// Vimeo's pull approach: the sandbox fetches `upload.link` itself, in the background, into the upload's
+/// file. The upload is complete when the last byte is in. A fetch that fails (an error status, a broken
+/// connection, a size other than `upload.size`) is recorded on the upload, and the video shows
+/// `upload.status: error`. A pull under way when the sandbox stops is not resumed.
+struct PullFetch {
+    let services: SandboxServices
+
+    /// Starts fetching `upload.sourceLink` in a task of its own.
+    func start(_ upload: UploadRecord) {
+        guard let link = upload.sourceLink else { return }
+        let services = self.services
+        Task {
+            do {
+                try await Self.fetch(link, into: upload, services: services)
+            } catch {
+                await services.state.failPull(upload.id, "fetching \(link): \(error)")
+            }
+        }
+    }
+
+    private static func fetch(_ link: String, into upload: UploadRecord, services: SandboxServices) async throws {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: link), timeout: .hours(1))
+        guard (200..<300).contains(response.status.code) else {
+            throw PullFailure("the server answered \(response.status.code) \(response.status.reasonPhrase)")
+        }
+        var expected = upload.lengthDeferred == true ? nil : upload.length
+        if let announced = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) {
+            if let expected, announced != expected {
+                throw PullFailure("the file has \(announced) bytes, not upload.size \(expected)")
+            }
+            if expected == nil {
+                expected = try await services.state.declareLength(upload.id, announced).length
+            }
+        }
+        var offset: Int64 = 0
+        try await UploadFile.with(path: services.state.folder.uploadPath(upload.id), forWriting: true) { file in
+            for try await buffer in response.body {
+                if let expected, offset + Int64(buffer.readableBytes) > expected {
+                    throw PullFailure("the file is longer than \(expected) bytes")
+                }
+                try await file.write(buffer, at: offset)
+                offset += Int64(buffer.readableBytes)
+                await services.state.progress(upload.id, offset: offset)
+            }
+        }
+        if let expected, offset != expected {
+            throw PullFailure("the transfer ended after \(offset) of \(expected) bytes")
+        }
+        if expected == nil {
+            _ = try await services.state.declareLength(upload.id, offset)
+        }
+        await services.state.endWrite(upload.id, offset: offset)
+    }
+}
+
+/// Why a pull failed, as the sandbox's log says it.
+struct PullFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
