@@ -55,7 +55,12 @@ struct VimeoAPI: Sendable {
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, headers: [(String, String)] = [],
         expected: Set<Int> = [200], doing action: String
     ) async throws -> JSONValue {
-        let answer = try await call(method, path, json: json, headers: headers, expected: expected, doing: action)
+        try Self.object(
+            in: await call(method, path, json: json, headers: headers, expected: expected, doing: action), doing: action)
+    }
+
+    /// The JSON object an answer carries, or a ``PlatformError`` when it carries none.
+    static func object(in answer: HTTPAnswer, doing action: String) throws -> JSONValue {
         guard let value = try? JSONValue(parsing: Data(buffer: answer.body)), case .object = value else {
             throw PlatformError(.invalidResponse, "\(action): the answer is not a JSON object: \(answer.bodyExcerpt)")
         }

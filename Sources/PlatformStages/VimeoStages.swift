@@ -8,146 +8,6 @@ import UploadStages
     import Glibc
 #endif
 
-/// `vimeo.ticket`: creates the video object and its upload (`POST /me/videos`), after checking the
-/// account's free quota. Before the request, a marker is recorded durably, and the new video carries it in
-/// its description; a rerun after a crash between the request and its answer finds that video through the
-/// documented listing and adopts it (``VideoReconciler``) instead of making a second one, since Vimeo takes
-/// no idempotency key. The request also carries an `Idempotency-Key`, for platforms that honour one.
-public struct VimeoTicketStage: Stage {
-    /// The options of `vimeo.ticket`.
-    public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
-        /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
-        @Option("tus (resumable, upload.upload_link) or the legacy streaming PUT.") public var approach = Approach.tus
-        /// Bytes to upload (default: the size of file).
-        @Option("Bytes to upload (default: the size of file).") public var size: ByteCount?
-        /// The file to upload (default: the input file); its size is the ticket's size.
-        @Option("The file to upload (default: the input file); its size is the ticket's size.")
-        public var file: String?
-        /// The video's title.
-        @Option("The video's title.") public var name: String?
-        /// The video's description.
-        @Option("The video's description.") public var description: String?
-        /// privacy.view: anybody, unlisted, nobody, …
-        @Option("privacy.view: anybody, unlisted, nobody, …") public var privacy: String?
-        /// Check the free upload quota first (GET /me?fields=upload_quota).
-        @Option("Check the free upload quota first (GET /me?fields=upload_quota).") public var preflight = true
-        /// After a create that was never answered, how long to look for its video before creating again.
-        @Option(
-            "After a create that was never answered, how long to look for its video before creating again (listings lag behind creation)."
-        )
-        public var reconcileWait = TimeSpan(seconds: 10)
-
-        public init() {}
-    }
-
-    /// How the file is uploaded.
-    public enum Approach: String, OptionChoice {
-        /// tus: resumable, to upload.upload_link.
-        case tus
-        /// The legacy streaming PUT to upload_link_secure, finished by DELETE complete_uri.
-        case streaming
-    }
-
-    /// The outputs of `vimeo.ticket`.
-    public struct Outputs: Codable, Sendable {
-        /// The video's URI, e.g. /videos/123.
-        public var uri: String
-        /// The video's id.
-        public var id: String
-        /// The video's page.
-        public var link: String
-        /// Where to upload (tus: upload.upload_link; streaming: upload_link_secure).
-        public var uploadLink: String
-        /// streaming: the URI to DELETE when the upload is done; tus: empty.
-        public var completeUri: String
-        /// tus or streaming.
-        public var approach: String
-        /// Bytes the ticket expects.
-        public var size: Int64
-    }
-
-    public static let stageType = "vimeo.ticket"
-    public static let resource = StageResource.api
-    public static let summary =
-        "Creates the video and its upload ticket (POST /me/videos, tus or legacy streaming), after a quota check."
-    public static let outputSchema = OutputSchema([
-        OutputField("uri", "The video's URI, e.g. /videos/123."),
-        OutputField("id", "The video's id."),
-        OutputField("link", "The video's page."),
-        OutputField("uploadLink", "Where to upload (tus: upload.upload_link; streaming: upload_link_secure)."),
-        OutputField("completeUri", "streaming: the URI to DELETE when the upload is done; tus: empty."),
-        OutputField("approach", "tus or streaming."),
-        OutputField("size", "Bytes the ticket expects."),
-    ])
-
-    public init() {}
-
-    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token)
-        let approach = options.approach
-        let size = try options.size?.bytes ?? Self.fileSize(options.file ?? context.item.path)
-        if options.preflight {
-            let me = try await api.object(.GET, "/me?fields=upload_quota", doing: "checking the upload quota")
-            if let free = me.at("upload_quota.space.free")?.intValue, Int64(free) < size {
-                throw PlatformError(
-                    .quotaExceeded,
-                    "the video needs \(ByteCount(size)) but the account has \(ByteCount(Int64(free))) free")
-            }
-        }
-        let key = try await context.idempotencyKey("create-video")
-        let marker = "pipeline-\(key)"
-        let action = "creating the video (POST /me/videos)"
-        let video: JSONValue
-        if let intent = context.lastCheckpoint(as: CreateIntent.self), intent.marker == marker,
-            let wait = intent.lookup(waiting: options.reconcileWait),
-            let adopted = try await VideoReconciler(api: api, marker: marker, logger: context.logger).adopt(
-                waiting: wait)
-        {
-            video = adopted
-        } else {
-            var body: [String: JSONValue] = [
-                "upload": ["approach": .string(approach.rawValue), "size": .int(Int(size))],
-                "description": .string(VideoReconciler.description(options.description, marker: marker)),
-            ]
-            if let name = options.name { body["name"] = .string(name) }
-            if let privacy = options.privacy { body["privacy"] = ["view": .string(privacy)] }
-            try await context.checkpoint(CreateIntent(marker: marker))
-            do {
-                video = try await api.object(
-                    .POST, "/me/videos", json: .object(body), headers: [("Idempotency-Key", key)],
-                    expected: [200, 201], doing: action)
-            } catch {
-                if let intent = CreateIntent(marker: marker, after: error) { try await context.checkpoint(intent) }
-                throw error
-            }
-        }
-        let uri = try video.requiredString("uri", in: action)
-        let uploadLink =
-            approach == .streaming
-            ? try (video.at("upload.upload_link_secure") ?? video.required("upload.upload_link", in: action))
-                .stringValue ?? ""
-            : try video.requiredString("upload.upload_link", in: action)
-        let completeUri = approach == .streaming ? try video.requiredString("upload.complete_uri", in: action) : ""
-        context.logger.info("created video \(uri)")
-        return Outputs(
-            uri: uri, id: String(uri.split(separator: "/").last ?? ""), link: video.at("link")?.stringValue ?? "",
-            uploadLink: uploadLink, completeUri: completeUri,
-            approach: video.at("upload.approach")?.stringValue ?? approach.rawValue, size: size)
-    }
-
-    static func fileSize(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw PlatformError(.invalidInput, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        return Int64(info.st_size)
-    }
-}
-
 /// `vimeo.activate`: finishes an upload. Legacy streaming: `DELETE complete_uri` (201 with Location);
 /// tus: waits until `upload.status` is `complete` (bounded).
 public struct VimeoActivateStage: Stage {
@@ -291,7 +151,8 @@ public struct VimeoMetadataStage: Stage {
     }
 }
 
-/// `vimeo.wait`: polls `transcode.status` until `complete` (or fails on `error`), bounded.
+/// `vimeo.wait`: polls `transcode.status` until `complete` (or fails on `error`, or on an `upload.status` of
+/// `error`: a pull the platform could not fetch), bounded.
 public struct VimeoWaitStage: Stage {
     /// The options of `vimeo.wait`.
     public struct Options: StageOptions {
@@ -332,7 +193,11 @@ public struct VimeoWaitStage: Stage {
         let api = try VimeoAPI(base: options.api, token: options.token)
         try await poll(every: options.interval, for: options.timeout, what: "transcode.status complete") {
             let video = try await api.object(
-                .GET, "\(options.uri)?fields=transcode.status", doing: "checking \(options.uri)")
+                .GET, "\(options.uri)?fields=transcode.status,upload.status", doing: "checking \(options.uri)")
+            if video.at("upload.status")?.stringValue == "error" {
+                // A pull the platform could not fetch, or an upload it could not take.
+                throw PlatformError(.serverFailure, "the platform reports an upload error for \(options.uri)")
+            }
             switch video.at("transcode.status")?.stringValue {
             case "complete": return true
             case "error": throw PlatformError(.serverFailure, "the platform could not transcode \(options.uri)")

@@ -49,6 +49,11 @@ public struct S3UploadStage: Stage {
         public var stallTimeout = TimeSpan(seconds: 30)
         /// Consecutive failures without progress before the stage gives up.
         @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
+        /// Also give a presigned GET URL of the object, valid this long.
+        @Option(
+            "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs."
+        )
+        public var shareFor: TimeSpan?
 
         public init() {}
     }
@@ -75,6 +80,8 @@ public struct S3UploadStage: Stage {
         public var location: String
         /// Bytes uploaded.
         public var size: Int64
+        /// A presigned GET URL of the object (shareFor); empty when not asked for.
+        public var sharedURL: String
     }
 
     public static let stageType = "s3.upload"
@@ -87,11 +94,19 @@ public struct S3UploadStage: Stage {
         OutputField("etag", "The object's ETag."),
         OutputField("location", "The object's URL."),
         OutputField("size", "Bytes uploaded."),
+        OutputField("sharedURL", "A presigned GET URL of the object, valid for shareFor; empty when not asked for."),
     ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let shareSeconds = try options.shareFor.map { span in
+            let seconds = Int(span.seconds.rounded())
+            guard (1...604_800).contains(seconds) else {
+                throw UploadError.fatal("shareFor must be between 1 second and 7 days, not \(span)")
+            }
+            return seconds
+        }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let backend = try S3Backend(options: options, file: file, context: context)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
@@ -104,7 +119,7 @@ public struct S3UploadStage: Stage {
         let (completed, _) = try await upload.run()
         return Outputs(
             bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
-            size: file.size)
+            size: file.size, sharedURL: try shareSeconds.map(backend.presignedGet) ?? "")
     }
 }
 
@@ -130,6 +145,14 @@ private struct S3Backend: MultipartBackend {
             client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
         objectURL = try Self.objectURL(options, region: region)
         checksum = options.checksum.rawValue
+    }
+
+    /// A GET URL of the object that needs no credentials for `seconds` (S3 allows at most 7 days).
+    func presignedGet(seconds: Int) throws -> String {
+        guard let url = URL(string: objectURL),
+            let signed = signer.presign(method: "GET", url: url, expires: seconds, date: Date())
+        else { throw UploadError.fatal("cannot presign \(objectURL)") }
+        return signed.absoluteString
     }
 
     /// CreateMultipartUpload.
