@@ -56,7 +56,8 @@ struct VimeoAPI: Sendable {
         expected: Set<Int> = [200], doing action: String
     ) async throws -> JSONValue {
         try Self.object(
-            in: await call(method, path, json: json, headers: headers, expected: expected, doing: action), doing: action)
+            in: await call(method, path, json: json, headers: headers, expected: expected, doing: action), doing: action
+        )
     }
 
     /// The JSON object an answer carries, or a ``PlatformError`` when it carries none.

@@ -98,14 +98,18 @@ public struct VimeoTicketStage: Stage {
     public static let summary =
         "Creates the video and its upload (POST /me/videos: tus, pull or legacy streaming) after a quota check, or a new version of the video's file when the content changed."
     public static let outputSchema = OutputSchema([
-        OutputField("uri", "The video's URI, e.g. /videos/123; with streaming, the ticket's (the video's comes from vimeo.activate)."),
+        OutputField(
+            "uri",
+            "The video's URI, e.g. /videos/123; with streaming, the ticket's (the video's comes from vimeo.activate)."),
         OutputField("id", "The video's id (the ticket's with streaming)."),
         OutputField("link", "The video's page."),
-        OutputField("uploadLink", "Where to upload (tus: upload.upload_link; streaming: upload_link_secure; pull: empty)."),
+        OutputField(
+            "uploadLink", "Where to upload (tus: upload.upload_link; streaming: upload_link_secure; pull: empty)."),
         OutputField("completeUri", "streaming: the URI to DELETE when the upload is done; otherwise empty."),
         OutputField("approach", "tus, pull or streaming."),
         OutputField("size", "Bytes the ticket expects (0 for a pull of a file of unknown size)."),
-        OutputField("version", "The new version's URI when the upload replaces an existing video's file; empty otherwise."),
+        OutputField(
+            "version", "The new version's URI when the upload replaces an existing video's file; empty otherwise."),
     ])
 
     public init() {}
@@ -117,7 +121,8 @@ public struct VimeoTicketStage: Stage {
         {
             if options.approach == .streaming {
                 context.logger.warning(
-                    "the legacy streaming approach cannot replace the file of \(video): creating a new video (tus and pull can)")
+                    "the legacy streaming approach cannot replace the file of \(video): creating a new video (tus and pull can)"
+                )
             } else if let replaced = try await request.replaceFile(
                 of: video, link: previous["link"]?.stringValue ?? "")
             {
@@ -147,7 +152,8 @@ private struct TicketRequest {
         fileName = URL(fileURLWithPath: path).lastPathComponent
         if options.approach == .pull {
             guard let link = options.link, URL(string: link)?.host != nil else {
-                throw PlatformError(.invalidRequest, "approach pull needs link, the URL the platform fetches the file from")
+                throw PlatformError(
+                    .invalidRequest, "approach pull needs link, the URL the platform fetches the file from")
             }
             size = try options.size?.bytes ?? (FileManager.default.fileExists(atPath: path) ? Self.fileSize(path) : nil)
         } else {
@@ -244,7 +250,8 @@ private struct TicketRequest {
             )
         }
         context.logger.info("created upload ticket \(ticket.uri)")
-        var outputs = outputs(uri: ticket.uri, link: answer.at("link")?.stringValue ?? "", uploadLink: ticket.uploadLink)
+        var outputs = outputs(
+            uri: ticket.uri, link: answer.at("link")?.stringValue ?? "", uploadLink: ticket.uploadLink)
         outputs.id = ticket.id
         outputs.completeUri = ticket.completeURI
         return outputs
@@ -278,13 +285,15 @@ struct StreamingTicket: Equatable {
         if let complete = answer.at("complete_uri")?.stringValue {
             uri = try answer.requiredString("uri", in: action)
             id = answer.at("ticket_id")?.stringValue ?? String(uri.split(separator: "/").last ?? "")
-            uploadLink = try (answer.at("upload_link_secure") ?? answer.required("upload_link", in: action))
+            uploadLink =
+                try (answer.at("upload_link_secure") ?? answer.required("upload_link", in: action))
                 .stringValue ?? ""
             completeURI = complete
         } else {
             uri = try answer.requiredString("uri", in: action)
             id = String(uri.split(separator: "/").last ?? "")
-            uploadLink = try (answer.at("upload.upload_link_secure") ?? answer.required("upload.upload_link", in: action))
+            uploadLink =
+                try (answer.at("upload.upload_link_secure") ?? answer.required("upload.upload_link", in: action))
                 .stringValue ?? ""
             completeURI = try answer.requiredString("upload.complete_uri", in: action)
         }

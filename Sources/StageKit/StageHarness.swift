@@ -39,7 +39,8 @@ public struct StageHarness: Sendable {
             stageID: "stage", stageType: S.stageType, item: item, attempt: 1,
             logger: Logger(label: "harness.\(S.stageType)"),
             scratchFolder: stateFolder.appendingPathComponent("scratch").appendingPathComponent(S.stageType),
-            services: services, previousOutputs: previousOutputs, savedCheckpoint: checkpoint, checkpointer: journal, progress: { journal.append($0) })
+            services: services, previousOutputs: previousOutputs, savedCheckpoint: checkpoint, checkpointer: journal,
+            progress: { journal.append($0) })
         let outputs: Swift.Result<JSONValue, any Error>
         do {
             outputs = .success(try await S.run(json: options, context: context))

@@ -26,7 +26,8 @@ import Testing
         let scratch = try Scratch()
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let clip = scratch.path("in/clip.mp4")
-        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: clip)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: clip)
         let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
         let api = sandbox.baseURL
         try scratch.write(
@@ -47,8 +48,10 @@ import Testing
 
         // Other content at the same path: a new version of the item.
         try FileManager.default.removeItem(at: clip)
-        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("samples/clip-no-audio.mp4"), to: clip)
-        let second = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-no-audio.mp4"), to: clip)
+        let second = try await Binary.run(
+            ["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         let all = try await videos(sandbox)
         let newest = try #require(all.first)

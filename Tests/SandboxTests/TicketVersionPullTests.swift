@@ -29,7 +29,8 @@ struct TicketVersionPullTests {
             #expect(try await client.send(.GET, "/me/videos").json?["total"] == 0)
 
             // Without a size the ticket knows nothing: `bytes */*` asks, a piece without a size is refused.
-            let unknown = try await client.send(.PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
+            let unknown = try await client.send(
+                .PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
             #expect(unknown.status == 308 && unknown.header("Range") == nil)
             let sizeless = try await client.send(
                 .PUT, link, headers: [("Content-Range", "bytes 0-\(half - 1)/*")], body: Array(file[..<half]),
@@ -39,7 +40,8 @@ struct TicketVersionPullTests {
                 .PUT, link, headers: [("Content-Range", "bytes 0-\(half - 1)/\(file.count)")],
                 body: Array(file[..<half]), auth: false)
             #expect(first.status == 308 && first.header("Range") == "bytes=0-\(half - 1)")
-            let probe = try await client.send(.PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
+            let probe = try await client.send(
+                .PUT, link, headers: [("Content-Range", "bytes */*")], body: [], auth: false)
             #expect(probe.status == 308 && probe.header("Range") == "bytes=0-\(half - 1)")
             let early = try await client.send(.DELETE, completeURI)
             #expect(early.status == 400 && early.json?["error_code"] == 2230)
@@ -72,7 +74,8 @@ struct TicketVersionPullTests {
             let file = Fixture.bytes(300_001)
             let ticket = try #require(try await client.send(.POST, "/me/videos", json: ["type": "streaming"]).json)
             let link = try #require(ticket["upload_link_secure"]?.stringValue)
-            let put = try await client.send(.PUT, link, headers: [("Content-Type", "video/mp4")], body: file, auth: false)
+            let put = try await client.send(
+                .PUT, link, headers: [("Content-Type", "video/mp4")], body: file, auth: false)
             #expect(put.status == 200, "\(put.text)")
             let completed = try await client.send(.DELETE, try #require(ticket["complete_uri"]?.stringValue))
             let id = String(try #require(completed.header("Location")).dropFirst("/videos/".count))
@@ -82,7 +85,8 @@ struct TicketVersionPullTests {
         }
     }
 
-    @Test("POST /videos/ID/versions: a new file for the same video, uploaded with tus; the newest complete one is active")
+    @Test(
+        "POST /videos/ID/versions: a new file for the same video, uploaded with tus; the newest complete one is active")
     func versions() async throws {
         try await withSandbox { _, client in
             let original = Fixture.bytes(200_000, seed: 1)
@@ -94,7 +98,9 @@ struct TicketVersionPullTests {
 
             let missingName = try await client.send(
                 .POST, "/videos/\(id)/versions", json: ["upload": ["approach": "tus", "size": 10]])
-            #expect(missingName.status == 400 && missingName.json?["invalid_parameters"]?.arrayValue?.first?["field"] == "file_name")
+            #expect(
+                missingName.status == 400
+                    && missingName.json?["invalid_parameters"]?.arrayValue?.first?["field"] == "file_name")
             let streaming = try await client.send(
                 .POST, "/videos/\(id)/versions",
                 json: ["file_name": "b.mp4", "upload": ["approach": "streaming", "size": 10]])
@@ -105,7 +111,9 @@ struct TicketVersionPullTests {
 
             let created = try await client.send(
                 .POST, "/videos/\(id)/versions",
-                json: ["file_name": "b.mp4", "upload": ["approach": "tus", "size": .integer(Int64(replacement.count))]])
+                json: [
+                    "file_name": "b.mp4", "upload": ["approach": "tus", "size": .integer(Int64(replacement.count))],
+                ])
             #expect(created.status == 201, "\(created.text)")
             let version = try #require(created.json)
             #expect(version["uri"]?.stringValue?.hasPrefix("/videos/\(id)/versions/") == true)
@@ -134,7 +142,8 @@ struct TicketVersionPullTests {
             let source = Fixture.videoID(try await client.createVideo(approach: "tus", size: 10).json)
             let page = try await client.send(.GET, "/videos/\(source)/watch", auth: false).body
             let link = "\(sandbox.baseURL)/videos/\(source)/watch"
-            let created = try await client.send(.POST, "/me/videos", json: ["upload": ["approach": "pull", "link": .string(link)]])
+            let created = try await client.send(
+                .POST, "/me/videos", json: ["upload": ["approach": "pull", "link": .string(link)]])
             #expect(created.status == 200, "\(created.text)")
             let video = try #require(created.json)
             #expect(video["upload"]?["approach"] == "pull" && video["upload"]?["link"] == .string(link))
@@ -144,7 +153,8 @@ struct TicketVersionPullTests {
                 (try? await client.send(.GET, "/videos/\(id)").json?["upload"]?["status"]) == "complete"
             }
             #expect(try await client.storedSHA256(video: id) == Fixture.sha256Hex(page))
-            #expect(try await client.send(.GET, "/videos/\(id)").json?["upload"]?["size"] == .integer(Int64(page.count)))
+            #expect(
+                try await client.send(.GET, "/videos/\(id)").json?["upload"]?["size"] == .integer(Int64(page.count)))
 
             for (upload, why) in [
                 (["approach": "pull", "link": .string("\(sandbox.baseURL)/videos/1/watch")] as JSONValue, "a 404"),
@@ -157,7 +167,9 @@ struct TicketVersionPullTests {
                 #expect(try await client.send(.GET, "/videos/\(failing)").json?["status"] == "uploading_error")
             }
             let noLink = try await client.send(.POST, "/me/videos", json: ["upload": ["approach": "pull"]])
-            #expect(noLink.status == 400 && noLink.json?["invalid_parameters"]?.arrayValue?.first?["field"] == "upload.link")
+            #expect(
+                noLink.status == 400 && noLink.json?["invalid_parameters"]?.arrayValue?.first?["field"] == "upload.link"
+            )
         }
     }
 }

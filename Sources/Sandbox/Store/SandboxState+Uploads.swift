@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import HTTPTypes
+import Logging
 import StageKit
 
 extension SandboxState {
@@ -35,10 +35,12 @@ extension SandboxState {
         guard var upload = self.index.uploads[id] else { throw UploadFailure(.notFound, "No such upload.") }
         guard upload.lengthDeferred == true else { return upload }
         guard length <= self.configuration.maxUploadSize else {
-            throw UploadFailure(.contentTooLarge, "The file exceeds the largest upload, \(self.configuration.maxUploadSize) bytes.")
+            throw UploadFailure(
+                .contentTooLarge, "The file exceeds the largest upload, \(self.configuration.maxUploadSize) bytes.")
         }
         guard length <= self.quotaFree else {
-            throw UploadFailure(.contentTooLarge, "The file needs \(length) bytes but the account has \(self.quotaFree) free.")
+            throw UploadFailure(
+                .contentTooLarge, "The file needs \(length) bytes but the account has \(self.quotaFree) free.")
         }
         upload.length = length
         upload.lengthDeferred = nil

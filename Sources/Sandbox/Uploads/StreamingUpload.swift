@@ -57,7 +57,8 @@ struct StreamingUpload {
             } else {
                 throw UploadFailure(
                     .lengthRequired,
-                    "The first PUT of a ticket declares the file's size: `Content-Range: bytes 0-LAST/SIZE` or Content-Length.")
+                    "The first PUT of a ticket declares the file's size: `Content-Range: bytes 0-LAST/SIZE` or Content-Length."
+                )
             }
         }
 
