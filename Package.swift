@@ -228,6 +228,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PlatformStagesTests",
+            dependencies: ["PlatformStages", "StageKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SandboxTests",
             dependencies: [
                 "Sandbox", "StageKit", "TestSupport",

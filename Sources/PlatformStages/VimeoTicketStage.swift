@@ -275,7 +275,7 @@ private struct TicketRequest {
 /// A streaming upload ticket in either shape: the legacy one (API 3.2/3.3: `uri` `/users/…/tickets/…`,
 /// `ticket_id`, `upload_link(_secure)` and `complete_uri` at the top level) or a 3.4 video whose `upload`
 /// object has them.
-struct StreamingTicket: Equatable {
+struct StreamingTicket {
     var uri: String
     var id: String
     var uploadLink: String
