@@ -2,25 +2,28 @@
 // input side (open a file safely, pick streams, open a decoder).
 // No libm function is used anywhere in this target (only macros such as isnan): SwiftPM does not
 // link libm into C targets on its own, and the FFmpeg pkg-config flags do not bring it either.
+#define _GNU_SOURCE  // dl_iterate_phdr
 #include "ms_internal.h"
 
 #include <errno.h>
+#include <link.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libavutil/display.h>
 #include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
-_Static_assert(MS_ERROR_FFMPEG_UNAVAILABLE < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(MS_ERROR_NO_AUDIO < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 1, "update the layout checks below with the ABI version");
+_Static_assert(MS_ABI_VERSION == 2, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 4 * MS_NAME_LEN + 120, "ms_media_info layout changed");
-_Static_assert(sizeof(ms_transcode_options) == 72, "ms_transcode_options layout changed");
+_Static_assert(sizeof(ms_transcode_options) == 88, "ms_transcode_options layout changed");
 _Static_assert(sizeof(ms_transcode_result) == 72, "ms_transcode_result layout changed");
 _Static_assert(sizeof(((ms_transcode_options *)0)->x264_preset) == 16, "preset field size");
 
@@ -39,6 +42,7 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_CANCELLED: return "cancelled";
     case MS_ERROR_NO_FRAMES: return "no video frame could be decoded";
     case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
+    case MS_ERROR_NO_AUDIO: return "no audio stream";
     default: return NULL;
     }
 }
@@ -84,6 +88,24 @@ int ms_fail(char *errbuf, size_t errlen, int code, int cause, const char *what, 
 
 double ms_seconds(int64_t ts, AVRational tb) {
     return ts == AV_NOPTS_VALUE ? 0 : (double)ts * av_q2d(tb);
+}
+
+int64_t ms_microseconds(double seconds) { return (int64_t)(seconds * AV_TIME_BASE + 0.5); }
+
+/// dl_iterate_phdr callback: the number after "libx264.so." in a loaded object's path.
+static int find_x264(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    const char *name = info->dlpi_name ? strstr(info->dlpi_name, "libx264.so.") : NULL;
+    if (!name) return 0;
+    *(int *)data = atoi(name + strlen("libx264.so."));
+    return 1;
+}
+
+int ms_x264_build(void) {
+    if (ms_ffmpeg_load(NULL, 0) < 0) return 0;  // libavcodec brings libx264 in as a dependency
+    int build = 0;
+    dl_iterate_phdr(find_x264, &build);
+    return build;
 }
 
 char *ms_file_url(const char *path) { return ff.av_asprintf("file:%s", path); }

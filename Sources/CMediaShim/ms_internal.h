@@ -72,6 +72,8 @@ int ms_full_range_format(int format);
 int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst);
 /// Seconds, 0 when `ts` is AV_NOPTS_VALUE.
 double ms_seconds(int64_t ts, AVRational tb);
+/// Non-negative seconds in AV_TIME_BASE units (microseconds), rounded to the nearest.
+int64_t ms_microseconds(double seconds);
 
 // output.c: output side.
 /// Opens `path` for writing through avio (file: prefix, protocol_whitelist=file). Refuses a path
@@ -110,6 +112,9 @@ void ms_writeback_end(ms_writeback *w);
 void ms_remove_partial(const char *path);
 /// Size of the file at path in bytes, or 0.
 int64_t ms_file_size(const char *path);
+/// Adds to `ofmt` a stream that receives `ist`'s packets unchanged: codec parameters, side data (the
+/// display matrix among them), metadata, time base and disposition.
+int ms_add_copy_stream(AVFormatContext *ofmt, const AVStream *ist, char *errbuf, size_t errlen);
 /// Copies the display matrix of `in` (if any) to `out`.
 int ms_copy_display_matrix(const AVStream *in, AVStream *out);
 /// Copies the metadata (language, handler name, ...) of stream in → out.

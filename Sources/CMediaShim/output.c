@@ -116,6 +116,26 @@ int64_t ms_file_size(const char *path) {
     return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
+int ms_add_copy_stream(AVFormatContext *ofmt, const AVStream *ist, char *errbuf, size_t errlen) {
+    AVStream *ost = ff.avformat_new_stream(ofmt, NULL);
+    if (!ost) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    int ret = ff.avcodec_parameters_copy(ost->codecpar, ist->codecpar);
+    for (int i = 0; ret >= 0 && i < ist->nb_side_data; i++) {  // display matrix and friends
+        const AVPacketSideData *sd = &ist->side_data[i];
+        uint8_t *copy = ff.av_stream_new_side_data(ost, sd->type, sd->size);
+        if (!copy) ret = AVERROR(ENOMEM);
+        else memcpy(copy, sd->data, sd->size);
+    }
+    if (ret >= 0) ret = ms_copy_stream_metadata(ist, ost);
+    if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "stream");
+    ost->codecpar->codec_tag = 0;  // let the MP4 muxer choose its own tag
+    ost->time_base = ist->time_base;
+    ost->avg_frame_rate = ist->avg_frame_rate;
+    ost->sample_aspect_ratio = ist->sample_aspect_ratio;
+    ost->disposition = ist->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
+    return 0;
+}
+
 int ms_copy_display_matrix(const AVStream *in, AVStream *out) {
     size_t size = 0;
     const uint8_t *m = ff.av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size);

@@ -18,26 +18,6 @@ typedef struct remuxer {
     ms_writeback writeback;
 } remuxer;
 
-static int add_stream(remuxer *r, const AVStream *ist, char *errbuf, size_t errlen) {
-    AVStream *ost = ff.avformat_new_stream(r->ofmt, NULL);
-    if (!ost) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
-    int ret = ff.avcodec_parameters_copy(ost->codecpar, ist->codecpar);
-    for (int i = 0; ret >= 0 && i < ist->nb_side_data; i++) {  // display matrix and friends
-        const AVPacketSideData *sd = &ist->side_data[i];
-        uint8_t *copy = ff.av_stream_new_side_data(ost, sd->type, sd->size);
-        if (!copy) ret = AVERROR(ENOMEM);
-        else memcpy(copy, sd->data, sd->size);
-    }
-    if (ret >= 0) ret = ms_copy_stream_metadata(ist, ost);
-    if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "stream");
-    ost->codecpar->codec_tag = 0;  // let the MP4 muxer choose its own tag
-    ost->time_base = ist->time_base;
-    ost->avg_frame_rate = ist->avg_frame_rate;
-    ost->sample_aspect_ratio = ist->sample_aspect_ratio;
-    ost->disposition = ist->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
-    return 0;
-}
-
 /// Shifts to a start at 0, converts to the output time base, keeps dts strictly increasing
 /// (as the CLI does) so the muxer never refuses a packet of a sloppy source.
 static void retime(remuxer *r, int out, const AVStream *ist, AVPacket *pkt) {
@@ -107,7 +87,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         return ms_fail(errbuf, errlen, ret, ret, "metadata");
     for (int i = 0; i < 2; i++) {
         r->last_dts[i] = AV_NOPTS_VALUE;
-        if (r->in_index[i] >= 0 && (ret = add_stream(r, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
+        if (r->in_index[i] >= 0 && (ret = ms_add_copy_stream(r->ofmt, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
             return ret;
     }
     r->index_space = opt->faststart && r->reserve_index ? index_space(r) : 0;

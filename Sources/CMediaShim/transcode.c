@@ -37,6 +37,9 @@ typedef struct transcoder {
     int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
     int64_t frame_dur;    // nominal frame duration in that time base
     int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
+    int64_t range_start;  // the range's frames, in the input stream's time base from the input's start:
+    int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
+    int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
 
     const AVStream *aist;
     AVStream *aost;
@@ -76,6 +79,12 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
     else if (!(o->max_fps >= 0) || isinf(o->max_fps)) bad = "max_fps";
     else if (o->audio_channels < 0 || o->audio_channels > 8) bad = "audio_channels (0...8)";
     else if (o->threads < 0 || o->threads > 256) bad = "threads";
+    else if (o->streams < MS_STREAMS_ALL || o->streams > MS_STREAMS_AUDIO) bad = "streams";
+    else if (o->mode == MS_MODE_REMUX && o->streams != MS_STREAMS_ALL) bad = "streams (remux copies all)";
+    else if (!(o->range_start >= 0) || !(o->range_duration >= 0) || isinf(o->range_start) || isinf(o->range_duration))
+        bad = "range (seconds >= 0)";
+    else if ((o->range_start > 0 || o->range_duration > 0) && (o->mode != MS_MODE_TRANSCODE || o->streams != MS_STREAMS_VIDEO))
+        bad = "range (only for MS_STREAMS_VIDEO transcodes)";
     else if (!memchr(o->x264_preset, '\0', sizeof o->x264_preset)) bad = "x264_preset (not terminated)";
     if (bad) return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad);
     if (!o->x264_preset[0]) return 0;
@@ -168,28 +177,36 @@ static int open_video(transcoder *t) {
     return 0;
 }
 
-/// Timestamps, frame rate cap, scaling, then the encoder. Takes `f` (decoded) as borrowed.
+/// Timestamps, range, frame rate cap, scaling, then the encoder. Takes `f` (decoded) as borrowed.
 static int video_frame(transcoder *t, AVFrame *f) {
     AVRational tb = t->venc->time_base;
+    // pts from here: the input's time base, from the input's start.
     int64_t pts = f->best_effort_timestamp;
-    pts = pts == AV_NOPTS_VALUE ? (t->last_pts == AV_NOPTS_VALUE ? 0 : t->last_pts + t->frame_dur)
+    pts = pts == AV_NOPTS_VALUE ? t->range_start + (t->last_pts == AV_NOPTS_VALUE ? 0 : t->last_pts + t->frame_dur)
                                 : pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, tb);
+    if (pts < t->range_start) return 0;  // decoded after the seek only as a reference for the range's frames
+    if (pts >= t->range_end) {
+        t->range_done = 1;
+        return 0;
+    }
     int64_t dur = MS_FRAME_DURATION(f) > 0 ? MS_FRAME_DURATION(f) : t->frame_dur;
     double end = ms_seconds(pts + dur, tb);
     if (end > t->decoded_seconds) t->decoded_seconds = end;
     int ret = ms_progress_report(t->progress, ms_seconds(pts, tb));
     if (ret < 0) return fail(t, ret, ret, "transcode");
 
-    if (t->last_pts != AV_NOPTS_VALUE && pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
     if (t->opt->max_fps > 0) {
-        // One frame per 1/max_fps slot. A frame up to a quarter slot early counts for the next slot,
-        // so a jittery 30 fps source capped at 30 keeps every frame.
+        // One frame per 1/max_fps slot of the input's timeline (so the parts of a segmented encode agree).
+        // A frame up to a quarter slot early counts for the next slot, so a jittery 30 fps source capped
+        // at 30 keeps every frame.
         double x = ms_seconds(pts, tb) * t->opt->max_fps + 0.25;
         int64_t slot = (int64_t)x;
         if (slot > x) slot--;  // floor, without libm
         if (slot <= t->last_slot) return 0;
         t->last_slot = slot;
     }
+    pts -= t->range_start;  // the output's timeline
+    if (t->last_pts != AV_NOPTS_VALUE && pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
     t->last_pts = pts;
 
     AVFrame *in = f;
@@ -357,8 +374,12 @@ static int run(transcoder *t, const char *in, const char *out) {
     if (ret < 0) return ret;
     int v = ms_find_video_stream(t->ifmt);
     if (v < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
-    int a = ms_find_audio_stream(t->ifmt, v);
-    t->vist = t->ifmt->streams[v];
+    int a = t->opt->streams == MS_STREAMS_VIDEO ? -1 : ms_find_audio_stream(t->ifmt, v);
+    if (t->opt->streams == MS_STREAMS_AUDIO) {
+        if (a < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", in);
+        v = -1;
+    }
+    t->vist = v >= 0 ? t->ifmt->streams[v] : NULL;
     t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
@@ -367,13 +388,27 @@ static int run(transcoder *t, const char *in, const char *out) {
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
-    if ((ret = open_video(t)) < 0 || (t->aist && (ret = open_audio(t)) < 0)) return ret;
-    if (!(t->scaled = ff.av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
-    t->scaled->format = AV_PIX_FMT_YUV420P;
-    t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
-    t->scaled->width = t->venc->width;
-    t->scaled->height = t->venc->height;
-    if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
+    if ((t->vist && (ret = open_video(t)) < 0) || (t->aist && (ret = open_audio(t)) < 0)) return ret;
+    if (t->vist) {
+        if (!(t->scaled = ff.av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+        t->scaled->format = AV_PIX_FMT_YUV420P;
+        t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+        t->scaled->width = t->venc->width;
+        t->scaled->height = t->venc->height;
+        if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
+        t->range_end = INT64_MAX;
+        if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
+            int64_t start = ms_microseconds(t->opt->range_start);
+            t->range_start = ff.av_rescale_q(start, AV_TIME_BASE_Q, t->vist->time_base);
+            if (t->opt->range_duration > 0)
+                t->range_end = ff.av_rescale_q(ms_microseconds(t->opt->range_start + t->opt->range_duration),
+                                               AV_TIME_BASE_Q, t->vist->time_base);
+            // To the last keyframe at or before the range: its frames up to the range are decoded, not kept.
+            if (start > 0 && (ret = ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, t->offset + start,
+                                                          t->offset + start, 0)) < 0)
+                return fail(t, ret, ret, "cannot seek to the start of the range");
+        }
+    }
     if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, 0, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ms_progress_report(t->progress, 0)) < 0) return fail(t, ret, ret, "transcode");
 
@@ -385,14 +420,17 @@ static int run(transcoder *t, const char *in, const char *out) {
             break;
         }
         int s = t->pkt->stream_index;
-        ret = s == v ? decode(t, t->vdec, t->pkt) : s == a ? decode(t, t->adec, t->pkt) : 0;
+        ret = s == v && v >= 0 ? decode(t, t->vdec, t->pkt) : s == a && a >= 0 ? decode(t, t->adec, t->pkt) : 0;
         ff.av_packet_unref(t->pkt);
         if (ret < 0) return ret;
+        if (t->range_done) break;
     }
-    if ((ret = decode(t, t->vdec, NULL)) < 0) return ret;
-    if (t->frames_sent == 0)
-        return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-    if ((ret = encode(t, t->venc, t->vost, NULL)) < 0) return ret;
+    if (t->vist) {
+        if (!t->range_done && (ret = decode(t, t->vdec, NULL)) < 0) return ret;
+        if (t->frames_sent == 0)
+            return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+        if ((ret = encode(t, t->venc, t->vost, NULL)) < 0) return ret;
+    }
     if (t->adec) {
         if ((ret = decode(t, t->adec, NULL)) < 0) return ret;
         if (t->swr && ((ret = resample(t, NULL, 0)) < 0 || (ret = drain_fifo(t, 1)) < 0)) return ret;
@@ -406,14 +444,15 @@ static int transcode(const char *in, const char *out, const ms_transcode_options
     transcoder t = {.opt = opt, .progress = progress, .errbuf = errbuf, .errlen = errlen};
     int ret = run(&t, in, out);
     if (ret >= 0 && res) {
-        int rotation = ms_stream_rotation(t.vist);
+        int rotation = t.vist ? ms_stream_rotation(t.vist) : 0;
         int swap = rotation == 90 || rotation == 270;
+        int width = t.venc ? t.venc->width : 0, height = t.venc ? t.venc->height : 0;
         *res = (ms_transcode_result){
             .duration = t.out_end,
-            .width = t.venc->width,
-            .height = t.venc->height,
-            .display_width = swap ? t.venc->height : t.venc->width,
-            .display_height = swap ? t.venc->width : t.venc->height,
+            .width = width,
+            .height = height,
+            .display_width = swap ? height : width,
+            .display_height = swap ? width : height,
             .rotation = rotation,
             .has_audio = t.aost != NULL,
             .video_frames = t.video_frames,

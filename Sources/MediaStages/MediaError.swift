@@ -22,6 +22,8 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
         public static let diskFull = Code(name: "disk full")
         /// Not one frame could be decoded.
         public static let noFrames = Code(name: "no frames")
+        /// Audio alone was asked of a file without audio.
+        public static let noAudio = Code(name: "no audio")
         /// An option is out of range.
         public static let invalidArgument = Code(name: "invalid argument")
         /// FFmpeg's libraries cannot be loaded.
@@ -45,6 +47,7 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
             case MS_ERROR_OUTPUT_OPEN.rawValue: self = .outputNotWritable
             case MS_ERROR_DISK_FULL.rawValue: self = .diskFull
             case MS_ERROR_NO_FRAMES.rawValue: self = .noFrames
+            case MS_ERROR_NO_AUDIO.rawValue: self = .noAudio
             case MS_ERROR_INVALID_ARGUMENT.rawValue: self = .invalidArgument
             case MS_ERROR_FFMPEG_UNAVAILABLE.rawValue: self = .ffmpegUnavailable
             default: self = .ffmpeg
@@ -65,7 +68,8 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
     /// The machine-readable kind: a problem of the input, of the disk, or of FFmpeg itself.
     public var kind: ErrorKind {
         switch code {
-        case .inputNotFound, .notMedia, .noVideo, .unsupportedCodec, .remuxUnsupported, .noFrames: .invalidInput
+        case .inputNotFound, .notMedia, .noVideo, .noAudio, .unsupportedCodec, .remuxUnsupported, .noFrames:
+            .invalidInput
         case .diskFull: .quotaExceeded
         case .invalidArgument: .invalidOptions
         default: ErrorKind("media-failure")

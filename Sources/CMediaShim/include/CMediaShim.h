@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 1
+#define MS_ABI_VERSION 2
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -60,6 +60,8 @@ typedef enum ms_error {
     /// FFmpeg's libraries (loaded on first use) are missing, or lack a function the shim needs.
     /// The message names the library or function.
     MS_ERROR_FFMPEG_UNAVAILABLE = -10011,
+    /// Audio alone was asked for (MS_STREAMS_AUDIO) but the input has no audio stream.
+    MS_ERROR_NO_AUDIO = -10012,
 } ms_error;
 
 /// Returns MS_ABI_VERSION as compiled into the library.
@@ -153,6 +155,16 @@ typedef enum ms_mode {
     MS_MODE_REMUX = 1,
 } ms_mode;
 
+/// Which streams `ms_transcode` writes.
+typedef enum ms_streams {
+    /// The best video stream and the best audio stream (default).
+    MS_STREAMS_ALL = 0,
+    /// Video only: for the parts of a segmented encode.
+    MS_STREAMS_VIDEO = 1,
+    /// Audio only (the input must have audio): for the one audio pass of a segmented encode.
+    MS_STREAMS_AUDIO = 2,
+} ms_streams;
+
 /// Options of `ms_transcode`. Fill with `ms_transcode_options_init` first, then change fields, so
 /// that fields added later get their defaults.
 typedef struct ms_transcode_options {
@@ -168,9 +180,16 @@ typedef struct ms_transcode_options {
     int audio_channels;       ///< 1...8; 0 = keep the source's, at most 2 (stereo downmix)
     int faststart;            ///< 1 = put the index (moov) first for progressive playback; default 1
     int threads;              ///< decoder and encoder threads; 0 = one per core (default)
+    int streams;              ///< ms_streams; default MS_STREAMS_ALL (transcode mode only)
+    double range_start;       ///< seconds from the input's start: encode only the video frames shown at
+    double range_duration;    ///< range_start <= t < range_start + range_duration (0 = to the end). A
+                              ///< range needs MS_STREAMS_VIDEO. The output starts with an IDR frame and
+                              ///< its timestamps are the input's minus range_start, so consecutive ranges
+                              ///< split the video into parts that share no frame (see ms_join).
 } ms_transcode_options;
 
-/// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0.
+/// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0, all
+/// streams, no range.
 void ms_transcode_options_init(ms_transcode_options *opt);
 
 /// What `ms_transcode` wrote.
@@ -220,6 +239,21 @@ typedef struct ms_transcode_result {
 /// MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, MS_ERROR_NO_FRAMES, FFmpeg errors.
 int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb,
                  void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
+
+/// Joins by stream copy the video parts of a segmented encode (`count` MP4s made with MS_STREAMS_VIDEO and
+/// consecutive ranges, in order; part i is shifted by `starts[i]` seconds, its range_start) and, when
+/// `audio` is not NULL, the audio of an MP4 made with MS_STREAMS_AUDIO, into one MP4 at `out` (the index
+/// in front with `faststart`). The parts must share their encoder settings: the first part's codec
+/// parameters describe them all. Timestamps stay strictly increasing across the joins; both tracks start
+/// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied).
+/// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO,
+/// MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
+int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
+            int faststart, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
+
+/// The build number (X264_BUILD) of the libx264 that FFmpeg encodes H.264 with, from its soname
+/// (libx264.so.164 → 164); 0 when it is unknown. Outputs of two builds may differ bit for bit.
+int ms_x264_build(void);
 
 // MARK: - Thumbnail
 

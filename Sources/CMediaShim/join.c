@@ -1,0 +1,187 @@
+// ms_join: the video parts of a segmented encode and its one audio pass, joined by stream copy into one
+// MP4. Packets are taken from the video parts (one after the other, each shifted by its range start) and
+// from the audio file in decode-time order, so the muxer never has to hold more than a few of them.
+#include "ms_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+/// A file whose packets of one stream go to one output stream.
+typedef struct join_source {
+    AVFormatContext *fmt;
+    int stream;        // the input stream copied
+    int out;           // the output stream
+    int64_t shift;     // added to its timestamps, in the output stream's time base
+    AVPacket *next;    // its next packet, retimed; valid while `ready` (none left: not ready)
+    int ready;
+} join_source;
+
+typedef struct joiner {
+    const char *const *parts;
+    const double *starts;
+    int count;
+    int part;          // the video part being read
+    AVFormatContext *ofmt;
+    join_source video, audio;
+    int64_t last_dts[2];
+    int64_t video_packets;
+    double out_end;
+    ms_progress *progress;
+    char *errbuf;
+    size_t errlen;
+} joiner;
+
+/// Opens part `index` as the video source, checking that it was encoded as the first part was.
+static int open_part(joiner *j, int index) {
+    ff.avformat_close_input(&j->video.fmt);
+    int ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
+    if (ret < 0) return ret;
+    int v = ms_find_video_stream(j->video.fmt);
+    if (v < 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", j->parts[index]);
+    j->video.stream = v;
+    j->video.ready = 0;
+    j->part = index;
+    if (!j->ofmt->nb_streams) return 0;  // the first part: its parameters become the output's
+    const AVCodecParameters *want = j->ofmt->streams[0]->codecpar, *have = j->video.fmt->streams[v]->codecpar;
+    if (have->codec_id != want->codec_id || have->width != want->width || have->height != want->height ||
+        have->extradata_size != want->extradata_size ||
+        (want->extradata_size && memcmp(have->extradata, want->extradata, want->extradata_size) != 0))
+        return ms_fail(j->errbuf, j->errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                       "part %d ('%s') was encoded with other settings than part 0", index, j->parts[index]);
+    j->video.shift = ff.av_rescale_q(ms_microseconds(j->starts[index]), AV_TIME_BASE_Q, j->ofmt->streams[0]->time_base);
+    return 0;
+}
+
+/// Reads the next packet of `s` into s->next (retimed to its output stream), or marks it ended.
+static int advance(joiner *j, join_source *s) {
+    for (;;) {
+        int ret = ff.av_read_frame(s->fmt, s->next);
+        if (ret == AVERROR_EOF) {
+            if (s == &j->video && j->part + 1 < j->count) {
+                if ((ret = open_part(j, j->part + 1)) < 0) return ret;
+                continue;
+            }
+            return 0;
+        }
+        if (ret < 0) return ms_fail(j->errbuf, j->errlen, ret, ret, "reading a part of the join");
+        if (s->next->stream_index != s->stream) {
+            ff.av_packet_unref(s->next);
+            continue;
+        }
+        const AVStream *ist = s->fmt->streams[s->stream];
+        const AVStream *ost = j->ofmt->streams[s->out];
+        ff.av_packet_rescale_ts(s->next, ist->time_base, ost->time_base);
+        if (s->next->pts != AV_NOPTS_VALUE) s->next->pts += s->shift;
+        if (s->next->dts != AV_NOPTS_VALUE) s->next->dts += s->shift;
+        // Strictly increasing decode times, as the muxer demands (a join never needs more than a nudge).
+        int64_t *last = &j->last_dts[s->out];
+        if (s->next->dts != AV_NOPTS_VALUE && *last != AV_NOPTS_VALUE && s->next->dts <= *last) {
+            s->next->dts = *last + 1;
+            if (s->next->pts != AV_NOPTS_VALUE && s->next->pts < s->next->dts) s->next->pts = s->next->dts;
+        }
+        if (s->next->dts != AV_NOPTS_VALUE) *last = s->next->dts;
+        s->next->stream_index = s->out;
+        s->next->pos = -1;
+        s->ready = 1;
+        return 0;
+    }
+}
+
+/// Writes the ready packet of `s` and reads its next one.
+static int write_next(joiner *j, join_source *s) {
+    AVPacket *pkt = s->next;
+    AVRational tb = j->ofmt->streams[s->out]->time_base;
+    int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+    double end = ms_seconds(ts + pkt->duration, tb);
+    if (end > j->out_end) j->out_end = end;
+    if (s == &j->video) {
+        j->video_packets++;
+        int ret = ms_progress_report(j->progress, ms_seconds(ts, tb));
+        if (ret < 0) return ms_fail(j->errbuf, j->errlen, ret, ret, "join");
+    }
+    s->ready = 0;
+    int ret = ms_write_packet(j->ofmt, pkt, j->errbuf, j->errlen);
+    if (ret < 0) return ret;
+    return advance(j, s);
+}
+
+static int run(joiner *j, const char *audio, const char *out, int faststart) {
+    if (!(j->video.next = ff.av_packet_alloc()) || (audio && !(j->audio.next = ff.av_packet_alloc())))
+        return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
+    int ret = ms_new_mp4_muxer(out, &j->ofmt, j->errbuf, j->errlen);
+    if (ret < 0 || (ret = open_part(j, 0)) < 0) return ret;
+    if ((ret = ff.av_dict_copy(&j->ofmt->metadata, j->video.fmt->metadata, 0)) < 0)
+        return ms_fail(j->errbuf, j->errlen, ret, ret, "metadata");
+    if ((ret = ms_add_copy_stream(j->ofmt, j->video.fmt->streams[j->video.stream], j->errbuf, j->errlen)) < 0)
+        return ret;
+    j->video.out = 0;
+    j->video.shift = 0;  // part 0 starts the timeline (its range start is the input's start)
+    if (audio) {
+        if ((ret = ms_open_input(audio, &j->audio.fmt, j->errbuf, j->errlen)) < 0) return ret;
+        j->audio.stream = ms_find_audio_stream(j->audio.fmt, -1);
+        if (j->audio.stream < 0)
+            return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", audio);
+        if ((ret = ms_add_copy_stream(j->ofmt, j->audio.fmt->streams[j->audio.stream], j->errbuf, j->errlen)) < 0)
+            return ret;
+        j->audio.out = 1;
+    }
+    if ((ret = ms_start_output(j->ofmt, j->parts[0], out, faststart, 0, j->errbuf, j->errlen)) < 0) return ret;
+    // The time bases are final once the header is written.
+    j->video.shift = ff.av_rescale_q(ms_microseconds(j->starts[0]), AV_TIME_BASE_Q, j->ofmt->streams[0]->time_base);
+    if ((ret = advance(j, &j->video)) < 0 || (audio && (ret = advance(j, &j->audio)) < 0)) return ret;
+    while (j->video.ready || j->audio.ready) {
+        join_source *s = !j->audio.ready ? &j->video
+                         : !j->video.ready
+                             ? &j->audio
+                             : ff.av_compare_ts(j->video.next->dts, j->ofmt->streams[0]->time_base,
+                                                j->audio.next->dts, j->ofmt->streams[1]->time_base) <= 0
+                                   ? &j->video
+                                   : &j->audio;
+        if ((ret = write_next(j, s)) < 0) return ret;
+    }
+    if (j->video_packets == 0)
+        return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", j->parts[0]);
+    return ms_write_trailer(j->ofmt, j->errbuf, j->errlen);
+}
+
+int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
+            int faststart, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen) {
+    int ret = ms_begin(errbuf, errlen);
+    if (ret < 0) return ret;
+    if (!parts || !starts || count < 1 || !out)
+        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_join: parts");
+    for (int i = 0; i < count; i++)
+        if (!parts[i] || !(starts[i] >= 0) || (i > 0 && !(starts[i] > starts[i - 1])))
+            return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                           "ms_join: part %d (starts must increase)", i);
+    if (res) memset(res, 0, sizeof *res);
+    ms_progress progress;
+    ms_progress_start(&progress, cb, ctx, 0);
+    joiner j = {.parts = parts, .starts = starts, .count = count, .progress = &progress, .errbuf = errbuf,
+                .errlen = errlen, .video = {.stream = -1}, .audio = {.stream = -1},
+                .last_dts = {AV_NOPTS_VALUE, AV_NOPTS_VALUE}};
+    ret = run(&j, audio, out, faststart);
+    if (ret >= 0 && res) {
+        const AVStream *v = j.ofmt->streams[0];
+        int rotation = ms_stream_rotation(v);
+        int swap = rotation == 90 || rotation == 270;
+        *res = (ms_transcode_result){
+            .duration = j.out_end,
+            .width = v->codecpar->width,
+            .height = v->codecpar->height,
+            .display_width = swap ? v->codecpar->height : v->codecpar->width,
+            .display_height = swap ? v->codecpar->width : v->codecpar->height,
+            .rotation = rotation,
+            .has_audio = audio != NULL,
+            .video_frames = j.video_packets,
+            .decoded_seconds = j.out_end,
+        };
+    }
+    ms_close_output(&j.ofmt, out, ret < 0);
+    if (ret >= 0 && res) res->size = ms_file_size(out);
+    ff.avformat_close_input(&j.video.fmt);
+    ff.avformat_close_input(&j.audio.fmt);
+    ff.av_packet_free(&j.video.next);
+    ff.av_packet_free(&j.audio.next);
+    return ret;
+}
