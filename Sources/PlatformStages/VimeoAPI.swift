@@ -15,7 +15,8 @@ struct VimeoAPI: Sendable {
     let exchange = HTTPExchange(
         client: .uploads, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
 
-    static let accept = "application/vnd.vimeo.*+json;version=3.4"
+    /// The `Accept` header asking for API `version`.
+    static func accept(version: String) -> String { "application/vnd.vimeo.*+json;version=\(version)" }
 
     init(base: String, token: String) throws {
         let base = base.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -31,12 +32,13 @@ struct VimeoAPI: Sendable {
             ? path : base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    /// Sends a request; returns the answer when its status is one of `expected`, else a ``PlatformError``.
+    /// Sends a request (of API `version`, 3.4 unless a legacy request asks for another); returns the answer
+    /// when its status is one of `expected`, else a ``PlatformError``.
     func call(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, headers extra: [(String, String)] = [],
-        expected: Set<Int> = [200], doing action: String
+        expected: Set<Int> = [200], version: String = "3.4", doing action: String
     ) async throws -> HTTPAnswer {
-        var headers = [("Authorization", "bearer \(token)"), ("Accept", Self.accept)] + extra
+        var headers = [("Authorization", "bearer \(token)"), ("Accept", Self.accept(version: version))] + extra
         if json != nil { headers.append(("Content-Type", "application/json")) }
         var request = HTTPClientRequest(url: url(path), method: method, headers: headers)
         if let json { request.body = .bytes(ByteBuffer(data: json.serializedData())) }
@@ -50,14 +52,15 @@ struct VimeoAPI: Sendable {
         return answer
     }
 
-    /// Like ``call(_:_:json:headers:expected:doing:)``, and parses the body as a JSON object.
+    /// Like ``call(_:_:json:headers:expected:version:doing:)``, and parses the body as a JSON object.
     func object(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, headers: [(String, String)] = [],
-        expected: Set<Int> = [200], doing action: String
+        expected: Set<Int> = [200], version: String = "3.4", doing action: String
     ) async throws -> JSONValue {
         try Self.object(
-            in: await call(method, path, json: json, headers: headers, expected: expected, doing: action), doing: action
-        )
+            in: await call(
+                method, path, json: json, headers: headers, expected: expected, version: version, doing: action),
+            doing: action)
     }
 
     /// The JSON object an answer carries, or a ``PlatformError`` when it carries none.

@@ -61,6 +61,20 @@ public struct VimeoActivateStage: Stage {
             }
             let action = "activating the upload (DELETE complete_uri)"
             let answer = try await api.call(.DELETE, complete, expected: [201, 200, 204, 404], doing: action)
+            let location = answer.headers.first(name: "Location")
+            if uri.contains("/tickets/") {
+                // A legacy ticket is not the video: only the answer's Location names it.
+                guard answer.status != .notFound else {
+                    throw PlatformError(
+                        .notFound,
+                        "\(action): the ticket \(uri) is gone (an earlier run completed it and lost the answer, or it expired): its video cannot be found from it"
+                    )
+                }
+                guard let location else {
+                    throw PlatformError(.invalidResponse, "\(action): the answer has no Location naming the video")
+                }
+                return Outputs(uri: location)
+            }
             if answer.status == .notFound {
                 // A run that died after the DELETE: the upload is already complete if the video says so.
                 let video = try await api.object(.GET, "\(uri)?fields=upload.status", doing: "checking the upload")
@@ -69,7 +83,7 @@ public struct VimeoActivateStage: Stage {
                 }
                 return Outputs(uri: uri)
             }
-            return Outputs(uri: answer.headers.first(name: "Location") ?? uri)
+            return Outputs(uri: location ?? uri)
         }
         try await poll(every: TimeSpan(seconds: 0.5), for: options.timeout, what: "upload.status complete") {
             let video = try await api.object(

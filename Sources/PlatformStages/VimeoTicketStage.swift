@@ -91,6 +91,9 @@ public struct VimeoTicketStage: Stage {
         public var size: Int64
         /// The new version's URI when the upload replaces the file of an existing video; empty otherwise.
         public var version: String
+        /// Whether this run made the video (or the ticket): false when it replaced an existing video's file.
+        /// An `onCancel` that deletes the video checks it, so cancelling a new version leaves the video.
+        public var created: Bool
     }
 
     public static let stageType = "vimeo.ticket"
@@ -110,6 +113,10 @@ public struct VimeoTicketStage: Stage {
         OutputField("size", "Bytes the ticket expects (0 for a pull of a file of unknown size)."),
         OutputField(
             "version", "The new version's URI when the upload replaces an existing video's file; empty otherwise."),
+        OutputField(
+            "created",
+            "Whether this run made the video (or ticket): false when it replaced an existing video's file (an onCancel that deletes the video checks it)."
+        ),
     ])
 
     public init() {}
@@ -149,15 +156,17 @@ private struct TicketRequest {
         self.context = context
         api = try VimeoAPI(base: options.api, token: options.token)
         let path = options.file ?? context.item.path
-        fileName = URL(fileURLWithPath: path).lastPathComponent
         if options.approach == .pull {
-            guard let link = options.link, URL(string: link)?.host != nil else {
+            guard let link = options.link, let url = URL(string: link), url.host != nil else {
                 throw PlatformError(
                     .invalidRequest, "approach pull needs link, the URL the platform fetches the file from")
             }
-            size = try options.size?.bytes ?? (FileManager.default.fileExists(atPath: path) ? Self.fileSize(path) : nil)
+            // The file at link is often not the input (an export): its size is known only when given.
+            size = try options.size?.bytes ?? options.file.map(Self.fileSize)
+            fileName = options.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? url.lastPathComponent
         } else {
             size = try options.size?.bytes ?? Self.fileSize(path)
+            fileName = URL(fileURLWithPath: path).lastPathComponent
         }
     }
 
@@ -229,8 +238,13 @@ private struct TicketRequest {
         let uploadLink = options.approach == .tus ? try version.requiredString("upload.upload_link", in: action) : ""
         let uri = version.at("uri")?.stringValue ?? ""
         context.logger.info("uploading a new version of \(video)'s file (\(uri.isEmpty ? "no version URI" : uri))")
+        if options.name != nil || options.description != nil || options.privacy != nil {
+            context.logger.notice(
+                "a new version keeps the video's name, description and privacy: vimeo.metadata changes them")
+        }
         var outputs = outputs(uri: video, link: link, uploadLink: uploadLink)
         outputs.version = uri
+        outputs.created = false
         return outputs
     }
 
@@ -242,7 +256,7 @@ private struct TicketRequest {
         let action = "creating an upload ticket (POST /me/videos, type streaming)"
         let answer = try await api.object(
             .POST, "/me/videos", json: ["type": "streaming"], headers: [("Idempotency-Key", key)],
-            expected: [200, 201], doing: action)
+            expected: [200, 201], version: "3.2", doing: action)
         let ticket = try StreamingTicket(answer, doing: action)
         if options.name != nil || options.description != nil || options.privacy != nil {
             context.logger.notice(
@@ -260,7 +274,7 @@ private struct TicketRequest {
     private func outputs(uri: String, link: String, uploadLink: String) -> VimeoTicketStage.Outputs {
         VimeoTicketStage.Outputs(
             uri: uri, id: String(uri.split(separator: "/").last ?? ""), link: link, uploadLink: uploadLink,
-            completeUri: "", approach: options.approach.rawValue, size: size ?? 0, version: "")
+            completeUri: "", approach: options.approach.rawValue, size: size ?? 0, version: "", created: true)
     }
 
     static func fileSize(_ path: String) throws -> Int64 {
@@ -282,20 +296,13 @@ struct StreamingTicket {
     var completeURI: String
 
     init(_ answer: JSONValue, doing action: String) throws {
-        if let complete = answer.at("complete_uri")?.stringValue {
-            uri = try answer.requiredString("uri", in: action)
-            id = answer.at("ticket_id")?.stringValue ?? String(uri.split(separator: "/").last ?? "")
-            uploadLink =
-                try (answer.at("upload_link_secure") ?? answer.required("upload_link", in: action))
-                .stringValue ?? ""
-            completeURI = complete
-        } else {
-            uri = try answer.requiredString("uri", in: action)
-            id = String(uri.split(separator: "/").last ?? "")
-            uploadLink =
-                try (answer.at("upload.upload_link_secure") ?? answer.required("upload.upload_link", in: action))
-                .stringValue ?? ""
-            completeURI = try answer.requiredString("upload.complete_uri", in: action)
-        }
+        let legacy = answer.at("complete_uri") != nil
+        let prefix = legacy ? "" : "upload."
+        uri = try answer.requiredString("uri", in: action)
+        id = (legacy ? answer.at("ticket_id")?.stringValue : nil) ?? String(uri.split(separator: "/").last ?? "")
+        uploadLink =
+            try (answer.at(prefix + "upload_link_secure") ?? answer.required(prefix + "upload_link", in: action))
+            .stringValue ?? ""
+        completeURI = try answer.requiredString(prefix + "complete_uri", in: action)
     }
 }

@@ -15,13 +15,18 @@ public final class RunningSandbox: Sendable {
     static let shutdownGrace: Duration = .seconds(3)
 
     private let dataFolder: DataFolder
+    private let state: SandboxState
     private let group: ServiceGroup
     private let serving: Task<Void, any Error>
 
-    init(port: Int, baseURL: String, dataFolder: DataFolder, group: ServiceGroup, serving: Task<Void, any Error>) {
+    init(
+        port: Int, baseURL: String, dataFolder: DataFolder, state: SandboxState, group: ServiceGroup,
+        serving: Task<Void, any Error>
+    ) {
         self.port = port
         self.baseURL = baseURL
         self.dataFolder = dataFolder
+        self.state = state
         self.dataFolderPath = dataFolder.path
         self.group = group
         self.serving = serving
@@ -45,8 +50,10 @@ public final class RunningSandbox: Sendable {
 
     /// Stops listening: open connections finish their current request (cancelled after a few
     /// seconds), idle ones close. In-flight uploads keep the bytes that reached the disk. A
-    /// temporary data folder is removed. Calling it again does nothing more.
+    /// temporary data folder is removed. Pulls under way stop (and count as failed at the next start).
+    /// Calling it again does nothing more.
     public func stop() async {
+        await self.state.cancelPulls()
         await self.group.triggerGracefulShutdown()
         let serving = self.serving
         await withTaskGroup(of: Void.self) { waiters in

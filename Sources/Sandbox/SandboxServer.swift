@@ -75,6 +75,7 @@ public enum SandboxServer {
         let baseURL = configuration.publicBaseURL ?? "http://\(host):\(port)"
         await services.state.setBaseURL(baseURL)
         logger.info("sandbox listening", metadata: ["url": "\(baseURL)", "data": "\(folder.path)"])
-        return RunningSandbox(port: port, baseURL: baseURL, dataFolder: folder, group: group, serving: serving)
+        return RunningSandbox(
+            port: port, baseURL: baseURL, dataFolder: folder, state: services.state, group: group, serving: serving)
     }
 }

@@ -38,9 +38,9 @@ public struct StageContext: Sendable {
     public let scratchFolder: URL
     /// Shared resources.
     public let services: ServiceValues
-    /// This stage's outputs for the item's previous version (the same file before its content changed),
-    /// when that version finished the stage; nil for an item's first version. A stage that owns a remote
-    /// object uses it to update that object instead of creating a second one.
+    /// This stage's outputs from the item's latest earlier version (the same file before its content
+    /// changed) that finished the stage; nil when none did (an item's first version). A stage that owns a
+    /// remote object uses it to update that object instead of creating a second one.
     public let previousOutputs: JSONValue?
     /// The checkpoint saved by an earlier attempt or run with the same options, if any.
     package let savedCheckpoint: JSONValue?

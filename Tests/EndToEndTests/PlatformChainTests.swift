@@ -47,7 +47,7 @@ import Testing
                 "name": "${input.stem}", "description": "from ${input.name}", "privacy": "unlisted", "tags": ["chain", "${input.ext}"]}}
              ],
              "onCancel": [
-              {"id": "delete", "uses": "http.request", "if": "${\(video).uri ?? ''}", "with": {"method": "DELETE",
+              {"id": "delete", "uses": "http.request", "if": "\(approach == "tus" ? "${ticket.created ?? false}" : "${activate.uri ?? ''}")", "with": {"method": "DELETE",
                 "url": "\(api)${\(video).uri}", "headers": {"Authorization": "bearer \(token)"}, "expect": [204, 404]}}
              ]}
             """

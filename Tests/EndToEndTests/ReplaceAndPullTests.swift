@@ -39,12 +39,17 @@ import Testing
                 "name": "${input.stem}", "onChange": "\(onChange)"}},
               {"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}"}},
               {"id": "activate", "uses": "vimeo.activate", "with": {"api": "\(api)", "token": "${env.CHAIN_TOKEN}", "ticket": "${ticket}"}}
+             ],
+             "onCancel": [
+              {"id": "delete", "uses": "http.request", "if": "${ticket.created ?? false}", "with": {"method": "DELETE",
+                "url": "\(api)${ticket.uri}", "headers": {"Authorization": "bearer ${env.CHAIN_TOKEN}"}, "expect": [204, 404]}}
              ]}
             """)
         let first = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         let original = try #require(try await videos(sandbox).first)
-        #expect(await storedSHA256(sandbox, original) == (await sha256sum(clip.path)))
+        let originalDigest = await sha256sum(clip.path)
+        #expect(await storedSHA256(sandbox, original) == originalDigest)
 
         // Other content at the same path: a new version of the item.
         try FileManager.default.removeItem(at: clip)
@@ -69,11 +74,17 @@ import Testing
             #expect(all.count == 2)
             #expect(newest["uri"] != original["uri"])
             #expect(versions["total"] == 1)
-            #expect(await storedSHA256(sandbox, all[1]) != (await sha256sum(clip.path)))
+            #expect(await storedSHA256(sandbox, all[1]) == originalDigest)
         }
         let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
         #expect(runFinished(again.stdout)?["stagesRun"] == 0)
         #expect(try await videos(sandbox).count == (onChange == "replace" ? 1 : 2))
+        // Cancelling the new version deletes only a video it made: a replaced video stays.
+        let cancel = try await Binary.run(
+            ["cancel", "wf.json", "clip.mp4"], in: scratch.root, environment: Self.environment)
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        // (replace: the one video stays; new: the second video goes, the first stays.)
+        #expect(try await videos(sandbox).map { $0["uri"] } == [original["uri"]])
         await sandbox.stop()
     }
 

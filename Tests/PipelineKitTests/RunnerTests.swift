@@ -241,6 +241,33 @@ import Testing
         #expect(try await sandbox.checkpoint("b", file: 1)?.outputs?["value"] == "file1.txt")
     }
 
+    @Test func previousOutputsComeFromTheLatestVersionThatFinishedTheStage() async throws {
+        let sandbox = try Sandbox(files: 1)
+        let key = UUID().uuidString
+        // Stage a fails the first time for each content (its key holds the size), then succeeds.
+        let workflow = """
+            {"version": 1, "name": "t", "defaults": {"retry": {"attempts": 1}}, "stages": [
+              {"id": "a", "uses": "test.probe", "with": {"key": "\(key)-${input.size}", "failTimes": 1, "fatal": true,
+                "value": "content of ${input.size} bytes"}},
+              {"id": "b", "uses": "test.probe", "with": {"key": "\(key)-b", "value": "${previous.a.value ?? 'first'}"}}
+            ]}
+            """
+        let file = URL(fileURLWithPath: sandbox.path(file: 0))
+        func write(_ size: Int) throws { try Data(repeating: 0x61, count: size).write(to: file) }
+        try write(10)
+        _ = try await sandbox.run(workflow)
+        #expect(try await sandbox.run(workflow).succeeded == 1)
+        #expect(try await sandbox.checkpoint("b")?.outputs?["value"] == "first")
+        try write(20)
+        #expect(try await sandbox.run(workflow).failed == 1)
+        try write(30)
+        #expect(try await sandbox.run(workflow).failed == 1)
+        #expect(try await sandbox.run(workflow).succeeded == 1)
+        #expect(try await sandbox.item(file: 0)?.version == 3)
+        // Version 2 never finished a: version 3 sees version 1's outputs.
+        #expect(try await sandbox.checkpoint("b")?.outputs?["value"] == "content of 10 bytes")
+    }
+
     @Test func aChangedInputRunsAllItsStagesAgain() async throws {
         let sandbox = try Sandbox()
         let key = UUID().uuidString

@@ -15,7 +15,10 @@ struct TicketVersionPullTests {
         try await withSandbox { _, client in
             let file = Fixture.bytes(2 * (1 << 20) + 11)
             let half = file.count / 2
-            let created = try await client.send(.POST, "/me/videos", json: ["type": "streaming"])
+            // API 3.4 has no such request; 3.2 answers a ticket.
+            let current = try await client.send(.POST, "/me/videos", json: ["type": "streaming"])
+            #expect(current.status == 400 && current.text.contains("version=3.2"))
+            let created = try await client.send(.POST, "/me/videos", json: ["type": "streaming"], version: "3.2")
             #expect(created.status == 201, "\(created.text)")
             let ticket = try #require(created.json)
             let ticketID = try #require(ticket["ticket_id"]?.stringValue)
@@ -72,7 +75,8 @@ struct TicketVersionPullTests {
     func legacyTicketWholeFile() async throws {
         try await withSandbox { _, client in
             let file = Fixture.bytes(300_001)
-            let ticket = try #require(try await client.send(.POST, "/me/videos", json: ["type": "streaming"]).json)
+            let ticket = try #require(
+                try await client.send(.POST, "/me/videos", json: ["type": "streaming"], version: "3.3").json)
             let link = try #require(ticket["upload_link_secure"]?.stringValue)
             let put = try await client.send(
                 .PUT, link, headers: [("Content-Type", "video/mp4")], body: file, auth: false)
@@ -80,8 +84,19 @@ struct TicketVersionPullTests {
             let completed = try await client.send(.DELETE, try #require(ticket["complete_uri"]?.stringValue))
             let id = String(try #require(completed.header("Location")).dropFirst("/videos/".count))
             #expect(try await client.storedSHA256(video: id) == Fixture.sha256Hex(file))
-            let unknownField = try await client.send(.POST, "/me/videos", json: ["type": "streaming", "size": 3])
+            let unknownField = try await client.send(
+                .POST, "/me/videos", json: ["type": "streaming", "size": 3], version: "3.2")
             #expect(unknownField.status == 400 && unknownField.text.contains("size"))
+
+            // A video made from a ticket goes with its ticket: complete_uri no longer finds it.
+            #expect(try await client.send(.DELETE, "/videos/\(id)").status == 204)
+            #expect(try await client.send(.DELETE, try #require(ticket["complete_uri"]?.stringValue)).status == 404)
+            // An empty file is no video.
+            let empty = try #require(
+                try await client.send(.POST, "/me/videos", json: ["type": "streaming"], version: "3.2").json)
+            let emptyPut = try await client.send(
+                .PUT, try #require(empty["upload_link_secure"]?.stringValue), body: [], auth: false)
+            #expect(emptyPut.status == 400, "\(emptyPut.text)")
         }
     }
 

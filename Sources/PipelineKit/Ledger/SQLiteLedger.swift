@@ -339,9 +339,22 @@ public final class SQLiteLedger: StateStore {
                 sql: "INSERT OR IGNORE INTO versions VALUES (?, ?, ?, ?, ?)",
                 arguments: [ref.item, ref.version, admission.fingerprint, input.path, now])
             try db.execute(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)", arguments: [ref.item, input.path])
-            // Only the previous version's outputs stay reachable (`${previous.*}`); older checkpoints go.
+            // Only the previous version's outputs stay reachable (`${previous.*}`); older checkpoints go. A stage
+            // the previous version did not finish keeps the outputs of the version before, which did, so a
+            // remote object an earlier version made is still found (and updated, not made again).
+            let (item, older, previousVersion) = (ref.item, ref.version - 2, ref.version - 1)
             try db.execute(
-                sql: "DELETE FROM stages WHERE item = ? AND version < ?", arguments: [ref.item, ref.version - 1])
+                sql: """
+                    DELETE FROM stages WHERE item = ? AND version = ? AND status != 'succeeded' AND stage IN (
+                        SELECT stage FROM stages WHERE item = ? AND version = ? AND status = 'succeeded')
+                    """, arguments: [item, previousVersion, item, older])
+            try db.execute(
+                sql: """
+                    UPDATE stages SET version = ? WHERE item = ? AND version = ? AND status = 'succeeded'
+                        AND stage NOT IN (SELECT stage FROM stages WHERE item = ? AND version = ?)
+                    """, arguments: [previousVersion, item, older, item, previousVersion])
+            try db.execute(
+                sql: "DELETE FROM stages WHERE item = ? AND version < ?", arguments: [item, previousVersion])
             var stages: [String: StageRecord] = [:]
             var previous: [String: JSONValue] = [:]
             let rows = try Row.fetchCursor(

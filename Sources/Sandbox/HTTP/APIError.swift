@@ -101,6 +101,16 @@ extension APIError {
         )
     }
 
+    /// Checks the `video_file_id` and `signature` a `complete_uri` carries (400, code 2204, when wrong).
+    static func checkCompleteURI(
+        videoFileID: String?, signature: String?, expected: (videoFileID: String, signature: String)
+    ) throws {
+        guard videoFileID == expected.videoFileID, signature == expected.signature else {
+            throw APIError.invalidParameter(
+                "signature", "The video_file_id or signature of complete_uri does not match.")
+        }
+    }
+
     /// 400, code 2230: `complete_uri` was called before every byte arrived.
     static func incompleteUpload(stored: Int64, size: Int64?) -> APIError {
         let total = size.map(String.init) ?? "the"

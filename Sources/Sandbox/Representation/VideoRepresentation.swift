@@ -84,9 +84,7 @@ struct UploadRepresentation {
         _ upload: UploadRecord?, approach: UploadProtocol, size: Int64, complete: Bool, completeURI: String?
     ) -> JSONValue {
         let status = complete ? "complete" : upload?.failure == nil ? "in_progress" : "error"
-        let link = upload.map { upload in
-            "\(self.baseURL)/upload/\(upload.id)" + (upload.token.map { "?token=\($0)" } ?? "")
-        }
+        let link = upload.map { self.link(uploadID: $0.id, token: $0.token) }
         var members: [String: JSONValue] = [
             "approach": .string(approach.rawValue),
             "status": .string(status),
@@ -101,5 +99,10 @@ struct UploadRepresentation {
             members["upload_link_secure"] = .optional(link)
         }
         return .object(members)
+    }
+
+    /// Where the bytes of an upload go: `/upload/ID`, with the `?token=` that opens it.
+    func link(uploadID: String, token: String?) -> String {
+        "\(self.baseURL)/upload/\(uploadID)" + (token.map { "?token=\($0)" } ?? "")
     }
 }

@@ -17,7 +17,7 @@ enum MeRoutes {
             let faults = services.faults.faults
             let key = faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey
             if body["type"] != nil {
-                try VideoValidation.legacyTicket(body)
+                try VideoValidation.legacyTicket(body, accept: request.headers[.accept])
                 let ticket = await services.state.createTicket(idempotencyKey: key)
                 let json = await services.state.render(ticket)
                 // API 3.2/3.3: 201 with the ticket itself.
@@ -25,9 +25,7 @@ enum MeRoutes {
             }
             let creation = try VideoValidation.creation(body, maxSize: services.configuration.maxUploadSize)
             let video = try await services.state.createVideo(creation, idempotencyKey: key)
-            if let upload = await services.state.beginPull(video.uploadID) {
-                PullFetch(services: services).start(upload)
-            }
+            await PullFetch(services: services).start(video.uploadID)
             if faults.createDelay > 0 {
                 try await Task.sleep(for: .milliseconds(Int64(faults.createDelay * 1000)))
             }

@@ -71,9 +71,7 @@ enum VideoRoutes {
             let version = try await services.state.createVersion(
                 of: id, fileName: asked.fileName, approach: asked.approach, size: asked.size, link: asked.link,
                 idempotencyKey: faults.ignoreIdempotencyKeys ? nil : request.idempotencyKey)
-            if let upload = await services.state.beginPull(version.uploadID) {
-                PullFetch(services: services).start(upload)
-            }
+            await PullFetch(services: services).start(version.uploadID)
             let json = await services.state.render(version)
             return JSONResponse.make(
                 selected(json, request.fieldSelection), status: .created, contentType: JSONResponse.versionType)

@@ -89,9 +89,20 @@ enum VideoValidation {
         return (approach, size, link)
     }
 
-    /// Legacy streaming (`type: streaming`): the ticket request takes no size; `redirect_url` and
+    /// Legacy streaming (`type: streaming`): a request of API 3.2 or 3.3 (asked for in `Accept`:
+    /// `application/vnd.vimeo.*+json;version=3.2`), which takes no size; `redirect_url` and
     /// `upgrade_to_1080` are accepted and have no effect here.
-    static func legacyTicket(_ body: [String: JSONValue]) throws {
+    static func legacyTicket(_ body: [String: JSONValue], accept: String?) throws {
+        let version = accept?.split(separator: ";").compactMap { parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return pair.count == 2 && pair[0] == "version" ? pair[1] : nil
+        }.first
+        guard version == "3.2" || version == "3.3" else {
+            throw APIError.invalidParameter(
+                "type",
+                "`type: streaming` belongs to API 3.2 and 3.3; ask for one with `Accept: application/vnd.vimeo.*+json;version=3.2`, or use `upload.approach`."
+            )
+        }
         try self.rejectUnknown(body, allowed: ["type", "redirect_url", "upgrade_to_1080"])
         guard body["type"]?.stringValue == "streaming" else {
             throw APIError.invalidParameter("type", "`type` must be `streaming`; for other uploads send `upload`.")

@@ -31,10 +31,8 @@ extension SandboxState {
     /// the same video, so a client that lost the answer can repeat it.
     func completeTicket(_ id: String, videoFileID: String?, signature: String?) throws -> VideoRecord {
         guard var ticket = self.index.tickets[id] else { throw APIError.notFound("upload") }
-        guard videoFileID == ticket.videoFileID, signature == ticket.signature else {
-            throw APIError.invalidParameter(
-                "signature", "The video_file_id or signature of complete_uri does not match.")
-        }
+        try APIError.checkCompleteURI(
+            videoFileID: videoFileID, signature: signature, expected: (ticket.videoFileID, ticket.signature))
         if let videoID = ticket.videoID, let video = self.index.videos[videoID] {
             return video
         }
@@ -42,6 +40,10 @@ extension SandboxState {
             let upload = self.index.uploads[id]
             throw APIError.incompleteUpload(
                 stored: upload?.offset ?? 0, size: upload?.lengthDeferred == true ? nil : upload?.length)
+        }
+        // The bytes arrived; the video must still fit (other videos may have taken the space meanwhile).
+        guard upload.length <= self.quotaFree else {
+            throw APIError.quotaExceeded(size: upload.length, free: self.quotaFree)
         }
         let videoID = self.newVideoID()
         upload.videoID = videoID
@@ -59,8 +61,8 @@ extension SandboxState {
 
     /// The API JSON of a ticket, as API 3.2/3.3 answered `POST /me/videos` with `type: streaming`.
     func render(_ ticket: TicketRecord) -> JSONValue {
-        let token = self.index.uploads[ticket.id]?.token.map { "?token=\($0)" } ?? ""
-        let link = "\(self.baseURL)/upload/\(ticket.id)\(token)"
+        let link = UploadRepresentation(baseURL: self.baseURL).link(
+            uploadID: ticket.id, token: self.index.uploads[ticket.id]?.token)
         return [
             "uri": .string("/users/1/tickets/\(ticket.id)"),
             "ticket_id": .string(ticket.id),

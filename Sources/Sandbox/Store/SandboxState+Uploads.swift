@@ -34,6 +34,7 @@ extension SandboxState {
     func declareLength(_ id: String, _ length: Int64) throws -> UploadRecord {
         guard var upload = self.index.uploads[id] else { throw UploadFailure(.notFound, "No such upload.") }
         guard upload.lengthDeferred == true else { return upload }
+        guard length > 0 else { throw UploadFailure(.badRequest, "The file is empty.") }
         guard length <= self.configuration.maxUploadSize else {
             throw UploadFailure(
                 .contentTooLarge, "The file exceeds the largest upload, \(self.configuration.maxUploadSize) bytes.")
@@ -127,20 +128,39 @@ extension SandboxState {
         self.persist()
     }
 
-    /// A pull upload that nobody fetches yet, now marked as fetched; nil for any other upload (so a create
-    /// replayed by its idempotency key does not fetch twice).
-    func beginPull(_ id: String) -> UploadRecord? {
+    /// Starts `fetch` for a pull upload that nobody fetches yet (nothing for any other upload, so a create
+    /// replayed by its idempotency key does not fetch twice). The task is kept until it ends, so deleting the
+    /// video or stopping the sandbox cancels it.
+    func startPull(_ id: String, fetch: @escaping @Sendable (UploadRecord) async -> Void) {
         guard let upload = self.index.uploads[id], upload.uploadProtocol == .pull, !upload.isComplete,
-            self.pulls.insert(id).inserted
-        else { return nil }
-        return upload
+            upload.failure == nil, self.pulls[id] == nil
+        else { return }
+        self.pulls[id] = Task { await fetch(upload) }
+    }
+
+    /// The most a pull of unknown size may bring: the largest upload, within the free quota.
+    var pullLimit: Int64 {
+        min(self.configuration.maxUploadSize, self.quotaFree)
+    }
+
+    /// A pull whose last byte arrived at `offset`.
+    func finishPull(_ id: String, offset: Int64) {
+        self.pulls[id] = nil
+        self.endWrite(id, offset: offset)
     }
 
     /// A pull that failed: the video shows `upload.status: error`.
     func failPull(_ id: String, _ reason: String) {
+        self.pulls[id] = nil
+        guard self.index.uploads[id] != nil else { return }
         self.logger.warning("sandbox: pull of upload \(id) failed: \(reason)")
         self.index.uploads[id]?.failure = reason
         self.persist()
+    }
+
+    /// Cancels the pull of `id`, if one is under way.
+    func cancelPull(_ id: String) {
+        self.pulls.removeValue(forKey: id)?.cancel()
     }
 
     /// When the last byte is in: stamps the upload and, when it is a video's current upload (tus or pull),

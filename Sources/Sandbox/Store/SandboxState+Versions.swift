@@ -11,7 +11,7 @@ extension SandboxState {
     ) throws -> VersionRecord {
         let scopedKey = idempotencyKey.map { "version:" + $0 }
         if let scopedKey, let existingID = self.index.idempotencyKeys[scopedKey],
-            let existing = self.index.versions[existingID]
+            let existing = self.index.versions[existingID], existing.videoID == videoID
         {
             return existing
         }
@@ -43,7 +43,7 @@ extension SandboxState {
     @discardableResult
     func addVersion(of videoID: String, fileName: String, uploadID: String) -> VersionRecord {
         let version = VersionRecord(
-            id: String(UInt32.random(in: 100_000_000...999_999_999)), videoID: videoID, fileName: fileName,
+            id: self.newVideoID(), videoID: videoID, fileName: fileName,
             uploadID: uploadID, createdAt: Date())
         self.index.versions[version.id] = version
         return version

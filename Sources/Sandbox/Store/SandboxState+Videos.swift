@@ -126,10 +126,13 @@ extension SandboxState {
         guard let video = self.index.videos.removeValue(forKey: id) else { return false }
         self.removePictures(of: id)
         for uploadID in Set([video.uploadID] + self.removeVersions(of: id)) {
+            self.cancelPull(uploadID)
             self.index.uploads.removeValue(forKey: uploadID)
             self.folder.removeUpload(uploadID)
         }
-        self.index.idempotencyKeys = self.index.idempotencyKeys.filter { $0.value != id }
+        let tickets = Set(self.index.tickets.values.filter { $0.videoID == id }.map(\.id))
+        for ticket in tickets { self.index.tickets.removeValue(forKey: ticket) }
+        self.index.idempotencyKeys = self.index.idempotencyKeys.filter { $0.value != id && !tickets.contains($0.value) }
         self.persist()
         return true
     }
@@ -140,10 +143,8 @@ extension SandboxState {
         guard var video = self.index.videos[videoID], video.approach == .streaming else {
             throw APIError.notFound("upload")
         }
-        guard videoFileID == video.videoFileID, signature == video.signature else {
-            throw APIError.invalidParameter(
-                "signature", "The video_file_id or signature of complete_uri does not match.")
-        }
+        try APIError.checkCompleteURI(
+            videoFileID: videoFileID, signature: signature, expected: (video.videoFileID, video.signature))
         if video.uploadComplete {
             return video
         }

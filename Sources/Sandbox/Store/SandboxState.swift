@@ -15,8 +15,8 @@ actor SandboxState {
     var index: SandboxIndex
     /// Uploads with a request writing to them right now.
     var writers: Set<String> = []
-    /// pull uploads the sandbox has started fetching.
-    var pulls: Set<String> = []
+    /// The fetches of pull uploads under way, by upload id.
+    var pulls: [String: Task<Void, Never>] = [:]
     /// Tokens issued by `POST /oauth/token`.
     var issuedTokens: Set<String> = []
     /// When each token was first seen (issued or used): the start of its lifetime.
@@ -29,6 +29,11 @@ actor SandboxState {
         self.folder = folder
         self.logger = logger
         self.index = try folder.loadIndex()
+        // A pull under way when the sandbox stopped is not resumed: it failed.
+        for (id, upload) in self.index.uploads
+        where upload.uploadProtocol == .pull && !upload.isComplete && upload.failure == nil {
+            self.index.uploads[id]?.failure = "the sandbox stopped while fetching the file"
+        }
     }
 
     func setBaseURL(_ url: String) {
@@ -43,6 +48,12 @@ actor SandboxState {
         } catch {
             self.logger.error("sandbox: \(error)")
         }
+    }
+
+    /// Stops every pull under way (the sandbox is stopping).
+    func cancelPulls() {
+        for task in self.pulls.values { task.cancel() }
+        self.pulls = [:]
     }
 
     /// Bytes reserved by existing videos.

@@ -10,11 +10,11 @@ import StageKit
 struct PullFetch {
     let services: SandboxServices
 
-    /// Starts fetching `upload.sourceLink` in a task of its own.
-    func start(_ upload: UploadRecord) {
-        guard let link = upload.sourceLink else { return }
+    /// Starts fetching the file of upload `id`, if it is a pull that nobody fetches yet.
+    func start(_ id: String) async {
         let services = self.services
-        Task {
+        await services.state.startPull(id) { upload in
+            guard let link = upload.sourceLink else { return }
             do {
                 try await Self.fetch(link, into: upload, services: services)
             } catch {
@@ -38,10 +38,16 @@ struct PullFetch {
             }
         }
         var offset: Int64 = 0
+        let free = await services.state.pullLimit
+        let limit = expected ?? free
         try await UploadFile.with(path: services.state.folder.uploadPath(upload.id), forWriting: true) { file in
             for try await buffer in response.body {
-                if let expected, offset + Int64(buffer.readableBytes) > expected {
-                    throw PullFailure("the file is longer than \(expected) bytes")
+                try Task.checkCancellation()
+                if offset + Int64(buffer.readableBytes) > limit {
+                    throw PullFailure(
+                        expected == nil
+                            ? "the file is larger than the \(limit) bytes the account can take"
+                            : "the file is longer than \(limit) bytes")
                 }
                 try await file.write(buffer, at: offset)
                 offset += Int64(buffer.readableBytes)
@@ -54,7 +60,7 @@ struct PullFetch {
         if expected == nil {
             _ = try await services.state.declareLength(upload.id, offset)
         }
-        await services.state.endWrite(upload.id, offset: offset)
+        await services.state.finishPull(upload.id, offset: offset)
     }
 }
 

@@ -81,13 +81,14 @@ struct SandboxClient: Sendable {
         _ method: HTTPMethod,
         _ path: String,
         json: JSONValue,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [],
+        version: String = "3.4"
     ) async throws -> HTTPResult {
         try await self.send(
             method,
             path,
             headers: headers + [
-                ("Content-Type", "application/json"), ("Accept", "application/vnd.vimeo.*+json;version=3.4"),
+                ("Content-Type", "application/json"), ("Accept", "application/vnd.vimeo.*+json;version=\(version)"),
             ],
             body: json.encoded()
         )
