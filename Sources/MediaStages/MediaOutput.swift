@@ -60,7 +60,8 @@ struct MediaOutput {
 
     /// The outputs of an earlier run whose finished file is still there, unchanged.
     func reusable<Outputs: Codable>(from context: StageContext, as type: Outputs.Type) -> Outputs? {
-        guard let commit = context.lastCheckpoint(as: Commit<Outputs>.self), commit.destination == destination.path,
+        guard context.savedCheckpoint?["destination"] != nil,  // not the checkpoint of a transcode under way
+            let commit = context.lastCheckpoint(as: Commit<Outputs>.self), commit.destination == destination.path,
             let size = Self.size(of: destination), size == commit.size,
             (try? Self.fingerprint(of: destination)) == commit.fingerprint
         else { return nil }
@@ -76,13 +77,7 @@ struct MediaOutput {
             throw MediaError(
                 code: .outputNotWritable, message: "the output \(partial.path) vanished before it was finished")
         }
-        let descriptor = open(partial.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0, fsync(descriptor) == 0 else {
-            if descriptor >= 0 { close(descriptor) }
-            throw MediaError(
-                code: .outputNotWritable, message: "cannot sync \(partial.path): \(String(cString: strerror(errno)))")
-        }
-        close(descriptor)
+        try Self.sync(partial)
         let fingerprint = try Self.fingerprint(of: partial)
         try await context.checkpoint(
             Commit(destination: destination.path, size: size, fingerprint: fingerprint, outputs: outputs))
@@ -99,6 +94,17 @@ struct MediaOutput {
             close(folder)
         }
         return size
+    }
+
+    /// Makes a written file durable (fsync).
+    static func sync(_ url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw MediaError(
+                code: .outputNotWritable, message: "cannot sync \(url.path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
     }
 
     /// Removes the partial file (after a failure or a cancel).

@@ -95,6 +95,27 @@ public struct TranscodeSettings: Sendable, Hashable {
     public var faststart = true
     /// Decoder and encoder threads; 0 uses every core.
     public var threads = 0
+    /// Which streams to write (transcode only): both, or the video or the audio alone.
+    public var streams = Streams.all
+    /// Transcode only the video frames shown in this span of the input; needs `streams` `.video`. The
+    /// output's timeline starts at the span's start.
+    public var range: TimeRange?
+
+    /// Which streams a transcode writes.
+    public enum Streams: Sendable, Hashable {
+        case all, video, audio
+    }
+
+    /// A span of the input: seconds from its start, `end` excluded (nil: to the end).
+    public struct TimeRange: Sendable, Hashable {
+        public var start: Double
+        public var end: Double?
+
+        public init(start: Double, end: Double?) {
+            self.start = start
+            self.end = end
+        }
+    }
 
     /// The defaults: transcode to H.264/AAC with x264's and the AAC encoder's defaults, faststart.
     public init() {}
@@ -129,7 +150,7 @@ public struct TranscodeReport: Sendable, Hashable {
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 1.
+    /// The shim's ABI version; the Swift side was written for 2.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Reads container and stream facts.
@@ -151,7 +172,6 @@ public enum MediaToolkit {
         _ input: String, to output: String, settings: TranscodeSettings, logger: Logger? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
     ) async throws -> TranscodeReport {
-        let relay = ProgressRelay(progress)
         var options = ms_transcode_options()
         ms_transcode_options_init(&options)
         options.mode = settings.mode == .remux ? Int32(MS_MODE_REMUX.rawValue) : Int32(MS_MODE_TRANSCODE.rawValue)
@@ -168,22 +188,70 @@ public enum MediaToolkit {
         options.audio_channels = Int32(settings.audioChannels ?? 0)
         options.faststart = settings.faststart ? 1 : 0
         options.threads = Int32(settings.threads)
+        switch settings.streams {
+        case .all: options.streams = Int32(MS_STREAMS_ALL.rawValue)
+        case .video: options.streams = Int32(MS_STREAMS_VIDEO.rawValue)
+        case .audio: options.streams = Int32(MS_STREAMS_AUDIO.rawValue)
+        }
+        if let range = settings.range {
+            options.range_start = range.start
+            options.range_duration = range.end.map { $0 - range.start } ?? 0
+        }
         let fixedOptions = options
+        return try await runReporting(logger: logger, progress: progress) { callback, context, report, message in
+            var options = fixedOptions
+            return ms_transcode(input, output, &options, callback, context, &report, &message, message.count)
+        }
+    }
+
+    /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
+    /// the range starting at its entry of `starts`, in order) and, when given, the audio of a transcode
+    /// made with `streams` `.audio`, into one MP4 at `output`.
+    public static func join(
+        parts: [String], starts: [Double], audio: String?, to output: String, faststart: Bool,
+        logger: Logger? = nil, progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> TranscodeReport {
+        try await runReporting(logger: logger, progress: progress) { callback, context, report, message in
+            var pointers = parts.map { strdup($0) }
+            defer { pointers.forEach { free($0) } }
+            return pointers.withUnsafeMutableBufferPointer { pointers in
+                pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                    ms_join(
+                        pointers.baseAddress, starts, Int32(parts.count), audio, output, faststart ? 1 : 0, callback,
+                        context, &report, &message, message.count)
+                }
+            }
+        }
+    }
+
+    /// The build number of the libx264 H.264 is encoded with (0 when unknown): outputs of two builds may
+    /// differ bit for bit, so a segmented transcode records it with its parts.
+    public static var x264Build: Int {
+        get async { await BlockingWork.runLong { Int(ms_x264_build()) } }
+    }
+
+    /// Runs a shim call that reports progress and fills a result, on a thread of its own. Cancelling the
+    /// calling task stops it within a fraction of a second (``CancellationError``).
+    private static func runReporting(
+        logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
+        _ call: @escaping @Sendable (
+            ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
+        ) -> Int32
+    ) async throws -> TranscodeReport {
+        let relay = ProgressRelay(progress)
         let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {
             await FFmpegLog.routing(to: logger) {
                 await BlockingWork.runLong {
-                    var options = fixedOptions
                     var report = ms_transcode_result()
                     var message = [CChar](repeating: 0, count: 1024)
                     let context = Unmanaged.passUnretained(relay).toOpaque()
                     let status = withExtendedLifetime(relay) {
-                        ms_transcode(
-                            input, output, &options,
+                        call(
                             { context, done, total in
                                 guard let context else { return 1 }
                                 return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(
                                     done, total)
-                            }, context, &report, &message, message.count)
+                            }, context, &report, &message)
                     }
                     guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
                     return .success(TranscodeReport(report))

@@ -57,6 +57,14 @@ public struct TranscodeStage: Stage {
         @Option("Decoder and encoder threads (0: every core).") public var threads = 0
         /// Create the output folder if it is missing.
         @Option("Create the output folder if it is missing.") public var createFolder = true
+        /// Encode the video in segments of this length, each checkpointed: a crash loses at most one.
+        @Option(
+            "Encode the video in segments of this length, each checkpointed, so a crash loses at most one segment's work (0: never; default: 60s segments for sources over 10 minutes)."
+        )
+        public var segmentSeconds: TimeSpan?
+        /// Segments encoded at once, with the threads shared among them.
+        @Option("Segments encoded at once, the threads shared among them (for machines with many cores).")
+        public var segmentJobs = 1
 
         public init() {}
     }
@@ -149,9 +157,16 @@ public struct TranscodeStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let settings = try Self.settings(from: options)
+        guard (1...16).contains(options.segmentJobs) else {
+            throw StageFailure("segmentJobs must be from 1 to 16", kind: .invalidOptions)
+        }
+        guard (options.segmentSeconds?.seconds ?? 1) >= 0 else {
+            throw StageFailure("segmentSeconds must be 0 (never) or more", kind: .invalidOptions)
+        }
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings,
-            createFolder: options.createFolder, context: context)
+            segmenting: (options.segmentSeconds, options.segmentJobs), createFolder: options.createFolder,
+            context: context)
     }
 
     /// The profile's settings with the explicit options on top.
@@ -231,17 +246,17 @@ public struct RemuxStage: Stage {
         var settings = TranscodeSettings()
         settings.faststart = options.faststart
         return try await Export.run(
-            file: options.file, output: options.output, mode: .remux, settings: settings,
+            file: options.file, output: options.output, mode: .remux, settings: settings, segmenting: nil,
             createFolder: options.createFolder, context: context)
     }
 }
 
 /// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
 enum Export {
+    /// `segmenting`: the `segmentSeconds` option and the segments encoded at once (nil: never segmented).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        createFolder: Bool,
-        context: StageContext
+        segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -249,26 +264,41 @@ enum Export {
         try output.prepareFolder(create: createFolder)
 
         var settings = settings
+        var info: MediaInfo?
         switch mode {
         case .remux: settings.mode = .remux
         case .auto:
-            let info = try await MediaToolkit.probe(input, logger: context.logger)
-            let reason = remuxBlocker(info, settings: settings)
+            let probed = try await MediaToolkit.probe(input, logger: context.logger)
+            info = probed
+            let reason = remuxBlocker(probed, settings: settings)
             settings.mode = reason == nil ? .remux : .transcode
             context.logger.info(
                 reason.map { "mode auto: transcoding because \($0)" }
                     ?? "mode auto: remuxing, the input already fits (H.264/AAC within the limits)")
         case .transcode: settings.mode = .transcode
         }
+        var segmented: SegmentedTranscode?
+        if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
+            if info == nil { info = try await MediaToolkit.probe(input, logger: context.logger) }
+            if let info, let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
+                segmented = SegmentedTranscode(
+                    input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                    segmentSeconds: length, jobs: segmenting.jobs, context: context)
+            }
+        }
 
         do {
-            let report = try await MediaToolkit.transcode(
-                input, to: output.partial.path, settings: settings, logger: context.logger
-            ) {
-                done, total in
+            let progress: @Sendable (Double, Double) -> Void = { done, total in
                 context.reportProgress(
                     StageProgress(
                         completed: Int64(done), total: total > 0 ? Int64(total.rounded(.up)) : nil, unit: .seconds))
+            }
+            let report: TranscodeReport
+            if let segmented {
+                report = try await segmented.run(to: output.partial.path, progress: progress)
+            } else {
+                report = try await MediaToolkit.transcode(
+                    input, to: output.partial.path, settings: settings, logger: context.logger, progress: progress)
             }
             if report.decodeErrors > 0
                 || (report.inputDuration > 0 && report.decodedSeconds < report.inputDuration - 0.5)
@@ -283,6 +313,7 @@ enum Export {
                 height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames,
                 hasAudio: report.hasAudio)
             outputs.size = try await output.commit(outputs, context: context)
+            segmented?.removeSegments()
             return outputs
         } catch {
             output.discard()

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 1)
+        #expect(MediaToolkit.abiVersion == 2)
     }
 
     @Test(arguments: Sample.all)

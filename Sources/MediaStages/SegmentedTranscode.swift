@@ -1,0 +1,225 @@
+import Crypto
+import Foundation
+import Logging
+import StageKit
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A transcode in segments, so that a crash loses one segment's work, not the whole encode.
+///
+/// The video is encoded segment by segment, each its own encode of an exact time range of the source (the
+/// shim seeks to the range, encodes exactly its frames, and starts it with an IDR frame), with the same
+/// settings and a pinned thread count (x264's output depends on it). Each finished segment is written
+/// atomically, fingerprinted and checkpointed with the thread count and the x264 build; after a crash the
+/// segments are verified and reused, and encoding goes on at the first missing one. The audio is encoded
+/// once, in one pass (AAC per segment would click at every join). Segments and audio are then joined by
+/// stream copy (``MediaToolkit/join(parts:starts:audio:to:faststart:logger:progress:)``).
+struct SegmentedTranscode {
+    /// Sources longer than this are segmented when `segmentSeconds` is not given.
+    static let automaticAbove = 600.0
+    /// The segment length then.
+    static let automaticLength = 60.0
+
+    /// What a crash leaves to the next run: the segments encoded so far and what they were encoded with.
+    struct Progress: Codable, Equatable {
+        var segmentSeconds: Double
+        var threads: Int
+        var x264Build: Int
+        var segments: [Segment]
+
+        /// Whether segments of `other` can be joined with ones encoded now.
+        func matches(_ other: Progress) -> Bool {
+            segmentSeconds == other.segmentSeconds && threads == other.threads && x264Build == other.x264Build
+        }
+    }
+
+    /// One finished segment.
+    struct Segment: Codable, Equatable {
+        var index: Int
+        var size: Int64
+        var sha256: String
+    }
+
+    let input: String
+    /// The transcode's settings (mode transcode).
+    let settings: TranscodeSettings
+    /// The source's duration in seconds.
+    let duration: Double
+    let hasAudio: Bool
+    let segmentSeconds: Double
+    /// Segments encoded at once.
+    let jobs: Int
+    let context: StageContext
+
+    /// Where the segments and the audio wait for the join: the stage's scratch folder.
+    var folder: URL { context.scratchFolder.appendingPathComponent("segments") }
+
+    /// The segment length for `option` (0: never) and a source of `duration` seconds; nil: not segmented.
+    static func length(option: TimeSpan?, duration: Double) -> Double? {
+        let length = option?.seconds ?? (duration > automaticAbove ? automaticLength : 0)
+        return length > 0 && duration > length ? length : nil
+    }
+
+    /// The segments' start times: every `length` seconds, a last piece under a second joining the one before.
+    static func starts(duration: Double, length: Double) -> [Double] {
+        var starts = [0.0]
+        while Double(starts.count) * length < duration - 1 {
+            starts.append(Double(starts.count) * length)
+        }
+        return starts
+    }
+
+    private func segmentFile(_ index: Int) -> URL {
+        folder.appendingPathComponent(String(format: "part-%05d.mp4", index))
+    }
+
+    /// Encodes what is missing and joins everything into `output`.
+    func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
+        -> TranscodeReport
+    {
+        let threads = max(1, (settings.threads > 0 ? settings.threads : ProcessInfo.processInfo.activeProcessorCount) / jobs)
+        var state = Progress(
+            segmentSeconds: segmentSeconds, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
+        if let saved = savedProgress() {
+            if saved.matches(state) {
+                state.segments = saved.segments.filter(verified)
+            } else {
+                context.logger.notice(
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build) and \(saved.segmentSeconds) s segments, now \(threads), \(state.x264Build) and \(segmentSeconds) s"
+                )
+            }
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let starts = Self.starts(duration: duration, length: segmentSeconds)
+        let done = Set(state.segments.map(\.index))
+        let missing = starts.indices.filter { !done.contains($0) }
+        context.logger.info(
+            "segmented transcode: \(starts.count) segments of \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
+        )
+        let meter = SegmentMeter(total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
+        var decodeErrors: Int64 = 0
+        try await withThrowingTaskGroup(of: (Segment, TranscodeReport).self) { group in
+            var queue = missing.makeIterator()
+            func launch() {
+                guard let index = queue.next() else { return }
+                group.addTask { try await encode(index, starts: starts, threads: threads, meter: meter) }
+            }
+            for _ in 0..<jobs { launch() }
+            while let (segment, report) = try await group.next() {
+                state.segments.append(segment)
+                decodeErrors += report.decodeErrors
+                try await context.checkpoint(state)
+                launch()
+            }
+        }
+        var audio: String?
+        if hasAudio {
+            audio = folder.appendingPathComponent("audio.mp4").path
+            var settings = settings
+            settings.streams = .audio
+            settings.faststart = false
+            context.logger.info("encoding the audio in one pass")
+            _ = try await MediaToolkit.transcode(input, to: audio ?? "", settings: settings, logger: context.logger)
+        }
+        var report = try await MediaToolkit.join(
+            parts: starts.indices.map { segmentFile($0).path }, starts: starts, audio: audio, to: output,
+            faststart: settings.faststart, logger: context.logger)
+        report.decodeErrors = decodeErrors
+        report.inputDuration = duration
+        return report
+    }
+
+    /// Removes the segments and the audio once the joined file is in place.
+    func removeSegments() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func savedProgress() -> Progress? {
+        guard context.savedCheckpoint?["segments"] != nil else { return nil }
+        return context.lastCheckpoint(as: Progress.self)
+    }
+
+    /// Whether the segment's file is there with the size and digest it was checkpointed with.
+    private func verified(_ segment: Segment) -> Bool {
+        let file = segmentFile(segment.index)
+        guard MediaOutput.size(of: file) == segment.size, (try? Self.sha256(of: file)) == segment.sha256 else {
+            context.logger.notice("segment \(segment.index + 1) is missing or changed: encoding it again")
+            return false
+        }
+        return true
+    }
+
+    private func span(of index: Int, in starts: [Double]) -> Double {
+        (index + 1 < starts.count ? starts[index + 1] : duration) - starts[index]
+    }
+
+    /// Encodes segment `index` into its file (written under a temporary name, synced, then renamed).
+    private func encode(_ index: Int, starts: [Double], threads: Int, meter: SegmentMeter) async throws
+        -> (Segment, TranscodeReport)
+    {
+        var settings = settings
+        settings.streams = .video
+        settings.threads = threads
+        settings.faststart = false
+        settings.range = TranscodeSettings.TimeRange(
+            start: starts[index], end: index + 1 < starts.count ? starts[index + 1] : nil)
+        let file = segmentFile(index)
+        let partial = MediaOutput(destination: file).partial
+        context.logger.info("encoding segment \(index + 1) of \(starts.count)")
+        let start = starts[index]
+        do {
+            let report = try await MediaToolkit.transcode(
+                input, to: partial.path, settings: settings, logger: context.logger
+            ) { done, _ in meter.update(index, max(0, done - start)) }
+            try MediaOutput.sync(partial)
+            guard rename(partial.path, file.path) == 0 else {
+                throw MediaError(
+                    code: .outputNotWritable,
+                    message: "cannot move segment \(index + 1) into place: \(String(cString: strerror(errno)))")
+            }
+            meter.update(index, span(of: index, in: starts))
+            let segment = Segment(
+                index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file))
+            return (segment, report)
+        } catch {
+            unlink(partial.path)
+            throw error
+        }
+    }
+
+    /// SHA-256 of a whole file, read a MiB at a time.
+    static func sha256(of url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
+            hasher.update(data: data)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Seconds of the source encoded so far, over all segments: the reused ones plus each running one's part.
+private final class SegmentMeter: Sendable {
+    private let total: Double
+    private let done: Double
+    private let running = Mutex<[Int: Double]>([:])
+    private let report: @Sendable (Double, Double) -> Void
+
+    init(total: Double, done: Double, report: @escaping @Sendable (Double, Double) -> Void) {
+        self.total = total
+        self.done = done
+        self.report = report
+    }
+
+    func update(_ index: Int, _ seconds: Double) {
+        let sum = running.withLock { running in
+            running[index] = seconds
+            return running.values.reduce(0, +)
+        }
+        report(min(total, done + sum), total)
+    }
+}
