@@ -234,9 +234,10 @@ public enum MediaToolkit {
     /// calling task stops it within a fraction of a second (``CancellationError``).
     private static func runReporting(
         logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
-        _ call: @escaping @Sendable (
-            ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
-        ) -> Int32
+        _ call:
+            @escaping @Sendable (
+                ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
+            ) -> Int32
     ) async throws -> TranscodeReport {
         let relay = ProgressRelay(progress)
         let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {

@@ -80,7 +80,8 @@ struct SegmentedTranscode {
     func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
         -> TranscodeReport
     {
-        let threads = max(1, (settings.threads > 0 ? settings.threads : ProcessInfo.processInfo.activeProcessorCount) / jobs)
+        let threads = max(
+            1, (settings.threads > 0 ? settings.threads : ProcessInfo.processInfo.activeProcessorCount) / jobs)
         var state = Progress(
             segmentSeconds: segmentSeconds, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
         if let saved = savedProgress() {
@@ -99,7 +100,8 @@ struct SegmentedTranscode {
         context.logger.info(
             "segmented transcode: \(starts.count) segments of \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
         )
-        let meter = SegmentMeter(total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
+        let meter = SegmentMeter(
+            total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
         var decodeErrors: Int64 = 0
         try await withThrowingTaskGroup(of: (Segment, TranscodeReport).self) { group in
             var queue = missing.makeIterator()

@@ -14,14 +14,14 @@ import Testing
         let scratch = try Scratch()
         let clip = scratch.path("in/long.mp4")
         try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        make.arguments = [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
-            "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", clip.path,
-        ]
-        try make.run()
-        await BlockingWork.runLong { make.waitUntilExit() }
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
+                "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
+                clip.path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
         try scratch.write(
             "wf.json",
             """
@@ -47,17 +47,14 @@ import Testing
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let output = scratch.path("out/long.mp4").path
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = [
-            "-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames,codec_name",
-            "-of", "csv=p=0", output,
-        ]
-        let pipe = Pipe()
-        probe.standardOutput = pipe
-        try probe.run()
-        let handle = pipe.fileHandleForReading
-        let text = await BlockingWork.runLong { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
+        let text = await runTool(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v", "-show_entries",
+                "stream=nb_read_frames,codec_name",
+                "-of", "csv=p=0", output,
+            ]
+        ).text
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,600")
         #expect(!FileManager.default.fileExists(atPath: partial.path))
     }

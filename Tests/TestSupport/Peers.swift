@@ -107,35 +107,47 @@ public func urandomFile(megabytes: Int, in folder: URL) async throws -> URL {
     return url
 }
 
-/// Runs `python3 Peers/<script> arguments…` and returns its stdout, trimmed.
-public func peerTool(_ script: String, _ arguments: [String]) async -> String {
+/// What a command printed, and how it ended.
+public struct ToolOutput: Sendable {
+    public var status: Int32
+    public var stdout: Data
+    public var stderr: String
+
+    /// stdout as text.
+    public var text: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs `executable arguments…` to the end on a thread of its own (stderr is read once stdout closed: keep
+/// it short).
+public func runTool(_ executable: String, _ arguments: [String]) async -> ToolOutput {
     await BlockingWork.runLong {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", peerScripts.appendingPathComponent(script).path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            return ToolOutput(status: -1, stdout: Data(), stderr: "cannot run \(executable): \(error)")
+        }
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return ToolOutput(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
+}
+
+/// Runs `python3 Peers/<script> arguments…` and returns its stdout, trimmed.
+public func peerTool(_ script: String, _ arguments: [String]) async -> String {
+    await runTool("/usr/bin/env", ["python3", peerScripts.appendingPathComponent(script).path] + arguments).text
+        .trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The body of an answer, by curl (a client outside our code).
 public func curl(_ arguments: [String]) async -> String {
-    await BlockingWork.runLong {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "10"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try? process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
-    }
+    await runTool("/usr/bin/curl", ["-sS", "--max-time", "10"] + arguments).text
 }
 
 /// The body of a GET.

@@ -1,0 +1,129 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ffmpeg.transcode` with `segmentSeconds`: kill -9 during segments, rerun until done, and the result is
+/// the same video an unsegmented encode makes, in sync with the source's audio.
+@Suite struct SegmentedTranscodeTests {
+    /// 60 s: a moving test picture, and a 10 ms tone burst at every whole second over silence (so the audio's
+    /// position can be measured).
+    private func makeClip(at path: String) async throws {
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=480x270:rate=30:duration=60", "-f", "lavfi", "-i",
+                "aevalsrc=if(lt(mod(t\\,1)\\,0.01)\\,0.8*sin(2*PI*1000*t)\\,0):s=48000:d=60", "-c:v", "libx264",
+                "-preset", "ultrafast", "-g", "45", "-c:a", "aac", "-shortest", path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    /// ffprobe's answer as `key=value` lines per stream (video first).
+    private func streams(_ path: String) async -> [[String: String]] {
+        let text = await runTool(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_packets", "-show_entries",
+                "stream=codec_type,start_time,duration,nb_read_packets",
+                "-of", "compact=p=0:nk=0", path,
+            ]
+        ).text
+        return text.split(separator: "\n").map { line in
+            Dictionary(
+                line.split(separator: "|").map { field in
+                    let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                    return (pair[0], pair.count > 1 ? pair[1] : "")
+                }, uniquingKeysWith: { first, _ in first })
+        }.sorted { ($0["codec_type"] ?? "") > ($1["codec_type"] ?? "") }
+    }
+
+    /// When the first tone burst at or after `seconds` starts in the decoded audio (mono, 48 kHz).
+    private func burst(after seconds: Double, in path: String) async -> Double? {
+        let pcm = await runTool(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-i", path, "-map", "0:a", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"]
+        ).stdout
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let first = Int(seconds * 48000)
+        guard first < samples.count else { return nil }
+        return samples[first...].firstIndex { abs(Int($0)) > 3000 }.map { Double($0) / 48000 }
+    }
+
+    @Test func aSegmentedEncodeSurvivesKillNineAndMatchesAnUnsegmentedOne() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        let source = scratch.path("in/clip.mp4").path
+        try await makeClip(at: source)
+        let settings = #""video": {"preset": "veryfast", "crf": 26}, "threads": 2"#
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "segments", "inputs": {"path": "in"}, "stages": [
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "segmentSeconds": 10, \(settings)}},
+              {"id": "plain", "uses": "ffmpeg.transcode", "with": {"output": "plain/${input.stem}.mp4", "segmentSeconds": 0, \(settings)}}
+            ]}
+            """)
+        // Kill while the 2nd and while the 5th segment is encoded: as soon as 1, then 4, are checkpointed.
+        let state = scratch.path(".pipeline")
+        var logs: [String] = []
+        var kills = 0
+        for finished in [1, 4] {
+            let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+            try await waitUntil("\(finished) segment(s) checkpointed") {
+                guard process.isRunning else { return true }
+                let checkpoints = await stageCheckpoints(under: state, workflow: "segments")
+                let segments = checkpoints.values.first?["export"]?["resume"]?["segments"]?.arrayValue ?? []
+                return segments.count >= finished
+            }
+            #expect(process.isRunning, "the encode ended before segment \(finished + 1)")
+            process.signal(SIGKILL)
+            _ = await process.exit()
+            kills += 1
+            logs.append(await process.stdout.text())
+        }
+        let last = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
+        logs.append(last.stdout)
+        let encoded = logs.map { $0.components(separatedBy: "encoding segment ").count - 1 }.reduce(0, +)
+        #expect(encoded <= 6 + kills, "\(encoded) segment encodes for 6 segments and \(kills) kills")
+        #expect(last.stdout.contains("4 reused, 2 to encode"), "\(last.stdout)")
+
+        let output = scratch.path("out/clip.mp4").path
+        let decoded = await runTool("/usr/bin/ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        let segmented = await streams(output)
+        let plain = await streams(scratch.path("plain/clip.mp4").path)
+        let original = await streams(source)
+        #expect(segmented.count == 2)
+        #expect(segmented.first?["nb_read_packets"] == plain.first?["nb_read_packets"], "\(segmented) \(plain)")
+        for stream in segmented {
+            #expect(Double(stream["start_time"] ?? "") == 0, "\(stream)")
+        }
+        let duration = Double(segmented.first?["duration"] ?? "") ?? 0
+        let sourceDuration = Double(original.first?["duration"] ?? "") ?? 0
+        #expect(abs(duration - sourceDuration) <= 1.0 / 30 + 0.0001, "\(duration) s against \(sourceDuration) s")
+
+        let times = await runTool(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time", "-of", "csv=p=0", output]
+        ).text.split(separator: "\n").compactMap { Double($0) }
+        #expect(times.count == 1800)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "decode times go back")
+
+        // The audio against the source's: a burst well after several joins starts at the same moment.
+        let aacFrame = 1024.0 / 48000
+        for seconds in [0.0, 35.5, 58.5] {
+            let expected = await burst(after: seconds, in: source)
+            let found = await burst(after: seconds, in: output)
+            #expect(expected != nil && found != nil)
+            if let expected, let found {
+                #expect(abs(found - expected) <= aacFrame, "burst after \(seconds) s: \(found) against \(expected)")
+            }
+        }
+    }
+}
