@@ -42,6 +42,31 @@ import Testing
         #expect(run.progress.last.map { $0.unit == .seconds } == true)
     }
 
+    @Test(arguments: Sample.all)
+    func aSegmentedTranscodeIsTheSameVideoAsOneInOnePass(sample: Sample) async throws {
+        var outputs: [String: JSONValue] = [:]
+        var probes: [String: FFprobe] = [:]
+        for (name, segments) in [("whole", 0.0), ("segmented", 0.5)] {
+            let output = folder.appendingPathComponent("\(name)/\(sample.name).mp4")
+            let run = await harness().run(
+                TranscodeStage.self,
+                options: [
+                    "file": .string(sample.path), "output": .string(output.path), "segmentSeconds": .double(segments),
+                    "threads": 2, "video": ["preset": "ultrafast", "maxWidth": 320],
+                ])
+            outputs[name] = try run.outputs.get()
+            probes[name] = try await FFprobe.of(output.path)
+        }
+        let (whole, segmented) = (try #require(probes["whole"]), try #require(probes["segmented"]))
+        #expect(segmented.streams.count == whole.streams.count)
+        #expect(segmented.videoFrames == whole.videoFrames)
+        #expect(segmented.displaySize == whole.displaySize, "rotation kept")
+        #expect(abs(segmented.duration - whole.duration) <= 1.0 / 30 + 0.001)
+        #expect(outputs["segmented"]?["hasAudio"] == outputs["whole"]?["hasAudio"])
+        #expect(outputs["segmented"]?["frames"] == outputs["whole"]?["frames"])
+        #expect(try moovBeforeMdat(folder.appendingPathComponent("segmented/\(sample.name).mp4").path))
+    }
+
     @Test func autoModeRemuxesWhatAlreadyFitsAndTranscodesTheRest() async throws {
         let fits = await harness().run(
             TranscodeStage.self,
