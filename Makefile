@@ -25,6 +25,7 @@ bench: deps
 	benchmarks/engine.sh
 	benchmarks/batch.sh
 	benchmarks/transcode.sh
+	benchmarks/segments.sh
 	benchmarks/upload.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
