@@ -62,7 +62,8 @@ while :; do
     pkill -9 -f "^$PIPELINE run segmented.json" && kills=$((kills + 1)) || true
   fi
   wait "$timer" || true
-  total=$(awk -v t="$total" '{ printf "%.2f", t + $1 + $2 }' time.txt)
+  # A killed run's time.txt starts with "Command terminated by signal 9".
+  total=$(awk -v t="$total" '$1 ~ /^[0-9.]+$/ { t += $1 + $2 } END { printf "%.2f", t }' time.txt)
   [ -f out/segmented.mp4 ] && break
 done
 awk -v total="$total" -v one="$sc" -v kills="$kills" 'BEGIN {

@@ -80,8 +80,10 @@ struct SegmentedTranscode {
     func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
         -> TranscodeReport
     {
-        let threads = max(
-            1, (settings.threads > 0 ? settings.threads : ProcessInfo.processInfo.activeProcessorCount) / jobs)
+        // x264's own choice for "auto" is 1.5 threads per core; fewer leaves cores idle (two threads on two
+        // cores encoded a 1080p clip about a quarter slower).
+        let all = settings.threads > 0 ? settings.threads : max(1, ProcessInfo.processInfo.activeProcessorCount * 3 / 2)
+        let threads = max(1, all / jobs)
         var state = Progress(
             segmentSeconds: segmentSeconds, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
         if let saved = savedProgress() {

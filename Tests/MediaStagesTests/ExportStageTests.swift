@@ -206,6 +206,42 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
+    @Test func cancellingASegmentedTranscodeStopsPromptlyAndLeavesNoOutput() async throws {
+        let clip = folder.appendingPathComponent("long.mp4")
+        try await makeClip(seconds: 20, size: "1280x720", at: clip)
+        let output = folder.appendingPathComponent("out/segmented.mp4")
+        let harness = harness()
+        let segments = folder.appendingPathComponent("state/scratch/ffmpeg.transcode/segments")
+        let ended = Flag()
+        let task = Task {
+            let run = await harness.run(
+                TranscodeStage.self,
+                options: [
+                    "file": .string(clip.path), "output": .string(output.path), "segmentSeconds": 5,
+                    "video": ["preset": "veryfast"],
+                ])
+            ended.set()
+            return run
+        }
+        // Cancel while a seeded segment (of the first three) is being encoded.
+        let random = SeededRandom("cancellingASegmentedTranscodeStopsPromptlyAndLeavesNoOutput")
+        let segment = random.int(in: 0...2)
+        let partial = segments.appendingPathComponent(String(format: ".part-%05d.mp4.partial.mp4", segment))
+        try await waitUntil("segment \(segment + 1) is being encoded") {
+            FileManager.default.fileExists(atPath: partial.path) || ended.isSet
+        }
+        task.cancel()
+        try await waitUntil("the cancelled transcode ends") { ended.isSet }
+        let run = await task.value
+        #expect(throws: CancellationError.self) { try run.outputs.get() }
+        let left =
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)) ?? []
+        #expect(left.isEmpty, "left behind: \(left)")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: segments.path)) ?? []
+        #expect(kept.allSatisfy { !$0.hasPrefix(".") }, "a partial segment was left: \(kept)")
+        #expect(kept.count == segment, "\(kept)")
+    }
+
     @Test func aFinishedOutputIsReusedWhenSizeAndHashMatchTheCheckpoint() async throws {
         let output = folder.appendingPathComponent("reuse.mp4")
         let options: JSONValue = [
