@@ -224,6 +224,23 @@ public enum MediaToolkit {
         }
     }
 
+    /// The presentation times (seconds from the start) of the video keyframes the container indexes, in order
+    /// (MP4 and MOV: all of them; other containers: few or none).
+    public static func keyframes(_ path: String, logger: Logger? = nil) async throws -> [Double] {
+        let result: Result<[Double], MediaError> = await FFmpegLog.routing(to: logger) {
+            await BlockingWork.runLong {
+                var message = [CChar](repeating: 0, count: 1024)
+                let count = ms_keyframes(path, nil, 0, &message, message.count)
+                guard count >= 0 else { return .failure(MediaError(shimCode: count, message: message)) }
+                var times = [Double](repeating: 0, count: Int(count))
+                let written = ms_keyframes(path, &times, count, &message, message.count)
+                guard written >= 0 else { return .failure(MediaError(shimCode: written, message: message)) }
+                return .success(Array(times.prefix(Int(min(written, count)))))
+            }
+        }
+        return try result.get()
+    }
+
     /// The build number of the libx264 H.264 is encoded with (0 when unknown): outputs of two builds may
     /// differ bit for bit, so a segmented transcode records it with its parts.
     public static var x264Build: Int {

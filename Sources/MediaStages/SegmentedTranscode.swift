@@ -25,14 +25,14 @@ struct SegmentedTranscode {
 
     /// What a crash leaves to the next run: the segments encoded so far and what they were encoded with.
     struct Progress: Codable, Equatable {
-        var segmentSeconds: Double
+        var starts: [Double]
         var threads: Int
         var x264Build: Int
         var segments: [Segment]
 
         /// Whether segments of `other` can be joined with ones encoded now.
         func matches(_ other: Progress) -> Bool {
-            segmentSeconds == other.segmentSeconds && threads == other.threads && x264Build == other.x264Build
+            starts == other.starts && threads == other.threads && x264Build == other.x264Build
         }
     }
 
@@ -63,11 +63,25 @@ struct SegmentedTranscode {
         return length > 0 && duration > length ? length : nil
     }
 
-    /// The segments' start times: every `length` seconds, a last piece under a second joining the one before.
-    static func starts(duration: Double, length: Double) -> [Double] {
+    /// The segments' start times: about every `length` seconds, at the source's keyframe nearest to each
+    /// multiple of `length` when one lies within half a segment of it (so no segment decodes frames before
+    /// its start only to drop them), else at the multiple itself; a last piece under a second joins the one
+    /// before.
+    static func starts(duration: Double, length: Double, keyframes: [Double]) -> [Double] {
         var starts = [0.0]
-        while Double(starts.count) * length < duration - 1 {
-            starts.append(Double(starts.count) * length)
+        var multiple = 1
+        var after = 0  // the first keyframe at or after the target (targets only grow)
+        while Double(multiple) * length < duration - 1 {
+            let target = Double(multiple) * length
+            multiple += 1
+            while after < keyframes.count, keyframes[after] < target { after += 1 }
+            let nearest = [after - 1, after].filter(keyframes.indices.contains).map { keyframes[$0] }.min {
+                abs($0 - target) < abs($1 - target)
+            }
+            let start = nearest.flatMap { abs($0 - target) <= length / 2 ? $0 : nil } ?? target
+            if let last = starts.last, start > last + length / 2, start < duration - 1 {
+                starts.append(start)
+            }
         }
         return starts
     }
@@ -84,23 +98,24 @@ struct SegmentedTranscode {
         // cores encoded a 1080p clip about a quarter slower).
         let all = settings.threads > 0 ? settings.threads : max(1, ProcessInfo.processInfo.activeProcessorCount * 3 / 2)
         let threads = max(1, all / jobs)
+        let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
+        let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
         var state = Progress(
-            segmentSeconds: segmentSeconds, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
+            starts: starts, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
         if let saved = savedProgress() {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)
             } else {
                 context.logger.notice(
-                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build) and \(saved.segmentSeconds) s segments, now \(threads), \(state.x264Build) and \(segmentSeconds) s"
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build) and \(saved.starts.count) segments, now \(threads), \(state.x264Build) and \(starts.count)"
                 )
             }
         }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let starts = Self.starts(duration: duration, length: segmentSeconds)
         let done = Set(state.segments.map(\.index))
         let missing = starts.indices.filter { !done.contains($0) }
         context.logger.info(
-            "segmented transcode: \(starts.count) segments of \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
+            "segmented transcode: \(starts.count) segments of about \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
         )
         let meter = SegmentMeter(
             total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)

@@ -62,15 +62,9 @@ import Testing
         }
     }
 
-    /// Every video on the sandbox as (name, JSON).
-    private func videos(_ sandbox: RunningSandbox) async throws -> [JSONValue] {
-        let text = await httpGet("\(sandbox.baseURL)/me/videos?per_page=100", bearer: Self.token)
-        return try JSONValue(parsing: text)["data"]?.arrayValue ?? []
-    }
-
     /// Checks one complete video per input, with the exported bytes and the metadata.
     private func expectOneCompleteVideoPerInput(_ sandbox: RunningSandbox, _ scratch: borrowing Scratch) async throws {
-        let all = try await videos(sandbox)
+        let all = try await sandbox.videos(token: Self.token)
         let stems = ["clip-h264-aac", "clip-no-audio", "clip-portrait-rotated"]
         #expect(
             all.count == stems.count,
@@ -78,16 +72,13 @@ import Testing
         for stem in stems {
             let matching = all.filter { $0["name"]?.stringValue == stem }
             #expect(matching.count == 1, "\(stem): \(matching.count) videos")
-            guard let video = matching.first, let uri = video["uri"]?.stringValue else { continue }
+            guard let video = matching.first else { continue }
             #expect(video["upload"]?["status"] == "complete")
             #expect(video["privacy"]?["view"] == "unlisted")
             #expect(video["description"] == .string("from \(stem).mp4"))
             #expect(video["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted() == ["chain", "mp4"])
-            let id = uri.split(separator: "/").last.map(String.init) ?? ""
-            let stored = await httpGet("\(sandbox.baseURL)/sandbox/videos/\(id)/sha256")
             #expect(
-                stored.trimmingCharacters(in: .whitespacesAndNewlines)
-                    == (await sha256sum(scratch.path("out/\(stem).mp4").path)))
+                await sandbox.storedSHA256(of: video) == (await sha256sum(scratch.path("out/\(stem).mp4").path)))
         }
     }
 
@@ -109,7 +100,7 @@ import Testing
         let cancel = try await Binary.run(
             ["cancel", "wf.json", "clip-no-audio.mp4"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
-        let remaining = try await videos(sandbox).compactMap { $0["name"]?.stringValue }.sorted()
+        let remaining = try await sandbox.videos(token: Self.token).compactMap { $0["name"]?.stringValue }.sorted()
         #expect(remaining == ["clip-h264-aac", "clip-portrait-rotated"])
         let status = try await Binary.run(["status"], in: scratch.root)
         #expect(status.stdout.contains("clip-no-audio.mp4          cancelled"), "\(status.stdout)")
@@ -119,7 +110,7 @@ import Testing
         let rerun = try await Binary.run(
             ["run", "wf.json"], in: scratch.root, environment: ["CHAIN_TOKEN": Self.token])
         #expect(rerun.status == 0 && rerun.stdout.contains("clip-no-audio.mp4: skipped: cancelled"), "\(rerun.stdout)")
-        #expect(try await videos(sandbox).count == 2)
+        #expect(try await sandbox.videos(token: Self.token).count == 2)
         let reprocess = try await Binary.run(
             ["run", "wf.json", "--reprocess", "--input", "in/clip-no-audio.mp4"], in: scratch.root,
             environment: ["CHAIN_TOKEN": Self.token])
@@ -151,7 +142,7 @@ import Testing
         let environment = ["CHAIN_TOKEN": Self.token]
         let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let video = try #require(try await videos(sandbox).first)
+        let video = try #require(try await sandbox.videos(token: Self.token).first)
         let uri = try #require(video["uri"]?.stringValue)
         let picture = video["pictures"] ?? .null
         #expect(picture["active"] == true, "the video's picture: \(picture)")

@@ -10,17 +10,6 @@ import Testing
     static let token = "sandbox-token"
     static let environment = ["CHAIN_TOKEN": token]
 
-    private func videos(_ sandbox: RunningSandbox) async throws -> [JSONValue] {
-        let text = await httpGet("\(sandbox.baseURL)/me/videos?per_page=100", bearer: Self.token)
-        return try JSONValue(parsing: text)["data"]?.arrayValue ?? []
-    }
-
-    private func storedSHA256(_ sandbox: RunningSandbox, _ video: JSONValue) async -> String {
-        let id = video["uri"]?.stringValue?.split(separator: "/").last.map(String.init) ?? ""
-        return await httpGet("\(sandbox.baseURL)/sandbox/videos/\(id)/sha256")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     @Test(arguments: ["replace", "new"])
     func aChangedFileReplacesTheVideosFileOrMakesANewVideo(onChange: String) async throws {
         let scratch = try Scratch()
@@ -47,9 +36,9 @@ import Testing
             """)
         let first = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
-        let original = try #require(try await videos(sandbox).first)
+        let original = try #require(try await sandbox.videos(token: Self.token).first)
         let originalDigest = await sha256sum(clip.path)
-        #expect(await storedSHA256(sandbox, original) == originalDigest)
+        #expect(await sandbox.storedSHA256(of: original) == originalDigest)
 
         // Other content at the same path: a new version of the item.
         try FileManager.default.removeItem(at: clip)
@@ -58,9 +47,9 @@ import Testing
         let second = try await Binary.run(
             ["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
-        let all = try await videos(sandbox)
+        let all = try await sandbox.videos(token: Self.token)
         let newest = try #require(all.first)
-        #expect(await storedSHA256(sandbox, newest) == (await sha256sum(clip.path)))
+        #expect(await sandbox.storedSHA256(of: newest) == (await sha256sum(clip.path)))
         #expect(newest["upload"]?["status"] == "complete")
         let versions = try JSONValue(
             parsing: await httpGet("\(api)\(newest["uri"]?.stringValue ?? "")/versions", bearer: Self.token))
@@ -74,17 +63,17 @@ import Testing
             #expect(all.count == 2)
             #expect(newest["uri"] != original["uri"])
             #expect(versions["total"] == 1)
-            #expect(await storedSHA256(sandbox, all[1]) == originalDigest)
+            #expect(await sandbox.storedSHA256(of: all[1]) == originalDigest)
         }
         let again = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
         #expect(runFinished(again.stdout)?["stagesRun"] == 0)
-        #expect(try await videos(sandbox).count == (onChange == "replace" ? 1 : 2))
+        #expect(try await sandbox.videos(token: Self.token).count == (onChange == "replace" ? 1 : 2))
         // Cancelling the new version deletes only a video it made: a replaced video stays.
         let cancel = try await Binary.run(
             ["cancel", "wf.json", "clip.mp4"], in: scratch.root, environment: Self.environment)
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
         // (replace: the one video stays; new: the second video goes, the first stays.)
-        #expect(try await videos(sandbox).map { $0["uri"] } == [original["uri"]])
+        #expect(try await sandbox.videos(token: Self.token).map { $0["uri"] } == [original["uri"]])
         await sandbox.stop()
     }
 
@@ -113,12 +102,12 @@ import Testing
         environment["S3_TEST_SECRET"] = "not-a-real-secret-\(UUID().uuidString)"
         let run = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root, environment: environment)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let videos = try await videos(sandbox)
+        let videos = try await sandbox.videos(token: Self.token)
         #expect(videos.count == 1)
         let video = try #require(videos.first)
         #expect(video["upload"]?["approach"] == "pull")
         #expect(video["transcode"]?["status"] == "complete")
-        #expect(await storedSHA256(sandbox, video) == (await sha256sum(file.path)))
+        #expect(await sandbox.storedSHA256(of: video) == (await sha256sum(file.path)))
         let link = video["upload"]?["link"]?.stringValue ?? ""
         #expect(link.contains("X-Amz-Signature="), "\(link)")
         await sandbox.stop()

@@ -251,6 +251,13 @@ int ms_transcode(const char *in, const char *out, const ms_transcode_options *op
 int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
             int faststart, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
 
+/// The presentation times (seconds from the input's start) of the video keyframes the container's index
+/// lists, in order: MP4 and MOV index every sample, other containers few keyframes or none. At most
+/// `capacity` are written to `times`; returns how many the index lists (0: none), or a negative error.
+/// A segmented encode starts its segments at keyframes, so no segment decodes frames it does not keep.
+/// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO.
+int ms_keyframes(const char *path, double *times, int capacity, char *errbuf, size_t errlen);
+
 /// The build number (X264_BUILD) of the libx264 that FFmpeg encodes H.264 with, from its soname
 /// (libx264.so.164 → 164); 0 when it is unknown. Outputs of two builds may differ bit for bit.
 int ms_x264_build(void);
