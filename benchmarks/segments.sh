@@ -23,6 +23,7 @@ JSON
 }
 workflow whole 0 > whole.json
 workflow segmented 10 > segmented.json
+workflow jobs2 '10, "segmentJobs": 2' > jobs2.json
 measure() {  # prints "wall cpu"
   local start=$EPOCHREALTIME
   /usr/bin/time -f "%U %S" -o time.txt "$@" >/dev/null 2>&1 || true
@@ -32,20 +33,23 @@ measure() {  # prints "wall cpu"
 median() { sort -n "$1" | sed -n "$(( ($(wc -l < "$1") + 1) / 2 ))p"; }
 ssim() { ffmpeg -i "$1" -i clip.mp4 -lavfi ssim -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'; }
 
-: > whole.txt; : > segmented.txt
+: > whole.txt; : > segmented.txt; : > jobs2.txt
 for _ in 1 2 3; do
   measure "$PIPELINE" run whole.json --input clip.mp4 --state state-whole --fresh >> whole.txt
   measure "$PIPELINE" run segmented.json --input clip.mp4 --state state-segmented --fresh >> segmented.txt
+  measure "$PIPELINE" run jobs2.json --input clip.mp4 --state state-jobs2 --fresh >> jobs2.txt
 done
+read -r jw jc <<<"$(median jobs2.txt)"
 read -r ww wc <<<"$(median whole.txt)"
 read -r sw sc <<<"$(median segmented.txt)"
 wsize=$(stat -c %s out/whole.mp4); ssize=$(stat -c %s out/segmented.mp4)
 wssim=$(ssim out/whole.mp4); sssim=$(ssim out/segmented.mp4)
-awk -v ww="$ww" -v wc="$wc" -v sw="$sw" -v sc="$sc" -v wz="$wsize" -v sz="$ssize" -v wq="$wssim" -v sq="$sssim" 'BEGIN {
+awk -v jw="$jw" -v jc="$jc" -v ww="$ww" -v wc="$wc" -v sw="$sw" -v sc="$sc" -v wz="$wsize" -v sz="$ssize" -v wq="$wssim" -v sq="$sssim" 'BEGIN {
   printf "one pass      %6.2f s wall %7.2f s CPU %9d bytes SSIM %.5f\n", ww, wc, wz, wq
   printf "10 s segments %6.2f s wall %7.2f s CPU %9d bytes SSIM %.5f\n", sw, sc, sz, sq
   printf "segmented / one pass: wall %+.1f %%, CPU %+.1f %%, size %+.2f %%, SSIM %+.5f\n",
-    (sw / ww - 1) * 100, (sc / wc - 1) * 100, (sz / wz - 1) * 100, sq - wq }'
+    (sw / ww - 1) * 100, (sc / wc - 1) * 100, (sz / wz - 1) * 100, sq - wq
+  printf "segmentJobs 2 %6.2f s wall %7.2f s CPU: wall %+.1f %% against one segment at a time\n", jw, jc, (jw / sw - 1) * 100 }'
 
 # Work lost per crash: kill -9 at seeded moments within the segmented run, rerun until it finishes.
 echo "seed $SEED"

@@ -120,6 +120,9 @@ struct SegmentedTranscode {
         let meter = SegmentMeter(
             total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
         var decodeErrors: Int64 = 0
+        // The audio pass runs beside the segments: it is cheap, and fills the moments x264 leaves a core idle
+        // (the end of each segment). After a crash it is simply done again.
+        async let audioPass = encodeAudio()
         try await withThrowingTaskGroup(of: (Segment, TranscodeReport).self) { group in
             var queue = missing.makeIterator()
             func launch() {
@@ -134,21 +137,25 @@ struct SegmentedTranscode {
                 launch()
             }
         }
-        var audio: String?
-        if hasAudio {
-            audio = folder.appendingPathComponent("audio.mp4").path
-            var settings = settings
-            settings.streams = .audio
-            settings.faststart = false
-            context.logger.info("encoding the audio in one pass")
-            _ = try await MediaToolkit.transcode(input, to: audio ?? "", settings: settings, logger: context.logger)
-        }
+        let audio = try await audioPass
         var report = try await MediaToolkit.join(
             parts: starts.indices.map { segmentFile($0).path }, starts: starts, audio: audio, to: output,
             faststart: settings.faststart, logger: context.logger)
         report.decodeErrors = decodeErrors
         report.inputDuration = duration
         return report
+    }
+
+    /// Encodes the audio alone, in one pass, into the segments' folder; nil when the source has none.
+    private func encodeAudio() async throws -> String? {
+        guard hasAudio else { return nil }
+        let audio = folder.appendingPathComponent("audio.mp4").path
+        var settings = settings
+        settings.streams = .audio
+        settings.faststart = false
+        context.logger.info("encoding the audio in one pass")
+        _ = try await MediaToolkit.transcode(input, to: audio, settings: settings, logger: context.logger)
+        return audio
     }
 
     /// Removes the segments and the audio once the joined file is in place.
