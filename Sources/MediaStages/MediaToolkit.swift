@@ -103,7 +103,12 @@ public struct TranscodeSettings: Sendable, Hashable {
 
     /// Which streams a transcode writes.
     public enum Streams: Sendable, Hashable {
-        case all, video, audio
+        /// The best video stream and the best audio stream.
+        case all
+        /// The video alone: a part of a segmented transcode.
+        case video
+        /// The audio alone: the one audio pass of a segmented transcode.
+        case audio
     }
 
     /// A span of the input: seconds from its start, `end` excluded (nil: to the end).
@@ -230,12 +235,15 @@ public enum MediaToolkit {
         let result: Result<[Double], MediaError> = await FFmpegLog.routing(to: logger) {
             await BlockingWork.runLong {
                 var message = [CChar](repeating: 0, count: 1024)
-                let count = ms_keyframes(path, nil, 0, &message, message.count)
+                // Room for a keyframe a second over 18 hours; the file is read again only when it has more.
+                var times = [Double](repeating: 0, count: 1 << 16)
+                var count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
+                if count > times.count {
+                    times = [Double](repeating: 0, count: Int(count))
+                    count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
+                }
                 guard count >= 0 else { return .failure(MediaError(shimCode: count, message: message)) }
-                var times = [Double](repeating: 0, count: Int(count))
-                let written = ms_keyframes(path, &times, count, &message, message.count)
-                guard written >= 0 else { return .failure(MediaError(shimCode: written, message: message)) }
-                return .success(Array(times.prefix(Int(min(written, count)))))
+                return .success(Array(times.prefix(min(Int(count), times.count))))
             }
         }
         return try result.get()
