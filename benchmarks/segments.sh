@@ -34,10 +34,11 @@ median() { sort -n "$1" | sed -n "$(( ($(wc -l < "$1") + 1) / 2 ))p"; }
 ssim() { ffmpeg -i "$1" -i clip.mp4 -lavfi ssim -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'; }
 
 : > whole.txt; : > segmented.txt; : > jobs2.txt
-for _ in 1 2 3; do
+for round in 1 2 3; do
   measure "$PIPELINE" run whole.json --input clip.mp4 --state state-whole --fresh >> whole.txt
   measure "$PIPELINE" run segmented.json --input clip.mp4 --state state-segmented --fresh >> segmented.txt
   measure "$PIPELINE" run jobs2.json --input clip.mp4 --state state-jobs2 --fresh >> jobs2.txt
+  echo "round $round (wall CPU): one pass $(tail -1 whole.txt), segments $(tail -1 segmented.txt), segmentJobs 2 $(tail -1 jobs2.txt)"
 done
 read -r jw jc <<<"$(median jobs2.txt)"
 read -r ww wc <<<"$(median whole.txt)"
