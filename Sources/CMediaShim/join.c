@@ -115,7 +115,6 @@ static int run(joiner *j, const char *audio, const char *out, int faststart) {
     if ((ret = ms_add_copy_stream(j->ofmt, j->video.fmt->streams[j->video.stream], j->errbuf, j->errlen)) < 0)
         return ret;
     j->video.out = 0;
-    j->video.shift = 0;  // part 0 starts the timeline (its range start is the input's start)
     if (audio) {
         if ((ret = ms_open_input(audio, &j->audio.fmt, j->errbuf, j->errlen)) < 0) return ret;
         j->audio.stream = ms_find_audio_stream(j->audio.fmt, -1);
