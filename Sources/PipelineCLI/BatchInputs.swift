@@ -53,14 +53,14 @@ enum BatchInputs {
     /// Plans the batch against the ledger (an empty one when `ledger` is nil); a ledger that cannot be read
     /// ends the command with exit code 1.
     static func plan(
-        _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: (any StateStore)?,
+        _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: (any StateStore)?,
         reprocess: Bool = false, onlyFailed: Bool = false, savingFingerprints: Bool = false
     ) async throws -> BatchPlan {
         let planner = BatchPlanner(
             workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
             return try await planner.plan(
-                discovery, store: ledger, workflow: workflow.name, savingFingerprints: savingFingerprints)
+                consume discovery, store: ledger, workflow: workflow.name, savingFingerprints: savingFingerprints)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)
@@ -71,11 +71,11 @@ enum BatchInputs {
     /// made, so that neither the plan nor the run of a large batch holds them; a ledger that cannot be read
     /// or written ends the command with exit code 1.
     static func planForRun(
-        _ workflow: Workflow, registry: StageRegistry, discovery: Discovery, ledger: any StateStore,
+        _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: any StateStore,
         reprocess: Bool = false, onlyFailed: Bool = false
     ) async throws -> BatchPlan {
         var plan = try await plan(
-            workflow, registry: registry, discovery: discovery, ledger: ledger, reprocess: reprocess,
+            workflow, registry: registry, discovery: consume discovery, ledger: ledger, reprocess: reprocess,
             onlyFailed: onlyFailed, savingFingerprints: true)
         do {
             try await ledger.cacheFingerprints(plan.cacheEntries)

@@ -46,7 +46,7 @@ struct PlanCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
-            workflow, registry: registry, discovery: discovery, ledger: state?.ledger, reprocess: reprocess,
+            workflow, registry: registry, discovery: consume discovery, ledger: state?.ledger, reprocess: reprocess,
             onlyFailed: failed)
         let checkpoints: [Int64: [String: StageRecord]]
         let previous: [Int64: [String: JSONValue]]

@@ -72,7 +72,9 @@ struct RunCommand: AsyncParsableCommand {
             workflow, registry: registry, discovery: consume discovery, ledger: state.ledger, reprocess: reprocess,
             onlyFailed: failed)
 
-        let runner = runOptions.runner(workflow: workflow, registry: registry, state: state, environment: environment)
+        let runner = runOptions.runner(
+            workflow: workflow, registry: registry, state: state, environment: environment,
+            keepsEveryResult: report != nil)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
             () async -> Result<RunOutcome, StateError> in
@@ -131,21 +133,25 @@ struct RunOptions: ParsableArguments {
     }
 
     /// The runner these options describe, over a state folder.
-    func runner(workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String])
-        -> Runner
-    {
+    /// The runner of a command; `keepsEveryResult` when the command reads every file's result (a report).
+    func runner(
+        workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String],
+        keepsEveryResult: Bool
+    ) -> Runner {
         var services = ServiceValues()
         if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
             services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
         }
         let cpu = cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
-        return Runner(
+        var runner = Runner(
             workflow: workflow, registry: registry, store: state.ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: state.scratchRoot, environment: environment, jobs: jobs,
             resourceLimits: ResourceLimits([.cpu: cpu, .network: transfers]), services: services,
             logLevel: verbose ? .debug : .info,
             sink: json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal))
+        runner.keepsEveryResult = keepsEveryResult
+        return runner
     }
 }
 

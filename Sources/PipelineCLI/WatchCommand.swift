@@ -52,8 +52,9 @@ struct WatchCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
+        // Only a batch's failures are read (and reported).
         let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment)
+            workflow: workflow, registry: registry, state: state, environment: environment, keepsEveryResult: false)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path

@@ -24,6 +24,18 @@ import Testing
         #expect(ProbeStage.runs("\(key)-c-file1") == 1)
     }
 
+    @Test func aRunnerThatKeepsOnlyFailuresStillCountsEveryFile() async throws {
+        let sandbox = try Sandbox(files: 3)
+        let key = UUID().uuidString
+        let kept = try await sandbox.outcome(probeWorkflow(key))
+        #expect(kept.results.map(\.outcome) == [.done, .done, .done])
+        let reused = try await sandbox.outcome(probeWorkflow(key), keepsEveryResult: false)
+        #expect(reused.summary.reused == 3 && reused.results.isEmpty)
+        let failing = probeWorkflow(UUID().uuidString, b: #", "failTimes": 1, "fatal": true"#)
+        let failed = try await sandbox.outcome(failing, keepsEveryResult: false)
+        #expect(failed.summary.failed == 3 && failed.results.map(\.outcome) == [.failed, .failed, .failed])
+    }
+
     @Test func changingOneStagesOptionsRerunsItAndTheLaterOnesOnly() async throws {
         let sandbox = try Sandbox(files: 2)
         let key = UUID().uuidString

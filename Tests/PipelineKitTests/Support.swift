@@ -169,6 +169,14 @@ struct Sandbox: ~Copyable {
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
         log: EventLog = EventLog()
     ) async throws -> RunSummary {
+        try await outcome(json, environment: environment, jobs: jobs, limits: limits, log: log).summary
+    }
+
+    /// Runs a workflow over the sandbox's files as the command line does, and returns what the runner returns.
+    func outcome(
+        _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
+        log: EventLog = EventLog(), keepsEveryResult: Bool = true
+    ) async throws -> RunOutcome {
         let workflow = try workflow(json)
         let ledger = try ledger()
         // As the command line does: a clean close folds the write-ahead log back into the database file.
@@ -177,12 +185,13 @@ struct Sandbox: ~Copyable {
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
         let plan = try await BatchPlanner(workflow: workflow, registry: Self.registry).plan(
             discovery, store: ledger, workflow: workflow.name)
-        let runner = Runner(
+        var runner = Runner(
             workflow: workflow, registry: Self.registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: state.appendingPathComponent("scratch"), environment: environment, jobs: jobs,
             resourceLimits: limits, sink: log)
-        return try await runner.run(plan, file: "test.json").summary
+        runner.keepsEveryResult = keepsEveryResult
+        return try await runner.run(plan, file: "test.json")
     }
 }
 

@@ -190,7 +190,7 @@ public struct BatchPlanner: Sendable {
     /// entries of a range of paths, then by fingerprint only the files whose item is not at their path (new,
     /// moved or changed content). A rerun over an unchanged folder reads the ledger in order, once.
     public func plan(
-        _ discovery: Discovery, store: (any StateStore)?, workflow: String, savingFingerprints: Bool = false
+        _ discovery: consuming Discovery, store: (any StateStore)?, workflow: String, savingFingerprints: Bool = false
     ) async throws(StateError) -> BatchPlan {
         var plan = BatchPlan(
             items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
@@ -198,14 +198,29 @@ public struct BatchPlanner: Sendable {
         let order = discovery.files.indices.sorted {
             discovery.files[$0].input.path.precedesInByteOrder(discovery.files[$1].input.path)
         }
-        for start in stride(from: 0, to: order.count, by: chunkSize) {
-            let chunk = order[start..<min(start + chunkSize, order.count)]
+        let chunks = stride(from: 0, to: order.count, by: chunkSize).map {
+            order[$0..<min($0 + chunkSize, order.count)]
+        }
+        let bounds = chunks.map {
+            (
+                first: discovery.files[$0[$0.startIndex]].input.path,
+                last: discovery.files[$0[$0.endIndex - 1]].input.path
+            )
+        }
+        let reading = { (number: Int) in
+            Self.rows(pathsFrom: bounds[number].first, through: bounds[number].last, store: store, workflow: workflow)
+        }
+        // The ledger's rows of the next chunk are read while this one is planned.
+        var next = chunks.isEmpty ? nil : reading(0)
+        defer { next?.cancel() }
+        for (number, chunk) in chunks.enumerated() {
+            guard let rows = try await next?.value.get() else { break }
+            next = number + 1 < chunks.count ? reading(number + 1) : nil
             let files = chunk.map { discovery.files[$0] }
-            guard let first = files.first?.input.path, let last = files.last?.input.path else { continue }
-            let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
-            var (items, entries) = await BlockingWork.runLong { fingerprinted(files, cache: cache) }
-            let atPaths = try await store?.items(workflow: workflow, pathsFrom: first, through: last) ?? []
-            let byPath = Dictionary(atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
+            var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
+                fingerprinted(files, cache: cache)
+            }
+            let byPath = Dictionary(rows.atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
             let elsewhere = items.compactMap { item in
                 item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
             }
@@ -218,8 +233,33 @@ public struct BatchPlanner: Sendable {
                 plan.cacheEntries += entries
             }
         }
+        // The files are in the plan now: a large batch does not hold both while it is settled.
+        discovery.files = []
         settle(&plan.items)
         return try await probed(plan, store: store)
+    }
+
+    /// What the ledger holds for a range of paths: the cached fingerprints and the items.
+    private struct ChunkRows: Sendable {
+        var cache: [String: FingerprintCacheEntry] = [:]
+        var atPaths: [LedgerItem] = []
+    }
+
+    /// Starts reading the ledger's rows for the files from path `first` through `last` (none without a store).
+    private static func rows(
+        pathsFrom first: String, through last: String, store: (any StateStore)?, workflow: String
+    ) -> Task<Result<ChunkRows, StateError>, Never> {
+        Task {
+            guard let store else { return .success(ChunkRows()) }
+            do throws(StateError) {
+                return .success(
+                    ChunkRows(
+                        cache: try await store.cachedFingerprints(pathsFrom: first, through: last),
+                        atPaths: try await store.items(workflow: workflow, pathsFrom: first, through: last)))
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 
     /// The files of a chunk with their fingerprints (from the cache when their stamp is there, else read),

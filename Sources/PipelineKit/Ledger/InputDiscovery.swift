@@ -84,80 +84,91 @@ public enum InputDiscovery {
         return discovery
     }
 
+    /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once and
+    /// its entries are looked at by several threads, with one `fstatat` each relative to the folder.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
     ) throws(InputError) {
-        // Paths as strings and one stat per entry: a folder of 100,000 files is scanned in a fraction of a second.
-        let manager = FileManager.default
-        var pending: [(String, String)] = [(folder.path, "")]
-        while let (directory, prefix) = pending.popLast() {
-            discovery.folders.append(directory)
-            let names: [String]
-            do {
-                names = try manager.contentsOfDirectory(atPath: directory)
-            } catch {
-                guard directory == folder.path else {
-                    discovery.passedOver.append(
-                        PassedOver(path: directory, reason: "cannot list: \(error.localizedDescription)"))
-                    continue
-                }
-                throw InputError(message: "cannot list \(directory): \(error.localizedDescription)")
-            }
-            // Sidecars are JSON files: a folder without one needs neither the set of its names nor the files
-            // by stem (for `clip.json` → `clip.mp4`).
-            let hasJSON = names.contains { $0.hasSuffix(".json") }
-            let siblings: Set<String> = hasJSON ? Set(names) : []
-            let byStem: [Substring: String] =
-                hasJSON
-                ? Dictionary(
-                    names.filter { !$0.hasSuffix(".json") }.map { (stem(of: $0), $0) }, uniquingKeysWith: min)
-                : [:]
-            for name in names {
-                let path = directory == "/" ? "/" + name : directory + "/" + name
-                guard !skipped.contains(path) else { continue }
-                if name.hasPrefix(".") {
-                    discovery.passedOver.append(PassedOver(path: path, reason: "hidden"))
-                    continue
-                }
-                let relative = prefix.isEmpty ? name : prefix + "/" + name
-                var info = stat()
-                guard stat(path, &info) == 0 else {
-                    let reason =
-                        errno == ENOENT ? "a broken link" : "cannot read it: \(String(cString: strerror(errno)))"
-                    discovery.passedOver.append(PassedOver(path: path, reason: reason))
-                    continue
-                }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    if recursive {
-                        pending.append((path, relative))
-                    } else {
-                        discovery.passedOver.append(
-                            PassedOver(path: path, reason: "a folder (set inputs.recursive to go into folders)"))
+        let root = folder.path
+        var level: [(path: String, prefix: String)] = [(root, "")]
+        while !level.isEmpty {
+            var next: [(path: String, prefix: String)] = []
+            for (directory, prefix) in level {
+                discovery.folders.append(directory)
+                let listing: FolderListing
+                do {
+                    listing = try FolderListing(path: directory, prefix: prefix)
+                } catch {
+                    guard directory == root else {
+                        discovery.passedOver.append(PassedOver(path: directory, reason: "cannot list: \(error)"))
+                        continue
                     }
-                    continue
+                    throw InputError(message: "cannot list \(directory): \(error)")
                 }
-                if let owner = sidecarOwner(of: name, among: siblings, byStem: byStem) {
-                    discovery.passedOver.append(PassedOver(path: path, reason: "sidecar (the metadata of \(owner))"))
-                    continue
+                let entries = listing.entries { name, found in
+                    entry(
+                        name: name, stat: found, in: listing, include: include, exclude: exclude,
+                        recursive: recursive, skipping: skipped, manifest: manifest)
                 }
-                if !include.isEmpty, !include.contains(where: { matches($0, name: name, relativePath: relative) }) {
-                    discovery.passedOver.append(
-                        PassedOver(path: path, reason: "not included by \(include.joined(separator: ", "))"))
-                    continue
-                }
-                if let pattern = exclude.first(where: { matches($0, name: name, relativePath: relative) }) {
-                    discovery.passedOver.append(PassedOver(path: path, reason: "excluded by \(pattern)"))
-                    continue
-                }
-                switch file(
-                    at: path, name: name, folder: directory, relativePath: relative, info: info, siblings: siblings,
-                    manifest: manifest)
-                {
-                case .success(let found): discovery.files.append(found)
-                case .failure(let reason): discovery.passedOver.append(PassedOver(path: path, reason: reason.message))
+                for entry in entries {
+                    switch entry {
+                    case .file(let file): discovery.files.append(file)
+                    case .passedOver(let passed): discovery.passedOver.append(passed)
+                    case .folder(let path, let relative): next.append((path, relative))
+                    case .ignored: break
+                    }
                 }
             }
+            level = next
+        }
+    }
+
+    /// What one entry of a folder is to a run.
+    private enum Entry {
+        case file(DiscoveredFile)
+        case passedOver(PassedOver)
+        case folder(path: String, relativePath: String)
+        case ignored
+    }
+
+    /// The entry `name` of a listed folder, whose stat data is `info` (or the `errno` of a failed `fstatat`).
+    private static func entry(
+        name: String, stat found: Result<stat, SystemCallError>, in listing: FolderListing, include: [String],
+        exclude: [String], recursive: Bool, skipping skipped: Set<String>, manifest: InputManifest
+    ) -> Entry {
+        let path = listing.path == "/" ? "/" + name : listing.path + "/" + name
+        guard !skipped.contains(path) else { return .ignored }
+        if name.hasPrefix(".") { return .passedOver(PassedOver(path: path, reason: "hidden")) }
+        let relative = listing.prefix.isEmpty ? name : listing.prefix + "/" + name
+        let info: stat
+        switch found {
+        case .success(let data): info = data
+        case .failure(let error):
+            let reason = error.code == ENOENT ? "a broken link" : "cannot read it: \(error)"
+            return .passedOver(PassedOver(path: path, reason: reason))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            guard recursive else {
+                return .passedOver(PassedOver(path: path, reason: "a folder (set inputs.recursive to go into folders)"))
+            }
+            return .folder(path: path, relativePath: relative)
+        }
+        if let owner = sidecarOwner(of: name, among: listing.siblings, byStem: listing.byStem) {
+            return .passedOver(PassedOver(path: path, reason: "sidecar (the metadata of \(owner))"))
+        }
+        if !include.isEmpty, !include.contains(where: { matches($0, name: name, relativePath: relative) }) {
+            return .passedOver(PassedOver(path: path, reason: "not included by \(include.joined(separator: ", "))"))
+        }
+        if let pattern = exclude.first(where: { matches($0, name: name, relativePath: relative) }) {
+            return .passedOver(PassedOver(path: path, reason: "excluded by \(pattern)"))
+        }
+        switch file(
+            at: path, name: name, folder: listing.path, relativePath: relative, info: info,
+            siblings: listing.siblings, manifest: manifest)
+        {
+        case .success(let found): return .file(found)
+        case .failure(let reason): return .passedOver(PassedOver(path: path, reason: reason.message))
         }
     }
 
@@ -185,7 +196,7 @@ public enum InputDiscovery {
     }
 
     /// A file name without its extension (`clip.mp4` → `clip`; `.hidden` and `name` stay as they are).
-    private static func stem(of name: String) -> Substring {
+    static func stem(of name: String) -> Substring {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name[...] }
         return name[..<dot]
     }

@@ -286,12 +286,15 @@ public struct RunSummary: Sendable, Hashable {
 public struct RunOutcome: Sendable {
     /// The totals.
     public var summary: RunSummary
-    /// One result per file, in the order they finished.
+    /// One result per file, in the order they finished; only the failed and interrupted ones when the runner
+    /// does not keep every result (``Runner/keepsEveryResult``).
     public var results: [ItemResult]
+    /// Whether ``results`` holds every file's result.
+    var keepsEveryResult = true
 
-    /// Counts a result in.
+    /// Counts a result in, and keeps it.
     mutating func add(_ result: ItemResult) {
-        results.append(result)
+        if keepsEveryResult || result.outcome == .failed || result.outcome == .interrupted { results.append(result) }
         summary.stagesRun += result.stagesRun
         summary.stagesReused += result.stagesReused
         switch result.outcome {

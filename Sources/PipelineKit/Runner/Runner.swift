@@ -36,6 +36,10 @@ public struct Runner: Sendable {
     public var logLevel: Logger.Level
     /// Receives the run's events.
     public var sink: any RunEventSink
+    /// Whether ``RunOutcome/results`` holds every file's result (a report needs them), or only the failed and
+    /// interrupted ones: the summary counts every file either way, and a batch of 100,000 files run without a
+    /// report does not hold 100,000 results.
+    public var keepsEveryResult = true
 
     /// Creates a runner.
     public init(
@@ -83,7 +87,8 @@ public struct Runner: Sendable {
         running.run(started: true)
         await applyCancelRequests()
         var outcome = RunOutcome(summary: RunSummary(items: plan.items.count + plan.passedOver.count), results: [])
-        outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count)
+        outcome.keepsEveryResult = keepsEveryResult
+        if keepsEveryResult { outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count) }
         for passed in plan.passedOver {
             outcome.add(
                 ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))

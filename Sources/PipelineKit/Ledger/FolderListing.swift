@@ -1,0 +1,81 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The names in one folder, read once, with what sidecar matching needs to know about them.
+struct FolderListing: Sendable {
+    /// The folder's absolute path.
+    let path: String
+    /// Its path relative to the input folder ("" for the input folder itself).
+    let prefix: String
+    /// The names of its entries, without `.` and `..`.
+    let names: [String]
+    /// Every name, when the folder holds a JSON file (a possible sidecar); empty otherwise.
+    let siblings: Set<String>
+    /// The non-JSON names by stem (for `clip.json` → `clip.mp4`), when the folder holds a JSON file.
+    let byStem: [Substring: String]
+    /// The open folder, whose entries are stat'ed relative to it (no walk of the whole path per entry).
+    private let descriptor: Int32
+
+    /// How many entries one thread looks at in a go.
+    private static let entriesPerTask = 256
+
+    /// Lists the folder at `path`; throws the reason it cannot be listed.
+    init(path: String, prefix: String) throws(SystemCallError) {
+        guard let directory = opendir(path) else { throw SystemCallError(code: errno) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        // The stream's descriptor stays open with it: a copy outlives `closedir`.
+        descriptor = dup(dirfd(directory))
+        closedir(directory)
+        guard descriptor >= 0 else { throw SystemCallError(code: errno) }
+        self.path = path
+        self.prefix = prefix
+        self.names = names
+        // Sidecars are JSON files: a folder without one needs neither the set of its names nor the files by stem.
+        let hasJSON = names.contains { $0.hasSuffix(".json") }
+        siblings = hasJSON ? Set(names) : []
+        byStem =
+            hasJSON
+            ? Dictionary(
+                names.filter { !$0.hasSuffix(".json") }.map { (InputDiscovery.stem(of: $0), $0) },
+                uniquingKeysWith: min)
+            : [:]
+    }
+
+    /// Each entry's `transform`, in the order of ``names``, given its stat data (following links) or the error
+    /// of `fstatat`. Entries are stat'ed by several threads at once, a block of names each; closes the folder.
+    func entries<T: Sendable>(_ transform: @Sendable (String, Result<stat, SystemCallError>) -> T) -> [T] {
+        defer { close(descriptor) }
+        let blocks = (names.count + Self.entriesPerTask - 1) / Self.entriesPerTask
+        return [T](unsafeUninitializedCapacity: names.count) { buffer, initialized in
+            // Each slot is written once, by the one thread that owns its block.
+            nonisolated(unsafe) let slots = buffer
+            DispatchQueue.concurrentPerform(iterations: blocks) { block in
+                let start = block * Self.entriesPerTask
+                for index in start..<min(start + Self.entriesPerTask, names.count) {
+                    var info = stat()
+                    let found: Result<stat, SystemCallError> =
+                        fstatat(descriptor, names[index], &info, 0) == 0
+                        ? .success(info) : .failure(SystemCallError(code: errno))
+                    slots.initializeElement(at: index, to: transform(names[index], found))
+                }
+            }
+            initialized = names.count
+        }
+    }
+}
+
+/// A failed system call: its `errno`.
+struct SystemCallError: Error, CustomStringConvertible {
+    /// The `errno` of the failed call.
+    var code: Int32
+    var description: String { String(cString: strerror(code)) }
+}

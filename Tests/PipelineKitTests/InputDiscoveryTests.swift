@@ -1,0 +1,83 @@
+import Foundation
+import StageKit
+import Testing
+
+@testable import PipelineKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Finding a batch's files: every entry of a tree is either a file of the batch or passed over with its reason.
+@Suite struct InputDiscoveryTests {
+    /// A tree of 603 files over three folders (more entries per folder than one thread looks at in a go), and
+    /// one entry of each kind that is passed over.
+    private func tree() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("discovery-\(UUID().uuidString)")
+        let manager = FileManager.default
+        try manager.createDirectory(at: root.appendingPathComponent("sub/deeper"), withIntermediateDirectories: true)
+        for index in 0..<300 {
+            try Data("\(index)".utf8).write(to: root.appendingPathComponent(String(format: "f%03d.txt", index)))
+            try Data("s\(index)".utf8).write(to: root.appendingPathComponent(String(format: "sub/g%03d.txt", index)))
+        }
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            try Data(name.utf8).write(to: root.appendingPathComponent("sub/deeper/\(name)"))
+        }
+        try Data("hidden".utf8).write(to: root.appendingPathComponent(".hidden"))
+        try Data("temporary".utf8).write(to: root.appendingPathComponent("skip.tmp"))
+        try manager.createSymbolicLink(
+            atPath: root.appendingPathComponent("broken").path, withDestinationPath: "/nonexistent/target")
+        #expect(mkfifo(root.appendingPathComponent("fifo").path, 0o644) == 0)
+        return root
+    }
+
+    @Test func aTreeIsFoundWholeInTheLedgersOrderWithEveryEntryAccountedFor() throws {
+        let root = try tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let discovery = try InputDiscovery.discover(
+            paths: [root.path], include: [], exclude: ["*.tmp"], recursive: true)
+        let relativePaths = discovery.files.map(\.input.relativePath)
+        #expect(relativePaths.count == 603)
+        #expect(Set(relativePaths).count == 603)
+        #expect(
+            zip(relativePaths, relativePaths.dropFirst()).allSatisfy {
+                Array($0.utf8).lexicographicallyPrecedes($1.utf8)
+            })
+        #expect(relativePaths.first == "f000.txt" && relativePaths.last == "sub/g299.txt")
+        #expect(relativePaths.contains("sub/deeper/b.txt"))
+        for file in discovery.files.prefix(5) + discovery.files.suffix(5) {
+            var info = stat()
+            #expect(stat(file.input.path, &info) == 0)
+            #expect(file.stamp.inode == Int64(info.st_ino) && file.stamp.size == Int64(info.st_size))
+            #expect(file.stamp.path == file.input.path && file.input.path.hasSuffix("/" + file.input.relativePath))
+        }
+        let reasons = Dictionary(
+            uniqueKeysWithValues: discovery.passedOver.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+        #expect(
+            reasons == [
+                ".hidden": "hidden", "skip.tmp": "excluded by *.tmp", "broken": "a broken link",
+                "fifo": "not a regular file",
+            ])
+        #expect(Set(discovery.folders) == [root.path, root.path + "/sub", root.path + "/sub/deeper"])
+    }
+
+    @Test func withoutRecursionFoldersArePassedOverWithTheSettingThatTakesThemIn() throws {
+        let root = try tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let discovery = try InputDiscovery.discover(
+            paths: [root.path], include: ["f1*"], exclude: [], recursive: false)
+        #expect(discovery.files.map(\.input.relativePath) == (100..<200).map { String(format: "f%03d.txt", $0) })
+        let reasons = Dictionary(
+            uniqueKeysWithValues: discovery.passedOver.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+        #expect(reasons["sub"] == "a folder (set inputs.recursive to go into folders)")
+        #expect(reasons["f000.txt"] == "not included by f1*")
+        #expect(discovery.folders == [root.path])
+    }
+
+    @Test func aMissingInputIsAnErrorThatNamesIt() {
+        let error = #expect(throws: InputError.self) {
+            try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)
+        }
+        #expect(error?.message == "input /nonexistent/input does not exist")
+    }
+}
