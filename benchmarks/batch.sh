@@ -47,7 +47,8 @@ read -r plan_s plan_kb < <(measure "$PIPELINE" plan wf.json)
 state_bytes=$(du -sb .pipeline | cut -f1)
 read -r xargs_s xargs_kb < <(measure sh -c "find in -type f -print0 | xargs -0 -P 2 -n 1 cksum")
 # Checkpointed stage transitions one at a time (--jobs 1: no group commit), over the first 1,000 files:
-# each transition is one synced commit (the stage's start is recorded with its end).
+# each transition is one synced commit (the stage's start is recorded with its end), and so are an item's
+# admission and its finish.
 read -r one_s _ < <(measure "$PIPELINE" run wf.json --input in/d000 --state one-at-a-time --jobs 1)
 transitions=$((FILES * 2))
 awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_kb" -v is="$idle_s" -v ik="$idle_kb" \
@@ -57,9 +58,9 @@ awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_
   printf "  no-op rerun:               %7.2f s                                             peak RSS %6.1f MiB\n", is, ik/1024
   printf "  pipeline plan:             %7.2f s                                             peak RSS %6.1f MiB\n", ps, pk/1024
   printf "  state folder:              %7.1f MiB, %5.0f bytes per item\n", sb/1048576, sb/n
-  # Each item is four synced commits one after another (admitted, a commit per stage, finished): charging the
-  # whole command (start-up, discovery and plan included) to them gives an upper bound per commit.
-  printf "  --jobs 1 over 1,000 files: %7.2f s  at most %5.3f ms per synced commit (a stage transition), 4,000 commits\n", os, os*1000/4000
+  # Each item is four synced commits one after another (admission, two stage transitions, finish): charging
+  # the whole command (start-up, discovery and plan included) to them bounds the cost of one from above.
+  printf "  --jobs 1 over 1,000 files: %7.2f s  at most %5.3f ms per synced commit (4,000: 2,000 stage transitions, 1,000 admissions, 1,000 finishes)\n", os, os*1000/4000
 }'
 rm -rf in .pipeline one-at-a-time
 
@@ -76,7 +77,12 @@ cat > big.json <<'JSON'
 {"version": 1, "name": "bench-big", "inputs": {"path": "big"}, "stages": [{"id": "x", "uses": "set", "with": {}}]}
 JSON
 # Milliseconds a command takes (`time` counts in hundredths of a second, too coarse here).
-elapsed_ms() { local start; start=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - start) / 1000000)); }
+elapsed_ms() {
+  local start
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+  echo $((($(date +%s%N) - start) / 1000000))
+}
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # Each figure is a plan over the 4 GiB file minus a plan over one tiny file, the median of 5 rounds.
 tiny() { elapsed_ms "$PIPELINE" plan wf.json --input wf.json --state empty-state; }
@@ -84,12 +90,14 @@ big() { elapsed_ms "$PIPELINE" plan big.json --state empty-state; }
 "$PIPELINE" plan big.json --state empty-state >/dev/null  # start-up and page cache warm
 warm=() cold=()
 for _ in 1 2 3 4 5; do
-  t=$(tiny) b=$(big)
+  t=$(tiny)
+  b=$(big)
   warm+=($((b - t)))
-  if sync && echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then
+  if sync && { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
     # The binary and its libraries are read back first: only the sampled blocks come from the disk.
     tiny >/dev/null
-    t=$(tiny) b=$(big)
+    t=$(tiny)
+    b=$(big)
     cold+=($((b - t)))
   fi
 done

@@ -1,9 +1,12 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import PipelineKit
+import UploadStages
 
 import struct StageKit.InputItem
+import struct StageKit.ServiceValues
 
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
 /// stages (delete the video, terminate the upload) and marks them cancelled: later runs leave them alone
@@ -46,11 +49,15 @@ struct CancelCommand: AsyncParsableCommand {
         let snapshot = try await state.snapshot(of: workflow)
         let selected = try ItemSelection.select(items, in: snapshot, workflow: workflow.name)
         let sink: any RunEventSink = json ? JSONLinesRenderer() : HumanRenderer(live: false)
+        let client = HTTPClient.makeForStages()
+        var services = ServiceValues()
+        services[HTTPClientKey.self] = client
         let runner = Runner(
             workflow: workflow, registry: registry, store: state.ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-            scratchRoot: state.scratchRoot, environment: environment, sink: sink)
+            scratchRoot: state.scratchRoot, environment: environment, services: services, sink: sink)
         let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: selected) }
+        try? await client.shutdown()
         if summary.interrupted { throw ExitCode(130) }
         if summary.failed > 0 { throw ExitCode(1) }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import PipelineKit
@@ -72,8 +73,9 @@ struct RunCommand: AsyncParsableCommand {
             workflow, registry: registry, discovery: consume discovery, ledger: state.ledger, reprocess: reprocess,
             onlyFailed: failed)
 
+        let client = HTTPClient.makeForStages()
         let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment,
+            workflow: workflow, registry: registry, state: state, environment: environment, client: client,
             keepsEveryResult: report != nil)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
@@ -84,6 +86,7 @@ struct RunCommand: AsyncParsableCommand {
                 return .failure(error)
             }
         }
+        try? await client.shutdown()
         guard case .success(let outcome) = result else {
             if case .failure(let error) = result { Output.error("pipeline: \(error)") }
             throw ExitCode(1)
@@ -132,13 +135,14 @@ struct RunOptions: ParsableArguments {
         }
     }
 
-    /// The runner these options describe, over a state folder.
-    /// The runner of a command; `keepsEveryResult` when the command reads every file's result (a report).
+    /// The runner these options describe, over a state folder, whose stages send HTTP requests through `client`; `keepsEveryResult` when the
+    /// command reads every file's result (a report).
     func runner(
         workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String],
-        keepsEveryResult: Bool
+        client: HTTPClient, keepsEveryResult: Bool
     ) -> Runner {
         var services = ServiceValues()
+        services[HTTPClientKey.self] = client
         if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
             services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
         }

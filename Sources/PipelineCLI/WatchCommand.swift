@@ -1,6 +1,8 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import PipelineKit
+import UploadStages
 
 import enum StageKit.BlockingWork
 import struct StageKit.ByteCount
@@ -53,8 +55,10 @@ struct WatchCommand: AsyncParsableCommand {
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
         // Only a batch's failures are read (and reported).
+        let client = HTTPClient.makeForStages()
         let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment, keepsEveryResult: false)
+            workflow: workflow, registry: registry, state: state, environment: environment, client: client,
+            keepsEveryResult: false)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
@@ -123,6 +127,7 @@ struct WatchCommand: AsyncParsableCommand {
             }
             return 0
         }
+        try? await client.shutdown()
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -101,7 +101,8 @@ public struct HTTPRequestStage: Stage {
         let method = HTTPMethod(rawValue: options.method.rawValue)
         var headers = options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let action = "\(method.rawValue) \(options.url)"
-        let exchange = HTTPExchange(client: .uploads, stallTimeout: options.timeout, answerTimeout: options.timeout)
+        let exchange = HTTPExchange(
+            client: context.httpClient, stallTimeout: options.timeout, answerTimeout: options.timeout)
         var marker: String?
         if let reconcile = options.reconcile {
             let key = try await context.idempotencyKey("request")

@@ -12,18 +12,20 @@ struct VimeoAPI: Sendable {
     /// The API's base URL, e.g. `https://api.vimeo.com`.
     let base: String
     let token: String
-    let exchange = HTTPExchange(
-        client: .uploads, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
+    let exchange: HTTPExchange
 
     /// The `Accept` header asking for API `version`.
     static func accept(version: String) -> String { "application/vnd.vimeo.*+json;version=\(version)" }
 
-    init(base: String, token: String) throws {
+    /// An API at `base` called with `token`, through the HTTP client of the stage's `context`.
+    init(base: String, token: String, context: StageContext) throws {
         let base = base.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard URL(string: base)?.host != nil else { throw PlatformError(.invalidRequest, "api \(base) is not a URL") }
         guard !token.isEmpty else { throw PlatformError(.notAuthenticated, "the token is empty") }
         self.base = base
         self.token = token
+        exchange = HTTPExchange(
+            client: context.httpClient, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
     }
 
     /// The absolute URL of an API path (`/me/videos`) or a full URL.

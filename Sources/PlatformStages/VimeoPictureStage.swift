@@ -52,7 +52,7 @@ public struct VimeoPictureStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token)
+        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
         let image: Data
         do {
             image = try Data(contentsOf: URL(fileURLWithPath: options.file))

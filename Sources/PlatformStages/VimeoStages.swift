@@ -47,7 +47,7 @@ public struct VimeoActivateStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token)
+        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
         guard let uri = options.uri ?? options.ticket?["uri"]?.stringValue else {
             throw PlatformError(.invalidRequest, "give ticket (the vimeo.ticket outputs) or uri")
         }
@@ -147,7 +147,7 @@ public struct VimeoMetadataStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token)
+        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
         var body = options.fields
         if let name = options.name { body["name"] = .string(name) }
         if let description = options.description { body["description"] = .string(description) }
@@ -204,7 +204,7 @@ public struct VimeoWaitStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token)
+        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
         try await poll(every: options.interval, for: options.timeout, what: "transcode.status complete") {
             let video = try await api.object(
                 .GET, "\(options.uri)?fields=transcode.status,upload.status", doing: "checking \(options.uri)")

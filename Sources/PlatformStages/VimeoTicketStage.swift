@@ -154,7 +154,7 @@ private struct TicketRequest {
     init(options: VimeoTicketStage.Options, context: StageContext) throws {
         self.options = options
         self.context = context
-        api = try VimeoAPI(base: options.api, token: options.token)
+        api = try VimeoAPI(base: options.api, token: options.token, context: context)
         let path = options.file ?? context.item.path
         if options.approach == .pull {
             guard let link = options.link, let url = URL(string: link), url.host != nil else {

@@ -74,6 +74,21 @@ import Testing
         #expect(discovery.folders == [root.path])
     }
 
+    @Test func aLinkBackToAScannedFolderIsPassedOverAndNoFolderStaysOpen() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loop-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try Data("f".utf8).write(to: root.appendingPathComponent("a/f.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("a/up").path, withDestinationPath: "..")
+        let open = { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try open()
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(try open() == before)
+        #expect(discovery.files.map(\.input.relativePath) == ["a/f.txt"])
+        #expect(discovery.passedOver.map(\.reason) == ["a link to a folder already scanned"])
+    }
+
     @Test func aMissingInputIsAnErrorThatNamesIt() {
         let error = #expect(throws: InputError.self) {
             try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)

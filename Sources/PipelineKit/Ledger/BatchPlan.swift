@@ -175,7 +175,8 @@ public struct BatchPlanner: Sendable {
             prober: prober)
     }
 
-    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of one chunk, not
+    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of two chunks (the one
+    /// it plans and the next, being read), not
     /// the whole ledger.
     var chunkSize = 1024
 
@@ -212,26 +213,31 @@ public struct BatchPlanner: Sendable {
         }
         // The ledger's rows of the next chunk are read while this one is planned.
         var next = chunks.isEmpty ? nil : reading(0)
-        defer { next?.cancel() }
-        for (number, chunk) in chunks.enumerated() {
-            guard let rows = try await next?.value.get() else { break }
-            next = number + 1 < chunks.count ? reading(number + 1) : nil
-            let files = chunk.map { discovery.files[$0] }
-            var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
-                fingerprinted(files, cache: cache)
+        do {
+            for (number, chunk) in chunks.enumerated() {
+                let rows = try await (next ?? reading(number)).value.get()
+                next = number + 1 < chunks.count ? reading(number + 1) : nil
+                let files = chunk.map { discovery.files[$0] }
+                var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
+                    fingerprinted(files, cache: cache)
+                }
+                let byPath = Dictionary(rows.atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
+                let elsewhere = items.compactMap { item in
+                    item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
+                }
+                let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
+                match(&items, byPath: byPath, byContent: byContent)
+                for (index, item) in zip(chunk, items) { plan.items[index] = item }
+                if savingFingerprints, let store {
+                    try await store.cacheFingerprints(entries)
+                } else {
+                    plan.cacheEntries += entries
+                }
             }
-            let byPath = Dictionary(rows.atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
-            let elsewhere = items.compactMap { item in
-                item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
-            }
-            let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
-            match(&items, byPath: byPath, byContent: byContent)
-            for (index, item) in zip(chunk, items) { plan.items[index] = item }
-            if savingFingerprints, let store {
-                try await store.cacheFingerprints(entries)
-            } else {
-                plan.cacheEntries += entries
-            }
+        } catch {
+            // A failed chunk leaves no read of the next one behind, using the store after the plan ended.
+            _ = await next?.value
+            throw error
         }
         // The files are in the plan now: a large batch does not hold both while it is settled.
         discovery.files = []

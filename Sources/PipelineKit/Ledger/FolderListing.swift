@@ -17,7 +17,7 @@ struct FolderListing: Sendable {
     /// The non-JSON names by stem (for `clip.json` → `clip.mp4`), when the folder holds a JSON file.
     let byStem: [Substring: String]
     /// The open folder, whose entries are stat'ed relative to it (no walk of the whole path per entry).
-    private let descriptor: Int32
+    fileprivate let descriptor: Int32
 
     /// How many entries one thread looks at in a go.
     private static let entriesPerTask = 256
@@ -32,8 +32,8 @@ struct FolderListing: Sendable {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        // The stream's descriptor stays open with it: a copy outlives `closedir`.
-        descriptor = dup(dirfd(directory))
+        // The stream's descriptor is closed with it: a copy outlives `closedir`.
+        descriptor = fcntl(dirfd(directory), F_DUPFD_CLOEXEC, 0)
         closedir(directory)
         guard descriptor >= 0 else { throw SystemCallError(code: errno) }
         self.path = path
@@ -51,9 +51,8 @@ struct FolderListing: Sendable {
     }
 
     /// Each entry's `transform`, in the order of ``names``, given its stat data (following links) or the error
-    /// of `fstatat`. Entries are stat'ed by several threads at once, a block of names each; closes the folder.
+    /// of `fstatat`. Entries are stat'ed by several threads at once, a block of names each.
     func entries<T: Sendable>(_ transform: @Sendable (String, Result<stat, SystemCallError>) -> T) -> [T] {
-        defer { close(descriptor) }
         let blocks = (names.count + Self.entriesPerTask - 1) / Self.entriesPerTask
         return [T](unsafeUninitializedCapacity: names.count) { buffer, initialized in
             // Each slot is written once, by the one thread that owns its block.
@@ -70,6 +69,24 @@ struct FolderListing: Sendable {
             }
             initialized = names.count
         }
+    }
+}
+
+extension FolderListing {
+    /// Closes the folder; its entries cannot be looked at any more.
+    func close() {
+        _ = Glibc.close(descriptor)
+    }
+}
+
+/// Where a folder is on disk: a folder reached again (through a link) is not scanned twice.
+struct FolderIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
 

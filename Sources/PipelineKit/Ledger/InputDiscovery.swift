@@ -84,14 +84,17 @@ public enum InputDiscovery {
         return discovery
     }
 
-    /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once and
-    /// its entries are looked at by several threads, with one `fstatat` each relative to the folder.
+    /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
+    /// entries are stat'ed relative to it by several threads (256 names each), and a folder reached again
+    /// through a link is passed over.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
     ) throws(InputError) {
         let root = folder.path
         var level: [(path: String, prefix: String)] = [(root, "")]
+        var rootInfo = stat()
+        var entered: Set<FolderIdentity> = stat(root, &rootInfo) == 0 ? [FolderIdentity(rootInfo)] : []
         while !level.isEmpty {
             var next: [(path: String, prefix: String)] = []
             for (directory, prefix) in level {
@@ -106,6 +109,7 @@ public enum InputDiscovery {
                     }
                     throw InputError(message: "cannot list \(directory): \(error)")
                 }
+                defer { listing.close() }
                 let entries = listing.entries { name, found in
                     entry(
                         name: name, stat: found, in: listing, include: include, exclude: exclude,
@@ -115,7 +119,13 @@ public enum InputDiscovery {
                     switch entry {
                     case .file(let file): discovery.files.append(file)
                     case .passedOver(let passed): discovery.passedOver.append(passed)
-                    case .folder(let path, let relative): next.append((path, relative))
+                    case .folder(let path, let relative, let identity):
+                        if entered.insert(identity).inserted {
+                            next.append((path, relative))
+                        } else {
+                            discovery.passedOver.append(
+                                PassedOver(path: path, reason: "a link to a folder already scanned"))
+                        }
                     case .ignored: break
                     }
                 }
@@ -128,7 +138,7 @@ public enum InputDiscovery {
     private enum Entry {
         case file(DiscoveredFile)
         case passedOver(PassedOver)
-        case folder(path: String, relativePath: String)
+        case folder(path: String, relativePath: String, identity: FolderIdentity)
         case ignored
     }
 
@@ -152,7 +162,7 @@ public enum InputDiscovery {
             guard recursive else {
                 return .passedOver(PassedOver(path: path, reason: "a folder (set inputs.recursive to go into folders)"))
             }
-            return .folder(path: path, relativePath: relative)
+            return .folder(path: path, relativePath: relative, identity: FolderIdentity(info))
         }
         if let owner = sidecarOwner(of: name, among: listing.siblings, byStem: listing.byStem) {
             return .passedOver(PassedOver(path: path, reason: "sidecar (the metadata of \(owner))"))

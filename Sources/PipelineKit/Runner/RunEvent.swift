@@ -282,7 +282,7 @@ public struct RunSummary: Sendable, Hashable {
     }
 }
 
-/// A finished run: its totals and what happened to each file.
+/// A finished run: its totals and what happened to the files (each one, or the failed ones).
 public struct RunOutcome: Sendable {
     /// The totals.
     public var summary: RunSummary

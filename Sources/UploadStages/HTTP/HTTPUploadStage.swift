@@ -76,7 +76,8 @@ public struct HTTPUploadStage: Stage {
         let upload = ResumablePut(
             options: options, file: file, context: context,
             exchange: HTTPExchange(
-                client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
+                client: context.httpClient, stallTimeout: stall,
+                answerTimeout: TimeSpan(seconds: max(120, stall.seconds))))
         return try await upload.run()
     }
 }

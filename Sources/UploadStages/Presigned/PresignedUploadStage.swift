@@ -81,7 +81,8 @@ public struct PresignedUploadStage: Stage {
         let backend = PresignedBackend(
             options: options, file: file, context: context,
             exchange: HTTPExchange(
-                client: .uploads, stallTimeout: timeout, answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
+                client: context.httpClient, stallTimeout: timeout,
+                answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         let upload = MultipartUpload(
             file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,

@@ -142,7 +142,7 @@ private struct S3Backend: MultipartBackend {
         signer = SigV4Signer.s3(credentials: try Self.credentials(options, environment: environment), region: region)
         let stall = options.stallTimeout
         exchange = HTTPExchange(
-            client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
+            client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
         objectURL = try Self.objectURL(options, region: region)
         checksum = options.checksum.rawValue
     }

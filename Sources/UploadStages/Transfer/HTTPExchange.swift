@@ -1,8 +1,8 @@
-package import AsyncHTTPClient
+public import AsyncHTTPClient
 import Foundation
 package import NIOCore
 package import NIOHTTP1
-package import StageKit
+public import StageKit
 
 /// A server's answer with its body read (bounded): what every upload protocol step looks at.
 package struct HTTPAnswer: Sendable {
@@ -106,16 +106,33 @@ extension HTTPClientRequest {
     }
 }
 
+/// The HTTP client that upload and platform stages send their requests through, found in
+/// ``StageContext/services``. Its owner (the command line, a test, an app that embeds the engine) makes it
+/// with ``AsyncHTTPClient/HTTPClient/makeForStages()``, gives it to the runner and shuts it down once its
+/// runs are over.
+public enum HTTPClientKey: ServiceKey {
+    public typealias Value = HTTPClient
+}
+
 extension HTTPClient {
-    /// The client every upload stage shares: one connection pool for the process. It fails a request at
-    /// once when the server cannot be reached (AsyncHTTPClient's default keeps reconnecting until the
-    /// request's deadline), so our own retry policy, with its backoff and limits, decides what happens;
-    /// and it follows no redirects, since an upload body cannot be replayed to another host unasked.
-    package static let uploads: HTTPClient = {
+    /// A client made for stages. It fails a request at once when the server cannot be reached
+    /// (AsyncHTTPClient's default keeps reconnecting until the request's deadline), so the stage's own retry
+    /// policy, with its backoff and limits, decides what happens. It follows no redirects, since an upload
+    /// body cannot be replayed to another host unasked. It keeps AsyncHTTPClient's TLS default: every
+    /// server's certificate and host name are verified against the system's trust roots.
+    public static func makeForStages() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
         configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    }
+
+    /// The client of hosts that give their stages none: made on first use, it lasts as long as the process.
+    static let processWide = makeForStages()
+}
+
+extension StageContext {
+    /// The HTTP client of this run: the one in ``StageContext/services``, else a process-wide one.
+    package var httpClient: HTTPClient { services[HTTPClientKey.self] ?? .processWide }
 }

@@ -152,7 +152,7 @@ private final class TusSession: Sendable {
         self.context = context
         let stall = options.stallTimeout
         self.exchange = HTTPExchange(
-            client: .uploads, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
+            client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
         self.state = NIOLockedValueBox(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
     }
 
