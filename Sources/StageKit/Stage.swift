@@ -41,6 +41,11 @@ public protocol Stage: Sendable {
     /// Whether the stage reads the input file as media: a run skips files FFmpeg cannot read, with the
     /// probe's reason, instead of failing them in this stage. Defaults to false.
     static var readsMediaInput: Bool { get }
+    /// Whether the stage retries its own failed requests under ``StageContext/retryPolicy`` (an upload that
+    /// resumes from the server's offset, part by part), telling the run through
+    /// ``StageContext/retrying(attempt:after:because:)``. The engine then does not retry it again: one
+    /// policy, one owner. Defaults to false: the engine retries the stage.
+    static var retriesItself: Bool { get }
 
     /// Creates the stage.
     init()
@@ -60,6 +65,9 @@ extension Stage {
 
     /// By default a stage does not need its input to be media.
     public static var readsMediaInput: Bool { false }
+
+    /// By default the engine retries a stage.
+    public static var retriesItself: Bool { false }
 
     /// By default the outputs do not depend on the options.
     public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema }

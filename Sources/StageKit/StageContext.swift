@@ -31,6 +31,9 @@ public struct StageContext: Sendable {
     public let item: InputItem
     /// The attempt within this run, from 1.
     public let attempt: Int
+    /// The stage's retry policy (the workflow's `retry`): the engine follows it between attempts, and a stage
+    /// that retries itself (``Stage/retriesItself``) follows it for its own requests.
+    public let retryPolicy: RetryPolicy
     /// A logger whose lines reach the run's output (secrets redacted).
     public let logger: Logger
     /// A folder for the stage's temporary files, kept across attempts and resumes, inside the state folder;
@@ -46,13 +49,15 @@ public struct StageContext: Sendable {
     package let savedCheckpoint: JSONValue?
     package let checkpointer: any StageCheckpointing
     let progressHandler: @Sendable (StageProgress) -> Void
+    let retryHandler: @Sendable (StageRetry) -> Void
 
     /// Creates a context; the engine does this for every attempt. Hosts that run stages elsewhere (a
     /// plugin bridge, the harness) provide their own checkpointing and progress.
     package init(
         stageID: String, stageType: String, item: InputItem, attempt: Int, logger: Logger, scratchFolder: URL,
         services: ServiceValues, previousOutputs: JSONValue? = nil, savedCheckpoint: JSONValue?,
-        checkpointer: any StageCheckpointing, progress: @escaping @Sendable (StageProgress) -> Void
+        checkpointer: any StageCheckpointing, progress: @escaping @Sendable (StageProgress) -> Void,
+        retryPolicy: RetryPolicy = .standard, retrying: @escaping @Sendable (StageRetry) -> Void = { _ in }
     ) {
         self.stageID = stageID
         self.stageType = stageType
@@ -65,6 +70,14 @@ public struct StageContext: Sendable {
         self.savedCheckpoint = savedCheckpoint
         self.checkpointer = checkpointer
         self.progressHandler = progress
+        self.retryPolicy = retryPolicy
+        self.retryHandler = retrying
+    }
+
+    /// Tells the run that a stage that retries itself (``Stage/retriesItself``) failed and tries again after
+    /// `delay`: the run shows it as attempt `attempt` of ``retryPolicy``'s attempts.
+    public func retrying(attempt: Int, after delay: Duration, because error: any Error) {
+        retryHandler(StageRetry(attempt: attempt, delay: delay, error: error))
     }
 
     /// The checkpoint an earlier attempt or run saved with ``checkpoint(_:)``, decoded as `type`; nil when
@@ -106,4 +119,14 @@ package protocol StageCheckpointing: Sendable {
     func saveCheckpoint(_ value: JSONValue) async throws
     /// The key for `name`, created and persisted on first use.
     func idempotencyKey(_ name: String) async throws -> String
+}
+
+/// A retry a stage made by itself: the failed attempt (from 1), the wait before the next one, and why.
+public struct StageRetry: Sendable {
+    /// The attempt that failed, from 1.
+    public var attempt: Int
+    /// The wait before the next attempt.
+    public var delay: Duration
+    /// Why it failed.
+    public var error: any Error
 }

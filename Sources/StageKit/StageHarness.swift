@@ -24,14 +24,16 @@ public struct StageHarness: Sendable {
         public var idempotencyKeys: [String: String]
         /// Progress reports, in order.
         public var progress: [StageProgress]
+        /// The retries a stage that retries itself made, in order.
+        public var retries: [StageRetry]
     }
 
     /// Runs `stage` with resolved `options` for `item` (default: a placeholder item), starting from
     /// `checkpoint` as if an earlier run had saved it, and with `previousOutputs` as the stage's outputs for
-    /// the item's previous version.
+    /// the item's previous version; a stage that retries itself follows `retry`.
     public func run<S: Stage>(
         _ stage: S.Type, options: JSONValue, item: InputItem? = nil, checkpoint: JSONValue? = nil,
-        previousOutputs: JSONValue? = nil, services: ServiceValues = ServiceValues()
+        previousOutputs: JSONValue? = nil, services: ServiceValues = ServiceValues(), retry: RetryPolicy = .standard
     ) async -> Run {
         let item = item ?? InputItem(path: "/dev/null", relativePath: "item", size: 0, modified: 0)
         let journal = MemoryJournal(checkpoint: checkpoint)
@@ -40,7 +42,7 @@ public struct StageHarness: Sendable {
             logger: Logger(label: "harness.\(S.stageType)"),
             scratchFolder: stateFolder.appendingPathComponent("scratch").appendingPathComponent(S.stageType),
             services: services, previousOutputs: previousOutputs, savedCheckpoint: checkpoint, checkpointer: journal,
-            progress: { journal.append($0) })
+            progress: { journal.append($0) }, retryPolicy: retry, retrying: { journal.append($0) })
         let outputs: Swift.Result<JSONValue, any Error>
         do {
             outputs = .success(try await S.run(json: options, context: context))
@@ -49,7 +51,8 @@ public struct StageHarness: Sendable {
         }
         let state = journal.state
         return Run(
-            outputs: outputs, checkpoint: state.checkpoint, idempotencyKeys: state.keys, progress: state.progress)
+            outputs: outputs, checkpoint: state.checkpoint, idempotencyKeys: state.keys, progress: state.progress,
+            retries: state.retries)
     }
 }
 
@@ -59,6 +62,7 @@ private final class MemoryJournal: StageCheckpointing {
         var checkpoint: JSONValue?
         var keys: [String: String] = [:]
         var progress: [StageProgress] = []
+        var retries: [StageRetry] = []
     }
 
     private let storage: NIOLockedValueBox<State>
@@ -71,6 +75,10 @@ private final class MemoryJournal: StageCheckpointing {
 
     func append(_ progress: StageProgress) {
         storage.withLockedValue { $0.progress.append(progress) }
+    }
+
+    func append(_ retry: StageRetry) {
+        storage.withLockedValue { $0.retries.append(retry) }
     }
 
     func saveCheckpoint(_ value: JSONValue) async throws {

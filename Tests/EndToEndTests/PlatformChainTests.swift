@@ -23,8 +23,8 @@ import Testing
         let refresh = withAuth ? #", "refreshWith": "auth""# : ""
         let upload =
             approach == "tus"
-            ? #"{"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
-            : #"{"id": "upload", "uses": "http.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s", "retries": 20}}"#
+            ? #"{"id": "upload", "uses": "tus.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s"}, "retry": {"attempts": 20, "initialDelay": "0.5s"}}"#
+            : #"{"id": "upload", "uses": "http.upload", "with": {"url": "${ticket.uploadLink}", "file": "${export.path}", "chunkSize": "256KiB", "stallTimeout": "5s"}, "retry": {"attempts": 20, "initialDelay": "0.5s"}}"#
         let auth =
             withAuth
             ? """

@@ -76,6 +76,24 @@ import Testing
         #expect(retries.allSatisfy { $0.attempts == 3 && $0.error.kind == .network })
     }
 
+    @Test func aStageThatRetriesItselfIsRunOnceAndItsRetriesAreTheRunsEvents() async throws {
+        let sandbox = try Sandbox()
+        let key = UUID().uuidString
+        let log = EventLog()
+        let summary = try await sandbox.run(
+            """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "up", "uses": "test.selfRetrying", "with": {"key": "\(key)"}, "retry": {"attempts": 4}}
+            ]}
+            """, log: log)
+        #expect(summary.failed == 1)
+        // One policy, one owner: the engine does not wrap the stage's own retries in its attempts.
+        #expect(SelfRetryingStage.runs.withLockedValue { $0[key] } == 1)
+        let retries = log.all(StageRetrying.self)
+        #expect(retries.map(\.attempt) == [1, 2, 3])
+        #expect(retries.allSatisfy { $0.attempts == 4 && $0.stage == "up" && $0.error.kind == .network })
+    }
+
     @Test func fatalFailuresAreNotRetriedAndOtherItemsGoOn() async throws {
         let sandbox = try Sandbox(files: 3)
         let key = UUID().uuidString

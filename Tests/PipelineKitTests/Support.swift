@@ -154,6 +154,7 @@ struct Sandbox: ~Copyable {
             try registry.register(GuardedStage.self)
             try registry.register(CPUStage.self)
             try registry.register(TransferStage.self)
+            try registry.register(SelfRetryingStage.self)
         } catch {
             Issue.record("the test stages' names collide: \(error)")
         }
@@ -305,5 +306,29 @@ struct TransferStage: Stage {
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         try await Occupancy.occupy(.network, key: options.key, seconds: options.seconds)
         return Outputs()
+    }
+}
+
+/// A stage that retries itself (as the upload stages do): it reports a retry for each attempt of its policy
+/// but the last, counts its runs under `key`, and then fails retryably.
+struct SelfRetryingStage: Stage {
+    struct Options: StageOptions {
+        @Option("Counter name.") var key: String
+    }
+    struct Outputs: Encodable, Sendable {}
+    static let stageType = "test.selfRetrying"
+    static let summary = "Retries by itself, then fails (tests only)."
+    static let outputSchema = OutputSchema([])
+    static let retriesItself = true
+    static let runs = NIOLockedValueBox<[String: Int]>([:])
+    init() {}
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        Self.runs.withLockedValue { $0[options.key, default: 0] += 1 }
+        for attempt in 1..<context.retryPolicy.attempts {
+            context.retrying(
+                attempt: attempt, after: .zero,
+                because: StageFailure.retryable("request \(attempt) failed", kind: .network))
+        }
+        throw StageFailure.retryable("the last request failed", kind: .network)
     }
 }

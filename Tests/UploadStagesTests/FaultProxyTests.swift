@@ -14,6 +14,9 @@ import UploadStages
 /// answer (a 120 s or 300 s deadline), which no stall timeout covers. So the 2 MiB chunks and 5 MiB parts of
 /// the first two tests are never stalled, and the stall tests use 16 MiB requests.
 @Suite struct FaultProxyTests {
+    /// Twenty consecutive failures without progress before an upload gives up.
+    private let retry = RetryPolicy(attempts: 20, initialDelay: TimeSpan(seconds: 0.5), maxDelay: TimeSpan(seconds: 20))
+
     private func harness() -> StageHarness {
         StageHarness(
             stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("faults-\(UUID().uuidString)"))
@@ -54,7 +57,7 @@ import UploadStages
         [
             "endpoint": .string("http://127.0.0.1:\(proxy.port)/files/"), "file": .string(file.path),
             "chunkSize": .string(chunkSize),
-            "stallTimeout": "2s", "retries": 20,
+            "stallTimeout": "2s",
         ]
     }
 
@@ -62,7 +65,7 @@ import UploadStages
         [
             "endpoint": .string("http://127.0.0.1:\(proxy.port)"), "bucket": "media", "key": .string(key),
             "file": .string(file.path),
-            "partSize": .string(partSize), "concurrency": 2, "retries": 20, "stallTimeout": "2s",
+            "partSize": .string(partSize), "concurrency": 2, "stallTimeout": "2s",
             "accessKeyId": "test", "secretAccessKey": "test",
         ]
     }
@@ -72,7 +75,8 @@ import UploadStages
         let server = try await PeerServer(script: "tus_server.py")
         let proxy = try await startProxy(to: server, seed: 1, errorRate: 0.2, resetRate: 0.1, stallRate: 0.05)
         let file = try randomFile(bytes: 24 << 20, seed: 21)
-        let run = await harness().run(TusUploadStage.self, options: tusOptions(proxy, file, chunkSize: "2MiB"))
+        let run = await harness().run(
+            TusUploadStage.self, options: tusOptions(proxy, file, chunkSize: "2MiB"), retry: retry)
         let outputs = try run.outputs.get()
         #expect(outputs["size"] == .int(24 << 20))
         #expect(outputs["url"]?.stringValue?.hasPrefix("http://127.0.0.1:\(proxy.port)/files/") == true)
@@ -87,7 +91,7 @@ import UploadStages
         let proxy = try await startProxy(to: server, seed: 1, errorRate: 0.2, resetRate: 0.1, stallRate: 0.05)
         let file = try randomFile(bytes: 30 << 20, seed: 23)
         let run = await harness().run(
-            S3UploadStage.self, options: s3Options(proxy, file, key: "faults/clip.bin", partSize: "5MiB"))
+            S3UploadStage.self, options: s3Options(proxy, file, key: "faults/clip.bin", partSize: "5MiB"), retry: retry)
         _ = try run.outputs.get()
         #expect(
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "faults/clip.bin"])
@@ -105,7 +109,8 @@ import UploadStages
         let server = try await PeerServer(script: "tus_server.py")
         let proxy = try await startProxy(to: server, seed: 6, stallRate: 0.5)
         let file = try randomFile(bytes: 40 << 20, seed: 22)
-        let run = await harness().run(TusUploadStage.self, options: tusOptions(proxy, file, chunkSize: "16MiB"))
+        let run = await harness().run(
+            TusUploadStage.self, options: tusOptions(proxy, file, chunkSize: "16MiB"), retry: retry)
         let outputs = try run.outputs.get()
         #expect(await sha256sum(stored(server, outputs["url"])) == sha256sum(file.path))
         let counts = try await stats(proxy)
@@ -122,7 +127,7 @@ import UploadStages
         let proxy = try await startProxy(to: server, seed: 1, stallRate: 0.4)
         let file = try randomFile(bytes: 32 << 20, seed: 24)
         let run = await harness().run(
-            S3UploadStage.self, options: s3Options(proxy, file, key: "stalls.bin", partSize: "16MiB"))
+            S3UploadStage.self, options: s3Options(proxy, file, key: "stalls.bin", partSize: "16MiB"), retry: retry)
         _ = try run.outputs.get()
         #expect(
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "stalls.bin"]) == sha256sum(file.path)

@@ -17,12 +17,14 @@ import UploadStages
         let server = try await PeerServer(script: "tls_server.py")
         let file = try randomFile(bytes: 1 << 20, seed: 5)
         let options: JSONValue = [
-            "url": .string("https://127.0.0.1:\(server.port)/upload"), "file": .string(file.path), "retries": 1,
+            "url": .string("https://127.0.0.1:\(server.port)/upload"), "file": .string(file.path),
         ]
         let client = HTTPClient.makeForStages()
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
-        let result = await harness().run(HTTPUploadStage.self, options: options, services: services)
+        let result = await harness().run(
+            HTTPUploadStage.self, options: options, services: services,
+            retry: RetryPolicy(attempts: 1, initialDelay: TimeSpan(seconds: 0), maxDelay: TimeSpan(seconds: 0)))
         try await client.shutdown()
         let error = #expect(throws: (any Error).self) { try result.outputs.get() }
         #expect(
@@ -41,9 +43,11 @@ import UploadStages
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
         let options: JSONValue = [
-            "url": .string("https://127.0.0.1:\(server.port)/upload"), "file": .string(file.path), "retries": 1,
+            "url": .string("https://127.0.0.1:\(server.port)/upload"), "file": .string(file.path),
         ]
-        let result = await harness().run(HTTPUploadStage.self, options: options, services: services)
+        let result = await harness().run(
+            HTTPUploadStage.self, options: options, services: services,
+            retry: RetryPolicy(attempts: 1, initialDelay: TimeSpan(seconds: 0), maxDelay: TimeSpan(seconds: 0)))
         // The client given was shut down: the stage used it, and no other.
         let error = #expect(throws: (any Error).self) { try result.outputs.get() }
         #expect(

@@ -122,13 +122,16 @@ import UploadStages
         let file = try randomFile(bytes: 1000)
         let run = await harness().run(
             TusUploadStage.self,
-            options: ["endpoint": "http://127.0.0.1:9/files/", "file": .string(file.path), "retries": 2])
+            options: ["endpoint": "http://127.0.0.1:9/files/", "file": .string(file.path)],
+            retry: RetryPolicy(attempts: 2, initialDelay: TimeSpan(seconds: 0.1), maxDelay: TimeSpan(seconds: 1)))
         guard case .failure(let error) = run.outputs else {
             Issue.record("uploaded to nothing")
             return
         }
         #expect("\(error)".contains("creating the upload"), "\(error)")
         #expect((error as? UploadError)?.disposition.isRetryable == true)
+        // Two attempts under the stage's policy: the first failure is retried once, and reported.
+        #expect(run.retries.map(\.attempt) == [1])
     }
 
     @Test func uploadsInParallelPartsThroughConcatenationAndResumesEachPart() async throws {

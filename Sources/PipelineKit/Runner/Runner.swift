@@ -515,7 +515,8 @@ public struct Runner: Sendable {
             previousOutputs: progress.scope.previous[spec.id], journal: journal)
     }
 
-    /// Runs a stage with its retry policy and timeout; returns its outputs.
+    /// Runs a stage with its retry policy and timeout; returns its outputs. A stage that retries itself runs once
+    /// under the policy, and its own retries become the run's retry events.
     private func attempt(
         descriptor: StageDescriptor, spec: StageSpec, input: InputItem, ref: ItemVersion, options: JSONValue,
         previousOutputs: JSONValue?, journal: StageJournal
@@ -523,7 +524,8 @@ public struct Runner: Sendable {
         let label = input.relativePath
         let clock = ContinuousClock()
         let attempts = spec.retry.attempts
-        for attempt in 1...attempts {
+        let runs = descriptor.retriesItself ? 1 : attempts
+        for attempt in 1...runs {
             var started = clock.now
             do {
                 // The attempt starts once its resource has a free slot; waiting is not part of its timeout.
@@ -545,7 +547,13 @@ public struct Runner: Sendable {
                             spec.id),
                         services: services, previousOutputs: previousOutputs,
                         savedCheckpoint: await journal.current.resume, checkpointer: journal,
-                        progress: progressReporter(item: label, stage: spec.id))
+                        progress: progressReporter(item: label, stage: spec.id), retryPolicy: spec.retry,
+                        retrying: { retry in
+                            sink.emit(
+                                StageRetrying(
+                                    item: label, stage: spec.id, attempt: retry.attempt, attempts: attempts,
+                                    delay: retry.delay, error: report(retry.error)))
+                        })
                     return try await withTimeout(spec.timeout) {
                         try await descriptor.run(options: options, context: context)
                     }
@@ -587,7 +595,7 @@ public struct Runner: Sendable {
                     throw CredentialsExpired(
                         report: failure.prefixed("stage \(spec.id) (\(spec.uses)) failed: ", advice: advice))
                 }
-                if case .retryable(let minimum) = disposition, attempt < attempts {
+                if case .retryable(let minimum) = disposition, attempt < runs {
                     let delay = spec.retry.delay(afterAttempt: attempt, minimum: minimum)
                     try await journal.update { $0.record(failure) }
                     sink.emit(

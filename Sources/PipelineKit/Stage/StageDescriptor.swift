@@ -34,6 +34,8 @@ public struct StageDescriptor: Sendable {
     public let resource: StageResource
     /// Whether it reads the input file as media.
     public let readsMediaInput: Bool
+    /// Whether the stage retries its own requests (``Stage/retriesItself``): the engine runs it once.
+    public let retriesItself: Bool
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
 
@@ -47,6 +49,7 @@ public struct StageDescriptor: Sendable {
         self.source = source
         self.resource = S.resource
         self.readsMediaInput = S.readsMediaInput
+        self.retriesItself = S.retriesItself
         self.outputsForOptions = { S.outputSchema(for: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: optionSchema) }
     }
@@ -65,6 +68,7 @@ public struct StageDescriptor: Sendable {
         self.source = source
         self.resource = .light
         self.readsMediaInput = false
+        self.retriesItself = false
         self.outputsForOptions = outputs
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
     }

@@ -27,8 +27,6 @@ public struct HTTPUploadStage: Stage {
         /// Abort a request that sends nothing for this long, then resume.
         @Option("Abort a request that sends nothing for this long, then resume.")
         public var stallTimeout = TimeSpan(seconds: 30)
-        /// Consecutive failures without progress before the stage gives up.
-        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
 
         public init() {}
     }
@@ -60,6 +58,8 @@ public struct HTTPUploadStage: Stage {
 
     public static let stageType = "http.upload"
     public static let resource = StageResource.network
+    /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
+    public static let retriesItself = true
     public static let summary =
         "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
     public static let outputSchema = OutputSchema([
@@ -117,8 +117,7 @@ private final class ResumablePut: Sendable {
         }
         try await context.checkpoint(
             HTTPUploadStage.Progress(url: options.url, fingerprint: file.fingerprint, offset: offset))
-        let retry = TransferRetry(attempts: options.retries)
-        try await retry.run(logger: context.logger, progress: { [self] in offset }) {
+        try await TransferRetry(context: context).run(progress: { [self] in offset }) {
             if mustProbe {
                 if try await probe() { return true }
             }

@@ -39,8 +39,6 @@ public struct PresignedUploadStage: Stage {
         public var partSize = ByteCount(5 << 20)
         /// Parts in flight at once.
         @Option("Parts in flight at once, 1–32.") public var concurrency = 3
-        /// Consecutive failures without progress before the stage gives up.
-        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 3
         /// Abort a request that makes no progress for this long.
         @Option("Abort a request that makes no progress for this long.") public var timeout = TimeSpan(seconds: 30)
 
@@ -63,6 +61,8 @@ public struct PresignedUploadStage: Stage {
 
     public static let stageType = "presigned.upload"
     public static let resource = StageResource.network
+    /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
+    public static let retriesItself = true
     public static let summary =
         "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
     public static let outputSchema = OutputSchema([
@@ -85,7 +85,7 @@ public struct PresignedUploadStage: Stage {
                 answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
             target: "presigned:\(options.create)", context: context, backend: backend)
         let (completed, progress) = try await upload.run()
         return Outputs(

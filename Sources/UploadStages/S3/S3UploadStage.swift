@@ -47,8 +47,6 @@ public struct S3UploadStage: Stage {
         /// Abort a part that sends nothing for this long, then retry it.
         @Option("Abort a part that sends nothing for this long, then retry it.")
         public var stallTimeout = TimeSpan(seconds: 30)
-        /// Consecutive failures without progress before the stage gives up.
-        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
         /// Also give a presigned GET URL of the object, valid this long.
         @Option(
             "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs."
@@ -86,6 +84,8 @@ public struct S3UploadStage: Stage {
 
     public static let stageType = "s3.upload"
     public static let resource = StageResource.network
+    /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
+    public static let retriesItself = true
     public static let summary =
         "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
     public static let outputSchema = OutputSchema([
@@ -114,7 +114,7 @@ public struct S3UploadStage: Stage {
             throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
         }
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)), retries: options.retries,
+            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
             target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
         return Outputs(

@@ -59,7 +59,6 @@ struct MultipartUpload: Sendable {
     let file: UploadFile
     let partSize: Int64
     let concurrency: Int
-    let retries: Int
     /// Identifies the destination and settings, e.g. `s3://bucket/key`.
     let target: String
     let context: StageContext
@@ -84,10 +83,9 @@ struct MultipartUpload: Sendable {
             }
         }
         let journal = PartJournal(context: context)
-        let retry = TransferRetry(attempts: retries)
         var completed: CompletedUpload?
         do {
-            try await retry.run(logger: context.logger, progress: { Int64(await journal.count) }) {
+            try await TransferRetry(context: context).run(progress: { Int64(await journal.count) }) {
                 let current: Progress
                 if let known = progress {
                     let latest = await journal.progress ?? known

@@ -1,26 +1,19 @@
 import Logging
 import StageKit
 
-/// Retries inside an upload stage: transient failures are retried with exponential backoff and jitter,
-/// and the count starts over whenever bytes got through, so a long upload over a flaky link keeps going
-/// as long as it progresses. Fatal errors and cancellation pass straight through.
+/// Retries inside an upload stage, under the stage's retry policy (``StageContext/retryPolicy``, the
+/// workflow's `retry`): transient failures are retried with its backoff and jitter, and its attempts count
+/// consecutive failures without progress (the count starts over whenever bytes got through), so a long
+/// upload over a flaky link keeps going as long as it progresses. Each retry is reported to the run
+/// (``StageContext/retrying(attempt:after:because:)``); the engine does not retry these stages again.
+/// Fatal errors and cancellation pass straight through.
 struct TransferRetry: Sendable {
-    /// Consecutive failures without progress before giving up.
-    var attempts: Int
-    /// Waits between attempts.
-    var policy: RetryPolicy
-
-    init(attempts: Int) {
-        self.attempts = max(1, attempts)
-        self.policy = RetryPolicy(
-            attempts: attempts, initialDelay: TimeSpan(seconds: 0.5), maxDelay: TimeSpan(seconds: 20))
-    }
+    let context: StageContext
 
     /// Runs `step` until it returns true (done). `progress` reports a number that grows when bytes got
     /// through (the server's offset, finished parts).
-    func run(
-        logger: Logger, progress: @Sendable () async -> Int64, _ step: () async throws -> Bool
-    ) async throws {
+    func run(progress: @Sendable () async -> Int64, _ step: () async throws -> Bool) async throws {
+        let policy = context.retryPolicy
         var failures = 0
         var lastProgress = await progress()
         while true {
@@ -33,11 +26,10 @@ struct TransferRetry: Sendable {
                     lastProgress = now
                 }
                 failures += 1
-                guard failures < attempts else { throw error }
+                guard failures < policy.attempts else { throw error }
                 guard case .retryable(let minimum) = error.disposition else { throw error }
                 let delay = policy.delay(afterAttempt: failures, minimum: minimum)
-                logger.warning(
-                    "\(error.message); retrying in \(TimeSpan(seconds: delay.seconds)) (\(failures)/\(attempts - 1))")
+                context.retrying(attempt: failures, after: delay, because: error)
                 try await Task.sleep(for: delay)
             }
         }

@@ -39,8 +39,6 @@ public struct TusUploadStage: Stage {
         /// Abort a request that sends nothing for this long, then resume.
         @Option("Abort a request that sends nothing for this long, then resume.")
         public var stallTimeout = TimeSpan(seconds: 30)
-        /// Consecutive failures without progress before the stage gives up.
-        @Option("Consecutive failures without progress before the stage gives up.") public var retries = 8
 
         public init() {}
     }
@@ -90,6 +88,8 @@ public struct TusUploadStage: Stage {
 
     public static let stageType = "tus.upload"
     public static let resource = StageResource.network
+    /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
+    public static let retriesItself = true
     public static let summary =
         "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
     public static let outputSchema = OutputSchema([
@@ -164,7 +164,6 @@ private final class TusSession: Sendable {
         capabilities = await discover(options.url ?? options.endpoint ?? "")
         let algorithm = try checksumAlgorithm()
         let chunkSize = options.chunkSize?.bytes ?? (algorithm == nil ? nil : 16 << 20)
-        let retry = TransferRetry(attempts: options.retries)
         let parallel = max(1, min(options.parallel, 16))
         if parallel > 1, options.endpoint == nil || !capabilities.extensions.contains("concatenation") {
             context.logger.warning(
@@ -172,8 +171,8 @@ private final class TusSession: Sendable {
         }
         let concatenate = parallel > 1 && options.endpoint != nil && capabilities.extensions.contains("concatenation")
         do {
-            try await retry.run(
-                logger: context.logger, progress: { [self] in acknowledged.withLockedValue { $0.values.reduce(0, +) } }
+            try await TransferRetry(context: context).run(
+                progress: { [self] in acknowledged.withLockedValue { $0.values.reduce(0, +) } }
             ) {
                 if concatenate {
                     try await uploadInParts(parallel, chunkSize: chunkSize, algorithm: algorithm)
