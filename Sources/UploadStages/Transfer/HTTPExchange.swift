@@ -55,8 +55,6 @@ package struct HTTPExchange: Sendable {
         -> HTTPAnswer
     {
         let client = self.client
-        let stallTimeout = self.stallTimeout
-        let answerTimeout = self.answerTimeout
         do {
             return try await withThrowingTaskGroup(of: HTTPAnswer?.self) { group in
                 group.addTask {
@@ -64,27 +62,7 @@ package struct HTTPExchange: Sendable {
                     let body = try await response.body.collect(upTo: HTTPExchange.answerLimit)
                     return HTTPAnswer(status: response.status, headers: response.headers, body: body)
                 }
-                group.addTask {
-                    let started = ContinuousClock.now
-                    while true {
-                        try await Task.sleep(for: .milliseconds(250))
-                        if let meter, !meter.isBodyFinished {
-                            if meter.idleSeconds > stallTimeout.seconds {
-                                throw UploadError.retryable(
-                                    "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)"
-                                )
-                            }
-                        } else if let meter, meter.idleSeconds > max(10, 2 * stallTimeout.seconds) {
-                            // The last few MiB of a body sit in socket buffers: "all sent" is not "all received".
-                            // A server that stops reading there shows up as a missing answer, so wait only briefly.
-                            throw UploadError.retryable(
-                                "\(action): no answer within \(TimeSpan(seconds: max(10, 2 * stallTimeout.seconds))) after the body was sent"
-                            )
-                        } else if meter == nil, (ContinuousClock.now - started).seconds > answerTimeout.seconds {
-                            throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
-                        }
-                    }
-                }
+                group.addTask { try await watch(meter, doing: action) }
                 defer { group.cancelAll() }
                 while let answer = try await group.next() {
                     if let answer { return answer }
@@ -93,6 +71,33 @@ package struct HTTPExchange: Sendable {
             }
         } catch {
             throw UploadError.classify(error, doing: action)
+        }
+    }
+}
+
+extension HTTPExchange {
+    /// Throws once a request stalls: its body (counted by `meter`) accepts no byte for ``stallTimeout``, its
+    /// answer does not come within `max(10 s, 2 × stallTimeout)` of the last byte, or a request without a
+    /// streamed body gets no answer within ``answerTimeout``. It sleeps until the moment a limit could be
+    /// reached, not on a fixed tick: an upload that keeps moving wakes it once per limit.
+    func watch(_ meter: TransferMeter?, doing action: String) async throws -> Never {
+        guard let meter else {
+            try await Task.sleep(for: .seconds(answerTimeout.seconds))
+            throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
+        }
+        while true {
+            // The last few MiB of a body sit in socket buffers: "all sent" is not "all received". A server that
+            // stops reading there shows up as a missing answer, so that wait is short too.
+            let sending = !meter.isBodyFinished
+            let limit = sending ? stallTimeout.seconds : max(10, 2 * stallTimeout.seconds)
+            let idle = meter.idleSeconds
+            guard idle <= limit else {
+                throw UploadError.retryable(
+                    sending
+                        ? "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)"
+                        : "\(action): no answer within \(TimeSpan(seconds: limit)) after the body was sent")
+            }
+            try await Task.sleep(for: .seconds(limit - idle) + .milliseconds(1))
         }
     }
 }
