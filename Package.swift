@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "CoreStages", targets: ["CoreStages"]),
         .library(name: "MediaStages", targets: ["MediaStages"]),
+        .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .library(name: "UploadStages", targets: ["UploadStages"]),
         .library(name: "PlatformStages", targets: ["PlatformStages"]),
         .library(name: "PipelinePluginSDK", targets: ["PipelinePluginSDK"]),
@@ -86,9 +87,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HTTPTransport",
+            dependencies: [
+                "StageKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "UploadStages",
             dependencies: [
-                "StageKit", "CMalloc", "CCRC32C",
+                "StageKit", "HTTPTransport", "CMalloc", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,7 +113,7 @@ let package = Package(
         .target(
             name: "PlatformStages",
             dependencies: [
-                "StageKit", "UploadStages",
+                "StageKit", "HTTPTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -153,6 +164,7 @@ let package = Package(
                 "StageKit",
                 "CoreStages",
                 "MediaStages",
+                "HTTPTransport",
                 "UploadStages",
                 "PlatformStages",
                 "PluginHost",
@@ -218,7 +230,7 @@ let package = Package(
         .testTarget(
             name: "UploadStagesTests",
             dependencies: [
-                "UploadStages", "StageKit", "TestSupport", "CCRC32C",
+                "UploadStages", "HTTPTransport", "StageKit", "TestSupport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

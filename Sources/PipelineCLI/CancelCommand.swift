@@ -1,9 +1,9 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import Logging
 import PipelineKit
-import UploadStages
 
 import struct StageKit.InputItem
 import struct StageKit.ServiceValues

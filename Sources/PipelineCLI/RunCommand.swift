@@ -1,9 +1,9 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import Logging
 import PipelineKit
-import UploadStages
 
 import struct StageKit.ByteCount
 import struct StageKit.ServiceValues

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import PipelineKit
-import UploadStages
 
 import enum StageKit.BlockingWork
 import struct StageKit.ByteCount

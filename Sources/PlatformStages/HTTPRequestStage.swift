@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
-import UploadStages
 
 /// `http.request`: any REST call, so a workflow can create, activate and describe uploads on a platform
 /// that has no stage of its own. The body is a JSON template; outputs are picked from the answer with

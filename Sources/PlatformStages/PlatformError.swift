@@ -1,7 +1,7 @@
 import Foundation
+package import HTTPTransport
 import NIOHTTP1
 public import StageKit
-package import UploadStages
 
 /// A failed platform call, in terms a user can act on (after Newzulu's taxonomy): what kind of trouble,
 /// the message, and whether retrying can help.

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import StageKit
-import UploadStages
 
 /// Vimeo's REST API (version 3.4) as the vimeo.* stages call it: bearer token, versioned Accept header,
 /// JSON in and out, errors mapped to ``PlatformError``. The token never reaches a log line or a state file.

@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
-import UploadStages
 
 /// `vimeo.picture`: makes an image (the exported thumbnail) the video's picture, as Vimeo documents it:
 /// `POST {uri}/pictures` creates a picture and answers its upload `link`, the image is `PUT` to the link, and

@@ -1,8 +1,8 @@
 import Foundation
+import HTTPTransport
 import Logging
 import NIOHTTP1
 public import StageKit
-import UploadStages
 
 #if canImport(Glibc)
     import Glibc

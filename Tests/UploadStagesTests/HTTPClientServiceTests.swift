@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import StageKit
 import TestSupport
 import Testing

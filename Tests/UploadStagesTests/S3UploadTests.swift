@@ -1,5 +1,6 @@
 import CCRC32C
 import Foundation
+import HTTPTransport
 import StageKit
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import StageKit
 import TestSupport
 import Testing

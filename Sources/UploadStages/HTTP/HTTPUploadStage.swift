@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

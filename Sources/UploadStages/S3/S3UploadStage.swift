@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import HTTPTransport
 import Logging
 import NIOCore
 import NIOFoundationCompat

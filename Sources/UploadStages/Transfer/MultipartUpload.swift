@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import Logging
 import StageKit
 import Synchronization

@@ -1,3 +1,4 @@
+import HTTPTransport
 import Logging
 import StageKit
 

@@ -1,5 +1,6 @@
 import CMalloc
 import Foundation
+import HTTPTransport
 import NIOCore
 import StageKit
 

@@ -16,7 +16,9 @@ package final class TransferMeter: Sendable {
     /// - Parameters:
     ///   - base: bytes of the file already on the server when this request began.
     ///   - total: the file's size.
-    init(base: Int64, total: Int64, limiter: BandwidthLimiter?, report: @escaping @Sendable (StageProgress) -> Void) {
+    package init(
+        base: Int64, total: Int64, limiter: BandwidthLimiter?, report: @escaping @Sendable (StageProgress) -> Void
+    ) {
         self.base = base
         self.total = total
         self.limiter = limiter
@@ -24,31 +26,31 @@ package final class TransferMeter: Sendable {
     }
 
     /// Waits until the bandwidth limit lets `count` more bytes go.
-    func admit(_ count: Int) async throws {
+    package func admit(_ count: Int) async throws {
         try await limiter?.acquire(count)
     }
 
     /// Records that `count` bytes went to the HTTP client.
-    func sent(_ count: Int) {
+    package func sent(_ count: Int) {
         let now = counted.add(Int64(count), ordering: .relaxed).newValue
         lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         report(StageProgress(completed: base + now, total: total, unit: .bytes))
     }
 
     /// Records that the whole body was handed over: from now on only the response is awaited.
-    func bodyFinished() {
+    package func bodyFinished() {
         finished.store(true, ordering: .relaxed)
         lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
     /// Bytes handed over so far by this request.
-    var bytesSent: Int64 { counted.load(ordering: .relaxed) }
+    package var bytesSent: Int64 { counted.load(ordering: .relaxed) }
 
     /// Whether the body has been handed over completely.
-    var isBodyFinished: Bool { finished.load(ordering: .relaxed) }
+    package var isBodyFinished: Bool { finished.load(ordering: .relaxed) }
 
     /// Seconds since the last byte (or since the body finished).
-    var idleSeconds: Double {
+    package var idleSeconds: Double {
         Double(DispatchTime.now().uptimeNanoseconds &- lastActivity.load(ordering: .relaxed)) / 1e9
     }
 }

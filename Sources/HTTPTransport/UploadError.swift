@@ -17,6 +17,13 @@ public struct UploadError: ClassifiedError, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// An error with the given message, disposition and HTTP status.
+    package init(message: String, disposition: FailureDisposition, status: Int? = nil) {
+        self.message = message
+        self.disposition = disposition
+        self.status = status
+    }
+
     /// The machine-readable kind, from the HTTP status when the server answered.
     public var kind: ErrorKind {
         guard let status else { return disposition.isRetryable ? .network : .failed }
