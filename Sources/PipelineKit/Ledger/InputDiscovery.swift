@@ -86,7 +86,7 @@ public enum InputDiscovery {
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
     /// entries are stat'ed relative to it by several threads (256 names each), and a folder reached again
-    /// through a link is passed over.
+    /// (through a link) is passed over.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
@@ -94,7 +94,8 @@ public enum InputDiscovery {
         let root = folder.path
         var level: [(path: String, prefix: String)] = [(root, "")]
         var rootInfo = stat()
-        var entered: Set<FolderIdentity> = stat(root, &rootInfo) == 0 ? [FolderIdentity(rootInfo)] : []
+        // Folders entered, by where they are on disk: one reached again (through a link) is not scanned twice.
+        var entered: [FolderIdentity: String] = stat(root, &rootInfo) == 0 ? [FolderIdentity(rootInfo): root] : [:]
         while !level.isEmpty {
             var next: [(path: String, prefix: String)] = []
             for (directory, prefix) in level {
@@ -120,11 +121,11 @@ public enum InputDiscovery {
                     case .file(let file): discovery.files.append(file)
                     case .passedOver(let passed): discovery.passedOver.append(passed)
                     case .folder(let path, let relative, let identity):
-                        if entered.insert(identity).inserted {
-                            next.append((path, relative))
+                        if let first = entered[identity] {
+                            discovery.passedOver.append(PassedOver(path: path, reason: "the same folder as \(first)"))
                         } else {
-                            discovery.passedOver.append(
-                                PassedOver(path: path, reason: "a link to a folder already scanned"))
+                            entered[identity] = path
+                            next.append((path, relative))
                         }
                     case .ignored: break
                     }
@@ -142,7 +143,7 @@ public enum InputDiscovery {
         case ignored
     }
 
-    /// The entry `name` of a listed folder, whose stat data is `info` (or the `errno` of a failed `fstatat`).
+    /// The entry `name` of a listed folder, with its stat data (`found`; the error of a failed `fstatat`).
     private static func entry(
         name: String, stat found: Result<stat, SystemCallError>, in listing: FolderListing, include: [String],
         exclude: [String], recursive: Bool, skipping skipped: Set<String>, manifest: InputManifest
