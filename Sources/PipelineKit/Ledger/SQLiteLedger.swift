@@ -229,21 +229,39 @@ public final class SQLiteLedger: StateStore {
 
     /// Stage records of a workflow's items (those in `items`, or all) whose row meets `condition`, by item
     /// number and stage id; records of other items are not decoded.
+    /// The stage records of a workflow's items (nil: all of them) that meet `condition`. A few items are
+    /// looked up by id, a thousand at a time; many (or all) are read in one pass over the workflow's records.
     private func records(workflow: String, items: Set<Int64>?, condition: String) async throws(StateError)
         -> [Int64: [String: StageRecord]]
     {
-        try await read { db in
+        let sql = """
+            SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
+            WHERE items.workflow = ? AND \(condition)
+            """
+        guard let items, items.count <= 10_000 else {
+            return try await read { db in
+                var found: [Int64: [String: StageRecord]] = [:]
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: [workflow])
+                while let row = try rows.next() {
+                    let item: Int64 = row[0]
+                    guard items?.contains(item) ?? true else { continue }
+                    found[item, default: [:]][row[1]] = try Self.decode(row[2])
+                }
+                return found
+            }
+        }
+        let ids = Array(items)
+        return try await read { db in
             var found: [Int64: [String: StageRecord]] = [:]
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
-                    WHERE items.workflow = ? AND \(condition)
-                    """, arguments: [workflow])
-            while let row = try rows.next() {
-                let item: Int64 = row[0]
-                guard items?.contains(item) ?? true else { continue }
-                found[item, default: [:]][row[1]] = try Self.decode(row[2])
+            for start in stride(from: 0, to: ids.count, by: 1_000) {
+                let chunk = ids[start..<min(start + 1_000, ids.count)]
+                let list = String(repeating: "?,", count: chunk.count - 1) + "?"
+                let rows = try Row.fetchCursor(
+                    db, sql: sql + " AND stages.item IN (\(list))",
+                    arguments: StatementArguments([workflow] + chunk.map { $0 as any DatabaseValueConvertible }))
+                while let row = try rows.next() {
+                    found[row[0] as Int64, default: [:]][row[1]] = try Self.decode(row[2])
+                }
             }
             return found
         }
