@@ -135,8 +135,8 @@ struct RunOptions: ParsableArguments {
         }
     }
 
-    /// The runner these options describe, over a state folder, whose stages send HTTP requests through `client`; `keepsEveryResult` when the
-    /// command reads every file's result (a report).
+    /// The runner these options describe, over a state folder. Its stages send HTTP requests through `client`;
+    /// `keepsEveryResult` when the command reads every file's result (a report).
     func runner(
         workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String],
         client: HTTPClient, keepsEveryResult: Bool
