@@ -50,18 +50,24 @@ package struct HTTPExchange: Sendable {
         self.answerTimeout = answerTimeout
     }
 
-    /// Sends `request`; `meter` must be the one counting its body, if it has one.
-    package func send(_ request: HTTPClientRequest, meter: TransferMeter? = nil, doing action: String) async throws
-        -> HTTPAnswer
-    {
+    /// Sends `request`, whose body (if any) is in memory, and reads the answer.
+    package func send(_ request: HTTPClientRequest, doing action: String) async throws -> HTTPAnswer {
         let client = self.client
+        return try await guarded(by: nil, doing: action) {
+            let response = try await client.execute(request, timeout: .hours(24))
+            let body = try await response.body.collect(upTo: HTTPExchange.answerLimit)
+            return HTTPAnswer(status: response.status, headers: response.headers, body: body)
+        }
+    }
+
+    /// Runs `exchange` against the stall watchdog (see ``watch(_:doing:)``): the first to finish wins, and
+    /// the other is cancelled. Errors come out classified (``UploadError/classify(_:doing:)``).
+    func guarded(
+        by meter: TransferMeter?, doing action: String, _ exchange: @escaping @Sendable () async throws -> HTTPAnswer
+    ) async throws -> HTTPAnswer {
         do {
             return try await withThrowingTaskGroup(of: HTTPAnswer?.self) { group in
-                group.addTask {
-                    let response = try await client.execute(request, timeout: .hours(24))
-                    let body = try await response.body.collect(upTo: HTTPExchange.answerLimit)
-                    return HTTPAnswer(status: response.status, headers: response.headers, body: body)
-                }
+                group.addTask { try await exchange() }
                 group.addTask { try await watch(meter, doing: action) }
                 defer { group.cancelAll() }
                 while let answer = try await group.next() {

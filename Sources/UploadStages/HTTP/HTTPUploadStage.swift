@@ -155,10 +155,10 @@ private final class ResumablePut: Sendable {
         let meter = TransferMeter(
             base: offset, total: file.size, limiter: context.services[BandwidthLimitKey.self],
             report: context.reportProgress)
-        var request = HTTPClientRequest(url: options.url, method: method, headers: headers)
-        request.body = .stream(file.chunks(offset..<end, meter: meter), length: .known(end - offset))
+        let request = HTTPClientRequest(url: options.url, method: method, headers: headers)
         let answer = try await exchange.send(
-            request, meter: meter, doing: "sending bytes \(offset)–\(end) to \(options.url)")
+            request, streaming: file.chunks(offset..<end), length: end - offset, meter: meter,
+            doing: "sending bytes \(offset)–\(end) to \(options.url)")
         _ = try handle(answer, doing: "sending bytes \(offset)–\(end)")
     }
 

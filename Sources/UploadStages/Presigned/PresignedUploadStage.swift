@@ -150,9 +150,10 @@ private struct PresignedBackend: MultipartBackend {
         let headers = (signed["headers"]?.objectValue ?? [:]).compactMap { name, value in
             value.stringValue.map { (name, $0) }
         }
-        var request = HTTPClientRequest(url: url, method: .PUT, headers: headers)
-        request.body = .stream(file.chunks(range, meter: meter), length: .known(Int64(range.count)))
-        let answer = try await exchange.send(request, meter: meter, doing: "uploading part \(number)")
+        let request = HTTPClientRequest(url: url, method: .PUT, headers: headers)
+        let answer = try await exchange.send(
+            request, streaming: file.chunks(range), length: Int64(range.count), meter: meter,
+            doing: "uploading part \(number)")
         guard answer.status == .ok else { throw UploadError.unexpected(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
             throw UploadError.fatal(

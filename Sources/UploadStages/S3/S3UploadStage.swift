@@ -265,8 +265,8 @@ private struct S3Backend: MultipartBackend {
             date: Date())
         var request = HTTPClientRequest(url: urlText, method: HTTPMethod(rawValue: method), headers: headers + signed)
         if let (range, meter) = stream {
-            request.body = .stream(file.chunks(range, meter: meter), length: .known(length))
-            return try await exchange.send(request, meter: meter, doing: action)
+            return try await exchange.send(
+                request, streaming: file.chunks(range), length: length, meter: meter, doing: action)
         }
         if !body.isEmpty { request.body = .bytes(ByteBuffer(data: body)) }
         return try await exchange.send(request, doing: action)

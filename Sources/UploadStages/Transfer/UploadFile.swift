@@ -43,20 +43,20 @@ struct UploadFile: Sendable {
                 + "the partial upload cannot be completed with different bytes. Rerun with --fresh to upload it anew")
     }
 
-    /// The bytes of `range` as a stream of chunks, read as the HTTP client asks for them.
-    func chunks(_ range: Range<Int64>, meter: TransferMeter? = nil) -> FileChunks {
-        FileChunks(path: path, range: range, meter: meter)
+    /// The bytes of `range` as a stream of chunks, each read when asked for.
+    func chunks(_ range: Range<Int64>) -> FileChunks {
+        FileChunks(path: path, range: range)
     }
 }
 
-/// A file range as an async sequence of `ByteBuffer`s: a request body that holds at most a few chunks
-/// (see ``WriteWindow``), reporting each chunk to a meter (progress, stall detection, bandwidth limit).
+/// A file range as an async sequence of `ByteBuffer`s of ``UploadFile/chunkSize``: a request body
+/// (``HTTPTransport/HTTPExchange/send(_:streaming:length:meter:doing:)`` reads it only as fast as the
+/// socket takes it) or the input of a checksum.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     let path: String
     let range: Range<Int64>
-    let meter: TransferMeter?
 
     /// An open descriptor, closed when the last iterator copy holding it goes away (also when the
     /// HTTP client abandons the body half way).
@@ -79,21 +79,16 @@ struct FileChunks: AsyncSequence, Sendable {
         let path: String
         var offset: Int64
         let end: Int64
-        let meter: TransferMeter?
         var file: OpenFile?
-        var window = WriteWindow()
 
         mutating func next() async throws -> ByteBuffer? {
             guard offset < end else {
                 file = nil
-                meter?.bodyFinished()
                 return nil
             }
             let source = try file ?? OpenFile(path: path)
             file = source
             let wanted = Int(Swift.min(Int64(UploadFile.chunkSize), end - offset))
-            try await window.waitForRoom()
-            if let meter { try await meter.admit(wanted) }
             let (start, path) = (offset, self.path)
             // The read blocks (page cache or disk): it runs on BlockingWork, not on the cooperative pool.
             let buffer = try await BlockingWork.run { () throws -> ByteBuffer in
@@ -107,49 +102,13 @@ struct FileChunks: AsyncSequence, Sendable {
                 return buffer
             }
             offset += Int64(wanted)
-            meter?.sent(wanted)
-            window.track(buffer)
             return buffer
-        }
-    }
-
-    /// The chunks handed to the HTTP client that it still holds. AsyncHTTPClient passes a body chunk to
-    /// the event loop without waiting for the socket, and pauses the body only once the loop has found
-    /// the channel unwritable; meanwhile a producer on another thread can read several MiB ahead of a
-    /// slow server (a tus upload peaked at 68 MiB). A chunk's storage is freed once the client has
-    /// written it, so a weak reference to it tells whether it is still in flight.
-    struct WriteWindow {
-        /// Chunks in flight at most: one being written, one ready.
-        static let size = 2
-
-        private final class Box {
-            weak var storage: AnyObject?
-            init(_ storage: AnyObject) { self.storage = storage }
-        }
-
-        private var inFlight: [Box] = []
-
-        /// Records a chunk just handed over.
-        mutating func track(_ chunk: ByteBuffer) {
-            let storage = chunk.withUnsafeReadableBytesWithStorageManagement { _, storage in
-                storage.takeUnretainedValue()
-            }
-            inFlight.append(Box(storage))
-        }
-
-        /// Waits until fewer than ``size`` chunks are in flight.
-        mutating func waitForRoom() async throws {
-            inFlight.removeAll { $0.storage == nil }
-            while inFlight.count >= Self.size {
-                try await Task.sleep(for: .microseconds(500))
-                inFlight.removeAll { $0.storage == nil }
-            }
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
         ChunkMemory.configure()
-        return AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound, meter: meter)
+        return AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
     }
 }
 

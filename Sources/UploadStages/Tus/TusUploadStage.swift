@@ -342,10 +342,10 @@ private final class TusSession: Sendable {
                 self.context.reportProgress(progress)
             }
         }
-        var request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
-        request.body = .stream(file.chunks(bytes, meter: meter), length: .known(end - start))
+        let request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
         let answer = try await exchange.send(
-            request, meter: meter, doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
+            request, streaming: file.chunks(bytes), length: end - start, meter: meter,
+            doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
         switch answer.status.code {
         case 200, 204:
             guard let offset = answer.integer("Upload-Offset"), offset > start, offset <= segment.length else {

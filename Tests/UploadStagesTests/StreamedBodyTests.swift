@@ -1,0 +1,77 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTransport
+import NIOCore
+import NIOHTTP1
+import StageKit
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import UploadStages
+
+/// A streamed request body is read as the socket takes it: memory for an upload must not depend on how
+/// slowly the server reads.
+@Suite struct StreamedBodyTests {
+    /// Chunks made on demand, each recording how far reading has run ahead of what the client has written.
+    final class WatchedChunks: AsyncSequence, Sendable {
+        let count: Int
+        let size: Int
+        let meter: TransferMeter
+        let furthestAhead = Atomic<Int64>(0)
+
+        init(count: Int, size: Int, meter: TransferMeter) {
+            (self.count, self.size, self.meter) = (count, size, meter)
+        }
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let chunks: WatchedChunks
+            var made = 0
+
+            mutating func next() async throws -> ByteBuffer? {
+                guard made < chunks.count else { return nil }
+                made += 1
+                let ahead = Int64(made * chunks.size) - chunks.meter.bytesSent
+                chunks.furthestAhead.max(ahead, ordering: .relaxed)
+                return ByteBuffer(repeating: UInt8(made % 251), count: chunks.size)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+    }
+
+    @Test func aSlowServerHoldsTheReaderWithinTwoChunks() async throws {
+        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(32 << 20)"])
+        let (count, size) = (96, 1 << 20)
+        let meter = TransferMeter(base: 0, total: Int64(count * size), limiter: nil) { _ in }
+        let chunks = WatchedChunks(count: count, size: size, meter: meter)
+        let client = HTTPClient.makeForStages()
+        let exchange = HTTPExchange(
+            client: client, stallTimeout: TimeSpan(seconds: 30), answerTimeout: TimeSpan(seconds: 30))
+        let answer: Result<HTTPAnswer, any Error>
+        do {
+            answer = .success(
+                try await exchange.send(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/sink", method: .PUT, headers: []),
+                    streaming: chunks, length: Int64(count * size), meter: meter, doing: "sending to the slow sink"))
+        } catch {
+            answer = .failure(error)
+        }
+        try await client.shutdown()
+        let received = try answer.get()
+        #expect(received.status == .noContent)
+        #expect(received.integer("X-Received") == Int64(count * size))
+        #expect(meter.bytesSent == Int64(count * size))
+        // The chunk just made counts as ahead, so two in flight show up as at most three chunks.
+        #expect(chunks.furthestAhead.load(ordering: .relaxed) <= Int64(3 * size))
+    }
+
+    @Test func chunksCoverTheRangeExactly() async throws {
+        let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 9)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        var read = Data()
+        for try await chunk in file.chunks(7..<file.size) { read.append(contentsOf: chunk.readableBytesView) }
+        #expect(read == (try Data(contentsOf: url)).dropFirst(7))
+    }
+}
