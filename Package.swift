@@ -230,7 +230,7 @@ let package = Package(
         .testTarget(
             name: "UploadStagesTests",
             dependencies: [
-                "UploadStages", "HTTPTransport", "StageKit", "TestSupport", "CCRC32C",
+                "UploadStages", "HTTPTransport", "StageKit", "TestSupport", "CCRC32C", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,150 +1,245 @@
 #!/usr/bin/env bash
-# Upload throughput and memory, on loopback, in one run:
-#  - tus.upload vs curl sending the same file to the same tuspyserver (three alternating runs each);
-#  - s3.upload vs `aws s3 cp` and rclone, same part size (8 MiB) and concurrency (4), same moto server,
-#    three rounds in rotating order: total time, and the parts phase apart from moto's slow
-#    CompleteMultipartUpload (from the server's own timeline);
-#  - peak RSS of `pipeline` for a 1 GiB and a 4 GiB http.upload to the Sandbox (must not grow with the
-#    file), with curl's figures beside it.
-# Needs: rclone, awscli (pip), tuspyserver/uvicorn/moto (scripts/install-deps.sh).
+# Upload throughput and memory on loopback, in one run. Each comparison runs its tools ROUNDS times (default
+# 5), the order rotating every round, and prints the medians and ratios "reference time / pipeline's time"
+# (1.0 = as fast, above = faster):
+#  1. S3 to moto, 1 GiB, 8 MiB parts, 4 in flight: s3.upload vs `aws s3 cp` vs rclone, the whole upload and
+#     the parts phase alone (from the server's own timeline: moto's CompleteMultipartUpload is slow, and the
+#     same for every client). Goal ≥ 1.0 against aws.
+#  2. Content-Range PUT, 1 GiB: http.upload vs `curl -T`, to the Sandbox and to nginx answering 204 to every
+#     request (a sink that only reads: the client's own ceiling, apart from any server). Goal ≥ 0.95.
+#  3. tus, 1 GiB: tus.upload vs curl (create, then one PATCH), to tuspyserver and to the Sandbox's tus server;
+#     curl to the Sandbox against curl to tuspyserver (goal: the Sandbox twice as fast). tus.upload runs
+#     without checksums there, as curl does; tus.upload+sum is its default against the Sandbox, which
+#     offers checksums: sha1 over 16 MiB PATCHes.
+#  4. Memory: peak RSS of http.upload of 1 GiB and 4 GiB to the sink (goal ≤ 64 MiB, flat).
+# Files and servers' storage live in /dev/shm, so that no disk is measured. pipeline is built in release.
+# Needs: nginx, rclone (apt); awscli (pip); tuspyserver, uvicorn, moto (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in rclone; do
-  command -v $tool >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq $tool >/dev/null; }
+ROUNDS=${ROUNDS:-5}
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+for tool in nginx rclone; do
+  command -v $tool >/dev/null || PATH=$PATH:/usr/sbin command -v $tool >/dev/null \
+    || $sudo apt-get install -y -qq $tool >/dev/null
 done
+NGINX=$(PATH=$PATH:/usr/sbin command -v nginx)
 python3 -c "import awscli" 2>/dev/null || python3 -m pip install -q awscli
 swift build -c release --product pipeline >/dev/null
 PIPELINE=$PWD/.build/release/pipeline
 PEERS=$PWD/Tests/TestSupport/Peers
-work=$(mktemp -d)
+work=$(mktemp -d -p /dev/shm pipeline-upload-bench.XXXXXX)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 cd "$work"
+GiB=$((1 << 30))
 dd if=/dev/urandom of=1g.bin bs=1M count=1024 status=none
-/usr/bin/time -f "%M" -o base.txt "$PIPELINE" --help >/dev/null 2>&1
-echo "pipeline's own footprint (pipeline --help): peak RSS $(( $(tail -1 base.txt) / 1024 )) MiB"
-measure() {  # prints "seconds peak-KiB"
-  /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; }
-  tail -1 time.txt
-}
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { for _ in $(seq 200); do eval "$1" && return 0; sleep 0.05; done; echo "gave up waiting for: $1" >&2; exit 1; }
 start_peer() {  # script args... ; prints port
-  python3 "$PEERS/$1" "$work/peer-$RANDOM" "${@:2}" > "port-$1" 2>/dev/null &
+  mkdir -p "peer-$1"
+  python3 "$PEERS/$1" "$work/peer-$1" "${@:2}" > "port-$1" 2>/dev/null &
   pids+=($!)
-  for _ in $(seq 100); do [ -s "port-$1" ] && break; sleep 0.1; done
+  wait_for "[ -s port-$1 ]"
   head -1 "port-$1"
 }
-mb_s() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f MB/s", b / s / 1e6 }'; }
-size=$((1 << 30))
 
-echo "== tus (tuspyserver) 1 GiB"
-tus=$(start_peer tus_server.py)
-curl -sS -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: 1" \
-  -H "Upload-Metadata: filename d2FybQ==,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" -o /dev/null  # warm-up
-cat > tus.json <<JSON
-{"version": 1, "name": "bench-tus", "stages": [{"id": "up", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:$tus/files/"}}]}
-JSON
-curl_tus() {
-  location=$(curl -sS -i -X POST "http://127.0.0.1:$tus/files/" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: $size" \
-    -H "Upload-Metadata: filename MWcuYmlu,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" | tr -d '\r' | awk -F': ' 'tolower($1)=="location" {print $2}')
-  curl -sS -X PATCH "$location" -H "Tus-Resumable: 1.0.0" -H "Upload-Offset: 0" -H "Content-Type: application/offset+octet-stream" \
-    -H "Expect:" -T 1g.bin -o /dev/null
+# Every measured run appends "section tool seconds peak-KiB [parts-phase-seconds]" to runs.txt.
+timed() {  # section tool command...
+  local section=$1 tool=$2
+  shift 2
+  if ! /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>errors.txt; then
+    echo "$tool failed:" >&2
+    cat errors.txt time.txt >&2
+    exit 1
+  fi
+  read -r seconds kib < <(tail -1 time.txt)
+  echo "$section $tool $seconds $kib" >> runs.txt
 }
-export -f curl_tus; export tus size
-for _ in 1 2 3; do  # alternating, then the medians
-  read -r s kb < <(measure "$PIPELINE" run tus.json --input 1g.bin --state state-tus --fresh)
-  echo "tus.upload $s $kb" >> tus-runs.txt
-  read -r s kb < <(measure bash -c curl_tus)
-  echo "curl $s $kb" >> tus-runs.txt
-done
-python3 - tus-runs.txt <<'PY'
-import statistics, sys
-runs = [line.split() for line in open(sys.argv[1])]
-for tool in ("tus.upload", "curl"):
-    seconds = sorted(float(r[1]) for r in runs if r[0] == tool)
-    peak = max(int(r[2]) for r in runs if r[0] == tool) // 1024
-    median = statistics.median(seconds)
-    print(f"  {tool:<10} median {median:6.2f} s ({(1 << 30) / median / 1e6:.0f} MB/s) of {', '.join(f'{s:.2f}' for s in seconds)} s; peak RSS {peak} MiB")
-PY
+alternate() {  # section tool...: ROUNDS rounds of "run_<section>_<tool> round", the order rotating
+  local section=$1
+  shift
+  local tools=("$@") round index
+  for round in $(seq "$ROUNDS"); do
+    for index in $(seq 0 $((${#tools[@]} - 1))); do
+      "run_${section}_${tools[(index + round) % ${#tools[@]}]}" "$round"
+    done
+  done
+}
+workflow() {  # file stage-json: a one-stage workflow
+  echo "{\"version\": 1, \"name\": \"bench\", \"stages\": [{\"id\": \"up\", $2}]}" > "$1"
+}
+
+echo "== servers"
+s3=$(start_peer s3_server.py media)
+tus=$(start_peer tus_server.py)
+sandbox=$(free_port)
+mkdir -p sandbox
+"$PIPELINE" sandbox --port "$sandbox" --data "$work/sandbox" > sandbox.log 2>&1 &
+pids+=($!)
+wait_for "grep -q '^sandbox: ' sandbox.log"
+sink=$(free_port)
+mkdir -p nginx
+cat > nginx/nginx.conf <<CONF
+daemon off;
+worker_processes 1;
+error_log $work/nginx/error.log;
+pid $work/nginx/nginx.pid;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  server { listen 127.0.0.1:$sink; client_max_body_size 0; location / { return 204; } }
+}
+CONF
+"$NGINX" -c "$work/nginx/nginx.conf" &
+pids+=($!)
+wait_for "curl -s -o /dev/null http://127.0.0.1:$sink/"
+echo "  moto :$s3, tuspyserver :$tus, Sandbox :$sandbox, nginx sink :$sink; $ROUNDS rounds each"
 
 echo "== S3 (moto) 1 GiB, 8 MiB parts, 4 in flight"
-s3=$(start_peer s3_server.py media)
-export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION=us-east-1
-# moto's first multipart upload is much slower than the next ones: warm it up so that the order of the
-# tools does not decide the ranking.
-head -c $((64 << 20)) 1g.bin > warm.bin
-aws --endpoint-url "http://127.0.0.1:$s3" s3 cp warm.bin s3://media/warm.bin >/dev/null 2>&1
-cat > s3.json <<JSON
-{"version": 1, "name": "bench-s3", "stages": [{"id": "up", "uses": "s3.upload", "with": {"endpoint": "http://127.0.0.1:$s3",
- "bucket": "media", "key": "pipeline.bin", "partSize": "8MiB", "concurrency": 4, "checksum": "crc32c"}}]}
-JSON
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION=us-east-1 AWS_CONFIG_FILE=$work/aws-config
+unset AWS_CA_BUNDLE  # rclone cannot load some bundles; loopback needs none
 aws configure set default.s3.multipart_chunksize 8MB
 aws configure set default.s3.max_concurrent_requests 4
-unset AWS_CA_BUNDLE  # rclone cannot load some bundles; loopback needs none
-s3_tool() {  # name round: one upload of 1g.bin (a new key each round: rclone skips or fails on an existing one)
-  case $1 in
-  s3.upload) "$PIPELINE" run s3.json --input 1g.bin --state state-s3 --fresh ;;
-  aws) aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin ;;
-  rclone) rclone copyto 1g.bin ":s3:media/rclone-$2.bin" --s3-provider Other --s3-endpoint "http://127.0.0.1:$s3" \
-    --s3-access-key-id test --s3-secret-access-key test --s3-chunk-size 8M --s3-upload-concurrency 4 --s3-upload-cutoff 8M ;;
-  esac
-}
-export -f s3_tool; export PIPELINE s3
-# moto's speed drifts with its disk and memory: three rounds in rotating order. The server's own
-# timeline separates the parts phase (the client's work) from CompleteMultipartUpload (moto's).
-round=0
-for order in "s3.upload aws rclone" "aws rclone s3.upload" "rclone s3.upload aws"; do
-  round=$((round + 1))
-  for tool in $order; do
-    curl -sS "http://127.0.0.1:$s3/__timeline?reset=1" -o /dev/null
-    read -r s kb < <(measure bash -c "s3_tool $tool $round")
-    curl -sS "http://127.0.0.1:$s3/__timeline" | python3 -c '
+s3cli() { aws --endpoint-url "http://127.0.0.1:$s3" s3 "$@" >/dev/null 2>&1; }
+# moto's first multipart upload is much slower than the next ones: warm it up so that the order of the tools
+# does not decide the ranking.
+head -c $((64 << 20)) 1g.bin > warm.bin
+s3cli cp warm.bin s3://media/warm.bin
+workflow s3.json "\"uses\": \"s3.upload\", \"with\": {\"endpoint\": \"http://127.0.0.1:$s3\", \"bucket\": \"media\",
+  \"key\": \"pipeline.bin\", \"partSize\": \"8MiB\", \"concurrency\": 4, \"checksum\": \"crc32c\"}"
+s3_timed() {  # tool key command...: one upload, its parts phase from moto's timeline, then the object is removed
+  curl -sS "http://127.0.0.1:$s3/__timeline?reset=1" -o /dev/null
+  local tool=$1 key=$2
+  shift 2
+  timed s3 "$tool" "$@"
+  local parts
+  parts=$(curl -sS "http://127.0.0.1:$s3/__timeline" | python3 -c '
 import json, sys
-t = json.load(sys.stdin)
-parts = max(e for _, e in t["parts"]) - min(s for s, _ in t["parts"]) if t["parts"] else float("nan")
-complete = sum(e - s for s, e in t["completes"])
-print(f"{parts:.2f} {complete:.2f}")' > phases.txt
-    read -r parts complete < phases.txt
-    echo "$tool $s $parts $complete $kb" >> s3-runs.txt
-    printf "  %-10s total %6.2f s  parts phase %5.2f s (%s)  Complete %5.2f s  peak RSS %d MiB\n" \
-      "$tool" "$s" "$parts" "$(mb_s $size "$parts")" "$complete" $((kb / 1024))
-  done
-done
-echo "  medians over the three rounds:"
-python3 - s3-runs.txt <<'PY'
-import statistics, sys
-runs = [line.split() for line in open(sys.argv[1])]
-for tool in ("s3.upload", "aws", "rclone"):
-    total = statistics.median(float(r[1]) for r in runs if r[0] == tool)
-    parts = statistics.median(float(r[2]) for r in runs if r[0] == tool)
-    print(f"  {tool:<10} total {total:6.2f} s  parts phase {parts:5.2f} s ({(1 << 30) / parts / 1e6:.0f} MB/s)")
-PY
+parts = json.load(sys.stdin)["parts"]
+print(f"{max(e for _, e in parts) - min(s for s, _ in parts):.3f}")')
+  sed -i '$ s/$/ '"$parts"'/' runs.txt  # the parts phase joins the upload's record
+  s3cli rm "s3://media/$key" || true
+}
+run_s3_pipeline() { s3_timed s3.upload pipeline.bin "$PIPELINE" run s3.json --input 1g.bin --state state-s3 --fresh; }
+run_s3_aws() { s3_timed aws aws.bin aws --endpoint-url "http://127.0.0.1:$s3" s3 cp 1g.bin s3://media/aws.bin; }
+run_s3_rclone() {
+  s3_timed rclone rclone.bin rclone copyto 1g.bin ":s3:media/rclone.bin" --s3-provider Other \
+    --s3-endpoint "http://127.0.0.1:$s3" --s3-access-key-id test --s3-secret-access-key test \
+    --s3-chunk-size 8M --s3-upload-concurrency 4 --s3-upload-cutoff 8M
+}
+alternate s3 pipeline aws rclone
 
-echo "== memory: http.upload of 1 GiB and 4 GiB to the Sandbox (data on /dev/shm, so the disk is not the limit)"
-"$PIPELINE" sandbox --port 18189 --data /dev/shm/pipeline-bench-sandbox > sandbox.log 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q "^sandbox: " sandbox.log 2>/dev/null && break; sleep 0.1; done
-dd if=/dev/urandom of=4g.bin bs=1M count=4096 status=none
-asset() {  # size -> upload URL of a new generic asset
-  curl -sS -X POST http://127.0.0.1:18189/generic/assets -H "Authorization: Bearer sandbox-token" \
+echo "== Content-Range PUT 1 GiB: to the Sandbox and to the nginx sink"
+asset() {  # size -> upload URL of a new Sandbox generic asset
+  curl -sS -X POST "http://127.0.0.1:$sandbox/generic/assets" -H "Authorization: Bearer sandbox-token" \
     -H "Content-Type: application/json" --data "{\"name\": \"bench\", \"size\": $1}" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["upload_url"])'
 }
+clear_sandbox() { find sandbox -type f -path '*upload*' -delete 2>/dev/null || true; }
+run_put_pipeline() {
+  workflow put.json "\"uses\": \"http.upload\", \"with\": {\"url\": \"$(asset $GiB)\"}"
+  timed put-sandbox http.upload "$PIPELINE" run put.json --input 1g.bin --state state-put --fresh
+  clear_sandbox
+}
+run_put_curl() {
+  timed put-sandbox curl curl -sS --fail -T 1g.bin -H "Expect:" "$(asset $GiB)" -o /dev/null
+  clear_sandbox
+}
+alternate put pipeline curl
+workflow sink.json "\"uses\": \"http.upload\", \"with\": {\"url\": \"http://127.0.0.1:$sink/upload\"}"
+run_sink_pipeline() { timed put-sink http.upload "$PIPELINE" run sink.json --input 1g.bin --state state-sink --fresh; }
+run_sink_curl() { timed put-sink curl curl -sS --fail -T 1g.bin -H "Expect:" "http://127.0.0.1:$sink/upload" -o /dev/null; }
+alternate sink pipeline curl
+
+echo "== tus 1 GiB: to tuspyserver and to the Sandbox"
+curl_tus() {  # creation URL: create an upload of 1g.bin, then send it in one PATCH
+  local location
+  location=$(curl -sS --fail -i -X POST "$1" -H "Tus-Resumable: 1.0.0" -H "Upload-Length: $GiB" \
+    -H "Upload-Metadata: filename MWcuYmlu,filetype YXBwbGljYXRpb24vb2N0ZXQtc3RyZWFt" \
+    | tr -d '\r' | awk -F': ' 'tolower($1) == "location" { print $2 }')
+  curl -sS --fail -X PATCH "$location" -H "Tus-Resumable: 1.0.0" -H "Upload-Offset: 0" \
+    -H "Content-Type: application/offset+octet-stream" -H "Expect:" -T 1g.bin -o /dev/null
+}
+export -f curl_tus
+export GiB
+clear_tuspy() { find peer-tus_server.py -type f -delete 2>/dev/null || true; }
+workflow tus.json "\"uses\": \"tus.upload\", \"with\": {\"endpoint\": \"http://127.0.0.1:$tus/files/\", \"checksum\": \"none\"}"
+workflow tus-sandbox.json \
+  "\"uses\": \"tus.upload\", \"with\": {\"endpoint\": \"http://127.0.0.1:$sandbox/upload\", \"checksum\": \"none\"}"
+workflow tus-sandbox-sum.json "\"uses\": \"tus.upload\", \"with\": {\"endpoint\": \"http://127.0.0.1:$sandbox/upload\"}"
+run_tus_pipeline() {
+  timed tus-tuspyserver tus.upload "$PIPELINE" run tus.json --input 1g.bin --state state-tus --fresh
+  clear_tuspy
+}
+run_tus_curl() {
+  timed tus-tuspyserver curl bash -c "curl_tus http://127.0.0.1:$tus/files/"
+  clear_tuspy
+}
+run_tus_sandboxpipeline() {
+  timed tus-sandbox tus.upload "$PIPELINE" run tus-sandbox.json --input 1g.bin --state state-tus-sandbox --fresh
+  clear_sandbox
+}
+run_tus_sandboxsum() {
+  timed tus-sandbox tus.upload+sum "$PIPELINE" run tus-sandbox-sum.json --input 1g.bin --state state-tus-sum --fresh
+  clear_sandbox
+}
+run_tus_sandboxcurl() {
+  timed tus-sandbox curl bash -c "curl_tus http://127.0.0.1:$sandbox/upload"
+  clear_sandbox
+}
+alternate tus pipeline curl sandboxpipeline sandboxcurl sandboxsum
+
+echo "== memory: http.upload of 1 GiB and 4 GiB to the sink"
+dd if=/dev/urandom of=4g.bin bs=1M count=4096 status=none
 for file in 1g.bin 4g.bin; do
-  bytes=$(stat -c %s $file)
-  cat > put.json <<JSON
-{"version": 1, "name": "bench-put-$file", "stages": [{"id": "up", "uses": "http.upload", "with": {"url": "$(asset "$bytes")"}}]}
-JSON
-  # The peak so far (VmHWM) one second in, and at the end: an upload's memory must not grow after it started.
-  /usr/bin/time -f "%e %M" -o time.txt "$PIPELINE" run put.json --input $file --state state-put --fresh >/dev/null 2>&1 &
-  timer=$!
-  sleep 1
-  early=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$(pgrep -P $timer)/status" 2>/dev/null || echo "?")
-  wait $timer
-  read -r s kb < time.txt
-  echo "  http.upload $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB (after 1 s: $early MiB)"
-  read -r s kb < <(measure curl -sS -T $file -H "Expect:" "$(asset "$bytes")" -o /dev/null)
-  echo "  curl -T     $file $(printf '%6.2f' "$s") s  $(mb_s "$bytes" "$s")  peak RSS $((kb / 1024)) MiB"
-  rm -rf /dev/shm/pipeline-bench-sandbox/uploads/*
+  timed "rss-$file" http.upload "$PIPELINE" run sink.json --input $file --state state-sink --fresh
+  timed "rss-$file" curl curl -sS --fail -T $file -H "Expect:" "http://127.0.0.1:$sink/upload" -o /dev/null
 done
-rm -rf /dev/shm/pipeline-bench-sandbox
+
+python3 - runs.txt <<'PY'
+import statistics, sys
+from collections import defaultdict
+
+runs = defaultdict(lambda: defaultdict(list))
+for line in open(sys.argv[1]):
+    section, tool, seconds, kib, *phase = line.split()
+    runs[section][tool].append((float(seconds), int(kib), float(phase[0]) if phase else None))
+
+def median(values):
+    return statistics.median(values)
+
+def report(section, title, ours, references, phase=False):
+    tools = runs[section]
+    print(f"== {title}")
+    for tool, records in tools.items():
+        seconds = [r[0] for r in records]
+        line = (f"  {tool:<11} median {median(seconds):6.2f} s ({(1 << 30) / median(seconds) / 1e6:5.0f} MB/s)"
+                f"  of {' '.join(f'{s:.2f}' for s in sorted(seconds))};  peak RSS {max(r[1] for r in records) // 1024} MiB")
+        if phase:
+            parts = [r[2] for r in records]
+            line += f";  parts phase median {median(parts):5.2f} s of {' '.join(f'{p:.2f}' for p in sorted(parts))}"
+        print(line)
+    for reference in references:
+        ratio = median(r[0] for r in tools[reference]) / median(r[0] for r in tools[ours])
+        text = f"  {reference}/{ours}: {ratio:.2f}"
+        if phase:
+            text += f" (parts phase {median(r[2] for r in tools[reference]) / median(r[2] for r in tools[ours]):.2f})"
+        print(text)
+
+report("s3", "S3 to moto", "s3.upload", ["aws", "rclone"], phase=True)
+report("put-sandbox", "Content-Range PUT to the Sandbox", "http.upload", ["curl"])
+report("put-sink", "Content-Range PUT to the nginx sink", "http.upload", ["curl"])
+report("tus-tuspyserver", "tus to tuspyserver", "tus.upload", ["curl"])
+report("tus-sandbox", "tus to the Sandbox", "tus.upload", ["curl"])
+sandbox = median(r[0] for r in runs["tus-sandbox"]["curl"])
+tuspy = median(r[0] for r in runs["tus-tuspyserver"]["curl"])
+print(f"  curl to tuspyserver / curl to the Sandbox: {tuspy / sandbox:.2f}")
+print("== memory (peak RSS)")
+for name in ("1g.bin", "4g.bin"):
+    tools = runs[f"rss-{name}"]
+    print("  " + name + ": " + ", ".join(f"{tool} {records[0][1] // 1024} MiB in {records[0][0]:.2f} s"
+                                         for tool, records in tools.items()))
+PY
