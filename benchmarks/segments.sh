@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # ffmpeg.transcode in 10 s segments against the same transcode in one pass, same machine, same run, same
 # settings (preset veryfast, crf 23), on a 60 s 1080p clip: wall time, CPU time, size and SSIM against the
-# source (medians of 3 alternating rounds). Then the work a crash loses: the segmented transcode is killed
+# source, over ROUNDS (default 3) alternating rounds. Besides the medians, each round's segmented encode is
+# compared with that round's one pass: a shared host's speed drifts by tens of percent from minute to minute,
+# and the median of these paired ratios is what that drift disturbs least. Then the work a crash loses: the
+# segmented transcode is killed
 # with -9 at seeded random moments (SEED, default 1; printed) and rerun until done; the CPU time of all runs
 # beyond one uninterrupted run, per kill, against the CPU time of one segment.
 set -euo pipefail
@@ -9,6 +12,7 @@ cd "$(dirname "$0")/.."
 swift build -c release --product pipeline >/dev/null
 PIPELINE=$PWD/.build/release/pipeline
 SEED=${SEED:-1}
+ROUNDS=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -34,7 +38,7 @@ median() { sort -n "$1" | sed -n "$(( ($(wc -l < "$1") + 1) / 2 ))p"; }
 ssim() { ffmpeg -i "$1" -i clip.mp4 -lavfi ssim -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'; }
 
 : > whole.txt; : > segmented.txt; : > jobs2.txt
-for round in 1 2 3; do
+for round in $(seq "$ROUNDS"); do
   measure "$PIPELINE" run whole.json --input clip.mp4 --state state-whole --fresh >> whole.txt
   measure "$PIPELINE" run segmented.json --input clip.mp4 --state state-segmented --fresh >> segmented.txt
   measure "$PIPELINE" run jobs2.json --input clip.mp4 --state state-jobs2 --fresh >> jobs2.txt
@@ -51,6 +55,13 @@ awk -v jw="$jw" -v jc="$jc" -v ww="$ww" -v wc="$wc" -v sw="$sw" -v sc="$sc" -v w
   printf "segmented / one pass: wall %+.1f %%, CPU %+.1f %%, size %+.2f %%, SSIM %+.5f\n",
     (sw / ww - 1) * 100, (sc / wc - 1) * 100, (sz / wz - 1) * 100, sq - wq
   printf "segmentJobs 2 %6.2f s wall %7.2f s CPU: wall %+.1f %% against one segment at a time\n", jw, jc, (jw / sw - 1) * 100 }'
+paste whole.txt segmented.txt | awk '{ printf "%.4f %.4f\n", ($3 / $1 - 1) * 100, ($4 / $2 - 1) * 100 }' > paired.txt
+wall_ratios=$(cut -d" " -f1 paired.txt | sort -n | tr "\n" " ")
+cpu_ratios=$(cut -d" " -f2 paired.txt | sort -n | tr "\n" " ")
+middle=$(( ($(wc -l < paired.txt) + 1) / 2 ))
+printf "segmented / one pass, round by round: wall %s(median %+.1f %%), CPU %s(median %+.1f %%)\n" \
+  "$(printf "%+.1f " $wall_ratios)" "$(echo $wall_ratios | tr " " "\n" | sed -n "${middle}p")" \
+  "$(printf "%+.1f " $cpu_ratios)" "$(echo $cpu_ratios | tr " " "\n" | sed -n "${middle}p")"
 
 # Work lost per crash: kill -9 at seeded moments within the segmented run, rerun until it finishes.
 echo "seed $SEED"

@@ -76,7 +76,7 @@ struct FileChunks: AsyncSequence, Sendable {
         }
     }
 
-    /// A buffer chunks are read into, kept for the chunk after next. Reading into fresh memory costs a page
+    /// A buffer chunks are read into, used again after two other chunks. Reading into fresh memory costs a page
     /// fault per 4 KiB, and at loopback speed that was a fifth of an upload's CPU time. When a chunk's turn
     /// comes again, the HTTP client has long written and released it (a streamed body has at most two in
     /// flight); if something still holds it, `clear()` gives the slot new memory and the holder keeps its bytes.
@@ -103,7 +103,7 @@ struct FileChunks: AsyncSequence, Sendable {
         var offset: Int64
         let end: Int64
         var file: OpenFile?
-        /// Used in turn, so a buffer comes back two chunks after it was handed out.
+        /// Used in turn: a buffer handed out comes back after two other chunks.
         let buffers = (0..<3).map { _ in RecycledBuffer() }
         var turn = 0
 
@@ -132,11 +132,12 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 }
 
-/// How the process allocates the large buffers that carry file data: a chunk is read on one thread and
-/// released on the event loop's once written. glibc serves blocks above its mmap threshold with mmap and
-/// returns them at once, but raises that threshold after such frees, so the next chunks come from
-/// per-thread arenas, which keep freed space: the resident size of a long upload then wandered between
-/// 60 and 72 MiB instead of staying near 40. A fixed threshold keeps every chunk in its own mapping.
+/// How the process allocates the large buffers that carry file data: each request body reads into three of
+/// its own (``FileChunks/RecycledBuffer``), allocated on one thread and freed on whichever drops them last,
+/// often the event loop's. glibc serves blocks above its mmap threshold with mmap and returns them at once,
+/// but raises that threshold after such frees, so later buffers come from per-thread arenas, which keep
+/// freed space: the resident size of a long upload in many requests then wandered between 60 and 72 MiB
+/// instead of staying near 40. A fixed threshold keeps every buffer in its own mapping.
 enum ChunkMemory {
     /// Applies the policy once per process.
     static func configure() {
