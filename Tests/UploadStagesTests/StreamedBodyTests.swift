@@ -40,11 +40,8 @@ import Testing
         func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
     }
 
-    @Test func aSlowServerHoldsTheReaderWithinTwoChunks() async throws {
-        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(32 << 20)"])
-        let (count, size) = (96, 1 << 20)
-        let meter = TransferMeter(base: 0, total: Int64(count * size), limiter: nil) { _ in }
-        let chunks = WatchedChunks(count: count, size: size, meter: meter)
+    /// Sends `chunks` as the body of a PUT to the sink on `port` through a client of its own, shut down after.
+    private func send(_ chunks: WatchedChunks, length: Int64, to port: Int) async throws -> HTTPAnswer {
         let client = HTTPClient.makeForStages()
         let exchange = HTTPExchange(
             client: client, stallTimeout: TimeSpan(seconds: 30), answerTimeout: TimeSpan(seconds: 30))
@@ -52,18 +49,34 @@ import Testing
         do {
             answer = .success(
                 try await exchange.send(
-                    HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/sink", method: .PUT, headers: []),
-                    streaming: chunks, length: Int64(count * size), meter: meter, doing: "sending to the slow sink"))
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/sink", method: .PUT, headers: []),
+                    streaming: chunks, length: length, meter: chunks.meter, doing: "sending to the sink"))
         } catch {
             answer = .failure(error)
         }
         try await client.shutdown()
-        let received = try answer.get()
+        return try answer.get()
+    }
+
+    @Test func aSlowServerHoldsTheReaderWithinTwoChunks() async throws {
+        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(32 << 20)"])
+        let (count, size) = (96, 1 << 20)
+        let meter = TransferMeter(base: 0, total: Int64(count * size), limiter: nil) { _ in }
+        let chunks = WatchedChunks(count: count, size: size, meter: meter)
+        let received = try await send(chunks, length: Int64(count * size), to: server.port)
         #expect(received.status == .noContent)
         #expect(received.integer("X-Received") == Int64(count * size))
         #expect(meter.bytesSent == Int64(count * size))
         // The chunk just made counts as ahead, so two in flight show up as at most three chunks.
         #expect(chunks.furthestAhead.load(ordering: .relaxed) <= Int64(3 * size))
+    }
+
+    @Test func anEmptyBodyIsSentAndAnswered() async throws {
+        let server = try await PeerServer(script: "slow_sink.py")
+        let meter = TransferMeter(base: 0, total: 0, limiter: nil) { _ in }
+        let received = try await send(WatchedChunks(count: 0, size: 1, meter: meter), length: 0, to: server.port)
+        #expect(received.status == .noContent)
+        #expect(received.integer("X-Received") == 0)
     }
 
     @Test func chunksCoverTheRangeExactlyEvenWhenKept() async throws {
