@@ -287,11 +287,15 @@ private final class TusSession: Sendable {
         acknowledged.withLockedValue { $0[index] = offset }
         var upcoming: (range: Range<Int64>, digest: Task<String, any Error>)?
         defer { upcoming?.digest.cancel() }
+        /// The file's bytes of the PATCH that starts at `start` in the segment.
+        func chunk(from start: Int64) -> Range<Int64> {
+            let end = chunkSize.map { min(segment.length, start + $0) } ?? segment.length
+            return (segment.start + start)..<(segment.start + end)
+        }
         while offset < segment.length {
-            let end = chunkSize.map { min(segment.length, offset + $0) } ?? segment.length
+            let bytes = chunk(from: offset)
             var checksum: String?
             if let algorithm {
-                let bytes = (segment.start + offset)..<(segment.start + end)
                 let value: String
                 if let upcoming, upcoming.range == bytes {
                     value = try await upcoming.digest.value
@@ -300,11 +304,10 @@ private final class TusSession: Sendable {
                     value = try await digest(bytes, algorithm: algorithm)
                 }
                 checksum = "\(algorithm) \(value)"
-                let next = (segment.start + end)..<(segment.start + min(segment.length, end + (end - offset)))
+                let next = chunk(from: bytes.upperBound - segment.start)
                 upcoming = next.isEmpty ? nil : (next, Task { try await self.digest(next, algorithm: algorithm) })
             }
-            offset = try await patch(
-                segment, bytes: offset..<end, checksum: checksum, counter: counter.map { ($0, index) })
+            offset = try await patch(segment, bytes: bytes, checksum: checksum, counter: counter.map { ($0, index) })
             acknowledged.withLockedValue { $0[index] = offset }
         }
     }
@@ -340,15 +343,13 @@ private final class TusSession: Sendable {
         }
     }
 
-    /// Sends `relative` bytes of a segment (offsets within it) with their `Upload-Checksum` value, if any;
-    /// returns the new offset.
+    /// Sends `bytes` of the file, a stretch of `segment`, with their `Upload-Checksum` value, if any; returns
+    /// the new offset in the segment.
     private func patch(
-        _ segment: TusUploadStage.Segment, bytes relative: Range<Int64>, checksum: String?,
-        counter: (PartsProgress, Int)?
+        _ segment: TusUploadStage.Segment, bytes: Range<Int64>, checksum: String?, counter: (PartsProgress, Int)?
     ) async throws -> Int64 {
         let url = segment.url
-        let (start, end) = (relative.lowerBound, relative.upperBound)
-        let bytes = (segment.start + start)..<(segment.start + end)
+        let (start, end) = (bytes.lowerBound - segment.start, bytes.upperBound - segment.start)
         var headers = baseHeaders()
         headers.append(("Upload-Offset", String(start)))
         headers.append(("Content-Type", "application/offset+octet-stream"))
