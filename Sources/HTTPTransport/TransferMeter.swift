@@ -2,8 +2,8 @@ import Foundation
 public import StageKit
 import Synchronization
 
-/// Counts the bytes a request body hands to the HTTP client: progress for the run's display, the time
-/// of the last byte for stall detection, and admission through the run's bandwidth limit.
+/// Counts the bytes of a request body the HTTP client has written to the socket: progress for the run's
+/// display, the time of the last byte for stall detection, and admission through the run's bandwidth limit.
 package final class TransferMeter: Sendable {
     private let base: Int64
     private let total: Int64
@@ -30,23 +30,23 @@ package final class TransferMeter: Sendable {
         try await limiter?.acquire(count)
     }
 
-    /// Records that `count` bytes went to the HTTP client.
+    /// Records that the HTTP client wrote `count` more bytes.
     package func sent(_ count: Int) {
         let now = counted.add(Int64(count), ordering: .relaxed).newValue
         lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         report(StageProgress(completed: base + now, total: total, unit: .bytes))
     }
 
-    /// Records that the whole body was handed over: from now on only the response is awaited.
+    /// Records that the whole body was written: from now on only the response is awaited.
     package func bodyFinished() {
         finished.store(true, ordering: .relaxed)
         lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
-    /// Bytes handed over so far by this request.
+    /// Bytes written so far by this request.
     package var bytesSent: Int64 { counted.load(ordering: .relaxed) }
 
-    /// Whether the body has been handed over completely.
+    /// Whether the body has been written completely.
     package var isBodyFinished: Bool { finished.load(ordering: .relaxed) }
 
     /// Seconds since the last byte (or since the body finished).
