@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "PlatformStages", targets: ["PlatformStages"]),
         .library(name: "PipelinePluginSDK", targets: ["PipelinePluginSDK"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
+        .library(name: "SharedBatch", targets: ["SharedBatch"]),
         .library(name: "PipelineCLI", targets: ["PipelineCLI"]),
         .library(name: "SampleHelloPlugin", type: .dynamic, targets: ["SampleHelloPlugin"]),
     ],
@@ -36,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.26.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // The stage author's SDK: everything a stage, a plugin or a stage test needs, and nothing of the engine.
@@ -140,6 +145,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Batches shared by workers on several machines, through PostgreSQL.
+        .target(
+            name: "SharedBatch",
+            dependencies: [
+                "PipelineKit", "StageKit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CPipelinePlugin"),
         .target(
             name: "PipelinePluginSDK",
@@ -169,7 +189,11 @@ let package = Package(
                 "PlatformStages",
                 "PluginHost",
                 "Sandbox",
+                "SharedBatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

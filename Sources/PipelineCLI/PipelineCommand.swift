@@ -23,7 +23,8 @@ public struct PipelineCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, PlanCommand.self, WatchCommand.self, ValidateCommand.self, StatusCommand.self,
             StagesCommand.self,
-            SchemaCommand.self, CancelCommand.self, ForgetCommand.self, SandboxCommand.self,
+            SchemaCommand.self, CancelCommand.self, ForgetCommand.self, SubmitCommand.self, WorkerCommand.self,
+            SandboxCommand.self,
         ]
     )
 

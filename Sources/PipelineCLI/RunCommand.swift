@@ -141,6 +141,18 @@ struct RunOptions: ParsableArguments {
         workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String],
         client: HTTPClient, keepsEveryResult: Bool
     ) -> Runner {
+        runner(
+            workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
+            environment: environment, client: client, keepsEveryResult: keepsEveryResult)
+    }
+
+    /// The runner these options describe, writing to `store` with scratch folders under `scratchRoot`; its events
+    /// go through `recording` (metrics) on their way to the terminal.
+    func runner(
+        workflow: Workflow, registry: StageRegistry, store: any StateStore, scratchRoot: URL,
+        environment: [String: String], client: HTTPClient, keepsEveryResult: Bool,
+        recording: (any RunEventSink) -> any RunEventSink = { $0 }
+    ) -> Runner {
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
         if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
@@ -148,12 +160,12 @@ struct RunOptions: ParsableArguments {
         }
         let cpu = cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
         var runner = Runner(
-            workflow: workflow, registry: registry, store: state.ledger,
+            workflow: workflow, registry: registry, store: store,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-            scratchRoot: state.scratchRoot, environment: environment, jobs: jobs,
+            scratchRoot: scratchRoot, environment: environment, jobs: jobs,
             resourceLimits: ResourceLimits([.cpu: cpu, .network: transfers]), services: services,
             logLevel: verbose ? .debug : .info,
-            sink: json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal))
+            sink: recording(json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)))
         runner.keepsEveryResult = keepsEveryResult
         return runner
     }

@@ -17,6 +17,17 @@ public struct BatchPlan: Sendable {
     public var runnable: [PlannedItem] {
         items.filter { if case .run = $0.action { true } else { false } }
     }
+
+    /// Done items found at another path than the ledger's (renamed, moved, or another spelling of the path),
+    /// for ``StateStore/recordPaths(_:)``.
+    public var sightings: [ItemSighting] {
+        items.compactMap { planned in
+            guard case .reuse(let ref, _) = planned.action, let known = planned.known,
+                known.input.path != planned.input.path || known.input.relativePath != planned.input.relativePath
+            else { return nil }
+            return ItemSighting(item: ref.item, input: planned.input)
+        }
+    }
 }
 
 /// One file of a batch and what happens to it.

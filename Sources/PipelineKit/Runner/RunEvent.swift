@@ -224,6 +224,14 @@ public struct LogLine: RunEvent {
     /// The line (secrets redacted).
     public var message: String
 
+    /// Creates a line.
+    public init(level: String, item: String?, stage: String?, message: String) {
+        self.level = level
+        self.item = item
+        self.stage = stage
+        self.message = message
+    }
+
     public var fields: [String: JSONValue] {
         [
             "level": .string(level), "item": item.map(JSONValue.string) ?? .null,

@@ -76,13 +76,7 @@ public struct Runner: Sendable {
         let runID = try await store.beginRun(
             RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
         try await store.cacheFingerprints(plan.cacheEntries)
-        try await store.recordPaths(
-            plan.items.compactMap { planned in
-                guard case .reuse(let ref, _) = planned.action, let known = planned.known,
-                    known.input.path != planned.input.path || known.input.relativePath != planned.input.relativePath
-                else { return nil }
-                return ItemSighting(item: ref.item, input: planned.input)
-            })
+        try await store.recordPaths(plan.sightings)
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         running.run(started: true)
         await applyCancelRequests()
@@ -291,6 +285,18 @@ public struct Runner: Sendable {
             results.append(result)
         }
         return results
+    }
+
+    /// Runs one item's stages (a worker's item, taken from a shared queue) and records how it ended, as a run
+    /// does for each of its items; the item stops when the task is cancelled or ``cancelRunning(_:)`` names it.
+    public func process(_ item: PlannedItem) async -> ItemResult {
+        await runItem(item)
+    }
+
+    /// Stops items this runner is processing (a cancel asked for elsewhere): each stops at its next checkpoint
+    /// and runs its `onCancel` stages. Items not started yet are undone when they start.
+    public func cancelRunning(_ items: Set<Int64>) {
+        _ = running.cancel(items)
     }
 
     // MARK: Items

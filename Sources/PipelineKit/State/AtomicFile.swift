@@ -9,7 +9,7 @@ package import Foundation
 public struct StateError: Error, Sendable, CustomStringConvertible {
     /// What kind of problem, so callers can choose an exit code.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Kind: String { case io, busy, corrupt, incompatible }
+        private enum Kind: String { case io, busy, corrupt, incompatible, leaseLost = "lease lost" }
         private let kind: Kind
         /// Reading or writing failed (permissions, disk full).
         public static let io = Code(kind: .io)
@@ -19,6 +19,8 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
         public static let corrupt = Code(kind: .corrupt)
         /// A state file was written by a newer format.
         public static let incompatible = Code(kind: .incompatible)
+        /// A worker's lease on an item was taken over by another worker: this worker may not write for it.
+        public static let leaseLost = Code(kind: .leaseLost)
         public var description: String { kind.rawValue }
     }
 
@@ -30,6 +32,13 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
     public var path: String
 
     public var description: String { message }
+
+    /// Creates an error.
+    public init(code: Code, message: String, path: String) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
 }
 
 /// Crash-safe file writes: a reader sees the old file or the new one, never a mix.

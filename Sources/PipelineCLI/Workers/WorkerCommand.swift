@@ -1,0 +1,171 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import HTTPTransport
+import NIOConcurrencyHelpers
+import PipelineKit
+import SharedBatch
+
+import struct StageKit.TimeSpan
+
+/// `pipeline worker --db URL`: runs the items of the batches submitted to a PostgreSQL database, beside other
+/// workers on this machine or others, until SIGTERM or Ctrl-C (which let its items go for another worker to
+/// resume).
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run the queued items of a shared batch, beside other workers, until stopped.")
+
+    @OptionGroup var batch: SharedBatchOptions
+
+    @OptionGroup var runOptions: RunOptions
+
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a claim holds an item without a heartbeat; a dead worker's items are taken over after it.",
+            valueName: "DURATION"))
+    var lease: String = "30s"
+
+    @Option(name: .long, help: ArgumentHelp("How often an idle worker looks for work.", valueName: "DURATION"))
+    var poll: String = "500ms"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where stages keep their scratch files; a folder every worker shares lets a takeover reuse them (default: a folder in the system's temporary folder).",
+            valueName: "DIR"))
+    var artifacts: String?
+
+    @Option(
+        name: .customLong("metrics-port"),
+        help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "PORT"))
+    var metricsPort: Int?
+
+    @Option(
+        name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics are served on.", valueName: "HOST"))
+    var metricsHost: String = "127.0.0.1"
+
+    func validate() throws {
+        try runOptions.check()
+        guard let lease = TimeSpan(parsing: lease)?.duration, lease >= .seconds(1) else {
+            throw ValidationError("--lease expects a duration of at least 1s, such as 30s or 2m, not \(lease)")
+        }
+        guard TimeSpan(parsing: poll) != nil else {
+            throw ValidationError("--poll expects a duration such as 500ms or 2s, not \(poll)")
+        }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be from 0 to 65535")
+        }
+    }
+
+    func run() async throws {
+        let metrics = WorkerMetrics()
+        let endpoint: MetricsEndpoint?
+        if let metricsPort {
+            do {
+                endpoint = try await MetricsEndpoint.start(host: metricsHost, port: metricsPort)
+            } catch {
+                Output.error("pipeline: cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
+                throw ExitCode(1)
+            }
+        } else {
+            endpoint = nil
+        }
+        let database = try await batch.open()
+        let client = HTTPClient.makeForStages()
+        let settings = WorkerSettings(
+            jobs: runOptions.jobs, lease: TimeSpan(parsing: lease)?.duration ?? .seconds(30),
+            poll: TimeSpan(parsing: poll)?.duration ?? .milliseconds(500))
+        let scratch = URL(
+            fileURLWithPath: artifacts
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker").path
+        ).standardizedFileURL
+        let factory = RunnerFactoryBuilder(
+            runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
+            metrics: metrics)
+        let worker = Worker(
+            database: database, settings: settings,
+            sink: runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false), metrics: metrics,
+            makeRunner: factory.runner)
+        let failure = await SignalHandling.cancellingOnSignal { () async -> (any Error)? in
+            do {
+                try await worker.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try? await client.shutdown()
+        await database.close()
+        await endpoint?.stop()
+        if let failure {
+            Output.error("pipeline: \(failure)")
+            throw ExitCode(failure is WorkerError ? 2 : 1)
+        }
+    }
+}
+
+/// Builds a worker's runners: a submitted workflow is loaded with this machine's stage types and plugins (and
+/// those it declares, relative to the folder it was submitted from) and its environment. Every runner shares the
+/// first one's resource slots, so `--cpu-jobs` and `--transfers` hold across workflow versions.
+private struct RunnerFactoryBuilder: Sendable {
+    var runOptions: RunOptions
+    var plugins: [String]
+    var scratchRoot: URL
+    var client: HTTPClient
+    var metrics: WorkerMetrics
+    private let first = NIOLockedValueBox<Runner?>(nil)
+
+    init(runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics) {
+        self.runOptions = runOptions
+        self.plugins = plugins
+        self.scratchRoot = scratchRoot
+        self.client = client
+        self.metrics = metrics
+    }
+
+    var runner: RunnerFactory {
+        { submitted, store in try self.make(submitted, store: store) }
+    }
+
+    private func make(_ submitted: SubmittedWorkflow, store: any StateStore) throws -> Runner {
+        let folder = URL(fileURLWithPath: submitted.file).deletingLastPathComponent()
+        let declared = WorkflowLoader.pluginPaths(in: submitted.document).map { plugin in
+            plugin.hasPrefix("/") ? plugin : folder.appendingPathComponent(plugin).standardizedFileURL.path
+        }
+        let registry = try StageCatalog.registry(plugins: plugins + declared)
+        let workflow: Workflow
+        do {
+            workflow = try WorkflowLoader(registry: registry).load(
+                data: submitted.document, file: submitted.file, varOverrides: submitted.vars)
+        } catch {
+            throw WorkerError(message: error.diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let missing = workflow.missingEnvironment(in: environment)
+        guard missing.isEmpty else {
+            throw WorkerError(
+                message:
+                    "the workflow needs these environment variables, which are not set on this worker: \(missing.joined(separator: ", "))"
+            )
+        }
+        return first.withLockedValue { first in
+            guard var runner = first else {
+                let runner = runOptions.runner(
+                    workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
+                    environment: environment, client: client, keepsEveryResult: false,
+                    recording: metrics.recording(to:))
+                first = runner
+                return runner
+            }
+            runner.workflow = workflow
+            runner.registry = registry
+            runner.environment = environment
+            runner.redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
+            return runner
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+public import PipelineKit
+import PostgresNIO
+
+/// The PostgreSQL database that workers share a batch through: a connection pool with the schema in place.
+///
+/// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from
+/// 50 ms up to 2 s, for up to ``patience``; then it fails with a ``StateError``. Only operations that are safe to
+/// repeat go through it: each is one transaction, and a transaction whose outcome is unknown is retried only
+/// when repeating it changes nothing more (every write is an upsert or an update to given values).
+public final class BatchDatabase: Sendable {
+    /// The database, for messages (without its password).
+    public let location: String
+    /// How long an operation waits for an unreachable server before it fails.
+    public let patience: Duration
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`) and
+    /// creates or upgrades the schema. A password can also come from `PGPASSWORD`.
+    public init(url: String, patience: Duration = .seconds(120)) async throws(StateError) {
+        let address = try DatabaseAddress(url, environment: ProcessInfo.processInfo.environment)
+        location = address.description
+        self.patience = patience
+        var logger = Logger(label: "pipeline.database")
+        logger.logLevel = .critical
+        self.logger = logger
+        var options = PostgresClient.Configuration.Options()
+        options.connectTimeout = .seconds(5)
+        options.maximumConnections = 8
+        let client = PostgresClient(configuration: address.configuration(options: options), backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+        do {
+            try await BatchSchema.migrate(self)
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Closes the connections; later operations fail.
+    public func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// Runs `body` in a transaction, retrying it while the server is unreachable or the transaction lost a
+    /// serialization race. `doing` names the operation for the error message.
+    func transaction<T: Sendable>(
+        _ doing: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StateError) -> T {
+        let logger = self.logger
+        return try await retrying(doing) { client in
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let value = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs one statement (its own transaction) and returns its rows, retrying as ``transaction(_:_:)`` does.
+    @discardableResult
+    func rows(_ doing: String, _ query: PostgresQuery) async throws(StateError) -> [PostgresRow] {
+        let logger = self.logger
+        return try await retrying(doing) { client in
+            var rows: [PostgresRow] = []
+            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    private func retrying<T: Sendable>(
+        _ doing: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async throws(StateError) -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        var delay = Duration.milliseconds(50)
+        while true {
+            do {
+                return try await body(client)
+            } catch let error as StateError {
+                throw error
+            } catch {
+                let transient = Self.isTransient(error)
+                guard transient, clock.now + delay < deadline, !Task.isCancelled else {
+                    throw stateError(error, doing: doing, waited: transient)
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
+    /// down or starting, or a transaction lost a serialization race or a deadlock.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            return true
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            // 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now; 40001, 40P01:
+            // serialization failure, deadlock.
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "40001", "40P01"].contains(state)
+        default:
+            return false
+        }
+    }
+
+    private func stateError(_ error: any Error, doing: String, waited: Bool) -> StateError {
+        let detail: String
+        if let error = error as? PSQLError {
+            detail = error.serverInfo?[.message] ?? "\(error.code)"
+        } else {
+            detail = "\(error)"
+        }
+        let suffix = waited ? " (gave up after \(patience.components.seconds) s)" : ""
+        return StateError(
+            code: .io, message: "cannot \(doing) in the database \(location): \(detail)\(suffix)", path: location)
+    }
+}
+
+/// A row's columns by position, decoded to the type the caller expects.
+struct Columns {
+    private let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) {
+        self.row = row.makeRandomAccess()
+    }
+
+    /// Column `index`, decoded.
+    subscript<T: PostgresDecodable>(_ index: Int) -> T {
+        get throws { try row[index].decode(T.self) }
+    }
+}

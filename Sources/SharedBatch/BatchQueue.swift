@@ -1,0 +1,350 @@
+import Crypto
+import NIOCore
+public import Foundation
+public import PipelineKit
+import StageKit
+import PostgresNIO
+
+/// The queue of a shared batch: submitted workflows, queued items, the workers' leases on them, and the workers.
+///
+/// A worker claims the first queued item that no live lease holds, with `FOR UPDATE SKIP LOCKED` (workers never
+/// wait for one another) and a lease that its heartbeat extends. Each claim raises the item's lease generation;
+/// the worker's writes carry it (``LeaseBook``), so once another worker took an item over, the first one's writes
+/// are refused.
+public struct BatchQueue: Sendable {
+    let database: BatchDatabase
+
+    /// The queue in `database`.
+    public init(database: BatchDatabase) {
+        self.database = database
+    }
+
+    // MARK: Workflows
+
+    /// Stores a workflow document as submitted (the same document and vars are stored once); returns its number.
+    public func store(_ workflow: SubmittedWorkflow) async throws(StateError) -> Int64 {
+        let vars = JSONValue.object(workflow.vars.mapValues(JSONValue.string)).serialized()
+        let key = workflow.key
+        let rows = try await database.rows(
+            "store the workflow",
+            """
+            INSERT INTO workflows(key, name, file, document, vars, digest, stages)
+            VALUES (\(key), \(workflow.name), \(workflow.file), \(ByteBuffer(bytes: workflow.document)), \(vars), \(workflow.digest),
+                \(workflow.stages.joined(separator: "\n")))
+            ON CONFLICT (key) DO UPDATE SET submitted_at = now() RETURNING id
+            """)
+        return try decoding("store the workflow") { try Columns(rows[0])[0] }
+    }
+
+    /// A stored workflow by number.
+    public func workflow(_ id: Int64) async throws(StateError) -> SubmittedWorkflow {
+        let rows = try await database.rows(
+            "read the workflow", "SELECT name, file, document, vars, digest, stages FROM workflows WHERE id = \(id)")
+        guard let row = rows.first else {
+            throw StateError(
+                code: .corrupt, message: "the database \(database.location) has no workflow \(id)",
+                path: database.location)
+        }
+        return try decoding("read the workflow") {
+            let columns = Columns(row)
+            let vars = try JSONValue(parsing: try columns[3] as String).objectValue ?? [:]
+            return SubmittedWorkflow(
+                name: try columns[0], file: try columns[1], document: try columns[2],
+                vars: vars.compactMapValues(\.stringValue), digest: try columns[4],
+                stages: (try columns[5] as String).split(separator: "\n").map(String.init))
+        }
+    }
+
+    // MARK: Items
+
+    /// Queues items to run with a stored workflow; `digest` is what each is done with once it succeeds.
+    public func enqueue(_ items: [Int64: String], with workflow: Int64) async throws(StateError) {
+        guard !items.isEmpty else { return }
+        let ids = Array(items.keys)
+        try await database.rows(
+            "queue items",
+            """
+            UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now()
+            FROM unnest(\(ids), \(ids.map { items[$0] ?? "" })) AS entry(id, digest)
+            WHERE items.id = entry.id
+            """)
+    }
+
+    /// Which of `items` are queued now, and which of those a live lease holds (a worker runs them).
+    public func queueState(of items: [Int64]) async throws(StateError) -> (queued: Set<Int64>, running: Set<Int64>) {
+        guard !items.isEmpty else { return ([], []) }
+        let rows = try await database.rows(
+            "read the queue",
+            """
+            SELECT id, lease_expires > now() FROM items WHERE id = ANY(\(items)) AND queued_with IS NOT NULL
+            """)
+        return try decoding("read the queue") {
+            var state: (queued: Set<Int64>, running: Set<Int64>) = ([], [])
+            for row in rows {
+                let columns = Columns(row)
+                let id: Int64 = try columns[0]
+                state.queued.insert(id)
+                if try columns[1] as Bool? == true { state.running.insert(id) }
+            }
+            return state
+        }
+    }
+
+    /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
+    /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
+    public func claim(for worker: String, lease: Duration) async throws(StateError) -> Claim? {
+        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let rows = try await database.rows(
+            "claim an item",
+            """
+            WITH next AS (
+                SELECT id AS next_id, lease_owner AS previous_owner FROM items
+                WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
+                    AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
+                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+            UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
+                lease_expires = now() + make_interval(secs => \(seconds)), claims = claims + 1
+            FROM next WHERE items.id = next.next_id
+            RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation, queued_with, queued_digest,
+                previous_owner
+            """)
+        guard let row = rows.first else { return nil }
+        return try decoding("claim an item") {
+            let columns = Columns(row)
+            return Claim(
+                item: try PostgresStore.item(row), generation: try columns[13], workflow: try columns[14],
+                digest: try columns[15] as String? ?? "", takenOverFrom: try columns[16])
+        }
+    }
+
+    /// Extends the leases a worker holds and records that it is alive; returns the leases it lost (another
+    /// worker took the item over) and the items it holds whose cancel was asked for.
+    public func heartbeat(_ worker: WorkerRecord, holding held: [Int64: Int64], lease: Duration)
+        async throws(StateError) -> Heartbeat
+    {
+        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let ids = Array(held.keys)
+        let generations = ids.map { held[$0] ?? 0 }
+        return try await database.transaction("renew leases") { connection in
+            var kept: Set<Int64> = []
+            for try await row in try await connection.query(
+                """
+                UPDATE items SET lease_expires = now() + make_interval(secs => \(seconds))
+                FROM unnest(\(ids), \(generations)) AS held(id, generation)
+                WHERE items.id = held.id AND items.lease_generation = held.generation
+                    AND items.lease_owner = \(worker.id)
+                RETURNING items.id
+                """, logger: database.logger)
+            {
+                kept.insert(try Columns(row)[0])
+            }
+            var cancels: Set<Int64> = []
+            for try await row in try await connection.query(
+                "SELECT item FROM cancel_requests WHERE item = ANY(\(Array(kept)))", logger: database.logger)
+            {
+                cancels.insert(try Columns(row)[0])
+            }
+            try await connection.query(
+                """
+                INSERT INTO workers(id, host, pid, done, failed) VALUES (\(worker.id), \(worker.host),
+                    \(worker.pid), \(worker.done), \(worker.failed))
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
+                """, logger: database.logger)
+            var queued = 0
+            for try await row in try await connection.query(
+                """
+                SELECT count(*) FROM items
+                WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
+                """, logger: database.logger)
+            {
+                queued = Int(try Columns(row)[0] as Int64)
+            }
+            return Heartbeat(lost: Set(ids).subtracting(kept), cancelRequested: cancels, queued: queued)
+        }
+    }
+
+    /// Records that a worker stopped (it holds no lease any more).
+    public func stopped(_ worker: WorkerRecord) async throws(StateError) {
+        try await database.rows(
+            "record a stopped worker",
+            """
+            UPDATE workers SET stopped_at = now(), heartbeat_at = now(), done = \(worker.done),
+                failed = \(worker.failed) WHERE id = \(worker.id)
+            """)
+    }
+
+    // MARK: Status
+
+    /// The workers, the queue and the items' outcomes, for `pipeline status --db`.
+    public func status() async throws(StateError) -> BatchStatus {
+        let workerRows = try await database.rows(
+            "read the workers",
+            """
+            SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
+                (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now())
+            FROM workers w ORDER BY w.started_at
+            """)
+        let countRows = try await database.rows(
+            "read the queue",
+            """
+            SELECT workflow, status, queued_with IS NOT NULL, coalesce(lease_expires > now(), false), count(*)
+            FROM items GROUP BY 1, 2, 3, 4
+            """)
+        let failedRows = try await database.rows(
+            "read the failed items",
+            """
+            SELECT \(unescaped: PostgresStore.itemColumns) FROM items WHERE status = 'failed' AND queued_with IS NULL
+            ORDER BY id
+            """)
+        return try decoding("read the status") {
+            var status = BatchStatus()
+            status.workers = try workerRows.map { row in
+                let columns = Columns(row)
+                return BatchStatus.Worker(
+                    id: try columns[0], host: try columns[1], pid: Int(try columns[2] as Int32),
+                    startedAt: try columns[3], heartbeatAt: try columns[4], stoppedAt: try columns[5],
+                    done: try columns[6], failed: try columns[7], holding: Int(try columns[8] as Int64))
+            }
+            for row in countRows {
+                let columns = Columns(row)
+                let workflow: String = try columns[0]
+                let count = Int(try columns[4] as Int64)
+                var counts = status.workflows[workflow] ?? BatchStatus.Counts()
+                if try columns[2] as Bool {
+                    if try columns[3] as Bool { counts.running += count } else { counts.queued += count }
+                } else {
+                    counts.byStatus[try columns[1] as String, default: 0] += count
+                }
+                status.workflows[workflow] = counts
+            }
+            status.failed = try failedRows.map(PostgresStore.item)
+            return status
+        }
+    }
+
+    private func decoding<T>(_ doing: String, _ body: () throws -> T) throws(StateError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StateError(
+                code: .corrupt, message: "cannot \(doing) in the database \(database.location): \(error)",
+                path: database.location)
+        }
+    }
+}
+
+/// A workflow document as submitted, stored with the batch so that every worker runs the same version.
+public struct SubmittedWorkflow: Sendable, Hashable {
+    /// The workflow's name.
+    public var name: String
+    /// Where it was submitted from (its plugins' relative paths are relative to that folder).
+    public var file: String
+    /// The file's bytes.
+    public var document: Data
+    /// The `--var` overrides it was submitted with.
+    public var vars: [String: String]
+    /// Its ``PipelineKit/Workflow/digest``.
+    public var digest: String
+    /// Its stage ids, in order.
+    public var stages: [String]
+
+    /// Creates a submitted workflow.
+    public init(
+        name: String, file: String, document: Data, vars: [String: String], digest: String, stages: [String]
+    ) {
+        self.name = name
+        self.file = file
+        self.document = document
+        self.vars = vars
+        self.digest = digest
+        self.stages = stages
+    }
+
+    /// What identifies this version: the document and the overrides.
+    var key: String {
+        var hash = SHA256()
+        hash.update(data: Data(name.utf8))
+        hash.update(data: [0])
+        hash.update(data: document)
+        for (name, value) in vars.sorted(by: { $0.key < $1.key }) {
+            hash.update(data: Data("\0\(name)=\(value)".utf8))
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// An item a worker claimed.
+public struct Claim: Sendable {
+    /// The item, as the ledger knows it.
+    public var item: LedgerItem
+    /// The lease's generation: the fencing token of the worker's writes.
+    public var generation: Int64
+    /// The stored workflow to run it with.
+    public var workflow: Int64
+    /// What the item is done with once it succeeds.
+    public var digest: String
+    /// The worker whose expired lease this claim took over, if any.
+    public var takenOverFrom: String?
+}
+
+/// A worker as the database lists it.
+public struct WorkerRecord: Sendable, Hashable {
+    /// Unique per process: host, pid and a random suffix.
+    public var id: String
+    /// The machine.
+    public var host: String
+    /// The process.
+    public var pid: Int32
+    /// Items it finished.
+    public var done: Int64 = 0
+    /// Items that failed on it.
+    public var failed: Int64 = 0
+
+    /// This process as a worker.
+    public static func current() -> WorkerRecord {
+        let host = ProcessInfo.processInfo.hostName
+        let pid = ProcessInfo.processInfo.processIdentifier
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return WorkerRecord(id: "\(host):\(pid):\(suffix)", host: host, pid: pid)
+    }
+}
+
+/// What a heartbeat learnt.
+public struct Heartbeat: Sendable {
+    /// Items whose lease another worker took over: this worker must stop them and write nothing more.
+    public var lost: Set<Int64>
+    /// Items held whose cancel was asked for.
+    public var cancelRequested: Set<Int64>
+    /// Items queued that no live lease holds.
+    public var queued: Int
+}
+
+/// The state of a shared batch.
+public struct BatchStatus: Sendable {
+    /// A worker, live or stopped.
+    public struct Worker: Sendable {
+        public var id: String
+        public var host: String
+        public var pid: Int
+        public var startedAt: Date
+        public var heartbeatAt: Date
+        public var stoppedAt: Date?
+        public var done: Int64
+        public var failed: Int64
+        /// Items it holds a live lease on.
+        public var holding: Int
+    }
+
+    /// A workflow's items: queued, running (a live lease holds them) and the others by status.
+    public struct Counts: Sendable {
+        public var queued = 0
+        public var running = 0
+        public var byStatus: [String: Int] = [:]
+    }
+
+    public var workers: [Worker] = []
+    /// By workflow name.
+    public var workflows: [String: Counts] = [:]
+    /// Items that failed (and are not queued again), with their reasons.
+    public var failed: [LedgerItem] = []
+}

@@ -1,0 +1,103 @@
+import PipelineKit
+import PostgresNIO
+
+/// The tables of a shared batch: the ledger's (items, versions, paths, stages, cancel requests, the fingerprint
+/// cache, runs), the stored workflow documents, the queue's columns on items, and the workers.
+///
+/// Paths sort in the byte order of their UTF-8 (`COLLATE "C"`), as the ledger's range reads expect. Workers
+/// that start together create the schema once: the migration holds an advisory lock.
+enum BatchSchema {
+    /// The schema version this pipeline writes.
+    static let version: Int32 = 1
+
+    /// An arbitrary key for the advisory lock that serialises migrations.
+    private static let lockKey: Int64 = 0x7069_7065_6c69_6e65
+
+    static func migrate(_ database: BatchDatabase) async throws(StateError) {
+        let location = database.location
+        let found: Int32? = try await database.transaction("create the schema") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS pipeline_schema(version integer NOT NULL)", logger: database.logger)
+            var current: Int32?
+            for try await row in try await connection.query(
+                "SELECT max(version) FROM pipeline_schema", logger: database.logger)
+            {
+                current = try Columns(row)[0] as Int32?
+            }
+            if let current, current > version { return current }
+            guard current == nil else { return current }
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
+            }
+            try await connection.query("INSERT INTO pipeline_schema VALUES (\(version))", logger: database.logger)
+            return version
+        }
+        if let found, found > version {
+            throw StateError(
+                code: .incompatible,
+                message:
+                    "the database \(location) has schema \(found), newer than this pipeline reads (\(version)); use a newer pipeline",
+                path: location)
+        }
+    }
+
+    private static let statements = [
+        """
+        CREATE TABLE workflows(
+            id bigserial PRIMARY KEY, key text NOT NULL UNIQUE, name text NOT NULL, file text NOT NULL,
+            document bytea NOT NULL, vars text NOT NULL, digest text NOT NULL, stages text NOT NULL,
+            submitted_at timestamptz NOT NULL DEFAULT now())
+        """,
+        """
+        CREATE TABLE runs(
+            id bigserial PRIMARY KEY, workflow text NOT NULL, file text NOT NULL, stages text NOT NULL,
+            started_at timestamptz NOT NULL DEFAULT now(), finished_at timestamptz, summary text)
+        """,
+        """
+        CREATE TABLE items(
+            id bigserial PRIMARY KEY, workflow text NOT NULL, version integer NOT NULL, fingerprint text NOT NULL,
+            path text COLLATE "C" NOT NULL, relative_path text NOT NULL, size bigint NOT NULL,
+            modified double precision NOT NULL, meta text, status text NOT NULL, digest text, error text,
+            error_kind text, updated_at timestamptz NOT NULL DEFAULT now(),
+            queued_with bigint REFERENCES workflows(id), queued_digest text, queued_at timestamptz,
+            lease_owner text, lease_generation bigint NOT NULL DEFAULT 0, lease_expires timestamptz,
+            claims integer NOT NULL DEFAULT 0, UNIQUE(workflow, fingerprint))
+        """,
+        "CREATE INDEX items_by_path ON items(workflow, path)",
+        "CREATE INDEX items_queued ON items(id) WHERE queued_with IS NOT NULL",
+        """
+        CREATE TABLE versions(
+            item bigint NOT NULL REFERENCES items(id) ON DELETE CASCADE, version integer NOT NULL,
+            fingerprint text NOT NULL, path text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY(item, version))
+        """,
+        """
+        CREATE TABLE paths(
+            item bigint NOT NULL REFERENCES items(id) ON DELETE CASCADE, path text NOT NULL,
+            PRIMARY KEY(item, path))
+        """,
+        """
+        CREATE TABLE stages(
+            item bigint NOT NULL REFERENCES items(id) ON DELETE CASCADE, version integer NOT NULL,
+            stage text NOT NULL, status text NOT NULL, record text NOT NULL, PRIMARY KEY(item, version, stage))
+        """,
+        """
+        CREATE TABLE cancel_requests(
+            item bigint PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            requested_at timestamptz NOT NULL DEFAULT now())
+        """,
+        """
+        CREATE TABLE files(
+            path text COLLATE "C" PRIMARY KEY, size bigint NOT NULL, modified_ns bigint NOT NULL,
+            inode bigint NOT NULL, device bigint NOT NULL, method text NOT NULL, fingerprint text NOT NULL,
+            media text)
+        """,
+        """
+        CREATE TABLE workers(
+            id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL,
+            started_at timestamptz NOT NULL DEFAULT now(), heartbeat_at timestamptz NOT NULL DEFAULT now(),
+            stopped_at timestamptz, done bigint NOT NULL DEFAULT 0, failed bigint NOT NULL DEFAULT 0)
+        """,
+    ]
+}

@@ -1,0 +1,71 @@
+import Foundation
+import NIOSSL
+import PipelineKit
+import PostgresNIO
+
+/// A PostgreSQL address as users write it: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
+///
+/// `sslmode` is `prefer` (the default: TLS when the server offers it), `require` or `disable`; TLS always verifies
+/// the server's certificate. Messages show the address without its password.
+struct DatabaseAddress: CustomStringConvertible {
+    /// How TLS is used.
+    enum TLSMode: String {
+        case disable, prefer, require
+    }
+
+    var host: String
+    var port: Int
+    var user: String
+    var password: String?
+    var database: String
+    var tls: TLSMode
+
+    /// Parses `url`; the password comes from the URL or else from `PGPASSWORD`.
+    init(_ url: String, environment: [String: String]) throws(StateError) {
+        func invalid(_ why: String) -> StateError {
+            StateError(
+                code: .io,
+                message:
+                    "--db \(Self.redacting(url)): \(why); expected postgres://user[:password]@host[:port]/database",
+                path: url)
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme)
+        else { throw invalid("not a postgres:// address") }
+        guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
+        guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty else { throw invalid("no database") }
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? TLSMode.prefer.rawValue
+        guard let tls = TLSMode(rawValue: mode) else { throw invalid("sslmode \(mode) is not disable, prefer or require") }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.user = user.removingPercentEncoding ?? user
+        self.password = components.password.map { $0.removingPercentEncoding ?? $0 } ?? environment["PGPASSWORD"]
+        self.database = database
+        self.tls = tls
+    }
+
+    var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+    /// The client's configuration.
+    func configuration(options: PostgresClient.Configuration.Options) -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS =
+            switch self.tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options = options
+        return configuration
+    }
+
+    /// `url` with its password replaced, for messages.
+    static func redacting(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+}

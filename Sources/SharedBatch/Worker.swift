@@ -1,0 +1,258 @@
+import Foundation
+import NIOConcurrencyHelpers
+public import PipelineKit
+import StageKit
+
+/// How a worker claims and holds items.
+public struct WorkerSettings: Sendable {
+    /// Items worked on at once.
+    public var jobs: Int
+    /// How long a claim holds an item without a heartbeat: a worker that dies is taken over after this long.
+    public var lease: Duration
+    /// How often an idle worker looks for work.
+    public var poll: Duration
+
+    /// Settings; the heartbeat renews the leases three times per lease.
+    public init(jobs: Int = 1, lease: Duration = .seconds(30), poll: Duration = .milliseconds(500)) {
+        self.jobs = max(1, jobs)
+        self.lease = lease
+        self.poll = poll
+    }
+
+    /// How often the leases are renewed.
+    public var heartbeat: Duration { lease / 3 }
+}
+
+/// Builds the runner for a submitted workflow, writing to `store` (the command line loads the stage types,
+/// plugins and the environment).
+public typealias RunnerFactory = @Sendable (SubmittedWorkflow, any StateStore) async throws -> Runner
+
+/// A worker that cannot go on: a submitted workflow it cannot load (a plugin missing on this machine), say.
+public struct WorkerError: Error, Sendable, CustomStringConvertible {
+    /// What happened.
+    public var message: String
+    public var description: String { message }
+
+    /// An error saying `message`.
+    public init(message: String) {
+        self.message = message
+    }
+}
+
+/// Takes items of a shared batch from the queue and runs them, until its task is cancelled.
+///
+/// Up to ``WorkerSettings/jobs`` items run at once, each under a lease that a heartbeat renews. An item whose
+/// lease another worker took over is stopped at once and its result dropped; the store refuses its writes
+/// anyway. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
+/// checkpoint and are let go, still queued, for another worker to resume.
+public final class Worker: Sendable {
+    /// This worker as the database lists it.
+    public let identity: WorkerRecord
+    /// The store its runners write to, fenced by its leases.
+    public let store: PostgresStore
+    private let queue: BatchQueue
+    private let leases: LeaseBook
+    private let settings: WorkerSettings
+    private let makeRunner: RunnerFactory
+    private let sink: any RunEventSink
+    private let metrics: WorkerMetrics
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var runners: [Int64: Runner] = [:]
+        var working: [Int64: Working] = [:]
+        var done: Int64 = 0
+        var failed: Int64 = 0
+    }
+
+    /// An item being worked on: its task and the runner it runs under.
+    private struct Working {
+        var task: Task<ItemResult, Never>
+        var runner: Runner
+    }
+
+    /// A worker on `database`.
+    public init(
+        database: BatchDatabase, settings: WorkerSettings, sink: any RunEventSink, metrics: WorkerMetrics,
+        makeRunner: @escaping RunnerFactory
+    ) {
+        let leases = LeaseBook()
+        identity = WorkerRecord.current()
+        store = PostgresStore(database: database, leases: leases)
+        queue = BatchQueue(database: database)
+        self.leases = leases
+        self.settings = settings
+        self.makeRunner = makeRunner
+        self.sink = sink
+        self.metrics = metrics
+    }
+
+    /// Works until the task is cancelled; then lets its items go and returns. Throws when a submitted workflow
+    /// cannot be loaded here.
+    public func run() async throws {
+        try await heartbeat()
+        let beats = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: settings.heartbeat)
+                guard !Task.isCancelled else { break }
+                try? await heartbeat()
+            }
+        }
+        defer { beats.cancel() }
+        sink.emit(
+            LogLine(
+                level: "notice", item: nil, stage: nil,
+                message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
+        do {
+            try await work()
+        } catch {
+            beats.cancel()
+            try? await queue.stopped(record)
+            throw error
+        }
+        beats.cancel()
+        try? await queue.stopped(record)
+        sink.emit(LogLine(level: "notice", item: nil, stage: nil, message: "worker \(identity.id) stopped"))
+    }
+
+    private enum Event: Sendable {
+        case finished
+        case idle
+    }
+
+    /// Claims items while there are free jobs, and waits for one to finish or for the next look at the queue.
+    private func work() async throws {
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            var active = 0
+            var waiting = false
+            while !Task.isCancelled {
+                while active < settings.jobs, !Task.isCancelled, let claim = await claimNext() {
+                    active += 1
+                    group.addTask { [self] in
+                        try await process(claim)
+                        return .finished
+                    }
+                }
+                if active < settings.jobs, !waiting {
+                    waiting = true
+                    let poll = settings.poll
+                    group.addTask {
+                        try? await Task.sleep(for: poll)
+                        return .idle
+                    }
+                }
+                switch try await group.next() {
+                case .finished: active -= 1
+                case .idle: waiting = false
+                case nil: break
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// The next item, or nil when the queue has none (or cannot be read: the error is reported and the worker
+    /// tries again at its next look).
+    private func claimNext() async -> Claim? {
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            let claim = try await queue.claim(for: identity.id, lease: settings.lease)
+            if claim != nil { metrics.claimed(after: clock.now - started) }
+            return claim
+        } catch {
+            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim an item: \(error)"))
+            return nil
+        }
+    }
+
+    private func process(_ claim: Claim) async throws {
+        let item = claim.item
+        let label = item.input.relativePath
+        leases.hold(item.id, generation: claim.generation)
+        if let previous = claim.takenOverFrom {
+            metrics.tookOver()
+            sink.emit(
+                LogLine(
+                    level: "notice", item: label, stage: nil,
+                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
+        }
+        let runner: Runner
+        do {
+            runner = try await self.runner(for: claim.workflow)
+        } catch {
+            leases.release(item.id)
+            throw error
+        }
+        let planned = PlannedItem(
+            input: item.input, fingerprint: item.fingerprint, action: .run(.resume(item.status)), known: item,
+            digest: claim.digest)
+        let task = Task { await runner.process(planned) }
+        state.withLockedValue { $0.working[item.id] = Working(task: task, runner: runner) }
+        let result = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        state.withLockedValue { _ = $0.working.removeValue(forKey: item.id) }
+        if leases.release(item.id) {
+            metrics.lostLease()
+            sink.emit(
+                LogLine(
+                    level: "warning", item: label, stage: nil,
+                    message: "another worker took this item over (this worker's lease expired): dropped its result"))
+            return
+        }
+        metrics.finished(result.outcome)
+        state.withLockedValue { state in
+            switch result.outcome {
+            case .done: state.done += 1
+            case .failed: state.failed += 1
+            case .reused, .skipped, .interrupted: break
+            }
+        }
+    }
+
+    /// The runner of a submitted workflow, built once per workflow version.
+    private func runner(for workflow: Int64) async throws -> Runner {
+        if let runner = state.withLockedValue({ $0.runners[workflow] }) { return runner }
+        let submitted = try await queue.workflow(workflow)
+        let runner: Runner
+        do {
+            runner = try await makeRunner(submitted, store)
+        } catch {
+            throw WorkerError(
+                message: "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)")
+        }
+        state.withLockedValue { $0.runners[workflow] = runner }
+        return runner
+    }
+
+    /// This worker's counts, as the database lists them.
+    private var record: WorkerRecord {
+        var record = identity
+        (record.done, record.failed) = state.withLockedValue { ($0.done, $0.failed) }
+        return record
+    }
+
+    /// Renews the leases; stops the items whose lease another worker took over, and those whose cancel was
+    /// asked for (they run their `onCancel` stages).
+    private func heartbeat() async throws {
+        let beat: Heartbeat
+        do {
+            beat = try await queue.heartbeat(record, holding: leases.all, lease: settings.lease)
+        } catch {
+            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot renew leases: \(error)"))
+            throw error
+        }
+        metrics.queueDepth(beat.queued)
+        let working = state.withLockedValue { $0.working }
+        for item in beat.lost {
+            leases.lose(item)
+            working[item]?.task.cancel()
+        }
+        for item in beat.cancelRequested {
+            working[item]?.runner.cancelRunning([item])
+        }
+    }
+}
