@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import SharedBatch
 
 import struct StageKit.InputItem
 import enum StageKit.JSONValue
@@ -25,17 +26,36 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the state as JSON.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Show a batch that workers share through this PostgreSQL database (with its workers and queue) instead of the state folder.",
+            valueName: "URL"))
+    var db: String?
+
     func run() async throws {
-        let state = try StateFolder.openForReading(stateOptions.state)
+        var database: BatchDatabase?
+        var batch: BatchStatus?
+        let store: (any StateStore)?
+        if let db {
+            let opened = try await SharedBatchOptions.open(db)
+            database = opened
+            batch = try await BatchReport.status(of: BatchQueue(database: opened))
+            store = PostgresStore(database: opened)
+        } else {
+            store = try StateFolder.openForReading(stateOptions.state)?.ledger
+        }
+        defer { if let database { Task { await database.close() } } }
+        if let batch, !json { BatchReport.print(batch) }
         var sections: [(record: RunRecord, items: [LedgerItem], pending: [PlannedItem])] = []
         do {
-            let known = try await state?.ledger.workflows() ?? []
+            let known = try await store?.workflows() ?? []
             if let path = workflow {
                 let (workflow, registry) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
                 let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
                 let plan = try await BatchInputs.plan(
-                    workflow, registry: registry, discovery: discovery, ledger: state?.ledger)
-                let items = try await state?.ledger.snapshot(workflow: workflow.name).items ?? []
+                    workflow, registry: registry, discovery: discovery, ledger: store)
+                let items = try await store?.snapshot(workflow: workflow.name).items ?? []
                 let record =
                     known.first { $0.workflow == workflow.name }
                     ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
@@ -43,7 +63,7 @@ struct StatusCommand: AsyncParsableCommand {
             } else {
                 for record in known {
                     sections.append(
-                        (record, try await state?.ledger.snapshot(workflow: record.workflow).items ?? [], []))
+                        (record, try await store?.snapshot(workflow: record.workflow).items ?? [], []))
                 }
             }
         } catch let error as StateError {
@@ -51,14 +71,16 @@ struct StatusCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         guard !sections.isEmpty else {
-            if json { Output.line("[]") } else { Output.line("no runs in \(stateOptions.state)") }
+            if json {
+                Output.line(batch.map { BatchReport.json($0, workflows: []).serialized(pretty: true) } ?? "[]")
+            } else { Output.line("no runs in \(store?.location ?? stateOptions.state)") }
             return
         }
         var report: [JSONValue] = []
         for section in sections {
             let checkpoints: [Int64: [String: StageRecord]]
             do {
-                checkpoints = try await state?.ledger.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
+                checkpoints = try await store?.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
             } catch {
                 Output.error("pipeline: \(error)")
                 throw ExitCode(1)
@@ -98,7 +120,10 @@ struct StatusCommand: AsyncParsableCommand {
                 Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
             }
         }
-        if json { Output.line(JSONValue.array(report).serialized(pretty: true)) }
+        if json {
+            let document = batch.map { BatchReport.json($0, workflows: report) } ?? .array(report)
+            Output.line(document.serialized(pretty: true))
+        }
     }
 
     private static func status(_ item: LedgerItem) -> String {
@@ -125,7 +150,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    private static func table(header: [String], rows: [[String]]) -> String {
+    static func table(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows
         let widths = header.indices.map { column in
             all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0

@@ -79,26 +79,31 @@ public final class BatchDatabase: Sendable {
         }
     }
 
+    /// Runs `body` until it succeeds, fails for good, or ``patience`` runs out. It runs in a task of its own,
+    /// which the caller's cancellation does not reach: an interrupted item's last checkpoint is still written.
     private func retrying<T: Sendable>(
         _ doing: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws(StateError) -> T {
-        let clock = ContinuousClock()
-        let deadline = clock.now + patience
-        var delay = Duration.milliseconds(50)
-        while true {
-            do {
-                return try await body(client)
-            } catch let error as StateError {
-                throw error
-            } catch {
-                let transient = Self.isTransient(error)
-                guard transient, clock.now + delay < deadline, !Task.isCancelled else {
-                    throw stateError(error, doing: doing, waited: transient)
+        let attempts = Task { () async -> Result<T, StateError> in
+            let clock = ContinuousClock()
+            let deadline = clock.now + patience
+            var delay = Duration.milliseconds(50)
+            while true {
+                do {
+                    return .success(try await body(client))
+                } catch let error as StateError {
+                    return .failure(error)
+                } catch {
+                    let transient = Self.isTransient(error)
+                    guard transient, clock.now + delay < deadline else {
+                        return .failure(stateError(error, doing: doing, waited: transient))
+                    }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(2))
                 }
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(2))
             }
         }
+        return try await attempts.value.get()
     }
 
     /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting

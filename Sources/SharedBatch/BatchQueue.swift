@@ -146,8 +146,8 @@ public struct BatchQueue: Sendable {
             }
             try await connection.query(
                 """
-                INSERT INTO workers(id, host, pid, done, failed) VALUES (\(worker.id), \(worker.host),
-                    \(worker.pid), \(worker.done), \(worker.failed))
+                INSERT INTO workers(id, host, pid, lease, done, failed) VALUES (\(worker.id), \(worker.host),
+                    \(worker.pid), \(seconds), \(worker.done), \(worker.failed))
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
                 """, logger: database.logger)
             var queued = 0
@@ -181,7 +181,7 @@ public struct BatchQueue: Sendable {
             "read the workers",
             """
             SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
-                (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now())
+                (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now()), w.lease
             FROM workers w ORDER BY w.started_at
             """)
         let countRows = try await database.rows(
@@ -203,7 +203,8 @@ public struct BatchQueue: Sendable {
                 return BatchStatus.Worker(
                     id: try columns[0], host: try columns[1], pid: Int(try columns[2] as Int32),
                     startedAt: try columns[3], heartbeatAt: try columns[4], stoppedAt: try columns[5],
-                    done: try columns[6], failed: try columns[7], holding: Int(try columns[8] as Int64))
+                    done: try columns[6], failed: try columns[7], holding: Int(try columns[8] as Int64),
+                    lease: try columns[9])
             }
             for row in countRows {
                 let columns = Columns(row)
@@ -333,6 +334,8 @@ public struct BatchStatus: Sendable {
         public var failed: Int64
         /// Items it holds a live lease on.
         public var holding: Int
+        /// Its lease in seconds: a worker silent for longer has died or lost the database.
+        public var lease: Double
     }
 
     /// A workflow's items: queued, running (a live lease holds them) and the others by status.

@@ -95,7 +95,7 @@ enum BatchSchema {
         """,
         """
         CREATE TABLE workers(
-            id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL,
+            id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL, lease double precision NOT NULL,
             started_at timestamptz NOT NULL DEFAULT now(), heartbeat_at timestamptz NOT NULL DEFAULT now(),
             stopped_at timestamptz, done bigint NOT NULL DEFAULT 0, failed bigint NOT NULL DEFAULT 0)
         """,

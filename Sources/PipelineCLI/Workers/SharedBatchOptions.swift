@@ -13,8 +13,13 @@ struct SharedBatchOptions: ParsableArguments {
 
     /// Connects; a database that cannot be reached or read ends the command with exit code 1.
     func open() async throws -> BatchDatabase {
+        try await Self.open(db)
+    }
+
+    /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
+    static func open(_ url: String) async throws -> BatchDatabase {
         do {
-            return try await BatchDatabase(url: db)
+            return try await BatchDatabase(url: url)
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

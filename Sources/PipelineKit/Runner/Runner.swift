@@ -441,13 +441,11 @@ public struct Runner: Sendable {
         switch decision {
         case .skip(let reason):
             if progress.invalidated || record?.status != .skipped {
-                try await store.removeStages(later, for: progress.ref)
-                for id in later { progress.records[id] = nil }
+                try await invalidate(later, progress: &progress)
                 var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
                 skipped.finishedAt = Date()
                 try await store.save(skipped, for: progress.ref)
                 progress.records[spec.id] = skipped
-                progress.invalidated = true
             }
             progress.scope.stageOutputs[spec.id] = .null
             sink.emit(StageFinished(item: label, stage: spec.id, outcome: .skipped, seconds: 0, reason: reason))
@@ -459,16 +457,20 @@ public struct Runner: Sendable {
             return
         case .run:
             break
+        case .regenerate(let reason):
+            sink.emit(
+                LogLine(level: "notice", item: label, stage: spec.id, message: "\(reason): running it again"))
         }
         guard var options = resolved, let descriptor = registry.descriptor(for: spec.uses) else {
             throw fail(spec, label: label, StageFailure("unknown stage type \(spec.uses)", kind: .invalidOptions))
         }
         var hash = initialHash
-        // A secret stage (a token) runs whenever it is needed; that does not make later stages stale.
-        if !spec.isSecret {
-            try await store.removeStages(later, for: progress.ref)
-            for id in later { progress.records[id] = nil }
-            progress.invalidated = true
+        // A secret stage (a token) runs whenever it is needed; that does not make later stages stale. Nor does
+        // one that re-creates files it made before, until they turn out different.
+        let regenerating: [String: String]? =
+            if case .regenerate = decision { record?.files } else { nil }
+        if !spec.isSecret, regenerating == nil {
+            try await invalidate(later, progress: &progress)
         }
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
         initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
@@ -485,8 +487,12 @@ public struct Runner: Sendable {
                     descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref,
                     options: options.value, previousOutputs: progress.scope.previous[spec.id], journal: journal)
                 progress.scope.stageOutputs[spec.id] = outputs
-                progress.records[spec.id] = await journal.current
+                let current = await journal.current
+                progress.records[spec.id] = current
                 progress.stagesRun += 1
+                if let regenerating, regenerating != current.files {
+                    try await invalidate(later, progress: &progress)
+                }
                 return
             } catch let expired as CredentialsExpired {
                 guard let refresher = workflow.stages.first(where: { $0.id == spec.refreshWith }), refreshes < 3 else {
@@ -503,6 +509,13 @@ public struct Runner: Sendable {
                 try await journal.update { $0.optionsHash = renewed }
             }
         }
+    }
+
+    /// Drops the checkpoints of `stages` (those after one that runs again): they run again too.
+    private func invalidate(_ stages: [String], progress: inout ItemProgress) async throws {
+        try await store.removeStages(stages, for: progress.ref)
+        for id in stages { progress.records[id] = nil }
+        progress.invalidated = true
     }
 
     /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
@@ -565,9 +578,11 @@ public struct Runner: Sendable {
                     }
                 }
                 if spec.isSecret { redactor.add(all: outputs, as: spec.id) }
+                let files = spec.isSecret ? nil : OutputFiles.fingerprints(in: outputs)
                 try await journal.update {
                     $0.status = .succeeded
                     $0.outputs = spec.isSecret ? nil : outputs
+                    $0.files = files
                     $0.error = nil
                     $0.errorKind = nil
                     $0.finishedAt = Date()

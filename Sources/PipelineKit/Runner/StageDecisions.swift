@@ -27,6 +27,9 @@ public struct StageDecisions: Sendable {
         case reuse(JSONValue)
         /// It runs, for this reason.
         case run(reason: String)
+        /// Done with these options, but a file among its outputs is missing or changed (another machine made
+        /// it, or it was deleted): it runs again, and the stages after it stand if it makes the same files.
+        case regenerate(reason: String)
     }
 
     /// Decides what happens to a stage, and resolves its options (nil when it is skipped).
@@ -45,6 +48,9 @@ public struct StageDecisions: Sendable {
             let changed = Self.changedOptions(record.options, redactor.redact(options.redacted))
             let reason = changed.isEmpty ? "its options changed" : "changed: \(changed.joined(separator: ", "))"
             return (.run(reason: reason), options, hash)
+        }
+        if let files = record.files, let change = OutputFiles.firstChange(in: files) {
+            return (.regenerate(reason: change), options, hash)
         }
         return (.reuse(record.outputs ?? .null), options, hash)
     }

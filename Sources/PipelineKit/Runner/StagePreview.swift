@@ -67,6 +67,9 @@ extension StageDecisions {
                 case .reuse(let outputs):
                     preview.action = .reuse
                     scope.stageOutputs[spec.id] = outputs
+                case .regenerate(let reason):
+                    preview.reason = "\(reason) (the stages after it stand if it makes the same files again)"
+                    scope.stageOutputs[spec.id] = records[spec.id]?.outputs ?? .null
                 case .run(let reason):
                     preview.reason = reason
                     if !spec.isSecret {

@@ -43,6 +43,9 @@ public struct StageRecord: Codable, Sendable, Hashable {
     public var startedAt: Date?
     /// When it finished.
     public var finishedAt: Date?
+    /// The files among its outputs, by path, with their content fingerprints (``OutputFiles``): its checkpoint
+    /// stands only while they are there unchanged, so a worker on another machine re-creates what it cannot see.
+    public var files: [String: String]?
 
     /// Creates a record.
     public init(stage: String, uses: String, status: Status, optionsHash: String) {

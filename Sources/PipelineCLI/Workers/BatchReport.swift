@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import PipelineKit
+import SharedBatch
+
+import enum StageKit.JSONValue
+
+/// The workers and the queue of a shared batch, as `pipeline status --db` shows them.
+enum BatchReport {
+    /// Reads the batch's state; a database that cannot be read ends the command with exit code 1.
+    static func status(of queue: BatchQueue) async throws -> BatchStatus {
+        do {
+            return try await queue.status()
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Prints the workers (live ones first) and each workflow's queue.
+    static func print(_ status: BatchStatus) {
+        let now = Date()
+        let rows = status.workers.sorted { ($0.stoppedAt == nil ? 0 : 1, $0.startedAt) < ($1.stoppedAt == nil ? 0 : 1, $1.startedAt) }
+            .map { worker in
+                [
+                    worker.id, worker.host, "\(worker.pid)", state(of: worker),
+                    "\(Int(now.timeIntervalSince(worker.heartbeatAt)))s ago", "\(worker.holding)", "\(worker.done)",
+                    "\(worker.failed)",
+                ]
+            }
+        if rows.isEmpty {
+            Output.line("no workers yet")
+        } else {
+            Output.line(
+                StatusCommand.table(header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED"], rows: rows))
+        }
+        for (workflow, counts) in status.workflows.sorted(by: { $0.key < $1.key }) {
+            let others = counts.byStatus.sorted { $0.key < $1.key }.map { "\($0.value) \(label($0.key))" }
+            Output.line(
+                "\(workflow): \(counts.queued) queued, \(counts.running) running"
+                    + (others.isEmpty ? "" : ", " + others.joined(separator: ", ")))
+        }
+        for item in status.failed {
+            Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
+        }
+        Output.line("")
+    }
+
+    /// The batch's state and the workflows' items, for `--json`.
+    static func json(_ status: BatchStatus, workflows: [JSONValue]) -> JSONValue {
+        let workers: [JSONValue] = status.workers.map { worker in
+            [
+                "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
+                "state": .string(state(of: worker)), "startedAt": .string(worker.startedAt.formatted(.iso8601)),
+                "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
+                "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
+            ]
+        }
+        let queues: [String: JSONValue] = status.workflows.mapValues { counts in
+            [
+                "queued": .int(counts.queued), "running": .int(counts.running),
+                "items": .object(counts.byStatus.mapValues { .int($0) }),
+            ]
+        }
+        return ["workers": .array(workers), "queues": .object(queues), "workflows": .array(workflows)]
+    }
+
+    /// Stopped, silent (no heartbeat for longer than its lease: killed, or cut off), or live.
+    private static func state(of worker: BatchStatus.Worker) -> String {
+        if worker.stoppedAt != nil { return "stopped" }
+        return Date().timeIntervalSince(worker.heartbeatAt) > worker.lease ? "silent" : "live"
+    }
+
+    private static func label(_ status: String) -> String {
+        status == ItemStatus.succeeded.rawValue ? "done" : status
+    }
+}
