@@ -151,6 +151,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "StageKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -285,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox",
+                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],

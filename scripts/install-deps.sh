@@ -10,6 +10,7 @@ apt_packages=(
   ffmpeg                                                                           # reference in tests and benchmarks
   time                                                                             # peak memory in benchmarks
   curl python3 python3-pip                                                         # test peers and checks
+  postgresql-15                                                                    # shared batches: tests start their own servers
 )
 # Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4).
 pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy)
@@ -30,6 +31,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Debian makes and starts a default cluster on port 5432; the tests run clusters of their own on free ports.
+  if [[ " ${missing[*]} " == *" postgresql-15 "* ]]; then
+    $sudo pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
+  fi
 fi
 
 missing_pip=()

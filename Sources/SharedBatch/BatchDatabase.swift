@@ -2,6 +2,7 @@ import Foundation
 import Logging
 public import PipelineKit
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The PostgreSQL database that workers share a batch through: a connection pool with the schema in place.
 ///
@@ -109,6 +110,8 @@ public final class BatchDatabase: Sendable {
     /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
     /// down or starting, or a transaction lost a serialization race or a deadlock.
     static func isTransient(_ error: any Error) -> Bool {
+        // The pool stops trying to connect for a while after connections failed one after another.
+        if let error = error as? ConnectionPoolError { return error == .connectionCreationCircuitBreakerTripped }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:

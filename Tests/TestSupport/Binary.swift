@@ -1,4 +1,5 @@
 public import Foundation
+import NIOConcurrencyHelpers
 public import StageKit
 
 #if canImport(Glibc)
@@ -79,23 +80,31 @@ public final class RunningBinary: @unchecked Sendable {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-public final class Reader: @unchecked Sendable {
-    private var data = Data()
+public final class Reader: Sendable {
+    private let data = NIOLockedValueBox(Data())
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
-        Thread.detachNewThread {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
+        Thread.detachNewThread { [data, done] in
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                data.withLockedValue { $0.append(chunk) }
+            }
+            done.signal()
         }
     }
 
+    /// Everything the process wrote, once it closed the pipe.
     public func text() async -> String {
         await BlockingWork.runLong {
             self.done.wait()
             self.done.signal()
-            return String(decoding: self.data, as: UTF8.self)
+            return self.soFar
         }
+    }
+
+    /// What the process wrote so far.
+    public var soFar: String {
+        data.withLockedValue { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -1,0 +1,244 @@
+import Foundation
+import PipelineKit
+import SharedBatch
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Workers sharing a batch through a real PostgreSQL server (started by the test, as a non-root user): kill -9,
+/// a worker stalled past its lease, a database restart, and an encode and upload taken over by another worker.
+@Suite(.serialized) struct SharedBatchTests {
+    /// Every test's workers: a 3 s lease, so that a dead worker's items are taken over quickly.
+    static let workerArguments = ["--lease", "3s", "--poll", "50ms", "--jobs", "1"]
+
+    /// Three workers over 200 items, kill -9 at five seeded moments (each killed worker is started again):
+    /// every item's stages are done, the stages run again at most once per kill, and no item is ever held by two
+    /// live workers at once.
+    @Test func threeWorkersSurviveFiveKills() async throws {
+        let random = SeededRandom("threeWorkersSurviveFiveKills")
+        let batch = try await SharedBatch(items: 200, stageSeconds: "0.03")
+        defer { batch.killAll() }
+        var workers = try (0..<3).map { _ in try batch.startWorker() }
+        for kill in 1...5 {
+            // Spread over the batch: after about 30, 60, … 150 items' last stage, give or take ten.
+            let target = kill * 30 + random.int(in: -10...10)
+            try await waitUntil("\(target) items finished their last stage") {
+                batch.effects().filter { $0.kind == "end" && $0.stage == "b" }.count >= target
+            }
+            let victim = random.int(in: 0...(workers.count - 1))
+            workers[victim].signal(SIGKILL)
+            _ = await workers[victim].exit()
+            batch.note("KILL \(workers[victim].pid)")
+            workers[victim] = try batch.startWorker()
+        }
+        try await batch.waitUntilDone(200)
+        let status = try await batch.status()
+        #expect(status.workflows["shared"]?.byStatus["succeeded"] == 200)
+        #expect(status.workflows["shared"]?.queued == 0 && status.workflows["shared"]?.running == 0)
+        let exits = await batch.stopAll()
+        #expect(exits.allSatisfy { $0 == 0 }, "workers stopped by SIGTERM exit with 0: \(exits)")
+
+        let effects = batch.effects()
+        for item in batch.items {
+            for stage in ["a", "b"] {
+                #expect(
+                    effects.contains { $0.kind == "end" && $0.item == item && $0.stage == stage },
+                    "\(item) \(stage) never finished")
+            }
+        }
+        let repeats = effects.filter { $0.kind == "start" }.count - 2 * batch.items.count
+        #expect(repeats <= 5, "\(repeats) stage runs repeated for 5 kills")
+        #expect(Self.overlaps(in: effects).isEmpty, "held by two live workers at once: \(Self.overlaps(in: effects))")
+        print("threeWorkersSurviveFiveKills: \(repeats) repeated stage runs for 5 kills")
+    }
+
+    /// A worker stopped with SIGSTOP past its lease, then continued: another worker has taken the item over, the
+    /// stopped one's next write is refused and it drops the item, which is finished once, by the other.
+    @Test func aStalledWorkerIsFencedOff() async throws {
+        let batch = try await SharedBatch(items: 1, stageSeconds: nil)
+        defer { batch.killAll() }
+        let first = try batch.startWorker()
+        try await waitUntil("the first worker started stage a") {
+            batch.effects().contains { $0.kind == "start" && $0.worker == first.pid }
+        }
+        first.signal(SIGSTOP)
+        let second = try batch.startWorker()
+        try await waitUntil("the second worker took the item over") {
+            batch.effects().contains { $0.kind == "start" && $0.worker == second.pid }
+        }
+        // Both stage processes may finish now; the first worker learns its fate once it runs again.
+        try batch.release()
+        try await waitUntil("both stage processes finished") {
+            batch.effects().filter { $0.kind == "end" && $0.stage == "a" }.count == 2
+        }
+        first.signal(SIGCONT)
+        try await batch.waitUntilDone(1)
+        try await waitUntil("the first worker dropped the item") {
+            first.stdout.soFar.contains("another worker took this item over")
+        }
+        _ = await batch.stopAll()
+        let finals = batch.effects().filter { $0.stage == "b" && $0.kind == "start" }
+        #expect(finals.map(\.worker) == [second.pid], "stage b ran once, on the second worker: \(finals)")
+    }
+
+    /// PostgreSQL restarted in the middle of a batch: the workers reconnect with backoff and finish it.
+    @Test func workersRideOutADatabaseRestart() async throws {
+        let batch = try await SharedBatch(items: 60, stageSeconds: "0.02")
+        defer { batch.killAll() }
+        for _ in 0..<2 { _ = try batch.startWorker() }
+        try await waitUntil("15 items finished") {
+            batch.effects().filter { $0.kind == "end" && $0.stage == "b" }.count >= 15
+        }
+        try await batch.server.restart()
+        try await batch.waitUntilDone(60)
+        let status = try await batch.status()
+        #expect(status.workflows["shared"]?.byStatus["failed"] == nil, "\(status.failed.map(\.error))")
+        #expect(status.workflows["shared"]?.byStatus["succeeded"] == 60)
+    }
+
+    /// Pairs of (holder, intruder): an item's stage started by one worker while another live worker held it
+    /// (from its first stage's start to its last stage's end). A worker holds nothing once it is killed.
+    static func overlaps(in effects: [Effect]) -> [(Int32, Int32, String)] {
+        var holders: [String: Int32] = [:]
+        var dead: Set<Int32> = []
+        var found: [(Int32, Int32, String)] = []
+        for effect in effects {
+            switch effect.kind {
+            case "KILL":
+                dead.insert(effect.worker)
+            case "start":
+                if let holder = holders[effect.item], holder != effect.worker, !dead.contains(holder) {
+                    found.append((holder, effect.worker, effect.item))
+                }
+                holders[effect.item] = effect.worker
+            case "end" where effect.stage == "b" && holders[effect.item] == effect.worker:
+                holders[effect.item] = nil
+            default:
+                break
+            }
+        }
+        return found
+    }
+}
+
+/// One side effect a stage logged: `start|end WORKER ITEM STAGE`, or `KILL WORKER` written by the test.
+struct Effect: Sendable, CustomStringConvertible {
+    var kind: String
+    var worker: Int32
+    var item: String
+    var stage: String
+
+    var description: String { "\(kind) \(worker) \(item) \(stage)" }
+}
+
+/// A batch of small text files submitted to a fresh database, whose two stages (`a`, `b`) log their side
+/// effects to one file, each line appended whole. With `stageSeconds` nil, stage `a` waits until the test
+/// calls ``release()``.
+final class SharedBatch: @unchecked Sendable {
+    let scratch: Scratch
+    let server: PostgresServer
+    let url: String
+    let items: [String]
+    /// The test's own connection, to read the batch's state.
+    let database: BatchDatabase
+    private var workers: [RunningBinary] = []
+    private var log: URL { scratch.path("effects.log") }
+
+    init(items count: Int, stageSeconds: String?) async throws {
+        scratch = try Scratch()
+        server = try await PostgresServer.start()
+        url = try await server.createDatabase()
+        database = try await BatchDatabase(url: url)
+        let folder = scratch.path("in")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        items = (0..<count).map { String(format: "item-%03d.txt", $0) }
+        for item in items { try scratch.write("in/\(item)", "content of \(item)\n") }
+        let log = scratch.path("effects.log").path
+        let gate = scratch.path("go").path
+        let wait = stageSeconds.map { "sleep \($0)" } ?? "while [ ! -e \(gate) ]; do sleep 0.02; done"
+        func stage(_ id: String, _ wait: String) -> String {
+            """
+            {"id": "\(id)", "uses": "exec", "with": {"command": ["sh", "-c", "echo start $PPID ${input.name} \(id) >> \(log); \(wait); echo end $PPID ${input.name} \(id) >> \(log)"]}}
+            """
+        }
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "shared", "inputs": {"path": "in"}, "stages": [
+              \(stage("a", wait)), \(stage("b", stageSeconds.map { "sleep \($0)" } ?? "true"))
+            ]}
+            """)
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(
+            submitted.status == 0 && submitted.stdout.contains("queued \(count) item"),
+            "submit: \(submitted.stdout)\(submitted.stderr)")
+    }
+
+    /// Starts a worker on the batch's database.
+    func startWorker() throws -> RunningBinary {
+        let worker = try Binary.start(
+            ["worker", "--db", url] + SharedBatchTests.workerArguments, in: scratch.root)
+        workers.append(worker)
+        return worker
+    }
+
+    /// Lets stage `a` finish (when it waits for the test).
+    func release() throws {
+        try scratch.write("go", "")
+    }
+
+    /// Appends a line of the test's own to the log, after the stages' lines so far.
+    func note(_ line: String) {
+        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = (line + "\n").withCString { write(descriptor, $0, strlen($0)) }
+    }
+
+    /// The log so far, in the order it was written.
+    func effects() -> [Effect] {
+        scratch.read("effects.log").split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count >= 2, let worker = Int32(fields[1]) else { return nil }
+            return Effect(
+                kind: fields[0], worker: worker, item: fields.count > 2 ? fields[2] : "",
+                stage: fields.count > 3 ? fields[3] : "")
+        }
+    }
+
+    /// The batch's state in the database.
+    func status() async throws -> BatchStatus {
+        try await BatchQueue(database: database).status()
+    }
+
+    /// Waits until `count` items succeeded.
+    func waitUntilDone(_ count: Int) async throws {
+        try await waitUntil("\(count) items succeeded", limit: .seconds(300)) {
+            (try? await self.status().workflows["shared"]?.byStatus["succeeded"]) == count
+        }
+    }
+
+    /// Stops the workers still running with SIGTERM (continuing stopped ones first); their exit statuses.
+    @discardableResult
+    func stopAll() async -> [Int32] {
+        var statuses: [Int32] = []
+        for worker in workers where worker.isRunning {
+            worker.signal(SIGCONT)
+            worker.signal(SIGTERM)
+            statuses.append(await worker.exit())
+        }
+        workers = []
+        await database.close()
+        try? await server.stop()
+        return statuses
+    }
+
+    /// For `defer`: kills the workers still running, without waiting.
+    func killAll() {
+        for worker in workers where worker.isRunning { worker.signal(SIGKILL) }
+    }
+}
