@@ -1,3 +1,5 @@
+import StageKit
+
 /// The structure of a workflow file, declared once: the loader checks keys and required members against
 /// it, and ``WorkflowSchema`` generates the JSON Schema from it, so the two cannot drift apart.
 enum WorkflowGrammar {

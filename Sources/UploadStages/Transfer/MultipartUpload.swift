@@ -78,7 +78,7 @@ struct MultipartUpload: Sendable {
             if recorded.target != target || recorded.partSize != partSize {
                 context.logger.info("the destination or part size changed; starting a new multipart upload")
                 progress = nil
-            } else if recorded.fingerprint != file.fingerprint {
+            } else if file.changed(since: recorded.fingerprint) {
                 await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
                 try file.check(against: recorded.fingerprint)
             }

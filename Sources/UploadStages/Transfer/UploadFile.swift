@@ -11,10 +11,14 @@ import Synchronization
 
 /// A file being uploaded: its identity when the upload began, and bounded chunked reads of any range.
 struct UploadFile: Sendable {
-    /// What says a file is still the one an upload started with.
+    /// What says a file is still the one an upload started with: its size and modification time, and a sampled
+    /// hash of its content (``StageKit/ContentFingerprint``), so that a file made again with the same bytes
+    /// (an encode repeated by a worker on another machine) still continues the upload.
     struct Fingerprint: Codable, Sendable, Hashable {
         var size: Int64
         var modified: Double
+        /// Nil in checkpoints written before it was recorded.
+        var content: String?
     }
 
     let path: String
@@ -30,15 +34,29 @@ struct UploadFile: Sendable {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw UploadError.fatal("\(path) is not a regular file") }
         self.path = path
-        self.fingerprint = Fingerprint(
-            size: Int64(info.st_size), modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        let size = Int64(info.st_size)
+        do {
+            self.fingerprint = Fingerprint(
+                size: size, modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9,
+                content: try ContentFingerprint.compute(path: path, size: size, method: .sampled))
+        } catch {
+            throw UploadError.fatal(error.message)
+        }
     }
 
     var size: Int64 { fingerprint.size }
 
+    /// Whether the file differs from the one an upload recorded: another size, or another modification time
+    /// and content.
+    func changed(since recorded: Fingerprint) -> Bool {
+        guard recorded.size == fingerprint.size else { return true }
+        guard recorded.modified != fingerprint.modified else { return false }
+        return recorded.content == nil || recorded.content != fingerprint.content
+    }
+
     /// Fails when the file changed since an upload recorded its fingerprint: resuming would corrupt it.
     func check(against recorded: Fingerprint?) throws {
-        guard let recorded, recorded != fingerprint else { return }
+        guard let recorded, changed(since: recorded) else { return }
         throw UploadError.fatal(
             "\(path) changed since its upload began (size \(recorded.size) → \(fingerprint.size), or modified); "
                 + "the partial upload cannot be completed with different bytes. Rerun with --fresh to upload it anew")

@@ -161,7 +161,7 @@ private final class TusSession: Sendable {
     }
 
     func upload() async throws -> TusUploadStage.Outputs {
-        if let recorded = progress?.fingerprint, recorded != file.fingerprint {
+        if let recorded = progress?.fingerprint, file.changed(since: recorded) {
             if let progress, progress.created { await terminate(progress.uploadURL) }
             try file.check(against: recorded)
         }

@@ -11,7 +11,7 @@ import Testing
 
 /// Workers sharing a batch through a real PostgreSQL server (started by the test, as a non-root user): kill -9,
 /// a worker stalled past its lease, a database restart, and an encode and upload taken over by another worker.
-@Suite(.serialized) struct SharedBatchTests {
+@Suite(.serialized) struct WorkerTests {
     /// Every test's workers: a 3 s lease, so that a dead worker's items are taken over quickly.
     static let workerArguments = ["--lease", "3s", "--poll", "50ms", "--jobs", "1"]
 
@@ -181,7 +181,7 @@ final class SharedBatch: @unchecked Sendable {
     /// Starts a worker on the batch's database.
     func startWorker() throws -> RunningBinary {
         let worker = try Binary.start(
-            ["worker", "--db", url] + SharedBatchTests.workerArguments, in: scratch.root)
+            ["worker", "--db", url] + WorkerTests.workerArguments, in: scratch.root)
         workers.append(worker)
         return worker
     }
@@ -240,5 +240,89 @@ final class SharedBatch: @unchecked Sendable {
     /// For `defer`: kills the workers still running, without waiting.
     func killAll() {
         for worker in workers where worker.isRunning { worker.signal(SIGKILL) }
+    }
+}
+
+extension WorkerTests {
+    /// `ffmpeg.transcode` then `tus.upload` (to tuspyserver) across two workers. The worker uploading the first
+    /// video is killed with -9 and its encode deleted, as on a machine the next worker cannot see: the worker that
+    /// takes the item over encodes it again, finds the same bytes, and resumes the same upload. Each video is
+    /// uploaded once, whole, and the bytes sent twice stay within one chunk.
+    @Test func encodeAndUploadAcrossTwoWorkers() async throws {
+        let scratch = try Scratch()
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase()
+        let tus = try await PeerServer(script: "tus_server.py")
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        for (index, pattern) in ["testsrc2", "smptebars"].enumerated() {
+            let made = await runTool(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "\(pattern)=size=640x360:rate=25:duration=6", "-f", "lavfi",
+                    "-i", "sine=frequency=\(440 + index * 220):duration=6", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-c:a", "aac", "-shortest", scratch.path("in/clip\(index).mp4").path,
+                ])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let chunk = 128 << 10
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "encode-upload", "inputs": {"path": "in"}, "stages": [
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"video": {"preset": "veryfast", "crf": 20}}},
+              {"id": "upload", "uses": "tus.upload", "with": {"endpoint": "http://127.0.0.1:\(tus.port)/files/", "file": "${export.path}", "chunkSize": "128KiB"}}
+            ]}
+            """)
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        let artifacts = scratch.path("artifacts").path
+        let arguments =
+            ["worker", "--db", url, "--artifacts", artifacts, "--bwlimit", "400KiB"] + Self.workerArguments
+        let stats = "http://127.0.0.1:\(tus.port)/stats"
+        let first = try Binary.start(arguments, in: scratch.root)
+        try await waitUntil("the first worker uploaded 300 kB") {
+            guard first.isRunning else { return true }
+            return (try? await UploadKillTests.received(stats)) ?? 0 >= 300_000
+        }
+        #expect(first.isRunning, "the first worker stopped before it could be killed")
+        first.signal(SIGKILL)
+        _ = await first.exit()
+        try FileManager.default.removeItem(atPath: artifacts)
+
+        let workers = try (0..<2).map { _ in try Binary.start(arguments, in: scratch.root) }
+        let database = try await BatchDatabase(url: url)
+        try await waitUntil("both videos are uploaded", limit: .seconds(300)) {
+            let status = try? await BatchQueue(database: database).status()
+            return status?.workflows["encode-upload"]?.byStatus["succeeded"] == 2
+        }
+        await database.close()
+        for worker in workers {
+            worker.signal(SIGTERM)
+            #expect(await worker.exit() == 0)
+        }
+        let log = await workers[0].stdout.text() + workers[1].stdout.text()
+        #expect(log.contains("is missing: running it again"), "the takeover encodes the missing file again: \(log)")
+
+        let stored = try FileManager.default.contentsOfDirectory(atPath: tus.folder.path).filter { $0.count == 32 }
+        #expect(stored.count == 2, "one upload per video, not one per worker: \(stored)")
+        let encodes = try FileManager.default.subpathsOfDirectory(atPath: artifacts).filter { $0.hasSuffix(".mp4") }
+        let expected = Set(await encodes.asyncMap { await sha256sum("\(artifacts)/\($0)") })
+        let uploaded = Set(await stored.asyncMap { await sha256sum(tus.folder.appendingPathComponent($0).path) })
+        #expect(expected.count == 2 && uploaded == expected, "the uploads are the encodes, whole")
+        let total = try encodes.reduce(0) { sum, path in
+            sum + ((try FileManager.default.attributesOfItem(atPath: "\(artifacts)/\(path)")[.size] as? Int) ?? 0)
+        }
+        let resent = try await UploadKillTests.received(stats) - total
+        #expect(resent >= 0 && resent <= chunk, "\(resent) bytes sent twice for one kill (chunk \(chunk))")
+        try await server.stop()
+    }
+}
+
+extension Sequence {
+    /// The results of `transform` on each element, in order.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
     }
 }
