@@ -32,6 +32,13 @@ struct CancelCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print events as JSON lines.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Cancel items of a batch that workers share through this PostgreSQL database: a worker running one stops it and undoes it; the others are undone here.",
+            valueName: "URL"))
+    var db: String?
+
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
@@ -40,6 +47,11 @@ struct CancelCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
+        if let db {
+            return try await SharedCancel(
+                workflow: workflow, registry: registry, environment: environment, items: items, json: json
+            ).run(database: try await SharedBatchOptions.open(db))
+        }
         let folder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
         if let holder = StateFolder.busyHolder(stateOptions.state) {
             return try await ask(holder, folder: folder, workflow: workflow)
@@ -48,18 +60,29 @@ struct CancelCommand: AsyncParsableCommand {
         defer { state.close() }
         let snapshot = try await state.snapshot(of: workflow)
         let selected = try ItemSelection.select(items, in: snapshot, workflow: workflow.name)
+        let summary = await Self.undo(
+            selected, workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
+            environment: environment, json: json)
+        if summary.interrupted { throw ExitCode(130) }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Runs the onCancel stages of `items` in this process and marks them cancelled.
+    static func undo(
+        _ items: [LedgerItem], workflow: Workflow, registry: StageRegistry, store: any StateStore, scratchRoot: URL,
+        environment: [String: String], json: Bool
+    ) async -> RunSummary {
         let sink: any RunEventSink = json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let client = HTTPClient.makeForStages()
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
         let runner = Runner(
-            workflow: workflow, registry: registry, store: state.ledger,
+            workflow: workflow, registry: registry, store: store,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-            scratchRoot: state.scratchRoot, environment: environment, services: services, sink: sink)
-        let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: selected) }
+            scratchRoot: scratchRoot, environment: environment, services: services, sink: sink)
+        let summary = await SignalHandling.cancellingOnSignal { await runner.cancel(items: items) }
         try? await client.shutdown()
-        if summary.interrupted { throw ExitCode(130) }
-        if summary.failed > 0 { throw ExitCode(1) }
+        return summary
     }
 
     /// While another process holds the state folder: leaves cancel requests in the ledger, signals the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import SharedBatch
 
 import struct StageKit.InputItem
 
@@ -27,15 +28,34 @@ struct ForgetCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Forget items of a batch that workers share through this PostgreSQL database (a worker running one drops it).",
+            valueName: "URL"))
+    var db: String?
+
     func validate() throws {
         if items.isEmpty == !failed { throw ValidationError("give the items to forget, or --failed") }
     }
 
     func run() async throws {
         let (workflow, _) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
-        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
-        defer { state.close() }
-        let snapshot = try await state.snapshot(of: workflow)
+        var database: BatchDatabase?
+        if let db { database = try await SharedBatchOptions.open(db) }
+        let state = database == nil ? try StateFolder.openForWriting(stateOptions.state, fresh: false) : nil
+        defer {
+            state?.close()
+            if let database { Task { await database.close() } }
+        }
+        guard let store: any StateStore = database.map({ PostgresStore(database: $0) }) ?? state?.ledger else { return }
+        let snapshot: LedgerSnapshot
+        do {
+            snapshot = try await store.snapshot(workflow: workflow.name)
+        } catch {
+            Output.error("pipeline: \(error)")
+            throw ExitCode(1)
+        }
         let chosen =
             failed
             ? snapshot.items.filter { $0.status == .failed }
@@ -55,8 +75,8 @@ struct ForgetCommand: AsyncParsableCommand {
             guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { throw ExitCode(1) }
         }
         do {
-            try await state.ledger.forget(items: chosen.map(\.id))
-            state.removeScratch(of: chosen.map(\.id))
+            try await store.forget(items: chosen.map(\.id))
+            state?.removeScratch(of: chosen.map(\.id))
         } catch {
             Output.error("pipeline: \(error)")
             throw ExitCode(1)

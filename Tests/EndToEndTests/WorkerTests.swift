@@ -100,6 +100,28 @@ import Testing
         #expect(status.workflows["shared"]?.byStatus["succeeded"] == 60)
     }
 
+    /// `pipeline cancel --db` of two items: the worker running one stops it and runs its onCancel stage; the
+    /// queued one is undone by the command. Neither reaches its last stage, and both end cancelled.
+    @Test func cancelReachesTheWorkerAndTheQueue() async throws {
+        let batch = try await SharedBatch(items: 2, stageSeconds: nil, undoable: true)
+        defer { batch.killAll() }
+        let worker = try batch.startWorker()
+        try await waitUntil("the worker started the first item") {
+            batch.effects().contains { $0.kind == "start" && $0.worker == worker.pid }
+        }
+        let cancel = try await Binary.run(
+            ["cancel", "wf.json", "item-000.txt", "item-001.txt", "--db", batch.url], in: batch.scratch.root)
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        let undone = batch.effects().filter { $0.kind == "undo" }
+        #expect(Set(undone.map(\.item)) == ["item-000.txt", "item-001.txt"], "\(undone)")
+        #expect(undone.first { $0.item == "item-000.txt" }?.worker == worker.pid, "the worker undid its own item")
+        #expect(!batch.effects().contains { $0.stage == "b" })
+        let status = try await batch.status()
+        #expect(status.workflows["shared"]?.byStatus["cancelled"] == 2)
+        #expect(status.workflows["shared"]?.queued == 0 && status.workflows["shared"]?.running == 0)
+        _ = await batch.stopAll()
+    }
+
     /// Pairs of (holder, intruder): an item's stage started by one worker while another live worker held it
     /// (from its first stage's start to its last stage's end). A worker holds nothing once it is killed.
     static func overlaps(in effects: [Effect]) -> [(Int32, Int32, String)] {
@@ -148,7 +170,7 @@ final class SharedBatch: @unchecked Sendable {
     private var workers: [RunningBinary] = []
     private var log: URL { scratch.path("effects.log") }
 
-    init(items count: Int, stageSeconds: String?) async throws {
+    init(items count: Int, stageSeconds: String?, undoable: Bool = false) async throws {
         scratch = try Scratch()
         server = try await PostgresServer.start()
         url = try await server.createDatabase()
@@ -165,12 +187,17 @@ final class SharedBatch: @unchecked Sendable {
             {"id": "\(id)", "uses": "exec", "with": {"command": ["sh", "-c", "echo start $PPID ${input.name} \(id) >> \(log); \(wait); echo end $PPID ${input.name} \(id) >> \(log)"]}}
             """
         }
+        let onCancel =
+            undoable
+            ? """
+            , "onCancel": [{"id": "undo", "uses": "exec", "with": {"command": ["sh", "-c", "echo undo $PPID ${input.name} undo >> \(log)"]}}]
+            """ : ""
         try scratch.write(
             "wf.json",
             """
             {"version": 1, "name": "shared", "inputs": {"path": "in"}, "stages": [
               \(stage("a", wait)), \(stage("b", stageSeconds.map { "sleep \($0)" } ?? "true"))
-            ]}
+            ]\(onCancel)}
             """)
         let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
         #expect(
