@@ -267,6 +267,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SharedBatchTests",
+            dependencies: ["SharedBatch", "PipelineKit", "StageKit", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PlatformStagesTests",
             dependencies: ["PlatformStages", "StageKit"],
             swiftSettings: swiftSettings

@@ -301,6 +301,13 @@ public struct WorkerRecord: Sendable, Hashable {
     /// Items that failed on it.
     public var failed: Int64 = 0
 
+    /// A worker with no items done yet.
+    public init(id: String, host: String, pid: Int32) {
+        self.id = id
+        self.host = host
+        self.pid = pid
+    }
+
     /// This process as a worker.
     public static func current() -> WorkerRecord {
         let host = ProcessInfo.processInfo.hostName
