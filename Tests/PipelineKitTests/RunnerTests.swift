@@ -24,6 +24,36 @@ import Testing
         #expect(ProbeStage.runs("\(key)-c-file1") == 1)
     }
 
+    /// A stage whose output file is gone runs again before its checkpoint is reused (a worker on another machine
+    /// cannot see what the first one made); the stages after it stand when it makes the same bytes, and run again
+    /// when it does not.
+    @Test func aMissingOutputFileIsMadeAgainAndLaterStagesStandIfItIsTheSame() async throws {
+        let sandbox = try Sandbox()
+        for vary in [false, true] {
+            let key = UUID().uuidString
+            let file = sandbox.root.appendingPathComponent("made-\(vary).txt").path
+            func workflow(_ edit: Int) -> String {
+                """
+                {"version": 1, "name": "t", "vars": {"edit": \(edit)}, "stages": [
+                  {"id": "make", "uses": "test.file", "with": {"path": "\(file)", "key": "\(key)-make", "vary": \(vary)}},
+                  {"id": "use", "uses": "test.probe", "with": {"key": "\(key)-use", "value": "${make.path}"}}
+                ]}
+                """
+            }
+            try await sandbox.run(workflow(1))
+            #expect(try await sandbox.checkpoint("make")?.files?.keys.first == file)
+            try FileManager.default.removeItem(atPath: file)
+            // An edit that leaves the stages' options alone: each stage's checkpoint is checked.
+            let log = EventLog()
+            let rerun = try await sandbox.run(workflow(2), log: log)
+            #expect(rerun.succeeded == 1)
+            #expect(log.outcomes("make") == [.succeeded], "the missing file is made again")
+            #expect(ProbeStage.runs("\(key)-make") == 2)
+            #expect(ProbeStage.runs("\(key)-use") == (vary ? 2 : 1), "vary: \(vary)")
+            #expect(FileManager.default.fileExists(atPath: file))
+        }
+    }
+
     @Test func aRunnerThatKeepsOnlyFailuresStillCountsEveryFile() async throws {
         let sandbox = try Sandbox(files: 3)
         let key = UUID().uuidString

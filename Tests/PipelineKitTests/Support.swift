@@ -155,6 +155,7 @@ struct Sandbox: ~Copyable {
             try registry.register(CPUStage.self)
             try registry.register(TransferStage.self)
             try registry.register(SelfRetryingStage.self)
+            try registry.register(FileMakerStage.self)
         } catch {
             Issue.record("the test stages' names collide: \(error)")
         }
@@ -330,5 +331,35 @@ struct SelfRetryingStage: Stage {
                 because: StageFailure.retryable("request \(attempt) failed", kind: .network))
         }
         throw StageFailure.retryable("the last request failed", kind: .network)
+    }
+}
+
+/// A stage for tests that writes a file and names it in its `path` output: the same bytes every time, or, with
+/// `vary`, bytes that differ from run to run.
+struct FileMakerStage: Stage {
+    struct Options: StageOptions {
+        @Option("The file to write.") var path: String
+        @Option("Counter name.") var key: String
+        @Option("Write different bytes at every run.") var vary = false
+    }
+
+    struct Outputs: Encodable, Sendable {
+        var path: String
+    }
+
+    static let stageType = "test.file"
+    static let summary = "Writes a file (tests only)."
+    static let outputSchema = OutputSchema([OutputField("path", "The file.")])
+
+    init() {}
+
+    func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let run = ProbeStage.counts.withLockedValue { counts in
+            counts[options.key, default: 0] += 1
+            return counts[options.key, default: 0]
+        }
+        try Data((options.vary ? "run \(run)\n" : "always the same\n").utf8).write(
+            to: URL(fileURLWithPath: options.path))
+        return Outputs(path: options.path)
     }
 }
