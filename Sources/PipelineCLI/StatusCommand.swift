@@ -73,7 +73,9 @@ struct StatusCommand: AsyncParsableCommand {
         guard !sections.isEmpty else {
             if json {
                 Output.line(batch.map { BatchReport.json($0, workflows: []).serialized(pretty: true) } ?? "[]")
-            } else { Output.line("no runs in \(store?.location ?? stateOptions.state)") }
+            } else {
+                Output.line("no runs in \(store?.location ?? stateOptions.state)")
+            }
             return
         }
         var report: [JSONValue] = []

@@ -1,9 +1,9 @@
 import Crypto
-import NIOCore
 public import Foundation
+import NIOCore
 public import PipelineKit
-import StageKit
 import PostgresNIO
+import StageKit
 
 /// The queue of a shared batch: submitted workflows, queued items, the workers' leases on them, and the workers.
 ///

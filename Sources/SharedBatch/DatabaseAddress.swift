@@ -37,7 +37,9 @@ struct DatabaseAddress: CustomStringConvertible {
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty else { throw invalid("no database") }
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? TLSMode.prefer.rawValue
-        guard let tls = TLSMode(rawValue: mode) else { throw invalid("sslmode \(mode) is not disable, prefer or require") }
+        guard let tls = TLSMode(rawValue: mode) else {
+            throw invalid("sslmode \(mode) is not disable, prefer or require")
+        }
         self.host = host
         self.port = components.port ?? 5432
         self.user = user.removingPercentEncoding ?? user

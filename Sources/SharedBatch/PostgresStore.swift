@@ -426,7 +426,7 @@ public final class PostgresStore: StateStore {
         let location = self.location
         do {
             return try await fenced(item, generation: generation, doing, logger: logger, location: location, body)
-        } catch where error.code == .leaseLost {
+        } catch  where error.code == .leaseLost {
             leases.lose(item)
             throw error
         }

@@ -1,6 +1,6 @@
 import Metrics
-public import PipelineKit
 import NIOConcurrencyHelpers
+public import PipelineKit
 import StageKit
 
 /// A worker's metrics through swift-metrics (the command line exports them for Prometheus): items done and
@@ -56,12 +56,20 @@ private final class StageMetricsSink: RunEventSink {
         case let started as StageStarted:
             running.withLockedValue { $0[Self.key(started.item, started.stage)] = (started.uses, 0) }
         case let progressed as StageProgressed where progressed.progress.unit == .bytes:
-            running.withLockedValue { $0[Self.key(progressed.item, progressed.stage)]?.bytes = progressed.progress.completed }
+            running.withLockedValue {
+                $0[Self.key(progressed.item, progressed.stage)]?.bytes = progressed.progress.completed
+            }
         case let finished as StageFinished:
-            if let stage = running.withLockedValue({ $0.removeValue(forKey: Self.key(finished.item, finished.stage)) }) {
-                Metrics.Timer(label: "pipeline_stage_seconds", dimensions: [("uses", stage.uses), ("outcome", finished.outcome.rawValue)])
-                    .record(duration: .milliseconds(Int64(finished.seconds * 1000)))
-                if stage.uses.hasSuffix(".upload"), finished.outcome == .succeeded { uploaded.increment(by: stage.bytes) }
+            if let stage = running.withLockedValue({ $0.removeValue(forKey: Self.key(finished.item, finished.stage)) })
+            {
+                Metrics.Timer(
+                    label: "pipeline_stage_seconds",
+                    dimensions: [("uses", stage.uses), ("outcome", finished.outcome.rawValue)]
+                )
+                .record(duration: .milliseconds(Int64(finished.seconds * 1000)))
+                if stage.uses.hasSuffix(".upload"), finished.outcome == .succeeded {
+                    uploaded.increment(by: stage.bytes)
+                }
             }
         default:
             break

@@ -17,7 +17,8 @@ import Testing
             ItemAdmission(item: nil, newVersion: false, fingerprint: "full:10:aa", input: input), workflow: "w")
         let queue = BatchQueue(database: database)
         let workflow = try await queue.store(
-            SubmittedWorkflow(name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
+            SubmittedWorkflow(
+                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
         try await queue.enqueue([admitted.ref.item: "d"], with: workflow)
         return (server, database, admitted.ref.item)
     }
@@ -46,10 +47,12 @@ import Testing
         let secondLeases = LeaseBook()
         secondLeases.hold(item, generation: second.generation)
         let secondStore = PostgresStore(database: database, leases: secondLeases)
-        try await secondStore.save(StageRecord(stage: "s", uses: "exec", status: .succeeded, optionsHash: "2"), for: ref)
+        try await secondStore.save(
+            StageRecord(stage: "s", uses: "exec", status: .succeeded, optionsHash: "2"), for: ref)
 
         await #expect(throws: StateError.self) {
-            try await firstStore.save(StageRecord(stage: "s", uses: "exec", status: .failed, optionsHash: "1"), for: ref)
+            try await firstStore.save(
+                StageRecord(stage: "s", uses: "exec", status: .failed, optionsHash: "1"), for: ref)
         }
         #expect(firstLeases.release(item), "the refused write marks the lease lost")
         let beat = try await queue.heartbeat(

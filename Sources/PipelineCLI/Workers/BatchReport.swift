@@ -20,19 +20,22 @@ enum BatchReport {
     /// Prints the workers (live ones first) and each workflow's queue.
     static func print(_ status: BatchStatus) {
         let now = Date()
-        let rows = status.workers.sorted { ($0.stoppedAt == nil ? 0 : 1, $0.startedAt) < ($1.stoppedAt == nil ? 0 : 1, $1.startedAt) }
-            .map { worker in
-                [
-                    worker.id, worker.host, "\(worker.pid)", state(of: worker),
-                    "\(Int(now.timeIntervalSince(worker.heartbeatAt)))s ago", "\(worker.holding)", "\(worker.done)",
-                    "\(worker.failed)",
-                ]
-            }
+        let rows = status.workers.sorted {
+            ($0.stoppedAt == nil ? 0 : 1, $0.startedAt) < ($1.stoppedAt == nil ? 0 : 1, $1.startedAt)
+        }
+        .map { worker in
+            [
+                worker.id, worker.host, "\(worker.pid)", state(of: worker),
+                "\(Int(now.timeIntervalSince(worker.heartbeatAt)))s ago", "\(worker.holding)", "\(worker.done)",
+                "\(worker.failed)",
+            ]
+        }
         if rows.isEmpty {
             Output.line("no workers yet")
         } else {
             Output.line(
-                StatusCommand.table(header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED"], rows: rows))
+                StatusCommand.table(
+                    header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED"], rows: rows))
         }
         for (workflow, counts) in status.workflows.sorted(by: { $0.key < $1.key }) {
             let others = counts.byStatus.sorted { $0.key < $1.key }.map { "\($0.value) \(label($0.key))" }

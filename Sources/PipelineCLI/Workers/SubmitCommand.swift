@@ -99,7 +99,8 @@ struct Submission {
         let runnable = plan.runnable
         let (queued, running) = try await queue.queueState(of: runnable.compactMap(\.known?.id))
         let id = try await queue.store(workflow)
-        let run = try await store.beginRun(RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages))
+        let run = try await store.beginRun(
+            RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages))
         var admitted: [Int64: String] = [:]
         for item in plan.items {
             switch item.action {

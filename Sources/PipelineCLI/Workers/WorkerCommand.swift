@@ -45,7 +45,8 @@ struct WorkerCommand: AsyncParsableCommand {
     var metricsPort: Int?
 
     @Option(
-        name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics are served on.", valueName: "HOST"))
+        name: .customLong("metrics-host"),
+        help: ArgumentHelp("The address the metrics are served on.", valueName: "HOST"))
     var metricsHost: String = "127.0.0.1"
 
     func validate() throws {
