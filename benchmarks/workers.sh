@@ -9,7 +9,7 @@
 #  4. A stage transition on PostgreSQL against SQLite: 200 items × 5 `set` stages, one at a time, run by a
 #     worker and by `pipeline run`; seconds per stage (each is two checkpoints written).
 # PostgreSQL 15 runs in a temporary folder as the postgres user (initdb refuses root). pipeline is built in
-# release. Needs: postgresql-15, nginx (apt).
+# release (SKIP_BUILD=1 uses the release build as it is). Needs: postgresql-15, nginx, bc (apt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ITEMS=${ITEMS:-48}
@@ -21,7 +21,7 @@ command -v nginx >/dev/null || PATH=$PATH:/usr/sbin command -v nginx >/dev/null 
 [ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
 NGINX=$(PATH=$PATH:/usr/sbin command -v nginx)
 PG=/usr/lib/postgresql/15/bin
-swift build -c release --product pipeline >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
 PIPELINE=$PWD/.build/release/pipeline
 work=$(mktemp -d -p /tmp pipeline-workers-bench.XXXXXX)
 chmod 755 "$work"
@@ -39,8 +39,8 @@ now() { date +%s.%N; }
 cd "$work"
 
 pgport=$(free_port)
-mkdir -p pg-socket
-[ "$(id -u)" -eq 0 ] && chown postgres pg-socket
+mkdir -p pg pg-socket
+[ "$(id -u)" -ne 0 ] || chown postgres pg pg-socket
 as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
 as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
   -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1" start >/dev/null

@@ -48,9 +48,12 @@ struct CancelCommand: AsyncParsableCommand {
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         if let db {
-            return try await SharedCancel(
-                workflow: workflow, registry: registry, environment: environment, items: items, json: json
-            ).run(database: try await SharedBatchOptions.open(db))
+            let cancel = SharedCancel(
+                workflow: workflow, registry: registry, environment: environment, items: items, json: json)
+            return try await SharedBatchOptions.using(db) { database in
+                guard let database else { return }
+                try await cancel.run(database: database)
+            }
         }
         let folder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
         if let holder = StateFolder.busyHolder(stateOptions.state) {

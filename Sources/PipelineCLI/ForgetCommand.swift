@@ -40,14 +40,14 @@ struct ForgetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await SharedBatchOptions.using(db) { database in try await forget(database: database) }
+    }
+
+    /// Forgets items of the state folder's ledger, or with `database`, of the shared batch's.
+    private func forget(database: BatchDatabase?) async throws {
         let (workflow, _) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
-        var database: BatchDatabase?
-        if let db { database = try await SharedBatchOptions.open(db) }
         let state = database == nil ? try StateFolder.openForWriting(stateOptions.state, fresh: false) : nil
-        defer {
-            state?.close()
-            if let database { Task { await database.close() } }
-        }
+        defer { state?.close() }
         guard let store: any StateStore = database.map({ PostgresStore(database: $0) }) ?? state?.ledger else { return }
         let snapshot: LedgerSnapshot
         do {

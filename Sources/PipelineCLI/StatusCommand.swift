@@ -34,18 +34,19 @@ struct StatusCommand: AsyncParsableCommand {
     var db: String?
 
     func run() async throws {
-        var database: BatchDatabase?
+        try await SharedBatchOptions.using(db) { database in try await show(database: database) }
+    }
+
+    /// Shows the ledger of the state folder, or with `database`, the shared batch's workers, queues and ledger.
+    private func show(database: BatchDatabase?) async throws {
         var batch: BatchStatus?
         let store: (any StateStore)?
-        if let db {
-            let opened = try await SharedBatchOptions.open(db)
-            database = opened
-            batch = try await BatchReport.status(of: BatchQueue(database: opened))
-            store = PostgresStore(database: opened)
+        if let database {
+            batch = try await BatchReport.status(of: BatchQueue(database: database))
+            store = PostgresStore(database: database)
         } else {
             store = try StateFolder.openForReading(stateOptions.state)?.ledger
         }
-        defer { if let database { Task { await database.close() } } }
         if let batch, !json { BatchReport.print(batch) }
         var sections: [(record: RunRecord, items: [LedgerItem], pending: [PlannedItem])] = []
         do {

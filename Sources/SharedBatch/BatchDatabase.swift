@@ -7,9 +7,12 @@ import _ConnectionPoolModule
 /// The PostgreSQL database that workers share a batch through: a connection pool with the schema in place.
 ///
 /// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from
-/// 50 ms up to 2 s, for up to ``patience``; then it fails with a ``StateError``. Only operations that are safe to
-/// repeat go through it: each is one transaction, and a transaction whose outcome is unknown is retried only
-/// when repeating it changes nothing more (every write is an upsert or an update to given values).
+/// 50 ms up to 2 s, for up to ``patience`` (or a shorter patience of its own: a heartbeat gives up before its
+/// lease runs out); then it fails with a ``StateError``. Each operation is one transaction. A transaction whose
+/// commit was sent when the connection died may have committed; its retry then finds the state it left. Writes
+/// are upserts or updates to given values, so that changes nothing, with two exceptions: a claim (the first
+/// one's item stays leased to the worker, which does not know it, until the lease runs out and another worker
+/// takes it) and a new version (the version number skips one).
 public final class BatchDatabase: Sendable {
     /// The database, for messages (without its password).
     public let location: String
@@ -51,40 +54,45 @@ public final class BatchDatabase: Sendable {
     /// Runs `body` in a transaction, retrying it while the server is unreachable or the transaction lost a
     /// serialization race. `doing` names the operation for the error message.
     func transaction<T: Sendable>(
-        _ doing: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ doing: String, patience: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
         let logger = self.logger
-        return try await retrying(doing) { client in
-            try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
-                }
-            }
+        return try await retrying(doing, patience: patience) { client in
+            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
-    /// Runs one statement (its own transaction) and returns its rows, retrying as ``transaction(_:_:)`` does.
+    /// Runs one statement (its own transaction) and returns its rows, retrying as ``transaction(_:patience:_:)``
+    /// does.
     @discardableResult
-    func rows(_ doing: String, _ query: PostgresQuery) async throws(StateError) -> [PostgresRow] {
+    func rows(_ doing: String, patience: Duration? = nil, _ query: PostgresQuery) async throws(StateError)
+        -> [PostgresRow]
+    {
         let logger = self.logger
-        return try await retrying(doing) { client in
+        return try await retrying(doing, patience: patience) { client in
             var rows: [PostgresRow] = []
             for try await row in try await client.query(query, logger: logger) { rows.append(row) }
             return rows
         }
     }
 
-    /// Runs `body` until it succeeds, fails for good, or ``patience`` runs out. It runs in a task of its own,
+    /// Decodes what an operation read; a value that does not decode is a damaged state.
+    func decoding<T>(_ doing: String, _ body: () throws -> T) throws(StateError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StateError(
+                code: .corrupt, message: "cannot \(doing) in the database \(location): \(error)", path: location)
+        }
+    }
+
+    /// Runs `body` until it succeeds, fails for good, or the patience runs out. It runs in a task of its own,
     /// which the caller's cancellation does not reach: an interrupted item's last checkpoint is still written.
     private func retrying<T: Sendable>(
-        _ doing: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T
+        _ doing: String, patience: Duration?, _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws(StateError) -> T {
+        let patience = patience ?? self.patience
         let attempts = Task { () async -> Result<T, StateError> in
             let clock = ContinuousClock()
             let deadline = clock.now + patience
@@ -97,7 +105,7 @@ public final class BatchDatabase: Sendable {
                 } catch {
                     let transient = Self.isTransient(error)
                     guard transient, clock.now + delay < deadline else {
-                        return .failure(stateError(error, doing: doing, waited: transient))
+                        return .failure(stateError(error, doing: doing, waited: transient ? patience : nil))
                     }
                     try? await Task.sleep(for: delay)
                     delay = min(delay * 2, .seconds(2))
@@ -126,16 +134,23 @@ public final class BatchDatabase: Sendable {
         }
     }
 
-    private func stateError(_ error: any Error, doing: String, waited: Bool) -> StateError {
+    private func stateError(_ error: any Error, doing: String, waited: Duration?) -> StateError {
         let detail: String
         if let error = error as? PSQLError {
             detail = error.serverInfo?[.message] ?? "\(error.code)"
         } else {
             detail = "\(error)"
         }
-        let suffix = waited ? " (gave up after \(patience.components.seconds) s)" : ""
+        let suffix = waited.map { " (gave up after \($0.components.seconds) s)" } ?? ""
         return StateError(
             code: .io, message: "cannot \(doing) in the database \(location): \(detail)\(suffix)", path: location)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for SQL intervals.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
 

@@ -33,7 +33,7 @@ public struct BatchQueue: Sendable {
                 \(workflow.stages.joined(separator: "\n")))
             ON CONFLICT (key) DO UPDATE SET submitted_at = now() RETURNING id
             """)
-        return try decoding("store the workflow") { try Columns(rows[0])[0] }
+        return try database.decoding("store the workflow") { try Columns(rows[0])[0] }
     }
 
     /// A stored workflow by number.
@@ -45,7 +45,7 @@ public struct BatchQueue: Sendable {
                 code: .corrupt, message: "the database \(database.location) has no workflow \(id)",
                 path: database.location)
         }
-        return try decoding("read the workflow") {
+        return try database.decoding("read the workflow") {
             let columns = Columns(row)
             let vars = try JSONValue(parsing: try columns[3] as String).objectValue ?? [:]
             return SubmittedWorkflow(
@@ -78,7 +78,7 @@ public struct BatchQueue: Sendable {
             """
             SELECT id, lease_expires > now() FROM items WHERE id = ANY(\(items)) AND queued_with IS NOT NULL
             """)
-        return try decoding("read the queue") {
+        return try database.decoding("read the queue") {
             var state: (queued: Set<Int64>, running: Set<Int64>) = ([], [])
             for row in rows {
                 let columns = Columns(row)
@@ -92,24 +92,27 @@ public struct BatchQueue: Sendable {
 
     /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
     /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
-    public func claim(for worker: String, lease: Duration) async throws(StateError) -> Claim? {
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+    /// Items the worker still runs and workflows it cannot run are left out. The claim gives up within the lease.
+    public func claim(
+        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [Int64] = []
+    ) async throws(StateError) -> Claim? {
         let rows = try await database.rows(
-            "claim an item",
+            "claim an item", patience: lease,
             """
             WITH next AS (
                 SELECT id AS next_id, lease_owner AS previous_owner FROM items
                 WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
+                    AND id <> ALL(\(items)) AND queued_with <> ALL(\(workflows))
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(seconds)), claims = claims + 1
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation, queued_with, queued_digest,
                 previous_owner
             """)
         guard let row = rows.first else { return nil }
-        return try decoding("claim an item") {
+        return try database.decoding("claim an item") {
             let columns = Columns(row)
             return Claim(
                 item: try PostgresStore.item(row), generation: try columns[13], workflow: try columns[14],
@@ -117,23 +120,38 @@ public struct BatchQueue: Sendable {
         }
     }
 
+    /// Lets a claimed item go, still queued, for another worker (this one cannot run its workflow).
+    public func release(_ item: Int64, generation: Int64) async throws(StateError) {
+        try await database.rows(
+            "let an item go",
+            """
+            UPDATE items SET lease_owner = NULL, lease_expires = NULL
+            WHERE id = \(item) AND lease_generation = \(generation)
+            """)
+    }
+
     /// Extends the leases a worker holds and records that it is alive; returns the leases it lost (another
-    /// worker took the item over) and the items it holds whose cancel was asked for.
-    public func heartbeat(_ worker: WorkerRecord, holding held: [Int64: Int64], lease: Duration)
+    /// worker or a command raised the item's lease generation, or the item was forgotten) and the items it
+    /// holds whose cancel was asked for. A heartbeat gives up after `patience`.
+    public func heartbeat(_ worker: WorkerRecord, holding held: [Int64: Int64], lease: Duration, patience: Duration)
         async throws(StateError) -> Heartbeat
     {
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         let ids = Array(held.keys)
         let generations = ids.map { held[$0] ?? 0 }
-        return try await database.transaction("renew leases") { connection in
-            var kept: Set<Int64> = []
-            for try await row in try await connection.query(
+        return try await database.transaction("renew leases", patience: patience) { connection in
+            try await connection.query(
                 """
-                UPDATE items SET lease_expires = now() + make_interval(secs => \(seconds))
+                UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
                 FROM unnest(\(ids), \(generations)) AS held(id, generation)
                 WHERE items.id = held.id AND items.lease_generation = held.generation
                     AND items.lease_owner = \(worker.id)
-                RETURNING items.id
+                """, logger: database.logger)
+            // An item the worker just finished has no owner any more, but its generation is still the worker's.
+            var kept: Set<Int64> = []
+            for try await row in try await connection.query(
+                """
+                SELECT items.id FROM unnest(\(ids), \(generations)) AS held(id, generation)
+                JOIN items ON items.id = held.id AND items.lease_generation = held.generation
                 """, logger: database.logger)
             {
                 kept.insert(try Columns(row)[0])
@@ -147,7 +165,7 @@ public struct BatchQueue: Sendable {
             try await connection.query(
                 """
                 INSERT INTO workers(id, host, pid, lease, done, failed) VALUES (\(worker.id), \(worker.host),
-                    \(worker.pid), \(seconds), \(worker.done), \(worker.failed))
+                    \(worker.pid), \(lease.inSeconds), \(worker.done), \(worker.failed))
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
                 """, logger: database.logger)
             var queued = 0
@@ -196,7 +214,7 @@ public struct BatchQueue: Sendable {
             SELECT \(unescaped: PostgresStore.itemColumns) FROM items WHERE status = 'failed' AND queued_with IS NULL
             ORDER BY id
             """)
-        return try decoding("read the status") {
+        return try database.decoding("read the status") {
             var status = BatchStatus()
             status.workers = try workerRows.map { row in
                 let columns = Columns(row)
@@ -223,15 +241,6 @@ public struct BatchQueue: Sendable {
         }
     }
 
-    private func decoding<T>(_ doing: String, _ body: () throws -> T) throws(StateError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw StateError(
-                code: .corrupt, message: "cannot \(doing) in the database \(database.location): \(error)",
-                path: database.location)
-        }
-    }
 }
 
 /// A workflow document as submitted, stored with the batch so that every worker runs the same version.

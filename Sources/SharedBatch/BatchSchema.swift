@@ -62,10 +62,11 @@ enum BatchSchema {
             error_kind text, updated_at timestamptz NOT NULL DEFAULT now(),
             queued_with bigint REFERENCES workflows(id), queued_digest text, queued_at timestamptz,
             lease_owner text, lease_generation bigint NOT NULL DEFAULT 0, lease_expires timestamptz,
-            claims integer NOT NULL DEFAULT 0, UNIQUE(workflow, fingerprint))
+            UNIQUE(workflow, fingerprint))
         """,
         "CREATE INDEX items_by_path ON items(workflow, path)",
         "CREATE INDEX items_queued ON items(id) WHERE queued_with IS NOT NULL",
+        "CREATE INDEX items_by_lease_owner ON items(lease_owner) WHERE lease_owner IS NOT NULL",
         """
         CREATE TABLE versions(
             item bigint NOT NULL REFERENCES items(id) ON DELETE CASCADE, version integer NOT NULL,

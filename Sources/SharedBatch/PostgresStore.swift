@@ -50,7 +50,7 @@ public final class PostgresStore: StateStore {
 
     private func items(_ doing: String, _ query: PostgresQuery) async throws(StateError) -> [LedgerItem] {
         let rows = try await database.rows(doing, query)
-        return try decoding(doing) { try rows.map(Self.item) }
+        return try database.decoding(doing) { try rows.map(Self.item) }
     }
 
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
@@ -90,7 +90,7 @@ public final class PostgresStore: StateStore {
             SELECT path, size, modified_ns, inode, device, method, fingerprint, media FROM files
             WHERE path BETWEEN \(first) AND \(last)
             """)
-        return try decoding("read the fingerprint cache") {
+        return try database.decoding("read the fingerprint cache") {
             var entries: [String: FingerprintCacheEntry] = [:]
             for row in rows {
                 let columns = Columns(row)
@@ -140,12 +140,13 @@ public final class PostgresStore: StateStore {
                 """
             }
         let rows = try await database.rows("read the checkpoints", selection)
-        return try decoding("read the checkpoints") {
+        return try database.decoding("read the checkpoints") {
             var found: [Int64: [String: StageRecord]] = [:]
             for row in rows {
                 let columns = Columns(row)
-                found[try columns[0] as Int64, default: [:]][try columns[1] as String] = try StageRecordCoding.decode(
-                    try columns[2])
+                found[try columns[0] as Int64, default: [:]][try columns[1] as String] = try StageRecord(
+                    decoding:
+                        try columns[2])
             }
             return found
         }
@@ -158,7 +159,7 @@ public final class PostgresStore: StateStore {
             SELECT cancel_requests.item FROM cancel_requests JOIN items ON items.id = cancel_requests.item
             WHERE items.workflow = \(workflow)
             """)
-        return try decoding("read the cancel requests") { Set(try rows.map { try Columns($0)[0] as Int64 }) }
+        return try database.decoding("read the cancel requests") { Set(try rows.map { try Columns($0)[0] as Int64 }) }
     }
 
     public func workflows() async throws(StateError) -> [RunRecord] {
@@ -168,7 +169,7 @@ public final class PostgresStore: StateStore {
             SELECT workflow, file, stages FROM runs WHERE id IN (SELECT max(id) FROM runs GROUP BY workflow)
             ORDER BY workflow
             """)
-        return try decoding("read the runs") {
+        return try database.decoding("read the runs") {
             try rows.map { row in
                 let columns = Columns(row)
                 return RunRecord(
@@ -191,14 +192,14 @@ public final class PostgresStore: StateStore {
                 "save fingerprints",
                 """
                 INSERT INTO files
-                SELECT * FROM unnest(\(chunk.map(\.stamp.path)), \(chunk.map(\.stamp.size)),
+                SELECT path, size, modified_ns, inode, device, method, fingerprint, NULLIF(media, '') FROM unnest(\(chunk.map(\.stamp.path)), \(chunk.map(\.stamp.size)),
                     \(chunk.map(\.stamp.modifiedNanoseconds)), \(chunk.map(\.stamp.inode)),
                     \(chunk.map(\.stamp.device)), \(chunk.map(\.method.rawValue)), \(chunk.map(\.fingerprint)),
                     \(media.map { $0 ?? "" }))
                     AS entry(path, size, modified_ns, inode, device, method, fingerprint, media)
                 ON CONFLICT (path) DO UPDATE SET size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns,
                     inode = EXCLUDED.inode, device = EXCLUDED.device, method = EXCLUDED.method,
-                    fingerprint = EXCLUDED.fingerprint, media = NULLIF(EXCLUDED.media, '')
+                    fingerprint = EXCLUDED.fingerprint, media = EXCLUDED.media
                 """)
         }
     }
@@ -210,7 +211,7 @@ public final class PostgresStore: StateStore {
             INSERT INTO runs(workflow, file, stages) VALUES (\(run.workflow), \(run.file),
                 \(run.stages.joined(separator: "\n"))) RETURNING id
             """)
-        return try decoding("record the run") { try rows.first.map { try Columns($0)[0] as Int64 } ?? 0 }
+        return try database.decoding("record the run") { try rows.first.map { try Columns($0)[0] as Int64 } ?? 0 }
     }
 
     public func finishRun(_ run: Int64, summary: RunSummary) async throws(StateError) {
@@ -222,6 +223,7 @@ public final class PostgresStore: StateStore {
     public func admit(_ admission: ItemAdmission, workflow: String) async throws(StateError) -> AdmittedItem {
         let input = admission.input
         let meta = Self.meta(input)
+        let fencesOut = leases == nil
         return try await write(admission.item, "admit an item") { connection in
             var ref: ItemVersion?
             if let id = admission.item {
@@ -231,7 +233,8 @@ public final class PostgresStore: StateStore {
                         fingerprint = \(admission.fingerprint), path = \(input.path),
                         relative_path = \(input.relativePath), size = \(input.size), modified = \(input.modified),
                         meta = \(meta), status = 'pending',
-                        digest = CASE WHEN \(admission.newVersion) THEN NULL ELSE digest END, updated_at = now()
+                        digest = CASE WHEN \(admission.newVersion) THEN NULL ELSE digest END, updated_at = now(),
+                        lease_generation = lease_generation + \(fencesOut ? 1 : 0)
                     WHERE id = \(id) RETURNING version
                     """, logger: self.database.logger)
                 for try await row in rows { ref = ItemVersion(item: id, version: Int(try Columns(row)[0] as Int32)) }
@@ -286,7 +289,7 @@ public final class PostgresStore: StateStore {
                 logger: self.database.logger)
             for try await row in rows {
                 let columns = Columns(row)
-                let record = try StageRecordCoding.decode(try columns[3])
+                let record = try StageRecord(decoding: try columns[3])
                 if try columns[0] as Int32 == version {
                     stages[try columns[1]] = record
                 } else if try columns[2] as String == StageRecord.Status.succeeded.rawValue {
@@ -316,7 +319,7 @@ public final class PostgresStore: StateStore {
     }
 
     public func save(_ record: StageRecord, for item: ItemVersion) async throws(StateError) {
-        let encoded = try StageRecordCoding.encode(record)
+        let encoded = try record.encoded()
         try await write(item.item, "save a checkpoint") { connection in
             try await connection.query(
                 """
@@ -365,18 +368,23 @@ public final class PostgresStore: StateStore {
                 """
                 UPDATE items SET lease_owner = NULL, lease_expires = NULL,
                     queued_with = CASE WHEN \(dequeue) THEN NULL ELSE queued_with END
-                WHERE id = \(item.item) AND \(self.leases != nil)
+                WHERE id = \(item.item) AND version = \(Int32(item.version)) AND \(self.leases != nil)
                 """, logger: self.database.logger)
         }
     }
 
+    /// Sets items' status; a cancelled item leaves the queue. Outside a worker (`pipeline cancel`), the item's
+    /// lease generation is raised too, so that a worker that still holds it (stalled, or about to see the cancel)
+    /// can write nothing more for it.
     public func setStatus(_ status: ItemStatus, of items: [Int64]) async throws(StateError) {
+        let fencesOut = leases == nil
         for item in items {
             try await write(item, "set an item's status") { connection in
                 try await connection.query(
                     """
                     UPDATE items SET status = \(status.rawValue), updated_at = now(),
-                        queued_with = CASE WHEN \(status == .cancelled) THEN NULL ELSE queued_with END
+                        queued_with = CASE WHEN \(status == .cancelled) THEN NULL ELSE queued_with END,
+                        lease_generation = lease_generation + \(fencesOut ? 1 : 0)
                     WHERE id = \(item)
                     """, logger: self.database.logger)
                 if status == .cancelled {
@@ -397,7 +405,12 @@ public final class PostgresStore: StateStore {
     }
 
     public func answerCancelRequests(for items: [Int64]) async throws(StateError) {
-        try await database.rows("answer cancel requests", "DELETE FROM cancel_requests WHERE item = ANY(\(items))")
+        for item in items {
+            try await write(item, "answer a cancel request") { connection in
+                try await connection.query(
+                    "DELETE FROM cancel_requests WHERE item = \(item)", logger: self.database.logger)
+            }
+        }
     }
 
     public func forget(items: [Int64]) async throws(StateError) {
@@ -454,38 +467,8 @@ public final class PostgresStore: StateStore {
         }
     }
 
-    private func decoding<T>(_ doing: String, _ body: () throws -> T) throws(StateError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw StateError(
-                code: .corrupt, message: "cannot \(doing) in the database \(location): \(error)", path: location)
-        }
-    }
-
     /// An input's metadata as stored (nil when it has none).
     private static func meta(_ input: InputItem) -> String? {
         input.meta.isEmpty ? nil : JSONValue.object(input.meta).serialized()
-    }
-}
-
-/// Stage records as the database keeps them: JSON with sorted keys and ISO 8601 dates, as in the SQLite ledger.
-enum StageRecordCoding {
-    static func encode(_ record: StageRecord) throws(StateError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        do {
-            return String(decoding: try encoder.encode(record), as: UTF8.self)
-        } catch {
-            throw StateError(
-                code: .io, message: "cannot encode the checkpoint of stage \(record.stage): \(error)", path: "")
-        }
-    }
-
-    static func decode(_ text: String) throws -> StageRecord {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(StageRecord.self, from: Data(text.utf8))
     }
 }

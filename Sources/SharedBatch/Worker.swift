@@ -27,7 +27,7 @@ public struct WorkerSettings: Sendable {
 /// plugins and the environment).
 public typealias RunnerFactory = @Sendable (SubmittedWorkflow, any StateStore) async throws -> Runner
 
-/// A worker that cannot go on: a submitted workflow it cannot load (a plugin missing on this machine), say.
+/// A submitted workflow this worker cannot run: a plugin or an environment variable it lacks, say.
 public struct WorkerError: Error, Sendable, CustomStringConvertible {
     /// What happened.
     public var message: String
@@ -42,8 +42,8 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 /// Takes items of a shared batch from the queue and runs them, until its task is cancelled.
 ///
 /// Up to ``WorkerSettings/jobs`` items run at once, each under a lease that a heartbeat renews. An item whose
-/// lease another worker took over is stopped at once and its result dropped; the store refuses its writes
-/// anyway. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
+/// lease another worker took over is stopped as soon as this worker learns it (at its next heartbeat or its next
+/// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
 /// checkpoint and are let go, still queued, for another worker to resume.
 public final class Worker: Sendable {
     /// This worker as the database lists it.
@@ -60,7 +60,11 @@ public final class Worker: Sendable {
 
     private struct State {
         var runners: [Int64: Runner] = [:]
+        /// Workflows this worker cannot run, with the reason: their items are left to other workers.
+        var unrunnable: [Int64: String] = [:]
         var working: [Int64: Working] = [:]
+        /// When the leases were last renewed.
+        var renewed = ContinuousClock.now
         var done: Int64 = 0
         var failed: Int64 = 0
     }
@@ -87,8 +91,8 @@ public final class Worker: Sendable {
         self.metrics = metrics
     }
 
-    /// Works until the task is cancelled; then lets its items go and returns. Throws when a submitted workflow
-    /// cannot be loaded here.
+    /// Works until the task is cancelled; then lets its items go and returns. Throws when the database cannot
+    /// be reached at the start.
     public func run() async throws {
         try await heartbeat()
         let beats = Task { [self] in
@@ -98,18 +102,11 @@ public final class Worker: Sendable {
                 try? await heartbeat()
             }
         }
-        defer { beats.cancel() }
         sink.emit(
             LogLine(
                 level: "notice", item: nil, stage: nil,
                 message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
-        do {
-            try await work()
-        } catch {
-            beats.cancel()
-            try? await queue.stopped(record)
-            throw error
-        }
+        await work()
         beats.cancel()
         try? await queue.stopped(record)
         sink.emit(LogLine(level: "notice", item: nil, stage: nil, message: "worker \(identity.id) stopped"))
@@ -121,15 +118,15 @@ public final class Worker: Sendable {
     }
 
     /// Claims items while there are free jobs, and waits for one to finish or for the next look at the queue.
-    private func work() async throws {
-        try await withThrowingTaskGroup(of: Event.self) { group in
+    private func work() async {
+        await withTaskGroup(of: Event.self) { group in
             var active = 0
             var waiting = false
             while !Task.isCancelled {
                 while active < settings.jobs, !Task.isCancelled, let claim = await claimNext() {
                     active += 1
                     group.addTask { [self] in
-                        try await process(claim)
+                        await process(claim)
                         return .finished
                     }
                 }
@@ -141,13 +138,13 @@ public final class Worker: Sendable {
                         return .idle
                     }
                 }
-                switch try await group.next() {
+                switch await group.next() {
                 case .finished: active -= 1
                 case .idle: waiting = false
                 case nil: break
                 }
             }
-            try await group.waitForAll()
+            await group.waitForAll()
         }
     }
 
@@ -156,8 +153,10 @@ public final class Worker: Sendable {
     private func claimNext() async -> Claim? {
         let clock = ContinuousClock()
         let started = clock.now
+        let (working, unrunnable) = state.withLockedValue { (Array($0.working.keys), Array($0.unrunnable.keys)) }
         do {
-            let claim = try await queue.claim(for: identity.id, lease: settings.lease)
+            let claim = try await queue.claim(
+                for: identity.id, lease: settings.lease, excludingItems: working, workflows: unrunnable)
             if claim != nil { metrics.claimed(after: clock.now - started) }
             return claim
         } catch {
@@ -166,9 +165,13 @@ public final class Worker: Sendable {
         }
     }
 
-    private func process(_ claim: Claim) async throws {
+    private func process(_ claim: Claim) async {
         let item = claim.item
         let label = item.input.relativePath
+        guard let runner = await runner(for: claim.workflow) else {
+            try? await queue.release(item.id, generation: claim.generation)
+            return
+        }
         leases.hold(item.id, generation: claim.generation)
         if let previous = claim.takenOverFrom {
             metrics.tookOver()
@@ -176,13 +179,6 @@ public final class Worker: Sendable {
                 LogLine(
                     level: "notice", item: label, stage: nil,
                     message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
-        }
-        let runner: Runner
-        do {
-            runner = try await self.runner(for: claim.workflow)
-        } catch {
-            leases.release(item.id)
-            throw error
         }
         let planned = PlannedItem(
             input: item.input, fingerprint: item.fingerprint, action: .run(.resume(item.status)), known: item,
@@ -213,16 +209,27 @@ public final class Worker: Sendable {
         }
     }
 
-    /// The runner of a submitted workflow, built once per workflow version.
-    private func runner(for workflow: Int64) async throws -> Runner {
+    /// The runner of a submitted workflow, built once per workflow version; nil when this worker cannot run it
+    /// (a plugin or an environment variable it lacks): the reason is reported once, and its items are left to
+    /// other workers.
+    private func runner(for workflow: Int64) async -> Runner? {
         if let runner = state.withLockedValue({ $0.runners[workflow] }) { return runner }
-        let submitted = try await queue.workflow(workflow)
         let runner: Runner
         do {
-            runner = try await makeRunner(submitted, store)
+            let submitted = try await queue.workflow(workflow)
+            do {
+                runner = try await makeRunner(submitted, store)
+            } catch {
+                throw WorkerError(
+                    message: "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)")
+            }
         } catch {
-            throw WorkerError(
-                message: "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)")
+            state.withLockedValue { $0.unrunnable[workflow] = "\(error)" }
+            sink.emit(
+                LogLine(
+                    level: "error", item: nil, stage: nil,
+                    message: "\(error); leaving its items to other workers"))
+            return nil
         }
         state.withLockedValue { $0.runners[workflow] = runner }
         return runner
@@ -236,15 +243,32 @@ public final class Worker: Sendable {
     }
 
     /// Renews the leases; stops the items whose lease another worker took over, and those whose cancel was
-    /// asked for (they run their `onCancel` stages).
+    /// asked for (they run their `onCancel` stages). When the leases could not be renewed for so long that they
+    /// are about to run out, every item stops: other workers may take them over, and this one could not write
+    /// their checkpoints anyway.
     private func heartbeat() async throws {
         let beat: Heartbeat
         do {
-            beat = try await queue.heartbeat(record, holding: leases.all, lease: settings.lease)
+            beat = try await queue.heartbeat(
+                record, holding: leases.all, lease: settings.lease, patience: settings.heartbeat)
         } catch {
             sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot renew leases: \(error)"))
+            let (silent, working) = state.withLockedValue { (ContinuousClock.now - $0.renewed, $0.working) }
+            if silent >= settings.lease - settings.heartbeat, !working.isEmpty {
+                sink.emit(
+                    LogLine(
+                        level: "warning", item: nil, stage: nil,
+                        message:
+                            "no contact with the database for \(silent.components.seconds) s: stopping \(working.count) item(s) before their leases run out; they resume from their checkpoints"
+                    ))
+                for (item, work) in working {
+                    leases.lose(item)
+                    work.task.cancel()
+                }
+            }
             throw error
         }
+        state.withLockedValue { $0.renewed = .now }
         metrics.queueDepth(beat.queued)
         let working = state.withLockedValue { $0.working }
         for item in beat.lost {

@@ -56,7 +56,8 @@ import Testing
         }
         #expect(firstLeases.release(item), "the refused write marks the lease lost")
         let beat = try await queue.heartbeat(
-            WorkerRecord(id: "first", host: "h", pid: 1), holding: [item: first.generation], lease: .seconds(30))
+            WorkerRecord(id: "first", host: "h", pid: 1), holding: [item: first.generation], lease: .seconds(30),
+            patience: .seconds(10))
         #expect(beat.lost == [item], "the heartbeat of the first worker reports the lease lost")
         let records = try await PostgresStore(database: database).checkpoints(workflow: "w", items: [item])
         #expect(records[item]?["s"]?.status == .succeeded && records[item]?["s"]?.optionsHash == "2")
@@ -70,7 +71,8 @@ import Testing
         let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(2)))
         let worker = WorkerRecord(id: "worker", host: "h", pid: 1)
         try await PostgresStore(database: database).requestCancel(of: [item])
-        let beat = try await queue.heartbeat(worker, holding: [item: claim.generation], lease: .seconds(30))
+        let beat = try await queue.heartbeat(
+            worker, holding: [item: claim.generation], lease: .seconds(30), patience: .seconds(10))
         #expect(beat.lost.isEmpty && beat.cancelRequested == [item] && beat.queued == 0)
         #expect(try await queue.claim(for: "other", lease: .seconds(1)) == nil)
         let status = try await queue.status()

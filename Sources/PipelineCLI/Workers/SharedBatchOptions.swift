@@ -16,6 +16,20 @@ struct SharedBatchOptions: ParsableArguments {
         try await Self.open(db)
     }
 
+    /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards.
+    static func using<T>(_ url: String?, _ body: (BatchDatabase?) async throws -> T) async throws -> T {
+        guard let url else { return try await body(nil) }
+        let database = try await open(url)
+        do {
+            let value = try await body(database)
+            await database.close()
+            return value
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
     /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
     static func open(_ url: String) async throws -> BatchDatabase {
         do {

@@ -16,7 +16,6 @@ struct SharedCancel {
     var json: Bool
 
     func run(database: BatchDatabase) async throws {
-        defer { Task { await database.close() } }
         let store = PostgresStore(database: database)
         let queue = BatchQueue(database: database)
         do {

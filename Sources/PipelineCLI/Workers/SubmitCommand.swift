@@ -41,8 +41,18 @@ struct SubmitCommand: AsyncParsableCommand {
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL
         let discovery = try BatchInputs.discover(
             workflow, inputs: inputOptions.input.map(Self.absolute), file: self.workflow, state: ".pipeline")
-        let database = try await batch.open()
-        defer { Task { await database.close() } }
+        try await SharedBatchOptions.using(batch.db) { database in
+            guard let database else { return }
+            try await submit(
+                workflow, registry: registry, discovery: discovery, file: file, overrides: overrides, to: database)
+        }
+    }
+
+    /// Plans the batch against the database's ledger and queues what is to run.
+    private func submit(
+        _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, file: URL,
+        overrides: [String: String], to database: BatchDatabase
+    ) async throws {
         let store = PostgresStore(database: database)
         let plan = try await BatchInputs.planForRun(
             workflow, registry: registry, discovery: consume discovery, ledger: store, reprocess: reprocess,

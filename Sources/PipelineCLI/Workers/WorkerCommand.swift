@@ -35,7 +35,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where stages keep their scratch files; a folder every worker shares lets a takeover reuse them (default: a folder in the system's temporary folder).",
+            "Where stages keep their scratch files; a folder every worker shares lets a takeover reuse them (default: a folder per database in the system's temporary folder).",
             valueName: "DIR"))
     var artifacts: String?
 
@@ -54,8 +54,8 @@ struct WorkerCommand: AsyncParsableCommand {
         guard let lease = TimeSpan(parsing: lease)?.duration, lease >= .seconds(1) else {
             throw ValidationError("--lease expects a duration of at least 1s, such as 30s or 2m, not \(lease)")
         }
-        guard TimeSpan(parsing: poll) != nil else {
-            throw ValidationError("--poll expects a duration such as 500ms or 2s, not \(poll)")
+        guard let poll = TimeSpan(parsing: poll)?.duration, poll >= .milliseconds(10) else {
+            throw ValidationError("--poll expects a duration of at least 10ms, such as 500ms or 2s, not \(poll)")
         }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be from 0 to 65535")
@@ -63,7 +63,6 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let metrics = WorkerMetrics()
         let endpoint: MetricsEndpoint?
         if let metricsPort {
             do {
@@ -75,14 +74,18 @@ struct WorkerCommand: AsyncParsableCommand {
         } else {
             endpoint = nil
         }
+        // After the metrics system is bootstrapped: a metric binds to the factory in place when it is made.
+        let metrics = WorkerMetrics()
         let database = try await batch.open()
         let client = HTTPClient.makeForStages()
         let settings = WorkerSettings(
             jobs: runOptions.jobs, lease: TimeSpan(parsing: lease)?.duration ?? .seconds(30),
             poll: TimeSpan(parsing: poll)?.duration ?? .milliseconds(500))
+        // Item numbers are a database's own: the default folder is one per database.
         let scratch = URL(
             fileURLWithPath: artifacts
-                ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker").path
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker")
+                .appendingPathComponent(database.location.replacingOccurrences(of: "/", with: "_")).path
         ).standardizedFileURL
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
@@ -104,7 +107,7 @@ struct WorkerCommand: AsyncParsableCommand {
         await endpoint?.stop()
         if let failure {
             Output.error("pipeline: \(failure)")
-            throw ExitCode(failure is WorkerError ? 2 : 1)
+            throw ExitCode(1)
         }
     }
 }

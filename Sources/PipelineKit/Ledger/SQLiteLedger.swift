@@ -245,7 +245,7 @@ public final class SQLiteLedger: StateStore {
                 while let row = try rows.next() {
                     let item: Int64 = row[0]
                     guard items?.contains(item) ?? true else { continue }
-                    found[item, default: [:]][row[1]] = try Self.decode(row[2])
+                    found[item, default: [:]][row[1]] = try StageRecord(decoding: row[2])
                 }
                 return found
             }
@@ -260,7 +260,7 @@ public final class SQLiteLedger: StateStore {
                     db, sql: sql + " AND stages.item IN (\(list))",
                     arguments: StatementArguments([workflow] + chunk.map { $0 as any DatabaseValueConvertible }))
                 while let row = try rows.next() {
-                    found[row[0] as Int64, default: [:]][row[1]] = try Self.decode(row[2])
+                    found[row[0] as Int64, default: [:]][row[1]] = try StageRecord(decoding: row[2])
                 }
             }
             return found
@@ -380,9 +380,9 @@ public final class SQLiteLedger: StateStore {
                 arguments: [ref.item, ref.version - 1])
             while let row = try rows.next() {
                 if row["version"] == ref.version {
-                    stages[row["stage"]] = try Self.decode(row["record"])
+                    stages[row["stage"]] = try StageRecord(decoding: row["record"])
                 } else if row["status"] == StageRecord.Status.succeeded.rawValue {
-                    previous[row["stage"]] = try (Self.decode(row["record"]) as StageRecord).outputs ?? .null
+                    previous[row["stage"]] = try StageRecord(decoding: row["record"]).outputs ?? .null
                 }
             }
             return AdmittedItem(ref: ref, stages: stages, previousOutputs: previous)
@@ -406,7 +406,7 @@ public final class SQLiteLedger: StateStore {
     }
 
     public func save(_ record: StageRecord, for item: ItemVersion) async throws(StateError) {
-        let encoded = try Self.encode(record)
+        let encoded = try record.encoded()
         try await write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO stages VALUES (?, ?, ?, ?, ?)",
@@ -511,24 +511,6 @@ public final class SQLiteLedger: StateStore {
     /// An input's metadata as stored (nil when it has none).
     private static func meta(_ input: InputItem) -> String? {
         input.meta.isEmpty ? nil : JSONValue.object(input.meta).serialized()
-    }
-
-    private static func encode(_ record: StageRecord) throws(StateError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        do {
-            return String(decoding: try encoder.encode(record), as: UTF8.self)
-        } catch {
-            throw StateError(
-                code: .io, message: "cannot encode the checkpoint of stage \(record.stage): \(error)", path: "")
-        }
-    }
-
-    private static func decode(_ text: String) throws -> StageRecord {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(StageRecord.self, from: Data(text.utf8))
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StateError) -> T {

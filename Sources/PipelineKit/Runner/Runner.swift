@@ -386,6 +386,7 @@ public struct Runner: Sendable {
         }
         result.seconds = (clock.now - started).seconds
         if let ref = result.ref {
+            running.settle(ref.item)
             do {
                 try await store.finish(ref, result: result, digest: result.outcome == .done ? planned.digest : nil)
             } catch {
@@ -466,7 +467,7 @@ public struct Runner: Sendable {
         }
         var hash = initialHash
         // A secret stage (a token) runs whenever it is needed; that does not make later stages stale. Nor does
-        // one that re-creates files it made before, until they turn out different.
+        // one that makes files it made before again, unless they come out different.
         let regenerating: [String: String]? =
             if case .regenerate = decision { record?.files } else { nil }
         if !spec.isSecret, regenerating == nil {
@@ -474,24 +475,35 @@ public struct Runner: Sendable {
         }
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
         initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
-        if let record, record.optionsHash == hash, record.status != .succeeded {
+        if let record, record.optionsHash == hash, record.status != .succeeded || regenerating != nil {
             initial.resume = record.resume
             initial.intents = record.intents
             initial.attempts = record.attempts
         }
+        // Until it succeeds, the record keeps the files it is making again: an interrupted regeneration is
+        // taken up as one, and the stages after it still stand.
+        initial.files = regenerating
+        if regenerating != nil { initial.outputs = record?.outputs }
         let journal = StageJournal(record: initial, store: store, item: progress.ref, redactor: redactor)
         var refreshes = 0
         while true {
             do {
+                let ref = progress.ref
                 let outputs = try await attempt(
-                    descriptor: descriptor, spec: spec, input: progress.input, ref: progress.ref,
-                    options: options.value, previousOutputs: progress.scope.previous[spec.id], journal: journal)
+                    descriptor: descriptor, spec: spec, input: progress.input, ref: ref, options: options.value,
+                    previousOutputs: progress.scope.previous[spec.id], journal: journal
+                ) { files in
+                    // Different files: the later stages' checkpoints go before this one says it succeeded.
+                    guard let regenerating, regenerating != files else { return }
+                    try await store.removeStages(later, for: ref)
+                }
                 progress.scope.stageOutputs[spec.id] = outputs
                 let current = await journal.current
                 progress.records[spec.id] = current
                 progress.stagesRun += 1
                 if let regenerating, regenerating != current.files {
-                    try await invalidate(later, progress: &progress)
+                    for id in later { progress.records[id] = nil }
+                    progress.invalidated = true
                 }
                 return
             } catch let expired as CredentialsExpired {
@@ -538,7 +550,8 @@ public struct Runner: Sendable {
     /// under the policy, and its own retries become the run's retry events.
     private func attempt(
         descriptor: StageDescriptor, spec: StageSpec, input: InputItem, ref: ItemVersion, options: JSONValue,
-        previousOutputs: JSONValue?, journal: StageJournal
+        previousOutputs: JSONValue?, journal: StageJournal,
+        beforeSuccess: ([String: String]?) async throws -> Void = { _ in }
     ) async throws -> JSONValue {
         let label = input.relativePath
         let clock = ContinuousClock()
@@ -579,6 +592,7 @@ public struct Runner: Sendable {
                 }
                 if spec.isSecret { redactor.add(all: outputs, as: spec.id) }
                 let files = spec.isSecret ? nil : OutputFiles.fingerprints(in: outputs)
+                try await beforeSuccess(files)
                 try await journal.update {
                     $0.status = .succeeded
                     $0.outputs = spec.isSecret ? nil : outputs

@@ -47,6 +47,12 @@ final class RunningItems: Sendable {
         return Set(cancels.keys)
     }
 
+    /// Forgets a cancel request once its item ended (undone, or finished before the request reached it), so
+    /// that a long-lived runner (a worker, `pipeline watch`) runs the item normally when it is queued again.
+    func settle(_ item: Int64) {
+        state.withLockedValue { _ = $0.requested.remove(item) }
+    }
+
     /// Whether a cancel was asked for an item.
     func isRequested(_ item: Int64) -> Bool {
         state.withLockedValue { $0.requested.contains(item) }

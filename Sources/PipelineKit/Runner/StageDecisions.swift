@@ -43,7 +43,15 @@ public struct StageDecisions: Sendable {
         guard let record else { return (.run(reason: "it has not run"), options, hash) }
         if spec.isSecret { return (.run(reason: "its outputs are secret and never stored"), options, hash) }
         if invalidated { return (.run(reason: "an earlier stage runs"), options, hash) }
-        if record.status != .succeeded { return (.run(reason: "\(record.status.rawValue) last time"), options, hash) }
+        if record.status != .succeeded {
+            // Files on a record that did not succeed: a regeneration that was cut short is taken up as one.
+            if record.files != nil, record.optionsHash == hash {
+                return (
+                    .regenerate(reason: "making its output files again was \(record.status.rawValue)"), options, hash
+                )
+            }
+            return (.run(reason: "\(record.status.rawValue) last time"), options, hash)
+        }
         if record.optionsHash != hash {
             let changed = Self.changedOptions(record.options, redactor.redact(options.redacted))
             let reason = changed.isEmpty ? "its options changed" : "changed: \(changed.joined(separator: ", "))"

@@ -58,6 +58,28 @@ public struct StageRecord: Codable, Sendable, Hashable {
     }
 }
 
+extension StageRecord {
+    /// The record as a ledger stores it: JSON with sorted keys and ISO 8601 dates.
+    package func encoded() throws(StateError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        } catch {
+            throw StateError(
+                code: .io, message: "cannot encode the checkpoint of stage \(stage): \(error)", path: "")
+        }
+    }
+
+    /// A record as a ledger stored it.
+    package init(decoding text: String) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        self = try decoder.decode(StageRecord.self, from: Data(text.utf8))
+    }
+}
+
 /// What a run of a workflow looks like, for `pipeline status`.
 public struct RunRecord: Codable, Sendable, Hashable {
     /// The workflow's name.
