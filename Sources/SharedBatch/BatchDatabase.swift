@@ -100,9 +100,9 @@ public final class BatchDatabase: Sendable {
             while true {
                 do {
                     return .success(try await body(client))
-                } catch let error as StateError {
-                    return .failure(error)
                 } catch {
+                    let error = Self.cause(of: error)
+                    if let error = error as? StateError { return .failure(error) }
                     let transient = Self.isTransient(error)
                     guard transient, clock.now + delay < deadline else {
                         return .failure(stateError(error, doing: doing, waited: transient ? patience : nil))
@@ -113,6 +113,12 @@ public final class BatchDatabase: Sendable {
             }
         }
         return try await attempts.value.get()
+    }
+
+    /// The error that made a transaction fail (PostgresNIO wraps it with the transaction's steps).
+    static func cause(of error: any Error) -> any Error {
+        guard let failed = error as? PostgresTransactionError else { return error }
+        return failed.closureError ?? failed.commitError ?? failed.beginError ?? failed.rollbackError ?? error
     }
 
     /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
