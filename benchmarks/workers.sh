@@ -42,7 +42,7 @@ pgport=$(free_port)
 mkdir -p pg pg-socket
 [ "$(id -u)" -ne 0 ] || chown postgres pg pg-socket
 as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
-as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
+as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
   -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1" start >/dev/null
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U pipeline -d "$1" -Atqc "$2"; }
 database() {  # name: creates it, prints its URL
