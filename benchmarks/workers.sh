@@ -122,7 +122,7 @@ cat > slow.json <<'JSON'
 JSON
 for round in 1 2 3; do
   url=$(database "takeover$round")
-  "$PIPELINE" submit slow.json --db "$url" --input "in/clip-01.bin" >/dev/null
+  "$PIPELINE" submit slow.json --db "$url" --input "in/$(ls in | head -1)" >/dev/null
   "$PIPELINE" worker --db "$url" --lease 5s >/dev/null 2>&1 &
   first=$!
   pids+=($first)
