@@ -27,6 +27,7 @@ bench: deps
 	benchmarks/transcode.sh
 	benchmarks/segments.sh
 	benchmarks/upload.sh
+	benchmarks/workers.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build
