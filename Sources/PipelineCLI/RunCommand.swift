@@ -186,16 +186,22 @@ enum WorkflowFile {
         return environment
     }
 
+    /// The plugins a workflow document declares in `"plugins"`, relative paths resolved against the folder of
+    /// `file`, the workflow file.
+    static func declaredPlugins(in document: Data, file: URL) -> [String] {
+        WorkflowLoader.pluginPaths(in: document).map { plugin in
+            plugin.hasPrefix("/")
+                ? plugin : file.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
+        }
+    }
+
     /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the
     /// command line and in the workflow's `"plugins"` (relative to the workflow file's folder).
     static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (
         Workflow, StageRegistry
     ) {
         let url = URL(fileURLWithPath: path)
-        let declared = ((try? Data(contentsOf: url)).map(WorkflowLoader.pluginPaths(in:)) ?? []).map { plugin in
-            plugin.hasPrefix("/")
-                ? plugin : url.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
-        }
+        let declared = (try? Data(contentsOf: url)).map { declaredPlugins(in: $0, file: url) } ?? []
         let registry = try StageCatalog.registry(plugins: plugins + declared)
         do {
             return (try WorkflowLoader(registry: registry).load(contentsOf: url, varOverrides: varOverrides), registry)

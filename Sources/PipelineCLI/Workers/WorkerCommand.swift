@@ -136,10 +136,8 @@ private struct RunnerFactoryBuilder: Sendable {
     }
 
     private func make(_ submitted: SubmittedWorkflow, store: any StateStore) throws -> Runner {
-        let folder = URL(fileURLWithPath: submitted.file).deletingLastPathComponent()
-        let declared = WorkflowLoader.pluginPaths(in: submitted.document).map { plugin in
-            plugin.hasPrefix("/") ? plugin : folder.appendingPathComponent(plugin).standardizedFileURL.path
-        }
+        let declared = WorkflowFile.declaredPlugins(
+            in: submitted.document, file: URL(fileURLWithPath: submitted.file))
         let registry = try StageCatalog.registry(plugins: plugins + declared)
         let workflow: Workflow
         do {
