@@ -27,8 +27,11 @@ PIPELINE=$PWD/.build/release/pipeline
 work=$(mktemp -d -p /tmp pipeline-workers-bench.XXXXXX)
 chmod 755 "$work"
 pids=()
+nginx_pid=""
 cleanup() {
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  # nginx stops its worker process only when asked: -9 would leave it running.
+  [ -z "$nginx_pid" ] || kill -TERM "$nginx_pid" 2>/dev/null || true
   [ -f "$work/pg/postmaster.pid" ] && as_postgres "$PG/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1
   rm -rf "$work"
 }
@@ -66,7 +69,7 @@ http {
 }
 CONF
 "$NGINX" -c "$work/nginx/nginx.conf" &
-pids+=($!)
+nginx_pid=$!
 wait_for "curl -s -o /dev/null http://127.0.0.1:$sink/"
 
 mkdir -p in
