@@ -3,55 +3,89 @@ package import NIOCore
 import NIOHTTP1
 import Synchronization
 
-extension HTTPExchange {
-    /// Chunks of a streamed body that may be in the HTTP client's hands at once: one being written to the
-    /// socket, one ready behind it.
-    static let chunksInFlight = 2
+/// The body of a streamed request: its parts, read one by one as the socket takes them. A part is either
+/// bytes in memory or a file region, which the kernel sends from the page cache without the bytes passing
+/// through the process (sendfile); only a plain connection can carry regions (see
+/// ``AsyncHTTPClient/HTTPClientRequest/carriesFileRegions``).
+package protocol StreamedBody: AsyncSequence, Sendable where Element == IOData {
+    /// Frees what the parts refer to, such as the file handle of regions. It is called once the request is over,
+    /// however it ended, on the event loop of the connection: there no write of a part can be under way, and
+    /// a part still queued fails instead of being written.
+    func release()
+}
 
-    /// Sends `request` with a body of `length` bytes read from `chunks`, and reads the answer.
-    ///
-    /// The body is read as the socket takes it: a chunk is read only once fewer than ``chunksInFlight``
-    /// chunks wait to be written. AsyncHTTPClient reports each written chunk to the request's delegate
-    /// (`didSendRequestPart`), and that report frees the room for the next one, so a slow server holds the
-    /// reader back within a bounded window without any timer. `meter` admits each chunk through the run's
-    /// bandwidth limit, and counts it once written, which is what the stall watchdog and progress see.
-    package func send<Chunks: AsyncSequence & Sendable>(
-        _ request: HTTPClientRequest, streaming chunks: Chunks, length: Int64, meter: TransferMeter,
-        doing action: String
-    ) async throws -> HTTPAnswer where Chunks.Element == ByteBuffer {
-        let client = self.client
-        return try await guarded(by: meter, doing: action) {
-            let window = SendWindow(room: HTTPExchange.chunksInFlight)
-            let eventLoop = client.eventLoopGroup.next()
-            let body = HTTPClient.Body.stream(contentLength: length) { writer in
-                eventLoop.makeFutureWithTask {
-                    var iterator = chunks.makeAsyncIterator()
-                    while true {
-                        try await window.reserve()
-                        guard let chunk = try await iterator.next() else { return }
-                        try await meter.admit(chunk.readableBytes)
-                        try await writer.write(.byteBuffer(chunk)).get()
-                    }
-                }
-            }
-            let streamed = try HTTPClient.Request(
-                url: request.url, method: request.method, headers: request.headers, body: body)
-            let task = client.execute(
-                request: streamed, delegate: AnswerCollector(window: window, meter: meter),
-                eventLoop: .delegate(on: eventLoop))
-            // However the request ends, a body reader still waiting for room must stop.
-            defer { window.close(CancellationError()) }
-            return try await withTaskCancellationHandler {
-                try await task.futureResult.get()
-            } onCancel: {
-                task.cancel()
-            }
-        }
+extension StreamedBody {
+    /// Parts in memory refer to nothing that must be freed.
+    package func release() {}
+}
+
+extension HTTPClientRequest {
+    /// Whether the request's connection can carry file regions: plain HTTP can, while TLS has to encrypt every
+    /// byte in the process.
+    package var carriesFileRegions: Bool {
+        url.lowercased().hasPrefix("http://")
     }
 }
 
-/// The room a streamed body has in the HTTP client: the reader takes a place before it reads a chunk, and
-/// the client's report that the chunk was written gives the place back.
+extension HTTPExchange {
+    /// Parts of a streamed body that may be in the HTTP client's hands at once: one being written to the
+    /// socket, one ready behind it.
+    static let partsInFlight = 2
+
+    /// Sends `request` with a body of `length` bytes made of the parts of `body`, and reads the answer.
+    ///
+    /// The body is read as the socket takes it: a part is read only once fewer than ``partsInFlight``
+    /// parts wait to be written. AsyncHTTPClient reports each written part to the request's delegate
+    /// (`didSendRequestPart`), and that report frees the room for the next one, so a slow server holds the
+    /// reader back within a bounded window without any timer. `meter` admits each part through the run's
+    /// bandwidth limit, and counts it once written, which is what the stall watchdog and progress see.
+    /// Once the request is over, the body is released (``StreamedBody/release()``) before this returns.
+    package func send<Body: StreamedBody>(
+        _ request: HTTPClientRequest, streaming body: Body, length: Int64, meter: TransferMeter,
+        doing action: String
+    ) async throws -> HTTPAnswer {
+        let client = self.client
+        // The connection runs on this loop too, so that the body is released where its parts are written.
+        let eventLoop = client.eventLoopGroup.next()
+        let answer: Result<HTTPAnswer, any Error>
+        do {
+            answer = .success(
+                try await guarded(by: meter, doing: action) {
+                    let window = SendWindow(room: HTTPExchange.partsInFlight)
+                    let streamed = try HTTPClient.Request(
+                        url: request.url, method: request.method, headers: request.headers,
+                        body: .stream(contentLength: length) { writer in
+                            eventLoop.makeFutureWithTask {
+                                var parts = body.makeAsyncIterator()
+                                while true {
+                                    try await window.reserve()
+                                    guard let part = try await parts.next() else { return }
+                                    try await meter.admit(part.readableBytes)
+                                    try await writer.write(part).get()
+                                }
+                            }
+                        })
+                    let task = client.execute(
+                        request: streamed, delegate: AnswerCollector(window: window, meter: meter),
+                        eventLoop: .delegateAndChannel(on: eventLoop))
+                    // However the request ends, a body reader still waiting for room must stop.
+                    defer { window.close(CancellationError()) }
+                    return try await withTaskCancellationHandler {
+                        try await task.futureResult.get()
+                    } onCancel: {
+                        task.cancel()
+                    }
+                })
+        } catch {
+            answer = .failure(error)
+        }
+        try? await eventLoop.submit { body.release() }.get()
+        return try answer.get()
+    }
+}
+
+/// The room a streamed body has in the HTTP client: the reader takes a place before it reads a part, and
+/// the client's report that the part was written gives the place back.
 final class SendWindow: Sendable {
     private struct State {
         var room: Int
@@ -61,7 +95,7 @@ final class SendWindow: Sendable {
 
     private let state: Mutex<State>
 
-    /// A window of `room` chunks.
+    /// A window of `room` parts.
     init(room: Int) {
         state = Mutex(State(room: room))
     }
@@ -89,7 +123,7 @@ final class SendWindow: Sendable {
         }
     }
 
-    /// Gives a place back: a chunk was written.
+    /// Gives a place back: a part was written.
     func release() {
         let waiting = state.withLock { state in
             guard let waiting = state.waiting else {
@@ -113,7 +147,7 @@ final class SendWindow: Sendable {
     }
 }
 
-/// The delegate of a streamed request: it frees the body's window as chunks are written, tells the meter,
+/// The delegate of a streamed request: it frees the body's window as parts are written, tells the meter,
 /// and collects the answer (at most ``HTTPExchange/answerLimit`` bytes of body).
 final class AnswerCollector: HTTPClientResponseDelegate {
     typealias Response = HTTPAnswer
@@ -162,5 +196,29 @@ final class AnswerCollector: HTTPClientResponseDelegate {
             guard let head = answer.head else { throw HTTPClientError.remoteConnectionClosed }
             return HTTPAnswer(status: head.status, headers: head.headers, body: answer.body)
         }
+    }
+}
+
+/// A body of chunks in memory: any sequence of `ByteBuffer`s as a ``StreamedBody``.
+package struct BufferedBody<Chunks: AsyncSequence & Sendable>: StreamedBody where Chunks.Element == ByteBuffer {
+    package typealias Element = IOData
+
+    let chunks: Chunks
+
+    /// The body made of `chunks`.
+    package init(_ chunks: Chunks) {
+        self.chunks = chunks
+    }
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: Chunks.AsyncIterator
+
+        package mutating func next() async throws -> IOData? {
+            try await chunks.next().map(IOData.byteBuffer)
+        }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: chunks.makeAsyncIterator())
     }
 }

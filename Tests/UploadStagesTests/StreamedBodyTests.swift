@@ -40,8 +40,10 @@ import Testing
         func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
     }
 
-    /// Sends `chunks` as the body of a PUT to the sink on `port` through a client of its own, shut down after.
-    private func send(_ chunks: WatchedChunks, length: Int64, to port: Int) async throws -> HTTPAnswer {
+    /// Sends `body` as the body of a PUT to the sink on `port` through a client of its own, shut down after.
+    private func send(
+        _ body: some StreamedBody, length: Int64, meter: TransferMeter, to port: Int
+    ) async throws -> HTTPAnswer {
         let client = HTTPClient.makeForStages()
         let exchange = HTTPExchange(
             client: client, stallTimeout: TimeSpan(seconds: 30), answerTimeout: TimeSpan(seconds: 30))
@@ -49,8 +51,7 @@ import Testing
         do {
             answer = .success(
                 try await exchange.send(
-                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/sink", method: .PUT, headers: []),
-                    streaming: chunks, length: length, meter: chunks.meter, doing: "sending to the sink"))
+                    sinkRequest(port), streaming: body, length: length, meter: meter, doing: "sending to the sink"))
         } catch {
             answer = .failure(error)
         }
@@ -58,12 +59,23 @@ import Testing
         return try answer.get()
     }
 
+    private func sinkRequest(_ port: Int, scheme: String = "http") -> HTTPClientRequest {
+        HTTPClientRequest(url: "\(scheme)://127.0.0.1:\(port)/sink", method: .PUT, headers: [])
+    }
+
+    /// How many descriptors of this process are open on `url`'s file.
+    private func descriptors(openOn url: URL) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) == url.path
+        }
+    }
+
     @Test func aSlowServerHoldsTheReaderWithinTwoChunks() async throws {
         let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(32 << 20)"])
         let (count, size) = (96, 1 << 20)
         let meter = TransferMeter(base: 0, total: Int64(count * size), limiter: nil) { _ in }
         let chunks = WatchedChunks(count: count, size: size, meter: meter)
-        let received = try await send(chunks, length: Int64(count * size), to: server.port)
+        let received = try await send(BufferedBody(chunks), length: Int64(count * size), meter: meter, to: server.port)
         #expect(received.status == .noContent)
         #expect(received.integer("X-Received") == Int64(count * size))
         #expect(meter.bytesSent == Int64(count * size))
@@ -74,7 +86,8 @@ import Testing
     @Test func anEmptyBodyIsSentAndAnswered() async throws {
         let server = try await PeerServer(script: "slow_sink.py")
         let meter = TransferMeter(base: 0, total: 0, limiter: nil) { _ in }
-        let received = try await send(WatchedChunks(count: 0, size: 1, meter: meter), length: 0, to: server.port)
+        let received = try await send(
+            BufferedBody(WatchedChunks(count: 0, size: 1, meter: meter)), length: 0, meter: meter, to: server.port)
         #expect(received.status == .noContent)
         #expect(received.integer("X-Received") == 0)
     }
@@ -89,5 +102,71 @@ import Testing
         let read = kept.reduce(into: Data()) { $0.append(contentsOf: $1.readableBytesView) }
         #expect(kept.count == 5)
         #expect(read == (try Data(contentsOf: url)).dropFirst(7))
+    }
+
+    @Test func overPlainHTTPTheFileGoesAsRegionsWithItsExactBytes() async throws {
+        let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 11)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(1 << 30)"])
+        let body = file.body(7..<file.size, for: sinkRequest(server.port))
+        guard case .regions = body else {
+            Issue.record("a body over plain HTTP is not made of file regions")
+            return
+        }
+        let meter = TransferMeter(base: 7, total: file.size, limiter: nil) { _ in }
+        let received = try await send(body, length: file.size - 7, meter: meter, to: server.port)
+        let tail = url.appendingPathExtension("tail")
+        defer { try? FileManager.default.removeItem(at: tail) }
+        try Data(contentsOf: url).dropFirst(7).write(to: tail)
+        #expect(received.integer("X-Received") == file.size - 7)
+        #expect(received.headers.first(name: "X-SHA256") == (await sha256sum(tail.path)))
+        #expect(meter.bytesSent == file.size - 7)
+        #expect(try descriptors(openOn: url) == 0)
+    }
+
+    @Test func overTLSTheFileIsReadIntoMemory() throws {
+        let url = try randomFile(bytes: 10, seed: 12)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        guard case .chunks = file.body(0..<10, for: sinkRequest(443, scheme: "https")) else {
+            Issue.record("a body over TLS is not made of chunks in memory")
+            return
+        }
+    }
+
+    @Test func aServerThatHangsUpHalfWayLeavesNoDescriptorOpen() async throws {
+        let url = try randomFile(bytes: 8 * UploadFile.chunkSize, seed: 13)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        let server = try await PeerServer(
+            script: "slow_sink.py", arguments: ["--close-after", "\(2 * UploadFile.chunkSize)"])
+        let meter = TransferMeter(base: 0, total: file.size, limiter: nil) { _ in }
+        await #expect(throws: UploadError.self) {
+            try await send(
+                file.body(0..<file.size, for: sinkRequest(server.port)), length: file.size, meter: meter,
+                to: server.port)
+        }
+        #expect(try descriptors(openOn: url) == 0)
+    }
+
+    @Test func aFileCutShortEndsTheRegionsWithAClearError() async throws {
+        let url = try randomFile(bytes: 3 * UploadFile.chunkSize, seed: 14)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let regions = FileRegions(path: url.path, range: 0..<Int64(3 * UploadFile.chunkSize))
+        var parts = regions.makeAsyncIterator()
+        guard case .fileRegion(let first) = try await parts.next() else {
+            Issue.record("the first part is not a file region")
+            return
+        }
+        #expect(first.readerIndex == 0 && first.endIndex == UploadFile.chunkSize)
+        #expect(truncate(url.path, off_t(UploadFile.chunkSize + 5)) == 0)
+        await #expect {
+            _ = try await parts.next()
+        } throws: { error in
+            (error as? UploadError)?.message.contains("shorter than expected") == true
+        }
+        regions.release()
+        #expect(try descriptors(openOn: url) == 0)
     }
 }

@@ -157,7 +157,7 @@ private final class ResumablePut: Sendable {
             report: context.reportProgress)
         let request = HTTPClientRequest(url: options.url, method: method, headers: headers)
         let answer = try await exchange.send(
-            request, streaming: file.chunks(offset..<end), length: end - offset, meter: meter,
+            request, streaming: file.body(offset..<end, for: request), length: end - offset, meter: meter,
             doing: "sending bytes \(offset)–\(end) to \(options.url)")
         _ = try handle(answer, doing: "sending bytes \(offset)–\(end)")
     }

@@ -152,7 +152,7 @@ private struct PresignedBackend: MultipartBackend {
         }
         let request = HTTPClientRequest(url: url, method: .PUT, headers: headers)
         let answer = try await exchange.send(
-            request, streaming: file.chunks(range), length: Int64(range.count), meter: meter,
+            request, streaming: file.body(range, for: request), length: Int64(range.count), meter: meter,
             doing: "uploading part \(number)")
         guard answer.status == .ok else { throw UploadError.unexpected(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {

@@ -266,7 +266,7 @@ private struct S3Backend: MultipartBackend {
         var request = HTTPClientRequest(url: urlText, method: HTTPMethod(rawValue: method), headers: headers + signed)
         if let (range, meter) = stream {
             return try await exchange.send(
-                request, streaming: file.chunks(range), length: length, meter: meter, doing: action)
+                request, streaming: file.body(range, for: request), length: length, meter: meter, doing: action)
         }
         if !body.isEmpty { request.body = .bytes(ByteBuffer(data: body)) }
         return try await exchange.send(request, doing: action)

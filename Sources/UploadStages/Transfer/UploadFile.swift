@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import CMalloc
 import Foundation
 import HTTPTransport
@@ -66,11 +67,23 @@ struct UploadFile: Sendable {
     func chunks(_ range: Range<Int64>) -> FileChunks {
         FileChunks(path: path, range: range)
     }
+
+    /// The bytes of `range` as the body of `request`: file regions when its connection can carry them, else
+    /// chunks read into memory.
+    func body(_ range: Range<Int64>, for request: HTTPClientRequest) -> FileBody {
+        request.carriesFileRegions
+            ? .regions(FileRegions(path: path, range: range)) : .chunks(BufferedBody(chunks(range)))
+    }
+
+    /// The error of a file that ends before a range that was in it when the upload began.
+    static func shrank(_ path: String) -> UploadError {
+        .fatal("\(path) is shorter than expected: it changed during the upload")
+    }
 }
 
-/// A file range as an async sequence of `ByteBuffer`s of ``UploadFile/chunkSize``: a request body
-/// (``HTTPTransport/HTTPExchange/send(_:streaming:length:meter:doing:)`` reads it only as fast as the
-/// socket takes it) or the input of a checksum.
+/// A file range as an async sequence of `ByteBuffer`s of ``UploadFile/chunkSize``: the input of a checksum, or
+/// a request body over TLS (``HTTPTransport/HTTPExchange/send(_:streaming:length:meter:doing:)`` reads it only
+/// as fast as the socket takes it).
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
@@ -108,9 +121,7 @@ struct FileChunks: AsyncSequence, Sendable {
                 let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
                     Swift.max(0, pread(file.descriptor, pointer.baseAddress, count, off_t(offset)))
                 }
-                guard read == count else {
-                    throw UploadError.fatal("\(path) is shorter than expected: it changed during the upload")
-                }
+                guard read == count else { throw UploadFile.shrank(path) }
                 return buffer
             }
         }

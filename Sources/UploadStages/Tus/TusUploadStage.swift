@@ -366,7 +366,7 @@ private final class TusSession: Sendable {
         }
         let request = HTTPClientRequest(url: url, method: .PATCH, headers: headers)
         let answer = try await exchange.send(
-            request, streaming: file.chunks(bytes), length: end - start, meter: meter,
+            request, streaming: file.body(bytes, for: request), length: end - start, meter: meter,
             doing: "sending bytes \(bytes.lowerBound)–\(bytes.upperBound) to \(url)")
         switch answer.status.code {
         case 200, 204:
