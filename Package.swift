@@ -268,7 +268,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SharedBatchTests",
-            dependencies: ["SharedBatch", "PipelineKit", "StageKit", "TestSupport"],
+            dependencies: [
+                "SharedBatch", "PipelineKit", "StageKit", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -20,6 +20,7 @@ public final class BatchDatabase: Sendable {
     public let patience: Duration
     let client: PostgresClient
     let logger: Logger
+    private let attempts = Attempts()
     private let running: Task<Void, Never>
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`) and
@@ -58,8 +59,8 @@ public final class BatchDatabase: Sendable {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
         let logger = self.logger
-        return try await retrying(doing, patience: patience) { client in
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        return try await retrying(doing, patience: patience) { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
@@ -70,9 +71,9 @@ public final class BatchDatabase: Sendable {
         -> [PostgresRow]
     {
         let logger = self.logger
-        return try await retrying(doing, patience: patience) { client in
+        return try await retrying(doing, patience: patience) { connection in
             var rows: [PostgresRow] = []
-            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
             return rows
         }
     }
@@ -87,19 +88,21 @@ public final class BatchDatabase: Sendable {
         }
     }
 
-    /// Runs `body` until it succeeds, fails for good, or the patience runs out. It runs in a task of its own,
-    /// which the caller's cancellation does not reach: an interrupted item's last checkpoint is still written.
+    /// Runs `body` on a connection of the pool until it succeeds, fails for good, or the patience runs out. It
+    /// runs in a task of its own, which the caller's cancellation does not reach: an interrupted item's last
+    /// checkpoint is still written.
     private func retrying<T: Sendable>(
-        _ doing: String, patience: Duration?, _ body: @escaping @Sendable (PostgresClient) async throws -> T
+        _ doing: String, patience: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
         let patience = patience ?? self.patience
-        let attempts = Task { () async -> Result<T, StateError> in
+        let (client, attempts) = (self.client, self.attempts)
+        let operation = Task { () async -> Result<T, StateError> in
             let clock = ContinuousClock()
             let deadline = clock.now + patience
             var delay = Duration.milliseconds(50)
             while true {
                 do {
-                    return .success(try await body(client))
+                    return .success(try await Self.attempt(body, on: client, through: attempts, until: deadline))
                 } catch {
                     let error = Self.cause(of: error)
                     if let error = error as? StateError { return .failure(error) }
@@ -112,7 +115,27 @@ public final class BatchDatabase: Sendable {
                 }
             }
         }
-        return try await attempts.value.get()
+        return try await operation.value.get()
+    }
+
+    /// One attempt: leases a connection and runs `body` on it, giving up at `deadline` whether it is still
+    /// waiting for a connection or for the server's answer.
+    private static func attempt<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on client: PostgresClient,
+        through attempts: Attempts, until deadline: ContinuousClock.Instant
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in try await attempts.run(body, on: connection) }
+            }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                throw AttemptAbandoned.noAnswer
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw AttemptAbandoned.noAnswer }
+            return first
+        }
     }
 
     /// The error that made a transaction fail (PostgresNIO wraps it with the transaction's steps).
@@ -124,7 +147,9 @@ public final class BatchDatabase: Sendable {
     /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
     /// down or starting, or a transaction lost a serialization race or a deadlock.
     static func isTransient(_ error: any Error) -> Bool {
+        if error is AttemptAbandoned { return true }
         // The pool stops trying to connect for a while after connections failed one after another.
+        if error is AttemptAbandoned { return true }
         if let error = error as? ConnectionPoolError { return error == .connectionCreationCircuitBreakerTripped }
         guard let error = error as? PSQLError else { return false }
         switch error.code {

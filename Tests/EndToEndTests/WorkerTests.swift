@@ -2,6 +2,7 @@ import Foundation
 import PipelineKit
 import SharedBatch
 import StageKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -248,10 +249,32 @@ final class SharedBatch: @unchecked Sendable {
         try await BatchQueue(database: database).status()
     }
 
-    /// Waits until `count` items succeeded.
+    /// Waits until `count` items succeeded. If they do not, the error tells what the batch and the workers
+    /// were doing.
     func waitUntilDone(_ count: Int) async throws {
-        try await waitUntil("\(count) items succeeded", limit: .seconds(300)) {
-            (try? await self.status().workflows["shared"]?.byStatus["succeeded"]) == count
+        let lastRead = Mutex("nothing read yet")
+        do {
+            try await waitUntil("\(count) items succeeded", limit: .seconds(300)) {
+                do {
+                    let workflow = try await self.status().workflows["shared"]
+                    lastRead.withLock { $0 = "last status: \(String(describing: workflow))" }
+                    return workflow?.byStatus["succeeded"] == count
+                } catch {
+                    lastRead.withLock { $0 = "last status read failed: \(error)" }
+                    return false
+                }
+            }
+        } catch let timedOut as WaitTimedOut {
+            let workers = workers.map { worker in
+                "worker \(worker.pid) (\(worker.isRunning ? "running" : "ended")), stderr ends:\n"
+                    + worker.stderr.soFar.split(separator: "\n").suffix(8).joined(separator: "\n")
+                    + "\nstdout ends:\n" + worker.stdout.soFar.split(separator: "\n").suffix(8).joined(separator: "\n")
+            }
+            throw WaitTimedOut(
+                what: """
+                    \(timedOut.what) (\(lastRead.withLock { $0 }); \(effects().count) effects logged)
+                    \(workers.joined(separator: "\n"))
+                    """, limit: timedOut.limit)
         }
     }
 

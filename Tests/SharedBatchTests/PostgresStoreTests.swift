@@ -1,9 +1,11 @@
 import Foundation
 import PipelineKit
-import SharedBatch
+import PostgresNIO
 import StageKit
 import TestSupport
 import Testing
+
+@testable import SharedBatch
 
 /// The PostgreSQL store and queue against a real server: fencing, leases, and the ledger's semantics.
 @Suite struct PostgresStoreTests {
@@ -105,6 +107,32 @@ import Testing
             workflow: "w")
         #expect(next.ref.version == 2 && next.stages.isEmpty)
         #expect(next.previousOutputs["up"] == ["link": "https://example.com/1"])
+        await database.close()
+        try await server.stop()
+    }
+
+    /// An operation whose answer does not come within its patience is given up then, not when the statement
+    /// ends, and the pool goes on serving: the connection it ran on is closed, its transaction with it.
+    @Test func anOperationGivesUpWhenItsPatienceRunsOut() async throws {
+        let server = try await PostgresServer.start()
+        let database = try await BatchDatabase(url: try await server.createDatabase())
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            try await database.rows("wait for the server", patience: .seconds(1), "SELECT pg_sleep(600)")
+        } throws: { error in
+            "\(error)".contains("cannot wait for the server") && "\(error)".contains("gave up after 1 s")
+        }
+        #expect(clock.now - started < .seconds(60), "gave up after \(clock.now - started), not at its patience")
+        let store = PostgresStore(database: database)
+        for index in 0..<12 {
+            _ = try await store.admit(
+                ItemAdmission(
+                    item: nil, newVersion: false, fingerprint: "full:1:\(index)",
+                    input: InputItem(path: "/m/\(index)", relativePath: "\(index)", size: 1, modified: 0)),
+                workflow: "w")
+        }
+        #expect(try await store.snapshot(workflow: "w").items.count == 12)
         await database.close()
         try await server.stop()
     }

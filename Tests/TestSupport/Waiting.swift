@@ -9,6 +9,11 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     public var limit: Duration
 
     public var description: String { "\(what) did not happen within \(limit)" }
+
+    /// A timeout of waiting for `what` for `limit`.
+    public init(what: String, limit: Duration) {
+        (self.what, self.limit) = (what, limit)
+    }
 }
 
 /// Waits until `condition` is true, checking it every 10 ms. Tests wait for what they need (bytes received,
