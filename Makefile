@@ -1,5 +1,6 @@
 # The commands the README names. Each installs what it needs first.
 SWIFT ?= swift
+SHELL := /bin/bash
 PIPELINE = .build/debug/pipeline
 
 .PHONY: deps build test lint tsan quickstart bench schema format
@@ -11,10 +12,13 @@ build: deps
 	$(SWIFT) build
 
 ## Builds and runs the whole test suite (unit and end-to-end tests of the built binary). Tests run one at a
-## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works.
+## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works. When a
+## test fails, its issues are printed again at the end, where a log's tail shows them.
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	$(SWIFT) test --skip-build --no-parallel 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
+	  if [ $$status -ne 0 ]; then echo "Failed tests and their issues:"; grep -A3 -E "^✘ Test .*(recorded|failed)" .build/test.log; fi; \
+	  exit $$status
 
 ## Runs the quick-start workflow over the bundled samples.
 quickstart: build
