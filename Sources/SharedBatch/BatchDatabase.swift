@@ -8,7 +8,9 @@ import _ConnectionPoolModule
 ///
 /// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from
 /// 50 ms up to 2 s, for up to ``patience`` (or a shorter patience of its own: a heartbeat gives up before its
-/// lease runs out); then it fails with a ``StateError``. Each operation is one transaction. A transaction whose
+/// lease runs out); then it fails with a ``StateError``. The patience bounds the whole operation, waiting for a
+/// connection and for answers included, and an attempt whose connection closes under it is retried at once
+/// (``Attempts``). Each operation is one transaction. A transaction whose
 /// commit was sent when the connection died may have committed; its retry then finds the state it left. Writes
 /// are upserts or updates to given values, so that changes nothing, with two exceptions: a claim (the first
 /// one's item stays leased to the worker, which does not know it, until the lease runs out and another worker

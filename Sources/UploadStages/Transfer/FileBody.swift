@@ -112,7 +112,7 @@ final class RegionFile: Sendable {
                 state = .open(handle: handle, descriptor: descriptor)
             }
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw UploadError.fatal("cannot read \(path): \(errorText())") }
+            guard fstat(descriptor, &info) == 0 else { throw UploadFile.failure("read", path) }
             guard Int64(info.st_size) >= bytes.upperBound else { throw UploadFile.shrank(path) }
             return FileRegion(
                 fileHandle: handle, readerIndex: Int(bytes.lowerBound), endIndex: Int(bytes.upperBound))
@@ -132,17 +132,13 @@ final class RegionFile: Sendable {
 
     private func open() throws -> (NIOFileHandle, CInt) {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw UploadError.fatal("cannot open \(path): \(errorText())") }
+        guard descriptor >= 0 else { throw UploadFile.failure("open", path) }
         let shared = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard shared >= 0 else {
-            let error = UploadError.fatal("cannot open \(path): \(errorText())")
+            let error = UploadFile.failure("open", path)
             Glibc.close(descriptor)
             throw error
         }
         return (NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: shared), descriptor)
-    }
-
-    private func errorText() -> String {
-        String(cString: strerror(errno))
     }
 }

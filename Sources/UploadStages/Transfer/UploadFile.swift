@@ -28,11 +28,14 @@ struct UploadFile: Sendable {
     /// Bytes read per chunk: 1 MiB keeps up with loopback and keeps memory flat.
     static let chunkSize = 1 << 20
 
+    /// The error of a system call on `path` that failed just now: "cannot `doing` `path`: " and what `errno` says.
+    static func failure(_ doing: String, _ path: String) -> UploadError {
+        .fatal("cannot \(doing) \(path): \(String(cString: strerror(errno)))")
+    }
+
     init(path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw UploadError.fatal("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
+        guard stat(path, &info) == 0 else { throw Self.failure("read", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw UploadError.fatal("\(path) is not a regular file") }
         self.path = path
         let size = Int64(info.st_size)
@@ -97,9 +100,7 @@ struct FileChunks: AsyncSequence, Sendable {
 
         init(path: String) throws {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw UploadError.fatal("cannot open \(path): \(String(cString: strerror(errno)))")
-            }
+            guard descriptor >= 0 else { throw UploadFile.failure("open", path) }
         }
 
         deinit {
