@@ -6,15 +6,14 @@ import _ConnectionPoolModule
 
 /// The PostgreSQL database that workers share a batch through: a connection pool with the schema in place.
 ///
-/// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from
-/// 50 ms up to 2 s, for up to ``patience`` (or a shorter patience of its own: a heartbeat gives up before its
-/// lease runs out); then it fails with a ``StateError``. The patience bounds the whole operation, waiting for a
-/// connection and for answers included, and an attempt whose connection closes under it is retried at once
-/// (``Attempts``). Each operation is one transaction. A transaction whose
-/// commit was sent when the connection died may have committed; its retry then finds the state it left. Writes
-/// are upserts or updates to given values, so that changes nothing, with two exceptions: a claim (the first
-/// one's item stays leased to the worker, which does not know it, until the lease runs out and another worker
-/// takes it) and a new version (the version number skips one).
+/// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from 50 ms up to
+/// 2 s, for up to ``patience`` (or a shorter patience of its own: a heartbeat gives up before its lease runs out); then
+/// it fails with a ``StateError``. The patience bounds the whole operation, waiting for a connection and for answers
+/// included, and an attempt whose connection closes under it is retried on a new one (``Attempts``). Each operation is
+/// one transaction. A transaction whose commit was sent when the connection died (or that was given up) may have
+/// committed; its retry then finds the state it left. Writes are upserts or updates to given values, so that changes
+/// nothing, with two exceptions: a claim (the first one's item stays leased to the worker, which does not know it,
+/// until the lease runs out and another worker takes it) and a new version (the version number skips one).
 public final class BatchDatabase: Sendable {
     /// The database, for messages (without its password).
     public let location: String
@@ -149,9 +148,9 @@ public final class BatchDatabase: Sendable {
     /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
     /// down or starting, or a transaction lost a serialization race or a deadlock.
     static func isTransient(_ error: any Error) -> Bool {
+        // An attempt given up (its connection closed, or no answer came) may succeed on another connection.
         if error is AttemptAbandoned { return true }
         // The pool stops trying to connect for a while after connections failed one after another.
-        if error is AttemptAbandoned { return true }
         if let error = error as? ConnectionPoolError { return error == .connectionCreationCircuitBreakerTripped }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
