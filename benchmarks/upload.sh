@@ -96,6 +96,10 @@ CONF
 "$NGINX" -c "$work/nginx/nginx.conf" &
 pids+=($!)
 wait_for "curl -s -o /dev/null http://127.0.0.1:$sink/"
+# The sink's own CPU time per run (user + system, in clock ticks): what receiving the client's bytes costs it.
+nginx_worker=$(pgrep -P "${pids[-1]}" | head -1)
+ticks=$(getconf CLK_TCK)
+nginx_ticks() { awk '{print $14 + $15}' "/proc/$nginx_worker/stat"; }
 echo "  moto :$s3, tuspyserver :$tus, Sandbox :$sandbox, nginx sink :$sink; $ROUNDS rounds each"
 
 echo "== S3 (moto) 1 GiB, 8 MiB parts, 4 in flight"
@@ -150,8 +154,14 @@ run_put_curl() {
 }
 alternate put pipeline curl
 workflow sink.json "\"uses\": \"http.upload\", \"with\": {\"url\": \"http://127.0.0.1:$sink/upload\"}"
-run_sink_pipeline() { timed put-sink http.upload "$PIPELINE" run sink.json --input 1g.bin --state state-sink --fresh; }
-run_sink_curl() { timed put-sink curl curl -sS --fail -T 1g.bin -H "Expect:" "http://127.0.0.1:$sink/upload" -o /dev/null; }
+sink_timed() {  # tool command...: a timed run to the sink; appends "tool sink-CPU-ticks" to sink-cpu.txt
+  local before
+  before=$(nginx_ticks)
+  timed put-sink "$@"
+  echo "$1 $(($(nginx_ticks) - before))" >> sink-cpu.txt
+}
+run_sink_pipeline() { sink_timed http.upload "$PIPELINE" run sink.json --input 1g.bin --state state-sink --fresh; }
+run_sink_curl() { sink_timed curl curl -sS --fail -T 1g.bin -H "Expect:" "http://127.0.0.1:$sink/upload" -o /dev/null; }
 alternate sink pipeline curl
 
 echo "== tus 1 GiB: to tuspyserver and to the Sandbox"
@@ -199,7 +209,7 @@ for file in 1g.bin 4g.bin; do
   timed "rss-$file" curl curl -sS --fail -T $file -H "Expect:" "http://127.0.0.1:$sink/upload" -o /dev/null
 done
 
-python3 - runs.txt <<'PY'
+python3 - runs.txt sink-cpu.txt "$ticks" <<'PY'
 import statistics, sys
 from collections import defaultdict
 
@@ -232,6 +242,13 @@ def report(section, title, ours, references, phase=False):
 report("s3", "S3 to moto", "s3.upload", ["aws", "rclone"], phase=True)
 report("put-sandbox", "Content-Range PUT to the Sandbox", "http.upload", ["curl"])
 report("put-sink", "Content-Range PUT to the nginx sink", "http.upload", ["curl"])
+sink_cpu = defaultdict(list)
+for line in open(sys.argv[2]):
+    tool, used = line.split()
+    sink_cpu[tool].append(int(used) / int(sys.argv[3]))
+print("  nginx's own CPU per run, median: " + ", ".join(
+    f"{tool} {median(values):.2f} s" for tool, values in sink_cpu.items())
+    + " (the receiver's cost: on loopback, bytes sent with sendfile cost it more to read than written bytes)")
 report("tus-tuspyserver", "tus to tuspyserver", "tus.upload", ["curl"])
 report("tus-sandbox", "tus to the Sandbox", "tus.upload", ["curl"])
 sandbox = median(r[0] for r in runs["tus-sandbox"]["curl"])
