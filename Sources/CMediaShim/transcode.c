@@ -429,6 +429,7 @@ static int run(transcoder *t, const char *in, const char *out) {
         if (!t->range_done && (ret = decode(t, t->vdec, NULL)) < 0) return ret;
         if (t->frames_sent == 0)
             return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+        if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
         if ((ret = encode(t, t->venc, t->vost, NULL)) < 0) return ret;
     }
     if (t->adec) {

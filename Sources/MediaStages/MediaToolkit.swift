@@ -172,11 +172,30 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// Writes an MP4 of `input` at `output`; `progress` gets (seconds done, seconds in all).
+    /// Writes an MP4 of `input` at `output`; `progress` gets (seconds done, seconds in all). `videoRead` is
+    /// called once the video (or its range) is read and decoded, while the encoder still drains its delayed
+    /// frames: the moment a segmented transcode starts its next segment.
     public static func transcode(
         _ input: String, to output: String, settings: TranscodeSettings, logger: Logger? = nil,
-        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
+        videoRead: (@Sendable () -> Void)? = nil
     ) async throws -> TranscodeReport {
+        try await runReporting(logger: logger, progress: progress, videoRead: videoRead) {
+            callback, context, report, message in
+            var options = shimOptions(settings)
+            if videoRead != nil {
+                options.video_read = { context in
+                    guard let context else { return }
+                    Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().videoRead?()
+                }
+                options.video_read_ctx = context
+            }
+            return ms_transcode(input, output, &options, callback, context, &report, &message, message.count)
+        }
+    }
+
+    /// The shim's options for `settings`.
+    private static func shimOptions(_ settings: TranscodeSettings) -> ms_transcode_options {
         var options = ms_transcode_options()
         ms_transcode_options_init(&options)
         options.mode = settings.mode == .remux ? Int32(MS_MODE_REMUX.rawValue) : Int32(MS_MODE_TRANSCODE.rawValue)
@@ -202,11 +221,7 @@ public enum MediaToolkit {
             options.range_start = range.start
             options.range_duration = range.end.map { $0 - range.start } ?? 0
         }
-        let fixedOptions = options
-        return try await runReporting(logger: logger, progress: progress) { callback, context, report, message in
-            var options = fixedOptions
-            return ms_transcode(input, output, &options, callback, context, &report, &message, message.count)
-        }
+        return options
     }
 
     /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
@@ -259,12 +274,13 @@ public enum MediaToolkit {
     /// calling task stops it within a fraction of a second (``CancellationError``).
     private static func runReporting(
         logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
+        videoRead: (@Sendable () -> Void)? = nil,
         _ call:
             @escaping @Sendable (
                 ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
             ) -> Int32
     ) async throws -> TranscodeReport {
-        let relay = ProgressRelay(progress)
+        let relay = ProgressRelay(progress, videoRead: videoRead)
         let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {
             await FFmpegLog.routing(to: logger) {
                 await BlockingWork.runLong {
@@ -312,13 +328,15 @@ public enum MediaToolkit {
     }
 }
 
-/// Carries progress out of, and cancellation into, a running transcode.
+/// Carries progress and the end of the video's reading out of, and cancellation into, a running transcode.
 private final class ProgressRelay: Sendable {
     private let handler: @Sendable (Double, Double) -> Void
+    let videoRead: (@Sendable () -> Void)?
     private let cancelled = Atomic<Bool>(false)
 
-    init(_ handler: @escaping @Sendable (Double, Double) -> Void) {
+    init(_ handler: @escaping @Sendable (Double, Double) -> Void, videoRead: (@Sendable () -> Void)?) {
         self.handler = handler
+        self.videoRead = videoRead
     }
 
     func cancel() {

@@ -14,9 +14,10 @@ import Synchronization
 /// shim seeks to the range, encodes exactly its frames, and starts it with an IDR frame), with the same
 /// settings and a pinned thread count (x264's output depends on it). Each finished segment is written
 /// atomically, fingerprinted and checkpointed with the thread count and the x264 build; after a crash the
-/// segments are verified and reused, and encoding goes on at the first missing one. The audio is encoded
-/// once, in one pass (AAC per segment would click at every join). Segments and audio are then joined by
-/// stream copy (``MediaToolkit/join(parts:starts:audio:to:faststart:logger:progress:)``).
+/// segments are verified and reused, and encoding goes on at the first missing one. A segment whose frames
+/// are all read lets the next one start while its encoder drains. The audio is encoded once, in one pass (AAC
+/// per segment would click at every join). Segments and audio are then joined by stream copy
+/// (``MediaToolkit/join(parts:starts:audio:to:faststart:logger:progress:)``).
 struct SegmentedTranscode {
     /// Sources longer than this are segmented when `segmentSeconds` is not given.
     static let automaticAbove = 600.0
@@ -123,19 +124,46 @@ struct SegmentedTranscode {
         // The audio pass runs beside the segments: it is cheap, and fills the moments x264 leaves a core idle
         // (the end of each segment). After a crash it is simply done again.
         async let audioPass = encodeAudio()
-        try await withThrowingTaskGroup(of: (Segment, TranscodeReport).self) { group in
+        // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
+        // start while its encoder drains the last frames: x264's threads run out of work there, and the new
+        // segment's first frames fill the cores. Two overlapping segments cost no more memory than two jobs.
+        let (events, post) = AsyncThrowingStream<SegmentEvent, any Error>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
             var queue = missing.makeIterator()
+            var reading = Set<Int>()
+            var running = 0
             func launch() {
                 guard let index = queue.next() else { return }
-                group.addTask { try await encode(index, starts: starts, threads: threads, meter: meter) }
+                reading.insert(index)
+                running += 1
+                group.addTask {
+                    do {
+                        let (segment, report) = try await encode(
+                            index, starts: starts, threads: threads, meter: meter,
+                            videoRead: { post.yield(.read(index)) })
+                        post.yield(.finished(segment, report))
+                    } catch {
+                        post.finish(throwing: error)
+                    }
+                }
             }
             for _ in 0..<jobs { launch() }
-            while let (segment, report) = try await group.next() {
-                state.segments.append(segment)
-                decodeErrors += report.decodeErrors
-                try await context.checkpoint(state)
-                launch()
+            guard running > 0 else { return }  // every segment was reused
+            for try await event in events {
+                switch event {
+                case .read(let index):
+                    if reading.remove(index) != nil { launch() }
+                case .finished(let segment, let report):
+                    running -= 1
+                    if reading.remove(segment.index) != nil { launch() }
+                    state.segments.append(segment)
+                    decodeErrors += report.decodeErrors
+                    try await context.checkpoint(state)
+                }
+                if running == 0 { break }
             }
+            // The events end early only when the task is cancelled.
+            guard running == 0 else { throw CancellationError() }
         }
         let audio = try await audioPass
         var report = try await MediaToolkit.join(
@@ -182,10 +210,12 @@ struct SegmentedTranscode {
         (index + 1 < starts.count ? starts[index + 1] : duration) - starts[index]
     }
 
-    /// Encodes segment `index` into its file (written under a temporary name, synced, then renamed).
-    private func encode(_ index: Int, starts: [Double], threads: Int, meter: SegmentMeter) async throws
-        -> (Segment, TranscodeReport)
-    {
+    /// Encodes segment `index` into its file (written under a temporary name, synced, then renamed);
+    /// `videoRead` is called once its range is read and the encoder drains.
+    private func encode(
+        _ index: Int, starts: [Double], threads: Int, meter: SegmentMeter,
+        videoRead: @escaping @Sendable () -> Void
+    ) async throws -> (Segment, TranscodeReport) {
         var settings = settings
         settings.streams = .video
         settings.threads = threads
@@ -198,8 +228,8 @@ struct SegmentedTranscode {
         let start = starts[index]
         do {
             let report = try await MediaToolkit.transcode(
-                input, to: partial.path, settings: settings, logger: context.logger
-            ) { done, _ in meter.update(index, max(0, done - start)) }
+                input, to: partial.path, settings: settings, logger: context.logger,
+                progress: { done, _ in meter.update(index, max(0, done - start)) }, videoRead: videoRead)
             try MediaOutput.sync(partial)
             guard rename(partial.path, file.path) == 0 else {
                 throw MediaError(
@@ -226,6 +256,14 @@ struct SegmentedTranscode {
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
+}
+
+/// What a running segment tells the loop that starts segments and checkpoints them.
+private enum SegmentEvent: Sendable {
+    /// The segment's video is read: its encoder drains, and the next segment may start.
+    case read(Int)
+    /// The segment is in place.
+    case finished(SegmentedTranscode.Segment, TranscodeReport)
 }
 
 /// Seconds of the source encoded so far, over all segments: the reused ones plus each running one's part.

@@ -242,6 +242,29 @@ import Testing
         #expect(kept.filter { $0.hasPrefix("part-") }.count == segment, "\(kept)")
     }
 
+    /// A run that encoded every segment and then failed to join them: the rerun reuses them all and only joins.
+    @Test(.timeLimit(.minutes(2))) func aRerunWithEverySegmentDoneOnlyJoinsThem() async throws {
+        let clip = folder.appendingPathComponent("joined.mp4")
+        try await makeClip(seconds: 6, size: "640x360", at: clip)
+        let output = folder.appendingPathComponent("out/joined-out.mp4")
+        let options: JSONValue = [
+            "file": .string(clip.path), "output": .string(output.path), "segmentSeconds": 2,
+            "video": ["preset": "ultrafast"],
+        ]
+        // A folder where the join writes its partial file makes the join fail after the last segment.
+        let partial = folder.appendingPathComponent("out/.joined-out.mp4.partial.mp4")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        let failed = await harness().run(TranscodeStage.self, options: options)
+        #expect(throws: (any Error).self) { try failed.outputs.get() }
+        let saved = failed.checkpoint?["segments"]?.arrayValue ?? []
+        #expect(saved.count == 3, "\(String(describing: failed.checkpoint))")
+
+        try FileManager.default.removeItem(at: partial)
+        let rerun = await harness().run(TranscodeStage.self, options: options, checkpoint: failed.checkpoint)
+        let outputs = try rerun.outputs.get()
+        #expect(outputs["frames"]?.intValue == 180)
+    }
+
     @Test func aFinishedOutputIsReusedWhenSizeAndHashMatchTheCheckpoint() async throws {
         let output = folder.appendingPathComponent("reuse.mp4")
         let options: JSONValue = [

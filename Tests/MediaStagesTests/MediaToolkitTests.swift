@@ -1,11 +1,12 @@
 import Foundation
 import MediaStages
 import StageKit
+import Synchronization
 import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 2)
+        #expect(MediaToolkit.abiVersion == 3)
     }
 
     @Test(arguments: Sample.all)
@@ -23,6 +24,38 @@ import Testing
         #expect(info.audio?.codec == sample.audioCodec)
         #expect(
             info.size == Int64((try FileManager.default.attributesOfItem(atPath: sample.path)[.size] as? Int) ?? -1))
+    }
+
+    /// A segmented transcode starts its next segment when the video of the current one is read: the shim says
+    /// so once, while the output is still being written, and not at all for audio alone.
+    @Test func theEndOfTheVideoIsReportedBeforeTheEncoderDrains() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = Sample.all[0].path
+        let output = folder.appendingPathComponent("range.mp4").path
+        var settings = TranscodeSettings()
+        settings.preset = "ultrafast"
+        settings.streams = .video
+        settings.faststart = false
+        settings.range = .init(start: 1, end: 2)
+        let sizesWhenRead = Mutex<[Int]>([])
+        let report = try await MediaToolkit.transcode(
+            input, to: output, settings: settings,
+            videoRead: {
+                let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+                sizesWhenRead.withLock { $0.append(size) }
+            })
+        let sizes = sizesWhenRead.withLock { $0 }
+        #expect(sizes.count == 1)
+        #expect(Int64(try #require(sizes.first)) < report.size, "the output was complete when the video was read")
+
+        settings.streams = .audio
+        settings.range = nil
+        let calls = Atomic<Int>(0)
+        _ = try await MediaToolkit.transcode(
+            input, to: folder.appendingPathComponent("audio.mp4").path, settings: settings,
+            videoRead: { calls.add(1, ordering: .relaxed) })
+        #expect(calls.load(ordering: .relaxed) == 0)
     }
 
     @Test(arguments: [

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 2
+#define MS_ABI_VERSION 3
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -186,6 +186,10 @@ typedef struct ms_transcode_options {
                               ///< range needs MS_STREAMS_VIDEO. The output starts with an IDR frame and
                               ///< its timestamps are the input's minus range_start, so consecutive ranges
                               ///< split the video into parts that share no frame (see ms_join).
+    void (*video_read)(void *ctx);  ///< NULL, or called once on the calling thread when the video (or its
+    void *video_read_ctx;     ///< range) is read and decoded, before the encoder gives up its delayed
+                              ///< frames (transcode mode): a caller encoding consecutive ranges may
+                              ///< start the next one then, while this one drains
 } ms_transcode_options;
 
 /// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0, all
