@@ -121,12 +121,11 @@ struct SegmentedTranscode {
         let meter = SegmentMeter(
             total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
         var decodeErrors: Int64 = 0
-        // The audio pass runs beside the segments: it is cheap, and fills the moments x264 leaves a core idle
-        // (the end of each segment). After a crash it is simply done again.
+        // The audio pass runs beside the segments: it is cheap, and after a crash it is simply done again.
         async let audioPass = encodeAudio()
         // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
         // start while its encoder drains the last frames: x264's threads run out of work there, and the new
-        // segment's first frames fill the cores. Two overlapping segments cost no more memory than two jobs.
+        // segment's first frames fill the cores. For that moment `jobs + 1` encoders are open.
         let (events, post) = AsyncThrowingStream<SegmentEvent, any Error>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             var queue = missing.makeIterator()

@@ -193,7 +193,7 @@ typedef struct ms_transcode_options {
 } ms_transcode_options;
 
 /// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0, all
-/// streams, no range.
+/// streams, no range, no video_read callback.
 void ms_transcode_options_init(ms_transcode_options *opt);
 
 /// What `ms_transcode` wrote.
