@@ -265,10 +265,10 @@ final class SharedBatch: @unchecked Sendable {
                 }
             }
         } catch let timedOut as WaitTimedOut {
+            func tail(_ text: String) -> String { text.split(separator: "\n").suffix(8).joined(separator: "\n") }
             let workers = workers.map { worker in
                 "worker \(worker.pid) (\(worker.isRunning ? "running" : "ended")), stderr ends:\n"
-                    + worker.stderr.soFar.split(separator: "\n").suffix(8).joined(separator: "\n")
-                    + "\nstdout ends:\n" + worker.stdout.soFar.split(separator: "\n").suffix(8).joined(separator: "\n")
+                    + tail(worker.stderr.soFar) + "\nstdout ends:\n" + tail(worker.stdout.soFar)
             }
             throw WaitTimedOut(
                 what: """
