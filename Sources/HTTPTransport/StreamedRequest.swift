@@ -1,4 +1,5 @@
 package import AsyncHTTPClient
+import Foundation
 package import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -12,11 +13,25 @@ package protocol StreamedBody: AsyncSequence, Sendable where Element == IOData {
     /// however it ended, on the event loop of the connection: there no write of a part can be under way, and
     /// a part still queued fails instead of being written.
     func release()
+
+    /// The parts as the connection's event loop may read them itself, each at once; nil when they must be
+    /// awaited (the default).
+    func immediateParts() -> (any ImmediateParts)?
 }
 
 extension StreamedBody {
     /// Parts in memory refer to nothing that must be freed.
     package func release() {}
+
+    /// Parts are awaited.
+    package func immediateParts() -> (any ImmediateParts)? { nil }
+}
+
+/// Parts of a body that are read without suspending, such as a file read from the page cache: the event loop
+/// that writes them reads the next one itself, so the bytes are read and sent on one thread, with no hand-over.
+package protocol ImmediateParts: Sendable {
+    /// The next part; nil once the body is complete.
+    func next() throws -> IOData?
 }
 
 extension HTTPClientRequest {
@@ -24,6 +39,13 @@ extension HTTPClientRequest {
     /// byte in the process.
     package var carriesFileRegions: Bool {
         url.lowercased().hasPrefix("http://")
+    }
+
+    /// Whether the request goes to a server on this machine: a loopback address, or `localhost`.
+    package var reachesThisMachine: Bool {
+        guard let host = URL(string: url)?.host?.lowercased() else { return false }
+        let address = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return address == "localhost" || address == "::1" || address.hasPrefix("127.")
     }
 }
 
@@ -55,7 +77,10 @@ extension HTTPExchange {
                     let streamed = try HTTPClient.Request(
                         url: request.url, method: request.method, headers: request.headers,
                         body: .stream(contentLength: length) { writer in
-                            eventLoop.makeFutureWithTask {
+                            if !meter.limitsBandwidth, let parts = body.immediateParts() {
+                                return HTTPExchange.write(parts, to: writer, on: eventLoop)
+                            }
+                            return eventLoop.makeFutureWithTask {
                                 var parts = body.makeAsyncIterator()
                                 while true {
                                     try await window.reserve()
@@ -81,6 +106,33 @@ extension HTTPExchange {
         }
         try? await eventLoop.submit { body.release() }.get()
         return try answer.get()
+    }
+}
+
+extension HTTPExchange {
+    /// Writes `parts` from the event loop itself: a part is read and written, and the next one is read once
+    /// AsyncHTTPClient's future says the channel takes more (its writability), so at most a part beyond the
+    /// channel's buffer waits in memory.
+    static func write(
+        _ parts: any ImmediateParts, to writer: HTTPClient.Body.StreamWriter, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        let written = eventLoop.makePromise(of: Void.self)
+        @Sendable func writeNext() {
+            do {
+                guard let part = try parts.next() else { return written.succeed() }
+                writer.write(part).whenComplete { result in
+                    switch result {
+                    // A task of its own, so that parts taken at once do not nest calls.
+                    case .success: eventLoop.execute(writeNext)
+                    case .failure(let error): written.fail(error)
+                    }
+                }
+            } catch {
+                written.fail(error)
+            }
+        }
+        eventLoop.execute(writeNext)
+        return written.futureResult
     }
 }
 

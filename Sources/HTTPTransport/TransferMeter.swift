@@ -25,6 +25,9 @@ package final class TransferMeter: Sendable {
         self.report = report
     }
 
+    /// Whether the run limits bandwidth: then every part waits for admission.
+    package var limitsBandwidth: Bool { limiter != nil }
+
     /// Waits until the bandwidth limit lets `count` more bytes go.
     package func admit(_ count: Int) async throws {
         try await limiter?.acquire(count)

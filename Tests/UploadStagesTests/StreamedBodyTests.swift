@@ -104,16 +104,97 @@ import Testing
         #expect(read == (try Data(contentsOf: url)).dropFirst(7))
     }
 
+    /// Parts read at once, each recording how far reading has run ahead of what the client has written.
+    final class WatchedParts: ImmediateParts {
+        let count: Int
+        let size: Int
+        let meter: TransferMeter
+        let made = Atomic<Int>(0)
+        let furthestAhead = Atomic<Int64>(0)
+
+        init(count: Int, size: Int, meter: TransferMeter) {
+            (self.count, self.size, self.meter) = (count, size, meter)
+        }
+
+        func next() throws -> IOData? {
+            let made = made.add(1, ordering: .relaxed).newValue
+            guard made <= count else { return nil }
+            furthestAhead.max(Int64(made * size) - meter.bytesSent, ordering: .relaxed)
+            return .byteBuffer(ByteBuffer(repeating: UInt8(made % 251), count: size))
+        }
+    }
+
+    /// A body whose parts the event loop reads itself.
+    struct ImmediateBody: StreamedBody {
+        typealias Element = IOData
+        let parts: WatchedParts
+
+        func immediateParts() -> (any ImmediateParts)? { parts }
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let parts: WatchedParts
+            mutating func next() async throws -> IOData? { try parts.next() }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: parts) }
+    }
+
+    @Test func aSlowServerHoldsTheEventLoopsReadsWithinTheChannelsBuffer() async throws {
+        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(32 << 20)"])
+        let (count, size) = (384, 128 << 10)
+        let meter = TransferMeter(base: 0, total: Int64(count * size), limiter: nil) { _ in }
+        let parts = WatchedParts(count: count, size: size, meter: meter)
+        let received = try await send(
+            ImmediateBody(parts: parts), length: Int64(count * size), meter: meter, to: server.port)
+        #expect(received.status == .noContent)
+        #expect(received.integer("X-Received") == Int64(count * size))
+        #expect(meter.bytesSent == Int64(count * size))
+        // A part is read once the channel takes more: the one just made, and one waiting in the channel.
+        #expect(parts.furthestAhead.load(ordering: .relaxed) <= Int64(3 * size))
+    }
+
+    @Test func toThisMachineTheEventLoopReadsTheFileWithItsExactBytes() async throws {
+        let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 15)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(1 << 30)"])
+        let body = file.body(7..<file.size, for: sinkRequest(server.port))
+        guard case .local = body, body.immediateParts() != nil else {
+            Issue.record("a body to 127.0.0.1 is not read by the event loop")
+            return
+        }
+        let meter = TransferMeter(base: 7, total: file.size, limiter: nil) { _ in }
+        let received = try await send(body, length: file.size - 7, meter: meter, to: server.port)
+        let tail = url.appendingPathExtension("tail")
+        defer { try? FileManager.default.removeItem(at: tail) }
+        try Data(contentsOf: url).dropFirst(7).write(to: tail)
+        #expect(received.integer("X-Received") == file.size - 7)
+        #expect(received.headers.first(name: "X-SHA256") == (await sha256sum(tail.path)))
+        #expect(meter.bytesSent == file.size - 7)
+        #expect(try descriptors(openOn: url) == 0)
+    }
+
+    @Test(arguments: ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "LOCALHOST"])
+    func aServerOnThisMachineIsRecognised(host: String) {
+        #expect(HTTPClientRequest(url: "http://\(host):8080/x").reachesThisMachine)
+    }
+
+    @Test(arguments: ["example.com", "10.0.0.1", "128.0.0.1", "[2001:db8::1]", "localhost.example.com"])
+    func aServerElsewhereIsNot(host: String) {
+        #expect(!HTTPClientRequest(url: "https://\(host)/x").reachesThisMachine)
+    }
+
     @Test func overPlainHTTPTheFileGoesAsRegionsWithItsExactBytes() async throws {
         let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 11)
         defer { try? FileManager.default.removeItem(at: url) }
         let file = try UploadFile(path: url.path)
         let server = try await PeerServer(script: "slow_sink.py", arguments: ["--bytes-per-second", "\(1 << 30)"])
-        let body = file.body(7..<file.size, for: sinkRequest(server.port))
-        guard case .regions = body else {
+        // The server is on this machine: the regions a remote one would get are made as for it.
+        guard case .regions = file.body(7..<file.size, for: HTTPClientRequest(url: "http://example.com/x")) else {
             Issue.record("a body over plain HTTP is not made of file regions")
             return
         }
+        let body = FileBody.regions(FileRegions(path: url.path, range: 7..<file.size))
         let meter = TransferMeter(base: 7, total: file.size, limiter: nil) { _ in }
         let received = try await send(body, length: file.size - 7, meter: meter, to: server.port)
         let tail = url.appendingPathExtension("tail")
@@ -129,23 +210,26 @@ import Testing
         let url = try randomFile(bytes: 10, seed: 12)
         defer { try? FileManager.default.removeItem(at: url) }
         let file = try UploadFile(path: url.path)
-        guard case .chunks = file.body(0..<10, for: sinkRequest(443, scheme: "https")) else {
+        guard case .chunks = file.body(0..<10, for: HTTPClientRequest(url: "https://example.com/x")) else {
             Issue.record("a body over TLS is not made of chunks in memory")
             return
         }
     }
 
-    @Test func aServerThatHangsUpHalfWayLeavesNoDescriptorOpen() async throws {
+    @Test(arguments: ["regions", "local"])
+    func aServerThatHangsUpHalfWayLeavesNoDescriptorOpen(body kind: String) async throws {
         let url = try randomFile(bytes: 8 * UploadFile.chunkSize, seed: 13)
         defer { try? FileManager.default.removeItem(at: url) }
         let file = try UploadFile(path: url.path)
         let server = try await PeerServer(
             script: "slow_sink.py", arguments: ["--close-after", "\(2 * UploadFile.chunkSize)"])
         let meter = TransferMeter(base: 0, total: file.size, limiter: nil) { _ in }
+        let body =
+            kind == "regions"
+            ? FileBody.regions(FileRegions(path: url.path, range: 0..<file.size))
+            : file.body(0..<file.size, for: sinkRequest(server.port))
         await #expect(throws: UploadError.self) {
-            try await send(
-                file.body(0..<file.size, for: sinkRequest(server.port)), length: file.size, meter: meter,
-                to: server.port)
+            try await send(body, length: file.size, meter: meter, to: server.port)
         }
         #expect(try descriptors(openOn: url) == 0)
     }

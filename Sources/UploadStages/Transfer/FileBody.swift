@@ -6,16 +6,27 @@ import Synchronization
     import Glibc
 #endif
 
-/// A file range as a request body: file regions over plain HTTP, chunks read into memory over TLS (see
-/// ``UploadFile/body(_:for:)``).
+/// A file range as a request body: chunks the event loop reads to a server on this machine, file regions over
+/// plain HTTP, chunks read into memory over TLS (see ``UploadFile/body(_:for:)``).
 enum FileBody: StreamedBody {
     typealias Element = IOData
 
     case regions(FileRegions)
     case chunks(BufferedBody<FileChunks>)
+    /// Chunks the event loop reads itself, or, when every part must wait for the bandwidth limit, awaits.
+    case local(FileChunks.Immediate)
 
     func release() {
-        if case .regions(let regions) = self { regions.release() }
+        switch self {
+        case .regions(let regions): regions.release()
+        case .local(let parts): parts.close()
+        case .chunks: break
+        }
+    }
+
+    func immediateParts() -> (any ImmediateParts)? {
+        guard case .local(let parts) = self else { return nil }
+        return parts
     }
 
     enum AsyncIterator: AsyncIteratorProtocol {
@@ -38,6 +49,7 @@ enum FileBody: StreamedBody {
         switch self {
         case .regions(let regions): .regions(regions.makeAsyncIterator())
         case .chunks(let chunks): .chunks(chunks.makeAsyncIterator())
+        case .local(let parts): .chunks(BufferedBody(parts.chunks).makeAsyncIterator())
         }
     }
 }
