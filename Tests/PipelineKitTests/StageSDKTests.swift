@@ -1,6 +1,7 @@
 import Foundation
 import PipelineKit
 import StageKit
+import Synchronization
 import Testing
 
 /// A stage whose options exercise every way of declaring one.
@@ -38,6 +39,24 @@ private struct DeclaredStage: Stage {
             count: options.count, note: options.note, speed: options.speed.rawValue,
             maxSize: options.limits.maxSize.bytes, extra: options.extra)
     }
+}
+
+/// A stage that counts how often its option schema is made.
+private struct CountedSchemaStage: Stage {
+    static let schemasMade = Atomic<Int>(0)
+
+    struct Options: StageOptions {
+        static var optionSchema: OptionSchema {
+            CountedSchemaStage.schemasMade.add(1, ordering: .relaxed)
+            return OptionSchema(additionalFields: .any)
+        }
+    }
+
+    static let stageType = "test.counted-schema"
+    static let summary = "Counts its schema (tests only)."
+    static let outputSchema = OutputSchema([])
+
+    func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
 }
 
 @Suite struct StageSDKTests {
@@ -92,6 +111,18 @@ private struct DeclaredStage: Stage {
                 && text.contains("built in")
         }
         #expect(registry.descriptor(for: "test.declared")?.source == .builtIn)
+    }
+
+    @Test func aSchemaIsMadeWhenFirstReadThenKept() throws {
+        var registry = StageRegistry()
+        try registry.register(CountedSchemaStage.self, source: .builtIn)
+        // Registering every stage a command might use must not reflect over all their options.
+        #expect(CountedSchemaStage.schemasMade.load(ordering: .relaxed) == 0)
+        let descriptor = try #require(registry.descriptor(for: CountedSchemaStage.stageType))
+        #expect(descriptor.optionSchema.additionalFields == .any)
+        let copy = descriptor
+        #expect(copy.optionSchema == descriptor.optionSchema)
+        #expect(CountedSchemaStage.schemasMade.load(ordering: .relaxed) == 1)
     }
 
     @Test func failuresCarryTheirKindIntoEventsAndState() async throws {

@@ -1,4 +1,5 @@
 public import StageKit
+import Synchronization
 
 /// Where a registered stage type comes from, as `pipeline stages` shows it.
 public enum StageSource: Sendable, Hashable, CustomStringConvertible {
@@ -25,7 +26,7 @@ public struct StageDescriptor: Sendable {
     /// One line for people.
     public let summary: String
     /// The options.
-    public let optionSchema: OptionSchema
+    public var optionSchema: OptionSchema { schema.value }
     /// The outputs in general.
     public let outputSchema: OutputSchema
     /// Where it comes from.
@@ -36,6 +37,9 @@ public struct StageDescriptor: Sendable {
     public let readsMediaInput: Bool
     /// Whether the stage retries its own requests (``Stage/retriesItself``): the engine runs it once.
     public let retriesItself: Bool
+    /// Read on first use: reading a stage's schema reflects over its options, and a command uses few of the
+    /// registered stages.
+    private let schema: OptionSchemaOnce
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
 
@@ -43,15 +47,15 @@ public struct StageDescriptor: Sendable {
     public init<S: Stage>(_ stage: S.Type, source: StageSource) {
         self.stageType = S.stageType
         self.summary = S.summary
-        let optionSchema = S.optionSchema
-        self.optionSchema = optionSchema
+        let schema = OptionSchemaOnce { S.optionSchema }
+        self.schema = schema
         self.outputSchema = S.outputSchema
         self.source = source
         self.resource = S.resource
         self.readsMediaInput = S.readsMediaInput
         self.retriesItself = S.retriesItself
         self.outputsForOptions = { S.outputSchema(for: $0) }
-        self.body = { options, context in try await S.run(json: options, context: context, schema: optionSchema) }
+        self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
     }
 
     /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary): `run` gets the
@@ -63,7 +67,7 @@ public struct StageDescriptor: Sendable {
     ) {
         self.stageType = stageType
         self.summary = summary
-        self.optionSchema = optionSchema
+        self.schema = OptionSchemaOnce { optionSchema }
         self.outputSchema = outputSchema
         self.source = source
         self.resource = .light
@@ -81,5 +85,24 @@ public struct StageDescriptor: Sendable {
     /// Runs the stage with resolved options.
     package func run(options: JSONValue, context: StageContext) async throws -> JSONValue {
         try await body(options, context)
+    }
+}
+
+/// A stage type's option schema, made the first time it is read and kept, shared by copies of the descriptor.
+private final class OptionSchemaOnce: Sendable {
+    private let make: @Sendable () -> OptionSchema
+    private let made = Mutex<OptionSchema?>(nil)
+
+    init(_ make: @escaping @Sendable () -> OptionSchema) {
+        self.make = make
+    }
+
+    var value: OptionSchema {
+        made.withLock { made in
+            if let made { return made }
+            let schema = make()
+            made = schema
+            return schema
+        }
     }
 }
