@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Upload throughput and memory on loopback, in one run. Each comparison runs its tools ROUNDS times (default
 # 5), the order rotating every round, and prints the medians and ratios "reference time / pipeline's time"
-# (1.0 = as fast, above = faster):
+# (1.0 = as fast, above = faster), of the medians and, spared the host's drift, the median of each round's:
 #  1. S3 to moto, 1 GiB, 8 MiB parts, 4 in flight: s3.upload vs `aws s3 cp` vs rclone, the whole upload and
 #     the parts phase alone (from the server's own timeline: moto's CompleteMultipartUpload is slow, and the
 #     same for every client). Goal ≥ 1.0 against aws.
@@ -234,7 +234,9 @@ def report(section, title, ours, references, phase=False):
         print(line)
     for reference in references:
         ratio = median(r[0] for r in tools[reference]) / median(r[0] for r in tools[ours])
-        text = f"  {reference}/{ours}: {ratio:.2f}"
+        # Rounds run the tools back to back: the ratio within each round is spared the host's drift.
+        paired = median(a[0] / b[0] for a, b in zip(tools[reference], tools[ours]))
+        text = f"  {reference}/{ours}: {ratio:.2f}, round by round {paired:.2f}"
         if phase:
             text += f" (parts phase {median(r[2] for r in tools[reference]) / median(r[2] for r in tools[ours]):.2f})"
         print(text)
@@ -248,7 +250,8 @@ for line in open(sys.argv[2]):
     sink_cpu[tool].append(int(used) / int(sys.argv[3]))
 print("  nginx's own CPU per run, median: " + ", ".join(
     f"{tool} {median(values):.2f} s" for tool, values in sink_cpu.items())
-    + " (the receiver's cost: on loopback, bytes sent with sendfile cost it more to read than written bytes)")
+    + " (the receiver's cost: bytes sent with sendfile cost it about twice what written ones do on loopback,"
+    " so uploads to this machine write theirs)")
 report("tus-tuspyserver", "tus to tuspyserver", "tus.upload", ["curl"])
 report("tus-sandbox", "tus to the Sandbox", "tus.upload", ["curl"])
 sandbox = median(r[0] for r in runs["tus-sandbox"]["curl"])
