@@ -29,15 +29,21 @@ public final class SQLiteLedger: StateStore {
         try AtomicFile.createFolder(folder)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
-        configuration.journalMode = .wal
+        // WAL is set here, not with GRDB's `journalMode = .wal`: that also commits a throwaway table whenever
+        // the WAL file is missing, which is at every open, since a clean close removes it. synchronous = FULL
+        // (GRDB's WAL mode has NORMAL, durable against a crash of the process but not of the machine) syncs
+        // the WAL at every commit, so a checkpoint survives a power cut too.
+        configuration.prepareDatabase { db in
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw DatabaseError(message: "cannot switch to write-ahead logging")
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
         do {
             // One connection for this process's reads and writes: closing it, the last one, folds the WAL back
             // into the database file (with a pool, read-only readers close last and cannot). Other processes
             // read beside it.
             let pool = try DatabaseQueue(path: file.path, configuration: configuration)
-            // GRDB sets WAL with synchronous = NORMAL, durable against a crash of the process but not of the
-            // machine; FULL syncs the WAL at every commit, so a checkpoint survives a power cut too.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try pool.write { db in try Self.migrate(db, file: file) }
             self.pool = pool
         } catch {
