@@ -204,6 +204,16 @@ public final class PostgresStore: StateStore {
         }
     }
 
+    public func beginRun(_ run: RunRecord, caching entries: [FingerprintCacheEntry], sightings: [ItemSighting])
+        async throws(StateError) -> Int64
+    {
+        let id = try await beginRun(run)
+        try await cacheFingerprints(entries)
+        try await recordPaths(sightings)
+        return id
+    }
+
+    /// Records a run's start alone (`pipeline submit` records where items are once it has queued them).
     public func beginRun(_ run: RunRecord) async throws(StateError) -> Int64 {
         let rows = try await database.rows(
             "record the run",

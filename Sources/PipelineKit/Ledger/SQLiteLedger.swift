@@ -293,28 +293,35 @@ public final class SQLiteLedger: StateStore {
 
     public func cacheFingerprints(_ entries: [FingerprintCacheEntry]) async throws(StateError) {
         guard !entries.isEmpty else { return }
-        try await write { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-            for entry in entries {
-                let stamp = entry.stamp
-                let media = entry.media.flatMap { try? JSONEncoder().encode($0) }.map {
-                    String(decoding: $0, as: UTF8.self)
-                }
-                try statement.execute(arguments: [
-                    stamp.path, stamp.size, stamp.modifiedNanoseconds, stamp.inode, stamp.device,
-                    entry.method.rawValue, entry.fingerprint, media,
-                ])
+        try await write { db in try Self.cache(entries, in: db) }
+    }
+
+    private static func cache(_ entries: [FingerprintCacheEntry], in db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        for entry in entries {
+            let stamp = entry.stamp
+            let media = entry.media.flatMap { try? JSONEncoder().encode($0) }.map {
+                String(decoding: $0, as: UTF8.self)
             }
+            try statement.execute(arguments: [
+                stamp.path, stamp.size, stamp.modifiedNanoseconds, stamp.inode, stamp.device,
+                entry.method.rawValue, entry.fingerprint, media,
+            ])
         }
     }
 
-    public func beginRun(_ run: RunRecord) async throws(StateError) -> Int64 {
+    /// One commit: a run's start costs a single sync of the log.
+    public func beginRun(_ run: RunRecord, caching entries: [FingerprintCacheEntry], sightings: [ItemSighting])
+        async throws(StateError) -> Int64
+    {
         try await write { db in
             try db.execute(
                 sql: "INSERT INTO runs(workflow, file, stages, startedAt) VALUES (?, ?, ?, ?)",
                 arguments: [run.workflow, run.file, run.stages.joined(separator: "\n"), Date().timeIntervalSince1970])
-            return db.lastInsertedRowID
+            let id = db.lastInsertedRowID
+            try Self.cache(entries, in: db)
+            try Self.record(sightings, in: db)
+            return id
         }
     }
 
@@ -397,17 +404,19 @@ public final class SQLiteLedger: StateStore {
 
     public func recordPaths(_ sightings: [ItemSighting]) async throws(StateError) {
         guard !sightings.isEmpty else { return }
-        try await write { db in
-            let update = try db.cachedStatement(
-                sql: "UPDATE items SET path = ?, relativePath = ?, size = ?, modified = ?, meta = ? WHERE id = ?")
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)")
-            for sighting in sightings {
-                let input = sighting.input
-                try update.execute(arguments: [
-                    input.path, input.relativePath, input.size, input.modified, Self.meta(input), sighting.item,
-                ])
-                try insert.execute(arguments: [sighting.item, input.path])
-            }
+        try await write { db in try Self.record(sightings, in: db) }
+    }
+
+    private static func record(_ sightings: [ItemSighting], in db: Database) throws {
+        let update = try db.cachedStatement(
+            sql: "UPDATE items SET path = ?, relativePath = ?, size = ?, modified = ?, meta = ? WHERE id = ?")
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)")
+        for sighting in sightings {
+            let input = sighting.input
+            try update.execute(arguments: [
+                input.path, input.relativePath, input.size, input.modified, meta(input), sighting.item,
+            ])
+            try insert.execute(arguments: [sighting.item, input.path])
         }
     }
 

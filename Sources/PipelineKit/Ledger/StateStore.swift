@@ -26,8 +26,11 @@ public protocol StateStore: Sendable {
     /// Remembers fingerprints of files so an unchanged file is not read again.
     func cacheFingerprints(_ entries: [FingerprintCacheEntry]) async throws(StateError)
 
-    /// Records the start of a run of a workflow (and what the workflow looks like); returns the run's number.
-    func beginRun(_ run: RunRecord) async throws(StateError) -> Int64
+    /// Records the start of a run of a workflow (and what the workflow looks like), with what planning it
+    /// learned: fingerprints to cache (``cacheFingerprints(_:)``) and where known items are now
+    /// (``recordPaths(_:)``). Returns the run's number.
+    func beginRun(_ run: RunRecord, caching entries: [FingerprintCacheEntry], sightings: [ItemSighting])
+        async throws(StateError) -> Int64
     /// Records the end of a run with its totals.
     func finishRun(_ run: Int64, summary: RunSummary) async throws(StateError)
 

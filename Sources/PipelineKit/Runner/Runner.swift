@@ -74,9 +74,8 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let runID = try await store.beginRun(
-            RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)))
-        try await store.cacheFingerprints(plan.cacheEntries)
-        try await store.recordPaths(plan.sightings)
+            RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)),
+            caching: plan.cacheEntries, sightings: plan.sightings)
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         running.run(started: true)
         await applyCancelRequests()
