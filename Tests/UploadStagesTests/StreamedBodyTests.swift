@@ -64,6 +64,21 @@ import Testing
     }
 
     /// How many descriptors of this process are open on `url`'s file.
+    /// Sends `body`, the file at `url` from its 8th byte on, to a sink on `port`, and checks that exactly those
+    /// bytes arrived and were counted, and that the file is closed afterwards.
+    private func expectDelivered(_ body: FileBody, of url: URL, to port: Int) async throws {
+        let size = Int64(try Data(contentsOf: url).count)
+        let meter = TransferMeter(base: 7, total: size, limiter: nil) { _ in }
+        let received = try await send(body, length: size - 7, meter: meter, to: port)
+        let tail = url.appendingPathExtension("tail")
+        defer { try? FileManager.default.removeItem(at: tail) }
+        try Data(contentsOf: url).dropFirst(7).write(to: tail)
+        #expect(received.integer("X-Received") == size - 7)
+        #expect(received.headers.first(name: "X-SHA256") == (await sha256sum(tail.path)))
+        #expect(meter.bytesSent == size - 7)
+        #expect(try descriptors(openOn: url) == 0)
+    }
+
     private func descriptors(openOn url: URL) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) == url.path
@@ -163,15 +178,7 @@ import Testing
             Issue.record("a body to 127.0.0.1 is not read by the event loop")
             return
         }
-        let meter = TransferMeter(base: 7, total: file.size, limiter: nil) { _ in }
-        let received = try await send(body, length: file.size - 7, meter: meter, to: server.port)
-        let tail = url.appendingPathExtension("tail")
-        defer { try? FileManager.default.removeItem(at: tail) }
-        try Data(contentsOf: url).dropFirst(7).write(to: tail)
-        #expect(received.integer("X-Received") == file.size - 7)
-        #expect(received.headers.first(name: "X-SHA256") == (await sha256sum(tail.path)))
-        #expect(meter.bytesSent == file.size - 7)
-        #expect(try descriptors(openOn: url) == 0)
+        try await expectDelivered(body, of: url, to: server.port)
     }
 
     @Test(arguments: ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "LOCALHOST"])
@@ -195,15 +202,7 @@ import Testing
             return
         }
         let body = FileBody.regions(FileRegions(path: url.path, range: 7..<file.size))
-        let meter = TransferMeter(base: 7, total: file.size, limiter: nil) { _ in }
-        let received = try await send(body, length: file.size - 7, meter: meter, to: server.port)
-        let tail = url.appendingPathExtension("tail")
-        defer { try? FileManager.default.removeItem(at: tail) }
-        try Data(contentsOf: url).dropFirst(7).write(to: tail)
-        #expect(received.integer("X-Received") == file.size - 7)
-        #expect(received.headers.first(name: "X-SHA256") == (await sha256sum(tail.path)))
-        #expect(meter.bytesSent == file.size - 7)
-        #expect(try descriptors(openOn: url) == 0)
+        try await expectDelivered(body, of: url, to: server.port)
     }
 
     @Test func overTLSTheFileIsReadIntoMemory() throws {
