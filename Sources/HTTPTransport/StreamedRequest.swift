@@ -41,11 +41,14 @@ extension HTTPClientRequest {
         url.lowercased().hasPrefix("http://")
     }
 
-    /// Whether the request goes to a server on this machine: a loopback address, or `localhost`.
+    /// Whether the request goes to a server on this machine: `localhost`, `[::1]` or an IPv4 address in
+    /// 127.0.0.0/8 (a host name that merely starts with "127." is not one).
     package var reachesThisMachine: Bool {
         guard let host = URL(string: url)?.host?.lowercased() else { return false }
         let address = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return address == "localhost" || address == "::1" || address.hasPrefix("127.")
+        if address == "localhost" || address == "::1" { return true }
+        var ipv4 = in_addr()
+        return inet_pton(AF_INET, address, &ipv4) == 1 && UInt32(bigEndian: ipv4.s_addr) >> 24 == 127
     }
 }
 

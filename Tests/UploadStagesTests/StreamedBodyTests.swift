@@ -186,7 +186,9 @@ import Testing
         #expect(HTTPClientRequest(url: "http://\(host):8080/x").reachesThisMachine)
     }
 
-    @Test(arguments: ["example.com", "10.0.0.1", "128.0.0.1", "[2001:db8::1]", "localhost.example.com"])
+    @Test(arguments: [
+        "example.com", "10.0.0.1", "128.0.0.1", "[2001:db8::1]", "localhost.example.com", "127.example.com",
+    ])
     func aServerElsewhereIsNot(host: String) {
         #expect(!HTTPClientRequest(url: "https://\(host)/x").reachesThisMachine)
     }
