@@ -23,20 +23,10 @@ struct PlanCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
-    @Flag(name: .long, help: "Plan as run --reprocess would.")
-    var reprocess = false
-
-    @Flag(name: .long, help: "Plan as run --failed would.")
-    var failed = false
+    @OptionGroup var rerunOptions: RerunOptions
 
     @Flag(name: .long, help: "Print the plan as JSON.")
     var json = false
-
-    func validate() throws {
-        if reprocess && failed {
-            throw ValidationError("--reprocess runs done items again and --failed only failed ones; give one of them")
-        }
-    }
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
@@ -46,8 +36,8 @@ struct PlanCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
-            workflow, registry: registry, discovery: consume discovery, ledger: state?.ledger, reprocess: reprocess,
-            onlyFailed: failed)
+            workflow, registry: registry, discovery: consume discovery, ledger: state?.ledger,
+            reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
         let checkpoints: [Int64: [String: StageRecord]]
         let previous: [Int64: [String: JSONValue]]
         do {
@@ -56,8 +46,7 @@ struct PlanCommand: AsyncParsableCommand {
             checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name, items: running) ?? [:]
             previous = try await state?.ledger.previousOutputs(workflow: workflow.name, items: running) ?? [:]
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)

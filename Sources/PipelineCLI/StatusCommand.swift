@@ -68,8 +68,7 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         } catch let error as StateError {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
         guard !sections.isEmpty else {
             if json {
@@ -85,8 +84,7 @@ struct StatusCommand: AsyncParsableCommand {
             do {
                 checkpoints = try await store?.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
             } catch {
-                Output.error("pipeline: \(error)")
-                throw ExitCode(1)
+                throw CommandFailure.failed(error)
             }
             let items = section.items.filter { !failed || $0.status == .failed }
             let pending = failed ? [] : section.pending
