@@ -253,7 +253,7 @@ struct SegmentedTranscode {
         while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
             hasher.update(data: data)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(hasher.finalize())
     }
 }
 
