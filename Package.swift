@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "UploadStages",
             dependencies: [
-                "StageKit", "HTTPTransport", "CMalloc", "CCRC32C",
+                "StageKit", "HTTPTransport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -205,7 +205,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pipeline",
-            dependencies: ["PipelineCLI"],
+            dependencies: ["PipelineCLI", "CMalloc"],
             swiftSettings: swiftSettings
         ),
         // The two samples' sources, built with this package so that the tests run them without a second build

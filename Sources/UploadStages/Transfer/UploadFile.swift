@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import CMalloc
 import Foundation
 import HTTPTransport
 import NIOCore
@@ -183,8 +182,7 @@ struct FileChunks: AsyncSequence, Sendable {
 
     /// The range as parts the connection's event loop reads itself.
     func immediate() -> Immediate {
-        ChunkMemory.configure()
-        return Immediate(self)
+        Immediate(self)
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
@@ -216,26 +214,6 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        ChunkMemory.configure()
-        return AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
+        AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
     }
-}
-
-/// How the process allocates the large buffers that carry file data: each request body reads into three of
-/// its own (``FileChunks/RecycledBuffer``), allocated on one thread and freed on whichever drops them last,
-/// often the event loop's. glibc serves blocks above its mmap threshold with mmap and returns them at once,
-/// but raises that threshold after such frees, so later buffers come from per-thread arenas, which keep
-/// freed space: the resident size of a long upload in many requests then wandered between 60 and 72 MiB
-/// instead of staying near 40. A fixed threshold keeps every buffer in its own mapping.
-enum ChunkMemory {
-    /// Applies the policy once per process.
-    static func configure() {
-        _ = applied
-    }
-
-    private static let applied: Void = {
-        #if os(Linux)
-            _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
-        #endif
-    }()
 }
