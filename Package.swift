@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
-                "PipelineKit", "StageKit",
+                "StageKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -51,8 +51,8 @@ struct WatchCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
-        // Only a batch's failures are read (and reported).
         let client = HTTPClient.makeForStages()
+        // Only a batch's failures are read (and reported), so results are not kept for the whole session.
         let runner = runOptions.runner(
             workflow: workflow, registry: registry, state: state, environment: environment, client: client,
             keepsEveryResult: false)
