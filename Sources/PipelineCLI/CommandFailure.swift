@@ -3,7 +3,7 @@ import ArgumentParser
 /// A command that ends early: what went wrong, for people, and the exit code the README documents. Commands
 /// throw it instead of printing and exiting themselves, so that `PipelineCommand.main()` prints every failure
 /// to standard error in one place.
-struct CommandFailure: Error, Sendable {
+struct CommandFailure: Error, Sendable, CustomStringConvertible {
     /// The exit code: what a script calling `pipeline` can tell from it.
     struct Code: Sendable, Hashable {
         private enum Kind: Int32 {
@@ -28,6 +28,9 @@ struct CommandFailure: Error, Sendable {
     var code: Code
     /// The lines printed to standard error, in order; none when the command already said everything.
     var messages: [String]
+
+    /// The messages, for a caller that reports the failure itself (a worker that cannot build a runner).
+    var description: String { messages.joined(separator: "\n") }
 
     /// A failure with `code` that prints `messages`.
     init(_ code: Code, _ messages: String...) {
