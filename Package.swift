@@ -99,13 +99,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "UploadStages",
             dependencies: [
-                "StageKit", "HTTPTransport", "CMalloc", "CCRC32C",
+                "StageKit", "HTTPTransport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -131,7 +132,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
-                "PipelineKit", "StageKit",
+                "StageKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -205,7 +206,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pipeline",
-            dependencies: ["PipelineCLI"],
+            dependencies: ["PipelineCLI", "CMalloc"],
             swiftSettings: swiftSettings
         ),
         // The two samples' sources, built with this package so that the tests run them without a second build

@@ -1,8 +1,8 @@
 package import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 package import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// The body of a streamed request: its parts, read one by one as the socket takes them. A part is either
 /// bytes in memory or a file region, which the kernel sends from the page cache without the bytes passing
@@ -148,16 +148,16 @@ final class SendWindow: Sendable {
         var closed: (any Error)?
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// A window of `room` parts.
     init(room: Int) {
-        state = Mutex(State(room: room))
+        state = NIOLockedValueBox(State(room: room))
     }
 
     /// Takes a place, waiting until one is free; throws once the window is closed.
     func reserve() async throws {
-        let taken = try state.withLock { state in
+        let taken = try state.withLockedValue { state in
             if let closed = state.closed { throw closed }
             guard state.room > 0 else { return false }
             state.room -= 1
@@ -165,7 +165,7 @@ final class SendWindow: Sendable {
         }
         if taken { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome: Result<Void, any Error>? = state.withLock { state in
+            let outcome: Result<Void, any Error>? = state.withLockedValue { state in
                 if let closed = state.closed { return .failure(closed) }
                 guard state.room > 0 else {
                     state.waiting = continuation
@@ -180,7 +180,7 @@ final class SendWindow: Sendable {
 
     /// Gives a place back: a part was written.
     func release() {
-        let waiting = state.withLock { state in
+        let waiting = state.withLockedValue { state in
             guard let waiting = state.waiting else {
                 state.room += 1
                 return nil as CheckedContinuation<Void, any Error>?
@@ -193,7 +193,7 @@ final class SendWindow: Sendable {
 
     /// Ends the window: a waiting reader, and every later one, gets `error`.
     func close(_ error: any Error) {
-        let waiting = state.withLock { state in
+        let waiting = state.withLockedValue { state in
             if state.closed == nil { state.closed = error }
             defer { state.waiting = nil }
             return state.waiting
@@ -209,7 +209,7 @@ final class AnswerCollector: HTTPClientResponseDelegate {
 
     private let window: SendWindow
     private let meter: TransferMeter
-    private let answer = Mutex<(head: HTTPResponseHead?, body: ByteBuffer)>((nil, ByteBuffer()))
+    private let answer = NIOLockedValueBox<(head: HTTPResponseHead?, body: ByteBuffer)>((nil, ByteBuffer()))
 
     init(window: SendWindow, meter: TransferMeter) {
         self.window = window
@@ -226,13 +226,13 @@ final class AnswerCollector: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(task: HTTPClient.Task<HTTPAnswer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        answer.withLock { $0.head = head }
+        answer.withLockedValue { $0.head = head }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<HTTPAnswer>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         var part = buffer
-        let fits = answer.withLock { answer in
+        let fits = answer.withLockedValue { answer in
             guard answer.body.readableBytes + part.readableBytes <= HTTPExchange.answerLimit else { return false }
             answer.body.writeBuffer(&part)
             return true
@@ -247,7 +247,7 @@ final class AnswerCollector: HTTPClientResponseDelegate {
     }
 
     func didFinishRequest(task: HTTPClient.Task<HTTPAnswer>) throws -> HTTPAnswer {
-        try answer.withLock { answer in
+        try answer.withLockedValue { answer in
             guard let head = answer.head else { throw HTTPClientError.remoteConnectionClosed }
             return HTTPAnswer(status: head.status, headers: head.headers, body: answer.body)
         }

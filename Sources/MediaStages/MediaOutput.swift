@@ -132,7 +132,7 @@ struct MediaOutput {
             try handle.seek(toOffset: size - (1 << 20))
             hasher.update(data: try handle.read(upToCount: 1 << 20) ?? Data())
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(hasher.finalize())
     }
 
     private static func reason(_ error: any Error) -> String {

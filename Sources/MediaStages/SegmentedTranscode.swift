@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import StageKit
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -253,7 +253,7 @@ struct SegmentedTranscode {
         while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
             hasher.update(data: data)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(hasher.finalize())
     }
 }
 
@@ -269,7 +269,7 @@ private enum SegmentEvent: Sendable {
 private final class SegmentMeter: Sendable {
     private let total: Double
     private let done: Double
-    private let running = Mutex<[Int: Double]>([:])
+    private let running = NIOLockedValueBox<[Int: Double]>([:])
     private let report: @Sendable (Double, Double) -> Void
 
     init(total: Double, done: Double, report: @escaping @Sendable (Double, Double) -> Void) {
@@ -279,7 +279,7 @@ private final class SegmentMeter: Sendable {
     }
 
     func update(_ index: Int, _ seconds: Double) {
-        let sum = running.withLock { running in
+        let sum = running.withLockedValue { running in
             running[index] = seconds
             return running.values.reduce(0, +)
         }

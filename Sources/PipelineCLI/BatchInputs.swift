@@ -18,12 +18,13 @@ struct InputOptions: ParsableArguments {
 enum BatchInputs {
     /// The files selected by `--input` paths (or the workflow's `inputs.path`); problems end the command with
     /// exit code 2.
-    static func discover(_ workflow: Workflow, inputs: [String], file: String, state: String) throws -> Discovery {
+    static func discover(_ workflow: Workflow, inputs: [String], file: String, state: String) throws(CommandFailure)
+        -> Discovery
+    {
         let selection = workflow.inputs
         let paths = inputs.isEmpty ? selection.map { [$0.path] } ?? [] : inputs
         guard !paths.isEmpty else {
-            Output.error("\(file): no inputs: give --input PATH or set inputs.path in the workflow")
-            throw ExitCode(2)
+            throw CommandFailure(.invalid, "\(file): no inputs: give --input PATH or set inputs.path in the workflow")
         }
         do {
             let manifest = try selection?.manifest.map { name in
@@ -35,8 +36,7 @@ enum BatchInputs {
                 paths: paths, include: selection?.include ?? [], exclude: selection?.exclude ?? [],
                 recursive: selection?.recursive ?? false, skipping: [state], manifest: manifest ?? InputManifest())
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(.invalid, "pipeline: \(error)")
         }
     }
 
@@ -55,15 +55,14 @@ enum BatchInputs {
     static func plan(
         _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: (any StateStore)?,
         reprocess: Bool = false, onlyFailed: Bool = false, savingFingerprints: Bool = false
-    ) async throws -> BatchPlan {
+    ) async throws(CommandFailure) -> BatchPlan {
         let planner = BatchPlanner(
             workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
             return try await planner.plan(
                 consume discovery, store: ledger, workflow: workflow.name, savingFingerprints: savingFingerprints)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 
@@ -73,15 +72,14 @@ enum BatchInputs {
     static func planForRun(
         _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: any StateStore,
         reprocess: Bool = false, onlyFailed: Bool = false
-    ) async throws -> BatchPlan {
+    ) async throws(CommandFailure) -> BatchPlan {
         var plan = try await plan(
             workflow, registry: registry, discovery: consume discovery, ledger: ledger, reprocess: reprocess,
             onlyFailed: onlyFailed, savingFingerprints: true)
         do {
             try await ledger.cacheFingerprints(plan.cacheEntries)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
         plan.cacheEntries = []
         return plan

@@ -43,8 +43,8 @@ struct CancelCommand: AsyncParsableCommand {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         guard !workflow.onCancel.isEmpty else {
-            Output.error("\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
-            throw ExitCode(2)
+            throw CommandFailure(
+                .invalid, "\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         if let db {
@@ -66,8 +66,8 @@ struct CancelCommand: AsyncParsableCommand {
         let summary = await Self.undo(
             selected, workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
             environment: environment, json: json)
-        if summary.interrupted { throw ExitCode(130) }
-        if summary.failed > 0 { throw ExitCode(1) }
+        if summary.interrupted { throw CommandFailure(.interrupted) }
+        if summary.failed > 0 { throw CommandFailure(.failed) }
     }
 
     /// Runs the onCancel stages of `items` in this process and marks them cancelled.
@@ -111,23 +111,22 @@ struct CancelCommand: AsyncParsableCommand {
                 let pending = try await ledger.cancelRequests(workflow: workflow.name)
                 let failed = left.filter { !pending.contains($0.id) }
                 guard failed.isEmpty else {
-                    Output.error(
+                    throw CommandFailure(
+                        .failed,
                         "pipeline: pid \(holder) could not undo \(failed.map(\.input.relativePath).joined(separator: ", ")); see its output"
                     )
-                    throw ExitCode(1)
                 }
                 guard kill(holder, 0) == 0 else {
-                    Output.error(
+                    throw CommandFailure(
+                        .failed,
                         "pipeline: pid \(holder) ended before it cancelled \(left.map(\.input.relativePath).joined(separator: ", ")); run this command again"
                     )
-                    throw ExitCode(1)
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }
             for item in selected { Output.line("cancelled \(item.input.relativePath)") }
         } catch let error as StateError {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
     }
 }

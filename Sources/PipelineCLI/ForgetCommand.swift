@@ -53,8 +53,7 @@ struct ForgetCommand: AsyncParsableCommand {
         do {
             snapshot = try await store.snapshot(workflow: workflow.name)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
         let chosen =
             failed
@@ -67,19 +66,18 @@ struct ForgetCommand: AsyncParsableCommand {
         for item in chosen { Output.line("\(item.id)  \(item.input.path)  (\(item.status.rawValue))") }
         if !yes {
             guard Output.isTerminal else {
-                Output.error(
+                throw CommandFailure(
+                    .invalid,
                     "pipeline: forgetting \(chosen.count) item(s) needs --yes when the input is not a terminal")
-                throw ExitCode(2)
             }
             Output.write("forget \(chosen.count) item\(chosen.count == 1 ? "" : "s")? [y/N] ")
-            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { throw ExitCode(1) }
+            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { throw CommandFailure(.failed) }
         }
         do {
             try await store.forget(items: chosen.map(\.id))
             state?.removeScratch(of: chosen.map(\.id))
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
         Output.line("forgot \(chosen.count) item\(chosen.count == 1 ? "" : "s")")
     }

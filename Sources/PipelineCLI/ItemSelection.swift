@@ -1,4 +1,3 @@
-import ArgumentParser
 import PipelineKit
 
 import struct StageKit.InputItem
@@ -15,15 +14,15 @@ enum ItemSelection {
             }
             guard matches.count == 1, let item = matches.first else {
                 if matches.isEmpty {
-                    Output.error(
+                    throw CommandFailure(
+                        .invalid,
                         "pipeline: no item \(name) in the ledger of \(workflow)"
                             + Suggestion.phrase(for: name, among: snapshot.items.map(\.input.relativePath)))
-                } else {
-                    Output.error(
-                        "pipeline: \(name) names \(matches.count) items of \(workflow) (\(matches.map { "\($0.id): \($0.input.path)" }.joined(separator: ", "))); give the item number or the full path"
-                    )
                 }
-                throw ExitCode(2)
+                throw CommandFailure(
+                    .invalid,
+                    "pipeline: \(name) names \(matches.count) items of \(workflow) (\(matches.map { "\($0.id): \($0.input.path)" }.joined(separator: ", "))); give the item number or the full path"
+                )
             }
             return item
         }

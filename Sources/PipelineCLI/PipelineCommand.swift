@@ -35,6 +35,24 @@ public struct PipelineCommand: AsyncParsableCommand {
         StageCatalog.extraStages.withLockedValue { $0 = stages }
         await main()
     }
+
+    /// Parses the arguments and runs the command. A ``CommandFailure`` is printed here and ends the process with
+    /// its exit code; ArgumentParser reports its own errors (usage, `--help`) as usual.
+    public static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            for message in failure.messages { Output.error(message) }
+            exit(withError: failure.code.exitCode)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// The stage types available to the commands of this process.
@@ -57,8 +75,7 @@ enum StageCatalog {
                 for descriptor in try PluginLoader.load(path) { try registry.register(descriptor) }
             }
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(2)
+            throw CommandFailure(.invalid, "pipeline: \(error)")
         }
         return registry
     }

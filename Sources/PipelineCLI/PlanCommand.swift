@@ -23,20 +23,10 @@ struct PlanCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
-    @Flag(name: .long, help: "Plan as run --reprocess would.")
-    var reprocess = false
-
-    @Flag(name: .long, help: "Plan as run --failed would.")
-    var failed = false
+    @OptionGroup var rerunOptions: RerunOptions
 
     @Flag(name: .long, help: "Print the plan as JSON.")
     var json = false
-
-    func validate() throws {
-        if reprocess && failed {
-            throw ValidationError("--reprocess runs done items again and --failed only failed ones; give one of them")
-        }
-    }
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
@@ -46,8 +36,8 @@ struct PlanCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForReading(stateOptions.state)
         let plan = try await BatchInputs.plan(
-            workflow, registry: registry, discovery: consume discovery, ledger: state?.ledger, reprocess: reprocess,
-            onlyFailed: failed)
+            workflow, registry: registry, discovery: consume discovery, ledger: state?.ledger,
+            reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
         let checkpoints: [Int64: [String: StageRecord]]
         let previous: [Int64: [String: JSONValue]]
         do {
@@ -56,64 +46,20 @@ struct PlanCommand: AsyncParsableCommand {
             checkpoints = try await state?.ledger.checkpoints(workflow: workflow.name, items: running) ?? [:]
             previous = try await state?.ledger.previousOutputs(workflow: workflow.name, items: running) ?? [:]
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
-        var records: [JSONValue] = []
-        var counts: [String: Int] = [:]
-        var out = BufferedLines()
+        var report = PlanReport(json: json)
         for planned in plan.items {
-            let (kind, reason) = Self.describe(planned)
-            counts[kind, default: 0] += 1
-            let stages = decisions.preview(
-                planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
-                previous: planned.known.flatMap { previous[$0.id] } ?? [:])
-            guard json else {
-                out.line(
-                    "\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
-                for stage in stages {
-                    out.line(
-                        "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)"
-                            + (stage.reason.map { ": \($0)" } ?? ""))
-                }
-                continue
-            }
-            records.append([
-                "path": .string(planned.input.path), "plan": .string(kind),
-                "reason": reason.map(JSONValue.string) ?? .null,
-                "fingerprint": planned.fingerprint.map(JSONValue.string) ?? .null,
-                "item": planned.itemID.map { .int(Int($0)) } ?? .null,
-                "stages": .array(
-                    stages.map { stage in
-                        [
-                            "stage": .string(stage.stage), "uses": .string(stage.uses),
-                            "action": .string(stage.action.rawValue),
-                            "reason": stage.reason.map(JSONValue.string) ?? .null,
-                            "options": stage.options ?? .null,
-                        ]
-                    }),
-            ])
+            report.add(
+                planned,
+                stages: decisions.preview(
+                    planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
+                    previous: planned.known.flatMap { previous[$0.id] } ?? [:]))
         }
-        for passed in plan.passedOver {
-            counts["skip", default: 0] += 1
-            records.append([
-                "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
-            ])
-            if !json { out.line("skip     \(passed.path)  (\(passed.reason))") }
-        }
-        out.flush()
-        let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        if json {
-            Output.line(
-                redactor.redact(JSONValue.object(["workflow": .string(workflow.name), "items": .array(records)]))
-                    .serialized(pretty: true))
-        } else {
-            Output.line(
-                "\(workflow.name): \(plan.items.count + plan.passedOver.count) files: \(totals.isEmpty ? "nothing" : totals)"
-            )
-        }
+        for passed in plan.passedOver { report.add(passed) }
+        report.finish(workflow: workflow.name, redactor: redactor)
     }
 
     /// The plan word for an item, and why.
@@ -134,5 +80,71 @@ struct PlanCommand: AsyncParsableCommand {
         case .skip(let reason):
             return ("skip", reason)
         }
+    }
+}
+
+/// `pipeline plan`'s output: a line per file and stage as the plan is read, or one JSON document at the end;
+/// either way, the totals by plan word.
+private struct PlanReport {
+    let json: Bool
+    private var records: [JSONValue] = []
+    private var counts: [String: Int] = [:]
+    private var out = BufferedLines()
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    /// A file of the batch and what its stages would do.
+    mutating func add(_ planned: PlannedItem, stages: [StagePreview]) {
+        let (kind, reason) = PlanCommand.describe(planned)
+        counts[kind, default: 0] += 1
+        guard json else {
+            out.line("\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
+            for stage in stages {
+                out.line(
+                    "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)"
+                        + (stage.reason.map { ": \($0)" } ?? ""))
+            }
+            return
+        }
+        records.append([
+            "path": .string(planned.input.path), "plan": .string(kind),
+            "reason": reason.map(JSONValue.string) ?? .null,
+            "fingerprint": planned.fingerprint.map(JSONValue.string) ?? .null,
+            "item": planned.itemID.map { .int(Int($0)) } ?? .null,
+            "stages": .array(
+                stages.map { stage in
+                    [
+                        "stage": .string(stage.stage), "uses": .string(stage.uses),
+                        "action": .string(stage.action.rawValue),
+                        "reason": stage.reason.map(JSONValue.string) ?? .null,
+                        "options": stage.options ?? .null,
+                    ]
+                }),
+        ])
+    }
+
+    /// A file the input selection left out.
+    mutating func add(_ passed: PassedOver) {
+        counts["skip", default: 0] += 1
+        records.append([
+            "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
+        ])
+        if !json { out.line("skip     \(passed.path)  (\(passed.reason))") }
+    }
+
+    /// Prints what is left: the lines not yet written and the totals, or the JSON document.
+    mutating func finish(workflow: String, redactor: SecretRedactor) {
+        out.flush()
+        if json {
+            Output.line(
+                redactor.redact(JSONValue.object(["workflow": .string(workflow), "items": .array(records)]))
+                    .serialized(pretty: true))
+            return
+        }
+        let files = counts.values.reduce(0, +)
+        let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        Output.line("\(workflow): \(files) files: \(totals.isEmpty ? "nothing" : totals)")
     }
 }

@@ -28,14 +28,10 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var runOptions: RunOptions
 
+    @OptionGroup var rerunOptions: RerunOptions
+
     @Flag(name: .long, help: "Forget this workflow's items and start over.")
     var fresh = false
-
-    @Flag(name: .long, help: "Run items that are done (or cancelled) again, as a new version.")
-    var reprocess = false
-
-    @Flag(name: .long, help: "Run only the items that failed last time.")
-    var failed = false
 
     @Option(
         name: .long,
@@ -43,11 +39,7 @@ struct RunCommand: AsyncParsableCommand {
     var report: String?
 
     func validate() throws {
-        try runOptions.check()
-        if reprocess && failed {
-            throw ValidationError("--reprocess runs done items again and --failed only failed ones; give one of them")
-        }
-        if fresh && failed {
+        if fresh && rerunOptions.failed {
             throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
         }
     }
@@ -61,17 +53,14 @@ struct RunCommand: AsyncParsableCommand {
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
         defer { state.close() }
         if fresh {
-            do {
+            try await CommandFailure.mappingErrors {
                 try await state.ledger.forget(workflow: workflow.name)
                 state.removeScratch()
-            } catch {
-                Output.error("pipeline: \(error)")
-                throw ExitCode(1)
             }
         }
         let plan = try await BatchInputs.planForRun(
-            workflow, registry: registry, discovery: consume discovery, ledger: state.ledger, reprocess: reprocess,
-            onlyFailed: failed)
+            workflow, registry: registry, discovery: consume discovery, ledger: state.ledger,
+            reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
 
         let client = HTTPClient.makeForStages()
         let runner = runOptions.runner(
@@ -87,16 +76,31 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         try? await client.shutdown()
-        guard case .success(let outcome) = result else {
-            if case .failure(let error) = result { Output.error("pipeline: \(error)") }
-            throw ExitCode(1)
-        }
+        let outcome = try result.mapError(CommandFailure.failed).get()
         if let report {
             try await RunReport.write(
                 outcome, workflow: workflow, ledger: state.ledger, redactor: runner.redactor, to: report)
         }
-        if outcome.summary.interrupted { throw ExitCode(130) }
-        if outcome.summary.failed > 0 { throw ExitCode(1) }
+        if outcome.summary.interrupted { throw CommandFailure(.interrupted) }
+        if outcome.summary.failed > 0 { throw CommandFailure(.failed) }
+    }
+}
+
+/// `--reprocess` and `--failed`: which known items a run (or a plan of one, or a submit) takes up besides the
+/// new and the unfinished ones.
+struct RerunOptions: ParsableArguments {
+    @Flag(name: .long, help: "Take up items that are done (or cancelled) again, as a new version.")
+    var reprocess = false
+
+    @Flag(name: .long, help: "Take up only the items that failed last time.")
+    var failed = false
+
+    /// Refuses both at once (exit code 2).
+    func validate() throws {
+        if reprocess && failed {
+            throw ValidationError(
+                "--reprocess takes up done items again and --failed only failed ones; give one of them")
+        }
     }
 }
 
@@ -125,8 +129,8 @@ struct RunOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Show the stages' debug log lines.")
     var verbose = false
 
-    /// Refuses values out of range (exit code 2).
-    func check() throws {
+    /// Refuses values out of range (exit code 2); `@OptionGroup` calls it before the command's own `validate()`.
+    func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 64") }
         if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
         guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
@@ -178,10 +182,10 @@ enum WorkflowFile {
         let environment = ProcessInfo.processInfo.environment
         let missing = workflow.missingEnvironment(in: environment)
         guard missing.isEmpty else {
-            Output.error(
+            throw CommandFailure(
+                .invalid,
                 "\(file): the workflow needs these environment variables, which are not set: \(missing.joined(separator: ", "))"
             )
-            throw ExitCode(2)
         }
         return environment
     }
@@ -206,14 +210,14 @@ enum WorkflowFile {
         do {
             return (try WorkflowLoader(registry: registry).load(contentsOf: url, varOverrides: varOverrides), registry)
         } catch {
-            for diagnostic in error.diagnostics {
+            let shown = error.diagnostics.map { diagnostic in
                 var shown = diagnostic
                 shown.file = path
-                Output.error(shown.description)
+                return shown.description
             }
             let count = error.diagnostics.count
-            Output.error("\(path): \(count) problem\(count == 1 ? "" : "s"); nothing ran")
-            throw ExitCode(2)
+            throw CommandFailure(
+                .invalid, messages: shown + ["\(path): \(count) problem\(count == 1 ? "" : "s"); nothing ran"])
         }
     }
 }
@@ -230,8 +234,7 @@ struct VarOptions: ParsableArguments {
         var values: [String: String] = [:]
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                Output.error("pipeline: --var \(assignment): expected KEY=VALUE")
-                throw ExitCode(2)
+                throw CommandFailure(.invalid, "pipeline: --var \(assignment): expected KEY=VALUE")
             }
             values[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
         }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import PipelineKit
 
@@ -16,8 +15,7 @@ enum RunReport {
             checkpoints = try await ledger.checkpoints(
                 workflow: workflow.name, items: Set(outcome.results.compactMap { $0.ref?.item }))
         } catch {
-            Output.error("pipeline: cannot write the report \(path): \(error)")
-            throw ExitCode(1)
+            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error)")
         }
         let items = outcome.results.map { result in
             record(result, stages: result.ref.flatMap { checkpoints[$0.item] } ?? [:], workflow: workflow)
@@ -29,8 +27,7 @@ enum RunReport {
             try redactor.redact(report).serializedData(pretty: true).write(
                 to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            Output.error("pipeline: cannot write the report \(path): \(error)")
-            throw ExitCode(1)
+            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error)")
         }
     }
 

@@ -8,8 +8,8 @@ import struct StageKit.InputItem
     import Glibc
 #endif
 
-/// A command's state folder: its lock (for commands that write) and its ledger. Problems are printed and
-/// end the command with exit code 1.
+/// A command's state folder: its lock (for commands that write) and its ledger. Problems end the command with
+/// exit code 1.
 struct StateFolder {
     /// The folder.
     let folder: URL
@@ -23,7 +23,7 @@ struct StateFolder {
 
     /// Opens the folder for a command that writes: takes the lock, refuses the layout of earlier versions
     /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside.
-    static func openForWriting(_ path: String, fresh: Bool) throws -> StateFolder {
+    static func openForWriting(_ path: String, fresh: Bool) throws(CommandFailure) -> StateFolder {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
         // `pipeline cancel` signals the holder with SIGUSR1; a holder that does not listen must not die of it.
         signal(SIGUSR1, SIG_IGN)
@@ -38,8 +38,7 @@ struct StateFolder {
                 return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock)
             }
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 
@@ -55,15 +54,14 @@ struct StateFolder {
     }
 
     /// Opens an existing ledger to read it (nil when the folder has none); takes no lock, writes nothing.
-    static func openForReading(_ path: String) throws -> StateFolder? {
+    static func openForReading(_ path: String) throws(CommandFailure) -> StateFolder? {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
         do {
             try SQLiteLedger.checkLayout(of: folder, fresh: false)
             guard SQLiteLedger.exists(in: folder) else { return nil }
             return StateFolder(folder: folder, ledger: try SQLiteLedger(readingOnly: folder), lock: nil)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 
@@ -79,12 +77,11 @@ struct StateFolder {
 
     /// What the ledger knows of a workflow's items; a ledger that cannot be read ends the command with exit
     /// code 1.
-    func snapshot(of workflow: Workflow) async throws -> LedgerSnapshot {
+    func snapshot(of workflow: Workflow) async throws(CommandFailure) -> LedgerSnapshot {
         do {
             return try await ledger.snapshot(workflow: workflow.name)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 

@@ -37,6 +37,9 @@ struct StatusCommand: AsyncParsableCommand {
         try await SharedBatchOptions.using(db) { database in try await show(database: database) }
     }
 
+    /// A workflow's run record, its items in the ledger, and (given the workflow file) the files not run yet.
+    private typealias Section = (record: RunRecord, items: [LedgerItem], pending: [PlannedItem])
+
     /// Shows the ledger of the state folder, or with `database`, the shared batch's workers, queues and ledger.
     private func show(database: BatchDatabase?) async throws {
         var batch: BatchStatus?
@@ -48,29 +51,7 @@ struct StatusCommand: AsyncParsableCommand {
             store = try StateFolder.openForReading(stateOptions.state)?.ledger
         }
         if let batch, !json { BatchReport.print(batch) }
-        var sections: [(record: RunRecord, items: [LedgerItem], pending: [PlannedItem])] = []
-        do {
-            let known = try await store?.workflows() ?? []
-            if let path = workflow {
-                let (workflow, registry) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
-                let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
-                let plan = try await BatchInputs.plan(
-                    workflow, registry: registry, discovery: discovery, ledger: store)
-                let items = try await store?.snapshot(workflow: workflow.name).items ?? []
-                let record =
-                    known.first { $0.workflow == workflow.name }
-                    ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
-                sections.append((record, items, plan.items.filter { $0.itemID == nil }))
-            } else {
-                for record in known {
-                    sections.append(
-                        (record, try await store?.snapshot(workflow: record.workflow).items ?? [], []))
-                }
-            }
-        } catch let error as StateError {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
-        }
+        let sections = try await self.sections(of: store)
         guard !sections.isEmpty else {
             if json {
                 Output.line(batch.map { BatchReport.json($0, workflows: []).serialized(pretty: true) } ?? "[]")
@@ -81,52 +62,78 @@ struct StatusCommand: AsyncParsableCommand {
         }
         var report: [JSONValue] = []
         for section in sections {
-            let checkpoints: [Int64: [String: StageRecord]]
-            do {
-                checkpoints = try await store?.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
-            } catch {
-                Output.error("pipeline: \(error)")
-                throw ExitCode(1)
+            let checkpoints = try await CommandFailure.mappingErrors {
+                try await store?.checkpoints(workflow: section.record.workflow, items: nil) ?? [:]
             }
-            let items = section.items.filter { !failed || $0.status == .failed }
-            let pending = failed ? [] : section.pending
-            let stageIDs = section.record.stages
-            var entries: [JSONValue] = items.map { item in
-                let stages = checkpoints[item.id] ?? [:]
-                return [
-                    "item": .int(Int(item.id)), "path": .string(item.input.path), "version": .int(item.version),
-                    "fingerprint": .string(item.fingerprint), "status": .string(item.status.rawValue),
-                    "error": item.error.map { .string($0.message) } ?? .null,
-                    "errorKind": item.error.map { .string($0.kind.rawValue) } ?? .null,
-                    "stages": .object(stages.mapValues { (try? JSONValue(encoding: $0)) ?? .null }),
-                ]
-            }
-            entries += pending.map { planned in
-                ["item": .null, "path": .string(planned.input.path), "status": .string(Self.pendingStatus(planned))]
-            }
-            report.append([
-                "workflow": .string(section.record.workflow), "file": .string(section.record.file),
-                "items": .array(entries),
-            ])
-            guard !json else { continue }
-            let count = items.count + pending.count
-            Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
-            var rows = items.map { item in
-                [item.input.relativePath, Self.status(item)]
-                    + stageIDs.map { id in
-                        checkpoints[item.id]?[id].map(Self.cell) ?? "-"
-                    }
-            }
-            rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
-            Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))
-            for item in items where item.status == .failed {
-                Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
-            }
+            report.append(show(section, checkpoints: checkpoints))
         }
         if json {
             let document = batch.map { BatchReport.json($0, workflows: report) } ?? .array(report)
             Output.line(document.serialized(pretty: true))
         }
+    }
+
+    /// The workflow given on the command line, or every workflow the ledger knows.
+    private func sections(of store: (any StateStore)?) async throws -> [Section] {
+        do {
+            let known = try await store?.workflows() ?? []
+            guard let path = workflow else {
+                var sections: [Section] = []
+                for record in known {
+                    sections.append((record, try await store?.snapshot(workflow: record.workflow).items ?? [], []))
+                }
+                return sections
+            }
+            let (workflow, registry) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
+            let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
+            let plan = try await BatchInputs.plan(workflow, registry: registry, discovery: discovery, ledger: store)
+            let items = try await store?.snapshot(workflow: workflow.name).items ?? []
+            let record =
+                known.first { $0.workflow == workflow.name }
+                ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
+            return [(record, items, plan.items.filter { $0.itemID == nil })]
+        } catch let error as StateError {
+            throw CommandFailure.failed(error)
+        }
+    }
+
+    /// Prints a workflow's table (unless `--json`) and returns its JSON.
+    private func show(_ section: Section, checkpoints: [Int64: [String: StageRecord]]) -> JSONValue {
+        let items = section.items.filter { !failed || $0.status == .failed }
+        let pending = failed ? [] : section.pending
+        let stageIDs = section.record.stages
+        var entries: [JSONValue] = items.map { item in
+            let stages = checkpoints[item.id] ?? [:]
+            return [
+                "item": .int(Int(item.id)), "path": .string(item.input.path), "version": .int(item.version),
+                "fingerprint": .string(item.fingerprint), "status": .string(item.status.rawValue),
+                "error": item.error.map { .string($0.message) } ?? .null,
+                "errorKind": item.error.map { .string($0.kind.rawValue) } ?? .null,
+                "stages": .object(stages.mapValues { (try? JSONValue(encoding: $0)) ?? .null }),
+            ]
+        }
+        entries += pending.map { planned in
+            ["item": .null, "path": .string(planned.input.path), "status": .string(Self.pendingStatus(planned))]
+        }
+        let document: JSONValue = [
+            "workflow": .string(section.record.workflow), "file": .string(section.record.file),
+            "items": .array(entries),
+        ]
+        guard !json else { return document }
+        let count = items.count + pending.count
+        Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
+        var rows = items.map { item in
+            [item.input.relativePath, Self.status(item)]
+                + stageIDs.map { id in
+                    checkpoints[item.id]?[id].map(Self.cell) ?? "-"
+                }
+        }
+        rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
+        Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))
+        for item in items where item.status == .failed {
+            Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
+        }
+        return document
     }
 
     private static func status(_ item: LedgerItem) -> String {

@@ -5,8 +5,6 @@ import HTTPTransport
 import PipelineKit
 
 import enum StageKit.BlockingWork
-import struct StageKit.ByteCount
-import struct StageKit.InputItem
 import struct StageKit.TimeSpan
 
 /// `pipeline watch WORKFLOW`: processes files as they appear in the input folders, once each has stopped
@@ -40,7 +38,6 @@ struct WatchCommand: AsyncParsableCommand {
     var poll = false
 
     func validate() throws {
-        try runOptions.check()
         guard TimeSpan(parsing: settle) != nil else {
             throw ValidationError("--settle expects a duration such as 5s or 500ms, not \(settle)")
         }
@@ -54,80 +51,85 @@ struct WatchCommand: AsyncParsableCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
-        // Only a batch's failures are read (and reported).
         let client = HTTPClient.makeForStages()
+        // Only a batch's failures are read (and reported), so results are not kept for the whole session.
         let runner = runOptions.runner(
             workflow: workflow, registry: registry, state: state, environment: environment, client: client,
             keepsEveryResult: false)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
+        let watch = Watch(
+            workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
+            file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, inputs: inputOptions.input,
+            state: stateOptions.state)
         let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
-        let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
-        let inputs = inputOptions.input
-        let statePath = stateOptions.state
-        let status = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
-            () async -> Int32 in
-            var tracker = SettleTracker(settle: settle)
-            var announced = false
-            var reported = Set<String>()
-            // Files that failed in this session, as they were: taken again once they change (or on a restart).
-            var failed: [String: FileStamp] = [:]
-            while !Task.isCancelled {
-                let discovery: Discovery
-                let plan: BatchPlan
-                do {
-                    // Scanning reads folders and sidecars: on a thread of its own.
-                    discovery = try await BlockingWork.runLong {
-                        Result { try BatchInputs.discover(workflow, inputs: inputs, file: file, state: statePath) }
-                    }.get()
-                } catch {
-                    return (error as? ExitCode)?.rawValue ?? 1
-                }
+        let failure = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+            await watch.run(WatchSession(settle: settle))
+        }
+        try? await client.shutdown()
+        if let failure { throw failure }
+    }
+}
+
+/// The loop of `pipeline watch`: scan, plan what has settled, run what is new, wait for a change.
+private struct Watch: Sendable {
+    var workflow: Workflow
+    var registry: StageRegistry
+    var ledger: SQLiteLedger
+    var runner: Runner
+    var watcher: FolderWatcher
+    /// The workflow file's full path.
+    var file: String
+    /// `--input` paths.
+    var inputs: [String]
+    /// The state folder, left out of the scans.
+    var state: String
+
+    /// Watches until the task is cancelled; returns what ended it early.
+    func run(_ start: WatchSession) async -> CommandFailure? {
+        var session = start
+        var announced = false
+        while !Task.isCancelled {
+            let next: ContinuousClock.Instant?
+            do throws(CommandFailure) {
+                let discovery = try await scan()
                 watcher.watch(discovery.folders)
-                let (ready, next) = tracker.settled(discovery.files)
-                var fresh = discovery
-                fresh.files = ready
-                fresh.passedOver = discovery.passedOver.filter { reported.insert($0.path).inserted }
-                do {
-                    plan = try await BatchInputs.planForRun(
-                        workflow, registry: registry, discovery: fresh, ledger: state.ledger)
-                } catch {
-                    return (error as? ExitCode)?.rawValue ?? 1
-                }
-                let stamps = Dictionary(discovery.files.map { ($0.input.path, $0.stamp) }, uniquingKeysWith: { $1 })
-                var news = plan
-                news.items = plan.items.filter { planned in
-                    switch planned.action {
-                    case .reuse: return false
-                    case .skip: return reported.insert(planned.input.path).inserted
-                    case .run:
-                        return failed[planned.input.path] == nil
-                            || failed[planned.input.path] != stamps[planned.input.path]
-                    }
-                }
+                let ready: Discovery
+                (ready, next) = session.settled(discovery)
+                let plan = try await BatchInputs.planForRun(
+                    workflow, registry: registry, discovery: ready, ledger: ledger)
+                let news = session.unseen(in: plan)
                 if !news.items.isEmpty || !news.passedOver.isEmpty {
-                    do {
-                        let outcome = try await runner.run(news, file: file)
-                        if outcome.summary.interrupted { return 130 }
-                        for result in outcome.results where result.outcome == .failed {
-                            failed[result.path] = stamps[result.path]
-                        }
-                    } catch {
-                        Output.error("pipeline: \(error)")
-                        return 1
-                    }
+                    let outcome = try await CommandFailure.mappingErrors { try await runner.run(news, file: file) }
+                    if outcome.summary.interrupted { return CommandFailure(.interrupted) }
+                    session.record(outcome)
                 }
                 if !announced {
                     announced = true
-                    Output.line(
-                        "watching \(discovery.folders.count) folder\(discovery.folders.count == 1 ? "" : "s") "
-                            + (watcher.isNotified ? "(inotify)" : "(polling every second)")
-                            + "; files are taken once unchanged for \(TimeSpan(seconds: settle.seconds)); Ctrl-C stops")
+                    announce(discovery.folders.count, settle: session.settle)
                 }
-                _ = await watcher.wait(timeout: next.map { $0 - ContinuousClock.now })
+            } catch {
+                return error
             }
-            return 0
+            _ = await watcher.wait(timeout: next.map { $0 - ContinuousClock.now })
         }
-        try? await client.shutdown()
-        if status != 0 { throw ExitCode(status) }
+        return nil
+    }
+
+    /// The input files as they are now; scanning reads folders and sidecars, on a thread of its own.
+    private func scan() async throws(CommandFailure) -> Discovery {
+        let (workflow, inputs, file, state) = (self.workflow, self.inputs, self.file, self.state)
+        return try await BlockingWork.runLong {
+            Result { () throws(CommandFailure) in
+                try BatchInputs.discover(workflow, inputs: inputs, file: file, state: state)
+            }
+        }.get()
+    }
+
+    /// Says, once, what is watched and how.
+    private func announce(_ folders: Int, settle: Duration) {
+        Output.line(
+            "watching \(folders) folder\(folders == 1 ? "" : "s") "
+                + (watcher.isNotified ? "(inotify)" : "(polling every second)")
+                + "; files are taken once unchanged for \(TimeSpan(seconds: settle.seconds)); Ctrl-C stops")
     }
 }

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import PostgresNIO
-import Synchronization
 
 /// Runs attempts at database operations on leased connections, and gives an attempt up when its connection
 /// closes under it or its task is cancelled: a statement in flight when the server went away is not always failed
@@ -8,7 +8,7 @@ import Synchronization
 /// Each connection is watched once, for as long as it lives, whatever number of attempts run on it.
 final class Attempts: Sendable {
     /// For each watched connection, how to give up the attempt running on it now, if one is.
-    private let running = Mutex<[PostgresConnection.ID: GiveUp?]>([:])
+    private let running = NIOLockedValueBox<[PostgresConnection.ID: GiveUp?]>([:])
 
     /// Gives up one attempt.
     private typealias GiveUp = @Sendable (AttemptAbandoned) -> Void
@@ -33,7 +33,7 @@ final class Attempts: Sendable {
         } onCancel: {
             outcome.settle(.failure(AttemptAbandoned.noAnswer))
         }
-        running.withLock { running in
+        running.withLockedValue { running in
             // The attempt is over; a connection that closed meanwhile is no longer watched.
             if running[connection.id] != nil { running[connection.id] = .some(nil) }
         }
@@ -49,13 +49,13 @@ final class Attempts: Sendable {
     /// first time it is seen.
     private func watch(_ connection: PostgresConnection, giveUp: @escaping GiveUp) {
         let id = connection.id
-        let firstSeen = running.withLock { running in
+        let firstSeen = running.withLockedValue { running in
             defer { running[id] = giveUp }
             return running[id] == nil
         }
         guard firstSeen else { return }
         connection.closeFuture.whenComplete { [self] _ in
-            let current = running.withLock { $0.removeValue(forKey: id) }
+            let current = running.withLockedValue { $0.removeValue(forKey: id) }
             current??(.connectionClosed)
         }
     }
@@ -83,11 +83,11 @@ private final class Outcome<T: Sendable>: Sendable {
         var waiter: CheckedContinuation<Result<T, any Error>, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Settles the outcome, unless it is settled already.
     func settle(_ result: Result<T, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<T, any Error>, Never>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Result<T, any Error>, Never>? in
             guard state.result == nil else { return nil }
             state.result = result
             defer { state.waiter = nil }
@@ -100,7 +100,7 @@ private final class Outcome<T: Sendable>: Sendable {
     var value: Result<T, any Error> {
         get async {
             await withCheckedContinuation { continuation in
-                let settled = state.withLock { state in
+                let settled = state.withLockedValue { state in
                     if state.result == nil { state.waiter = continuation }
                     return state.result
                 }

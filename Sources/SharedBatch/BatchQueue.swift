@@ -279,7 +279,7 @@ public struct SubmittedWorkflow: Sendable, Hashable {
         for (name, value) in vars.sorted(by: { $0.key < $1.key }) {
             hash.update(data: Data("\0\(name)=\(value)".utf8))
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(hash.finalize())
     }
 }
 

@@ -71,7 +71,7 @@ public enum ContentFingerprint {
                 remaining -= count
             }
         }
-        let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        let digest = HexDigest.text(hasher.finalize().prefix(16))
         return "\(method == .full || size <= Int64(sampleBudget) ? "full" : "sampled"):\(size):\(digest)"
     }
 }

@@ -51,21 +51,32 @@ import Testing
         #expect("\(error)" == "program no-such-program-here not found on PATH")
     }
 
-    @Test func cancellingKillsTheChildPromptly() async throws {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("exec-cancel-\(UUID().uuidString)")
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// Cancelled once the child has started, the stage ends with a cancellation, and the shell never reaches the
+    /// command after its 30-second sleep: the child's whole process group was stopped, not waited for.
+    @Test func cancellingKillsTheChild() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("exec-cancel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let started = folder.appendingPathComponent("started")
+        let finished = folder.appendingPathComponent("finished")
         let harness = self.harness
         let task = Task {
             await harness.run(
-                ExecStage.self, options: ["command": ["sh", "-c", .string("sleep 30; touch \(marker.path)")]])
+                ExecStage.self,
+                options: [
+                    "command": ["sh", "-c", .string("touch \(started.path); sleep 30; touch \(finished.path)")]
+                ])
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Waits for the child itself, not for a guessed time; the limit only keeps a broken test from hanging.
+        let limit = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: started.path) {
+            try #require(ContinuousClock.now < limit, "the child did not start")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         task.cancel()
         let result = await task.value
-        #expect(clock.now - start < .seconds(5))
         #expect(throws: CancellationError.self) { try result.outputs.get() }
-        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        #expect(!FileManager.default.fileExists(atPath: finished.path))
     }
 
     @Test func largeOutputIsReadWithoutDeadlock() async throws {

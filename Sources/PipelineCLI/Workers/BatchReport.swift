@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import PipelineKit
 import SharedBatch
@@ -8,12 +7,11 @@ import enum StageKit.JSONValue
 /// The workers and the queue of a shared batch, as `pipeline status --db` shows them.
 enum BatchReport {
     /// Reads the batch's state; a database that cannot be read ends the command with exit code 1.
-    static func status(of queue: BatchQueue) async throws -> BatchStatus {
+    static func status(of queue: BatchQueue) async throws(CommandFailure) -> BatchStatus {
         do {
             return try await queue.status()
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 

@@ -31,12 +31,11 @@ struct SharedBatchOptions: ParsableArguments {
     }
 
     /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
-    static func open(_ url: String) async throws -> BatchDatabase {
+    static func open(_ url: String) async throws(CommandFailure) -> BatchDatabase {
         do {
             return try await BatchDatabase(url: url)
         } catch {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw .failed(error)
         }
     }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import PipelineKit
 import SharedBatch
@@ -35,14 +34,13 @@ struct SharedCancel {
                     here, workflow: workflow, registry: registry, store: store,
                     scratchRoot: FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-cancel"),
                     environment: environment, json: json)
-                if summary.interrupted { throw ExitCode(130) }
+                if summary.interrupted { throw CommandFailure(.interrupted) }
                 failed = summary.failed > 0
             }
             failed = try await waitForWorkers(running, store: store, queue: queue) || failed
-            if failed { throw ExitCode(1) }
+            if failed { throw CommandFailure(.failed) }
         } catch let error as StateError {
-            Output.error("pipeline: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure.failed(error)
         }
     }
 

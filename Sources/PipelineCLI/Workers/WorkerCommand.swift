@@ -50,7 +50,6 @@ struct WorkerCommand: AsyncParsableCommand {
     var metricsHost: String = "127.0.0.1"
 
     func validate() throws {
-        try runOptions.check()
         guard let lease = TimeSpan(parsing: lease)?.duration, lease >= .seconds(1) else {
             throw ValidationError("--lease expects a duration of at least 1s, such as 30s or 2m, not \(lease)")
         }

@@ -423,7 +423,7 @@ public struct BatchPlanner: Sendable {
     func digest(of input: InputItem) -> String {
         guard !input.meta.isEmpty else { return digest }
         let canonical = digest + JSONValue.object(input.meta).serialized()
-        return SHA256.hash(data: Data(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(SHA256.hash(data: Data(canonical.utf8)).prefix(16))
     }
 
     /// What happens to an item whose content is not elsewhere in the batch: `known` is the ledger's item for

@@ -26,7 +26,7 @@ public final class SQLiteLedger: StateStore {
     public init(folder: URL) throws(StateError) {
         let file = folder.appendingPathComponent(Self.fileName)
         self.file = file
-        try AtomicFile.createFolder(folder)
+        try StateFiles.createFolder(folder)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         // WAL is set here, not with GRDB's `journalMode = .wal`: that also commits a throwaway table whenever

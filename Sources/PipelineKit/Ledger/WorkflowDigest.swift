@@ -15,6 +15,6 @@ extension Workflow {
             ]
         }
         let canonical = JSONValue.object(["stages": .array(stages), "vars": .object(vars)]).serialized()
-        return SHA256.hash(data: Data(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(SHA256.hash(data: Data(canonical.utf8)).prefix(16))
     }
 }

@@ -126,7 +126,7 @@ public struct StageDecisions: Sendable {
     /// The hash that decides whether a finished stage is still up to date.
     static func optionsHash(uses: String, options: JSONValue) -> String {
         let canonical = JSONValue.object(["uses": .string(uses), "with": options]).serialized()
-        return SHA256.hash(data: Data(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return HexDigest.text(SHA256.hash(data: Data(canonical.utf8)).prefix(16))
     }
 }
 

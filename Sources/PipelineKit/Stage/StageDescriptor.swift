@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 public import StageKit
-import Synchronization
 
 /// Where a registered stage type comes from, as `pipeline stages` shows it.
 public enum StageSource: Sendable, Hashable, CustomStringConvertible {
@@ -91,14 +91,14 @@ public struct StageDescriptor: Sendable {
 /// A stage type's option schema, made the first time it is read and kept, shared by copies of the descriptor.
 private final class OptionSchemaOnce: Sendable {
     private let make: @Sendable () -> OptionSchema
-    private let made = Mutex<OptionSchema?>(nil)
+    private let made = NIOLockedValueBox<OptionSchema?>(nil)
 
     init(_ make: @escaping @Sendable () -> OptionSchema) {
         self.make = make
     }
 
     var value: OptionSchema {
-        made.withLock { made in
+        made.withLockedValue { made in
             if let made { return made }
             let schema = make()
             made = schema

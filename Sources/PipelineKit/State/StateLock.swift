@@ -13,10 +13,10 @@ package final class StateLock: Sendable {
     /// Takes the lock of `folder`, creating the folder if needed; throws ``StateError/Code-swift.struct/busy``
     /// when another process holds it.
     package init(folder: URL) throws(StateError) {
-        try AtomicFile.createFolder(folder)
+        try StateFiles.createFolder(folder)
         let url = folder.appendingPathComponent("lock")
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw AtomicFile.failure("cannot open", url) }
+        guard descriptor >= 0 else { throw StateFiles.failure("cannot open", url) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let holder =
@@ -30,7 +30,7 @@ package final class StateLock: Sendable {
                         + "; wait for it to finish, or give this run its own folder with --state DIR",
                     path: folder.path)
             }
-            throw AtomicFile.failure("cannot lock", url)
+            throw StateFiles.failure("cannot lock", url)
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)

@@ -8,7 +8,7 @@ public struct Workflow: Sendable {
 
     /// The file it was read from, for messages.
     public var file: String
-    /// Its name; it also names its state folder, so a rerun finds its checkpoints.
+    /// Its name: the ledger keeps the workflow's items under it, so a rerun finds their checkpoints.
     public var name: String
     /// One line for people.
     public var description: String?

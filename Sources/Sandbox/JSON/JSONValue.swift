@@ -1,7 +1,7 @@
 import Foundation
 import StageKit
 
-/// The sandbox reads and writes JSON as `PipelineKit.JSONValue` values rather than fixed `Codable` types,
+/// The sandbox reads and writes JSON as StageKit's `JSONValue` values rather than fixed `Codable` types,
 /// so it can name the exact field that is wrong or unknown (as Vimeo's `invalid_parameters` does) and
 /// apply `fields=` filtering. These are the few helpers the API code adds.
 extension JSONValue {

@@ -1,5 +1,4 @@
 import Foundation
-import PipelineKit
 import StageKit
 
 #if canImport(Glibc)

@@ -16,8 +16,6 @@ enum FileDigest {
                 offset += Int64(buffer.readableBytes)
             }
         }
-        return hash.finalize().map { byte in
-            byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
-        }.joined()
+        return HexDigest.text(hash.finalize())
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import StageKit
 
 /// The credentials a request is signed with: long-term keys, or temporary ones with a session token.
 public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
@@ -68,7 +69,7 @@ public struct SigV4Signer: Sendable {
 
     /// The payload hash of `body`: its SHA-256, in lowercase hex.
     public static func payloadHash(of body: some DataProtocol) -> String {
-        hex(SHA256.hash(data: body))
+        HexDigest.text(SHA256.hash(data: body))
     }
 
     /// Signs a request in the header form and returns the headers to set on it, replacing any of the same
@@ -170,7 +171,7 @@ extension SigV4Signer {
 
     /// The string to sign: algorithm, time, credential scope, and the canonical request's SHA-256.
     func stringToSign(canonicalRequest: String, time: SigningTime) -> String {
-        [Self.algorithm, time.amzDate, scope(time), Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))]
+        [Self.algorithm, time.amzDate, scope(time), HexDigest.text(SHA256.hash(data: Data(canonicalRequest.utf8)))]
             .joined(separator: "\n")
     }
 
@@ -181,7 +182,7 @@ extension SigV4Signer {
         let signingKey = [String(time.day), region, service, "aws4_request"].reduce(secret) { key, scopePart in
             SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: Data(scopePart.utf8), using: key))
         }
-        return Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey))
+        return HexDigest.text(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey))
     }
 
     /// `day/region/service/aws4_request`.
@@ -192,11 +193,6 @@ extension SigV4Signer {
     /// The access key id and the scope, as `Credential=` and `X-Amz-Credential` carry them.
     func credential(_ time: SigningTime) -> String {
         "\(credentials.accessKeyId)/\(scope(time))"
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 }
 

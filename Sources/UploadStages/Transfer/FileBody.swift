@@ -1,6 +1,6 @@
 import HTTPTransport
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -106,7 +106,7 @@ final class RegionFile: Sendable {
     }
 
     let path: String
-    private let state = Mutex(State.unopened)
+    private let state = NIOLockedValueBox(State.unopened)
 
     init(path: String) {
         self.path = path
@@ -114,7 +114,7 @@ final class RegionFile: Sendable {
 
     /// The region of `bytes`; fails when the file no longer holds them, or when the body was released.
     func region(_ bytes: Range<Int64>) throws -> FileRegion {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             let (handle, descriptor): (NIOFileHandle, CInt)
             switch state {
             case .released: throw CancellationError()
@@ -133,7 +133,7 @@ final class RegionFile: Sendable {
 
     /// Closes the file; later regions fail. Called where no region is being written (see ``RegionFile``).
     func close() {
-        state.withLock { state in
+        state.withLockedValue { state in
             if case .open(let handle, let descriptor) = state {
                 try? handle.close()
                 Glibc.close(descriptor)

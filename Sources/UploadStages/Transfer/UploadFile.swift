@@ -1,10 +1,9 @@
 import AsyncHTTPClient
-import CMalloc
 import Foundation
 import HTTPTransport
+import NIOConcurrencyHelpers
 import NIOCore
 import StageKit
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -116,11 +115,11 @@ struct FileChunks: AsyncSequence, Sendable {
     /// comes again, the HTTP client has long written and released it (a streamed body has at most two in
     /// flight); if something still holds it, `clear()` gives the slot new memory and the holder keeps its bytes.
     final class RecycledBuffer: Sendable {
-        let buffer = Mutex(ByteBuffer())
+        let buffer = NIOLockedValueBox(ByteBuffer())
 
         /// Fills the buffer with `count` bytes of `file` from `offset` and returns it (sharing its storage).
         func read(_ count: Int, of file: OpenFile, at offset: Int64, path: String) throws -> ByteBuffer {
-            try buffer.withLock { buffer in
+            try buffer.withLockedValue { buffer in
                 buffer.clear(minimumCapacity: count)
                 try FileChunks.read(count, of: file, at: offset, path: path, into: &buffer)
                 return buffer
@@ -147,16 +146,16 @@ struct FileChunks: AsyncSequence, Sendable {
     final class Immediate: ImmediateParts {
         static let partSize = 128 << 10
         let chunks: FileChunks
-        private let state: Mutex<(file: OpenFile?, offset: Int64, closed: Bool)>
+        private let state: NIOLockedValueBox<(file: OpenFile?, offset: Int64, closed: Bool)>
 
         init(_ chunks: FileChunks) {
             self.chunks = chunks
-            state = Mutex((nil, chunks.range.lowerBound, false))
+            state = NIOLockedValueBox((nil, chunks.range.lowerBound, false))
         }
 
         func next() throws -> IOData? {
             let (path, end) = (chunks.path, chunks.range.upperBound)
-            return try state.withLock { state in
+            return try state.withLockedValue { state in
                 if state.closed { throw CancellationError() }
                 guard state.offset < end else {
                     state.file = nil
@@ -174,7 +173,7 @@ struct FileChunks: AsyncSequence, Sendable {
 
         /// Closes the file; later parts fail.
         func close() {
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.file = nil
                 state.closed = true
             }
@@ -183,8 +182,7 @@ struct FileChunks: AsyncSequence, Sendable {
 
     /// The range as parts the connection's event loop reads itself.
     func immediate() -> Immediate {
-        ChunkMemory.configure()
-        return Immediate(self)
+        Immediate(self)
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
@@ -216,26 +214,6 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        ChunkMemory.configure()
-        return AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
+        AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
     }
-}
-
-/// How the process allocates the large buffers that carry file data: each request body reads into three of
-/// its own (``FileChunks/RecycledBuffer``), allocated on one thread and freed on whichever drops them last,
-/// often the event loop's. glibc serves blocks above its mmap threshold with mmap and returns them at once,
-/// but raises that threshold after such frees, so later buffers come from per-thread arenas, which keep
-/// freed space: the resident size of a long upload in many requests then wandered between 60 and 72 MiB
-/// instead of staying near 40. A fixed threshold keeps every buffer in its own mapping.
-enum ChunkMemory {
-    /// Applies the policy once per process.
-    static func configure() {
-        _ = applied
-    }
-
-    private static let applied: Void = {
-        #if os(Linux)
-            _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
-        #endif
-    }()
 }

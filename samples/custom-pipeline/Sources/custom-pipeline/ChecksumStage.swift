@@ -52,13 +52,12 @@ struct ChecksumStage: Stage {
         try handle.seek(toOffset: UInt64(progress.digests.count * Self.blockSize))
         while let block = try handle.read(upToCount: Self.blockSize), !block.isEmpty {
             try Task.checkCancellation()
-            progress.digests.append(SHA256.hash(data: block).map { String(format: "%02x", $0) }.joined())
+            progress.digests.append(HexDigest.text(SHA256.hash(data: block)))
             if progress.digests.count % 8 == 0 { try await context.checkpoint(progress) }
             context.reportProgress(
                 StageProgress(completed: Int64(progress.digests.count * Self.blockSize), total: size, unit: .bytes))
         }
-        let treeHash = SHA256.hash(data: Data(progress.digests.joined().utf8)).map { String(format: "%02x", $0) }
-            .joined()
+        let treeHash = HexDigest.text(SHA256.hash(data: Data(progress.digests.joined().utf8)))
         var sidecar: String?
         if options.sidecar {
             let url = URL(fileURLWithPath: path + ".treehash")

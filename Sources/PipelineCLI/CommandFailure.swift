@@ -1,0 +1,62 @@
+import ArgumentParser
+
+/// A command that ends early: what went wrong, for people, and the exit code the README documents. Commands
+/// throw it instead of printing and exiting themselves, so that `PipelineCommand.main()` prints every failure
+/// to standard error in one place.
+struct CommandFailure: Error, Sendable, CustomStringConvertible {
+    /// The exit code: what a script calling `pipeline` can tell from it.
+    struct Code: Sendable, Hashable {
+        private enum Kind: Int32 {
+            case failed = 1
+            case invalid = 2
+            case interrupted = 130
+        }
+        private let kind: Kind
+
+        /// An item failed, or the state folder or the database cannot be used.
+        static let failed = Code(kind: .failed)
+        /// The workflow or the arguments are invalid: nothing ran.
+        static let invalid = Code(kind: .invalid)
+        /// A signal stopped the command; running it again resumes.
+        static let interrupted = Code(kind: .interrupted)
+
+        /// The process's exit code.
+        var exitCode: ExitCode { ExitCode(kind.rawValue) }
+    }
+
+    /// The exit code.
+    var code: Code
+    /// The lines printed to standard error, in order; none when the command already said everything.
+    var messages: [String]
+
+    /// The messages, for a caller that reports the failure itself (a worker that cannot build a runner).
+    var description: String { messages.joined(separator: "\n") }
+
+    /// A failure with `code` that prints `messages`.
+    init(_ code: Code, _ messages: String...) {
+        self.code = code
+        self.messages = messages
+    }
+
+    /// A failure with `code` that prints `messages`.
+    init(_ code: Code, messages: [String]) {
+        self.code = code
+        self.messages = messages
+    }
+
+    /// A state folder, ledger or database that could not be used (exit code 1), with the error as it reads.
+    static func failed(_ error: any Error) -> CommandFailure {
+        CommandFailure(.failed, "pipeline: \(error)")
+    }
+
+    /// Runs `body`; any error other than a `CommandFailure` becomes ``failed(_:)``.
+    static func mappingErrors<T>(_ body: () async throws -> T) async throws(CommandFailure) -> T {
+        do {
+            return try await body()
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw .failed(error)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import StageKit
+
+/// The `${...}` references of vars and stages: each must name something that exists when it is resolved.
+extension WorkflowReader {
+    mutating func checkReferences(vars: [String: JSONValue], stages: [StageSpec]) {
+        let varsPath = JSONPath.root.appending("vars")
+        var varDependencies: [String: [String]] = [:]
+        for (name, value) in vars {
+            for (reference, path) in references(in: value, at: varsPath.appending(name)) {
+                switch reference.root {
+                case "vars":
+                    if let member = reference.member { varDependencies[name, default: []].append(member) }
+                    checkReference(reference, at: path, stageIndex: nil, vars: vars, stages: stages)
+                case "input", "env":
+                    checkReference(reference, at: path, stageIndex: nil, vars: vars, stages: stages)
+                default:
+                    log.error(
+                        path,
+                        "vars can reference input, vars and env only, not \"\(reference.root)\" (vars are resolved before any stage runs)"
+                    )
+                }
+            }
+        }
+        reportVarCycles(varDependencies, vars: vars)
+
+        for (index, stage) in stages.enumerated() {
+            if let refresher = stage.refreshWith, !stages.prefix(index).contains(where: { $0.id == refresher }) {
+                log.error(
+                    stage.path.appending("refreshWith"),
+                    "refreshWith must name an earlier stage, not \"\(refresher)\""
+                        + Suggestion.phrase(for: refresher, among: stages.prefix(index).map(\.id)))
+            }
+            var found = references(in: stage.with, at: stage.path.appending("with"))
+            if let condition = stage.condition {
+                found += references(in: .string(condition), at: stage.path.appending("if"))
+            }
+            for (reference, path) in found {
+                checkReference(reference, at: path, stageIndex: index, vars: vars, stages: stages)
+            }
+        }
+    }
+
+    /// Every reference in the templates of a value, with the path of its string; malformed templates are reported.
+    private mutating func references(in value: JSONValue, at path: JSONPath) -> [(Reference, JSONPath)] {
+        switch value {
+        case .string(let text):
+            do {
+                return try Template(parsing: text).expressions.flatMap(\.references).map { ($0, path) }
+            } catch {
+                log.error(path, "invalid expression in \(JSONValue.string(text).serialized()): \(error.message)")
+                return []
+            }
+        case .array(let elements):
+            return elements.enumerated().flatMap { index, element in
+                references(in: element, at: path.appending(index: index))
+            }
+        case .object(let members):
+            return members.sorted { $0.key < $1.key }.flatMap { key, member in
+                references(in: member, at: path.appending(key))
+            }
+        default:
+            return []
+        }
+    }
+
+    private mutating func checkReference(
+        _ reference: Reference, at path: JSONPath, stageIndex: Int?, vars: [String: JSONValue], stages: [StageSpec]
+    ) {
+        switch reference.root {
+        case "input":
+            guard let member = reference.member else { return }
+            if !InputItem.factNames.contains(member) {
+                log.error(
+                    path,
+                    "unknown input fact \"\(member)\" in ${\(reference)}; known: \(InputItem.factNames.joined(separator: ", "))"
+                        + Suggestion.phrase(for: member, among: InputItem.factNames))
+            } else if reference.components.count > 1, member != "meta" {
+                log.error(path, "${\(reference)}: input.\(member) has no members")
+            }
+        case "vars":
+            guard let member = reference.member else {
+                return log.error(path, "${vars} needs a name, e.g. ${vars.api}")
+            }
+            if vars[member] == nil {
+                log.error(
+                    path,
+                    "unknown var \"\(member)\" in ${\(reference)}" + Suggestion.phrase(for: member, among: vars.keys))
+            }
+        case "env":
+            if reference.member == nil { log.error(path, "${env} needs a variable name, e.g. ${env.HOME}") }
+        case "previous":
+            guard let member = reference.member else {
+                return log.error(path, "${previous} needs a stage id, e.g. ${previous.ticket.uri}")
+            }
+            if !stages.contains(where: { $0.id == member }) {
+                log.error(
+                    path,
+                    "${\(reference)}: the workflow has no stage \"\(member)\""
+                        + Suggestion.phrase(for: member, among: stages.map(\.id)))
+            }
+        default:
+            let earlier = stageIndex.map { Array(stages.prefix($0)) } ?? []
+            guard let target = stages.firstIndex(where: { $0.id == reference.root }) else {
+                let candidates = WorkflowLoader.reservedRoots + earlier.map(\.id)
+                log.error(
+                    path,
+                    "unknown reference \"\(reference.root)\" in ${\(reference)}: expected input, vars, env or the id of an earlier stage"
+                        + Suggestion.phrase(for: reference.root, among: candidates))
+                return
+            }
+            guard let stageIndex else { return }
+            if target == stageIndex {
+                log.error(
+                    path,
+                    "stage \"\(reference.root)\" refers to its own output in ${\(reference)}: a stage can use only earlier stages"
+                )
+                return
+            }
+            if target > stageIndex {
+                log.error(
+                    path,
+                    "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
+                )
+                return
+            }
+            let targetStage = stages[target]
+            guard let member = reference.member, let descriptor = registry.descriptor(for: targetStage.uses) else {
+                return
+            }
+            let outputs = descriptor.outputs(for: targetStage.with)
+            if !outputs.contains(member) {
+                let known = outputs.fields.map(\.name)
+                log.error(
+                    path,
+                    "stage \"\(targetStage.id)\" (\(targetStage.uses)) has no output \"\(member)\"; it has \(known.joined(separator: ", "))"
+                        + Suggestion.phrase(for: member, among: known))
+            }
+        }
+    }
+
+    private mutating func reportVarCycles(_ dependencies: [String: [String]], vars: [String: JSONValue]) {
+        var state: [String: Int] = [:]  // 1 visiting, 2 done
+        var reported: Set<String> = []
+        func visit(_ name: String, _ trail: [String], log: inout DiagnosticLog) {
+            if state[name] == 2 { return }
+            if state[name] == 1 {
+                guard let start = trail.firstIndex(of: name) else { return }
+                let cycle = Array(trail[start...]) + [name]
+                let key = Set(cycle).sorted().joined(separator: ",")
+                if reported.insert(key).inserted {
+                    log.error(
+                        JSONPath.root.appending("vars").appending(name),
+                        "cycle through ${}: " + cycle.map { "vars.\($0)" }.joined(separator: " → "))
+                }
+                return
+            }
+            state[name] = 1
+            for next in dependencies[name, default: []] where vars[next] != nil {
+                visit(next, trail + [name], log: &log)
+            }
+            state[name] = 2
+        }
+        for name in dependencies.keys.sorted() { visit(name, [], log: &log) }
+    }
+}

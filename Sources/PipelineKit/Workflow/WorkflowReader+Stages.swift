@@ -1,0 +1,153 @@
+import Foundation
+import StageKit
+
+/// The stages of a workflow (`stages` and `onCancel`) and their options, checked against each stage type's schema.
+extension WorkflowReader {
+    /// The stages of `stages` or `onCancel` (`key`); `seen` holds the ids taken so far, across both.
+    mutating func readStages(
+        _ value: JSONValue?, key: String, defaults: (retry: RetryPolicy, timeout: TimeSpan?),
+        seen: inout [String: JSONPath]
+    ) -> [StageSpec] {
+        let path = JSONPath.root.appending(key)
+        guard let value else {
+            log.error(.root, "missing \"stages\": a workflow needs at least one stage")
+            return []
+        }
+        guard case .array(let elements) = value else {
+            log.error(path, "expected an array of stages, found \(value.kindName)")
+            return []
+        }
+        if elements.isEmpty { log.error(path, "\(key) is empty: a workflow needs at least one stage") }
+        var stages: [StageSpec] = []
+        for (index, element) in elements.enumerated() {
+            let stage = readStage(
+                element, at: path.appending(index: index), index: index, defaults: defaults, seen: &seen)
+            if let stage { stages.append(stage) }
+        }
+        return stages
+    }
+
+    private mutating func readStage(
+        _ element: JSONValue, at path: JSONPath, index: Int, defaults: (retry: RetryPolicy, timeout: TimeSpan?),
+        seen: inout [String: JSONPath]
+    ) -> StageSpec? {
+        guard case .object(let members) = element else {
+            log.error(path, "expected a stage object with \"id\" and \"uses\", found \(element.kindName)")
+            return nil
+        }
+        checkKeys(members, of: WorkflowGrammar.stage, at: path)
+        let id = string(members["id"], at: path.appending("id"), required: true) ?? "#\(index)"
+        if members["id"]?.stringValue != nil { checkStageID(id, of: path, seen: &seen) }
+        let uses = string(members["uses"], at: path.appending("uses"), required: true) ?? ""
+        let with = members["with"] ?? .object([:])
+        checkUses(uses, with: with, at: path)
+        return StageSpec(
+            id: id, uses: uses, with: with,
+            retry: readRetry(members["retry"], at: path.appending("retry"), base: defaults.retry),
+            timeout: duration(members["timeout"], at: path.appending("timeout")) ?? defaults.timeout,
+            condition: readCondition(members["if"], at: path.appending("if")), path: path,
+            refreshWith: string(members["refreshWith"], at: path.appending("refreshWith")),
+            isSecret: bool(members["secret"], at: path.appending("secret")) ?? false)
+    }
+
+    /// A stage id must be an identifier, not a reserved root, and unique across `stages` and `onCancel`.
+    private mutating func checkStageID(_ id: String, of stage: JSONPath, seen: inout [String: JSONPath]) {
+        let path = stage.appending("id")
+        if !WorkflowNames.isIdentifier(id) {
+            log.error(path, "a stage id must start with a letter or '_' and contain only letters, digits, '_' or '-'")
+        } else if WorkflowLoader.reservedRoots.contains(id) {
+            log.error(path, "\"\(id)\" is reserved for ${\(id).…}; choose another stage id")
+        } else if let first = seen[id] {
+            log.error(path, "duplicate stage id \"\(id)\" (first used at \(first))")
+        } else {
+            seen[id] = stage
+        }
+    }
+
+    /// The stage type must be registered, and `with` must be an object of its options.
+    private mutating func checkUses(_ uses: String, with: JSONValue, at path: JSONPath) {
+        guard case .object = with else {
+            log.error(path.appending("with"), "expected an object of options, found \(with.kindName)")
+            if !uses.isEmpty, registry.descriptor(for: uses) == nil { reportUnknownType(uses, at: path) }
+            return
+        }
+        guard !uses.isEmpty else { return }
+        guard let descriptor = registry.descriptor(for: uses) else { return reportUnknownType(uses, at: path) }
+        checkOption(with, type: .object(descriptor.optionSchema), at: path.appending("with"))
+    }
+
+    private mutating func reportUnknownType(_ uses: String, at path: JSONPath) {
+        log.error(
+            path.appending("uses"),
+            "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
+                + " (pipeline stages lists them)")
+    }
+
+    /// `"if"`: a condition, written with or without `${...}`, or a constant.
+    private mutating func readCondition(_ value: JSONValue?, at path: JSONPath) -> String? {
+        switch value {
+        case nil: return nil
+        case .bool(let flag): return flag ? "${true}" : "${false}"
+        case .string(let text):
+            // `"if": "input.ext == 'mov'"` means the same as `"if": "${input.ext == 'mov'}"`.
+            return text.contains("${") ? text : "${\(text)}"
+        case let other?:
+            log.error(path, "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
+            return nil
+        }
+    }
+
+    /// Checks a literal option value against its declared type; values with `${...}` are checked when
+    /// they are resolved, since their type is known only then.
+    private mutating func checkOption(_ value: JSONValue, type: OptionType, at path: JSONPath) {
+        if case .string(let text) = value, text.contains("${"), let template = try? Template(parsing: text),
+            !template.isLiteral
+        {
+            return
+        }
+        func mismatch(_ expected: String) {
+            log.error(path, "expected \(expected), found \(value.kindName) \(value.serialized().prefix(40))")
+        }
+        switch type {
+        case .any: return
+        case .string: if value.stringValue == nil { mismatch("a string") }
+        case .integer: if value.intValue == nil { mismatch("an integer") }
+        case .number: if value.doubleValue == nil { mismatch("a number") }
+        case .boolean: if value.boolValue == nil { mismatch("true or false") }
+        case .size: if ByteCount(json: value) == nil { mismatch(ByteCount.expected) }
+        case .duration: if TimeSpan(json: value) == nil { mismatch(TimeSpan.expected) }
+        case .bitRate: if BitRate(json: value) == nil { mismatch(BitRate.expected) }
+        case .oneOf(let choices):
+            guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
+            if !choices.contains(text) {
+                log.error(
+                    path, "\"\(text)\" is not one of \(type.displayName)" + Suggestion.phrase(for: text, among: choices)
+                )
+            }
+        case .array(let element):
+            guard case .array(let elements) = value else { return mismatch("an array") }
+            for (index, item) in elements.enumerated() {
+                checkOption(item, type: element, at: path.appending(index: index))
+            }
+        case .dictionary(let valueType):
+            guard case .object(let members) = value else { return mismatch("an object") }
+            for (key, member) in members { checkOption(member, type: valueType, at: path.appending(key)) }
+        case .object(let schema):
+            guard case .object(let members) = value else { return mismatch("an object") }
+            for field in schema.fields where field.isRequired && members[field.name] == nil {
+                log.error(path, "missing required option \"\(field.name)\" (\(field.summary))")
+            }
+            for (key, member) in members {
+                if let field = schema.field(named: key) {
+                    checkOption(member, type: field.type, at: path.appending(key))
+                } else if let additional = schema.additionalFields {
+                    checkOption(member, type: additional, at: path.appending(key))
+                } else {
+                    log.keyError(
+                        path.appending(key),
+                        "unknown option \"\(key)\"" + Suggestion.phrase(for: key, among: schema.fields.map(\.name)))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+public import PipelineKit
+
+/// Admits the runnable items of a plan to a shared batch: new items and new versions are admitted to the ledger,
+/// then queued with the stored workflow. Items already queued are left as they are, and a new version of an item
+/// a worker runs right now waits for the next submission, so submitting the same files twice queues nothing new.
+public struct Submission: Sendable {
+    /// What a submission did with each item of its plan.
+    public struct Summary: Sendable, Hashable {
+        /// Items admitted and queued now.
+        public var queued = 0
+        /// Items that were queued already and stay so.
+        public var alreadyQueued = 0
+        /// New versions of items a worker runs right now: they wait for a later submission.
+        public var running = 0
+        /// Items done with the same content.
+        public var done = 0
+        /// Items the plan skips (a filter or a limit, or no admission).
+        public var skipped = 0
+    }
+
+    /// The plan, made against ``store``.
+    public var plan: BatchPlan
+    /// The shared batch's ledger.
+    public var store: PostgresStore
+    /// The shared batch's queue.
+    public var queue: BatchQueue
+
+    /// A submission of `plan` to the batch of `store` and `queue`.
+    public init(plan: BatchPlan, store: PostgresStore, queue: BatchQueue) {
+        self.plan = plan
+        self.store = store
+        self.queue = queue
+    }
+
+    /// Stores `workflow`, admits and queues the plan's runnable items, records where done items are now, and
+    /// writes the submission to the ledger as a run.
+    public func submit(_ workflow: SubmittedWorkflow) async throws(StateError) -> Summary {
+        var summary = Summary()
+        let (queued, running) = try await queue.queueState(of: plan.runnable.compactMap(\.known?.id))
+        let id = try await queue.store(workflow)
+        let run = try await store.beginRun(
+            RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages))
+        var admitted: [Int64: String] = [:]
+        for item in plan.items {
+            switch item.action {
+            case .reuse: summary.done += 1
+            case .skip: summary.skipped += 1
+            case .run(let reason):
+                guard let admission = item.admission else {
+                    summary.skipped += 1
+                    continue
+                }
+                if let known = item.known?.id, queued.contains(known) {
+                    if running.contains(known) && reason.newVersion {
+                        summary.running += 1
+                        continue
+                    }
+                    if !reason.newVersion {
+                        summary.alreadyQueued += 1
+                        continue
+                    }
+                }
+                admitted[try await store.admit(admission, workflow: workflow.name).ref.item] = item.digest
+            }
+        }
+        try await queue.enqueue(admitted, with: id)
+        summary.queued = admitted.count
+        try await store.recordPaths(plan.sightings)
+        var totals = RunSummary(items: plan.items.count + plan.passedOver.count)
+        totals.reused = summary.done
+        totals.skipped = summary.skipped + plan.passedOver.count
+        try await store.finishRun(run, summary: totals)
+        return summary
+    }
+}
