@@ -277,7 +277,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PlatformStagesTests",
-            dependencies: ["PlatformStages", "StageKit"],
+            dependencies: [
+                "PlatformStages", "HTTPTransport", "StageKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -19,9 +19,21 @@ package struct HTTPAnswer: Sendable {
         return flat.count > 300 ? String(flat.prefix(300)) + "…" : flat
     }
 
-    /// `Retry-After` in seconds, when given.
+    /// `Retry-After`, when given: seconds, or an HTTP date (the wait until then, none once it has passed).
     package var retryAfter: Duration? {
-        headers.first(name: "Retry-After").flatMap(Double.init).map { .milliseconds(Int64($0 * 1000)) }
+        guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Double(value), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
+        guard let date = Self.httpDate(value) else { return nil }
+        return .milliseconds(Int64(max(0, date.timeIntervalSinceNow) * 1000))
+    }
+
+    /// An HTTP date (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
     }
 
     /// A header as an integer.
@@ -61,7 +73,7 @@ package struct HTTPExchange: Sendable {
     }
 
     /// Runs `exchange` against the stall watchdog (see ``watch(_:doing:)``): the first to finish wins, and
-    /// the other is cancelled. Errors come out classified (``UploadError/classify(_:doing:)``).
+    /// the other is cancelled. Errors come out classified (``HTTPFailure/classify(_:doing:)``).
     func guarded(
         by meter: TransferMeter?, doing action: String, _ exchange: @escaping @Sendable () async throws -> HTTPAnswer
     ) async throws -> HTTPAnswer {
@@ -76,7 +88,7 @@ package struct HTTPExchange: Sendable {
                 throw CancellationError()
             }
         } catch {
-            throw UploadError.classify(error, doing: action)
+            throw HTTPFailure.classify(error, doing: action)
         }
     }
 }
@@ -89,7 +101,7 @@ extension HTTPExchange {
     func watch(_ meter: TransferMeter?, doing action: String) async throws -> Never {
         guard let meter else {
             try await Task.sleep(for: .seconds(answerTimeout.seconds))
-            throw UploadError.retryable("\(action): no answer within \(answerTimeout)")
+            throw HTTPFailure(.timedOut, message: "\(action): no answer within \(answerTimeout)")
         }
         while true {
             // The last few MiB of a body sit in socket buffers: "all sent" is not "all received". A server that
@@ -98,8 +110,9 @@ extension HTTPExchange {
             let limit = sending ? stallTimeout.seconds : max(10, 2 * stallTimeout.seconds)
             let idle = meter.idleSeconds
             guard idle <= limit else {
-                throw UploadError.retryable(
-                    sending
+                throw HTTPFailure(
+                    .timedOut,
+                    message: sending
                         ? "\(action): stalled, no byte accepted for \(stallTimeout) (\(meter.bytesSent) bytes sent)"
                         : "\(action): no answer within \(TimeSpan(seconds: limit)) after the body was sent")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import Logging
 import StageKit
 
@@ -23,12 +24,11 @@ struct CreateIntent: Codable, Sendable {
     var answer = Answer.none
 
     /// The intent after `error` ended the create, or nil when the error says nothing of its fate (no answer
-    /// came).
+    /// came). Any answer but a refusal (a server error, a success status the workflow did not expect) may
+    /// mean the platform acted.
     init?(marker: String, after error: any Error) {
-        guard let error = error as? PlatformError, error.refusedRequest || error.kind == .serverFailure else {
-            return nil
-        }
-        self.init(marker: marker, answer: error.refusedRequest ? .refused : .serverError)
+        guard let failure = error as? HTTPFailure, failure.status != nil else { return nil }
+        self.init(marker: marker, answer: failure.refusedRequest ? .refused : .serverError)
     }
 
     init(marker: String, answer: Answer = .none) {

@@ -128,14 +128,10 @@ public struct HTTPRequestStage: Stage {
         }
         let answer: HTTPAnswer
         do {
-            do {
-                answer = try await exchange.send(request, doing: action)
-            } catch {
-                throw PlatformError.transfer(error)
-            }
+            answer = try await exchange.send(request, doing: action)
             guard
                 options.expect.map({ $0.contains(Int(answer.status.code)) }) ?? (200..<300).contains(answer.status.code)
-            else { throw PlatformError.answer(answer, doing: action) }
+            else { throw HTTPFailure.platform(answer, doing: action) }
         } catch {
             if let marker, let intent = CreateIntent(marker: marker, after: error) {
                 try await context.checkpoint(intent)
@@ -194,13 +190,8 @@ public struct HTTPRequestStage: Stage {
         let action = "looking for what an unanswered attempt created (GET \(reconcile.url))"
         let found = try await lookUp(waiting: wait, for: "object matching reconcile.match", logger: context.logger) {
             let request = HTTPClientRequest(url: reconcile.url, method: .GET, headers: headers)
-            let answer: HTTPAnswer
-            do {
-                answer = try await exchange.send(request, doing: action)
-            } catch {
-                throw PlatformError.transfer(error)
-            }
-            guard (200..<300).contains(answer.status.code) else { throw PlatformError.answer(answer, doing: action) }
+            let answer = try await exchange.send(request, doing: action)
+            guard (200..<300).contains(answer.status.code) else { throw HTTPFailure.platform(answer, doing: action) }
             guard let listing = try? JSONValue(parsing: Data(buffer: answer.body)) else {
                 throw PlatformError(.invalidResponse, "\(action): the answer is not JSON: \(answer.bodyExcerpt)")
             }

@@ -44,13 +44,8 @@ struct VimeoAPI: Sendable {
         if json != nil { headers.append(("Content-Type", "application/json")) }
         var request = HTTPClientRequest(url: url(path), method: method, headers: headers)
         if let json { request.body = .bytes(ByteBuffer(data: json.serializedData())) }
-        let answer: HTTPAnswer
-        do {
-            answer = try await exchange.send(request, doing: action)
-        } catch {
-            throw PlatformError.transfer(error)
-        }
-        guard expected.contains(Int(answer.status.code)) else { throw PlatformError.answer(answer, doing: action) }
+        let answer = try await exchange.send(request, doing: action)
+        guard expected.contains(Int(answer.status.code)) else { throw HTTPFailure.platform(answer, doing: action) }
         return answer
     }
 

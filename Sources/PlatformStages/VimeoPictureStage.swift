@@ -76,13 +76,8 @@ public struct VimeoPictureStage: Stage {
         var upload = HTTPClientRequest(url: created.link, method: .PUT, headers: [("Content-Type", contentType)])
         upload.body = .bytes(ByteBuffer(data: image))
         let action = "uploading the picture's image (PUT link)"
-        let answer: HTTPAnswer
-        do {
-            answer = try await api.exchange.send(upload, doing: action)
-        } catch {
-            throw PlatformError.transfer(error)
-        }
-        guard (200..<300).contains(answer.status.code) else { throw PlatformError.answer(answer, doing: action) }
+        let answer = try await api.exchange.send(upload, doing: action)
+        guard (200..<300).contains(answer.status.code) else { throw HTTPFailure.platform(answer, doing: action) }
         let picture = try await api.object(
             .PATCH, created.uri, json: ["active": true], doing: "making \(created.uri) the video's picture")
         context.logger.info("\(created.uri) is the picture of \(options.uri)")

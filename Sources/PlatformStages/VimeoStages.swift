@@ -79,7 +79,7 @@ public struct VimeoActivateStage: Stage {
                 // A run that died after the DELETE: the upload is already complete if the video says so.
                 let video = try await api.object(.GET, "\(uri)?fields=upload.status", doing: "checking the upload")
                 guard video.at("upload.status")?.stringValue == "complete" else {
-                    throw PlatformError.answer(answer, doing: action)
+                    throw HTTPFailure.platform(answer, doing: action)
                 }
                 return Outputs(uri: uri)
             }

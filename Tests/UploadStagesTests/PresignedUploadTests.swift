@@ -70,6 +70,6 @@ import UploadStages
             return
         }
         #expect("\(error)".contains("creating the upload: the server answered 401"), "\(error)")
-        #expect((error as? UploadError)?.disposition.isRetryable == false)
+        #expect((error as? HTTPFailure)?.disposition.isRetryable == false)
     }
 }

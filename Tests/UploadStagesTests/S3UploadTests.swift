@@ -163,6 +163,6 @@ import Testing
             return
         }
         #expect("\(error)".contains("NoSuchBucket"), "\(error)")
-        #expect((error as? UploadError)?.disposition.isRetryable == false)
+        #expect((error as? HTTPFailure)?.disposition.isRetryable == false)
     }
 }

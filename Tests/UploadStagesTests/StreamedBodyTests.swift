@@ -229,7 +229,7 @@ import Testing
             kind == "regions"
             ? FileBody.regions(FileRegions(path: url.path, range: 0..<file.size))
             : file.body(0..<file.size, for: sinkRequest(server.port))
-        await #expect(throws: UploadError.self) {
+        await #expect(throws: HTTPFailure.self) {
             try await send(body, length: file.size, meter: meter, to: server.port)
         }
         #expect(try descriptors(openOn: url) == 0)
@@ -249,7 +249,7 @@ import Testing
         await #expect {
             _ = try await parts.next()
         } throws: { error in
-            (error as? UploadError)?.message.contains("shorter than expected") == true
+            (error as? StageFailure)?.message.contains("shorter than expected") == true
         }
         regions.release()
         #expect(try descriptors(openOn: url) == 0)

@@ -130,7 +130,7 @@ import UploadStages
             return
         }
         #expect("\(error)".contains("creating the upload"), "\(error)")
-        #expect((error as? UploadError)?.disposition.isRetryable == true)
+        #expect((error as? HTTPFailure)?.disposition.isRetryable == true)
         // Two attempts under the stage's policy: the first failure is retried once, and reported.
         #expect(run.retries.map(\.attempt) == [1])
     }

@@ -173,17 +173,18 @@ private final class ResumablePut: Sendable {
             let previous = offset
             offset = Self.nextOffset(fromRange: answer.headers.first(name: "Range"))
             guard offset <= file.size else {
-                throw UploadError.fatal("\(action): the server claims more bytes (\(offset)) than the file has")
+                throw HTTPFailure.invalidAnswer(
+                    answer, "\(action): the server claims more bytes (\(offset)) than the file has")
             }
             if offset < previous {
                 context.logger.warning("the server kept bytes up to \(offset) only; sending again from there")
             }
             return false
         case 404, 410:
-            throw UploadError.fatal(
-                "\(action): the upload URL no longer exists (\(answer.status.code)); ask for a new one")
+            throw HTTPFailure.answer(answer, doing: action).refined(
+                message: "\(action): the upload URL no longer exists (\(answer.status.code)); ask for a new one")
         default:
-            throw UploadError.unexpected(answer, doing: action)
+            throw HTTPFailure.answer(answer, doing: action)
         }
     }
 

@@ -111,8 +111,9 @@ private struct PresignedBackend: MultipartBackend {
         ]
         let answer = try await backend(.POST, options.create, body: body, doing: "creating the upload")
         guard let uploadId = answer["uploadId"]?.stringValue, let key = answer["key"]?.stringValue else {
-            throw UploadError.fatal(
-                "creating the upload: the backend's answer lacks uploadId or key (\(answer.serialized().prefix(200)))")
+            throw StageFailure(
+                "creating the upload: the backend's answer lacks uploadId or key (\(answer.serialized().prefix(200)))",
+                kind: .invalidResponse)
         }
         return (uploadId, key)
     }
@@ -123,11 +124,13 @@ private struct PresignedBackend: MultipartBackend {
         let answer: JSONValue
         do {
             answer = try await backend(.GET, url, doing: "listing the uploaded parts")
-        } catch let error as UploadError where error.status == 404 {
+        } catch let error as HTTPFailure where error.status == 404 {
             return nil
         }
         guard let list = answer.arrayValue ?? answer["parts"]?.arrayValue else {
-            throw UploadError.fatal("listing the uploaded parts: expected an array of parts, got \(answer.kindName)")
+            throw StageFailure(
+                "listing the uploaded parts: expected an array of parts, got \(answer.kindName)", kind: .invalidResponse
+            )
         }
         var parts: [Int: ListedPart] = [:]
         for part in list {
@@ -145,7 +148,7 @@ private struct PresignedBackend: MultipartBackend {
             .GET, fill(options.signPart, uploadId: uploadId, key: key, partNumber: number),
             doing: "signing part \(number)")
         guard let url = signed["url"]?.stringValue else {
-            throw UploadError.fatal("signing part \(number): the backend's answer has no url")
+            throw StageFailure("signing part \(number): the backend's answer has no url", kind: .invalidResponse)
         }
         let headers = (signed["headers"]?.objectValue ?? [:]).compactMap { name, value in
             value.stringValue.map { (name, $0) }
@@ -154,10 +157,10 @@ private struct PresignedBackend: MultipartBackend {
         let answer = try await exchange.send(
             request, streaming: file.body(range, for: request), length: Int64(range.count), meter: meter,
             doing: "uploading part \(number)")
-        guard answer.status == .ok else { throw UploadError.unexpected(answer, doing: "uploading part \(number)") }
+        guard answer.status == .ok else { throw HTTPFailure.answer(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
-            throw UploadError.fatal(
-                "uploading part \(number): the storage's answer has no ETag (is it exposed to clients?)")
+            throw HTTPFailure.invalidAnswer(
+                answer, "uploading part \(number): the storage's answer has no ETag (is it exposed to clients?)")
         }
         return UploadedPart(number: number, etag: etag, checksum: nil)
     }
@@ -189,13 +192,13 @@ private struct PresignedBackend: MultipartBackend {
         var request = HTTPClientRequest(url: url, method: method, headers: headers)
         if let body { request.body = .bytes(ByteBuffer(data: body.serializedData())) }
         let answer = try await exchange.send(request, doing: action)
-        guard (200..<300).contains(Int(answer.status.code)) else { throw UploadError.unexpected(answer, doing: action) }
+        guard (200..<300).contains(Int(answer.status.code)) else { throw HTTPFailure.answer(answer, doing: action) }
         guard answer.body.readableBytes > 0 else { return .null }
         do {
             return try JSONValue(parsing: Data(buffer: answer.body))
         } catch {
-            throw UploadError.fatal(
-                "\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
+            throw HTTPFailure.invalidAnswer(
+                answer, "\(action): the backend's answer is not JSON (\(error.message)): \(answer.bodyExcerpt)")
         }
     }
 

@@ -104,7 +104,7 @@ public struct S3UploadStage: Stage {
         let shareSeconds = try options.shareFor.map { span in
             let seconds = Int(span.seconds.rounded())
             guard (1...604_800).contains(seconds) else {
-                throw UploadError.fatal("shareFor must be between 1 second and 7 days, not \(span)")
+                throw StageFailure("shareFor must be between 1 second and 7 days, not \(span)", kind: .invalidOptions)
             }
             return seconds
         }
@@ -112,7 +112,8 @@ public struct S3UploadStage: Stage {
         let backend = try S3Backend(options: options, file: file, context: context)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         guard partSize <= 5 << 30 else {
-            throw UploadError.fatal("\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB")
+            throw StageFailure(
+                "\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB", kind: .invalidInput)
         }
         let upload = MultipartUpload(
             file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
@@ -152,7 +153,7 @@ private struct S3Backend: MultipartBackend {
     func presignedGet(seconds: Int) throws -> String {
         guard let url = URL(string: objectURL),
             let signed = signer.presign(method: "GET", url: url, expires: seconds, date: Date())
-        else { throw UploadError.fatal("cannot presign \(objectURL)") }
+        else { throw StageFailure("cannot presign \(objectURL)", kind: .invalidOptions) }
         return signed.absoluteString
     }
 
@@ -161,9 +162,10 @@ private struct S3Backend: MultipartBackend {
         var headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
         if checksum != "none" { headers.append(("x-amz-checksum-algorithm", checksum.uppercased())) }
         let answer = try await send("POST", query: "uploads", headers: headers, doing: "starting the multipart upload")
-        guard answer.status == .ok else { throw s3Error(answer, doing: "starting the multipart upload") }
+        guard answer.status == .ok else { throw HTTPFailure.s3(answer, doing: "starting the multipart upload") }
         guard let xml = S3XML(Data(buffer: answer.body)), let uploadId = xml.first("UploadId"), !uploadId.isEmpty else {
-            throw UploadError.fatal("starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
+            throw HTTPFailure.invalidAnswer(
+                answer, "starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
         }
         return (uploadId, options.key)
     }
@@ -178,7 +180,7 @@ private struct S3Backend: MultipartBackend {
                 doing: "listing the uploaded parts")
             if answer.status == .notFound { return nil }
             guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
-                throw s3Error(answer, doing: "listing the uploaded parts")
+                throw HTTPFailure.s3(answer, doing: "listing the uploaded parts")
             }
             for record in xml.records("Part") {
                 if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
@@ -201,13 +203,15 @@ private struct S3Backend: MultipartBackend {
         let query = "partNumber=\(number)&uploadId=\(Self.encode(uploadId))"
         let answer = try await send(
             "PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
-        guard answer.status == .ok else { throw s3Error(answer, doing: "uploading part \(number)") }
+        guard answer.status == .ok else { throw HTTPFailure.s3(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
-            throw UploadError.fatal("uploading part \(number): the answer has no ETag")
+            throw HTTPFailure.invalidAnswer(answer, "uploading part \(number): the answer has no ETag")
         }
         if let digest, let echoed = answer.headers.first(name: "x-amz-checksum-\(checksum)"), echoed != digest {
-            throw UploadError.retryable(
-                "part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)")
+            throw HTTPFailure(
+                .checksumMismatch,
+                message: "part \(number) arrived damaged: the server computed \(checksum) \(echoed), we sent \(digest)",
+                status: Int(answer.status.code))
         }
         return UploadedPart(number: number, etag: etag, checksum: digest)
     }
@@ -232,7 +236,7 @@ private struct S3Backend: MultipartBackend {
         {
             return CompletedUpload(etag: etag, location: xml.first("Location") ?? objectURL)
         }
-        throw s3Error(answer, doing: "completing the multipart upload")
+        throw HTTPFailure.s3(answer, doing: "completing the multipart upload")
     }
 
     /// AbortMultipartUpload; failures are only logged.
@@ -257,7 +261,9 @@ private struct S3Backend: MultipartBackend {
         stream: (Range<Int64>, TransferMeter)? = nil, doing action: String
     ) async throws -> HTTPAnswer {
         let urlText = objectURL + (query.map { "?\($0)" } ?? "")
-        guard let url = URL(string: urlText) else { throw UploadError.fatal("invalid S3 URL \(urlText)") }
+        guard let url = URL(string: urlText) else {
+            throw StageFailure("invalid S3 URL \(urlText)", kind: .invalidOptions)
+        }
         let payloadHash = stream == nil ? SigV4Signer.payloadHash(of: body) : SigV4Signer.unsignedPayload
         let length = stream.map { Int64($0.0.count) } ?? Int64(body.count)
         let signed = signer.sign(
@@ -289,32 +295,6 @@ private struct S3Backend: MultipartBackend {
         }
     }
 
-    private func s3Error(_ answer: HTTPAnswer, doing action: String) -> UploadError {
-        let xml = S3XML(Data(buffer: answer.body))
-        let code = xml?.first("Code")
-        let message = [code, xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
-        let retryableCodes = [
-            "InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed",
-        ]
-        if ["ExpiredToken", "TokenRefreshRequired"].contains(code ?? "") {
-            return UploadError(
-                message: "\(action): the credentials expired (\(message))", disposition: .credentialsExpired,
-                status: Int(answer.status.code))
-        }
-        if answer.status == .ok || retryableCodes.contains(code ?? "") {
-            return .retryable(
-                "\(action): S3 answered \(answer.status.code) with an error: \(message.isEmpty ? answer.bodyExcerpt : message)"
-            )
-        }
-        if !message.isEmpty {
-            let unexpected = UploadError.unexpected(answer, doing: action)
-            return UploadError(
-                message: "\(action): S3 answered \(answer.status.code): \(message)",
-                disposition: unexpected.disposition, status: unexpected.status)
-        }
-        return .unexpected(answer, doing: action)
-    }
-
     // MARK: Configuration
 
     /// Credentials from the options, the standard environment variables, or ~/.aws/credentials.
@@ -344,9 +324,9 @@ private struct S3Backend: MultipartBackend {
                     accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
             }
         }
-        throw UploadError.fatal(
-            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)"
-        )
+        throw StageFailure(
+            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)",
+            kind: .notAuthenticated)
     }
 
     /// The object's URL, path-style or virtual-host style, with the key encoded as S3 signs it.
@@ -354,7 +334,7 @@ private struct S3Backend: MultipartBackend {
         let endpoint = options.endpoint ?? "https://s3.\(region).amazonaws.com"
         guard var components = URLComponents(string: endpoint), let host = components.host, components.scheme != nil
         else {
-            throw UploadError.fatal("invalid endpoint \(endpoint)")
+            throw StageFailure("invalid endpoint \(endpoint)", kind: .invalidOptions)
         }
         let key = encode(options.key, keepingSlashes: true)
         let pathStyle = options.pathStyle ?? (options.endpoint != nil)
@@ -368,7 +348,7 @@ private struct S3Backend: MultipartBackend {
             components.percentEncodedPath = base + "/" + key
         }
         guard let url = components.string else {
-            throw UploadError.fatal("invalid S3 URL for \(options.bucket)/\(options.key)")
+            throw StageFailure("invalid S3 URL for \(options.bucket)/\(options.key)", kind: .invalidOptions)
         }
         return url
     }

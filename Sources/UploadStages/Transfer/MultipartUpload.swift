@@ -112,17 +112,17 @@ struct MultipartUpload: Sendable {
                 guard let finished = await journal.progress else { return false }
                 let parts = finished.parts.sorted { $0.number < $1.number }
                 guard parts.map(\.number) == Array(1...partCount) else {
-                    throw UploadError.retryable("parts are missing before completion")
+                    throw StageFailure.retryable("parts are missing before completion")
                 }
                 completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
                 return true
             }
-        } catch let error as UploadError where error.disposition == .fatal {
+        } catch let error as any ClassifiedError where error.disposition == .fatal {
             if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
             throw error
         }
         guard let completed, let final = await journal.progress else {
-            throw UploadError.fatal("the upload did not complete")
+            throw StageFailure("the upload did not complete")
         }
         return (completed, final)
     }

@@ -7,7 +7,7 @@ import StageKit
 /// consecutive failures without progress (the count starts over whenever bytes got through), so a long
 /// upload over a flaky link keeps going as long as it progresses. Each retry is reported to the run
 /// (``StageContext/retrying(attempt:after:because:)``); the engine does not retry these stages again.
-/// Fatal errors and cancellation pass straight through.
+/// Fatal errors, expired credentials and cancellation pass straight through.
 struct TransferRetry: Sendable {
     let context: StageContext
 
@@ -20,7 +20,7 @@ struct TransferRetry: Sendable {
         while true {
             do {
                 if try await step() { return }
-            } catch let error as UploadError where error.disposition.isRetryable {
+            } catch let error as any ClassifiedError where error.disposition.isRetryable {
                 let now = await progress()
                 if now > lastProgress {
                     failures = 0

@@ -28,14 +28,16 @@ struct UploadFile: Sendable {
     static let chunkSize = 1 << 20
 
     /// The error of a system call on `path` that failed just now: "cannot `doing` `path`: " and what `errno` says.
-    static func failure(_ doing: String, _ path: String) -> UploadError {
-        .fatal("cannot \(doing) \(path): \(String(cString: strerror(errno)))")
+    static func failure(_ doing: String, _ path: String) -> StageFailure {
+        StageFailure("cannot \(doing) \(path): \(String(cString: strerror(errno)))", kind: .invalidInput)
     }
 
     init(path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { throw Self.failure("read", path) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw UploadError.fatal("\(path) is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StageFailure("\(path) is not a regular file", kind: .invalidInput)
+        }
         self.path = path
         let size = Int64(info.st_size)
         do {
@@ -43,7 +45,7 @@ struct UploadFile: Sendable {
                 size: size, modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9,
                 content: try ContentFingerprint.compute(path: path, size: size, method: .sampled))
         } catch {
-            throw UploadError.fatal(error.message)
+            throw StageFailure(error.message, kind: .invalidInput)
         }
     }
 
@@ -60,9 +62,10 @@ struct UploadFile: Sendable {
     /// Fails when the file changed since an upload recorded its fingerprint: resuming would corrupt it.
     func check(against recorded: Fingerprint?) throws {
         guard let recorded, changed(since: recorded) else { return }
-        throw UploadError.fatal(
+        throw StageFailure(
             "\(path) changed since its upload began (size \(recorded.size) → \(fingerprint.size), or modified); "
-                + "the partial upload cannot be completed with different bytes. Rerun with --fresh to upload it anew")
+                + "the partial upload cannot be completed with different bytes. Rerun with --fresh to upload it anew",
+            kind: .invalidInput)
     }
 
     /// The bytes of `range` as a stream of chunks, each read when asked for.
@@ -81,8 +84,8 @@ struct UploadFile: Sendable {
     }
 
     /// The error of a file that ends before a range that was in it when the upload began.
-    static func shrank(_ path: String) -> UploadError {
-        .fatal("\(path) is shorter than expected: it changed during the upload")
+    static func shrank(_ path: String) -> StageFailure {
+        StageFailure("\(path) is shorter than expected: it changed during the upload", kind: .invalidInput)
     }
 }
 
