@@ -36,6 +36,8 @@ public enum PluginExport {
                     "type": .string(stage.stageType), "summary": .string(stage.summary),
                     "optionSchema": try JSONValue(encoding: stage.optionSchema),
                     "outputSchema": try JSONValue(encoding: stage.outputSchema),
+                    "resource": .string(stage.resource.rawValue), "readsMediaInput": .bool(stage.readsMediaInput),
+                    "retriesItself": .bool(stage.retriesItself),
                 ]
             } catch {
                 registrar.fail(registrar.context, "cannot describe stage \(stage.stageType): \(error)")
@@ -44,6 +46,17 @@ public enum PluginExport {
             guard registrar.register_stage(registrar.context, Int32(index), message.serialized()) == 0 else { return 1 }
         }
         return 0
+    }
+
+    /// The outputs stage `index` declares for a `with` object (called through `pipeline_plugin_outputs`), as
+    /// JSON; nil when there is no such stage.
+    static func outputs(_ index: Int32, with text: String) -> String? {
+        guard let stage = stages.withLockedValue({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }) else {
+            return nil
+        }
+        // A `with` the host cannot have sent (it parsed it from the workflow) is no options at all.
+        let with = (try? JSONValue(parsing: text)) ?? .object([:])
+        return try? JSONValue(encoding: stage.outputSchema(for: with)).serialized()
     }
 
     /// Starts stage `index` (called through `pipeline_plugin_start`).
@@ -64,7 +77,9 @@ public enum PluginExport {
             services: ServiceValues(),
             previousOutputs: request["previousOutputs"] == .null ? nil : request["previousOutputs"],
             savedCheckpoint: request["resume"] == .null ? nil : request["resume"],
-            checkpointer: bridge, progress: bridge.progress)
+            checkpointer: bridge, progress: bridge.progress,
+            retryPolicy: request["retryPolicy"].flatMap(RetryPolicy.init(json:)) ?? .standard,
+            retrying: bridge.retrying)
         let options = request["options"] ?? .object([:])
         // The handle stays valid until the run has called finish (the host cancels only before that).
         let handle = Unmanaged.passRetained(RunningStage())
@@ -128,9 +143,26 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
     /// Finishes with a failure: its message and kind as a JSON object (a host that predates kinds shows it
     /// as text).
     func finish(_ status: Status, failure: any Error) {
-        let kind = (failure as? any ClassifiedError)?.kind ?? .failed
-        finish(
-            status, JSONValue.object(["message": .string("\(failure)"), "kind": .string(kind.rawValue)]).serialized())
+        finish(status, Self.describe(failure))
+    }
+
+    /// A failure as the host reads it: a JSON object with its message, its kind and, when it asks for a
+    /// minimum wait before a retry (Retry-After), `retryAfter` in seconds.
+    static func describe(_ failure: any Error) -> String {
+        let classified = failure as? any ClassifiedError
+        var message: [String: JSONValue] = [
+            "message": .string("\(failure)"), "kind": .string((classified?.kind ?? .failed).rawValue),
+        ]
+        if case .retryable(let minimum?) = classified?.disposition {
+            message["retryAfter"] = .double(minimum / .seconds(1))
+        }
+        return JSONValue.object(message).serialized()
+    }
+
+    /// Tells the host about a retry the stage makes by itself, so the run shows it as its own.
+    func retrying(_ retry: StageRetry) {
+        let milliseconds = Int64((retry.delay / .milliseconds(1)).rounded())
+        host.retrying(host.context, Int32(clamping: retry.attempt), milliseconds, Self.describe(retry.error))
     }
 
     func progress(_ progress: StageProgress) {
@@ -183,6 +215,19 @@ struct HostLogHandler: LogHandler {
 @_cdecl("pipeline_plugin_abi_version")
 public func pipelinePluginABIVersion() -> Int32 {
     pipeline_plugin_header_abi_version()
+}
+
+/// The outputs a stage declares for a workflow's `with` object, for the host's checks.
+@_cdecl("pipeline_plugin_outputs")
+public func pipelinePluginOutputs(
+    _ stage: Int32, _ with: UnsafePointer<CChar>?, _ context: UnsafeMutableRawPointer?,
+    _ deliver: pipeline_plugin_text_fn?
+) -> Int32 {
+    guard let with, let deliver, let outputs = PluginExport.outputs(stage, with: String(cString: with)) else {
+        return 1
+    }
+    deliver(context, outputs)
+    return 0
 }
 
 /// Starts a stage run for the host.

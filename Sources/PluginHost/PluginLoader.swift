@@ -40,15 +40,21 @@ public enum PluginLoader {
         }
         let version = try symbol("pipeline_plugin_abi_version", as: pipeline_plugin_abi_version_fn.self)()
         let expected = pipeline_plugin_header_abi_version()
+        // An older plugin is refused, not adapted: it cannot say what its stages consume or whether they retry
+        // themselves, and guessing would run an upload outside `--transfers` or retry it twice.
         guard version == expected else {
+            let why =
+                version < expected
+                ? " (ABI \(expected) carries each stage's resource, retries and option-dependent outputs)" : ""
             throw refuse(
-                "was built for plugin ABI \(version), but this pipeline speaks ABI \(expected): rebuild it against this pipeline's PipelinePluginSDK"
+                "was built for plugin ABI \(version), but this pipeline speaks ABI \(expected)\(why): rebuild it against this pipeline's PipelinePluginSDK"
             )
         }
         let register = try symbol("pipeline_plugin_register", as: pipeline_plugin_register_fn.self)
         let calls = PluginCalls(
             start: try symbol("pipeline_plugin_start", as: pipeline_plugin_start_fn.self),
-            cancel: try symbol("pipeline_plugin_cancel", as: pipeline_plugin_cancel_fn.self))
+            cancel: try symbol("pipeline_plugin_cancel", as: pipeline_plugin_cancel_fn.self),
+            outputs: try symbol("pipeline_plugin_outputs", as: pipeline_plugin_outputs_fn.self))
 
         let registration = Registration()
         var registrar = pipeline_plugin_registrar(
@@ -75,19 +81,28 @@ public enum PluginLoader {
         for (index, json) in registration.stages.withLockedValue({ $0 }) {
             guard let message = try? JSONValue(parsing: json), let stageType = message["type"]?.stringValue,
                 let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
-                let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self)
+                let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self),
+                let resource = message["resource"]?.stringValue.flatMap(StageResource.init(rawValue:)),
+                let readsMediaInput = message["readsMediaInput"]?.boolValue,
+                let retriesItself = message["retriesItself"]?.boolValue
             else {
                 throw refuse("registered a stage with an unreadable description: \(json.prefix(200))")
             }
             descriptors.append(
                 StageDescriptor(
                     stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
-                    outputSchema: outputSchema,
-                    source: .plugin(path), outputs: { _ in outputSchema },
+                    outputSchema: outputSchema, source: .plugin(path), resource: resource,
+                    readsMediaInput: readsMediaInput, retriesItself: retriesItself,
+                    outputs: { with in calls.outputs(stage: index, with: with) ?? outputSchema },
                     run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
         }
         return descriptors
     }
+}
+
+/// The text a plugin hands to a callback during one call.
+private final class TextAnswer: Sendable {
+    let text = NIOLockedValueBox<String?>(nil)
 }
 
 /// What a plugin registered while its register function ran.
@@ -96,10 +111,26 @@ private final class Registration: Sendable {
     let failure = NIOLockedValueBox<String?>(nil)
 }
 
-/// A plugin's start and cancel functions.
+/// A plugin's start, cancel and outputs functions.
 private struct PluginCalls: Sendable {
     let start: pipeline_plugin_start_fn
     let cancel: pipeline_plugin_cancel_fn
+    let outputs: pipeline_plugin_outputs_fn
+
+    /// The outputs stage `stage` declares for a `with` object; nil when the plugin gives no readable answer.
+    func outputs(stage: Int32, with: JSONValue) -> OutputSchema? {
+        let answer = TextAnswer()
+        let status = withExtendedLifetime(answer) {
+            outputs(stage, with.serialized(), Unmanaged.passUnretained(answer).toOpaque()) { context, json in
+                guard let context, let json else { return }
+                Unmanaged<TextAnswer>.fromOpaque(context).takeUnretainedValue().text.withLockedValue {
+                    $0 = String(cString: json)
+                }
+            }
+        }
+        guard status == 0, let text = answer.text.withLockedValue({ $0 }) else { return nil }
+        return try? JSONValue(parsing: text).decode(as: OutputSchema.self)
+    }
 
     /// Runs stage `stage` in the plugin and waits for its finish callback.
     func run(stage: Int32, options: JSONValue, context: StageContext) async throws -> JSONValue {
@@ -108,6 +139,7 @@ private struct PluginCalls: Sendable {
             "item": try JSONValue(encoding: context.item),
             "options": options, "resume": context.savedCheckpoint ?? .null,
             "previousOutputs": context.previousOutputs ?? .null, "scratchFolder": .string(context.scratchFolder.path),
+            "retryPolicy": context.retryPolicy.json,
         ]
         let run = PluginRun(context: context)
         return try await withTaskCancellationHandler {
@@ -181,6 +213,11 @@ private final class PluginRun: @unchecked Sendable {
                 },
                 finish: { context, status, result in
                     PluginRun.from(context)?.finish(status: status, result: result.map { String(cString: $0) } ?? "")
+                },
+                retrying: { context, attempt, delay, error in
+                    guard let run = PluginRun.from(context) else { return }
+                    let failure = PluginRun.failure(error.map { String(cString: $0) } ?? "", disposition: .retryable())
+                    run.context.retrying(attempt: Int(attempt), after: .milliseconds(max(0, delay)), because: failure)
                 }))
         host.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -237,23 +274,29 @@ private final class PluginRun: @unchecked Sendable {
             return state.continuation
         }
         guard let continuation else { return }
-        let parsed = try? JSONValue(parsing: result)
-        let message = parsed?["message"]?.stringValue ?? result
-        let kind = parsed?["kind"]?.stringValue.map(ErrorKind.init(rawValue:)) ?? .failed
         switch UInt32(bitPattern: status) {
         case PIPELINE_STAGE_SUCCEEDED.rawValue:
-            if let outputs = parsed, case .object = outputs {
+            if let outputs = try? JSONValue(parsing: result), case .object = outputs {
                 continuation.resume(returning: outputs)
             } else {
                 continuation.resume(throwing: StageFailure("the plugin returned outputs that are not a JSON object"))
             }
         case PIPELINE_STAGE_RETRYABLE.rawValue:
-            continuation.resume(throwing: StageFailure.retryable(message, kind: kind))
+            let minimum = (try? JSONValue(parsing: result))?["retryAfter"]?.doubleValue.map { TimeSpan(seconds: $0) }
+            continuation.resume(throwing: Self.failure(result, disposition: .retryable(after: minimum?.duration)))
         case PIPELINE_STAGE_CREDENTIALS_EXPIRED.rawValue:
-            continuation.resume(throwing: StageFailure(message, kind: kind, disposition: .credentialsExpired))
+            continuation.resume(throwing: Self.failure(result, disposition: .credentialsExpired))
         case PIPELINE_STAGE_CANCELLED.rawValue: continuation.resume(throwing: CancellationError())
-        default: continuation.resume(throwing: StageFailure(message, kind: kind))
+        default: continuation.resume(throwing: Self.failure(result, disposition: .fatal))
         }
         Unmanaged.passUnretained(self).release()
+    }
+
+    /// A failure the plugin described as a JSON object with `message` and `kind` (or as plain text).
+    static func failure(_ text: String, disposition: FailureDisposition) -> StageFailure {
+        let parsed = try? JSONValue(parsing: text)
+        let message = parsed?["message"]?.stringValue ?? text
+        let kind = parsed?["kind"]?.stringValue.map(ErrorKind.init(rawValue:)) ?? .failed
+        return StageFailure(message, kind: kind, disposition: disposition)
     }
 }

@@ -15,22 +15,22 @@ public enum FingerprintMethod: String, Sendable, Hashable, Codable, CaseIterable
 }
 
 /// The identity of a file's content: `"<method>:<size>:<hash>"`. Two files with the same fingerprint are one
-/// item, whatever their names.
-public enum ContentFingerprint {
+/// item, whatever their names. Engine-side (the ledger, output files, an upload's identity): not for stage authors.
+package enum ContentFingerprint {
     /// The most a sampled fingerprint reads: files up to this size are hashed whole.
-    public static let sampleBudget = 4 << 20
+    package static let sampleBudget = 4 << 20
     /// A file that could not be read.
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
         /// What happened, with the path.
-        public var message: String
-        public var description: String { message }
+        package var message: String
+        package var description: String { message }
     }
 
     /// The size of one sampled block.
     static let blockSize = 256 << 10
 
     /// Fingerprints the file at `path`, whose size is `size`.
-    public static func compute(path: String, size: Int64, method: FingerprintMethod) throws(ReadError) -> String {
+    package static func compute(path: String, size: Int64, method: FingerprintMethod) throws(ReadError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ReadError(message: "cannot read \(path): \(String(cString: strerror(errno)))")

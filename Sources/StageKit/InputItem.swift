@@ -14,8 +14,8 @@ public struct InputItem: Sendable, Hashable, Codable {
     /// `${input.meta.title}`.
     public var meta: [String: JSONValue]
 
-    /// The names `${input.*}` accepts.
-    public static let factNames = ["path", "name", "stem", "ext", "relativePath", "dir", "size", "meta"]
+    /// The names `${input.*}` accepts (the engine checks references with them).
+    package static let factNames = ["path", "name", "stem", "ext", "relativePath", "dir", "size", "meta"]
 
     /// Creates an item.
     public init(
@@ -46,8 +46,8 @@ public struct InputItem: Sendable, Hashable, Codable {
     /// The folder that holds the file.
     public var dir: String { (path as NSString).deletingLastPathComponent }
 
-    /// `input.*` as a JSON object.
-    public var facts: JSONValue {
+    /// `input.*` as a JSON object, as the engine evaluates expressions.
+    package var facts: JSONValue {
         .object([
             "path": .string(path), "name": .string(name), "stem": .string(stem), "ext": .string(ext),
             "relativePath": .string(relativePath), "dir": .string(dir), "size": .int(Int(size)),

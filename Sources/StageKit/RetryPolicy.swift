@@ -34,3 +34,23 @@ public struct RetryPolicy: Sendable, Hashable {
         return chosen
     }
 }
+
+extension RetryPolicy {
+    /// The policy as JSON, delays in seconds: how it crosses the plugin boundary.
+    package var json: JSONValue {
+        [
+            "attempts": .int(attempts), "initialDelay": .double(initialDelay.seconds),
+            "maxDelay": .double(maxDelay.seconds), "multiplier": .double(multiplier),
+        ]
+    }
+
+    /// Reads ``json``; nil when `json` is not a policy.
+    package init?(json: JSONValue) {
+        guard let attempts = json["attempts"]?.intValue, attempts >= 1,
+            let initialDelay = json["initialDelay"].flatMap(TimeSpan.init(json:)),
+            let maxDelay = json["maxDelay"].flatMap(TimeSpan.init(json:)),
+            let multiplier = json["multiplier"]?.doubleValue
+        else { return nil }
+        self.init(attempts: attempts, initialDelay: initialDelay, maxDelay: maxDelay, multiplier: multiplier)
+    }
+}

@@ -123,17 +123,17 @@ public struct StageFailure: ClassifiedError, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A stage that ran longer than its `timeout`.
-public struct StageTimeout: ClassifiedError, Sendable, CustomStringConvertible {
+/// A stage that ran longer than its `timeout`: the engine throws it, a stage never does.
+package struct StageTimeout: ClassifiedError, Sendable, CustomStringConvertible {
     /// The limit that was exceeded.
-    public var limit: TimeSpan
+    package var limit: TimeSpan
 
     /// Creates the error for an attempt that exceeded `limit`.
-    public init(limit: TimeSpan) {
+    package init(limit: TimeSpan) {
         self.limit = limit
     }
 
-    public var disposition: FailureDisposition { .retryable() }
-    public var kind: ErrorKind { .timeout }
-    public var description: String { "timed out after \(limit)" }
+    package var disposition: FailureDisposition { .retryable() }
+    package var kind: ErrorKind { .timeout }
+    package var description: String { "timed out after \(limit)" }
 }

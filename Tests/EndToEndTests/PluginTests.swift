@@ -93,6 +93,98 @@ import Testing
         #expect(item.value["greet"]?["attempts"] == 2)
     }
 
+    /// The most `hello.send` requests a journal shows running at once.
+    private func mostAtOnce(in journal: String) -> Int {
+        var (running, most) = (0, 0)
+        for line in journal.split(separator: "\n") {
+            running += line.hasPrefix("start ") ? 1 : -1
+            most = max(most, running)
+        }
+        return most
+    }
+
+    @Test func pluginTransferStagesAreBoundedByTransfers() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        for name in ["a", "b", "c", "d"] { try scratch.write("in/\(name).txt", name) }
+        for transfers in [1, 2] {
+            // Two network stages per item, four items at once: only `--transfers` keeps them apart. Each request
+            // takes long enough that items starting together overlap unless a slot holds them back.
+            try scratch.write(
+                "wf\(transfers).json",
+                """
+                {"version": 1, "name": "send\(transfers)", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+                  {"id": "first", "uses": "hello.send", "with": {"file": "${input.path}", "to": "out\(transfers)/first", "pause": 0.3, "journal": "journal\(transfers).log"}},
+                  {"id": "second", "uses": "hello.send", "with": {"file": "${input.path}", "to": "out\(transfers)/second", "pause": 0.3, "journal": "journal\(transfers).log"}}
+                ]}
+                """)
+            let result = try await Binary.run(
+                ["run", "wf\(transfers).json", "--jobs", "4", "--transfers", "\(transfers)"], in: scratch.root)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let journal = scratch.read("journal\(transfers).log")
+            #expect(journal.split(separator: "\n").count == 16, "\(journal)")
+            #expect(mostAtOnce(in: journal) == transfers, "--transfers \(transfers):\n\(journal)")
+            #expect(scratch.allFiles(under: "out\(transfers)").count == 8)
+        }
+    }
+
+    @Test func aPluginStageThatRetriesItselfIsAttemptedOnceByTheEngine() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        // Every request fails retryably: the stage makes the policy's 4 requests (not the standard 3, so the
+        // policy crossed the boundary), and the engine does not run it again.
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "self-retry", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              {"id": "send", "uses": "hello.send", "retry": {"attempts": 4, "initialDelay": "10ms", "maxDelay": "20ms"},
+               "with": {"file": "${input.path}", "to": "out", "failures": 100, "journal": "journal.log"}}
+            ]}
+            """)
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let starts = scratch.read("journal.log").split(separator: "\n").filter { $0.hasPrefix("start ") }
+        #expect(starts == (1...4).map { "start a.txt attempt 1 request \($0)" }, "\(starts)")
+        // The stage's own retries reach the run's output through the host's `retrying` callback.
+        for request in 1...3 {
+            #expect(
+                result.stdout.contains(
+                    "attempt \(request) of 4 failed (network): the link dropped during request \(request); retrying"),
+                "\(result.stdout)")
+        }
+        #expect(result.stdout.contains("FAILED: the link dropped during request 4"), "\(result.stdout)")
+        let item = try #require(await stageCheckpoints(under: scratch.path(".pipeline"), workflow: "self-retry").first)
+        #expect(item.value["send"]?["status"] == "failed")
+        #expect(item.value["send"]?["attempts"] == 1)
+    }
+
+    @Test func aPluginStagesOutputsDependOnItsOptions() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        func workflow(_ with: String) -> String {
+            """
+            {"version": 1, "name": "receipt", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              {"id": "send", "uses": "hello.send", "with": {"file": "${input.path}", "to": "out"\(with)}},
+              {"id": "after", "uses": "exec", "with": {"command": ["sh", "-c", "cat ${send.receipt} > after.txt"]}}
+            ]}
+            """
+        }
+        try scratch.write("without.json", workflow(""))
+        let refused = try await Binary.run(["validate", "without.json"], in: scratch.root)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(#"stage "send" (hello.send) has no output "receipt"; it has path, requests"#),
+            "\(refused.stderr)")
+        try scratch.write("with.json", workflow(#", "receipt": "receipt-${input.stem}.txt""#))
+        let validated = try await Binary.run(["validate", "with.json"], in: scratch.root)
+        #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+        let ran = try await Binary.run(["run", "with.json"], in: scratch.root)
+        #expect(ran.status == 0, "\(ran.stdout)\(ran.stderr)")
+        #expect(scratch.read("after.txt").hasSuffix("out/a.txt in 1 requests\n"), "\(scratch.read("after.txt"))")
+    }
+
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
         try requireBuilt(Self.customPipeline)
         let scratch = try Scratch()
@@ -219,10 +311,29 @@ import Testing
             int32_t pipeline_plugin_abi_version(void) { return 999; }
             int32_t pipeline_plugin_register(const void *registrar) { return 0; }
             """, in: scratch, name: "wrongabi")
+        // A plugin as PipelinePluginSDK built it for ABI 2: every entry point of that ABI, and the old version.
+        let oldABI = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            int32_t pipeline_plugin_abi_version(void) { return 2; }
+            int32_t pipeline_plugin_register(const void *registrar) { return 0; }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            """, in: scratch, name: "oldabi")
         let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
         try scratch.write("notalibrary.so", "this is text, not a shared library\n")
         let cases: [(String, String)] = [
-            (wrongABI.path, "was built for plugin ABI 999, but this pipeline speaks ABI 2"),
+            (
+                oldABI.path,
+                "was built for plugin ABI 2, but this pipeline speaks ABI 3 (ABI 3 carries each stage's resource, "
+                    + "retries and option-dependent outputs): rebuild it against this pipeline's PipelinePluginSDK"
+            ),
+            (
+                wrongABI.path,
+                "was built for plugin ABI 999, but this pipeline speaks ABI 3: rebuild it against this pipeline's "
+                    + "PipelinePluginSDK"
+            ),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),
             (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),
             (scratch.path("missing.so").path, "no such file"),

@@ -1,6 +1,6 @@
 // The C boundary between `pipeline` and stage plugins loaded at run time.
 //
-// A plugin is a shared library exporting four functions (PipelinePluginSDK writes three of them; the
+// A plugin is a shared library exporting five functions (PipelinePluginSDK writes four of them; the
 // plugin author writes `pipeline_plugin_register` in one line). Everything that crosses is plain C:
 // integers, function pointers and UTF-8 JSON text, so a plugin built with its own copy of the Swift
 // stage API (statically linked) works with any host that speaks the same PIPELINE_PLUGIN_ABI_VERSION.
@@ -16,7 +16,10 @@ extern "C" {
 
 /// The plugin ABI version. The host refuses a plugin that reports another one. Bump it whenever a
 /// struct below, a function signature, or the JSON of a message changes.
-#define PIPELINE_PLUGIN_ABI_VERSION 2
+/// 3: a stage's description carries its resource, readsMediaInput and retriesItself; its outputs may depend
+/// on its options (`pipeline_plugin_outputs`); a run request carries the retry policy; the host takes a stage's
+/// own retries (`retrying`).
+#define PIPELINE_PLUGIN_ABI_VERSION 3
 
 /// How a stage run ended (`finish`'s `status`).
 typedef enum pipeline_stage_status {
@@ -44,13 +47,17 @@ typedef struct pipeline_stage_host {
     /// Ends the run, exactly once (also after a cancel). For a failure, `result` is a JSON object with
     /// `message` and `kind` (an ErrorKind such as "network"); for a success, the outputs object.
     void (*finish)(void *context, int32_t status, const char *result);
+    /// A stage that retries itself failed attempt `attempt` (from 1) and tries again after `delay_ms`;
+    /// `error` is a JSON object with `message` and `kind`, as for `finish`.
+    void (*retrying)(void *context, int32_t attempt, int64_t delay_ms, const char *error);
 } pipeline_stage_host;
 
 /// What a plugin registers its stages with.
 typedef struct pipeline_plugin_registrar {
     int32_t abi_version;
     void *context;
-    /// Registers stage number `stage`, described as JSON {type, summary, optionSchema, outputSchema}; 0 when accepted.
+    /// Registers stage number `stage`, described as JSON {type, summary, optionSchema, outputSchema, resource
+    /// ("cpu", "network", "api" or "light"), readsMediaInput, retriesItself}; 0 when accepted.
     int32_t (*register_stage)(void *context, int32_t stage, const char *descriptor_json);
     /// Says why registration failed.
     void (*fail)(void *context, const char *message);
@@ -60,8 +67,16 @@ typedef struct pipeline_plugin_registrar {
 typedef int32_t (*pipeline_plugin_abi_version_fn)(void);
 /// Exported by every plugin: registers its stages; 0 on success.
 typedef int32_t (*pipeline_plugin_register_fn)(const pipeline_plugin_registrar *registrar);
-/// Exported by every plugin: starts stage number `stage` with a JSON request
-/// {stageID, attempt, item, options, resume, scratchFolder}; returns a handle for cancel. The run ends
+/// Receives a JSON text for the length of the call (`pipeline_plugin_outputs`'s answer).
+typedef void (*pipeline_plugin_text_fn)(void *context, const char *json);
+/// Exported by every plugin: the outputs stage number `stage` declares for a workflow's `with` object (JSON,
+/// its expressions unresolved), passed to `deliver` as an output schema {fields, isOpen} before it returns;
+/// 0 on success. The host calls it while it checks a workflow, from any thread.
+typedef int32_t (*pipeline_plugin_outputs_fn)(
+    int32_t stage, const char *with_json, void *context, pipeline_plugin_text_fn deliver);
+/// Exported by every plugin: starts stage number `stage` with a JSON request {stageID, attempt, item,
+/// options, resume, previousOutputs, scratchFolder, retryPolicy {attempts, initialDelay, maxDelay, multiplier}
+/// (delays in seconds)}; returns a handle for cancel. The run ends
 /// with one call of host->finish, possibly on another thread; the plugin copies *host.
 typedef void *(*pipeline_plugin_start_fn)(int32_t stage, const char *request_json, const pipeline_stage_host *host);
 /// Exported by every plugin: asks a run to stop. The host never calls it after finish returned.

@@ -58,11 +58,13 @@ public struct StageDescriptor: Sendable {
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
     }
 
-    /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary): `run` gets the
-    /// resolved options with their defaults filled in, and returns the outputs object.
+    /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary), with everything
+    /// the ``Stage`` protocol declares: `outputs` answers ``Stage/outputSchema(for:)``, and `run` gets the
+    /// resolved options with their defaults filled in and returns the outputs object.
     package init(
         stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
-        source: StageSource, outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
+        source: StageSource, resource: StageResource, readsMediaInput: Bool, retriesItself: Bool,
+        outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
         run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
     ) {
         self.stageType = stageType
@@ -70,9 +72,9 @@ public struct StageDescriptor: Sendable {
         self.schema = OptionSchemaOnce { optionSchema }
         self.outputSchema = outputSchema
         self.source = source
-        self.resource = .light
-        self.readsMediaInput = false
-        self.retriesItself = false
+        self.resource = resource
+        self.readsMediaInput = readsMediaInput
+        self.retriesItself = retriesItself
         self.outputsForOptions = outputs
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
     }
