@@ -99,7 +99,8 @@ struct PlanCommand: AsyncParsableCommand {
         for passed in plan.passedOver {
             counts["skip", default: 0] += 1
             records.append([
-                "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
+                "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason.description),
+                "stages": [],
             ])
             if !json { out.line("skip     \(passed.path)  (\(passed.reason))") }
         }
@@ -132,7 +133,7 @@ struct PlanCommand: AsyncParsableCommand {
             let renamed = planned.known.map { $0.input.path != planned.input.path } ?? false
             return renamed ? ("renamed", "from \(planned.known?.input.path ?? ""), done") : ("done", nil)
         case .skip(let reason):
-            return ("skip", reason)
+            return ("skip", reason.description)
         }
     }
 }

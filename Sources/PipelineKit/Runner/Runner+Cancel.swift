@@ -75,11 +75,11 @@ extension Runner {
     }
 
     /// Undoes the items whose cancel was asked for during the run but that the run did not take up.
-    func undoLeftoverRequests() async -> [ItemResult] {
+    func undoLeftoverRequests() async -> [ItemEnd] {
         guard let requested = try? await store.cancelRequests(workflow: workflow.name), !requested.isEmpty,
             let items = try? await store.snapshot(workflow: workflow.name).items.filter({ requested.contains($0.id) })
         else { return [] }
-        var results: [ItemResult] = []
+        var results: [ItemEnd] = []
         for item in items {
             results.append(await undoLeftover(item))
         }
@@ -87,10 +87,10 @@ extension Runner {
     }
 
     /// Undoes one item a cancel request names, reporting it as an item of the run.
-    private func undoLeftover(_ item: LedgerItem) async -> ItemResult {
+    private func undoLeftover(_ item: LedgerItem) async -> ItemEnd {
         var result = ItemResult(
             ref: item.current, fingerprint: item.fingerprint, path: item.input.path, outcome: .skipped,
-            reason: "cancelled by pipeline cancel")
+            reason: SkipReason.cancelledByRequest.description)
         sink.emit(ItemStarted(item: item.input.relativePath))
         do {
             result.stagesRun = try await undoFromLedger(item)
@@ -103,7 +103,7 @@ extension Runner {
                 item: item.input.relativePath, outcome: result.outcome, reason: result.reason,
                 error: result.outcome == .failed
                     ? FailureReport(message: result.reason ?? "", kind: result.errorKind ?? .failed) : nil))
-        return result
+        return (result, result.outcome == .skipped ? .cancelledByRequest : nil)
     }
 
     /// Undoes an item of the ledger that a cancel request names, before this run started it.

@@ -47,9 +47,12 @@ struct ItemProgress: Sendable {
     var stagesReused = 0
 }
 
+/// How an item ended: its result, and why it was skipped when it was.
+typealias ItemEnd = (result: ItemResult, skipped: SkipReason?)
+
 extension Runner {
     /// Runs one item's stages and records how it ended; one item's failure is its own.
-    func runItem(_ item: ItemToRun) async -> ItemResult {
+    func runItem(_ item: ItemToRun) async -> ItemEnd {
         let label = item.input.relativePath
         let clock = ContinuousClock()
         let started = clock.now
@@ -58,11 +61,13 @@ extension Runner {
             reason: item.reason.description, bytes: item.input.size)
         sink.emit(ItemStarted(item: label))
         var landed: String?
+        var skipped: SkipReason?
         do {
             landed = try await runStages(of: item, into: &result)
         } catch is CancelledByRequest {
+            skipped = .cancelledByRequest
             result.outcome = .skipped
-            result.reason = "cancelled by pipeline cancel"
+            result.reason = SkipReason.cancelledByRequest.description
         } catch is CancellationError {
             result.outcome = .interrupted
         } catch {
@@ -80,7 +85,7 @@ extension Runner {
             ItemFinished(
                 item: label, outcome: result.outcome, reason: result.outcome == .skipped ? result.reason : nil,
                 error: error, landed: landed))
-        return result
+        return (result, result.outcome == .skipped ? skipped : nil)
     }
 
     /// Admits an item and runs its stages (or undoes it, when `pipeline cancel` asked for it); returns where

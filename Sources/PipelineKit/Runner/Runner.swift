@@ -110,7 +110,7 @@ public struct Runner: Sendable {
         await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
         running.run(started: false)
         if !Task.isCancelled {
-            for result in await undoLeftoverRequests() { outcome.add(result) }
+            for end in await undoLeftoverRequests() { outcome.add(end.result, skipped: end.skipped) }
         }
         outcome.summary.interrupted = outcome.summary.interrupted || Task.isCancelled
         outcome.summary.seconds = (clock.now - start).seconds
@@ -124,36 +124,41 @@ public struct Runner: Sendable {
     private func recordDecided(_ plan: BatchPlan, into outcome: inout RunOutcome) {
         for passed in plan.passedOver {
             outcome.add(
-                ItemResult(ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped, reason: passed.reason))
+                ItemResult(
+                    ref: nil, fingerprint: nil, path: passed.path, outcome: .skipped,
+                    reason: passed.reason.description),
+                skipped: passed.reason)
         }
         for planned in plan.items {
             let result: ItemResult
+            var skipped: SkipReason?
             switch planned.action {
             case .run: continue
             case .reuse(let ref, let reason):
                 result = ItemResult(
                     ref: ref, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .reused,
-                    reason: reason, bytes: planned.input.size)
+                    reason: reason.description, bytes: planned.input.size)
             case .skip(let reason):
+                skipped = reason
                 result = ItemResult(
                     ref: planned.known?.current, fingerprint: planned.fingerprint, path: planned.input.path,
-                    outcome: .skipped, reason: reason, bytes: planned.input.size)
+                    outcome: .skipped, reason: reason.description, bytes: planned.input.size)
             }
             sink.emit(ItemFinished(item: planned.input.relativePath, outcome: result.outcome, reason: result.reason))
-            outcome.add(result)
+            outcome.add(result, skipped: skipped)
         }
     }
 
     /// Runs `items`, `jobs` at a time; none starts once the task is cancelled.
     private func runItems(_ items: some Sequence<ItemToRun>, into outcome: inout RunOutcome) async {
-        await withTaskGroup(of: ItemResult.self) { group in
+        await withTaskGroup(of: ItemEnd.self) { group in
             var pending = items.makeIterator()
             for _ in 0..<jobs {
                 guard let item = pending.next() else { break }
                 group.addTask { await runItem(item) }
             }
-            for await result in group {
-                outcome.add(result)
+            for await end in group {
+                outcome.add(end.result, skipped: end.skipped)
                 if !Task.isCancelled, let item = pending.next() {
                     group.addTask { await runItem(item) }
                 }
@@ -166,6 +171,6 @@ public struct Runner: Sendable {
     /// when the task is cancelled or ``cancelRunning(_:)`` names it. The result is the item's with `digest`,
     /// the workflow's (and its metadata's) as the batch was submitted.
     public func resume(_ item: LedgerItem, digest: String) async -> ItemResult {
-        await runItem(ItemToRun(resuming: item, digest: digest))
+        await runItem(ItemToRun(resuming: item, digest: digest)).result
     }
 }
