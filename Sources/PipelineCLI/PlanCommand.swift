@@ -78,7 +78,7 @@ struct PlanCommand: AsyncParsableCommand {
             let renamed = planned.known.map { $0.input.path != planned.input.path } ?? false
             return renamed ? ("renamed", "from \(planned.known?.input.path ?? ""), done") : ("done", nil)
         case .skip(let reason):
-            return ("skip", reason)
+            return ("skip", reason.description)
         }
     }
 }
@@ -129,9 +129,9 @@ private struct PlanReport {
     mutating func add(_ passed: PassedOver) {
         counts["skip", default: 0] += 1
         records.append([
-            "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason), "stages": [],
+            "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason.description), "stages": [],
         ])
-        if !json { out.line("skip     \(passed.path)  (\(passed.reason))") }
+        if !json { out.line("skip     \(passed.path)  (\(passed.reason.description))") }
     }
 
     /// Prints what is left: the lines not yet written and the totals, or the JSON document.

@@ -180,10 +180,7 @@ public final class Worker: Sendable {
                     level: "notice", item: label, stage: nil,
                     message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
         }
-        let planned = PlannedItem(
-            input: item.input, fingerprint: item.fingerprint, action: .run(.resume(item.status)), known: item,
-            digest: claim.digest)
-        let task = Task { await runner.process(planned) }
+        let task = Task { await runner.resume(item, digest: claim.digest) }
         state.withLockedValue { $0.working[item.id] = Working(task: task, runner: runner) }
         let result = await withTaskCancellationHandler {
             await task.value

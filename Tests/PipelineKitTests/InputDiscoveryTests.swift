@@ -52,7 +52,9 @@ import Testing
             #expect(file.stamp.path == file.input.path && file.input.path.hasSuffix("/" + file.input.relativePath))
         }
         let reasons = Dictionary(
-            uniqueKeysWithValues: discovery.passedOver.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+            uniqueKeysWithValues: discovery.passedOver.map {
+                (($0.path as NSString).lastPathComponent, $0.reason.description)
+            })
         #expect(
             reasons == [
                 ".hidden": "hidden", "skip.tmp": "excluded by *.tmp", "broken": "a broken link",
@@ -68,7 +70,9 @@ import Testing
             paths: [root.path], include: ["f1*"], exclude: [], recursive: false)
         #expect(discovery.files.map(\.input.relativePath) == (100..<200).map { String(format: "f%03d.txt", $0) })
         let reasons = Dictionary(
-            uniqueKeysWithValues: discovery.passedOver.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+            uniqueKeysWithValues: discovery.passedOver.map {
+                (($0.path as NSString).lastPathComponent, $0.reason.description)
+            })
         #expect(reasons["sub"] == "a folder (set inputs.recursive to go into folders)")
         #expect(reasons["f000.txt"] == "not included by f1*")
         #expect(discovery.folders == [root.path])
@@ -86,7 +90,7 @@ import Testing
         let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
         #expect(try open() == before)
         #expect(discovery.files.map(\.input.relativePath) == ["a/f.txt"])
-        #expect(discovery.passedOver.map(\.reason) == ["the same folder as \(root.path)"])
+        #expect(discovery.passedOver.map(\.reason) == [.sameFolder(as: root.path)])
     }
 
     @Test func aMissingInputIsAnErrorThatNamesIt() {

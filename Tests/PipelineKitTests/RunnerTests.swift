@@ -393,6 +393,25 @@ import Testing
         #expect(counts.overlapped)
     }
 
+    @Test func runnersGivenTheSameSlotsHoldTheLimitsTogether() async throws {
+        let first = try Sandbox(files: 3)
+        let second = try Sandbox(files: 3)
+        let key = UUID().uuidString
+        let workflow = """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "encode", "uses": "test.cpu", "with": {"key": "\(key)", "seconds": 0.1}}
+            ]}
+            """
+        let slots = ResourceSlots(ResourceLimits([.cpu: 1]))
+        async let one = first.outcome(workflow, jobs: 3, slots: slots)
+        async let two = second.outcome(workflow, jobs: 3, slots: slots)
+        let (a, b) = try await (one, two)
+        #expect(a.summary.succeeded == 3 && b.summary.succeeded == 3)
+        let counts = try #require(Occupancy.counts.withLockedValue { $0[key] })
+        #expect(counts.peak[.cpu] == 1, "two runners with their own slots would encode two at once")
+        #expect(slots.limits == ResourceLimits([.cpu: 1]))
+    }
+
     @Test func editingASidecarRerunsOnlyTheStagesThatUseIt() async throws {
         let sandbox = try Sandbox()
         let key = UUID().uuidString

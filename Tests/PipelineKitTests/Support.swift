@@ -175,9 +175,10 @@ struct Sandbox: ~Copyable {
     }
 
     /// Runs a workflow over the sandbox's files as the command line does, and returns what the runner returns.
+    /// `slots`, when given, are shared with other runners (as a worker's are) and stand for `limits`.
     func outcome(
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
-        log: EventLog = EventLog(), keepsEveryResult: Bool = true
+        slots: ResourceSlots? = nil, log: EventLog = EventLog(), keepsEveryResult: Bool = true
     ) async throws -> RunOutcome {
         let workflow = try workflow(json)
         let ledger = try ledger()
@@ -191,7 +192,7 @@ struct Sandbox: ~Copyable {
             workflow: workflow, registry: Self.registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: state.appendingPathComponent("scratch"), environment: environment, jobs: jobs,
-            resourceLimits: limits, sink: log)
+            slots: slots ?? ResourceSlots(limits), running: RunningItems(), sink: log)
         runner.keepsEveryResult = keepsEveryResult
         return try await runner.run(plan, file: "test.json")
     }

@@ -112,8 +112,9 @@ struct WorkerCommand: AsyncParsableCommand {
 }
 
 /// Builds a worker's runners: a submitted workflow is loaded with this machine's stage types and plugins (and
-/// those it declares, relative to the folder it was submitted from) and its environment. Every runner shares the
-/// first one's resource slots, so `--cpu-jobs` and `--transfers` hold across workflow versions.
+/// those it declares, relative to the folder it was submitted from) and its environment. The first runner is made
+/// from the command's options; every later one takes its settings and is given its resource slots and running
+/// items, so `--cpu-jobs` and `--transfers` hold across workflow versions.
 private struct RunnerFactoryBuilder: Sendable {
     var runOptions: RunOptions
     var plugins: [String]
@@ -135,16 +136,7 @@ private struct RunnerFactoryBuilder: Sendable {
     }
 
     private func make(_ submitted: SubmittedWorkflow, store: any StateStore) throws -> Runner {
-        let declared = WorkflowFile.declaredPlugins(
-            in: submitted.document, file: URL(fileURLWithPath: submitted.file))
-        let registry = try StageCatalog.registry(plugins: plugins + declared)
-        let workflow: Workflow
-        do {
-            workflow = try WorkflowLoader(registry: registry).load(
-                data: submitted.document, file: submitted.file, varOverrides: submitted.vars)
-        } catch {
-            throw WorkerError(message: error.diagnostics.map(\.description).joined(separator: "\n"))
-        }
+        let (workflow, registry) = try load(submitted)
         let environment = ProcessInfo.processInfo.environment
         let missing = workflow.missingEnvironment(in: environment)
         guard missing.isEmpty else {
@@ -154,7 +146,7 @@ private struct RunnerFactoryBuilder: Sendable {
             )
         }
         return first.withLockedValue { first in
-            guard var runner = first else {
+            guard let settings = first else {
                 let runner = runOptions.runner(
                     workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
                     environment: environment, client: client, keepsEveryResult: false,
@@ -162,11 +154,28 @@ private struct RunnerFactoryBuilder: Sendable {
                 first = runner
                 return runner
             }
-            runner.workflow = workflow
-            runner.registry = registry
-            runner.environment = environment
-            runner.redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
+            var runner = Runner(
+                workflow: workflow, registry: registry, store: store,
+                redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
+                scratchRoot: settings.scratchRoot, environment: environment, jobs: settings.jobs,
+                slots: settings.slots, running: settings.running, services: settings.services,
+                logLevel: settings.logLevel, sink: settings.sink)
+            runner.keepsEveryResult = settings.keepsEveryResult
             return runner
+        }
+    }
+
+    /// A submitted workflow loaded with this machine's stage types, its own plugins and the worker's.
+    private func load(_ submitted: SubmittedWorkflow) throws -> (Workflow, StageRegistry) {
+        let declared = WorkflowFile.declaredPlugins(
+            in: submitted.document, file: URL(fileURLWithPath: submitted.file))
+        let registry = try StageCatalog.registry(plugins: plugins + declared)
+        do {
+            let workflow = try WorkflowLoader(registry: registry).load(
+                data: submitted.document, file: submitted.file, varOverrides: submitted.vars)
+            return (workflow, registry)
+        } catch {
+            throw WorkerError(message: error.diagnostics.map(\.description).joined(separator: "\n"))
         }
     }
 }

@@ -37,9 +37,9 @@ public struct PlannedItem: Sendable {
         /// Its stages run (those whose checkpoint is up to date are reused).
         case run(RunReason)
         /// It is done (this version of the item): nothing runs.
-        case reuse(ItemVersion, reason: String)
+        case reuse(ItemVersion, reason: ReuseReason)
         /// It is left alone.
-        case skip(reason: String)
+        case skip(reason: SkipReason)
     }
 
     /// Why an item's stages run.
@@ -135,8 +135,8 @@ private final class KnownItem: Sendable {
 public struct PassedOver: Sendable, Hashable {
     /// The file or folder.
     public var path: String
-    /// Why: "hidden", "excluded by *.tmp", "not included by *.mp4", "not a regular file".
-    public var reason: String
+    /// Why: hidden, excluded by a pattern, not included by the patterns, not a regular file.
+    public var reason: SkipReason
 }
 
 /// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
@@ -290,7 +290,7 @@ public struct BatchPlanner: Sendable {
         for file in files {
             let input = file.input
             if let reason = limits.violation(size: input.size) {
-                items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: reason)))
+                items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: .outsideLimits(reason))))
                 continue
             }
             let fingerprint: String
@@ -300,7 +300,9 @@ public struct BatchPlanner: Sendable {
                 do {
                     fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
                 } catch {
-                    items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: error.message)))
+                    items.append(
+                        PlannedItem(
+                            input: input, fingerprint: nil, action: .skip(reason: .unreadableContent(error.message))))
                     continue
                 }
                 entries.append(FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
@@ -370,7 +372,7 @@ public struct BatchPlanner: Sendable {
             guard let fingerprint = items[index].fingerprint else { continue }
             if let owner = owners[fingerprint], owner != items[index].input.path {
                 items[index].known = nil
-                items[index].action = .skip(reason: "the same content as \(owner)")
+                items[index].action = .skip(reason: .sameContent(as: owner))
                 continue
             }
             if let known = items[index].known, known.fingerprint != fingerprint, present.contains(known.fingerprint) {
@@ -407,10 +409,12 @@ public struct BatchPlanner: Sendable {
                 }
                 switch result {
                 case .unreadable(let reason):
-                    let what = needsMedia ? "not media FFmpeg can read" : "cannot check inputs.limits"
-                    plan.items[index].action = .skip(reason: "\(what): \(reason)")
+                    plan.items[index].action = .skip(
+                        reason: needsMedia ? .notMedia(reason) : .limitsUncheckable(reason))
                 case .facts(let facts):
-                    if let reason = limits.violation(of: facts) { plan.items[index].action = .skip(reason: reason) }
+                    if let violation = limits.violation(of: facts) {
+                        plan.items[index].action = .skip(reason: .outsideLimits(violation))
+                    }
                 }
             }
         }
@@ -430,23 +434,23 @@ public struct BatchPlanner: Sendable {
     /// its content, or else the one last seen at its path.
     private func action(for planned: PlannedItem) -> PlannedItem.Action {
         guard let item = planned.known, item.fingerprint == planned.fingerprint else {
-            if onlyFailed, planned.known?.status != .failed { return .skip(reason: "not failed last time (--failed)") }
+            if onlyFailed, planned.known?.status != .failed { return .skip(reason: .notFailed) }
             if let item = planned.known {
                 if item.status == .cancelled, !reprocess {
-                    return .skip(reason: "cancelled (run with --reprocess to take it up again)")
+                    return .skip(reason: .cancelled(donePath: nil))
                 }
                 return .run(.changed(version: item.version + 1))
             }
             return .run(.new)
         }
-        let moved = item.input.path == planned.input.path ? "" : " (as \(item.input.path))"
+        let donePath = item.input.path == planned.input.path ? nil : item.input.path
         if reprocess { return .run(.reprocess(version: item.version + 1)) }
-        if onlyFailed, item.status != .failed { return .skip(reason: "not failed last time (--failed)") }
+        if onlyFailed, item.status != .failed { return .skip(reason: .notFailed) }
         switch item.status {
         case .cancelled:
-            return .skip(reason: "cancelled\(moved) (run with --reprocess to take it up again)")
+            return .skip(reason: .cancelled(donePath: donePath))
         case .succeeded where item.digest == planned.digest:
-            return .reuse(item.current, reason: "done\(moved)")
+            return .reuse(item.current, reason: ReuseReason(donePath: donePath))
         case .succeeded:
             return .run(.workflowChanged)
         case .pending, .failed, .interrupted:
@@ -489,34 +493,30 @@ public struct InputLimits: Sendable, Hashable {
     }
 
     /// Why a file of `size` bytes is left out, or nil when it is within the size limits.
-    func violation(size: Int64) -> String? {
+    func violation(size: Int64) -> LimitViolation? {
         if let minSize, size < minSize {
-            return "smaller than inputs.limits.minSize (\(ByteCount(size)) < \(ByteCount(minSize)))"
+            return .smaller(size, than: minSize)
         }
         if let maxSize, size > maxSize {
-            return "larger than inputs.limits.maxSize (\(ByteCount(size)) > \(ByteCount(maxSize)))"
+            return .larger(size, than: maxSize)
         }
         return nil
     }
 
     /// Why a media file is left out, or nil when it is within the media limits.
-    func violation(of facts: MediaFacts) -> String? {
+    func violation(of facts: MediaFacts) -> LimitViolation? {
         if let minDuration, facts.duration < minDuration {
-            return
-                "shorter than inputs.limits.minDuration (\(TimeSpan(seconds: facts.duration)) < \(TimeSpan(seconds: minDuration)))"
+            return .shorter(facts.duration, than: minDuration)
         }
         if let maxDuration, facts.duration > maxDuration {
-            return
-                "longer than inputs.limits.maxDuration (\(TimeSpan(seconds: facts.duration)) > \(TimeSpan(seconds: maxDuration)))"
+            return .longer(facts.duration, than: maxDuration)
         }
         let names = facts.container.split(separator: ",").map(String.init)
         if !containers.isEmpty, !names.contains(where: { containers.contains($0) }) {
-            return
-                "container \(facts.container) is not one of inputs.limits.containers (\(containers.joined(separator: ", ")))"
+            return .container(facts.container, allowed: containers)
         }
         if !videoCodecs.isEmpty, !videoCodecs.contains(facts.videoCodec ?? "") {
-            return
-                "video codec \(facts.videoCodec ?? "none") is not one of inputs.limits.videoCodecs (\(videoCodecs.joined(separator: ", ")))"
+            return .videoCodec(facts.videoCodec, allowed: videoCodecs)
         }
         return nil
     }

@@ -105,7 +105,7 @@ public enum InputDiscovery {
                     listing = try FolderListing(path: directory, prefix: prefix)
                 } catch {
                     guard directory == root else {
-                        discovery.passedOver.append(PassedOver(path: directory, reason: "cannot list: \(error)"))
+                        discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
                         continue
                     }
                     throw InputError(message: "cannot list \(directory): \(error)")
@@ -122,7 +122,7 @@ public enum InputDiscovery {
                     case .passedOver(let passed): discovery.passedOver.append(passed)
                     case .folder(let path, let relative, let identity):
                         if let first = entered[identity] {
-                            discovery.passedOver.append(PassedOver(path: path, reason: "the same folder as \(first)"))
+                            discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
                         } else {
                             entered[identity] = path
                             next.append((path, relative))
@@ -150,36 +150,39 @@ public enum InputDiscovery {
     ) -> Entry {
         let path = listing.path == "/" ? "/" + name : listing.path + "/" + name
         guard !skipped.contains(path) else { return .ignored }
-        if name.hasPrefix(".") { return .passedOver(PassedOver(path: path, reason: "hidden")) }
+        if name.hasPrefix(".") { return .passedOver(PassedOver(path: path, reason: .hidden)) }
         let relative = listing.prefix.isEmpty ? name : listing.prefix + "/" + name
         let info: stat
         switch found {
         case .success(let data): info = data
         case .failure(let error):
-            let reason = error.code == ENOENT ? "a broken link" : "cannot read it: \(error)"
+            let reason: SkipReason = error.code == ENOENT ? .brokenLink : .unreadable("\(error)")
             return .passedOver(PassedOver(path: path, reason: reason))
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             guard recursive else {
-                return .passedOver(PassedOver(path: path, reason: "a folder (set inputs.recursive to go into folders)"))
+                return .passedOver(PassedOver(path: path, reason: .folder))
             }
             return .folder(path: path, relativePath: relative, identity: FolderIdentity(info))
         }
         if let owner = sidecarOwner(of: name, among: listing.siblings, byStem: listing.byStem) {
-            return .passedOver(PassedOver(path: path, reason: "sidecar (the metadata of \(owner))"))
+            return .passedOver(PassedOver(path: path, reason: .sidecar(of: owner)))
         }
         if !include.isEmpty, !include.contains(where: { matches($0, name: name, relativePath: relative) }) {
-            return .passedOver(PassedOver(path: path, reason: "not included by \(include.joined(separator: ", "))"))
+            return .passedOver(PassedOver(path: path, reason: .notIncluded(by: include)))
         }
         if let pattern = exclude.first(where: { matches($0, name: name, relativePath: relative) }) {
-            return .passedOver(PassedOver(path: path, reason: "excluded by \(pattern)"))
+            return .passedOver(PassedOver(path: path, reason: .excluded(by: pattern)))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return .passedOver(PassedOver(path: path, reason: .notRegularFile))
         }
         switch file(
             at: path, name: name, folder: listing.path, relativePath: relative, info: info,
             siblings: listing.siblings, manifest: manifest)
         {
         case .success(let found): return .file(found)
-        case .failure(let reason): return .passedOver(PassedOver(path: path, reason: reason.message))
+        case .failure(let error): return .passedOver(PassedOver(path: path, reason: .unreadableMetadata(error.message)))
         }
     }
 

@@ -24,8 +24,10 @@ public struct ResourceLimits: Sendable, Hashable {
 
 /// Slots for the stages of one run: a stage waits (suspended, without a thread) for a slot of its resource
 /// before it starts an attempt, and gives it back when the attempt ends, so an upload never waits behind an
-/// encode and encodes never outnumber what the cores can take.
-final class ResourceSlots: Sendable {
+/// encode and encodes never outnumber what the cores can take. Runners given the same slots share the limits.
+public final class ResourceSlots: Sendable {
+    /// Stages at once per resource.
+    public let limits: ResourceLimits
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Bool, any Error>
@@ -39,7 +41,9 @@ final class ResourceSlots: Sendable {
     private let pools: NIOLockedValueBox<[StageResource: Pool]>
     private let nextID = NIOLockedValueBox<UInt64>(0)
 
-    init(_ limits: ResourceLimits) {
+    /// Slots for these limits.
+    public init(_ limits: ResourceLimits) {
+        self.limits = limits
         pools = NIOLockedValueBox(limits.limits.mapValues { Pool(free: max(1, $0)) })
     }
 

@@ -2,7 +2,8 @@ import NIOConcurrencyHelpers
 
 /// The items a run is working on, so that `pipeline cancel` from another process can stop one of them: the
 /// item's stages are cancelled (the running one stops at its next checkpoint) and its `onCancel` stages run.
-final class RunningItems: Sendable {
+/// Runners given the same running items answer a cancel request for any of them.
+public final class RunningItems: Sendable {
     private struct State {
         var cancels: [Int64: @Sendable () -> Void] = [:]
         var requested: Set<Int64> = []
@@ -10,6 +11,9 @@ final class RunningItems: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+
+    /// No items yet.
+    public init() {}
 
     /// Registers an item's work with the way to cancel it; cancels it at once when a cancel was already
     /// asked for.

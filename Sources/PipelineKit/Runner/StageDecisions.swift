@@ -24,43 +24,50 @@ public struct StageDecisions: Sendable {
         /// Its `if` is false.
         case skip(reason: String)
         /// Its checkpoint is up to date: these are its outputs.
-        case reuse(JSONValue)
-        /// It runs, for this reason.
-        case run(reason: String)
+        case reuse(JSONValue, options: ResolvedValue)
+        /// It runs with these options, for this reason.
+        case run(reason: String, options: ResolvedValue)
         /// Done with these options, but a file among its outputs is missing or changed (another machine made
         /// it, or it was deleted): it runs again, and the stages after it stand if it makes the same files.
-        case regenerate(reason: String)
+        case regenerate(reason: String, options: ResolvedValue)
+
+        /// The resolved options; nil when the stage is skipped.
+        var options: ResolvedValue? {
+            switch self {
+            case .skip: nil
+            case .reuse(_, let options), .run(_, let options), .regenerate(_, let options): options
+            }
+        }
     }
 
-    /// Decides what happens to a stage, and resolves its options (nil when it is skipped).
+    /// Decides what happens to a stage, with the hash of its resolved options (empty when it is skipped).
     func decide(_ spec: StageSpec, record: StageRecord?, scope: EvaluationScope, invalidated: Bool) throws -> (
-        Decision, options: ResolvedValue?, hash: String
+        Decision, hash: String
     ) {
         if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
-            return (.skip(reason: "if \(condition) is false"), nil, "")
+            return (.skip(reason: "if \(condition) is false"), "")
         }
         let (options, hash) = try resolveOptions(spec, scope: scope)
-        guard let record else { return (.run(reason: "it has not run"), options, hash) }
-        if spec.isSecret { return (.run(reason: "its outputs are secret and never stored"), options, hash) }
-        if invalidated { return (.run(reason: "an earlier stage runs"), options, hash) }
+        guard let record else { return (.run(reason: "it has not run", options: options), hash) }
+        if spec.isSecret { return (.run(reason: "its outputs are secret and never stored", options: options), hash) }
+        if invalidated { return (.run(reason: "an earlier stage runs", options: options), hash) }
         if record.status != .succeeded {
             // Files on a record that did not succeed: a regeneration that was cut short is taken up as one.
             if record.files != nil, record.optionsHash == hash {
-                return (
-                    .regenerate(reason: "making its output files again was \(record.status.rawValue)"), options, hash
-                )
+                let reason = "making its output files again was \(record.status.rawValue)"
+                return (.regenerate(reason: reason, options: options), hash)
             }
-            return (.run(reason: "\(record.status.rawValue) last time"), options, hash)
+            return (.run(reason: "\(record.status.rawValue) last time", options: options), hash)
         }
         if record.optionsHash != hash {
             let changed = Self.changedOptions(record.options, redactor.redact(options.redacted))
             let reason = changed.isEmpty ? "its options changed" : "changed: \(changed.joined(separator: ", "))"
-            return (.run(reason: reason), options, hash)
+            return (.run(reason: reason, options: options), hash)
         }
         if let files = record.files, let change = OutputFiles.firstChange(in: files) {
-            return (.regenerate(reason: change), options, hash)
+            return (.regenerate(reason: change, options: options), hash)
         }
-        return (.reuse(record.outputs ?? .null), options, hash)
+        return (.reuse(record.outputs ?? .null, options: options), hash)
     }
 
     /// The top-level options whose values differ between two resolved option objects.

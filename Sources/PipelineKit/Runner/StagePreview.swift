@@ -55,22 +55,21 @@ extension StageDecisions {
                 continue
             }
             do {
-                let (decision, options, _) = try decide(
-                    spec, record: records[spec.id], scope: scope, invalidated: invalidated)
-                preview.options = options.map { redactor.redact($0.redacted) }
+                let (decision, _) = try decide(spec, record: records[spec.id], scope: scope, invalidated: invalidated)
+                preview.options = decision.options.map { redactor.redact($0.redacted) }
                 switch decision {
                 case .skip(let reason):
                     preview.action = .skip
                     preview.reason = reason
                     scope.stageOutputs[spec.id] = .null
                     invalidated = invalidated || records[spec.id]?.status != .skipped
-                case .reuse(let outputs):
+                case .reuse(let outputs, _):
                     preview.action = .reuse
                     scope.stageOutputs[spec.id] = outputs
-                case .regenerate(let reason):
+                case .regenerate(let reason, _):
                     preview.reason = "\(reason) (the stages after it stand if it makes the same files again)"
                     scope.stageOutputs[spec.id] = records[spec.id]?.outputs ?? .null
-                case .run(let reason):
+                case .run(let reason, _):
                     preview.reason = reason
                     if !spec.isSecret {
                         invalidated = true

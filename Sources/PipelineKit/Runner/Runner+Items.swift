@@ -1,0 +1,173 @@
+import Foundation
+import StageKit
+
+/// An item whose stages run: one a run's plan takes up, or one a worker claimed from a shared queue.
+struct ItemToRun: Sendable {
+    /// The file.
+    var input: InputItem
+    /// Why its stages run.
+    var reason: PlannedItem.RunReason
+    /// What the run tells the ledger when it takes the item up.
+    var admission: ItemAdmission
+    /// The ledger's item, when the ledger knows it.
+    var known: LedgerItem?
+    /// What the item is done with once it succeeds.
+    var digest: String
+
+    /// The item of a plan whose stages run; nil for one the plan reuses or skips.
+    init?(_ planned: PlannedItem) {
+        guard case .run(let reason) = planned.action, let admission = planned.admission else { return nil }
+        self.input = planned.input
+        self.reason = reason
+        self.admission = admission
+        self.known = planned.known
+        self.digest = planned.digest
+    }
+
+    /// A queued item of a shared batch, taken up from its checkpoints.
+    init(resuming item: LedgerItem, digest: String) {
+        let reason = PlannedItem.RunReason.resume(item.status)
+        self.input = item.input
+        self.reason = reason
+        self.admission = ItemAdmission(
+            item: item.id, newVersion: reason.newVersion, fingerprint: item.fingerprint, input: item.input)
+        self.known = item
+        self.digest = digest
+    }
+}
+
+/// What one item's stages have done so far, and what is known of them.
+struct ItemProgress: Sendable {
+    var ref: ItemVersion
+    var input: InputItem
+    var records: [String: StageRecord]
+    var scope = EvaluationScope()
+    var invalidated = false
+    var stagesRun = 0
+    var stagesReused = 0
+}
+
+/// How an item ended: its result, and why it was skipped when it was.
+typealias ItemEnd = (result: ItemResult, skipped: SkipReason?)
+
+extension Runner {
+    /// Runs one item's stages and records how it ended; one item's failure is its own.
+    func runItem(_ item: ItemToRun) async -> ItemEnd {
+        let label = item.input.relativePath
+        let clock = ContinuousClock()
+        let started = clock.now
+        var result = ItemResult(
+            ref: nil, fingerprint: item.admission.fingerprint, path: item.input.path, outcome: .done,
+            reason: item.reason.description, bytes: item.input.size)
+        sink.emit(ItemStarted(item: label))
+        var landed: String?
+        var skipped: SkipReason?
+        do {
+            landed = try await runStages(of: item, into: &result)
+        } catch is CancelledByRequest {
+            skipped = .cancelledByRequest
+            result.outcome = .skipped
+            result.reason = SkipReason.cancelledByRequest.description
+        } catch is CancellationError {
+            result.outcome = .interrupted
+        } catch {
+            let failure = report(error)
+            result.outcome = .failed
+            result.reason = failure.message
+            result.errorKind = failure.kind
+        }
+        result.seconds = (clock.now - started).seconds
+        await finish(item, result: &result)
+        let error =
+            result.outcome == .failed
+            ? FailureReport(message: result.reason ?? "failed", kind: result.errorKind ?? .failed) : nil
+        sink.emit(
+            ItemFinished(
+                item: label, outcome: result.outcome, reason: result.outcome == .skipped ? result.reason : nil,
+                error: error, landed: landed))
+        return (result, result.outcome == .skipped ? skipped : nil)
+    }
+
+    /// Admits an item and runs its stages (or undoes it, when `pipeline cancel` asked for it); returns where
+    /// its result landed.
+    private func runStages(of item: ItemToRun, into result: inout ItemResult) async throws -> String? {
+        if let known = item.known, running.isRequested(known.id) {
+            result.ref = known.current
+            try await undoFromLedger(known)
+            throw CancelledByRequest()
+        }
+        let admitted = try await store.admit(item.admission, workflow: workflow.name)
+        result.ref = admitted.ref
+        var initial = ItemProgress(ref: admitted.ref, input: item.input, records: admitted.stages.mapValues(revealed))
+        initial.scope = try decisions.scope(
+            for: item.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
+        let (progress, failure) = await runStages(from: initial)
+        result.stagesRun = progress.stagesRun
+        result.stagesReused = progress.stagesReused
+        if let failure {
+            guard running.isRequested(admitted.ref.item), !Task.isCancelled else { throw failure }
+            _ = try await undo(input: item.input, ref: admitted.ref, scope: progress.scope)
+            throw CancelledByRequest()
+        }
+        return Self.landing(of: progress.scope)
+    }
+
+    /// Runs the stages in a task of their own, which `pipeline cancel` from another process can stop; returns
+    /// how far they got and the error that stopped them.
+    private func runStages(from initial: ItemProgress) async -> (ItemProgress, (any Error)?) {
+        let work = Task { () -> (ItemProgress, (any Error)?) in
+            var progress = initial
+            do {
+                for (index, stage) in stages.enumerated() {
+                    try Task.checkCancellation()
+                    try await runStage(stage, index: index, progress: &progress)
+                }
+                return (progress, nil)
+            } catch {
+                return (progress, error)
+            }
+        }
+        let item = initial.ref.item
+        running.start(item) { work.cancel() }
+        let ended = await withTaskCancellationHandler {
+            await work.value
+        } onCancel: {
+            work.cancel()
+        }
+        running.finish(item)
+        return ended
+    }
+
+    /// Records how an admitted item ended; an item the ledger cannot record fails.
+    private func finish(_ item: ItemToRun, result: inout ItemResult) async {
+        guard let ref = result.ref else { return }
+        running.settle(ref.item)
+        do {
+            try await store.finish(ref, result: result, digest: result.outcome == .done ? item.digest : nil)
+        } catch {
+            result.outcome = .failed
+            result.reason = error.message
+            result.errorKind = .state
+        }
+    }
+
+    /// A stored record with its secrets put back.
+    private func revealed(_ record: StageRecord) -> StageRecord {
+        var record = record
+        record.outputs = record.outputs.map(redactor.reveal)
+        record.resume = record.resume.map(redactor.reveal)
+        return record
+    }
+
+    /// Where an item's result landed: the first of `link`, `url`, `location`, `path` in the outputs of its
+    /// last stage that has one.
+    private static func landing(of scope: EvaluationScope) -> String? {
+        for id in scope.stageOrder.reversed() {
+            guard let outputs = scope.stageOutputs[id]?.objectValue else { continue }
+            for key in ["link", "url", "location", "path"] {
+                if let value = outputs[key]?.stringValue, !value.isEmpty { return value }
+            }
+        }
+        return nil
+    }
+}

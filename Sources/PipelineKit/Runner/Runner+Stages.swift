@@ -1,0 +1,173 @@
+import Foundation
+import StageKit
+
+/// A stage of the workflow with its stage type, looked up once when the runner is made.
+struct ResolvedStage: Sendable {
+    /// The stage as the workflow declares it.
+    let spec: StageSpec
+    /// Its stage type.
+    let descriptor: StageDescriptor
+
+    /// The stage with its type from `registry`. The loader refuses a workflow whose stage types are not
+    /// registered; a workflow built by hand with one fails that stage when it runs.
+    init(_ spec: StageSpec, registry: StageRegistry) {
+        self.spec = spec
+        self.descriptor = registry.descriptor(for: spec.uses) ?? Self.unknown(spec.uses)
+    }
+
+    private static func unknown(_ uses: String) -> StageDescriptor {
+        StageDescriptor(
+            stageType: uses, summary: "", optionSchema: OptionSchema([]), outputSchema: OutputSchema([]),
+            source: .compiledIn, outputs: { _ in OutputSchema([]) },
+            run: { _, _ in throw StageFailure("unknown stage type \(uses)", kind: .invalidOptions) })
+    }
+}
+
+extension Runner {
+    /// Decides what happens to one stage of an item and carries it out: skip it, reuse its checkpoint, or run
+    /// it (dropping the checkpoints of the stages after it first, unless it makes files it made before again).
+    func runStage(_ stage: ResolvedStage, index: Int, progress: inout ItemProgress) async throws {
+        let spec = stage.spec
+        let label = progress.input.relativePath
+        let record = progress.records[spec.id]
+        let later = stages[(index + 1)...].map(\.spec.id).filter { progress.records[$0] != nil }
+        let (decision, hash): (StageDecisions.Decision, String)
+        do {
+            (decision, hash) = try decisions.decide(
+                spec, record: record, scope: progress.scope, invalidated: progress.invalidated)
+        } catch let failure as ItemFailure {
+            sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure.report))
+            throw failure
+        }
+        let options: ResolvedValue
+        let regenerating: [String: String]?
+        switch decision {
+        case .skip(let reason):
+            try await skip(spec, reason: reason, record: record, later: later, progress: &progress)
+            return
+        case .reuse(let outputs, _):
+            progress.scope.stageOutputs[spec.id] = outputs
+            progress.stagesReused += 1
+            sink.emit(StageFinished(item: label, stage: spec.id, outcome: .reused, seconds: 0))
+            return
+        case .run(_, let resolved):
+            (options, regenerating) = (resolved, nil)
+        case .regenerate(let reason, let resolved):
+            (options, regenerating) = (resolved, record?.files)
+            sink.emit(
+                LogLine(level: "notice", item: label, stage: spec.id, message: "\(reason): running it again"))
+        }
+        // A secret stage (a token) runs whenever it is needed; that does not make later stages stale. Nor does
+        // one that makes files it made before again, unless they come out different.
+        if !spec.isSecret, regenerating == nil {
+            try await invalidate(later, progress: &progress)
+        }
+        let journal = StageJournal(
+            record: startingRecord(spec, options: options, hash: hash, record: record, regenerating: regenerating),
+            store: store, item: progress.ref, redactor: redactor)
+        try await execute(
+            stage, options: options, journal: journal, regenerating: regenerating, later: later, progress: &progress)
+    }
+
+    /// Records a stage whose `if` is false as skipped; the stages after it run again when it did not skip
+    /// last time.
+    private func skip(
+        _ spec: StageSpec, reason: String, record: StageRecord?, later: [String], progress: inout ItemProgress
+    ) async throws {
+        if progress.invalidated || record?.status != .skipped {
+            try await invalidate(later, progress: &progress)
+            var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
+            skipped.finishedAt = Date()
+            try await store.save(skipped, for: progress.ref)
+            progress.records[spec.id] = skipped
+        }
+        progress.scope.stageOutputs[spec.id] = .null
+        sink.emit(
+            StageFinished(
+                item: progress.input.relativePath, stage: spec.id, outcome: .skipped, seconds: 0, reason: reason))
+    }
+
+    /// The record a stage starts with: an unfinished attempt with the same options (or a regeneration) keeps
+    /// its resume data, intents and attempt count.
+    private func startingRecord(
+        _ spec: StageSpec, options: ResolvedValue, hash: String, record: StageRecord?, regenerating: [String: String]?
+    ) -> StageRecord {
+        var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
+        initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
+        if let record, record.optionsHash == hash, record.status != .succeeded || regenerating != nil {
+            initial.resume = record.resume
+            initial.intents = record.intents
+            initial.attempts = record.attempts
+        }
+        // Until it succeeds, the record keeps the files it is making again: an interrupted regeneration is
+        // taken up as one, and the stages after it still stand.
+        initial.files = regenerating
+        if regenerating != nil { initial.outputs = record?.outputs }
+        return initial
+    }
+
+    /// Runs a stage that is not up to date. When its credentials expire, its `refreshWith` stage renews them
+    /// (three times at most) and it runs again with its options resolved anew.
+    private func execute(
+        _ stage: ResolvedStage, options: ResolvedValue, journal: StageJournal, regenerating: [String: String]?,
+        later: [String], progress: inout ItemProgress
+    ) async throws {
+        let spec = stage.spec
+        var options = options
+        var refreshes = 0
+        while true {
+            do {
+                let ref = progress.ref
+                let outputs = try await attempt(
+                    stage, input: progress.input, ref: ref, options: options.value,
+                    previousOutputs: progress.scope.previous[spec.id], journal: journal
+                ) { files in
+                    // Different files: the later stages' checkpoints go before this one says it succeeded.
+                    guard let regenerating, regenerating != files else { return }
+                    try await store.removeStages(later, for: ref)
+                }
+                progress.scope.stageOutputs[spec.id] = outputs
+                let current = await journal.current
+                progress.records[spec.id] = current
+                progress.stagesRun += 1
+                if let regenerating, regenerating != current.files {
+                    for id in later { progress.records[id] = nil }
+                    progress.invalidated = true
+                }
+                return
+            } catch let expired as CredentialsExpired {
+                guard let refresher = stages.first(where: { $0.spec.id == spec.refreshWith }), refreshes < 3 else {
+                    throw ItemFailure(report: expired.report)
+                }
+                refreshes += 1
+                sink.emit(
+                    LogLine(
+                        level: "notice", item: progress.input.relativePath, stage: spec.id,
+                        message: "credentials expired; renewing them with stage \(refresher.spec.id), then continuing"))
+                try await renew(refresher, progress: &progress)
+                let (renewed, hash) = try decisions.resolveOptions(spec, scope: progress.scope)
+                options = renewed
+                try await journal.update { $0.optionsHash = hash }
+            }
+        }
+    }
+
+    /// Drops the checkpoints of `stages` (those after one that runs again): they run again too.
+    private func invalidate(_ stages: [String], progress: inout ItemProgress) async throws {
+        try await store.removeStages(stages, for: progress.ref)
+        for id in stages { progress.records[id] = nil }
+        progress.invalidated = true
+    }
+
+    /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
+    private func renew(_ stage: ResolvedStage, progress: inout ItemProgress) async throws {
+        let spec = stage.spec
+        let (options, hash) = try decisions.resolveOptions(spec, scope: progress.scope)
+        let journal = StageJournal(
+            record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store,
+            item: progress.ref, redactor: redactor)
+        progress.scope.stageOutputs[spec.id] = try await attempt(
+            stage, input: progress.input, ref: progress.ref, options: options.value,
+            previousOutputs: progress.scope.previous[spec.id], journal: journal)
+    }
+}
