@@ -125,7 +125,7 @@ public struct S3UploadStage: Stage {
 }
 
 /// S3 itself as the storage of a multipart upload: signed requests, XML answers.
-private struct S3Backend: MultipartBackend {
+struct S3Backend: MultipartBackend {
     let options: S3UploadStage.Options
     let file: UploadFile
     let context: StageContext
@@ -161,7 +161,7 @@ private struct S3Backend: MultipartBackend {
         var headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
         if checksum != "none" { headers.append(("x-amz-checksum-algorithm", checksum.uppercased())) }
         let answer = try await send("POST", query: "uploads", headers: headers, doing: "starting the multipart upload")
-        guard answer.status == .ok else { throw s3Error(answer, doing: "starting the multipart upload") }
+        guard answer.status == .ok else { throw Self.s3Error(answer, doing: "starting the multipart upload") }
         guard let xml = S3XML(Data(buffer: answer.body)), let uploadId = xml.first("UploadId"), !uploadId.isEmpty else {
             throw UploadError.fatal("starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
         }
@@ -178,7 +178,7 @@ private struct S3Backend: MultipartBackend {
                 doing: "listing the uploaded parts")
             if answer.status == .notFound { return nil }
             guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
-                throw s3Error(answer, doing: "listing the uploaded parts")
+                throw Self.s3Error(answer, doing: "listing the uploaded parts")
             }
             for record in xml.records("Part") {
                 if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
@@ -201,7 +201,7 @@ private struct S3Backend: MultipartBackend {
         let query = "partNumber=\(number)&uploadId=\(Self.encode(uploadId))"
         let answer = try await send(
             "PUT", query: query, headers: headers, stream: (range, meter), doing: "uploading part \(number)")
-        guard answer.status == .ok else { throw s3Error(answer, doing: "uploading part \(number)") }
+        guard answer.status == .ok else { throw Self.s3Error(answer, doing: "uploading part \(number)") }
         guard let etag = answer.headers.first(name: "ETag") else {
             throw UploadError.fatal("uploading part \(number): the answer has no ETag")
         }
@@ -232,7 +232,7 @@ private struct S3Backend: MultipartBackend {
         {
             return CompletedUpload(etag: etag, location: xml.first("Location") ?? objectURL)
         }
-        throw s3Error(answer, doing: "completing the multipart upload")
+        throw Self.s3Error(answer, doing: "completing the multipart upload")
     }
 
     /// AbortMultipartUpload; failures are only logged.
@@ -289,7 +289,7 @@ private struct S3Backend: MultipartBackend {
         }
     }
 
-    private func s3Error(_ answer: HTTPAnswer, doing action: String) -> UploadError {
+    static func s3Error(_ answer: HTTPAnswer, doing action: String) -> UploadError {
         let xml = S3XML(Data(buffer: answer.body))
         let code = xml?.first("Code")
         let message = [code, xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
