@@ -10,6 +10,14 @@ package struct HTTPAnswer: Sendable {
     package var headers: HTTPHeaders
     package var body: ByteBuffer
 
+    /// An answer with its body read: by ``HTTPExchange``, or by a caller that streams a successful answer's
+    /// body elsewhere and reads a failed one's here.
+    package init(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     /// The body as text.
     package var text: String { String(buffer: body) }
 

@@ -18,7 +18,8 @@ struct ResolvedStage: Sendable {
     private static func unknown(_ uses: String) -> StageDescriptor {
         StageDescriptor(
             stageType: uses, summary: "", optionSchema: OptionSchema([]), outputSchema: OutputSchema([]),
-            source: .compiledIn, outputs: { _ in OutputSchema([]) },
+            source: .compiledIn, resource: .light, readsMediaInput: false, retriesItself: false,
+            outputs: { _ in OutputSchema([]) },
             run: { _, _ in throw StageFailure("unknown stage type \(uses)", kind: .invalidOptions) })
     }
 }

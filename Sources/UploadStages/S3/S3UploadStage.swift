@@ -126,7 +126,7 @@ public struct S3UploadStage: Stage {
 }
 
 /// S3 itself as the storage of a multipart upload: signed requests, XML answers.
-private struct S3Backend: MultipartBackend {
+struct S3Backend: MultipartBackend {
     let options: S3UploadStage.Options
     let file: UploadFile
     let context: StageContext
