@@ -89,6 +89,7 @@ public struct HTTPFailure: ClassifiedError, Sendable, CustomStringConvertible {
             }
         }
 
+        /// The code as words joined by `-`, for logs.
         public var description: String {
             switch value {
             case .transport: "transport"
@@ -125,8 +126,10 @@ public struct HTTPFailure: ClassifiedError, Sendable, CustomStringConvertible {
     /// The error underneath, when the failure came from below HTTP (a refused connection, a reset).
     public var cause: (any Error)?
 
+    /// What kind of failure this is, for machines: the code's kind, whatever refined it.
     public var kind: ErrorKind { code.kind }
 
+    /// The message: the kind travels separately (in `--json` events and reports).
     public var description: String { message }
 
     /// A failure of the given code, retryable or not as the code says.

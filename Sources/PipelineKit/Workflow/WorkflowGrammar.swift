@@ -134,7 +134,7 @@ enum WorkflowGrammar {
             Member(name: "version", kind: .version, isRequired: true, summary: "The format version."),
             Member(
                 name: "name", kind: .matching(pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$"),
-                summary: "Names the run and its state folder."),
+                summary: "Names the workflow in the ledger; a rerun with the same name resumes."),
             Member(name: "description", kind: .string, summary: "One line for people."),
             Member(name: "inputs", kind: .section(inputs), summary: "The files the workflow runs on."),
             Member(
