@@ -238,4 +238,3 @@ enum FFmpegLog {
         }
     }
 }
-
