@@ -1,7 +1,7 @@
 import CMediaShim
 
 /// How to produce an MP4.
-public struct TranscodeSettings: Sendable, Hashable {
+public struct TranscodeSettings: Sendable, Hashable, Codable {
     /// Re-encode, or copy the compressed streams.
     public enum Mode: String, Sendable, Hashable, Codable {
         /// Decode and re-encode.
@@ -39,7 +39,7 @@ public struct TranscodeSettings: Sendable, Hashable {
     public var range: TimeRange?
 
     /// Which streams a transcode writes.
-    public enum Streams: Sendable, Hashable {
+    public enum Streams: String, Sendable, Hashable, Codable {
         /// The best video stream and the best audio stream.
         case all
         /// The video alone: a part of a segmented transcode.
@@ -49,10 +49,13 @@ public struct TranscodeSettings: Sendable, Hashable {
     }
 
     /// A span of the input: seconds from its start, `end` excluded (nil: to the end).
-    public struct TimeRange: Sendable, Hashable {
+    public struct TimeRange: Sendable, Hashable, Codable {
+        /// Seconds from the input's start.
         public var start: Double
+        /// Seconds from the input's start, excluded; nil: to the end.
         public var end: Double?
 
+        /// A span.
         public init(start: Double, end: Double?) {
             self.start = start
             self.end = end

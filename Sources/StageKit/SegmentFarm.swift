@@ -18,6 +18,12 @@ public protocol SegmentFarm: Sendable {
     /// longest sources' first. Nil when there is none.
     func claim(in plan: String?) async throws -> SegmentUnitClaim?
 
+    /// Runs `body` (the claimed unit's encode) while the farm renews the claim's lease; when the lease is lost
+    /// (the worker stalled and another one took the unit over), `body` is cancelled, so that two workers never
+    /// encode the same unit at once for long.
+    func whileHolding<T: Sendable>(_ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+
     /// Records that a claimed unit is encoded and in the segment store with `sha256`; throws when its lease was
     /// taken over meanwhile (another worker encodes it now).
     func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws
@@ -27,6 +33,9 @@ public protocol SegmentFarm: Sendable {
 
     /// The states of a plan's units.
     func units(of plan: String) async throws -> [SegmentUnitState]
+
+    /// Queues a done unit again: its encoded file is missing from the segment store or does not match its digest.
+    func requeue(_ unit: SegmentUnit, of plan: String) async throws
 
     /// Removes a plan and its units once they are joined.
     func retire(_ plan: String) async throws
