@@ -210,6 +210,25 @@ public struct SegmentQueue: Sendable {
         return held.filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
     }
 
+    /// The plans with units left to encode that were planned with another encoder build than `encoder`, with
+    /// that build.
+    public func openPlans(otherThan encoder: String) async throws(StateError) -> [String: String] {
+        let rows = try await database.rows(
+            "read the open segment plans",
+            """
+            SELECT DISTINCT segment_plans.id, segment_plans.encoder FROM segment_plans
+                JOIN segment_units ON segment_units.plan = segment_plans.id
+            WHERE segment_plans.encoder <> \(encoder) AND segment_units.status <> 'done'
+            """)
+        return try database.decoding("read the open segment plans") {
+            Dictionary(
+                try rows.map { row in
+                    let columns = Columns(row)
+                    return (try columns[0] as String, try columns[1] as String)
+                }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     /// Removes a plan and its units (they are joined).
     public func retire(_ plan: String) async throws(StateError) {
         try await database.rows("retire a segment plan", "DELETE FROM segment_plans WHERE id = \(plan)")

@@ -1,6 +1,5 @@
-public import Logging
 import NIOConcurrencyHelpers
-import PipelineKit
+public import PipelineKit
 import PostgresNIO
 public import StageKit
 
@@ -15,8 +14,10 @@ public final class WorkerSegmentFarm: SegmentFarm {
     private let worker: String
     private let lease: Duration
     private let leases: LeaseBook
-    private let logger: Logger
+    private let sink: any RunEventSink
     private let held = NIOLockedValueBox<[String: Holding]>([:])
+    /// Plans of other encoder builds this worker has said it leaves alone.
+    private let leftAlone = NIOLockedValueBox<Set<String>>([])
 
     /// A unit being encoded and how to stop its encode.
     private struct Holding {
@@ -25,9 +26,10 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for `lease` and
-    /// only those planned with `encoder`.
+    /// only those planned with `encoder`; what it has to say goes to `sink`.
     public init(
-        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String, logger: Logger
+        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String,
+        sink: any RunEventSink
     ) {
         self.database = database
         self.queue = SegmentQueue(database: database)
@@ -35,7 +37,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
         self.lease = lease
         self.leases = leases
         self.encoder = encoder
-        self.logger = logger
+        self.sink = sink
     }
 
     public func publish(_ plan: SegmentPlan) async throws -> [SegmentUnitState] {
@@ -59,7 +61,24 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
-        try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+        let claim = try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+        if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
+        return claim
+    }
+
+    /// Says once per plan that its units are left to workers of its encoder build.
+    private func sayWhichPlansAreLeftAlone() async throws {
+        for (plan, build) in try await queue.openPlans(otherThan: encoder) {
+            guard leftAlone.withLockedValue({ $0.insert(plan).inserted }) else { continue }
+            note(
+                "notice",
+                "leaving the units of segment plan \(plan) to other workers: they are encoded with \(build), this worker has \(encoder)"
+            )
+        }
+    }
+
+    private func note(_ level: String, _ message: String) {
+        sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
     }
 
     public func whileHolding<T: Sendable>(
@@ -91,7 +110,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
             try await queue.abandon(claim, by: worker)
         } catch {
             // Its lease lapses, and another worker claims it then.
-            logger.warning("cannot give unit \(claim.unit.index) of plan \(claim.plan.id) back: \(error)")
+            note("warning", "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
         }
     }
 
@@ -121,13 +140,14 @@ public final class WorkerSegmentFarm: SegmentFarm {
             do {
                 let lost = try await queue.renew(holding.map(\.claim), for: worker, lease: lease)
                 for claim in lost {
-                    logger.notice(
+                    note(
+                        "warning",
                         "unit \(claim.unit.index) of segment plan \(claim.plan.id) was taken over by another worker: stopping its encode"
                     )
                     held.withLockedValue { $0[Self.key(claim)] }?.stop()
                 }
             } catch {
-                logger.warning("cannot renew the leases of segment units: \(error)")
+                note("warning", "cannot renew the leases of segment units: \(error)")
             }
         }
     }

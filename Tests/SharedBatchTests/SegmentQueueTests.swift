@@ -89,6 +89,8 @@ import Testing
             Self.plan("long", input: "/long.mp4", seconds: 35), item: ids[1], generation: held[ids[1]] ?? 0)
 
         #expect(try await segments.claim(for: "other", lease: .seconds(60), encoder: "x264-163") == nil)
+        #expect(try await segments.openPlans(otherThan: "x264-163") == ["short": "x264-164", "long": "x264-164"])
+        #expect(try await segments.openPlans(otherThan: "x264-164").isEmpty)
         var order: [String] = []
         while let claim = try await segments.claim(for: "w", lease: .seconds(60), encoder: "x264-164") {
             order.append("\(claim.plan.id)/\(claim.unit.kind.rawValue)\(claim.unit.index)")
