@@ -1,15 +1,12 @@
 // ms_transcode: options, dispatch to remux, and the decode → scale/resample → encode → MP4 path.
-#include "ms_internal.h"
+#include "transcoder.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include <libavutil/audio_fifo.h>
 #include <libavutil/opt.h>
-#include <libswresample/swresample.h>
-#include <libswscale/swscale.h>
 
 void ms_transcode_options_init(ms_transcode_options *opt) {
     if (!opt) return;
@@ -19,52 +16,7 @@ void ms_transcode_options_init(ms_transcode_options *opt) {
     opt->faststart = 1;
 }
 
-typedef struct transcoder {
-    const ms_transcode_options *opt;
-    ms_progress *progress;
-    char *errbuf;
-    size_t errlen;
-    AVFormatContext *ifmt, *ofmt;
-    AVPacket *pkt, *out_pkt;
-    AVFrame *frame;       // decoded, video or audio
-    int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
-
-    const AVStream *vist;
-    AVStream *vost;
-    AVCodecContext *vdec, *venc;
-    struct SwsContext *sws;
-    AVFrame *scaled;      // encoder input when the decoded frame needs scaling or conversion
-    int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
-    int64_t frame_dur;    // nominal frame duration in that time base
-    int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
-    int64_t range_start;  // the range's frames, in the input stream's time base from the input's start:
-    int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
-    int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
-
-    const AVStream *aist;
-    AVStream *aost;
-    AVCodecContext *adec, *aenc;
-    SwrContext *swr;
-    AVChannelLayout swr_layout;  // input format swr was configured for
-    int swr_format, swr_rate;
-    AVAudioFifo *fifo;
-    AVFrame *aframe;      // encoder input
-    uint8_t **conv;       // resampled samples on their way into the fifo
-    int conv_samples;
-    int64_t next_apts;    // in 1/sample_rate
-
-    int64_t video_frames, frames_sent, decode_errors;
-    double decoded_seconds, out_end;
-} transcoder;
-
-// AVFrame.pkt_duration became AVFrame.duration in FFmpeg 6.0 (libavutil 58).
-#if LIBAVUTIL_VERSION_MAJOR >= 58
-#define MS_FRAME_DURATION(f) ((f)->duration)
-#else
-#define MS_FRAME_DURATION(f) ((f)->pkt_duration)
-#endif
-
-static int fail(transcoder *t, int code, int cause, const char *what) {
+int ms_transcode_fail(transcoder *t, int code, int cause, const char *what) {
     return ms_fail(t->errbuf, t->errlen, code, cause, "%s", what);
 }
 
@@ -96,14 +48,13 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
 
 // MARK: - Encoding
 
-/// Sends `frame` (NULL = flush) to `enc` and writes every packet it returns.
-static int encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame) {
+int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame) {
     int ret = ff.avcodec_send_frame(enc, frame);
-    if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
+    if (ret < 0) return ms_transcode_fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
     for (;;) {
         ret = ff.avcodec_receive_packet(enc, t->out_pkt);
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
-        if (ret < 0) return fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
+        if (ret < 0) return ms_transcode_fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
         if (enc == t->venc) {
             if (t->out_pkt->duration <= 0) t->out_pkt->duration = t->frame_dur;  // libx264 leaves it 0
             t->video_frames++;
@@ -126,11 +77,11 @@ static int open_video(transcoder *t) {
     int ret = ms_open_decoder(ist, t->opt->threads, &t->vdec, t->errbuf, t->errlen);
     if (ret < 0) return ret;
     const AVCodec *codec = ff.avcodec_find_encoder_by_name("libx264");
-    if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder libx264 (H.264)");
+    if (!codec) return ms_transcode_fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder libx264 (H.264)");
     AVCodecContext *dec = t->vdec, *enc = t->venc = ff.avcodec_alloc_context3(codec);
-    if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
+    if (!enc) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
     if (dec->width <= 0 || dec->height <= 0)
-        return fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
+        return ms_transcode_fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
 
     // max_width/max_height are meant as displayed; the encoder sees the stored picture.
     int rotation = ms_stream_rotation(ist);
@@ -161,16 +112,16 @@ static int open_video(transcoder *t) {
     }
     ms_log_clear();
     ret = ff.avcodec_open2(enc, codec, NULL);
-    if (ret < 0) return fail(t, ret, ret, "cannot open the libx264 encoder");
+    if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot open the libx264 encoder");
 
     t->frame_dur = ff.av_rescale_q(1, av_inv_q(fps), enc->time_base);
     if (t->frame_dur < 1) t->frame_dur = 1;
     t->last_pts = AV_NOPTS_VALUE;
     t->last_slot = INT64_MIN;
-    if (!(t->vost = ff.avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
+    if (!(t->vost = ff.avformat_new_stream(t->ofmt, NULL))) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
     if ((ret = ff.avcodec_parameters_from_context(t->vost->codecpar, enc)) < 0 ||
         (ret = ms_copy_display_matrix(ist, t->vost)) < 0 || (ret = ms_copy_stream_metadata(ist, t->vost)) < 0)
-        return fail(t, ret, ret, "video stream");
+        return ms_transcode_fail(t, ret, ret, "video stream");
     t->vost->time_base = enc->time_base;
     t->vost->avg_frame_rate = enc->framerate;
     t->vost->sample_aspect_ratio = enc->sample_aspect_ratio;
@@ -193,7 +144,7 @@ static int video_frame(transcoder *t, AVFrame *f) {
     double end = ms_seconds(pts + dur, tb);
     if (end > t->decoded_seconds) t->decoded_seconds = end;
     int ret = ms_progress_report(t->progress, ms_seconds(pts, tb));
-    if (ret < 0) return fail(t, ret, ret, "transcode");
+    if (ret < 0) return ms_transcode_fail(t, ret, ret, "transcode");
 
     if (t->opt->max_fps > 0) {
         // One frame per 1/max_fps slot of the input's timeline (so the parts of a segmented encode agree).
@@ -211,143 +162,22 @@ static int video_frame(transcoder *t, AVFrame *f) {
 
     AVFrame *in = f;
     if (f->format != AV_PIX_FMT_YUV420P || f->width != t->venc->width || f->height != t->venc->height) {
-        if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return fail(t, ret, ret, "cannot convert the picture");
+        if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
         in = t->scaled;
     }
     in->pts = pts;
     in->pict_type = AV_PICTURE_TYPE_NONE;  // else libx264 copies the source's frame types
     t->frames_sent++;
-    return encode(t, t->venc, t->vost, in);
+    return ms_transcode_encode(t, t->venc, t->vost, in);
 }
 
 // MARK: - Audio
-
-static int choose_sample_rate(const AVCodec *codec, int rate) {
-    const int *r = codec->supported_samplerates;
-    if (!r) return rate > 0 ? rate : 48000;
-    int best = 0;
-    for (; *r; r++) {
-        if (*r == rate) return rate;
-        if (*r > rate && (!best || *r < best)) best = *r;  // the nearest higher rate loses nothing
-    }
-    return best ? best : 48000;
-}
-
-static int open_audio(transcoder *t) {
-    const AVStream *ist = t->aist;
-    int ret = ms_open_decoder(ist, t->opt->threads, &t->adec, t->errbuf, t->errlen);
-    if (ret < 0) return ret;
-    const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_AAC);
-    if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder aac");
-    AVCodecContext *enc = t->aenc = ff.avcodec_alloc_context3(codec);
-    if (!enc) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio encoder");
-    int channels = t->opt->audio_channels;
-    if (channels == 0) channels = FFMIN(FFMAX(t->adec->ch_layout.nb_channels, 1), 2);
-    ff.av_channel_layout_default(&enc->ch_layout, channels);
-    enc->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
-    enc->sample_rate = choose_sample_rate(codec, t->adec->sample_rate);
-    enc->time_base = (AVRational){1, enc->sample_rate};
-    enc->bit_rate = t->opt->audio_bit_rate;  // 0: the encoder's default, as the CLI
-    enc->thread_count = t->opt->threads;
-    if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    ms_log_clear();
-    if ((ret = ff.avcodec_open2(enc, codec, NULL)) < 0) return fail(t, ret, ret, "cannot open the AAC encoder");
-
-    if (!(t->aost = ff.avformat_new_stream(t->ofmt, NULL))) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "stream");
-    if ((ret = ff.avcodec_parameters_from_context(t->aost->codecpar, enc)) < 0 ||
-        (ret = ms_copy_stream_metadata(ist, t->aost)) < 0)
-        return fail(t, ret, ret, "audio stream");
-    t->aost->time_base = enc->time_base;
-    if (!(t->fifo = ff.av_audio_fifo_alloc(enc->sample_fmt, channels, 4096)) || !(t->aframe = ff.av_frame_alloc()))
-        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
-    t->next_apts = AV_NOPTS_VALUE;
-    return 0;
-}
-
-/// (Re)configures swr for the format of `f`: the decoder's output may differ from its parameters.
-static int configure_resampler(transcoder *t, const AVFrame *f) {
-    AVChannelLayout in_layout = {0};
-    int ret = f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
-                  ? (ff.av_channel_layout_default(&in_layout, f->ch_layout.nb_channels), 0)
-                  : ff.av_channel_layout_copy(&in_layout, &f->ch_layout);
-    if (ret < 0) return fail(t, ret, ret, "audio layout");
-    if (t->swr && t->swr_format == f->format && t->swr_rate == f->sample_rate &&
-        !ff.av_channel_layout_compare(&t->swr_layout, &in_layout)) {
-        ff.av_channel_layout_uninit(&in_layout);
-        return 0;
-    }
-    ff.swr_free(&t->swr);
-    ff.av_channel_layout_uninit(&t->swr_layout);
-    t->swr_layout = in_layout;  // owned by t from here on
-    t->swr_format = f->format;
-    t->swr_rate = f->sample_rate;
-    ret = ff.swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
-                                 f->format, f->sample_rate, 0, NULL);
-    if (ret >= 0) ret = ff.swr_init(t->swr);
-    return ret < 0 ? fail(t, ret, ret, "cannot set up audio resampling") : 0;
-}
-
-/// Resamples `nb` samples (NULL = drain swr) into the fifo.
-static int resample(transcoder *t, const uint8_t **data, int nb) {
-    int room = ff.swr_get_out_samples(t->swr, nb);
-    if (room < 0) return fail(t, room, room, "resample");
-    if (room > t->conv_samples) {
-        if (t->conv) ff.av_freep(&t->conv[0]);
-        ff.av_freep(&t->conv);
-        t->conv_samples = 0;
-        int ret = ff.av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
-                                                        t->aenc->sample_fmt, 0);
-        if (ret < 0) return fail(t, ret, ret, "resample");
-        t->conv_samples = room;
-    }
-    int n = ff.swr_convert(t->swr, t->conv, t->conv_samples, data, nb);
-    if (n < 0) return fail(t, n, n, "resample");
-    if (n > 0 && ff.av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
-        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
-    return 0;
-}
-
-/// Encodes whole frames from the fifo; with `flush`, also the short remainder.
-static int drain_fifo(transcoder *t, int flush) {
-    int frame_size = t->aenc->frame_size > 0 ? t->aenc->frame_size : 1024;
-    while (ff.av_audio_fifo_size(t->fifo) >= frame_size || (flush && ff.av_audio_fifo_size(t->fifo) > 0)) {
-        AVFrame *a = t->aframe;
-        a->nb_samples = FFMIN(frame_size, ff.av_audio_fifo_size(t->fifo));
-        a->format = t->aenc->sample_fmt;
-        a->sample_rate = t->aenc->sample_rate;
-        int ret = ff.av_channel_layout_copy(&a->ch_layout, &t->aenc->ch_layout);
-        if (ret >= 0) ret = ff.av_frame_get_buffer(a, 0);
-        if (ret < 0) return fail(t, ret, ret, "audio buffer");
-        ff.av_audio_fifo_read(t->fifo, (void **)a->data, a->nb_samples);
-        a->pts = t->next_apts;
-        t->next_apts += a->nb_samples;
-        ret = encode(t, t->aenc, t->aost, a);
-        ff.av_frame_unref(a);
-        if (ret < 0) return ret;
-    }
-    return 0;
-}
-
-static int audio_frame(transcoder *t, AVFrame *f) {
-    int ret = configure_resampler(t, f);
-    if (ret < 0) return ret;
-    if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
-        int64_t pts = f->best_effort_timestamp;
-        t->next_apts = pts == AV_NOPTS_VALUE ? 0
-                       : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
-                                         t->aist->time_base, t->aenc->time_base);
-    }
-    if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
-    return drain_fifo(t, 0);
-}
-
-// MARK: - Decoding
 
 /// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
 /// counted and skipped, as the CLI does.
 static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
     int ret = ff.avcodec_send_packet(dec, pkt);
-    if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
+    if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
     if (ret < 0 && ret != AVERROR_EOF) {
         t->decode_errors++;
         ms_log_clear();
@@ -356,14 +186,14 @@ static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
     for (;;) {
         ret = ff.avcodec_receive_frame(dec, t->frame);
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
-        if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "decoding");
+        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
         if (ret < 0) {
             t->decode_errors++;
             ms_log_clear();
             if (pkt) return 0;
             continue;
         }
-        ret = dec == t->vdec ? video_frame(t, t->frame) : audio_frame(t, t->frame);
+        ret = dec == t->vdec ? video_frame(t, t->frame) : ms_transcode_audio_frame(t, t->frame);
         ff.av_frame_unref(t->frame);
         if (ret < 0) return ret;
     }
@@ -384,18 +214,18 @@ static int run(transcoder *t, const char *in, const char *out) {
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
     if (!(t->pkt = ff.av_packet_alloc()) || !(t->out_pkt = ff.av_packet_alloc()) || !(t->frame = ff.av_frame_alloc()))
-        return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
+        return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
-    if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return fail(t, ret, ret, "metadata");
-    if ((t->vist && (ret = open_video(t)) < 0) || (t->aist && (ret = open_audio(t)) < 0)) return ret;
+    if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return ms_transcode_fail(t, ret, ret, "metadata");
+    if ((t->vist && (ret = open_video(t)) < 0) || (t->aist && (ret = ms_transcode_open_audio(t)) < 0)) return ret;
     if (t->vist) {
-        if (!(t->scaled = ff.av_frame_alloc())) return fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+        if (!(t->scaled = ff.av_frame_alloc())) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
         t->scaled->format = AV_PIX_FMT_YUV420P;
         t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
         t->scaled->width = t->venc->width;
         t->scaled->height = t->venc->height;
-        if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return fail(t, ret, ret, "frame");
+        if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return ms_transcode_fail(t, ret, ret, "frame");
         t->range_end = INT64_MAX;
         if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
             int64_t start = ms_microseconds(t->opt->range_start);
@@ -406,15 +236,15 @@ static int run(transcoder *t, const char *in, const char *out) {
             // To the last keyframe at or before the range: its frames up to the range are decoded, not kept.
             if (start > 0 && (ret = ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, t->offset + start,
                                                           t->offset + start, 0)) < 0)
-                return fail(t, ret, ret, "cannot seek to the start of the range");
+                return ms_transcode_fail(t, ret, ret, "cannot seek to the start of the range");
         }
     }
     if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, 0, t->errbuf, t->errlen)) < 0) return ret;
-    if ((ret = ms_progress_report(t->progress, 0)) < 0) return fail(t, ret, ret, "transcode");
+    if ((ret = ms_progress_report(t->progress, 0)) < 0) return ms_transcode_fail(t, ret, ret, "transcode");
 
     for (;;) {
         ret = ff.av_read_frame(t->ifmt, t->pkt);
-        if (ret == AVERROR(ENOMEM)) return fail(t, ret, ret, "reading the input");
+        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "reading the input");
         if (ret < 0) {  // end of file, or a read error: what was read so far is converted
             if (ret != AVERROR_EOF) t->decode_errors++;
             break;
@@ -430,12 +260,12 @@ static int run(transcoder *t, const char *in, const char *out) {
         if (t->frames_sent == 0)
             return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
         if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
-        if ((ret = encode(t, t->venc, t->vost, NULL)) < 0) return ret;
+        if ((ret = ms_transcode_encode(t, t->venc, t->vost, NULL)) < 0) return ret;
     }
     if (t->adec) {
         if ((ret = decode(t, t->adec, NULL)) < 0) return ret;
-        if (t->swr && ((ret = resample(t, NULL, 0)) < 0 || (ret = drain_fifo(t, 1)) < 0)) return ret;
-        if ((ret = encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
+        if ((ret = ms_transcode_flush_audio(t)) < 0) return ret;
+        if ((ret = ms_transcode_encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
     }
     return ms_write_trailer(t->ofmt, t->errbuf, t->errlen);
 }

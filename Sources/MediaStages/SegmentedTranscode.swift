@@ -87,6 +87,14 @@ struct SegmentedTranscode {
         return starts
     }
 
+    /// The thread count each of `jobs` segment encodes gets: `threads` (0: x264's own choice for "auto", 1.5
+    /// threads per core; fewer leaves cores idle, two threads on two cores encoded a 1080p clip about a quarter
+    /// slower) shared among the jobs. Pinned, because x264's output depends on it.
+    static func pinnedThreads(_ threads: Int, jobs: Int) -> Int {
+        let all = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount * 3 / 2)
+        return max(1, all / jobs)
+    }
+
     private func segmentFile(_ index: Int) -> URL {
         folder.appendingPathComponent(String(format: "part-%05d.mp4", index))
     }
@@ -95,10 +103,7 @@ struct SegmentedTranscode {
     func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
         -> TranscodeReport
     {
-        // x264's own choice for "auto" is 1.5 threads per core; fewer leaves cores idle (two threads on two
-        // cores encoded a 1080p clip about a quarter slower).
-        let all = settings.threads > 0 ? settings.threads : max(1, ProcessInfo.processInfo.activeProcessorCount * 3 / 2)
-        let threads = max(1, all / jobs)
+        let threads = Self.pinnedThreads(settings.threads, jobs: jobs)
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
         var state = Progress(

@@ -278,12 +278,20 @@ enum Export {
         case .transcode: settings.mode = .transcode
         }
         var segmented: SegmentedTranscode?
+        var farmed: FarmedTranscode?
         if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
             if info == nil { info = try await MediaToolkit.probe(input, logger: context.logger) }
             if let info, let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
-                segmented = SegmentedTranscode(
-                    input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                    segmentSeconds: length, jobs: segmenting.jobs, context: context)
+                if let farm = context.services[SegmentFarmKey.self], let store = context.services[SegmentStoreKey.self]
+                {
+                    farmed = FarmedTranscode(
+                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                        segmentSeconds: length, farm: farm, store: store, context: context)
+                } else {
+                    segmented = SegmentedTranscode(
+                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                        segmentSeconds: length, jobs: segmenting.jobs, context: context)
+                }
             }
         }
 
@@ -294,7 +302,12 @@ enum Export {
                         completed: Int64(done), total: total > 0 ? Int64(total.rounded(.up)) : nil, unit: .seconds))
             }
             let report: TranscodeReport
-            if let segmented {
+            var farmedPlan: SegmentPlan?
+            if let farmed {
+                let (joined, plan) = try await farmed.run(to: output.partial.path, progress: progress)
+                report = joined
+                farmedPlan = plan
+            } else if let segmented {
                 report = try await segmented.run(to: output.partial.path, progress: progress)
             } else {
                 report = try await MediaToolkit.transcode(
@@ -314,6 +327,7 @@ enum Export {
                 hasAudio: report.hasAudio)
             outputs.size = try await output.commit(outputs, context: context)
             segmented?.removeSegments()
+            if let farmed, let farmedPlan { await farmed.retire(farmedPlan) }
             return outputs
         } catch {
             output.discard()

@@ -2,13 +2,14 @@ import PipelineKit
 import PostgresNIO
 
 /// The tables of a shared batch: the ledger's (items, versions, paths, stages, cancel requests, the fingerprint
-/// cache, runs), the stored workflow documents, the queue's columns on items, and the workers.
+/// cache, runs), the stored workflow documents, the queue's columns on items, the workers, and (from version 2)
+/// the units of segmented encodes that workers share.
 ///
 /// Paths sort in the byte order of their UTF-8 (`COLLATE "C"`), as the ledger's range reads expect. Workers
 /// that start together create the schema once: the migration holds an advisory lock.
 enum BatchSchema {
     /// The schema version this pipeline writes.
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
     /// An arbitrary key for the advisory lock that serialises migrations.
     private static let lockKey: Int64 = 0x7069_7065_6c69_6e65
@@ -25,11 +26,13 @@ enum BatchSchema {
             {
                 current = try Columns(row)[0] as Int32?
             }
-            if let current, current > version { return current }
-            guard current == nil else { return current }
-            for statement in statements {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
+            if let current, current >= version { return current }
+            for (index, statements) in migrations.enumerated() where index >= Int(current ?? 0) {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
+                }
             }
+            try await connection.query("DELETE FROM pipeline_schema", logger: database.logger)
             try await connection.query("INSERT INTO pipeline_schema VALUES (\(version))", logger: database.logger)
             return version
         }
@@ -42,7 +45,11 @@ enum BatchSchema {
         }
     }
 
-    private static let statements = [
+    /// The statements that bring the schema from version N to N + 1, at index N (version 0: no schema).
+    private static let migrations = [initial, segmentUnits]
+
+    /// Version 1: the ledger, the queue and the workers.
+    private static let initial = [
         """
         CREATE TABLE workflows(
             id bigserial PRIMARY KEY, key text NOT NULL UNIQUE, name text NOT NULL, file text NOT NULL,
@@ -100,5 +107,25 @@ enum BatchSchema {
             started_at timestamptz NOT NULL DEFAULT now(), heartbeat_at timestamptz NOT NULL DEFAULT now(),
             stopped_at timestamptz, done bigint NOT NULL DEFAULT 0, failed bigint NOT NULL DEFAULT 0)
         """,
+    ]
+
+    /// Version 2: the plans of segmented encodes and their units, claimed under leases as items are.
+    private static let segmentUnits = [
+        """
+        CREATE TABLE segment_plans(
+            id text PRIMARY KEY, item bigint NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            input text NOT NULL, settings text NOT NULL, threads integer NOT NULL, encoder text NOT NULL,
+            seconds double precision NOT NULL, created_at timestamptz NOT NULL DEFAULT now())
+        """,
+        "CREATE INDEX segment_plans_by_item ON segment_plans(item)",
+        """
+        CREATE TABLE segment_units(
+            plan text NOT NULL REFERENCES segment_plans(id) ON DELETE CASCADE, unit integer NOT NULL,
+            kind text NOT NULL, start_seconds double precision NOT NULL, end_seconds double precision,
+            seconds double precision NOT NULL, status text NOT NULL DEFAULT 'queued', lease_owner text,
+            lease_generation bigint NOT NULL DEFAULT 0, lease_expires timestamptz, attempts integer NOT NULL DEFAULT 0,
+            size bigint, sha256 text, encoded_by text, done_at timestamptz, PRIMARY KEY(plan, unit))
+        """,
+        "CREATE INDEX segment_units_open ON segment_units(plan) WHERE status <> 'done'",
     ]
 }

@@ -14,6 +14,13 @@ enum GenericAssetRoutes {
         uploads: RouterGroup<SandboxRequestContext>,
         services: SandboxServices
     ) {
+        registerCollection(on: api, services: services)
+        registerAsset(on: api, services: services)
+        registerCompletion(api: api, uploads: uploads, services: services)
+    }
+
+    /// Creating and listing assets.
+    private static func registerCollection(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.post("generic/assets") { request, _ in
             var request = request
             let body = try await JSONResponse.readObject(&request)
@@ -47,7 +54,10 @@ enum GenericAssetRoutes {
             }
             return JSONResponse.make(["total": .integer(Int64(data.count)), "data": .array(data)])
         }
+    }
 
+    /// Reading, patching and deleting one asset.
+    private static func registerAsset(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.get("generic/assets/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let asset = await services.state.asset(id) else { throw APIError.notFound("asset") }
@@ -91,7 +101,13 @@ enum GenericAssetRoutes {
             guard await services.state.deleteAsset(id) else { throw APIError.notFound("asset") }
             return JSONResponse.empty(.noContent)
         }
+    }
 
+    /// Uploading an asset's bytes and completing it.
+    private static func registerCompletion(
+        api: RouterGroup<SandboxRequestContext>, uploads: RouterGroup<SandboxRequestContext>,
+        services: SandboxServices
+    ) {
         api.post("generic/assets/:id/complete") { _, context in
             let id = try context.parameters.require("id")
             guard let asset = await services.state.asset(id) else { throw APIError.notFound("asset") }

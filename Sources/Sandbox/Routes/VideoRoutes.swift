@@ -6,6 +6,13 @@ import StageKit
 /// (`/users/1/uploads/ID?video_file_id=…&signature=…`).
 enum VideoRoutes {
     static func register(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
+        registerVideo(on: api, services: services)
+        registerTags(on: api, services: services)
+        registerVersions(on: api, services: services)
+    }
+
+    /// Reading, patching and deleting a video, and completing a streaming upload.
+    private static func registerVideo(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.get("videos/:id") { request, context in
             let id = try context.parameters.require("id")
             guard let json = await services.state.renderVideo(id) else { throw APIError.notFound("video") }
@@ -29,6 +36,20 @@ enum VideoRoutes {
             return JSONResponse.empty(.noContent)
         }
 
+        // `complete_uri` of a legacy ticket (`type: streaming`) or of a 3.4 streaming video.
+        api.delete("users/:user/uploads/:id") { request, context in
+            let id = try context.parameters.require("id")
+            let (fileID, signature) = (request.query("video_file_id"), request.query("signature"))
+            let video =
+                await services.state.ticket(id) != nil
+                ? try await services.state.completeTicket(id, videoFileID: fileID, signature: signature)
+                : try await services.state.completeStreaming(videoID: id, videoFileID: fileID, signature: signature)
+            return JSONResponse.empty(.created, headers: [.location: "/videos/\(video.id)"])
+        }
+    }
+
+    /// A video's tags.
+    private static func registerTags(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.put("videos/:id/tags") { request, context in
             let id = try context.parameters.require("id")
             var request = request
@@ -51,17 +72,10 @@ enum VideoRoutes {
             return JSONResponse.make(list, contentType: "application/vnd.vimeo.tag+json; charset=utf-8")
         }
 
-        // `complete_uri` of a legacy ticket (`type: streaming`) or of a 3.4 streaming video.
-        api.delete("users/:user/uploads/:id") { request, context in
-            let id = try context.parameters.require("id")
-            let (fileID, signature) = (request.query("video_file_id"), request.query("signature"))
-            let video =
-                await services.state.ticket(id) != nil
-                ? try await services.state.completeTicket(id, videoFileID: fileID, signature: signature)
-                : try await services.state.completeStreaming(videoID: id, videoFileID: fileID, signature: signature)
-            return JSONResponse.empty(.created, headers: [.location: "/videos/\(video.id)"])
-        }
+    }
 
+    /// A video's versions (new source files).
+    private static func registerVersions(on api: RouterGroup<SandboxRequestContext>, services: SandboxServices) {
         api.post("videos/:id/versions") { request, context in
             let id = try context.parameters.require("id")
             var request = request

@@ -1,0 +1,63 @@
+// The state of one transcode, shared by the video path (transcode.c) and the audio path (transcode_audio.c).
+#pragma once
+#include "ms_internal.h"
+
+#include <libavutil/audio_fifo.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+typedef struct transcoder {
+    const ms_transcode_options *opt;
+    ms_progress *progress;
+    char *errbuf;
+    size_t errlen;
+    AVFormatContext *ifmt, *ofmt;
+    AVPacket *pkt, *out_pkt;
+    AVFrame *frame;       // decoded, video or audio
+    int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
+
+    const AVStream *vist;
+    AVStream *vost;
+    AVCodecContext *vdec, *venc;
+    struct SwsContext *sws;
+    AVFrame *scaled;      // encoder input when the decoded frame needs scaling or conversion
+    int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
+    int64_t frame_dur;    // nominal frame duration in that time base
+    int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
+    int64_t range_start;  // the range's frames, in the input stream's time base from the input's start:
+    int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
+    int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
+
+    const AVStream *aist;
+    AVStream *aost;
+    AVCodecContext *adec, *aenc;
+    SwrContext *swr;
+    AVChannelLayout swr_layout;  // input format swr was configured for
+    int swr_format, swr_rate;
+    AVAudioFifo *fifo;
+    AVFrame *aframe;      // encoder input
+    uint8_t **conv;       // resampled samples on their way into the fifo
+    int conv_samples;
+    int64_t next_apts;    // in 1/sample_rate
+
+    int64_t video_frames, frames_sent, decode_errors;
+    double decoded_seconds, out_end;
+} transcoder;
+
+// AVFrame.pkt_duration became AVFrame.duration in FFmpeg 6.0 (libavutil 58).
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+#define MS_FRAME_DURATION(f) ((f)->duration)
+#else
+#define MS_FRAME_DURATION(f) ((f)->pkt_duration)
+#endif
+
+/// Records a failure in the transcode's error buffer; returns `code`.
+int ms_transcode_fail(transcoder *t, int code, int cause, const char *what);
+/// Sends `frame` (NULL = flush) to `enc` and writes every packet it returns.
+int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame);
+/// Opens the AAC encoder and the output's audio stream.
+int ms_transcode_open_audio(transcoder *t);
+/// Resamples a decoded audio frame into the FIFO and encodes every full frame.
+int ms_transcode_audio_frame(transcoder *t, AVFrame *f);
+/// Flushes the resampler and encodes what is left in the FIFO.
+int ms_transcode_flush_audio(transcoder *t);

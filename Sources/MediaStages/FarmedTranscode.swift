@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import StageKit
+
+/// A segmented transcode whose units every worker of a shared batch may encode (see ``SegmentFarm``).
+///
+/// The worker that holds the item publishes the plan (the segments' starts at the source's keyframes, the audio
+/// as a unit of its own, the settings, a pinned thread count and the encoder build), then encodes units of it as
+/// long as any is unclaimed; other workers claim the rest. Once every unit is done, it gathers them (its own from
+/// disk, the others' from the segment store, each verified against its recorded SHA-256), joins them by stream
+/// copy, and after the output is committed retires the plan. The plan's id digests everything that decides the
+/// units' bytes, so a worker that takes the item over after a crash finds the same plan and its finished units.
+struct FarmedTranscode {
+    let input: String
+    /// The transcode's settings (mode transcode).
+    let settings: TranscodeSettings
+    /// The source's duration in seconds.
+    let duration: Double
+    let hasAudio: Bool
+    let segmentSeconds: Double
+    let farm: any SegmentFarm
+    let store: any SegmentStore
+    let context: StageContext
+
+    /// Where the units this worker encodes or fetches wait for the join: the stage's scratch folder.
+    private var encoder: SegmentUnitEncoder {
+        SegmentUnitEncoder(
+            store: store, folder: context.scratchFolder.appendingPathComponent("units"), logger: context.logger)
+    }
+
+    /// The plan for this source and these settings.
+    func plan() async throws -> SegmentPlan {
+        let threads = SegmentedTranscode.pinnedThreads(settings.threads, jobs: 1)
+        let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
+        let starts = SegmentedTranscode.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
+        var units = starts.indices.map { index in
+            let end = index + 1 < starts.count ? starts[index + 1] : nil
+            return SegmentUnit(
+                index: index, kind: .video, start: starts[index], end: end,
+                seconds: (end ?? duration) - starts[index])
+        }
+        if hasAudio {
+            units.append(SegmentUnit(index: units.count, kind: .audio, start: 0, end: nil, seconds: duration))
+        }
+        // What a unit's encode takes from the plan's settings, not what it sets for itself.
+        var shared = settings
+        (shared.threads, shared.faststart, shared.streams, shared.range) = (0, false, .all, nil)
+        let settingsJSON = try JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(shared))
+        let encoderBuild = farm.encoder
+        let item = context.item
+        let id = SegmentKey.planID(
+            digesting: [
+                input, "\(item.size)", "\(item.modified)", settingsJSON.serialized(), "\(threads)", encoderBuild,
+            ] + units.map { "\($0.kind.rawValue):\($0.start):\($0.end ?? -1)" })
+        return SegmentPlan(
+            id: id, input: input, settings: settingsJSON, threads: threads, encoder: encoderBuild, seconds: duration,
+            units: units)
+    }
+
+    /// Encodes units until every one is done (by this worker or others), then joins them into `output`.
+    func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
+        -> (TranscodeReport, SegmentPlan)
+    {
+        let plan = try await plan()
+        var states = try await farm.publish(plan)
+        context.logger.info(
+            "segmented transcode shared with the workers: \(plan.units.count) units, \(states.filter { $0.status == .done }.count) done (plan \(plan.id))"
+        )
+        while true {
+            states = try await encodeAndWait(plan, states: states, progress: progress)
+            if let missing = try await gather(plan, states: states) {
+                try await farm.requeue(missing, of: plan.id)
+                states = try await farm.units(of: plan.id)
+                continue
+            }
+            break
+        }
+        let video = plan.units.filter { $0.kind == .video }
+        let audio = plan.units.first { $0.kind == .audio }
+        var report = try await MediaToolkit.join(
+            parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
+            audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output, faststart: settings.faststart,
+            logger: context.logger)
+        report.inputDuration = duration
+        return (report, plan)
+    }
+
+    /// Claims and encodes units of the plan while any is unclaimed, then waits for the other workers' units;
+    /// returns the units' states once every one is done.
+    private func encodeAndWait(
+        _ plan: SegmentPlan, states: [SegmentUnitState], progress: @escaping @Sendable (Double, Double) -> Void
+    ) async throws -> [SegmentUnitState] {
+        var states = states
+        var announced = false
+        while true {
+            report(states, progress: progress)
+            if let claim = try await farm.claim(in: plan.id) {
+                let encoded: EncodedUnit
+                do {
+                    encoded = try await farm.whileHolding(claim) { [encoder] in try await encoder.encode(claim) }
+                } catch {
+                    await farm.abandon(claim)
+                    throw error
+                }
+                try await farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
+                states = try await farm.units(of: plan.id)
+                continue
+            }
+            states = try await farm.units(of: plan.id)
+            // Only the item's holder retires or replaces its plan: an empty plan here was retired by a holder
+            // this worker took over from before it committed; publish it again.
+            if states.isEmpty { states = try await farm.publish(plan) }
+            if states.allSatisfy({ $0.status == .done }) { return states }
+            if !announced {
+                announced = true
+                let others = Set(states.filter { $0.status == .running }.compactMap(\.worker)).sorted()
+                context.logger.info(
+                    "waiting for \(states.filter { $0.status != .done }.count) unit(s) other workers encode (\(others.joined(separator: ", ")))"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    /// Puts every unit's file in place for the join: this worker's own from disk when its digest matches, the
+    /// others from the store, verified. Returns a unit that is missing from the store or damaged there (it must be
+    /// encoded again), nil when all are in place.
+    private func gather(_ plan: SegmentPlan, states: [SegmentUnitState]) async throws -> SegmentUnit? {
+        for state in states {
+            guard let sha256 = state.sha256 else { return state.unit }
+            let file = encoder.file(of: state.unit, in: plan.id)
+            if MediaOutput.size(of: file) == state.size, (try? SegmentedTranscode.sha256(of: file)) == sha256 {
+                continue
+            }
+            do {
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try await store.fetch(
+                    try SegmentUnitEncoder.key(of: state.unit, in: plan.id), sha256: sha256, to: file)
+            } catch let error as SegmentStoreError where error.code == .notFound || error.code == .hashMismatch {
+                context.logger.notice(
+                    "\(SegmentUnitEncoder.name(of: state.unit)) of plan \(plan.id) is not in the segment store as recorded (\(error)): encoding it again"
+                )
+                return state.unit
+            }
+        }
+        return nil
+    }
+
+    /// Reports the seconds of video encoded by every worker.
+    private func report(_ states: [SegmentUnitState], progress: @Sendable (Double, Double) -> Void) {
+        let done = states.filter { $0.status == .done && $0.unit.kind == .video }.reduce(0) { $0 + $1.unit.seconds }
+        progress(min(duration, done), duration)
+    }
+
+    /// Retires the plan and removes its units from the store and from disk once the joined file is committed.
+    func retire(_ plan: SegmentPlan) async {
+        do {
+            try await farm.retire(plan.id)
+            try await store.remove(plan.units.map { try SegmentUnitEncoder.key(of: $0, in: plan.id) })
+        } catch {
+            context.logger.warning("cannot remove the units of plan \(plan.id) after the join: \(error)")
+        }
+        try? FileManager.default.removeItem(at: encoder.folder.appendingPathComponent(plan.id))
+    }
+}

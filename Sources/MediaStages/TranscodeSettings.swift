@@ -1,0 +1,106 @@
+import CMediaShim
+
+/// How to produce an MP4.
+public struct TranscodeSettings: Sendable, Hashable, Codable {
+    /// Re-encode, or copy the compressed streams.
+    public enum Mode: String, Sendable, Hashable, Codable {
+        /// Decode and re-encode.
+        case transcode
+        /// Copy the compressed streams.
+        case remux
+    }
+
+    /// Re-encode or copy.
+    public var mode: Mode = .transcode
+    /// x264 constant rate factor (0...51); nil for x264's default (23).
+    public var crf: Int?
+    /// Video bits per second (with a CRF: a cap).
+    public var videoBitRate: Int64?
+    /// x264 speed preset such as `veryfast`; nil for x264's default (`medium`).
+    public var preset: String?
+    /// Fit inside this box as displayed, keeping the aspect ratio, never upscaling.
+    public var maxWidth: Int?
+    /// See ``maxWidth``.
+    public var maxHeight: Int?
+    /// Drop frames to stay at or below this rate.
+    public var maxFPS: Double?
+    /// Audio bits per second; nil for the encoder's default.
+    public var audioBitRate: Int64?
+    /// Audio channels; nil keeps the source's, at most 2.
+    public var audioChannels: Int?
+    /// Put the index first so playback can start before the download ends.
+    public var faststart = true
+    /// Decoder and encoder threads; 0 uses every core.
+    public var threads = 0
+    /// Which streams to write (transcode only): both, or the video or the audio alone.
+    public var streams = Streams.all
+    /// Transcode only the video frames shown in this span of the input; needs `streams` `.video`. The
+    /// output's timeline starts at the span's start.
+    public var range: TimeRange?
+
+    /// Which streams a transcode writes.
+    public enum Streams: String, Sendable, Hashable, Codable {
+        /// The best video stream and the best audio stream.
+        case all
+        /// The video alone: a part of a segmented transcode.
+        case video
+        /// The audio alone: the one audio pass of a segmented transcode.
+        case audio
+    }
+
+    /// A span of the input: seconds from its start, `end` excluded (nil: to the end).
+    public struct TimeRange: Sendable, Hashable, Codable {
+        /// Seconds from the input's start.
+        public var start: Double
+        /// Seconds from the input's start, excluded; nil: to the end.
+        public var end: Double?
+
+        /// A span.
+        public init(start: Double, end: Double?) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// The defaults: transcode to H.264/AAC with x264's and the AAC encoder's defaults, faststart.
+    public init() {}
+}
+
+/// What a transcode wrote.
+public struct TranscodeReport: Sendable, Hashable {
+    /// Seconds.
+    public var duration: Double
+    /// Size as shown.
+    public var width: Int
+    /// See ``width``.
+    public var height: Int
+    /// The display rotation carried over.
+    public var rotation: Int
+    /// Whether an audio stream was written.
+    public var hasAudio: Bool
+    /// Bytes.
+    public var size: Int64
+    /// Video frames written.
+    public var videoFrames: Int64
+    /// Packets or frames that could not be decoded and were skipped.
+    public var decodeErrors: Int64
+    /// How far decoding got; less than ``inputDuration`` for a truncated input.
+    public var decodedSeconds: Double
+    /// The input's duration as its container states it.
+    public var inputDuration: Double
+}
+
+extension TranscodeReport {
+    init(_ result: ms_transcode_result) {
+        duration = result.duration
+        width = Int(result.display_width)
+        height = Int(result.display_height)
+        rotation = Int(result.rotation)
+        hasAudio = result.has_audio != 0
+        size = result.size
+        videoFrames = result.video_frames
+        decodeErrors = result.decode_errors
+        decodedSeconds = result.decoded_seconds
+        inputDuration = result.input_duration
+    }
+}

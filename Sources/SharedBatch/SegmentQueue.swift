@@ -1,0 +1,287 @@
+import Foundation
+public import PipelineKit
+import PostgresNIO
+public import StageKit
+
+/// The units of segmented encodes in a shared batch: plans published by the workers that hold their items, units
+/// claimed by any worker under leases with generations (as items are), completed with their digest.
+///
+/// Claims take the longest sources' units first, so that a long master's segments start before short clips'
+/// items and the farm finishes together. A worker only claims units planned with its own encoder build.
+public struct SegmentQueue: Sendable {
+    let database: BatchDatabase
+
+    /// The segment units in `database`.
+    public init(database: BatchDatabase) {
+        self.database = database
+    }
+
+    /// Records `plan` for `item`, whose lease the publishing worker holds at `generation` (a worker whose lease
+    /// was taken over cannot publish), replacing other plans of the item; returns the units' states. Publishing a
+    /// plan again keeps its units as they are.
+    public func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
+        -> [SegmentUnitState]
+    {
+        let settings = plan.settings.serialized()
+        let indexes = plan.units.map { Int32($0.index) }
+        let kinds = plan.units.map(\.kind.rawValue)
+        let starts = plan.units.map(\.start)
+        let ends = plan.units.map { $0.end ?? -1 }
+        let seconds = plan.units.map(\.seconds)
+        let location = database.location
+        try await database.transaction("publish a segment plan") { connection in
+            var held = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM items WHERE id = \(item) AND lease_generation = \(generation) FOR UPDATE",
+                logger: database.logger)
+            {
+                held = true
+            }
+            guard held else {
+                throw StateError(
+                    code: .leaseLost,
+                    message:
+                        "cannot publish the segment plan of item \(item): its lease was taken over by another worker",
+                    path: location)
+            }
+            try await connection.query(
+                "DELETE FROM segment_plans WHERE item = \(item) AND id <> \(plan.id)", logger: database.logger)
+            try await connection.query(
+                """
+                INSERT INTO segment_plans(id, item, input, settings, threads, encoder, seconds)
+                VALUES (\(plan.id), \(item), \(plan.input), \(settings), \(Int32(plan.threads)), \(plan.encoder),
+                    \(plan.seconds))
+                ON CONFLICT (id) DO NOTHING
+                """, logger: database.logger)
+            try await connection.query(
+                """
+                INSERT INTO segment_units(plan, unit, kind, start_seconds, end_seconds, seconds)
+                SELECT \(plan.id), unit, kind, start_seconds, NULLIF(end_seconds, -1), seconds
+                FROM unnest(\(indexes), \(kinds), \(starts), \(ends), \(seconds))
+                    AS given(unit, kind, start_seconds, end_seconds, seconds)
+                ON CONFLICT (plan, unit) DO NOTHING
+                """, logger: database.logger)
+        }
+        return try await units(of: plan.id)
+    }
+
+    /// The states of a plan's units, in unit order; empty when the plan is not (or no longer) recorded.
+    public func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
+        let rows = try await database.rows(
+            "read a segment plan's units",
+            """
+            SELECT \(unescaped: Self.unitColumns), status, CASE WHEN status = 'done' THEN encoded_by
+                WHEN lease_expires > now() THEN lease_owner END, size, sha256, attempts
+            FROM segment_units WHERE plan = \(plan) ORDER BY unit
+            """)
+        return try database.decoding("read a segment plan's units") {
+            try rows.map { row in
+                let columns = Columns(row)
+                let status: String = try columns[5]
+                return SegmentUnitState(
+                    unit: try Self.unit(columns), status: SegmentUnitState.Status(rawValue: status) ?? .queued,
+                    worker: try columns[6], size: try columns[7], sha256: try columns[8],
+                    attempts: Int(try columns[9] as Int32))
+            }
+        }
+    }
+
+    /// Claims a unit that is not done and that no live lease holds, for `lease`: of `plan` when given, else the
+    /// first by the longest source, then the longest unit; only units planned with `encoder`, of items that are
+    /// queued and not being cancelled. Nil when there is none.
+    public func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
+        async throws(StateError) -> SegmentUnitClaim?
+    {
+        let rows = try await database.rows(
+            "claim a segment unit", patience: lease,
+            """
+            WITH next AS (
+                SELECT segment_units.plan AS next_plan, segment_units.unit AS next_unit,
+                    CASE WHEN segment_units.status = 'running' THEN segment_units.lease_owner END AS previous_owner
+                FROM segment_units JOIN segment_plans ON segment_plans.id = segment_units.plan
+                    JOIN items ON items.id = segment_plans.item
+                WHERE segment_units.status <> 'done'
+                    AND (segment_units.lease_expires IS NULL OR segment_units.lease_expires < now())
+                    AND segment_plans.encoder = \(encoder) AND (\(plan)::text IS NULL OR segment_plans.id = \(plan))
+                    AND items.queued_with IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
+                ORDER BY segment_plans.seconds DESC, segment_units.seconds DESC, segment_units.plan,
+                    segment_units.unit
+                LIMIT 1 FOR UPDATE OF segment_units SKIP LOCKED)
+            UPDATE segment_units SET status = 'running', lease_owner = \(worker),
+                lease_generation = lease_generation + 1, attempts = attempts + 1,
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+            FROM next, segment_plans
+            WHERE segment_units.plan = next.next_plan AND segment_units.unit = next.next_unit
+                AND segment_plans.id = next.next_plan
+            RETURNING \(unescaped: Self.unitColumns), segment_units.lease_generation, next.previous_owner,
+                segment_plans.id, segment_plans.input, segment_plans.settings, segment_plans.threads,
+                segment_plans.encoder, segment_plans.seconds
+            """)
+        guard let row = rows.first else { return nil }
+        let claimed: (SegmentUnit, Int64, String?, String, String, String, Int32, String, Double) =
+            try database.decoding("claim a segment unit") {
+                let columns = Columns(row)
+                return (
+                    try Self.unit(columns), try columns[5], try columns[6], try columns[7], try columns[8],
+                    try columns[9], try columns[10], try columns[11], try columns[12]
+                )
+            }
+        let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds) = claimed
+        let settings: JSONValue
+        do {
+            settings = try JSONValue(parsing: settingsText)
+        } catch {
+            throw StateError(
+                code: .corrupt, message: "the segment plan \(id) in \(database.location) has unreadable settings",
+                path: database.location)
+        }
+        // The claim carries the plan without the other units: the encoding worker needs only its own.
+        let claimedPlan = SegmentPlan(
+            id: id, input: input, settings: settings, threads: Int(threads), encoder: planEncoder, seconds: seconds,
+            units: [unit])
+        return SegmentUnitClaim(plan: claimedPlan, unit: unit, generation: generation, takenOverFrom: previous)
+    }
+
+    /// Records a unit as encoded by `worker`, if its lease is still the claim's; returns whether it was.
+    public func complete(_ claim: SegmentUnitClaim, by worker: String, size: Int64, sha256: String)
+        async throws(StateError) -> Bool
+    {
+        let rows = try await database.rows(
+            "complete a segment unit",
+            """
+            UPDATE segment_units SET status = 'done', size = \(size), sha256 = \(sha256), encoded_by = \(worker),
+                lease_owner = NULL, lease_expires = NULL, done_at = now()
+            WHERE plan = \(claim.plan.id) AND unit = \(Int32(claim.unit.index))
+                AND lease_generation = \(claim.generation) AND lease_owner = \(worker) AND status = 'running'
+            RETURNING 1
+            """)
+        return !rows.isEmpty
+    }
+
+    /// Gives an unencoded unit back to the queue, if the claim still holds it.
+    public func abandon(_ claim: SegmentUnitClaim, by worker: String) async throws(StateError) {
+        try await database.rows(
+            "give a segment unit back",
+            """
+            UPDATE segment_units SET status = 'queued', lease_owner = NULL, lease_expires = NULL
+            WHERE plan = \(claim.plan.id) AND unit = \(Int32(claim.unit.index))
+                AND lease_generation = \(claim.generation) AND status = 'running'
+            """)
+    }
+
+    /// Marks a done unit queued again: its encoded file is missing from the segment store or does not match its
+    /// digest, so it must be encoded again.
+    public func requeue(plan: String, unit: Int) async throws(StateError) {
+        try await database.rows(
+            "queue a segment unit again",
+            """
+            UPDATE segment_units SET status = 'queued', size = NULL, sha256 = NULL, encoded_by = NULL, done_at = NULL
+            WHERE plan = \(plan) AND unit = \(Int32(unit)) AND status = 'done'
+            """)
+    }
+
+    /// Extends the leases of units `worker` encodes; returns those it lost (the lease was taken over, or the
+    /// plan was retired or replaced).
+    public func renew(_ held: [SegmentUnitClaim], for worker: String, lease: Duration) async throws(StateError)
+        -> [SegmentUnitClaim]
+    {
+        guard !held.isEmpty else { return [] }
+        let plans = held.map(\.plan.id)
+        let units = held.map { Int32($0.unit.index) }
+        let generations = held.map(\.generation)
+        let rows = try await database.rows(
+            "renew segment unit leases",
+            """
+            UPDATE segment_units SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+            FROM unnest(\(plans), \(units), \(generations)) AS held(plan, unit, generation)
+            WHERE segment_units.plan = held.plan AND segment_units.unit = held.unit
+                AND segment_units.lease_generation = held.generation AND segment_units.lease_owner = \(worker)
+                AND segment_units.status = 'running'
+            RETURNING segment_units.plan, segment_units.unit
+            """)
+        let kept: Set<String> = try database.decoding("renew segment unit leases") {
+            Set(
+                try rows.map { row in
+                    let columns = Columns(row)
+                    return "\(try columns[0] as String)/\(try columns[1] as Int32)"
+                })
+        }
+        return held.filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
+    }
+
+    /// The plans with units left to encode that were planned with another encoder build than `encoder`, with
+    /// that build.
+    public func openPlans(otherThan encoder: String) async throws(StateError) -> [String: String] {
+        let rows = try await database.rows(
+            "read the open segment plans",
+            """
+            SELECT DISTINCT segment_plans.id, segment_plans.encoder FROM segment_plans
+                JOIN segment_units ON segment_units.plan = segment_plans.id
+            WHERE segment_plans.encoder <> \(encoder) AND segment_units.status <> 'done'
+            """)
+        return try database.decoding("read the open segment plans") {
+            Dictionary(
+                try rows.map { row in
+                    let columns = Columns(row)
+                    return (try columns[0] as String, try columns[1] as String)
+                }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// Removes a plan and its units (they are joined).
+    public func retire(_ plan: String) async throws(StateError) {
+        try await database.rows("retire a segment plan", "DELETE FROM segment_plans WHERE id = \(plan)")
+    }
+
+    /// The items whose encodes are split, with their units' counts by status, for `pipeline status --db`.
+    public func splits() async throws(StateError) -> [SegmentSplit] {
+        let rows = try await database.rows(
+            "read the split items",
+            """
+            SELECT segment_plans.item, items.relative_path, segment_plans.id, count(*),
+                count(*) FILTER (WHERE segment_units.status = 'done'),
+                count(*) FILTER (WHERE segment_units.status = 'running' AND segment_units.lease_expires > now())
+            FROM segment_plans JOIN items ON items.id = segment_plans.item
+                JOIN segment_units ON segment_units.plan = segment_plans.id
+            GROUP BY segment_plans.item, items.relative_path, segment_plans.id ORDER BY segment_plans.item
+            """)
+        return try database.decoding("read the split items") {
+            try rows.map { row in
+                let columns = Columns(row)
+                return SegmentSplit(
+                    item: try columns[0], path: try columns[1], plan: try columns[2],
+                    units: Int(try columns[3] as Int64), done: Int(try columns[4] as Int64),
+                    running: Int(try columns[5] as Int64))
+            }
+        }
+    }
+
+    private static let unitColumns = """
+        segment_units.unit, segment_units.kind, segment_units.start_seconds, segment_units.end_seconds,
+        segment_units.seconds
+        """
+
+    private static func unit(_ columns: Columns) throws -> SegmentUnit {
+        let kind: String = try columns[1]
+        return SegmentUnit(
+            index: Int(try columns[0] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
+            start: try columns[2], end: try columns[3], seconds: try columns[4])
+    }
+}
+
+/// An item whose encode is split into units, as `pipeline status --db` shows it.
+public struct SegmentSplit: Sendable, Hashable {
+    /// The item.
+    public var item: Int64
+    /// Its path relative to its input folder.
+    public var path: String
+    /// The plan.
+    public var plan: String
+    /// Units in all.
+    public var units: Int
+    /// Units encoded.
+    public var done: Int
+    /// Units a live lease holds.
+    public var running: Int
+}

@@ -1,0 +1,158 @@
+import NIOConcurrencyHelpers
+public import PipelineKit
+import PostgresNIO
+public import StageKit
+
+/// A worker's side of the segment units of a shared batch: it publishes the plans of the items the worker holds,
+/// claims units under leases that ``run()`` renews, and cancels a unit's encode whose lease another worker took
+/// over.
+public final class WorkerSegmentFarm: SegmentFarm {
+    /// The encoder build of this worker.
+    public let encoder: String
+    private let queue: SegmentQueue
+    private let database: BatchDatabase
+    private let worker: String
+    private let lease: Duration
+    private let leases: LeaseBook
+    private let sink: any RunEventSink
+    private let held = NIOLockedValueBox<[String: Holding]>([:])
+    /// Plans of other encoder builds this worker has said it leaves alone.
+    private let leftAlone = NIOLockedValueBox<Set<String>>([])
+
+    /// A unit being encoded and how to stop its encode.
+    private struct Holding {
+        var claim: SegmentUnitClaim
+        var stop: @Sendable () -> Void
+    }
+
+    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for `lease` and
+    /// only those planned with `encoder`; what it has to say goes to `sink`.
+    public init(
+        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String,
+        sink: any RunEventSink
+    ) {
+        self.database = database
+        self.queue = SegmentQueue(database: database)
+        self.worker = worker
+        self.lease = lease
+        self.leases = leases
+        self.encoder = encoder
+        self.sink = sink
+    }
+
+    public func publish(_ plan: SegmentPlan) async throws -> [SegmentUnitState] {
+        let held = leases.all
+        let rows = try await database.rows(
+            "find the item of a segment plan",
+            "SELECT id FROM items WHERE path = \(plan.input) AND id = ANY(\(Array(held.keys))) ORDER BY id LIMIT 1")
+        guard let row = rows.first else {
+            throw StateError(
+                code: .leaseLost,
+                message: "cannot publish the segment plan of \(plan.input): this worker holds no lease on its item",
+                path: database.location)
+        }
+        let item: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
+        guard let generation = held[item] else {
+            throw StateError(
+                code: .leaseLost, message: "cannot publish the segment plan of \(plan.input): its lease was lost",
+                path: database.location)
+        }
+        return try await queue.publish(plan, item: item, generation: generation)
+    }
+
+    public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
+        let claim = try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+        if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
+        return claim
+    }
+
+    /// Says once per plan that its units are left to workers of its encoder build.
+    private func sayWhichPlansAreLeftAlone() async throws {
+        for (plan, build) in try await queue.openPlans(otherThan: encoder) {
+            guard leftAlone.withLockedValue({ $0.insert(plan).inserted }) else { continue }
+            note(
+                "notice",
+                "leaving the units of segment plan \(plan) to other workers: they are encoded with \(build), this worker has \(encoder)"
+            )
+        }
+    }
+
+    private func note(_ level: String, _ message: String) {
+        sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
+    }
+
+    public func whileHolding<T: Sendable>(
+        _ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let key = Self.key(claim)
+        let task = Task { try await body() }
+        held.withLockedValue { $0[key] = Holding(claim: claim, stop: { task.cancel() }) }
+        defer { _ = held.withLockedValue { $0.removeValue(forKey: key) } }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    public func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
+        guard try await queue.complete(claim, by: worker, size: size, sha256: sha256) else {
+            throw StateError(
+                code: .leaseLost,
+                message:
+                    "cannot record unit \(claim.unit.index) of segment plan \(claim.plan.id) as encoded: another worker took it over",
+                path: database.location)
+        }
+    }
+
+    public func abandon(_ claim: SegmentUnitClaim) async {
+        do {
+            try await queue.abandon(claim, by: worker)
+        } catch {
+            // Its lease lapses, and another worker claims it then.
+            note("warning", "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
+        }
+    }
+
+    public func units(of plan: String) async throws -> [SegmentUnitState] {
+        try await queue.units(of: plan)
+    }
+
+    public func requeue(_ unit: SegmentUnit, of plan: String) async throws {
+        try await queue.requeue(plan: plan, unit: unit.index)
+    }
+
+    public func retire(_ plan: String) async throws {
+        try await queue.retire(plan)
+    }
+
+    /// Renews the leases of the units being encoded three times per lease, and stops the encodes of those lost,
+    /// until the task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: lease / 3)
+            } catch {
+                return
+            }
+            let holding = held.withLockedValue { Array($0.values) }
+            guard !holding.isEmpty else { continue }
+            do {
+                let lost = try await queue.renew(holding.map(\.claim), for: worker, lease: lease)
+                for claim in lost {
+                    note(
+                        "warning",
+                        "unit \(claim.unit.index) of segment plan \(claim.plan.id) was taken over by another worker: stopping its encode"
+                    )
+                    held.withLockedValue { $0[Self.key(claim)] }?.stop()
+                }
+            } catch {
+                note("warning", "cannot renew the leases of segment units: \(error)")
+            }
+        }
+    }
+
+    private static func key(_ claim: SegmentUnitClaim) -> String {
+        "\(claim.plan.id)/\(claim.unit.index)"
+    }
+}

@@ -1,0 +1,170 @@
+/// The units of segmented encodes shared by the workers of a batch: a worker that reaches a segmented transcode
+/// publishes its plan, any worker may claim and encode a unit of it, and the planning worker joins the units once
+/// all are done.
+///
+/// Present in ``StageContext/services`` (under ``SegmentFarmKey``) only where several workers share a batch; a
+/// local run encodes its segments itself. Units are claimed under leases, as items are: a unit whose worker dies
+/// is claimed again once its lease expires, and a completion under a lease that was taken over is refused.
+public protocol SegmentFarm: Sendable {
+    /// The encoder build units are claimed for: a worker only encodes units planned with its own build, because
+    /// the joined file must not depend on which worker encoded which segment.
+    var encoder: String { get }
+
+    /// Records `plan` and its units (once: publishing the same plan again changes nothing; a plan of the same
+    /// input published before with other settings is replaced) and returns the units' states.
+    func publish(_ plan: SegmentPlan) async throws -> [SegmentUnitState]
+
+    /// Claims a unit no live lease holds: of `plan` when given, else of any plan planned with ``encoder``, the
+    /// longest sources' first. Nil when there is none.
+    func claim(in plan: String?) async throws -> SegmentUnitClaim?
+
+    /// Runs `body` (the claimed unit's encode) while the farm renews the claim's lease; when the lease is lost
+    /// (the worker stalled and another one took the unit over), `body` is cancelled, so that two workers never
+    /// encode the same unit at once for long.
+    func whileHolding<T: Sendable>(_ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+
+    /// Records that a claimed unit is encoded and in the segment store with `sha256`; throws when its lease was
+    /// taken over meanwhile (another worker encodes it now).
+    func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws
+
+    /// Gives a claimed unit back, unencoded (its encode failed or was interrupted), for any worker to claim.
+    func abandon(_ claim: SegmentUnitClaim) async
+
+    /// The states of a plan's units.
+    func units(of plan: String) async throws -> [SegmentUnitState]
+
+    /// Queues a done unit again: its encoded file is missing from the segment store or does not match its digest.
+    func requeue(_ unit: SegmentUnit, of plan: String) async throws
+
+    /// Removes a plan and its units once they are joined.
+    func retire(_ plan: String) async throws
+}
+
+/// The key of the ``SegmentFarm`` in ``ServiceValues``.
+public enum SegmentFarmKey: ServiceKey {
+    /// The farm.
+    public typealias Value = any SegmentFarm
+}
+
+/// A segmented encode as workers share it: what to encode, with which settings, cut where.
+public struct SegmentPlan: Sendable, Hashable, Codable {
+    /// Identifies the plan: a digest of everything that decides the units' bytes.
+    public var id: String
+    /// The source file (at the same path on every worker).
+    public var input: String
+    /// The encode's settings, as the encoding stage writes and reads them: opaque to the farm.
+    public var settings: JSONValue
+    /// The encoder threads every unit is encoded with (the output depends on it).
+    public var threads: Int
+    /// The encoder build the plan was made with (see ``SegmentFarm/encoder``).
+    public var encoder: String
+    /// The source's duration, which orders claims (the longest sources first).
+    public var seconds: Double
+    /// The units.
+    public var units: [SegmentUnit]
+
+    /// A plan.
+    public init(
+        id: String, input: String, settings: JSONValue, threads: Int, encoder: String, seconds: Double,
+        units: [SegmentUnit]
+    ) {
+        self.id = id
+        self.input = input
+        self.settings = settings
+        self.threads = threads
+        self.encoder = encoder
+        self.seconds = seconds
+        self.units = units
+    }
+}
+
+/// One unit of a plan: a time range of the video, or the whole audio.
+public struct SegmentUnit: Sendable, Hashable, Codable {
+    /// What a unit encodes.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A time range of the video.
+        case video
+        /// The whole audio, in one pass.
+        case audio
+    }
+
+    /// The unit's number within its plan.
+    public var index: Int
+    /// Video range or audio.
+    public var kind: Kind
+    /// The range's start, in seconds of the source.
+    public var start: Double
+    /// The range's end (excluded); nil: to the end of the source.
+    public var end: Double?
+    /// Seconds of source the unit covers.
+    public var seconds: Double
+
+    /// A unit.
+    public init(index: Int, kind: Kind, start: Double, end: Double?, seconds: Double) {
+        self.index = index
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.seconds = seconds
+    }
+}
+
+/// A unit as the batch knows it.
+public struct SegmentUnitState: Sendable, Hashable {
+    /// Where a unit is.
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// Not claimed, or its claim lapsed.
+        case queued
+        /// A worker encodes it.
+        case running
+        /// Encoded and in the segment store.
+        case done
+    }
+
+    /// The unit.
+    public var unit: SegmentUnit
+    /// Where it is.
+    public var status: Status
+    /// The worker that holds it (running) or encoded it (done).
+    public var worker: String?
+    /// Bytes of the encoded unit (done).
+    public var size: Int64?
+    /// SHA-256 of the encoded unit (done): the join verifies it.
+    public var sha256: String?
+    /// How many times it was claimed.
+    public var attempts: Int
+
+    /// A unit's state.
+    public init(
+        unit: SegmentUnit, status: Status, worker: String? = nil, size: Int64? = nil, sha256: String? = nil,
+        attempts: Int = 0
+    ) {
+        self.unit = unit
+        self.status = status
+        self.worker = worker
+        self.size = size
+        self.sha256 = sha256
+        self.attempts = attempts
+    }
+}
+
+/// A unit a worker claimed, under a lease whose generation fences its completion.
+public struct SegmentUnitClaim: Sendable, Hashable {
+    /// The unit's plan.
+    public var plan: SegmentPlan
+    /// The unit.
+    public var unit: SegmentUnit
+    /// The lease's generation.
+    public var generation: Int64
+    /// The worker whose lapsed lease this claim took over, if any.
+    public var takenOverFrom: String?
+
+    /// A claim.
+    public init(plan: SegmentPlan, unit: SegmentUnit, generation: Int64, takenOverFrom: String? = nil) {
+        self.plan = plan
+        self.unit = unit
+        self.generation = generation
+        self.takenOverFrom = takenOverFrom
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import PipelineKit
+import SharedBatch
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The segments of one long source encoded by several workers of a shared batch (real PostgreSQL, workers started
+/// as processes), joined into the same bytes a one-machine segmented run writes.
+@Suite(.serialized) struct SegmentFarmTests {
+    /// The export's settings in both workflows: one thread, 10 s segments.
+    static let settings = #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 10"#
+
+    /// A batch of one 2-minute source (320x180, 25 fps, a keyframe every 2 s, a tone), submitted with an export
+    /// to `farm/`, and a local workflow writing the same export to `local/`.
+    struct Farm {
+        let scratch: Scratch
+        let server: PostgresServer
+        let url: String
+        let segments: String
+
+        init(store: String? = nil) async throws {
+            scratch = try Scratch()
+            server = try await PostgresServer.start()
+            url = try await server.createDatabase()
+            segments = store ?? scratch.path("segments").path
+            try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+            let made = await runTool(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=120", "-f", "lavfi",
+                    "-i", "sine=frequency=440:duration=120", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+                    "-c:a", "aac", "-shortest", scratch.path("in/master.mp4").path,
+                ])
+            #expect(made.status == 0, "\(made.stderr)")
+            for (name, folder) in [("farm", "farm"), ("local", "local")] {
+                try scratch.write(
+                    "\(name).json",
+                    """
+                    {"version": 1, "name": "\(name)", "inputs": {"path": "in"}, "stages": [
+                      {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(folder)/${input.stem}.mp4", \(settings)}}
+                    ]}
+                    """)
+            }
+            let submitted = try await Binary.run(["submit", "farm.json", "--db", url], in: scratch.root)
+            #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        }
+
+        /// A worker with a scratch folder of its own, sharing only the segment store with the others.
+        func startWorker(_ index: Int, environment: [String: String] = [:]) throws -> RunningBinary {
+            try Binary.start(
+                [
+                    "worker", "--db", url, "--segments", segments, "--artifacts",
+                    scratch.path("artifacts-\(index)").path,
+                ] + WorkerTests.workerArguments, in: scratch.root, environment: environment)
+        }
+
+        /// The split item's units: how many, and how many are done.
+        func units() async throws -> (units: Int, done: Int) {
+            let database = try await BatchDatabase(url: url)
+            let splits = try await SegmentQueue(database: database).splits()
+            await database.close()
+            return (splits.first?.units ?? 0, splits.first?.done ?? 0)
+        }
+
+        func waitUntilDone() async throws {
+            let database = try await BatchDatabase(url: url)
+            try await waitUntil("the master is encoded", limit: .seconds(600)) {
+                let status = try? await BatchQueue(database: database).status()
+                return status?.workflows["farm"]?.byStatus["succeeded"] == 1
+            }
+            await database.close()
+        }
+
+        /// Runs the local workflow (one machine, segments in its own scratch folder) and compares its export with
+        /// the farm's, byte for byte.
+        func expectTheLocalRunsBytes() async throws {
+            let local = try await Binary.run(["run", "local.json"], in: scratch.root)
+            #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
+            let farmed = await sha256sum(scratch.path("farm/master.mp4").path)
+            let alone = await sha256sum(scratch.path("local/master.mp4").path)
+            #expect(farmed == alone, "the farm's export differs from a one-machine segmented run's")
+            let frames = await runTool(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-count_packets", "-select_streams", "v", "-show_entries",
+                    "stream=nb_read_packets", "-of", "csv=p=0", scratch.path("farm/master.mp4").path,
+                ]
+            ).text.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(frames == "3000")
+            let decoded = await runTool(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", scratch.path("farm/master.mp4").path, "-f", "null", "-"])
+            #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        }
+    }
+
+    /// How many units a worker's output says it encoded.
+    static func encodes(in log: String) -> Int {
+        log.components(separatedBy: "encoding video-").count - 1 + log.components(separatedBy: "encoding audio").count
+            - 1
+    }
+
+    @Test func twoWorkersEncodeTheSegmentsOfOneSource() async throws {
+        let farm = try await Farm()
+        let workers = try (0..<2).map { try farm.startWorker($0) }
+        defer { workers.forEach { $0.signal(SIGKILL) } }
+        try await farm.waitUntilDone()
+        var logs: [String] = []
+        for worker in workers {
+            worker.signal(SIGTERM)
+            #expect(await worker.exit() == 0)
+            logs.append(await worker.stdout.text())
+        }
+        let counts = logs.map(Self.encodes)
+        #expect(counts.allSatisfy { $0 > 0 }, "both workers encode units: \(counts)\n\(logs.joined())")
+        #expect(counts.reduce(0, +) == 13, "12 segments and the audio, each encoded once: \(counts)")
+        let left = (try? FileManager.default.subpathsOfDirectory(atPath: farm.segments)) ?? []
+        #expect(!left.contains { $0.hasSuffix(".mp4") || $0.contains("video-") }, "units left in the store: \(left)")
+        try await farm.expectTheLocalRunsBytes()
+        try await farm.server.stop()
+    }
+
+    @Test func aWorkerKilledDuringAUnitLosesThatUnitOnly() async throws {
+        let random = SeededRandom("aWorkerKilledDuringAUnitLosesThatUnitOnly")
+        let farm = try await Farm()
+        var workers = try (0..<2).map { try farm.startWorker($0) }
+        defer { workers.forEach { $0.signal(SIGKILL) } }
+        var logs: [String] = []
+        var kills = 0
+        for target in [3 + random.int(in: 0...2), 8 + random.int(in: 0...2)] {
+            try await waitUntil("\(target) units are done") { (try await farm.units()).done >= target }
+            let victim = random.int(in: 0...1)
+            print("aWorkerKilledDuringAUnitLosesThatUnitOnly: killing worker \(victim) after \(target) units")
+            workers[victim].signal(SIGKILL)
+            _ = await workers[victim].exit()
+            logs.append(await workers[victim].stdout.text())
+            kills += 1
+            workers[victim] = try farm.startWorker(victim)
+        }
+        try await farm.waitUntilDone()
+        for worker in workers {
+            worker.signal(SIGTERM)
+            _ = await worker.exit()
+            logs.append(await worker.stdout.text())
+        }
+        let encodes = logs.map(Self.encodes).reduce(0, +)
+        #expect(encodes <= 13 + kills, "\(encodes) unit encodes for 13 units and \(kills) kills")
+        try await farm.expectTheLocalRunsBytes()
+        try await farm.server.stop()
+    }
+}
