@@ -125,6 +125,12 @@ public enum MediaToolkit {
         get async { await BlockingWork.runLong { Int(ms_x264_build()) } }
     }
 
+    /// The encoder build a segment plan records (`x264-164`): workers share a plan's units only with workers of
+    /// the same build, whose segments join into the same bytes.
+    public static var encoderBuild: String {
+        get async { "x264-\(await x264Build)" }
+    }
+
     /// Runs a shim call that reports progress and fills a result, on a thread of its own. Cancelling the
     /// calling task stops it within a fraction of a second (``CancellationError``).
     private static func runReporting(

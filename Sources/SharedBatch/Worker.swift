@@ -56,6 +56,8 @@ public final class Worker: Sendable {
     private let makeRunner: RunnerFactory
     private let sink: any RunEventSink
     private let metrics: WorkerMetrics
+    /// The segmented encodes this worker shares with the others, when it was given a segment store.
+    private let segments: (work: SegmentWork, farm: WorkerSegmentFarm)?
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -75,13 +77,23 @@ public final class Worker: Sendable {
         var runner: Runner
     }
 
-    /// A worker on `database`.
+    /// A worker on `database`; with `segments`, it shares the units of segmented encodes with the other workers
+    /// (it publishes those of its items, and encodes any worker's when it has a free job).
     public init(
         database: BatchDatabase, settings: WorkerSettings, sink: any RunEventSink, metrics: WorkerMetrics,
-        makeRunner: @escaping RunnerFactory
+        segments: SegmentWork? = nil, makeRunner: @escaping RunnerFactory
     ) {
         let leases = LeaseBook()
-        identity = WorkerRecord.current()
+        let identity = WorkerRecord.current()
+        self.identity = identity
+        self.segments = segments.map { work in
+            (
+                work,
+                WorkerSegmentFarm(
+                    database: database, worker: identity.id, lease: settings.lease, leases: leases,
+                    encoder: work.encoder, sink: sink)
+            )
+        }
         store = PostgresStore(database: database, leases: leases)
         queue = BatchQueue(database: database)
         self.leases = leases
@@ -106,8 +118,10 @@ public final class Worker: Sendable {
             LogLine(
                 level: "notice", item: nil, stage: nil,
                 message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
+        let renewals = segments.map { segments in Task { await segments.farm.run() } }
         await work()
         beats.cancel()
+        renewals?.cancel()
         try? await queue.stopped(record)
         sink.emit(LogLine(level: "notice", item: nil, stage: nil, message: "worker \(identity.id) stopped"))
     }
@@ -123,10 +137,13 @@ public final class Worker: Sendable {
             var active = 0
             var waiting = false
             while !Task.isCancelled {
-                while active < settings.jobs, !Task.isCancelled, let claim = await claimNext() {
+                while active < settings.jobs, !Task.isCancelled, let next = await claimNext() {
                     active += 1
                     group.addTask { [self] in
-                        await process(claim)
+                        switch next {
+                        case .item(let claim): await process(claim)
+                        case .unit(let claim): await encode(claim)
+                        }
                         return .finished
                     }
                 }
@@ -148,9 +165,29 @@ public final class Worker: Sendable {
         }
     }
 
-    /// The next item, or nil when the queue has none (or cannot be read: the error is reported and the worker
-    /// tries again at its next look).
-    private func claimNext() async -> Claim? {
+    /// What a free job takes up.
+    private enum Work: Sendable {
+        case item(Claim)
+        case unit(SegmentUnitClaim)
+    }
+
+    /// The next unit of a shared segmented encode (the longest sources' first), else the next item; nil when
+    /// there is neither (or the queue cannot be read: the error is reported and the worker tries again at its next
+    /// look).
+    private func claimNext() async -> Work? {
+        if let segments {
+            do {
+                if let unit = try await segments.farm.claim(in: nil) { return .unit(unit) }
+            } catch {
+                sink.emit(
+                    LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
+            }
+        }
+        return await claimItem().map(Work.item)
+    }
+
+    /// The next item, or nil when the queue has none (or cannot be read).
+    private func claimItem() async -> Claim? {
         let clock = ContinuousClock()
         let started = clock.now
         let (working, unrunnable) = state.withLockedValue { (Array($0.working.keys), Array($0.unrunnable.keys)) }
@@ -206,12 +243,38 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Encodes a unit of another item's segmented encode, puts it in the segment store and records it; a unit
+    /// whose encode fails or stops goes back to the queue for any worker.
+    private func encode(_ claim: SegmentUnitClaim) async {
+        guard let segments else { return }
+        if let previous = claim.takenOverFrom {
+            sink.emit(
+                LogLine(
+                    level: "notice", item: nil, stage: nil,
+                    message:
+                        "taking unit \(claim.unit.index) of segment plan \(claim.plan.id) over from worker \(previous), whose lease expired"
+                ))
+        }
+        do {
+            let encoded = try await segments.farm.whileHolding(claim) { try await segments.work.encode(claim) }
+            try await segments.farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
+        } catch {
+            if !(error is CancellationError) {
+                sink.emit(
+                    LogLine(
+                        level: "warning", item: nil, stage: nil,
+                        message: "unit \(claim.unit.index) of segment plan \(claim.plan.id) failed: \(error)"))
+            }
+            await segments.farm.abandon(claim)
+        }
+    }
+
     /// The runner of a submitted workflow, built once per workflow version; nil when this worker cannot run it
     /// (a plugin or an environment variable it lacks): the reason is reported once, and its items are left to
     /// other workers.
     private func runner(for workflow: Int64) async -> Runner? {
         if let runner = state.withLockedValue({ $0.runners[workflow] }) { return runner }
-        let runner: Runner
+        var runner: Runner
         do {
             let submitted = try await queue.workflow(workflow)
             do {
@@ -227,6 +290,10 @@ public final class Worker: Sendable {
                     level: "error", item: nil, stage: nil,
                     message: "\(error); leaving its items to other workers"))
             return nil
+        }
+        if let segments {
+            runner.services[SegmentFarmKey.self] = segments.farm
+            runner.services[SegmentStoreKey.self] = segments.work.store
         }
         state.withLockedValue { $0.runners[workflow] = runner }
         return runner

@@ -17,37 +17,42 @@ import Testing
 
     /// A batch of one 2-minute source (320x180, 25 fps, a keyframe every 2 s, a tone), submitted with an export
     /// to `farm/`, and a local workflow writing the same export to `local/`.
-    struct Farm {
-        let scratch: Scratch
+    struct Farm: Sendable {
+        /// The test's scratch folder (which the test owns).
+        let root: URL
         let server: PostgresServer
         let url: String
         let segments: String
 
-        init(store: String? = nil) async throws {
-            scratch = try Scratch()
+        init(in root: URL, store: String? = nil) async throws {
+            self.root = root
             server = try await PostgresServer.start()
             url = try await server.createDatabase()
-            segments = store ?? scratch.path("segments").path
-            try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+            segments = store ?? root.appendingPathComponent("segments").path
+            try FileManager.default.createDirectory(at: path("in"), withIntermediateDirectories: true)
             let made = await runTool(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=120", "-f", "lavfi",
                     "-i", "sine=frequency=440:duration=120", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
-                    "-c:a", "aac", "-shortest", scratch.path("in/master.mp4").path,
+                    "-c:a", "aac", "-shortest", path("in/master.mp4").path,
                 ])
             #expect(made.status == 0, "\(made.stderr)")
             for (name, folder) in [("farm", "farm"), ("local", "local")] {
-                try scratch.write(
-                    "\(name).json",
+                try Data(
                     """
                     {"version": 1, "name": "\(name)", "inputs": {"path": "in"}, "stages": [
                       {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(folder)/${input.stem}.mp4", \(settings)}}
                     ]}
-                    """)
+                    """.utf8
+                ).write(to: path("\(name).json"))
             }
-            let submitted = try await Binary.run(["submit", "farm.json", "--db", url], in: scratch.root)
+            let submitted = try await Binary.run(["submit", "farm.json", "--db", url], in: root)
             #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        }
+
+        func path(_ name: String) -> URL {
+            root.appendingPathComponent(name)
         }
 
         /// A worker with a scratch folder of its own, sharing only the segment store with the others.
@@ -55,8 +60,8 @@ import Testing
             try Binary.start(
                 [
                     "worker", "--db", url, "--segments", segments, "--artifacts",
-                    scratch.path("artifacts-\(index)").path,
-                ] + WorkerTests.workerArguments, in: scratch.root, environment: environment)
+                    path("artifacts-\(index)").path,
+                ] + WorkerTests.workerArguments, in: root, environment: environment)
         }
 
         /// The split item's units: how many, and how many are done.
@@ -79,21 +84,21 @@ import Testing
         /// Runs the local workflow (one machine, segments in its own scratch folder) and compares its export with
         /// the farm's, byte for byte.
         func expectTheLocalRunsBytes() async throws {
-            let local = try await Binary.run(["run", "local.json"], in: scratch.root)
+            let local = try await Binary.run(["run", "local.json"], in: root)
             #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
-            let farmed = await sha256sum(scratch.path("farm/master.mp4").path)
-            let alone = await sha256sum(scratch.path("local/master.mp4").path)
+            let farmed = await sha256sum(path("farm/master.mp4").path)
+            let alone = await sha256sum(path("local/master.mp4").path)
             #expect(farmed == alone, "the farm's export differs from a one-machine segmented run's")
             let frames = await runTool(
                 "/usr/bin/ffprobe",
                 [
                     "-v", "error", "-count_packets", "-select_streams", "v", "-show_entries",
-                    "stream=nb_read_packets", "-of", "csv=p=0", scratch.path("farm/master.mp4").path,
+                    "stream=nb_read_packets", "-of", "csv=p=0", path("farm/master.mp4").path,
                 ]
             ).text.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(frames == "3000")
             let decoded = await runTool(
-                "/usr/bin/ffmpeg", ["-v", "error", "-i", scratch.path("farm/master.mp4").path, "-f", "null", "-"])
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", path("farm/master.mp4").path, "-f", "null", "-"])
             #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
         }
     }
@@ -105,7 +110,8 @@ import Testing
     }
 
     @Test func twoWorkersEncodeTheSegmentsOfOneSource() async throws {
-        let farm = try await Farm()
+        let scratch = try Scratch()
+        let farm = try await Farm(in: scratch.root)
         let workers = try (0..<2).map { try farm.startWorker($0) }
         defer { workers.forEach { $0.signal(SIGKILL) } }
         try await farm.waitUntilDone()
@@ -126,7 +132,8 @@ import Testing
 
     @Test func aWorkerKilledDuringAUnitLosesThatUnitOnly() async throws {
         let random = SeededRandom("aWorkerKilledDuringAUnitLosesThatUnitOnly")
-        let farm = try await Farm()
+        let scratch = try Scratch()
+        let farm = try await Farm(in: scratch.root)
         var workers = try (0..<2).map { try farm.startWorker($0) }
         defer { workers.forEach { $0.signal(SIGKILL) } }
         var logs: [String] = []

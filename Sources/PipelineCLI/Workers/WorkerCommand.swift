@@ -2,11 +2,13 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HTTPTransport
+import Logging
+import MediaStages
 import NIOConcurrencyHelpers
 import PipelineKit
 import SharedBatch
-
 import struct StageKit.TimeSpan
+import UploadStages
 
 /// `pipeline worker --db URL`: runs the items of the batches submitted to a PostgreSQL database, beside other
 /// workers on this machine or others, until SIGTERM or Ctrl-C (which let its items go for another worker to
@@ -40,6 +42,13 @@ struct WorkerCommand: AsyncParsableCommand {
     var artifacts: String?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Share the segments of segmented transcodes with the other workers through this store: a folder every worker shares, or s3://bucket/prefix (with the credentials s3.upload reads). Without it, each worker encodes its items' segments itself.",
+            valueName: "DIR|s3://BUCKET/PREFIX"))
+    var segments: String?
+
+    @Option(
         name: .customLong("metrics-port"),
         help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "PORT"))
     var metricsPort: Int?
@@ -67,8 +76,8 @@ struct WorkerCommand: AsyncParsableCommand {
             do {
                 endpoint = try await MetricsEndpoint.start(host: metricsHost, port: metricsPort)
             } catch {
-                Output.error("pipeline: cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
-                throw ExitCode(1)
+                throw CommandFailure(
+                    .failed, "pipeline: cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
             }
         } else {
             endpoint = nil
@@ -89,9 +98,22 @@ struct WorkerCommand: AsyncParsableCommand {
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
             metrics: metrics)
+        let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
+        let segmentWork: SegmentWork?
+        do {
+            if let segments {
+                segmentWork = try await Self.segmentWork(segments, client: client, scratch: scratch, sink: sink)
+            } else {
+                segmentWork = nil
+            }
+        } catch {
+            try? await client.shutdown()
+            await database.close()
+            await endpoint?.stop()
+            throw CommandFailure(.invalid, "pipeline: --segments \(segments ?? ""): \(error)")
+        }
         let worker = Worker(
-            database: database, settings: settings,
-            sink: runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false), metrics: metrics,
+            database: database, settings: settings, sink: sink, metrics: metrics, segments: segmentWork,
             makeRunner: factory.runner)
         let failure = await SignalHandling.cancellingOnSignal { () async -> (any Error)? in
             do {
@@ -104,9 +126,25 @@ struct WorkerCommand: AsyncParsableCommand {
         try? await client.shutdown()
         await database.close()
         await endpoint?.stop()
-        if let failure {
-            Output.error("pipeline: \(failure)")
-            throw ExitCode(1)
+        if let failure { throw CommandFailure.failed(failure) }
+    }
+
+    /// The segment store at `address` and how this worker encodes a unit into it: written into `scratch`'s
+    /// `units` folder, put in the store, and removed from the folder (the joining worker fetches it).
+    private static func segmentWork(_ address: String, client: HTTPClient, scratch: URL, sink: any RunEventSink)
+        async throws -> SegmentWork
+    {
+        let store = try segmentStore(
+            address: address, environment: ProcessInfo.processInfo.environment, httpClient: client)
+        let logger = Logger(label: "pipeline.segments") { _ in
+            EventLogHandler(sink: sink, redactor: .none, item: nil, stage: nil, logLevel: .info)
+        }
+        let encoder = SegmentUnitEncoder(
+            store: store, folder: scratch.appendingPathComponent("units"), logger: logger)
+        return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim in
+            let encoded = try await encoder.encode(claim)
+            try? FileManager.default.removeItem(at: encoded.file)
+            return (encoded.size, encoded.sha256)
         }
     }
 }

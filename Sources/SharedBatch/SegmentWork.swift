@@ -1,0 +1,23 @@
+public import StageKit
+
+/// What a worker needs to take part in segmented encodes that workers share (`pipeline worker --segments`):
+/// where units go, which encoder build it has, and how it encodes one.
+public struct SegmentWork: Sendable {
+    /// Where encoded units go for the joining worker.
+    public var store: any SegmentStore
+    /// This worker's encoder build: it claims only units planned with it.
+    public var encoder: String
+    /// Encodes a claimed unit and puts it in ``store``; returns its size and SHA-256. Cancelled when the unit's
+    /// lease is lost.
+    public var encode: @Sendable (SegmentUnitClaim) async throws -> (size: Int64, sha256: String)
+
+    /// Segment work with `store`, `encoder` and `encode`.
+    public init(
+        store: any SegmentStore, encoder: String,
+        encode: @escaping @Sendable (SegmentUnitClaim) async throws -> (size: Int64, sha256: String)
+    ) {
+        self.store = store
+        self.encoder = encoder
+        self.encode = encode
+    }
+}
