@@ -115,6 +115,15 @@ struct WatchCommand: AsyncParsableCommand {
                         Output.error("pipeline: \(error)")
                         return 1
                     }
+                } else if !plan.cacheEntries.isEmpty {
+                    // No run starts to commit what the plan learned (a done file touched, say): without it, each
+                    // pass would read the file again.
+                    do {
+                        try await state.ledger.cacheFingerprints(plan.cacheEntries)
+                    } catch {
+                        Output.error("pipeline: \(error)")
+                        return 1
+                    }
                 }
                 if !announced {
                     announced = true

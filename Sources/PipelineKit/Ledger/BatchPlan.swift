@@ -9,8 +9,8 @@ public struct BatchPlan: Sendable {
     public var items: [PlannedItem]
     /// Files the input selection left out, with the reason.
     public var passedOver: [PassedOver]
-    /// Fingerprints and probes computed for this plan, for the ledger's cache (a run saves them, a plan
-    /// does not).
+    /// Fingerprints and probes computed for this plan, for the ledger's cache: a run commits them in its first
+    /// transaction (``StateStore/beginRun(_:caching:sightings:)``), a plan writes nothing.
     public var cacheEntries: [FingerprintCacheEntry]
 
     /// The items a run takes up.
@@ -194,15 +194,15 @@ public struct BatchPlanner: Sendable {
     /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
     /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
     /// files have the same content, the one at the path the ledger knows it by (else the first) is the item
-    /// and the others are skipped as copies. Writes nothing, unless `savingFingerprints` (a run's plan): then
-    /// the fingerprints read are saved to the store a chunk at a time instead of returned in
-    /// ``BatchPlan/cacheEntries``, so that a first run over a large folder does not hold them all.
+    /// and the others are skipped as copies. Writes nothing: the fingerprints and probes it made are in
+    /// ``BatchPlan/cacheEntries``, for the run's start to commit (an entry shares its path and fingerprint strings
+    /// with the planned item, so a first run over a large folder holds little more for them).
     ///
     /// The ledger is read a chunk of files at a time, in the byte order of their paths: the items and cache
     /// entries of a range of paths, then by fingerprint only the files whose item is not at their path (new,
     /// moved or changed content). A rerun over an unchanged folder reads the ledger in order, once.
     public func plan(
-        _ discovery: consuming Discovery, store: (any StateStore)?, workflow: String, savingFingerprints: Bool = false
+        _ discovery: consuming Discovery, store: (any StateStore)?, workflow: String
     ) async throws(StateError) -> BatchPlan {
         var plan = BatchPlan(
             items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
@@ -239,11 +239,7 @@ public struct BatchPlanner: Sendable {
                 let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
                 match(&items, byPath: byPath, byContent: byContent)
                 for (index, item) in zip(chunk, items) { plan.items[index] = item }
-                if savingFingerprints, let store {
-                    try await store.cacheFingerprints(entries)
-                } else {
-                    plan.cacheEntries += entries
-                }
+                plan.cacheEntries += entries
             }
         } catch {
             // A failed chunk leaves no read of the next one behind, using the store after the plan ended.
