@@ -51,37 +51,18 @@ enum BatchInputs {
     }
 
     /// Plans the batch against the ledger (an empty one when `ledger` is nil); a ledger that cannot be read
-    /// ends the command with exit code 1.
+    /// ends the command with exit code 1. Writes nothing: a run commits the plan's fingerprints and probes when
+    /// it starts.
     static func plan(
         _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: (any StateStore)?,
-        reprocess: Bool = false, onlyFailed: Bool = false, savingFingerprints: Bool = false
+        reprocess: Bool = false, onlyFailed: Bool = false
     ) async throws(CommandFailure) -> BatchPlan {
         let planner = BatchPlanner(
             workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
-            return try await planner.plan(
-                consume discovery, store: ledger, workflow: workflow.name, savingFingerprints: savingFingerprints)
+            return try await planner.plan(consume discovery, store: ledger, workflow: workflow.name)
         } catch {
             throw .failed(error)
         }
-    }
-
-    /// Plans the batch for a run, saving the new fingerprints (and media probes) to the ledger as they are
-    /// made, so that neither the plan nor the run of a large batch holds them; a ledger that cannot be read
-    /// or written ends the command with exit code 1.
-    static func planForRun(
-        _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: any StateStore,
-        reprocess: Bool = false, onlyFailed: Bool = false
-    ) async throws(CommandFailure) -> BatchPlan {
-        var plan = try await plan(
-            workflow, registry: registry, discovery: consume discovery, ledger: ledger, reprocess: reprocess,
-            onlyFailed: onlyFailed, savingFingerprints: true)
-        do {
-            try await ledger.cacheFingerprints(plan.cacheEntries)
-        } catch {
-            throw .failed(error)
-        }
-        plan.cacheEntries = []
-        return plan
     }
 }

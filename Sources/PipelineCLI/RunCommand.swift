@@ -58,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
                 state.removeScratch()
             }
         }
-        let plan = try await BatchInputs.planForRun(
+        let plan = try await BatchInputs.plan(
             workflow, registry: registry, discovery: consume discovery, ledger: state.ledger,
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
 

@@ -95,13 +95,17 @@ private struct Watch: Sendable {
                 watcher.watch(discovery.folders)
                 let ready: Discovery
                 (ready, next) = session.settled(discovery)
-                let plan = try await BatchInputs.planForRun(
+                let plan = try await BatchInputs.plan(
                     workflow, registry: registry, discovery: ready, ledger: ledger)
                 let news = session.unseen(in: plan)
                 if !news.items.isEmpty || !news.passedOver.isEmpty {
                     let outcome = try await CommandFailure.mappingErrors { try await runner.run(news, file: file) }
                     if outcome.summary.interrupted { return CommandFailure(.interrupted) }
                     session.record(outcome)
+                } else if !plan.cacheEntries.isEmpty {
+                    // No run starts to commit what the plan learned (a done file touched, say): without it, each
+                    // pass would read the file again.
+                    try await CommandFailure.mappingErrors { try await ledger.cacheFingerprints(plan.cacheEntries) }
                 }
                 if !announced {
                     announced = true

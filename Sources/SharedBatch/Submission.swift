@@ -39,7 +39,8 @@ public struct Submission: Sendable {
         let (queued, running) = try await queue.queueState(of: plan.runnable.compactMap(\.known?.id))
         let id = try await queue.store(workflow)
         let run = try await store.beginRun(
-            RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages))
+            RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages),
+            caching: plan.cacheEntries, sightings: [])
         var admitted: [Int64: String] = [:]
         for item in plan.items {
             switch item.action {

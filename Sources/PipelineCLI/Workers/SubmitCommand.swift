@@ -44,7 +44,7 @@ struct SubmitCommand: AsyncParsableCommand {
         overrides: [String: String], to database: BatchDatabase
     ) async throws {
         let store = PostgresStore(database: database)
-        let plan = try await BatchInputs.planForRun(
+        let plan = try await BatchInputs.plan(
             workflow, registry: registry, discovery: consume discovery, ledger: store,
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
         let queue = BatchQueue(database: database)

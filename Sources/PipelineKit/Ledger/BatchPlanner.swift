@@ -1,0 +1,319 @@
+import Crypto
+import Foundation
+public import StageKit
+
+/// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
+public struct BatchPlanner: Sendable {
+    /// How content is identified.
+    public var method: FingerprintMethod
+    /// The workflow's digest: a done item whose digest differs is checked stage by stage.
+    public var digest: String
+    /// Items that are done run again as a new version.
+    public var reprocess: Bool
+    /// Only items that failed last time run.
+    public var onlyFailed: Bool
+    /// Limits checked before any stage runs.
+    public var limits: InputLimits
+    /// Whether a stage reads the input file as media: files FFmpeg cannot read are skipped with the reason.
+    public var needsMedia: Bool
+    /// Probes media files, when limits or stages need it.
+    public var prober: MediaProber?
+
+    /// Creates a planner.
+    public init(
+        method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
+        limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil
+    ) {
+        self.method = method
+        self.digest = digest
+        self.reprocess = reprocess
+        self.onlyFailed = onlyFailed
+        self.limits = limits
+        self.needsMedia = needsMedia
+        self.prober = prober
+    }
+
+    /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
+    /// input as media (a stage type that says so, without a `file` option of its own).
+    public init(
+        workflow: Workflow, registry: StageRegistry, prober: MediaProber? = nil, reprocess: Bool = false,
+        onlyFailed: Bool = false
+    ) {
+        let needsMedia = workflow.stages.contains { spec in
+            registry.descriptor(for: spec.uses)?.readsMediaInput == true
+                && (spec.with["file"] == nil || spec.with["file"] == "${input.path}")
+        }
+        self.init(
+            method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
+            onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits(), needsMedia: needsMedia,
+            prober: prober)
+    }
+
+    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of two chunks (the one
+    /// it plans and the next, being read), not
+    /// the whole ledger.
+    var chunkSize = 1024
+
+    /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
+    /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
+    /// files have the same content, the one at the path the ledger knows it by (else the first) is the item
+    /// and the others are skipped as copies. Writes nothing: the fingerprints and probes it made are in
+    /// ``BatchPlan/cacheEntries``, for the run's start to commit (an entry shares its path and fingerprint strings
+    /// with the planned item, so a first run over a large folder holds little more for them).
+    ///
+    /// The ledger is read a chunk of files at a time, in the byte order of their paths: the items and cache
+    /// entries of a range of paths, then by fingerprint only the files whose item is not at their path (new,
+    /// moved or changed content). A rerun over an unchanged folder reads the ledger in order, once.
+    public func plan(
+        _ discovery: consuming Discovery, store: (any StateStore)?, workflow: String
+    ) async throws(StateError) -> BatchPlan {
+        var plan = BatchPlan(
+            items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
+            passedOver: discovery.passedOver, cacheEntries: [])
+        let order = discovery.files.indices.sorted {
+            discovery.files[$0].input.path.precedesInByteOrder(discovery.files[$1].input.path)
+        }
+        let chunks = stride(from: 0, to: order.count, by: chunkSize).map {
+            order[$0..<min($0 + chunkSize, order.count)]
+        }
+        let bounds = chunks.map {
+            (
+                first: discovery.files[$0[$0.startIndex]].input.path,
+                last: discovery.files[$0[$0.endIndex - 1]].input.path
+            )
+        }
+        let reading = { (number: Int) in
+            Self.rows(pathsFrom: bounds[number].first, through: bounds[number].last, store: store, workflow: workflow)
+        }
+        // The ledger's rows of the next chunk are read while this one is planned.
+        var next = chunks.isEmpty ? nil : reading(0)
+        do {
+            for (number, chunk) in chunks.enumerated() {
+                let rows = try await (next ?? reading(number)).value.get()
+                next = number + 1 < chunks.count ? reading(number + 1) : nil
+                let files = chunk.map { discovery.files[$0] }
+                var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
+                    fingerprinted(files, cache: cache)
+                }
+                let byPath = Dictionary(rows.atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
+                let elsewhere = items.compactMap { item in
+                    item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
+                }
+                let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
+                match(&items, byPath: byPath, byContent: byContent)
+                for (index, item) in zip(chunk, items) { plan.items[index] = item }
+                plan.cacheEntries += entries
+            }
+        } catch {
+            // A failed chunk leaves no read of the next one behind, using the store after the plan ended.
+            _ = await next?.value
+            throw error
+        }
+        // The files are in the plan now: a large batch does not hold both while it is settled.
+        discovery.files = []
+        settle(&plan.items)
+        return try await probed(plan, store: store)
+    }
+
+    /// What the ledger holds for a range of paths: the cached fingerprints and the items.
+    private struct ChunkRows: Sendable {
+        var cache: [String: FingerprintCacheEntry] = [:]
+        var atPaths: [LedgerItem] = []
+    }
+
+    /// Starts reading the ledger's rows for the files from path `first` through `last` (none without a store).
+    private static func rows(
+        pathsFrom first: String, through last: String, store: (any StateStore)?, workflow: String
+    ) -> Task<Result<ChunkRows, StateError>, Never> {
+        Task {
+            guard let store else { return .success(ChunkRows()) }
+            do throws(StateError) {
+                return .success(
+                    ChunkRows(
+                        cache: try await store.cachedFingerprints(pathsFrom: first, through: last),
+                        atPaths: try await store.items(workflow: workflow, pathsFrom: first, through: last)))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// The files of a chunk with their fingerprints (from the cache when their stamp is there, else read),
+    /// and the cache entries of those read. A file over a size limit or that cannot be read is skipped.
+    private func fingerprinted(_ files: [DiscoveredFile], cache: [String: FingerprintCacheEntry])
+        -> ([PlannedItem], [FingerprintCacheEntry])
+    {
+        var items: [PlannedItem] = []
+        var entries: [FingerprintCacheEntry] = []
+        items.reserveCapacity(files.count)
+        for file in files {
+            let input = file.input
+            if let reason = limits.violation(size: input.size) {
+                items.append(PlannedItem(input: input, fingerprint: nil, action: .skip(reason: .outsideLimits(reason))))
+                continue
+            }
+            let fingerprint: String
+            if let cached = cache[file.stamp.path], cached.stamp == file.stamp, cached.method == method {
+                fingerprint = cached.fingerprint
+            } else {
+                do {
+                    fingerprint = try ContentFingerprint.compute(path: input.path, size: input.size, method: method)
+                } catch {
+                    items.append(
+                        PlannedItem(
+                            input: input, fingerprint: nil, action: .skip(reason: .unreadableContent(error.message))))
+                    continue
+                }
+                entries.append(FingerprintCacheEntry(stamp: file.stamp, method: method, fingerprint: fingerprint))
+            }
+            items.append(
+                PlannedItem(input: input, fingerprint: fingerprint, action: .run(.new), digest: digest(of: input)))
+        }
+        return (items, entries)
+    }
+
+    /// Gives each fingerprinted item of a chunk the ledger's item for its content, else the one last seen at its
+    /// path (``settle(_:)`` drops a path match whose content is elsewhere in the batch). Strings the item and
+    /// the file have in common are shared, so a plan of a large batch holds one copy of each.
+    private func match(_ items: inout [PlannedItem], byPath: [String: LedgerItem], byContent: [LedgerItem]) {
+        let byFingerprint = Dictionary(byContent.map { ($0.fingerprint, $0) }, uniquingKeysWith: { $1 })
+        for index in items.indices {
+            let input = items[index].input
+            guard let fingerprint = items[index].fingerprint,
+                var item = byPath[input.path].flatMap({ $0.fingerprint == fingerprint ? $0 : nil })
+                    ?? byFingerprint[fingerprint] ?? byPath[input.path]
+            else { continue }
+            if item.fingerprint == fingerprint { item.fingerprint = fingerprint }
+            if item.input.path == input.path { item.input.path = input.path }
+            if item.input.relativePath == input.relativePath { item.input.relativePath = input.relativePath }
+            if item.digest == items[index].digest { item.digest = items[index].digest }
+            items[index].known = item
+            // Content at the path the ledger knows it by owns its fingerprint, whatever else the batch holds:
+            // when it is done, it is decided now and the plan keeps no copy of the ledger's item.
+            if item.fingerprint == fingerprint, item.input.path == input.path,
+                item.input.relativePath == input.relativePath, case .reuse = action(for: items[index])
+            {
+                items[index].action = action(for: items[index])
+                items[index].known = nil
+            }
+        }
+    }
+
+    /// Decides what happens to each item, now that the whole batch's contents are known: a content found at
+    /// several paths is one item (at the path the ledger knows, else the first), and a path match counts only
+    /// when the item's content is nowhere in the batch (else that content is the item, moved, and this path
+    /// holds a new one): an item is never given to two files.
+    private func settle(_ items: inout [PlannedItem]) {
+        var present = Set<String>(minimumCapacity: items.count)
+        var repeated = Set<String>()
+        for item in items {
+            if let fingerprint = item.fingerprint, !present.insert(fingerprint).inserted {
+                repeated.insert(fingerprint)
+            }
+        }
+        var owners: [String: String] = [:]
+        if !repeated.isEmpty {
+            for item in items {
+                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint) else { continue }
+                if item.isDecided
+                    || (item.known?.fingerprint == fingerprint && item.known?.input.path == item.input.path)
+                {
+                    owners[fingerprint] = item.input.path
+                }
+            }
+            for item in items {
+                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
+                else { continue }
+                owners[fingerprint] = item.input.path
+            }
+        }
+        for index in items.indices where !items[index].isDecided {
+            guard let fingerprint = items[index].fingerprint else { continue }
+            if let owner = owners[fingerprint], owner != items[index].input.path {
+                items[index].known = nil
+                items[index].action = .skip(reason: .sameContent(as: owner))
+                continue
+            }
+            if let known = items[index].known, known.fingerprint != fingerprint, present.contains(known.fingerprint) {
+                items[index].known = nil
+            }
+            items[index].action = action(for: items[index])
+        }
+    }
+
+    /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot
+    /// read, or one outside the limits, is skipped with the reason. Probes are cached with the fingerprint.
+    private func probed(_ plan: BatchPlan, store: (any StateStore)?) async throws(StateError) -> BatchPlan {
+        guard let prober, needsMedia || limits.needProbe else { return plan }
+        var plan = plan
+        var entries = Dictionary(plan.cacheEntries.map { ($0.stamp.path, $0) }, uniquingKeysWith: { $1 })
+        let runnable = plan.items.indices.filter { plan.items[$0].admission != nil }.sorted {
+            plan.items[$0].input.path.precedesInByteOrder(plan.items[$1].input.path)
+        }
+        for start in stride(from: 0, to: runnable.count, by: chunkSize) {
+            let chunk = runnable[start..<min(start + chunkSize, runnable.count)]
+            let first = plan.items[chunk[chunk.startIndex]].input.path
+            let last = plan.items[chunk[chunk.endIndex - 1]].input.path
+            let cache = try await store?.cachedFingerprints(pathsFrom: first, through: last) ?? [:]
+            for index in chunk {
+                let input = plan.items[index].input
+                guard var entry = entries[input.path] ?? cache[input.path] else { continue }
+                let result: MediaProbeResult
+                if let known = entry.media {
+                    result = known
+                } else {
+                    result = await prober(input.path)
+                    entry.media = result
+                    entries[input.path] = entry
+                }
+                switch result {
+                case .unreadable(let reason):
+                    plan.items[index].action = .skip(
+                        reason: needsMedia ? .notMedia(reason) : .limitsUncheckable(reason))
+                case .facts(let facts):
+                    if let violation = limits.violation(of: facts) {
+                        plan.items[index].action = .skip(reason: .outsideLimits(violation))
+                    }
+                }
+            }
+        }
+        plan.cacheEntries = Array(entries.values)
+        return plan
+    }
+
+    /// The digest an item is done with: the workflow's, and its metadata's when it has any, so an edited
+    /// sidecar has the item's stages checked again (only those that use the metadata run).
+    func digest(of input: InputItem) -> String {
+        guard !input.meta.isEmpty else { return digest }
+        let canonical = digest + JSONValue.object(input.meta).serialized()
+        return HexDigest.text(SHA256.hash(data: Data(canonical.utf8)).prefix(16))
+    }
+
+    /// What happens to an item whose content is not elsewhere in the batch: `known` is the ledger's item for
+    /// its content, or else the one last seen at its path.
+    private func action(for planned: PlannedItem) -> PlannedItem.Action {
+        guard let item = planned.known, item.fingerprint == planned.fingerprint else {
+            if onlyFailed, planned.known?.status != .failed { return .skip(reason: .notFailed) }
+            if let item = planned.known {
+                if item.status == .cancelled, !reprocess {
+                    return .skip(reason: .cancelled(donePath: nil))
+                }
+                return .run(.changed(version: item.version + 1))
+            }
+            return .run(.new)
+        }
+        let donePath = item.input.path == planned.input.path ? nil : item.input.path
+        if reprocess { return .run(.reprocess(version: item.version + 1)) }
+        if onlyFailed, item.status != .failed { return .skip(reason: .notFailed) }
+        switch item.status {
+        case .cancelled:
+            return .skip(reason: .cancelled(donePath: donePath))
+        case .succeeded where item.digest == planned.digest:
+            return .reuse(item.current, reason: ReuseReason(donePath: donePath))
+        case .succeeded:
+            return .run(.workflowChanged)
+        case .pending, .failed, .interrupted:
+            return .run(.resume(item.status))
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+public import StageKit
+
+// The ledger's reads: items, the fingerprint cache, checkpoints, cancel requests and runs.
+extension SQLiteLedger {
+    public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
+        LedgerSnapshot(items: try await items(where: "workflow = ? ORDER BY id", arguments: [workflow]))
+    }
+
+    /// The columns ``item(_:)`` reads, in order (by position: a large ledger is read many rows a second).
+    private static let itemColumns =
+        "id, version, fingerprint, path, relativePath, size, modified, meta, status, digest, error, errorKind, updatedAt"
+
+    private static func item(_ row: Row) -> LedgerItem {
+        LedgerItem(
+            storedID: row[0], version: row[1], fingerprint: row[2], path: row[3], relativePath: row[4], size: row[5],
+            modified: row[6], meta: row[7], status: row[8], digest: row[9], error: row[10], errorKind: row[11],
+            updatedAt: Date(timeIntervalSince1970: row[12]))
+    }
+
+    public func items(workflow: String, pathsFrom first: String, through last: String) async throws(StateError)
+        -> [LedgerItem]
+    {
+        try await items(
+            where: "workflow = ? AND path BETWEEN ? AND ?", arguments: [workflow, first, last])
+    }
+
+    public func items(workflow: String, fingerprints: [String]) async throws(StateError) -> [LedgerItem] {
+        guard !fingerprints.isEmpty else { return [] }
+        // One statement per chunk of fingerprints, well under SQLite's limit of 32,766 parameters.
+        let list = String(repeating: "?,", count: fingerprints.count - 1) + "?"
+        return try await items(
+            where: "workflow = ? AND fingerprint IN (\(list))", arguments: StatementArguments([workflow] + fingerprints)
+        )
+    }
+
+    private func items(where condition: String, arguments: StatementArguments) async throws(StateError)
+        -> [LedgerItem]
+    {
+        try await read { db in
+            var items: [LedgerItem] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition)", arguments: arguments)
+            while let row = try rows.next() { items.append(Self.item(row)) }
+            return items
+        }
+    }
+
+    public func cachedFingerprints(pathsFrom first: String, through last: String) async throws(StateError)
+        -> [String: FingerprintCacheEntry]
+    {
+        try await read { db in
+            var entries: [String: FingerprintCacheEntry] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT path, size, modifiedNanoseconds, inode, device, method, fingerprint, media FROM files
+                    WHERE path BETWEEN ? AND ?
+                    """, arguments: [first, last])
+            while let row = try rows.next() {
+                guard
+                    let entry = FingerprintCacheEntry(
+                        storedPath: row[0], size: row[1], modifiedNanoseconds: row[2], inode: row[3], device: row[4],
+                        method: row[5], fingerprint: row[6], media: row[7])
+                else { continue }
+                entries[entry.stamp.path] = entry
+            }
+            return entries
+        }
+    }
+
+    public func checkpoints(workflow: String, items: Set<Int64>?) async throws(StateError) -> [Int64: [String:
+        StageRecord]]
+    {
+        try await records(workflow: workflow, items: items, condition: CheckpointCompaction.currentCheckpoints)
+    }
+
+    /// The stage records of a workflow's items (nil: all of them) that meet `condition`. A few items are
+    /// looked up by id, a thousand at a time; many (or all) are read in one pass over the workflow's records.
+    private func records(workflow: String, items: Set<Int64>?, condition: String) async throws(StateError)
+        -> [Int64: [String: StageRecord]]
+    {
+        let sql = """
+            SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
+            WHERE items.workflow = ? AND \(condition)
+            """
+        guard let items, items.count <= 10_000 else {
+            return try await read { db in
+                var found: [Int64: [String: StageRecord]] = [:]
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: [workflow])
+                while let row = try rows.next() {
+                    let item: Int64 = row[0]
+                    guard items?.contains(item) ?? true else { continue }
+                    found[item, default: [:]][row[1]] = try StageRecord(decoding: row[2])
+                }
+                return found
+            }
+        }
+        let ids = Array(items)
+        return try await read { db in
+            var found: [Int64: [String: StageRecord]] = [:]
+            for start in stride(from: 0, to: ids.count, by: 1_000) {
+                let chunk = ids[start..<min(start + 1_000, ids.count)]
+                let list = String(repeating: "?,", count: chunk.count - 1) + "?"
+                let rows = try Row.fetchCursor(
+                    db, sql: sql + " AND stages.item IN (\(list))",
+                    arguments: StatementArguments([workflow] + chunk.map { $0 as any DatabaseValueConvertible }))
+                while let row = try rows.next() {
+                    found[row[0] as Int64, default: [:]][row[1]] = try StageRecord(decoding: row[2])
+                }
+            }
+            return found
+        }
+    }
+
+    public func workflows() async throws(StateError) -> [RunRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT workflow, file, stages FROM runs WHERE id IN (SELECT max(id) FROM runs GROUP BY workflow)
+                    ORDER BY workflow
+                    """
+            ).map { row in
+                RunRecord(
+                    workflow: row["workflow"], file: row["file"],
+                    stages: (row["stages"] as String).split(separator: "\n").map(String.init))
+            }
+        }
+    }
+
+    public func cancelRequests(workflow: String) async throws(StateError) -> Set<Int64> {
+        try await read { db in
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT cancelRequests.item FROM cancelRequests JOIN items ON items.id = cancelRequests.item
+                        WHERE items.workflow = ?
+                        """, arguments: [workflow]))
+        }
+    }
+
+    public func previousOutputs(workflow: String, items: Set<Int64>?) async throws(StateError)
+        -> [Int64: [String: JSONValue]]
+    {
+        try await records(
+            workflow: workflow, items: items,
+            condition: CheckpointCompaction.previousOutputs
+        ).mapValues { $0.mapValues { $0.outputs ?? .null } }
+    }
+}
