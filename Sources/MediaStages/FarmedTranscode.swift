@@ -18,6 +18,9 @@ struct FarmedTranscode {
     let duration: Double
     let hasAudio: Bool
     let segmentSeconds: Double
+    /// The `segmentJobs` a one-machine run would encode at once: the thread count is theirs, so that the farm's
+    /// output is the one-machine run's.
+    let jobs: Int
     let farm: any SegmentFarm
     let store: any SegmentStore
     let context: StageContext
@@ -28,9 +31,18 @@ struct FarmedTranscode {
             store: store, folder: context.scratchFolder.appendingPathComponent("units"), logger: context.logger)
     }
 
+    /// What the item's checkpoint keeps: the thread count the plan was made with, so that a worker on a machine
+    /// with another number of cores that takes the item over finds the same plan.
+    private struct Checkpoint: Codable {
+        var plan: String
+        var threads: Int
+    }
+
     /// The plan for this source and these settings.
     func plan() async throws -> SegmentPlan {
-        let threads = SegmentedTranscode.pinnedThreads(settings.threads, jobs: 1)
+        let saved =
+            context.savedCheckpoint?["threads"] != nil ? context.lastCheckpoint(as: Checkpoint.self) : nil
+        let threads = saved?.threads ?? SegmentedTranscode.pinnedThreads(settings.threads, jobs: jobs)
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = SegmentedTranscode.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
         var units = starts.indices.map { index in
@@ -62,7 +74,8 @@ struct FarmedTranscode {
         -> (TranscodeReport, SegmentPlan)
     {
         let plan = try await plan()
-        var states = try await farm.publish(plan)
+        var states = try await farm.publish(plan, for: context.item)
+        try await context.checkpoint(Checkpoint(plan: plan.id, threads: plan.threads))
         context.logger.info(
             "segmented transcode shared with the workers: \(plan.units.count) units, \(states.filter { $0.status == .done }.count) done (plan \(plan.id))"
         )
@@ -95,21 +108,21 @@ struct FarmedTranscode {
         while true {
             report(states, progress: progress)
             if let claim = try await farm.claim(in: plan.id) {
-                let encoded: EncodedUnit
-                do {
-                    encoded = try await farm.whileHolding(claim) { [encoder] in try await encoder.encode(claim) }
-                } catch {
-                    await farm.abandon(claim)
-                    throw error
-                }
-                try await farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
+                try await encode(claim)
                 states = try await farm.units(of: plan.id)
                 continue
             }
             states = try await farm.units(of: plan.id)
             // Only the item's holder retires or replaces its plan: an empty plan here was retired by a holder
             // this worker took over from before it committed; publish it again.
-            if states.isEmpty { states = try await farm.publish(plan) }
+            if states.isEmpty { states = try await farm.publish(plan, for: context.item) }
+            if let failing = states.first(where: { $0.status != .done && $0.attempts >= SegmentUnitState.attemptLimit }) {
+                throw MediaError(
+                    code: .ffmpeg,
+                    message:
+                        "\(SegmentUnitEncoder.name(of: failing.unit)) of the shared segmented transcode failed \(failing.attempts) times on the workers (see their output)"
+                )
+            }
             if states.allSatisfy({ $0.status == .done }) { return states }
             if !announced {
                 announced = true
@@ -119,6 +132,26 @@ struct FarmedTranscode {
                 )
             }
             try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    /// Encodes a claimed unit of the plan and records it. A unit whose lease another worker took over (this one
+    /// stalled) is theirs now: the loop goes on without it. A failed encode gives the unit back and fails the
+    /// stage, as a one-machine transcode's failure does.
+    private func encode(_ claim: SegmentUnitClaim) async throws {
+        let encoded: EncodedUnit
+        do {
+            encoded = try await farm.whileHolding(claim) { [encoder] in try await encoder.encode(claim) }
+        } catch is CancellationError where !Task.isCancelled {
+            return
+        } catch {
+            await farm.abandon(claim)
+            throw error
+        }
+        do {
+            try await farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
+        } catch let error as SegmentUnitLost {
+            context.logger.notice("\(error)")
         }
     }
 

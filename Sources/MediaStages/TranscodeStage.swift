@@ -282,11 +282,13 @@ enum Export {
         if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
             if info == nil { info = try await MediaToolkit.probe(input, logger: context.logger) }
             if let info, let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
-                if let farm = context.services[SegmentFarmKey.self], let store = context.services[SegmentStoreKey.self]
+                // Only the item's own file: an earlier stage's output is on this worker's disk alone.
+                if input == context.item.path, let farm = context.services[SegmentFarmKey.self],
+                    let store = context.services[SegmentStoreKey.self]
                 {
                     farmed = FarmedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        segmentSeconds: length, farm: farm, store: store, context: context)
+                        segmentSeconds: length, jobs: segmenting.jobs, farm: farm, store: store, context: context)
                 } else {
                     segmented = SegmentedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,

@@ -214,6 +214,7 @@ public struct BatchQueue: Sendable {
             SELECT \(unescaped: PostgresStore.itemColumns) FROM items WHERE status = 'failed' AND queued_with IS NULL
             ORDER BY id
             """)
+        let splits = try await SegmentQueue(database: database).splits()
         return try database.decoding("read the status") {
             var status = BatchStatus()
             status.workers = try workerRows.map { row in
@@ -237,6 +238,7 @@ public struct BatchQueue: Sendable {
                 status.workflows[workflow] = counts
             }
             status.failed = try failedRows.map(PostgresStore.item)
+            status.splits = splits
             return status
         }
     }
@@ -366,4 +368,6 @@ public struct BatchStatus: Sendable {
     public var workflows: [String: Counts] = [:]
     /// Items that failed (and are not queued again), with their reasons.
     public var failed: [LedgerItem] = []
+    /// Items whose segmented encode the workers share, with their units' progress.
+    public var splits: [SegmentSplit] = []
 }

@@ -18,7 +18,8 @@ public struct SegmentQueue: Sendable {
 
     /// Records `plan` for `item`, whose lease the publishing worker holds at `generation` (a worker whose lease
     /// was taken over cannot publish), replacing other plans of the item; returns the units' states. Publishing a
-    /// plan again keeps its units as they are.
+    /// plan again keeps its units as they are (a plan another item published with the same source and settings
+    /// moves to this one).
     public func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
         -> [SegmentUnitState]
     {
@@ -51,7 +52,7 @@ public struct SegmentQueue: Sendable {
                 INSERT INTO segment_plans(id, item, input, settings, threads, encoder, seconds)
                 VALUES (\(plan.id), \(item), \(plan.input), \(settings), \(Int32(plan.threads)), \(plan.encoder),
                     \(plan.seconds))
-                ON CONFLICT (id) DO NOTHING
+                ON CONFLICT (id) DO UPDATE SET item = EXCLUDED.item
                 """, logger: database.logger)
             try await connection.query(
                 """
@@ -88,7 +89,8 @@ public struct SegmentQueue: Sendable {
 
     /// Claims a unit that is not done and that no live lease holds, for `lease`: of `plan` when given, else the
     /// first by the longest source, then the longest unit; only units planned with `encoder`, of items that are
-    /// queued and not being cancelled. Nil when there is none.
+    /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times. Nil when there
+    /// is none.
     public func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
         async throws(StateError) -> SegmentUnitClaim?
     {
@@ -100,7 +102,7 @@ public struct SegmentQueue: Sendable {
                     CASE WHEN segment_units.status = 'running' THEN segment_units.lease_owner END AS previous_owner
                 FROM segment_units JOIN segment_plans ON segment_plans.id = segment_units.plan
                     JOIN items ON items.id = segment_plans.item
-                WHERE segment_units.status <> 'done'
+                WHERE segment_units.status <> 'done' AND segment_units.attempts < \(Int32(SegmentUnitState.attemptLimit))
                     AND (segment_units.lease_expires IS NULL OR segment_units.lease_expires < now())
                     AND segment_plans.encoder = \(encoder) AND (\(plan)::text IS NULL OR segment_plans.id = \(plan))
                     AND items.queued_with IS NOT NULL

@@ -40,24 +40,24 @@ public final class WorkerSegmentFarm: SegmentFarm {
         self.sink = sink
     }
 
-    public func publish(_ plan: SegmentPlan) async throws -> [SegmentUnitState] {
+    public func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
         let held = leases.all
         let rows = try await database.rows(
             "find the item of a segment plan",
-            "SELECT id FROM items WHERE path = \(plan.input) AND id = ANY(\(Array(held.keys))) ORDER BY id LIMIT 1")
+            "SELECT id FROM items WHERE path = \(item.path) AND id = ANY(\(Array(held.keys))) ORDER BY id LIMIT 1")
         guard let row = rows.first else {
             throw StateError(
                 code: .leaseLost,
-                message: "cannot publish the segment plan of \(plan.input): this worker holds no lease on its item",
+                message: "cannot publish the segment plan of \(item.path): this worker holds no lease on its item",
                 path: database.location)
         }
-        let item: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
-        guard let generation = held[item] else {
+        let id: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
+        guard let generation = held[id] else {
             throw StateError(
-                code: .leaseLost, message: "cannot publish the segment plan of \(plan.input): its lease was lost",
+                code: .leaseLost, message: "cannot publish the segment plan of \(item.path): its lease was lost",
                 path: database.location)
         }
-        return try await queue.publish(plan, item: item, generation: generation)
+        return try await queue.publish(plan, item: id, generation: generation)
     }
 
     public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
@@ -97,11 +97,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
 
     public func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
         guard try await queue.complete(claim, by: worker, size: size, sha256: sha256) else {
-            throw StateError(
-                code: .leaseLost,
-                message:
-                    "cannot record unit \(claim.unit.index) of segment plan \(claim.plan.id) as encoded: another worker took it over",
-                path: database.location)
+            throw SegmentUnitLost(plan: claim.plan.id, unit: claim.unit.index)
         }
     }
 
@@ -127,8 +123,10 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     /// Renews the leases of the units being encoded three times per lease, and stops the encodes of those lost,
-    /// until the task is cancelled.
+    /// until the task is cancelled. When the leases could not be renewed for nearly a lease (the database is
+    /// unreachable), every encode stops: another worker may claim those units once their leases run out.
     public func run() async {
+        var renewed = ContinuousClock.now
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: lease / 3)
@@ -136,9 +134,13 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 return
             }
             let holding = held.withLockedValue { Array($0.values) }
-            guard !holding.isEmpty else { continue }
+            guard !holding.isEmpty else {
+                renewed = .now
+                continue
+            }
             do {
                 let lost = try await queue.renew(holding.map(\.claim), for: worker, lease: lease)
+                renewed = .now
                 for claim in lost {
                     note(
                         "warning",
@@ -148,11 +150,17 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 }
             } catch {
                 note("warning", "cannot renew the leases of segment units: \(error)")
+                if ContinuousClock.now - renewed >= lease - lease / 3 {
+                    note("warning", "stopping \(holding.count) unit encode(s) before their leases run out")
+                    for holding in holding { holding.stop() }
+                }
             }
         }
     }
 
+    /// A claim's key among those held: with its generation, so that a stale encode of a unit that was claimed
+    /// again never drops the newer claim.
     private static func key(_ claim: SegmentUnitClaim) -> String {
-        "\(claim.plan.id)/\(claim.unit.index)"
+        "\(claim.plan.id)/\(claim.unit.index)/\(claim.generation)"
     }
 }

@@ -10,9 +10,10 @@ public protocol SegmentFarm: Sendable {
     /// the joined file must not depend on which worker encoded which segment.
     var encoder: String { get }
 
-    /// Records `plan` and its units (once: publishing the same plan again changes nothing; a plan of the same
-    /// input published before with other settings is replaced) and returns the units' states.
-    func publish(_ plan: SegmentPlan) async throws -> [SegmentUnitState]
+    /// Records `plan` and its units for `item`, which this worker holds (once: publishing the same plan again
+    /// changes nothing; a plan of the item published before with other settings is replaced) and returns the
+    /// units' states.
+    func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState]
 
     /// Claims a unit no live lease holds: of `plan` when given, else of any plan planned with ``encoder``, the
     /// longest sources' first. Nil when there is none.
@@ -24,8 +25,8 @@ public protocol SegmentFarm: Sendable {
     func whileHolding<T: Sendable>(_ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
 
-    /// Records that a claimed unit is encoded and in the segment store with `sha256`; throws when its lease was
-    /// taken over meanwhile (another worker encodes it now).
+    /// Records that a claimed unit is encoded and in the segment store with `sha256`; throws ``SegmentUnitLost``
+    /// when its lease was taken over meanwhile (another worker encodes it now).
     func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws
 
     /// Gives a claimed unit back, unencoded (its encode failed or was interrupted), for any worker to claim.
@@ -135,6 +136,10 @@ public struct SegmentUnitState: Sendable, Hashable {
     /// How many times it was claimed.
     public var attempts: Int
 
+    /// Claims a unit gets: one that failed this often on the workers (an input they cannot read, say) is claimed
+    /// no more, and its item fails.
+    public static let attemptLimit = 5
+
     /// A unit's state.
     public init(
         unit: SegmentUnit, status: Status, worker: String? = nil, size: Int64? = nil, sha256: String? = nil,
@@ -146,6 +151,24 @@ public struct SegmentUnitState: Sendable, Hashable {
         self.size = size
         self.sha256 = sha256
         self.attempts = attempts
+    }
+}
+
+/// A unit whose lease another worker took over: this worker's encode of it does not count.
+public struct SegmentUnitLost: Error, Sendable, CustomStringConvertible {
+    /// The unit's plan.
+    public var plan: String
+    /// The unit.
+    public var unit: Int
+
+    /// The unit `unit` of `plan`.
+    public init(plan: String, unit: Int) {
+        self.plan = plan
+        self.unit = unit
+    }
+
+    public var description: String {
+        "unit \(unit) of segment plan \(plan) was taken over by another worker: its encode here does not count"
     }
 }
 

@@ -39,6 +39,7 @@ public protocol SegmentStore: Sendable {
 /// The segment store of a run in ``StageContext/services``; without one, a transcode keeps its segments in its
 /// scratch folder.
 public enum SegmentStoreKey: ServiceKey {
+    /// The store.
     public typealias Value = any SegmentStore
 }
 

@@ -30,6 +30,9 @@ import Testing
             url = try await server.createDatabase()
             segments = store ?? root.appendingPathComponent("segments").path
             try FileManager.default.createDirectory(at: path("in"), withIntermediateDirectories: true)
+            if store == nil {
+                try FileManager.default.createDirectory(atPath: segments, withIntermediateDirectories: true)
+            }
             let made = await runTool(
                 "/usr/bin/ffmpeg",
                 [
@@ -72,13 +75,20 @@ import Testing
             return (splits.first?.units ?? 0, splits.first?.done ?? 0)
         }
 
-        func waitUntilDone() async throws {
+        /// Waits until the master is encoded; when it failed instead, records why, with the workers' last lines.
+        func waitUntilDone(_ workers: [RunningBinary]) async throws {
             let database = try await BatchDatabase(url: url)
-            try await waitUntil("the master is encoded", limit: .seconds(600)) {
-                let status = try? await BatchQueue(database: database).status()
-                return status?.workflows["farm"]?.byStatus["succeeded"] == 1
+            try await waitUntil("the master is encoded or failed", limit: .seconds(300)) {
+                let counts = try? await BatchQueue(database: database).status().workflows["farm"]?.byStatus
+                return counts?["succeeded"] == 1 || counts?["failed"] == 1
             }
+            let status = try await BatchQueue(database: database).status()
             await database.close()
+            guard status.workflows["farm"]?.byStatus["succeeded"] != 1 else { return }
+            let tails = workers.map { $0.stdout.soFar.split(separator: "\n").suffix(15).joined(separator: "\n") }
+            Issue.record(
+                "the master failed: \(status.failed.map { $0.error?.message ?? "" })\n\(tails.joined(separator: "\n--\n"))"
+            )
         }
 
         /// Runs the local workflow (one machine, segments in its own scratch folder) and compares its export with
@@ -114,7 +124,7 @@ import Testing
         let farm = try await Farm(in: scratch.root)
         let workers = try (0..<2).map { try farm.startWorker($0) }
         defer { workers.forEach { $0.signal(SIGKILL) } }
-        try await farm.waitUntilDone()
+        try await farm.waitUntilDone(workers)
         var logs: [String] = []
         for worker in workers {
             worker.signal(SIGTERM)
@@ -128,6 +138,78 @@ import Testing
         #expect(!left.contains { $0.hasSuffix(".mp4") || $0.contains("video-") }, "units left in the store: \(left)")
         try await farm.expectTheLocalRunsBytes()
         try await farm.server.stop()
+    }
+
+    @Test func workersSharingNoFolderShareTheSegmentsThroughS3() async throws {
+        let scratch = try Scratch()
+        let moto = try await PeerServer(script: "s3_server.py", arguments: ["units"])
+        let farm = try await Farm(in: scratch.root, store: "s3://units/farm")
+        let environment = [
+            "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:\(moto.port)",
+        ]
+        let workers = try (0..<2).map { try farm.startWorker($0, environment: environment) }
+        defer { workers.forEach { $0.signal(SIGKILL) } }
+        try await farm.waitUntilDone(workers)
+        var logs: [String] = []
+        for worker in workers {
+            worker.signal(SIGTERM)
+            #expect(await worker.exit() == 0)
+            logs.append(await worker.stdout.text())
+        }
+        let counts = logs.map(Self.encodes)
+        #expect(counts.allSatisfy { $0 > 0 } && counts.reduce(0, +) == 13, "\(counts)\n\(logs.joined())")
+        let listing = await runTool(
+            "/usr/bin/curl",
+            [
+                "-sS", "--max-time", "10", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "test:test",
+                "http://127.0.0.1:\(moto.port)/units?list-type=2&prefix=farm/",
+            ]
+        ).text
+        #expect(listing.contains("ListBucketResult") && !listing.contains("<Key>"), "left in the bucket: \(listing)")
+        try await farm.expectTheLocalRunsBytes()
+        withExtendedLifetime(moto) {}
+        try await farm.server.stop()
+    }
+
+    /// Units planned with another x264 build (a worker elsewhere, with another FFmpeg) are left alone, and the
+    /// worker says so once.
+    @Test func aWorkerLeavesUnitsOfAnotherEncoderBuildAlone() async throws {
+        let scratch = try Scratch()
+        let farm = try await Farm(in: scratch.root)
+        let database = try await BatchDatabase(url: farm.url)
+        let claim = try #require(try await BatchQueue(database: database).claim(for: "elsewhere", lease: .seconds(600)))
+        let plan = SegmentPlan(
+            id: "elsewhere", input: claim.item.input.path, settings: ["crf": 30], threads: 1, encoder: "x264-1",
+            seconds: 20,
+            units: [
+                SegmentUnit(index: 0, kind: .video, start: 0, end: 10, seconds: 10),
+                SegmentUnit(index: 1, kind: .video, start: 10, end: nil, seconds: 10),
+            ])
+        _ = try await SegmentQueue(database: database).publish(plan, item: claim.item.id, generation: claim.generation)
+        let worker = try farm.startWorker(0)
+        defer { worker.signal(SIGKILL) }
+        try await waitUntil("the worker says it leaves the plan alone") {
+            worker.stdout.soFar.contains("leaving the units of segment plan elsewhere")
+        }
+        // Three more seconds of heartbeats (one a second): the worker has looked for work many times since.
+        let first = try await Self.lastHeartbeat(of: database)
+        try await waitUntil("three more seconds of heartbeats") {
+            try await Self.lastHeartbeat(of: database) >= first.addingTimeInterval(3)
+        }
+        let units = try await SegmentQueue(database: database).units(of: "elsewhere")
+        #expect(units.allSatisfy { $0.status == .queued && $0.attempts == 0 }, "\(units)")
+        let times = worker.stdout.soFar.components(separatedBy: "leaving the units of segment plan elsewhere").count - 1
+        #expect(times == 1, "said \(times) times")
+        worker.signal(SIGTERM)
+        #expect(await worker.exit() == 0)
+        await database.close()
+        try await farm.server.stop()
+    }
+
+    /// The worker's latest heartbeat.
+    static func lastHeartbeat(of database: BatchDatabase) async throws -> Date {
+        try await BatchQueue(database: database).status().workers.map(\.heartbeatAt).max() ?? .distantPast
     }
 
     @Test func aWorkerKilledDuringAUnitLosesThatUnitOnly() async throws {
@@ -148,7 +230,7 @@ import Testing
             kills += 1
             workers[victim] = try farm.startWorker(victim)
         }
-        try await farm.waitUntilDone()
+        try await farm.waitUntilDone(workers)
         for worker in workers {
             worker.signal(SIGTERM)
             _ = await worker.exit()

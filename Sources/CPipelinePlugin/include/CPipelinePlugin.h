@@ -45,7 +45,8 @@ typedef struct pipeline_stage_host {
     /// It blocks like `checkpoint`.
     int32_t (*idempotency_key)(void *context, const char *name, char *buffer, size_t length);
     /// Ends the run, exactly once (also after a cancel). For a failure, `result` is a JSON object with
-    /// `message` and `kind` (an ErrorKind such as "network"); for a success, the outputs object.
+    /// `message` and `kind` (an ErrorKind such as "network"), and with PIPELINE_STAGE_RETRYABLE optionally
+    /// `retryAfter` (the seconds the server asked to wait); for a success, the outputs object.
     void (*finish)(void *context, int32_t status, const char *result);
     /// A stage that retries itself failed attempt `attempt` (from 1) and tries again after `delay_ms`;
     /// `error` is a JSON object with `message` and `kind`, as for `finish`.

@@ -44,6 +44,11 @@ enum BatchReport {
         for item in status.failed {
             Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
         }
+        for split in status.splits {
+            Output.line(
+                "split: \(split.path): \(split.units) units, \(split.done) done, \(split.running) encoding (plan \(split.plan))"
+            )
+        }
         Output.line("")
     }
 
@@ -63,7 +68,16 @@ enum BatchReport {
                 "items": .object(counts.byStatus.mapValues { .int($0) }),
             ]
         }
-        return ["workers": .array(workers), "queues": .object(queues), "workflows": .array(workflows)]
+        let splits: [JSONValue] = status.splits.map { split in
+            [
+                "item": .int(Int(split.item)), "path": .string(split.path), "plan": .string(split.plan),
+                "units": .int(split.units), "done": .int(split.done), "running": .int(split.running),
+            ]
+        }
+        return [
+            "workers": .array(workers), "queues": .object(queues), "splits": .array(splits),
+            "workflows": .array(workflows),
+        ]
     }
 
     /// Stopped, silent (no heartbeat for longer than its lease: killed, or cut off), or live.

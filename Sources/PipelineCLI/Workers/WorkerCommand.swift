@@ -139,8 +139,10 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "pipeline.segments") { _ in
             EventLogHandler(sink: sink, redactor: .none, item: nil, stage: nil, logLevel: .info)
         }
-        let encoder = SegmentUnitEncoder(
-            store: store, folder: scratch.appendingPathComponent("units"), logger: logger)
+        // A folder of this worker's own: workers that share --artifacts never write the same unit file.
+        let units = scratch.appendingPathComponent("units").appendingPathComponent(
+            "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)")
+        let encoder = SegmentUnitEncoder(store: store, folder: units, logger: logger)
         return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim in
             let encoded = try await encoder.encode(claim)
             try? FileManager.default.removeItem(at: encoded.file)

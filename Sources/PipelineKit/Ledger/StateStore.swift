@@ -3,7 +3,8 @@ public import StageKit
 
 /// Where a run's state lives: the ledger of items, their versions and their stage checkpoints.
 ///
-/// ``SQLiteLedger`` keeps it in one SQLite file per state folder. Every method that writes returns only once
+/// ``SQLiteLedger`` keeps it in one SQLite file per state folder; a shared batch's store keeps it in PostgreSQL,
+/// under the same rules (``LedgerRules``). Every method that writes returns only once
 /// the change is durable, so a checkpoint is on disk before the next side effect. No secret ever reaches a
 /// store: the runner redacts values before it hands them over.
 public protocol StateStore: Sendable {

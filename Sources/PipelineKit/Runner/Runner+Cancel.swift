@@ -69,9 +69,9 @@ extension Runner {
     }
 
     /// Stops items this runner is processing (a cancel asked for elsewhere): each stops at its next checkpoint
-    /// and runs its `onCancel` stages. Items not started yet are undone when they start.
+    /// and runs its `onCancel` stages. Items that are not running are left alone.
     public func cancelRunning(_ items: Set<Int64>) {
-        _ = running.cancel(items)
+        running.cancelIfRunning(items)
     }
 
     /// Undoes the items whose cancel was asked for during the run but that the run did not take up.

@@ -51,6 +51,17 @@ public final class RunningItems: Sendable {
         return Set(cancels.keys)
     }
 
+    /// Cancels those of `items` that are running now, and asks nothing for the others: a worker's heartbeat
+    /// names the items it held, and one that ended meanwhile must not be cancelled when it is queued again.
+    func cancelIfRunning(_ items: Set<Int64>) {
+        let cancels = state.withLockedValue { state in
+            let running = state.cancels.filter { items.contains($0.key) }
+            state.requested.formUnion(running.keys)
+            return running
+        }
+        for cancel in cancels.values { cancel() }
+    }
+
     /// Forgets a cancel request once its item ended (undone, or finished before the request reached it), so
     /// that a long-lived runner (a worker, `pipeline watch`) runs the item normally when it is queued again.
     func settle(_ item: Int64) {

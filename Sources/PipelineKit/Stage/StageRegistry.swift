@@ -33,11 +33,6 @@ public struct StageRegistry: Sendable {
     public var all: [StageDescriptor] {
         descriptors.values.sorted { $0.stageType < $1.stageType }
     }
-
-    /// The registered names closest to a misspelt one.
-    package func suggestion(for stageType: String) -> String? {
-        Suggestion.closest(to: stageType, among: descriptors.keys)
-    }
 }
 
 /// A second stage type of a name that is already registered.

@@ -18,8 +18,8 @@ import Synchronization
 /// few minutes of video is far below it). A fetch streams the object to disk in 1 MiB steps (memory does not
 /// grow with the segment), hashing it as it goes, and keeps it only when every byte arrived and matches.
 /// Requests that send or receive nothing for the stall timeout are aborted. Failures are classified as the
-/// `s3.upload` stage classifies them (network errors, 5xx and `SlowDown` retryable, expired credentials
-/// asking for new ones, the rest fatal); the store does not retry by itself.
+/// `s3.upload` stage classifies them (by ``HTTPFailure``'s one table, refined by S3's error codes); the store
+/// does not retry by itself.
 public struct S3SegmentStore: SegmentStore {
     /// The bucket.
     public let bucket: String
