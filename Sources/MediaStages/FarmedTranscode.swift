@@ -116,7 +116,8 @@ struct FarmedTranscode {
             // Only the item's holder retires or replaces its plan: an empty plan here was retired by a holder
             // this worker took over from before it committed; publish it again.
             if states.isEmpty { states = try await farm.publish(plan, for: context.item) }
-            if let failing = states.first(where: { $0.status != .done && $0.attempts >= SegmentUnitState.attemptLimit }) {
+            if let failing = states.first(where: { $0.status != .done && $0.attempts >= SegmentUnitState.attemptLimit })
+            {
                 throw MediaError(
                     code: .ffmpeg,
                     message:

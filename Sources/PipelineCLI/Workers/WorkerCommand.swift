@@ -7,8 +7,9 @@ import MediaStages
 import NIOConcurrencyHelpers
 import PipelineKit
 import SharedBatch
-import struct StageKit.TimeSpan
 import UploadStages
+
+import struct StageKit.TimeSpan
 
 /// `pipeline worker --db URL`: runs the items of the batches submitted to a PostgreSQL database, beside other
 /// workers on this machine or others, until SIGTERM or Ctrl-C (which let its items go for another worker to
