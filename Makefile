@@ -32,6 +32,7 @@ bench: deps
 	benchmarks/segments.sh
 	benchmarks/upload.sh
 	benchmarks/workers.sh
+	benchmarks/farm.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

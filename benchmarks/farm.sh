@@ -12,7 +12,7 @@
 #  4. Work lost per kill: two workers, one killed with -9 at a seeded moment, started again: unit encodes beyond
 #     the plan's units, per kill (goal ≤ 1).
 # PostgreSQL 15 runs in a temporary folder as the postgres user. pipeline is built in release (SKIP_BUILD=1 uses the
-# release build as it is). Needs: postgresql-15, ffmpeg, util-linux (taskset), bc.
+# release build as it is; PIPELINE=path another binary). Needs: postgresql-15, ffmpeg, util-linux (taskset), bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LONG=${LONG:-600}
@@ -25,8 +25,11 @@ sudo=""
 command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
 [ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
 PG=/usr/lib/postgresql/15/bin
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
-PIPELINE=$PWD/.build/release/pipeline
+# PIPELINE=path runs that binary instead (the encodes are x264's work, whichever build calls it).
+if [ -z "${PIPELINE:-}" ]; then
+  [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
+  PIPELINE=$PWD/.build/release/pipeline
+fi
 work=$(mktemp -d -p /tmp pipeline-farm-bench.XXXXXX)
 chmod 755 "$work"
 pids=()

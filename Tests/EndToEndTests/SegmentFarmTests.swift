@@ -113,6 +113,17 @@ import Testing
         }
     }
 
+    /// Stops the workers with SIGTERM (each exits with 0) and returns their output.
+    static func stop(_ workers: [RunningBinary]) async -> [String] {
+        var logs: [String] = []
+        for worker in workers {
+            worker.signal(SIGTERM)
+            #expect(await worker.exit() == 0)
+            logs.append(await worker.stdout.text())
+        }
+        return logs
+    }
+
     /// How many units a worker's output says it encoded.
     static func encodes(in log: String) -> Int {
         log.components(separatedBy: "encoding video-").count - 1 + log.components(separatedBy: "encoding audio").count
@@ -125,12 +136,7 @@ import Testing
         let workers = try (0..<2).map { try farm.startWorker($0) }
         defer { workers.forEach { $0.signal(SIGKILL) } }
         try await farm.waitUntilDone(workers)
-        var logs: [String] = []
-        for worker in workers {
-            worker.signal(SIGTERM)
-            #expect(await worker.exit() == 0)
-            logs.append(await worker.stdout.text())
-        }
+        let logs = await Self.stop(workers)
         let counts = logs.map(Self.encodes)
         #expect(counts.allSatisfy { $0 > 0 }, "both workers encode units: \(counts)\n\(logs.joined())")
         #expect(counts.reduce(0, +) == 13, "12 segments and the audio, each encoded once: \(counts)")
@@ -151,12 +157,7 @@ import Testing
         let workers = try (0..<2).map { try farm.startWorker($0, environment: environment) }
         defer { workers.forEach { $0.signal(SIGKILL) } }
         try await farm.waitUntilDone(workers)
-        var logs: [String] = []
-        for worker in workers {
-            worker.signal(SIGTERM)
-            #expect(await worker.exit() == 0)
-            logs.append(await worker.stdout.text())
-        }
+        let logs = await Self.stop(workers)
         let counts = logs.map(Self.encodes)
         #expect(counts.allSatisfy { $0 > 0 } && counts.reduce(0, +) == 13, "\(counts)\n\(logs.joined())")
         let listing = await runTool(

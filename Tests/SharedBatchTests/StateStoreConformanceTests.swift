@@ -185,20 +185,27 @@ import Testing
     /// Fencing applies to PostgreSQL alone (a local run is one process): a command that takes an item up or
     /// cancels it fences out the worker that holds it, and a worker writes nothing for an item it holds no
     /// lease on.
+    /// A queued item claimed by a worker: the store of a command, the worker's store and leases, and the item.
+    static func itemHeldByAWorker(in database: BatchDatabase) async throws
+        -> (command: PostgresStore, worker: PostgresStore, leases: LeaseBook, admitted: AdmittedItem)
+    {
+        let command = PostgresStore(database: database)
+        let admitted = try await command.admit(admission(nil, new: false, "full:1:one"), workflow: "w")
+        let queue = BatchQueue(database: database)
+        let workflow = try await queue.store(
+            SubmittedWorkflow(
+                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["up"]))
+        try await queue.enqueue([admitted.ref.item: "d"], with: workflow)
+        let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(30)))
+        let leases = LeaseBook()
+        leases.hold(admitted.ref.item, generation: claim.generation)
+        return (command, PostgresStore(database: database, leases: leases), leases, admitted)
+    }
+
     @Test func aCommandFencesOutTheWorkerThatHoldsAnItem() async throws {
         try await LedgerKind.postgres.withDatabase { database in
-            let command = PostgresStore(database: database)
-            let admitted = try await command.admit(admission(nil, new: false, "full:1:one"), workflow: "w")
+            let (command, worker, leases, admitted) = try await Self.itemHeldByAWorker(in: database)
             let item = admitted.ref.item
-            let queue = BatchQueue(database: database)
-            let workflow = try await queue.store(
-                SubmittedWorkflow(
-                    name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["up"]))
-            try await queue.enqueue([item: "d"], with: workflow)
-            let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(30)))
-            let leases = LeaseBook()
-            leases.hold(item, generation: claim.generation)
-            let worker = PostgresStore(database: database, leases: leases)
             try await worker.save(record("up", .running), for: admitted.ref)
 
             let unleased = try await command.admit(admission(nil, new: false, "full:1:two"), workflow: "w")
@@ -220,18 +227,8 @@ import Testing
 
     @Test func aCancelFencesOutTheWorkerThatHoldsAnItem() async throws {
         try await LedgerKind.postgres.withDatabase { database in
-            let command = PostgresStore(database: database)
-            let admitted = try await command.admit(admission(nil, new: false, "full:1:one"), workflow: "w")
+            let (command, worker, _, admitted) = try await Self.itemHeldByAWorker(in: database)
             let item = admitted.ref.item
-            let queue = BatchQueue(database: database)
-            let workflow = try await queue.store(
-                SubmittedWorkflow(
-                    name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["up"]))
-            try await queue.enqueue([item: "d"], with: workflow)
-            let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(30)))
-            let leases = LeaseBook()
-            leases.hold(item, generation: claim.generation)
-            let worker = PostgresStore(database: database, leases: leases)
 
             try await command.setStatus(.cancelled, of: [item])
             await #expect {
