@@ -51,11 +51,9 @@ as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale
 as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
   -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1" start >/dev/null
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U pipeline -d "$1" -Atqc "$2"; }
-db_count=0
-database() {  # prints the URL of a new database
-  db_count=$((db_count + 1))
-  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "farm$db_count"
-  echo "postgres://pipeline@127.0.0.1:$pgport/farm$db_count?sslmode=disable"
+database() {  # name: creates it, prints its URL
+  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$1"
+  echo "postgres://pipeline@127.0.0.1:$pgport/$1?sslmode=disable"
 }
 
 clip() {  # seconds path pattern
@@ -78,17 +76,20 @@ JSON
 }
 
 # run_batch NAME INPUT WORKERS SEGMENTS(yes|no) [KILL_AT_UNITS]: submits, starts the workers pinned to cores 0..N-1,
-# waits for every item; prints the seconds from the workers' start to the last success.
+# waits for every item; prints the seconds from the workers' start to the last success. Its exports are in out-NAME.
 run_batch() {
   local name=$1 input=$2 count=$3 shared=$4 kill_at=${5:-}
   local url out items
-  url=$(database)
-  out="out-$name-$RANDOM"
+  url=$(database "$name")
+  out="out-$name"
   workflow "$name" "$input" "$out"
   "$PIPELINE" submit "$name.json" --db "$url" >/dev/null
   items=$(ls "$input" | wc -l)
   local args=(worker --db "$url" --lease 5s --poll 100ms --jobs 1)
-  [ "$shared" = no ] || args+=(--segments "$work/segments-$name")
+  if [ "$shared" != no ]; then
+    mkdir -p "$work/segments-$name"
+    args+=(--segments "$work/segments-$name")
+  fi
   local started worker_pids=()
   started=$(now)
   for core in $(seq 0 $((count - 1))); do
@@ -97,10 +98,10 @@ run_batch() {
     pids+=($!)
   done
   local killed=0
-  while [ "$(psql_ "farm$db_count" "SELECT count(*) FROM items WHERE status = 'succeeded'")" -lt "$items" ]; do
+  while [ "$(psql_ "$name" "SELECT count(*) FROM items WHERE status = 'succeeded'")" -lt "$items" ]; do
     if [ -n "$kill_at" ] && [ "$killed" -eq 0 ]; then
       local done_units
-      done_units=$(psql_ "farm$db_count" "SELECT count(*) FROM segment_units WHERE status = 'done'")
+      done_units=$(psql_ "$name" "SELECT count(*) FROM segment_units WHERE status = 'done'")
       if [ "${done_units:-0}" -ge "$kill_at" ]; then
         kill -9 "${worker_pids[0]}"
         wait "${worker_pids[0]}" 2>/dev/null || true
@@ -117,7 +118,6 @@ run_batch() {
   finished=$(now)
   for pid in "${worker_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   echo "$finished - $started" | bc
-  last_output="$work/$out"
 }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -132,7 +132,7 @@ for round in $(seq 1 "$ROUNDS"); do
   printf '  round %d: 1 worker %.1f s, 2 workers %.1f s, speed-up %.2f×\n' "$round" "$one" "$two" "$ratio"
 done
 printf '  median speed-up: %.2f× (goal ≥ 1.7×)\n' "$(printf '%s\n' "${ratios[@]}" | median)"
-shared_output="$last_output/master.mp4"
+shared_output="$work/out-two$ROUNDS/master.mp4"
 
 echo "== 2. the long source and eight ${SHORT} s clips on two workers: segments shared against whole items"
 ratios=()
