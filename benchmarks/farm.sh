@@ -56,14 +56,14 @@ database() {  # name: creates it, prints its URL
   echo "postgres://pipeline@127.0.0.1:$pgport/$1?sslmode=disable"
 }
 
-clip() {  # seconds path pattern
-  ffmpeg -v error -f lavfi -i "$3=size=640x360:rate=25:duration=$1" -f lavfi -i "sine=frequency=440:duration=$1" \
+clip() {  # seconds path pattern tone: the tone makes each clip's content its own (identical files are one item)
+  ffmpeg -v error -f lavfi -i "$3=size=640x360:rate=25:duration=$1" -f lavfi -i "sine=frequency=$4:duration=$1" \
     -c:v libx264 -preset ultrafast -g 50 -c:a aac -shortest "$2"
 }
 mkdir -p long folder
-clip "$LONG" long/master.mp4 testsrc2
+clip "$LONG" long/master.mp4 testsrc2 440
 cp long/master.mp4 folder/master.mp4
-for i in 1 2 3 4 5 6 7 8; do clip "$SHORT" "folder/short-$i.mp4" smptebars; done
+for i in 1 2 3 4 5 6 7 8; do clip "$SHORT" "folder/short-$i.mp4" smptebars $((500 + 50 * i)); done
 
 workflow() {  # name input-folder output-folder
   cat > "$1.json" <<JSON
