@@ -234,7 +234,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStagesTests",
-            dependencies: ["CoreStages", "StageKit"],
+            dependencies: ["CoreStages", "StageKit", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

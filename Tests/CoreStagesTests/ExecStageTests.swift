@@ -1,6 +1,7 @@
 import CoreStages
 import Foundation
 import StageKit
+import TestSupport
 import Testing
 
 @Suite struct ExecStageTests {
@@ -67,12 +68,7 @@ import Testing
                     "command": ["sh", "-c", .string("touch \(started.path); sleep 30; touch \(finished.path)")]
                 ])
         }
-        // Waits for the child itself, not for a guessed time; the limit only keeps a broken test from hanging.
-        let limit = ContinuousClock.now + .seconds(120)
-        while !FileManager.default.fileExists(atPath: started.path) {
-            try #require(ContinuousClock.now < limit, "the child did not start")
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil("the child started") { FileManager.default.fileExists(atPath: started.path) }
         task.cancel()
         let result = await task.value
         #expect(throws: CancellationError.self) { try result.outputs.get() }
