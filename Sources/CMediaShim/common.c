@@ -108,6 +108,8 @@ int ms_x264_build(void) {
     return build;
 }
 
+unsigned ms_avcodec_version(void) { return ms_ffmpeg_load(NULL, 0) < 0 ? 0 : ff.avcodec_version(); }
+
 char *ms_file_url(const char *path) { return ff.av_asprintf("file:%s", path); }
 
 int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {

@@ -8,6 +8,14 @@
 
 #include <libavutil/opt.h>
 
+// A range is encoded with a few frames either side that are then dropped, so that x264 meets the range's edges as
+// it meets them inside one unsegmented encode: the frames before give its rate control a history (the first IDR of
+// an encode gets its quantizer from its own complexity, a later one from the P-frames before it, so a part that
+// starts cold has a visibly worse first frame), and those after keep its lookahead from seeing the end of the
+// stream early (which lowers the quality of the part's last frames). Measured on a 640x360 veryfast encode in
+// 20 s parts: the worst frame near a join was 2.6 dB below the same frame unsegmented, 0.3 dB with these.
+enum { RANGE_PREROLL_FRAMES = 8, RANGE_POSTROLL_FRAMES = 4 };
+
 void ms_transcode_options_init(ms_transcode_options *opt) {
     if (!opt) return;
     memset(opt, 0, sizeof *opt);
@@ -56,6 +64,10 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
         if (ret < 0) return ms_transcode_fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
         if (enc == t->venc) {
+            if (t->out_pkt->pts < 0 || t->out_pkt->pts >= t->range_end - t->range_start) {  // a range's pre/post-roll
+                ff.av_packet_unref(t->out_pkt);
+                continue;
+            }
             if (t->out_pkt->duration <= 0) t->out_pkt->duration = t->frame_dur;  // libx264 leaves it 0
             t->video_frames++;
         }
@@ -135,16 +147,18 @@ static int video_frame(transcoder *t, AVFrame *f) {
     int64_t pts = f->best_effort_timestamp;
     pts = pts == AV_NOPTS_VALUE ? t->range_start + (t->last_pts == AV_NOPTS_VALUE ? 0 : t->last_pts + t->frame_dur)
                                 : pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, tb);
-    if (pts < t->range_start) return 0;  // decoded after the seek only as a reference for the range's frames
-    if (pts >= t->range_end) {
+    if (pts < t->preroll_from) return 0;  // decoded after the seek only as a reference for later frames
+    if (pts >= t->range_end && t->postroll_left == 0) {
         t->range_done = 1;
         return 0;
     }
-    int64_t dur = MS_FRAME_DURATION(f) > 0 ? MS_FRAME_DURATION(f) : t->frame_dur;
-    double end = ms_seconds(pts + dur, tb);
-    if (end > t->decoded_seconds) t->decoded_seconds = end;
-    int ret = ms_progress_report(t->progress, ms_seconds(pts, tb));
-    if (ret < 0) return ms_transcode_fail(t, ret, ret, "transcode");
+    if (pts >= t->range_start && pts < t->range_end) {
+        int64_t dur = MS_FRAME_DURATION(f) > 0 ? MS_FRAME_DURATION(f) : t->frame_dur;
+        double end = ms_seconds(pts + dur, tb);
+        if (end > t->decoded_seconds) t->decoded_seconds = end;
+        int ret = ms_progress_report(t->progress, ms_seconds(pts, tb));
+        if (ret < 0) return ms_transcode_fail(t, ret, ret, "transcode");
+    }
 
     if (t->opt->max_fps > 0) {
         // One frame per 1/max_fps slot of the input's timeline (so the parts of a segmented encode agree).
@@ -156,17 +170,25 @@ static int video_frame(transcoder *t, AVFrame *f) {
         if (slot <= t->last_slot) return 0;
         t->last_slot = slot;
     }
-    pts -= t->range_start;  // the output's timeline
-    if (t->last_pts != AV_NOPTS_VALUE && pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
-    t->last_pts = pts;
+    int64_t out_pts = pts - t->range_start;  // the output's timeline
+    if (t->last_pts != AV_NOPTS_VALUE && out_pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
+    t->last_pts = out_pts;
+    int key = 0;  // the range's first frame and its post-roll's first are IDR frames: the cuts reference nothing
+    if (pts >= t->range_end) {
+        key = t->postroll_left-- == RANGE_POSTROLL_FRAMES;
+    } else if (pts >= t->range_start) {
+        key = t->range_start > 0 && !t->range_entered;
+        t->range_entered = 1;
+    }
 
     AVFrame *in = f;
     if (f->format != AV_PIX_FMT_YUV420P || f->width != t->venc->width || f->height != t->venc->height) {
-        if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
+        int ret = ms_scale(&t->sws, f, t->scaled);
+        if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
         in = t->scaled;
     }
-    in->pts = pts;
-    in->pict_type = AV_PICTURE_TYPE_NONE;  // else libx264 copies the source's frame types
+    in->pts = out_pts;
+    in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else libx264 copies the source's frame types
     t->frames_sent++;
     return ms_transcode_encode(t, t->venc, t->vost, in);
 }
@@ -233,9 +255,12 @@ static int run(transcoder *t, const char *in, const char *out) {
             if (t->opt->range_duration > 0)
                 t->range_end = ff.av_rescale_q(ms_microseconds(t->opt->range_start + t->opt->range_duration),
                                                AV_TIME_BASE_Q, t->vist->time_base);
-            // To the last keyframe at or before the range: its frames up to the range are decoded, not kept.
-            if (start > 0 && (ret = ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, t->offset + start,
-                                                          t->offset + start, 0)) < 0)
+            t->postroll_left = t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
+            t->preroll_from = FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur);
+            // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.
+            int64_t seek = ff.av_rescale_q(t->preroll_from, t->vist->time_base, AV_TIME_BASE_Q);
+            if (start > 0 &&
+                (ret = ff.avformat_seek_file(t->ifmt, -1, INT64_MIN, t->offset + seek, t->offset + seek, 0)) < 0)
                 return ms_transcode_fail(t, ret, ret, "cannot seek to the start of the range");
         }
     }

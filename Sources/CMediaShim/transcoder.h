@@ -26,6 +26,9 @@ typedef struct transcoder {
     int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
     int64_t range_start;  // the range's frames, in the input stream's time base from the input's start:
     int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
+    int64_t preroll_from; // frames from here up to range_start are encoded as the range's pre-roll, then dropped
+    int postroll_left;    // frames at or past range_end still to encode as its post-roll, then dropped
+    int range_entered;    // a frame of the range itself was sent (its first is forced to be a keyframe)
     int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
 
     const AVStream *aist;

@@ -119,16 +119,15 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// The build number of the libx264 H.264 is encoded with (0 when unknown): outputs of two builds may
-    /// differ bit for bit, so a segmented transcode records it with its parts.
-    public static var x264Build: Int {
-        get async { await BlockingWork.runLong { Int(ms_x264_build()) } }
-    }
-
-    /// The encoder build a segment plan records (`x264-164`): workers share a plan's units only with workers of
-    /// the same build, whose segments join into the same bytes.
+    /// The encoder build segments are encoded with (`x264-164 lavc-59.37.100 parts-2`: libx264's build, the
+    /// libavcodec that drives it, and how a part's edges are cut). Outputs of two builds may differ bit for bit,
+    /// so a segmented transcode records it with its parts, and workers share a plan's units only with workers of
+    /// the same build.
     public static var encoderBuild: String {
-        get async { "x264-\(await x264Build)" }
+        get async {
+            let (x264, lavc) = await BlockingWork.runLong { (ms_x264_build(), ms_avcodec_version()) }
+            return "x264-\(x264) lavc-\(lavc >> 16).\((lavc >> 8) & 0xFF).\(lavc & 0xFF) parts-\(MS_PART_FORMAT)"
+        }
     }
 
     /// Runs a shim call that reports progress and fills a result, on a thread of its own. Cancelling the

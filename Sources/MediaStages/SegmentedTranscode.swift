@@ -28,12 +28,13 @@ struct SegmentedTranscode {
     struct Progress: Codable, Equatable {
         var starts: [Double]
         var threads: Int
-        var x264Build: Int
+        /// ``MediaToolkit/encoderBuild``.
+        var encoder: String
         var segments: [Segment]
 
         /// Whether segments of `other` can be joined with ones encoded now.
         func matches(_ other: Progress) -> Bool {
-            starts == other.starts && threads == other.threads && x264Build == other.x264Build
+            starts == other.starts && threads == other.threads && encoder == other.encoder
         }
     }
 
@@ -107,13 +108,13 @@ struct SegmentedTranscode {
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
         var state = Progress(
-            starts: starts, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
+            starts: starts, threads: threads, encoder: await MediaToolkit.encoderBuild, segments: [])
         if let saved = savedProgress() {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)
             } else {
                 context.logger.notice(
-                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build) and \(saved.starts.count) segments, now \(threads), \(state.x264Build) and \(starts.count)"
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), \(saved.encoder) and \(saved.starts.count) segments, now \(threads), \(state.encoder) and \(starts.count)"
                 )
             }
         }

@@ -185,7 +185,9 @@ typedef struct ms_transcode_options {
     double range_duration;    ///< range_start <= t < range_start + range_duration (0 = to the end). A
                               ///< range needs MS_STREAMS_VIDEO. The output starts with an IDR frame and
                               ///< its timestamps are the input's minus range_start, so consecutive ranges
-                              ///< split the video into parts that share no frame (see ms_join).
+                              ///< split the video into parts that share no frame (see ms_join). The
+                              ///< few frames either side of a range are encoded too and then dropped,
+                              ///< so its edges are coded as they are inside one whole encode.
     void (*video_read)(void *ctx);  ///< NULL, or called once on the calling thread when the video (or its
     void *video_read_ctx;     ///< range) is read and decoded, before the encoder gives up its delayed
                               ///< frames (transcode mode): a caller encoding consecutive ranges may
@@ -265,6 +267,14 @@ int ms_keyframes(const char *path, double *times, int capacity, char *errbuf, si
 /// The build number (X264_BUILD) of the libx264 that FFmpeg encodes H.264 with, from its soname
 /// (libx264.so.164 → 164); 0 when it is unknown. Outputs of two builds may differ bit for bit.
 int ms_x264_build(void);
+
+/// The version of the libavcodec the shim encodes with (LIBAVCODEC_VERSION_INT: major << 16 | minor << 8 |
+/// micro); 0 when FFmpeg cannot be loaded. Its libx264 wrapper maps the options onto x264's.
+unsigned ms_avcodec_version(void);
+
+/// Version of how `ms_transcode` cuts a range into a part (see `range_duration`): parts made under two
+/// versions do not join into the bytes of one segmented encode.
+#define MS_PART_FORMAT 2
 
 // MARK: - Thumbnail
 
