@@ -132,8 +132,15 @@ struct FarmedTranscode {
                     "waiting for \(states.filter { $0.status != .done }.count) unit(s) other workers encode (\(others.joined(separator: ", ")))"
                 )
             }
-            try await Task.sleep(for: .milliseconds(500))
+            try await pause()
         }
+    }
+
+    /// Half a second, without this machine's CPU slot: its other jobs may encode units meanwhile.
+    private func pause() async throws {
+        let wait = { try await Task.sleep(for: .milliseconds(500)) }
+        guard let slot = context.services[StageSlotKey.self] else { return try await wait() }
+        try await slot.released(during: wait)
     }
 
     /// Encodes a claimed unit of the plan and records it. A unit whose lease another worker took over (this one

@@ -150,24 +150,29 @@ struct RunOptions: ParsableArguments {
             environment: environment, client: client, keepsEveryResult: keepsEveryResult)
     }
 
+    /// `--cpu-jobs` (by default from the cores) and `--transfers`.
+    var resourceLimits: ResourceLimits {
+        let cpu = cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
+        return ResourceLimits([.cpu: cpu, .network: transfers])
+    }
+
     /// The runner these options describe, writing to `store` with scratch folders under `scratchRoot`; its events
     /// go through `recording` (metrics) on their way to the terminal.
     func runner(
         workflow: Workflow, registry: StageRegistry, store: any StateStore, scratchRoot: URL,
         environment: [String: String], client: HTTPClient, keepsEveryResult: Bool,
-        recording: (any RunEventSink) -> any RunEventSink = { $0 }
+        slots: ResourceSlots? = nil, recording: (any RunEventSink) -> any RunEventSink = { $0 }
     ) -> Runner {
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
         if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
             services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
         }
-        let cpu = cpuJobs ?? ResourceLimits.defaultCPUJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
         var runner = Runner(
             workflow: workflow, registry: registry, store: store,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: scratchRoot, environment: environment, jobs: jobs,
-            resourceLimits: ResourceLimits([.cpu: cpu, .network: transfers]), services: services,
+            slots: slots ?? ResourceSlots(resourceLimits), running: RunningItems(), services: services,
             logLevel: verbose ? .debug : .info,
             sink: recording(json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)))
         runner.keepsEveryResult = keepsEveryResult

@@ -96,14 +96,17 @@ struct WorkerCommand: AsyncParsableCommand {
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker")
                 .appendingPathComponent(database.location.replacingOccurrences(of: "/", with: "_")).path
         ).standardizedFileURL
+        // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
+        let slots = ResourceSlots(runOptions.resourceLimits)
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
-            metrics: metrics)
+            metrics: metrics, slots: slots)
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
         do {
             if let segments {
-                segmentWork = try await Self.segmentWork(segments, client: client, scratch: scratch, sink: sink)
+                segmentWork = try await Self.segmentWork(
+                    segments, client: client, scratch: scratch, slots: slots, sink: sink)
             } else {
                 segmentWork = nil
             }
@@ -132,9 +135,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
     /// The segment store at `address` and how this worker encodes a unit into it: written into `scratch`'s
     /// `units` folder, put in the store, and removed from the folder (the joining worker fetches it).
-    private static func segmentWork(_ address: String, client: HTTPClient, scratch: URL, sink: any RunEventSink)
-        async throws -> SegmentWork
-    {
+    private static func segmentWork(
+        _ address: String, client: HTTPClient, scratch: URL, slots: ResourceSlots, sink: any RunEventSink
+    ) async throws -> SegmentWork {
         let store = try segmentStore(
             address: address, environment: ProcessInfo.processInfo.environment, httpClient: client)
         let logger = Logger(label: "pipeline.segments") { _ in
@@ -145,7 +148,7 @@ struct WorkerCommand: AsyncParsableCommand {
             "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)")
         let encoder = SegmentUnitEncoder(store: store, folder: units, logger: logger)
         return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim in
-            let encoded = try await encoder.encode(claim)
+            let encoded = try await slots.withSlot(.cpu) { try await encoder.encode(claim) }
             try? FileManager.default.removeItem(at: encoded.file)
             return (encoded.size, encoded.sha256)
         }
@@ -154,22 +157,27 @@ struct WorkerCommand: AsyncParsableCommand {
 
 /// Builds a worker's runners: a submitted workflow is loaded with this machine's stage types and plugins (and
 /// those it declares, relative to the folder it was submitted from) and its environment. The first runner is made
-/// from the command's options; every later one takes its settings and is given its resource slots and running
-/// items, so `--cpu-jobs` and `--transfers` hold across workflow versions.
+/// from the command's options; every later one takes its settings and running items, and all share the worker's
+/// resource slots, so `--cpu-jobs` and `--transfers` hold across workflow versions and units of other items.
 private struct RunnerFactoryBuilder: Sendable {
     var runOptions: RunOptions
     var plugins: [String]
     var scratchRoot: URL
     var client: HTTPClient
     var metrics: WorkerMetrics
+    var slots: ResourceSlots
     private let first = NIOLockedValueBox<Runner?>(nil)
 
-    init(runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics) {
+    init(
+        runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics,
+        slots: ResourceSlots
+    ) {
         self.runOptions = runOptions
         self.plugins = plugins
         self.scratchRoot = scratchRoot
         self.client = client
         self.metrics = metrics
+        self.slots = slots
     }
 
     var runner: RunnerFactory {
@@ -190,7 +198,7 @@ private struct RunnerFactoryBuilder: Sendable {
             guard let settings = first else {
                 let runner = runOptions.runner(
                     workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
-                    environment: environment, client: client, keepsEveryResult: false,
+                    environment: environment, client: client, keepsEveryResult: false, slots: slots,
                     recording: metrics.recording(to:))
                 first = runner
                 return runner
@@ -199,7 +207,7 @@ private struct RunnerFactoryBuilder: Sendable {
                 workflow: workflow, registry: registry, store: store,
                 redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
                 scratchRoot: settings.scratchRoot, environment: environment, jobs: settings.jobs,
-                slots: settings.slots, running: settings.running, services: settings.services,
+                slots: slots, running: settings.running, services: settings.services,
                 logLevel: settings.logLevel, sink: settings.sink)
             runner.keepsEveryResult = settings.keepsEveryResult
             return runner

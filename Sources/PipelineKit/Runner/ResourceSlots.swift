@@ -47,16 +47,25 @@ public final class ResourceSlots: Sendable {
         pools = NIOLockedValueBox(limits.limits.mapValues { Pool(free: max(1, $0)) })
     }
 
-    /// Runs `body` holding a slot of `resource`; waits for one first. Throws `CancellationError` when the
-    /// task is cancelled while it waits.
-    func withSlot<T: Sendable>(_ resource: StageResource, _ body: () async throws -> T) async throws -> T {
-        guard try await acquire(resource) else { return try await body() }
-        defer { release(resource) }
-        return try await body()
+    /// Runs `body` holding a slot of `resource` (a worker's encode of another item's segment takes a CPU slot as
+    /// a stage does); waits for one first. Throws `CancellationError` when the task is cancelled while it waits.
+    public func withSlot<T: Sendable>(_ resource: StageResource, _ body: () async throws -> T) async throws -> T {
+        try await holding(resource) { _ in try await body() }
+    }
+
+    /// Runs `body` holding a slot of `resource`, which it may give up for a while (nil when `resource` has no
+    /// limit); waits for one first. Throws `CancellationError` when the task is cancelled while it waits.
+    func holding<T: Sendable>(_ resource: StageResource, _ body: ((any StageSlot)?) async throws -> T)
+        async throws -> T
+    {
+        guard try await acquire(resource) else { return try await body(nil) }
+        let slot = HeldSlot(resource: resource, slots: self)
+        defer { slot.giveBack() }
+        return try await body(slot)
     }
 
     /// Takes a slot; false when the resource has no limit.
-    private func acquire(_ resource: StageResource) async throws -> Bool {
+    fileprivate func acquire(_ resource: StageResource) async throws -> Bool {
         let id = nextID.withLockedValue { value -> UInt64 in
             value += 1
             return value
@@ -94,7 +103,7 @@ public final class ResourceSlots: Sendable {
         }
     }
 
-    private func release(_ resource: StageResource) {
+    fileprivate func release(_ resource: StageResource) {
         let next = pools.withLockedValue { pools -> CheckedContinuation<Bool, any Error>? in
             guard var pool = pools[resource] else { return nil }
             defer { pools[resource] = pool }
@@ -105,5 +114,48 @@ public final class ResourceSlots: Sendable {
             return pool.waiters.removeFirst().continuation
         }
         next?.resume(returning: true)
+    }
+}
+
+extension ServiceValues {
+    /// These services with `slot` as the running stage's ``StageSlot``.
+    func holding(_ slot: (any StageSlot)?) -> ServiceValues {
+        var services = self
+        services[StageSlotKey.self] = slot
+        return services
+    }
+}
+
+/// A slot a running stage holds and may give up while it waits on other machines.
+private final class HeldSlot: StageSlot {
+    let resource: StageResource
+    let slots: ResourceSlots
+    private let held = NIOLockedValueBox(true)
+
+    init(resource: StageResource, slots: ResourceSlots) {
+        self.resource = resource
+        self.slots = slots
+    }
+
+    func released<T: Sendable>(during body: () async throws -> T) async throws -> T {
+        giveBack()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        _ = try await slots.acquire(resource)
+        held.withLockedValue { $0 = true }
+        return try result.get()
+    }
+
+    /// Releases the slot unless it is given up already.
+    func giveBack() {
+        let wasHeld = held.withLockedValue { held in
+            defer { held = false }
+            return held
+        }
+        if wasHeld { slots.release(resource) }
     }
 }

@@ -49,7 +49,7 @@ extension Runner {
         let spec = stage.spec
         let label = input.relativePath
         let attempts = spec.retry.attempts
-        return try await slots.withSlot(stage.descriptor.resource) {
+        return try await slots.holding(stage.descriptor.resource) { slot in
             started()
             await journal.note {
                 $0.status = .running
@@ -62,7 +62,7 @@ extension Runner {
                 stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                 logger: logger(item: label, stage: spec.id),
                 scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
-                services: services, previousOutputs: previousOutputs,
+                services: services.holding(slot), previousOutputs: previousOutputs,
                 savedCheckpoint: await journal.current.resume, checkpointer: journal,
                 progress: progressReporter(item: label, stage: spec.id), retryPolicy: spec.retry,
                 retrying: { retry in
