@@ -412,6 +412,26 @@ import Testing
         #expect(slots.limits == ResourceLimits([.cpu: 1]))
     }
 
+    @Test func aStageMayGiveUpItsSlotWhileItWaitsAndTakesItBackAfter() async throws {
+        let slots = ResourceSlots(ResourceLimits([.cpu: 1]))
+        let others = NIOLockedValueBox(0)
+        try await slots.holding(.cpu) { slot in
+            let slot = try #require(slot, "a limited resource gives its stage a slot")
+            try await slot.released {
+                // Another job of the machine takes the slot while the stage waits.
+                let other = Task { try await slots.withSlot(.cpu) { others.withLockedValue { $0 += 1 } } }
+                try await waitUntil("another job used the given-up slot", limit: .seconds(10)) {
+                    others.withLockedValue { $0 } == 1
+                }
+                try await other.value
+            }
+            #expect(slots.available(.cpu) == 0, "the slot is taken back")
+        }
+        #expect(slots.available(.cpu) == 1, "the slot is given back once, when the stage ends")
+        #expect(try await slots.withSlot(.cpu) { true }, "the slot is free once the stage ended")
+        try await slots.holding(.network) { slot in #expect(slot == nil, "a resource without a limit has no slot") }
+    }
+
     @Test func editingASidecarRerunsOnlyTheStagesThatUseIt() async throws {
         let sandbox = try Sandbox()
         let key = UUID().uuidString

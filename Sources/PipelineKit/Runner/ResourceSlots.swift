@@ -64,6 +64,11 @@ public final class ResourceSlots: Sendable {
         return try await body(slot)
     }
 
+    /// The free slots of `resource`; nil when it has no limit.
+    func available(_ resource: StageResource) -> Int? {
+        pools.withLockedValue { $0[resource]?.free }
+    }
+
     /// Takes a slot; false when the resource has no limit.
     fileprivate func acquire(_ resource: StageResource) async throws -> Bool {
         let id = nextID.withLockedValue { value -> UInt64 in
