@@ -30,7 +30,7 @@ struct AliyunVODAPI: Sendable {
             throw PlatformError(.invalidRequest, "api \(endpoint) is not a URL")
         }
         guard !accessKeyID.isEmpty, !accessKeySecret.isEmpty else {
-            throw PlatformError(.notAuthenticated, "the AccessKey id or secret is empty")
+            throw StageFailure("the AccessKey id or secret is empty", kind: .notAuthenticated)
         }
         self.endpoint = endpoint
         self.accessKeyID = accessKeyID
@@ -163,10 +163,10 @@ enum AliyunConnection {
         guard let id = keyID ?? environment["ALIBABA_CLOUD_ACCESS_KEY_ID"],
             let secret = secret ?? environment["ALIBABA_CLOUD_ACCESS_KEY_SECRET"]
         else {
-            throw PlatformError(
-                .notAuthenticated,
-                "no AccessKey: set accessKeyId and accessKeySecret (as ${env.…}) or ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET"
-            )
+            // Fatal: no renewal can supply keys that were never configured.
+            throw StageFailure(
+                "no AccessKey: set accessKeyId and accessKeySecret (as ${env.…}) or ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET",
+                kind: .notAuthenticated)
         }
         return try AliyunVODAPI(
             endpoint: endpoint, accessKeyID: id, accessKeySecret: secret,
