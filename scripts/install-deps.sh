@@ -12,9 +12,10 @@ apt_packages=(
   curl python3 python3-pip                                                         # test peers and checks
   postgresql-15                                                                    # shared batches: tests start their own servers
 )
-# Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4).
-pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy)
-pip_modules=(tuspyserver uvicorn moto botocore tusclient)
+# Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4), and
+# Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API).
+pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliyun-python-sdk-core aliyun-python-sdk-vod)
+pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod)
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "install-deps: swift is not on PATH; install Swift 6 from https://www.swift.org/install/linux/" >&2

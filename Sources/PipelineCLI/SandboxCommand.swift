@@ -2,12 +2,15 @@ import ArgumentParser
 import Foundation
 import Sandbox
 
-/// `pipeline sandbox`: the embedded local video platform (Vimeo's upload API), for trying workflows and
-/// for tests without an account.
+import struct StageKit.TimeSpan
+
+/// `pipeline sandbox`: the embedded local video platform (Vimeo's upload API, ApsaraVideo VOD's API and OSS),
+/// for trying workflows and for tests without an account.
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Serve the embedded local video platform (Vimeo's upload API) until interrupted.")
+        abstract:
+            "Serve the embedded local video platforms (Vimeo's upload API, ApsaraVideo VOD and OSS) until interrupted.")
 
     @Option(name: .long, help: "The port on 127.0.0.1 (0: any free port).")
     var port: Int = 0
@@ -22,12 +25,30 @@ struct SandboxCommand: AsyncParsableCommand {
         help: ArgumentHelp("An accepted bearer token (repeatable; default: sandbox-token).", valueName: "TOKEN"))
     var token: [String] = []
 
+    @Option(
+        name: .customLong("sts-ttl"),
+        help: ArgumentHelp(
+            "How long ApsaraVideo VOD's temporary upload credentials work (default 3000s, as on Alibaba Cloud).",
+            valueName: "DURATION"))
+    var stsTTL: String = "3000s"
+
+    func validate() throws {
+        guard let ttl = TimeSpan(parsing: stsTTL), ttl.duration >= .seconds(1) else {
+            throw ValidationError("--sts-ttl must be a duration of at least 1s, such as 30s or 50m, not \(stsTTL)")
+        }
+    }
+
     func run() async throws {
         var configuration = SandboxConfiguration(port: port, dataFolder: data)
         if !token.isEmpty { configuration.tokens = token }
+        configuration.stsTTL = TimeSpan(parsing: stsTTL)?.duration ?? configuration.stsTTL
         let sandbox = try await SandboxServer.start(configuration)
         Output.line(
             "sandbox: \(sandbox.baseURL) (token \(configuration.tokens.first ?? "")), data in \(sandbox.dataFolderPath)"
+        )
+        let keys = configuration.aliyunAccessKeys.sorted { $0.key < $1.key }.first
+        Output.line(
+            "sandbox: ApsaraVideo VOD at \(sandbox.baseURL) (AccessKey \(keys?.key ?? "") / \(keys?.value ?? "")), OSS bucket \(configuration.ossBucket)"
         )
         let outcome: Result<Void, any Error> = await SignalHandling.cancellingOnSignal {
             do {

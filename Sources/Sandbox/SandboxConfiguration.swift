@@ -4,7 +4,8 @@ import StageKit
 ///
 /// The defaults give a sandbox that behaves like a healthy Vimeo account with plenty of quota:
 /// ephemeral port on the loopback interface, a temporary data folder, one token (`sandbox-token`)
-/// and no injected faults.
+/// and no injected faults; and like an ApsaraVideo VOD account with one AccessKey pair
+/// (`sandbox-access-key-id` / `sandbox-access-key-secret`) whose uploads go to the OSS bucket `vod-sandbox`.
 public struct SandboxConfiguration: Sendable {
     /// Interface to bind; the sandbox is meant for loopback use only.
     public var host: String
@@ -30,6 +31,13 @@ public struct SandboxConfiguration: Sendable {
     /// Base URL written into links (`upload_link`, `link`, …); `nil` uses `http://HOST:PORT` of the
     /// bound socket. Set it when the sandbox is reached through another name.
     public var publicBaseURL: String?
+    /// Alibaba Cloud AccessKey pairs (id → secret) the VOD API and OSS accept.
+    public var aliyunAccessKeys: [String: String]
+    /// How long the temporary credentials of an upload address (`UploadAuth`) work; ApsaraVideo VOD's is
+    /// 3,000 seconds.
+    public var stsTTL: Duration
+    /// The OSS bucket VOD's upload addresses name.
+    public var ossBucket: String
 
     /// Creates a configuration; every parameter has a default suited to tests and the quick start.
     public init(
@@ -43,7 +51,10 @@ public struct SandboxConfiguration: Sendable {
         maxUploadSize: Int64 = 1 << 40,
         client: SandboxClientCredentials = SandboxClientCredentials(),
         faults: SandboxFaults = SandboxFaults(),
-        publicBaseURL: String? = nil
+        publicBaseURL: String? = nil,
+        aliyunAccessKeys: [String: String] = ["sandbox-access-key-id": "sandbox-access-key-secret"],
+        stsTTL: Duration = .seconds(3000),
+        ossBucket: String = "vod-sandbox"
     ) {
         self.host = host
         self.port = port
@@ -56,6 +67,9 @@ public struct SandboxConfiguration: Sendable {
         self.client = client
         self.faults = faults
         self.publicBaseURL = publicBaseURL
+        self.aliyunAccessKeys = aliyunAccessKeys
+        self.stsTTL = stsTTL
+        self.ossBucket = ossBucket
     }
 }
 

@@ -108,7 +108,8 @@ extension Runner {
     }
 
     /// Runs a stage that is not up to date. When its credentials expire, its `refreshWith` stage renews them
-    /// (three times at most) and it runs again with its options resolved anew.
+    /// (three times at most without checkpointed progress in between) and it runs again with its options
+    /// resolved anew.
     private func execute(
         _ stage: ResolvedStage, options: ResolvedValue, journal: StageJournal, regenerating: [String: String]?,
         later: [String], progress: inout ItemProgress
@@ -116,6 +117,7 @@ extension Runner {
         let spec = stage.spec
         var options = options
         var refreshes = 0
+        var resumeAtRefresh = await journal.current.resume
         while true {
             do {
                 let ref = progress.ref
@@ -137,6 +139,13 @@ extension Runner {
                 }
                 return
             } catch let expired as CredentialsExpired {
+                // Three renewals without progress in between give up; a stage that checkpointed progress since
+                // the last one (an upload outliving several credentials) starts the count again.
+                let resume = await journal.current.resume
+                if resume != resumeAtRefresh {
+                    refreshes = 0
+                    resumeAtRefresh = resume
+                }
                 guard let refresher = stages.first(where: { $0.spec.id == spec.refreshWith }), refreshes < 3 else {
                     throw ItemFailure(report: expired.report)
                 }
@@ -160,15 +169,21 @@ extension Runner {
         progress.invalidated = true
     }
 
-    /// Runs a `refreshWith` stage again (its checkpoint notwithstanding) and puts its new outputs in scope.
+    /// Runs a `refreshWith` stage again (its success notwithstanding) and puts its new outputs in scope. It
+    /// keeps its resume data and intents, so a stage that owns a remote object (`aliyun.vod.ticket`) renews the
+    /// credential of the object it made rather than making another.
     private func renew(_ stage: ResolvedStage, progress: inout ItemProgress) async throws {
         let spec = stage.spec
         let (options, hash) = try decisions.resolveOptions(spec, scope: progress.scope)
-        let journal = StageJournal(
-            record: StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash), store: store,
-            item: progress.ref, redactor: redactor)
+        var record = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
+        if let last = progress.records[spec.id], last.optionsHash == hash {
+            record.resume = last.resume
+            record.intents = last.intents
+        }
+        let journal = StageJournal(record: record, store: store, item: progress.ref, redactor: redactor)
         progress.scope.stageOutputs[spec.id] = try await attempt(
             stage, input: progress.input, ref: progress.ref, options: options.value,
             previousOutputs: progress.scope.previous[spec.id], journal: journal)
+        progress.records[spec.id] = await journal.current
     }
 }

@@ -21,6 +21,15 @@ enum HTTPDate {
             + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
     }
 
+    /// Reads an `IMF-fixdate` (as OSS clients send `Date`); nil when it is not one.
+    static func parse(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+
     /// ISO 8601 with seconds and an offset, as Vimeo writes `created_time`.
     static func iso8601(_ date: Date) -> String {
         date.formatted(.iso8601)

@@ -7,10 +7,13 @@ import StageKit
 /// - Upload routes (tus, streaming `PUT`, generic content): injected faults, tus framing, no auth
 ///   (the upload link is the capability).
 /// - OAuth, sandbox and watch-page routes: neither.
+/// - ApsaraVideo VOD's RPC API at `/` and OSS at `/BUCKET/…` (a middleware ahead of every route): injected
+///   faults, then Alibaba Cloud's own signatures.
 enum SandboxRouter {
     static func build(_ services: SandboxServices) -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         router.add(middleware: RequestCountingMiddleware(stats: services.stats))
+        router.add(middleware: OSSMiddleware(services: services))
 
         let api = router.group()
             .add(middleware: FaultMiddleware(services: services))
@@ -30,6 +33,7 @@ enum SandboxRouter {
         OAuthRoutes.register(on: router, services: services)
         SandboxAdminRoutes.register(on: router, services: services)
         VideoRoutes.registerWatchPage(on: router, services: services)
+        VODRoutes.register(on: router, services: services)
         return router
     }
 }

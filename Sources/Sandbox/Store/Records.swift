@@ -129,10 +129,12 @@ struct SandboxIndex: Codable, Sendable {
     var pictures: [String: PictureRecord] = [:]
     var tickets: [String: TicketRecord] = [:]
     var versions: [String: VersionRecord] = [:]
+    /// ApsaraVideo VOD's videos and images and OSS's objects and multipart uploads.
+    var aliyun = AliyunIndex()
 
     init() {}
 
-    /// Reads an index; one written before pictures, tickets or versions existed has none of them.
+    /// Reads an index; one written before pictures, tickets, versions or Alibaba Cloud existed has none of them.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
@@ -144,5 +146,6 @@ struct SandboxIndex: Codable, Sendable {
         pictures = try container.decodeIfPresent([String: PictureRecord].self, forKey: .pictures) ?? [:]
         tickets = try container.decodeIfPresent([String: TicketRecord].self, forKey: .tickets) ?? [:]
         versions = try container.decodeIfPresent([String: VersionRecord].self, forKey: .versions) ?? [:]
+        aliyun = try container.decodeIfPresent(AliyunIndex.self, forKey: .aliyun) ?? AliyunIndex()
     }
 }

@@ -21,6 +21,13 @@ actor SandboxState {
     var issuedTokens: Set<String> = []
     /// When each token was first seen (issued or used): the start of its lifetime.
     var tokenClock: [String: Date] = [:]
+    /// Temporary credentials issued with upload addresses, by access key id (kept in memory: after a
+    /// restart they are unknown, and a client asks for new ones as it would after they expired).
+    var stsCredentials: [String: STSCredential] = [:]
+    /// OSS parts stored since the sandbox started (a part sent again counts again), for tests.
+    var ossPartsStored = 0
+    /// `SignatureNonce`s of the RPC API seen recently: a nonce is accepted once.
+    var rpcNonces: [String: Date] = [:]
     /// `http://HOST:PORT`, known once the server listens.
     private(set) var baseURL: String = ""
 

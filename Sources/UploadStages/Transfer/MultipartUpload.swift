@@ -39,6 +39,14 @@ protocol MultipartBackend: Sendable {
     /// The object, when an upload was completed but the answer never came back (a crash or a lost
     /// connection after CompleteMultipartUpload); nil when the storage cannot tell.
     func existingObject(key: String, size: Int64) async throws -> CompletedUpload?
+    /// A part the storage lists but no checkpoint recorded (sent just before a crash), when the backend can
+    /// tell it holds the file's bytes of `range`; nil to send it again.
+    func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart?
+}
+
+extension MultipartBackend {
+    /// A storage whose ETags say nothing checkable about the bytes: unrecorded parts are sent again.
+    func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? { nil }
 }
 
 /// Drives a multipart upload of one file through a ``MultipartBackend``: parts in parallel, each finished
@@ -137,7 +145,8 @@ struct MultipartUpload: Sendable {
         return progress
     }
 
-    /// Keeps the checkpointed parts the storage still has with the same ETag and size; nil when the
+    /// Keeps the checkpointed parts the storage still has with the same ETag and size, and the listed parts
+    /// the backend can tell hold the file's bytes (sent before a crash, never checkpointed); nil when the
     /// upload is gone (then a new one starts).
     private func reconcile(_ progress: Progress) async throws -> Progress? {
         guard let listed = try await backend.listParts(uploadId: progress.uploadId, key: progress.key) else {
@@ -148,6 +157,16 @@ struct MultipartUpload: Sendable {
         reconciled.parts = progress.parts.filter { part in
             guard let remote = listed[part.number] else { return false }
             return remote.etag == part.etag && remote.size == Int64(range(of: part.number).count)
+        }
+        let kept = Set(reconciled.parts.map(\.number))
+        for (number, remote) in listed.sorted(by: { $0.key < $1.key })
+        where number <= partCount && !kept.contains(number) && remote.size == Int64(range(of: number).count) {
+            if let part = try await backend.adopt(number: number, listed: remote, range: range(of: number)) {
+                reconciled.parts.append(part)
+            }
+        }
+        if reconciled.parts.count > kept.count {
+            try await context.checkpoint(reconciled)
         }
         context.logger.info(
             "resuming multipart upload \(progress.uploadId): \(reconciled.parts.count) of \(partCount) parts already uploaded"
@@ -163,24 +182,40 @@ struct MultipartUpload: Sendable {
         let counter = PartsProgress(
             base: done.reduce(0) { $0 + Int64(range(of: $1).count) }, total: file.size, report: context.reportProgress)
         let limiter = context.services[BandwidthLimitKey.self]
-        try await withThrowingTaskGroup(of: UploadedPart.self) { group in
+        // Each part catches its own failure: the first one stops new parts from starting, the parts in flight
+        // finish and are checkpointed (so a retry or a renewed credential does not send them again), then it
+        // is thrown.
+        try await withThrowingTaskGroup(of: Result<UploadedPart, any Error>.self) { group in
             var queue = missing.makeIterator()
+            var failure: (any Error)?
             func enqueue() {
-                guard let number = queue.next() else { return }
+                guard failure == nil, let number = queue.next() else { return }
                 let meter = TransferMeter(base: 0, total: file.size, limiter: limiter) {
                     counter.update(part: number, bytes: $0.completed)
                 }
                 group.addTask {
-                    try await backend.sendPart(
-                        uploadId: progress.uploadId, key: progress.key, number: number, range: range(of: number),
-                        meter: meter)
+                    do {
+                        return .success(
+                            try await backend.sendPart(
+                                uploadId: progress.uploadId, key: progress.key, number: number,
+                                range: range(of: number), meter: meter))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
             }
             for _ in 0..<concurrency { enqueue() }
-            while let part = try await group.next() {
-                enqueue()  // the next part starts while this one is checkpointed (a crash then re-sends it)
-                try await journal.finished(part)
+            while let result = try await group.next() {
+                switch result {
+                case .success(let part):
+                    enqueue()  // the next part starts while this one is checkpointed (a crash then re-sends it)
+                    try await journal.finished(part)
+                case .failure(let error):
+                    if error is CancellationError { throw error }
+                    failure = failure ?? error
+                }
             }
+            if let failure { throw failure }
         }
     }
 }

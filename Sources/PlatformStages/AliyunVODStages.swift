@@ -1,0 +1,274 @@
+import Foundation
+import HTTPTransport
+public import StageKit
+
+/// `aliyun.vod.metadata`: sets a video's title, description, tags, cover and category (`UpdateVideoInfo`).
+public struct AliyunVODMetadataStage: Stage {
+    /// The options of `aliyun.vod.metadata`.
+    public struct Options: StageOptions {
+        /// The VOD API's endpoint.
+        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
+        /// AccessKey id.
+        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
+        /// AccessKey secret.
+        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
+        /// STS security token.
+        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The video.
+        @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
+        /// New title.
+        @Option("New title.") public var title: String?
+        /// New description.
+        @Option("New description.") public var description: String?
+        /// New tags, comma-separated.
+        @Option("New tags, comma-separated (at most 16).") public var tags: String?
+        /// New cover image URL.
+        @Option("New cover image URL, e.g. ${cover.imageURL}.") public var coverURL: String?
+        /// New category id.
+        @Option("New category id.") public var cateId: Int?
+
+        public init() {}
+    }
+
+    /// The outputs of `aliyun.vod.metadata`.
+    public struct Outputs: Codable, Sendable {
+        /// The video's id.
+        public var videoId: String
+    }
+
+    public static let stageType = "aliyun.vod.metadata"
+    public static let resource = StageResource.api
+    public static let summary =
+        "Sets an ApsaraVideo VOD video's title, description, tags, cover and category (UpdateVideoInfo)."
+    public static let outputSchema = OutputSchema([OutputField("videoId", "The video's id.")])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let api = try AliyunConnection.api(
+            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
+            context: context)
+        var parameters = ["VideoId": options.videoId]
+        parameters["Title"] = options.title
+        parameters["Description"] = options.description
+        parameters["Tags"] = options.tags
+        parameters["CoverURL"] = options.coverURL
+        parameters["CateId"] = options.cateId.map(String.init)
+        _ = try await api.call(
+            "UpdateVideoInfo", parameters, doing: "updating video \(options.videoId) (UpdateVideoInfo)")
+        return Outputs(videoId: options.videoId)
+    }
+}
+
+/// `aliyun.vod.wait`: polls `GetVideoInfo` until the video's status is the one asked for (`Normal`, by
+/// default: transcoded and playable); a failed status (`UploadFail`, `TranscodeFail`, `Blocked`, …) fails.
+public struct AliyunVODWaitStage: Stage {
+    /// The options of `aliyun.vod.wait`.
+    public struct Options: StageOptions {
+        /// The VOD API's endpoint.
+        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
+        /// AccessKey id.
+        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
+        /// AccessKey secret.
+        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
+        /// STS security token.
+        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The video.
+        @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
+        /// The status to wait for.
+        @Option("The status to wait for: Normal (transcoded, playable) or UploadSucc (the source arrived).")
+        public var until = Target.normal
+        /// The longest wait.
+        @Option("The longest wait.") public var timeout = TimeSpan(seconds: 1800)
+        /// Time between checks.
+        @Option("Time between checks.") public var interval = TimeSpan(seconds: 5)
+
+        public init() {}
+    }
+
+    /// The status `aliyun.vod.wait` waits for.
+    public enum Target: String, OptionChoice {
+        /// Transcoded and playable.
+        case normal = "Normal"
+        /// The source arrived (transcoding may still run).
+        case uploadSucc = "UploadSucc"
+    }
+
+    /// The outputs of `aliyun.vod.wait`.
+    public struct Outputs: Codable, Sendable {
+        /// The video's id.
+        public var videoId: String
+        /// The status reached.
+        public var status: String
+        /// The source's size in bytes.
+        public var size: Int
+    }
+
+    public static let stageType = "aliyun.vod.wait"
+    public static let resource = StageResource.api
+    public static let summary =
+        "Waits until an ApsaraVideo VOD video's status (GetVideoInfo) is Normal (or UploadSucc); a failed status fails."
+    public static let outputSchema = OutputSchema([
+        OutputField("videoId", "The video's id."), OutputField("status", "The status reached."),
+        OutputField("size", "The source's size in bytes."),
+    ])
+
+    /// The statuses that end the wait with a failure.
+    static let failed: Set<String> = ["UploadFail", "TranscodeFail", "ProduceFail", "Blocked", "checkFail"]
+    /// The statuses after the source arrived, in order.
+    static let afterUpload = ["UploadSucc", "Transcoding", "Checking", "Normal"]
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let api = try AliyunConnection.api(
+            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
+            context: context)
+        var outputs = Outputs(videoId: options.videoId, status: "", size: 0)
+        let goal = options.until.rawValue
+        try await poll(every: options.interval, for: options.timeout, what: "status \(goal)") {
+            let info = try await api.call(
+                "GetVideoInfo", ["VideoId": options.videoId], doing: "checking video \(options.videoId) (GetVideoInfo)")
+            let status = info.at("Video.Status")?.stringValue ?? ""
+            outputs.status = status
+            outputs.size = info.at("Video.Size")?.intValue ?? 0
+            if Self.failed.contains(status) {
+                throw PlatformError(.serverFailure, "video \(options.videoId) failed: status \(status)")
+            }
+            guard let reached = Self.afterUpload.firstIndex(of: status),
+                let wanted = Self.afterUpload.firstIndex(of: goal)
+            else { return false }
+            return reached >= wanted && (goal != "Normal" || status == "Normal")
+        }
+        return outputs
+    }
+}
+
+/// `aliyun.vod.image`: the upload address and temporary credential of an image (`CreateUploadImage`, a cover
+/// by default); `oss.upload` sends the file, and `aliyun.vod.metadata` makes its `imageURL` the cover.
+public struct AliyunVODImageStage: Stage {
+    /// The options of `aliyun.vod.image`.
+    public struct Options: StageOptions {
+        /// The VOD API's endpoint.
+        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
+        /// AccessKey id.
+        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
+        /// AccessKey secret.
+        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
+        /// STS security token.
+        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The image file; its extension is the ImageExt.
+        @Option("The image file (png, jpg, jpeg or gif); its extension is the ImageExt.") public var file: String
+        /// cover or default.
+        @Option("ImageType: cover or default.") public var imageType = "cover"
+        /// Title.
+        @Option("Title.") public var title: String?
+
+        public init() {}
+    }
+
+    /// The outputs of `aliyun.vod.image`.
+    public struct Outputs: Codable, Sendable {
+        /// The image's id.
+        public var imageId: String
+        /// The image's URL (the cover URL for aliyun.vod.metadata).
+        public var imageURL: String
+        /// The OSS endpoint of the upload address.
+        public var endpoint: String
+        /// The bucket.
+        public var bucket: String
+        /// The object key.
+        public var object: String
+        /// The temporary AccessKey id.
+        public var accessKeyId: String
+        /// The temporary AccessKey secret.
+        public var accessKeySecret: String
+        /// The STS security token.
+        public var securityToken: String
+        /// When the credential expires (ISO 8601).
+        public var expiration: String
+    }
+
+    public static let stageType = "aliyun.vod.image"
+    public static let resource = StageResource.api
+    public static let summary =
+        "Gets the OSS upload address and temporary credential of an ApsaraVideo VOD image, a cover by default (CreateUploadImage)."
+    public static let outputSchema = OutputSchema([
+        OutputField("imageId", "The image's id."), OutputField("imageURL", "The image's URL."),
+        OutputField("endpoint", "The OSS endpoint."), OutputField("bucket", "The bucket."),
+        OutputField("object", "The object key."), OutputField("accessKeyId", "The temporary AccessKey id."),
+        OutputField("accessKeySecret", "The temporary AccessKey secret."),
+        OutputField("securityToken", "The STS security token."),
+        OutputField("expiration", "When the credential expires (ISO 8601)."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let api = try AliyunConnection.api(
+            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
+            context: context)
+        let imageExtension = URL(fileURLWithPath: options.file).pathExtension.lowercased()
+        guard ["png", "jpg", "jpeg", "gif"].contains(imageExtension) else {
+            throw PlatformError(.invalidInput, "\(options.file) is not a png, jpg, jpeg or gif file")
+        }
+        var parameters = ["ImageType": options.imageType, "ImageExt": imageExtension]
+        parameters["Title"] = options.title
+        let action = "creating the image (CreateUploadImage)"
+        let answer = try await api.call("CreateUploadImage", parameters, doing: action)
+        let ticket = try VODUploadTicket(answer, doing: action)
+        return Outputs(
+            imageId: try answer.requiredString("ImageId", in: action),
+            imageURL: try answer.requiredString("ImageURL", in: action), endpoint: ticket.endpoint,
+            bucket: ticket.bucket, object: ticket.object, accessKeyId: ticket.accessKeyID,
+            accessKeySecret: ticket.accessKeySecret, securityToken: ticket.securityToken,
+            expiration: ticket.expiration)
+    }
+}
+
+/// `aliyun.vod.delete`: deletes videos (`DeleteVideo`), for a workflow's `onCancel`; a video that no longer
+/// exists is not a failure.
+public struct AliyunVODDeleteStage: Stage {
+    /// The options of `aliyun.vod.delete`.
+    public struct Options: StageOptions {
+        /// The VOD API's endpoint.
+        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
+        /// AccessKey id.
+        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
+        /// AccessKey secret.
+        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
+        /// STS security token.
+        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The video.
+        @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
+
+        public init() {}
+    }
+
+    /// The outputs of `aliyun.vod.delete`.
+    public struct Outputs: Codable, Sendable {
+        /// The video's id.
+        public var videoId: String
+        /// Whether it existed until now.
+        public var deleted: Bool
+    }
+
+    public static let stageType = "aliyun.vod.delete"
+    public static let resource = StageResource.api
+    public static let summary = "Deletes an ApsaraVideo VOD video and its source (DeleteVideo), e.g. in onCancel."
+    public static let outputSchema = OutputSchema([
+        OutputField("videoId", "The video's id."), OutputField("deleted", "Whether it existed until now."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let api = try AliyunConnection.api(
+            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
+            context: context)
+        let answer = try await api.call(
+            "DeleteVideo", ["VideoIds": options.videoId], doing: "deleting video \(options.videoId) (DeleteVideo)")
+        let missing = answer["NonExistVideoIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return Outputs(videoId: options.videoId, deleted: !missing.contains(options.videoId))
+    }
+}

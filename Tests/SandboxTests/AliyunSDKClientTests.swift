@@ -1,0 +1,65 @@
+import Foundation
+import StageKit
+import Testing
+
+@testable import Sandbox
+
+/// Alibaba Cloud's official Python SDKs (aliyun-python-sdk-vod and oss2) as clients of the sandbox's VOD
+/// and OSS: every request is signed by Alibaba's own code, so the sandbox's checks must agree with it.
+@Suite("Alibaba Cloud SDK clients")
+struct AliyunSDKClientTests {
+    /// `python3` with `oss2` and `aliyunsdkvod` (scripts/install-deps.sh installs them).
+    static let python: String? = {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let candidate = "\(folder)/python3"
+            guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
+            let probe = try? ChildRun.run(candidate, ["-c", "import oss2, aliyunsdkvod"])
+            return probe?.status == 0 ? candidate : nil
+        }
+        return nil
+    }()
+
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("aliyun_sdk_client.py").path
+    }
+
+    @Test(
+        "the SDKs create a video, upload it to OSS across an expired credential, and see its status move on",
+        .enabled(if: Self.python != nil, "needs python3 with oss2 and aliyun-python-sdk-vod")
+    )
+    func sdkClients() async throws {
+        let python = try #require(Self.python)
+        let configuration = SandboxConfiguration(transcodeDelay: .seconds(3), stsTTL: .seconds(1))
+        try await withSandbox(configuration) { sandbox, _ in
+            let result = try await Task.detached {
+                try ChildRun.run(
+                    python,
+                    [Self.script, String(sandbox.port), "sandbox-access-key-id", "sandbox-access-key-secret", "1"])
+            }.value
+            #expect(result.status == 0, "the SDK client failed: \(result.error)")
+            let report = try #require(JSONValue.parse(Array(result.output.utf8)), "it printed: \(result.output)")
+            #expect(report["addressKeys"] == ["Bucket", "Endpoint", "FileName"])
+            #expect(
+                report["authKeys"]
+                    == ["AccessKeyId", "AccessKeySecret", "Expiration", "ExpireUTCTime", "Region", "SecurityToken"])
+            #expect(report["listedAfterFirstPart"] == [1])
+            #expect(report["expiredCode"] == "SecurityTokenExpired")
+            #expect(report["refreshSameObject"] == true)
+            #expect(report["otherObjectCode"] == "AccessDenied")
+            #expect(report["objectIdentical"] == true)
+            #expect(report["wrongSecretCode"] == "SignatureDoesNotMatch")
+            #expect(report["statuses"]?.arrayValue?.last == "Normal")
+            #expect(report["statuses"]?.arrayValue?.contains("UploadSucc") == true)
+            #expect(report["titleAfterUpdate"] == "Renamed")
+            #expect(report["tagsAfterUpdate"] == "a,b")
+            #expect(report["imageStored"] == true)
+            #expect(report["openUploadsBeforeAbort"] == 1)
+            #expect(report["openUploadsAfterAbort"] == 0)
+            #expect(report["duplicateReferenceCode"] == "InvalidParameter.ReferenceId")
+            // The SDK says InvalidAccessKeySecret only when the server's string to sign (in its
+            // SignatureDoesNotMatch message) is the one it signed: the sandbox canonicalised as the SDK does.
+            #expect(report["wrongVODSecretCode"] == "InvalidAccessKeySecret")
+            #expect(report["afterDeleteCode"] == "InvalidVideo.NotFound")
+        }
+    }
+}
