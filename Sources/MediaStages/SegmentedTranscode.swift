@@ -12,8 +12,8 @@ import StageKit
 ///
 /// The video is encoded segment by segment, each its own encode of an exact time range of the source (the
 /// shim seeks to the range, encodes exactly its frames, and starts it with an IDR frame), with the same
-/// settings and a pinned thread count (x264's output depends on it). Each finished segment is written
-/// atomically, fingerprinted and checkpointed with the thread count and the x264 build; after a crash the
+/// settings and a pinned thread count (x264's and x265's output depends on it). Each finished segment is written
+/// atomically, fingerprinted and checkpointed with the thread count and the encoder's build; after a crash the
 /// segments are verified and reused, and encoding goes on at the first missing one. A segment whose frames
 /// are all read lets the next one start while its encoder drains. The audio is encoded once, in one pass (AAC
 /// per segment would click at every join). Segments and audio are then joined by stream copy
@@ -29,11 +29,14 @@ struct SegmentedTranscode {
         var starts: [Double]
         var threads: Int
         var x264Build: Int
+        /// The build of the encoder of another codec than H.264 (`x265-199`); nil for H.264, whose is ``x264Build``.
+        var encoder: String?
         var segments: [Segment]
 
         /// Whether segments of `other` can be joined with ones encoded now.
         func matches(_ other: Progress) -> Bool {
             starts == other.starts && threads == other.threads && x264Build == other.x264Build
+                && encoder == other.encoder
         }
     }
 
@@ -106,14 +109,15 @@ struct SegmentedTranscode {
         let threads = Self.pinnedThreads(settings.threads, jobs: jobs)
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
+        let encoder = settings.codec == .h264 ? nil : await MediaToolkit.encoderBuild(of: settings.codec)
         var state = Progress(
-            starts: starts, threads: threads, x264Build: await MediaToolkit.x264Build, segments: [])
+            starts: starts, threads: threads, x264Build: await MediaToolkit.x264Build, encoder: encoder, segments: [])
         if let saved = savedProgress() {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)
             } else {
                 context.logger.notice(
-                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build) and \(saved.starts.count) segments, now \(threads), \(state.x264Build) and \(starts.count)"
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), x264 build \(saved.x264Build), encoder \(saved.encoder ?? "x264") and \(saved.starts.count) segments, now \(threads), \(state.x264Build), \(state.encoder ?? "x264") and \(starts.count)"
                 )
             }
         }
