@@ -53,6 +53,13 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
         if (ret < 0) return ms_transcode_fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
         if (enc == t->venc) {
             if (t->out_pkt->duration <= 0) t->out_pkt->duration = t->frame_dur;  // libx264 leaves it 0
+            // libx265 derives its decode times from the first frames' times: with fewer frames than its B-frame
+            // delay (a one-frame video) they can be garbage, far out of MP4's range. A decode time is never after
+            // its presentation, nor a minute before it.
+            AVPacket *p = t->out_pkt;
+            int64_t earliest = p->pts - ff.av_rescale_q(60, (AVRational){1, 1}, enc->time_base);
+            if (p->pts != AV_NOPTS_VALUE && (p->dts == AV_NOPTS_VALUE || p->dts > p->pts || p->dts < earliest))
+                p->dts = p->dts == AV_NOPTS_VALUE || p->dts > p->pts ? p->pts : earliest;
             t->video_frames++;
         }
         t->out_pkt->stream_index = ost->index;

@@ -379,7 +379,9 @@ enum Export {
         if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }
         if info.audioStreams > 1 { dropped.append("\(info.audioStreams - 1) more audio track(s)") }
         if info.subtitleStreams > 0 { dropped.append("\(info.subtitleStreams) subtitle track(s)") }
-        if info.dataStreams > 0 { dropped.append("\(info.dataStreams) data or timecode track(s)") }
+        if info.dataStreams > 0 {
+            dropped.append("\(info.dataStreams) data track(s) (a timecode stays, as the MP4's timecode track)")
+        }
         if info.attachedPictures > 0 { dropped.append("\(info.attachedPictures) cover picture(s)") }
         return dropped.isEmpty ? nil : dropped.joined(separator: ", ")
     }
