@@ -1,5 +1,5 @@
 #!/bin/bash
-# Makes the export corpus: tiny files (about a second, 160×96 or so) with the oddities real libraries hold,
+# Makes the export corpus: tiny files (half a second, 160×96 or so) with the oddities real libraries hold,
 # each made by the ffmpeg CLI's own encoders, so `mode: auto` can be tried on every one with every profile
 # (Tests/MediaStagesTests/ExportCorpusTests.swift).
 #   scripts/make-corpus.sh FOLDER
@@ -12,8 +12,8 @@ cd "$out"
 : > corpus.tsv
 
 # The picture and the sound most files are made of.
-V="testsrc2=size=160x96:rate=24:duration=1"
-A="sine=frequency=440:sample_rate=48000:duration=1"
+V="testsrc2=size=160x96:rate=24:duration=0.5"
+A="sine=frequency=440:sample_rate=48000:duration=0.5"
 ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
 add() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> corpus.tsv; }
 x264=(-c:v libx264 -preset ultrafast)
@@ -36,21 +36,21 @@ add fits-web fits-web.mp4 "H.264 Main + AAC LC 48 kHz stereo: fits the H.264 pro
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -flags +ildct+ilme -x264opts tff=1 -field_order tt \
     -c:a aac -f mpegts h264-interlaced.ts
 add h264-interlaced h264-interlaced.ts "interlaced H.264 (top field first) in MPEG-TS"
-ff -f lavfi -i "testsrc2=size=176x144:rate=25:duration=1" -f lavfi -i "$A" -c:v mpeg2video -flags +ildct+ilme \
+ff -f lavfi -i "testsrc2=size=176x144:rate=25:duration=0.5" -f lavfi -i "$A" -c:v mpeg2video -flags +ildct+ilme \
     -top 1 -b:v 1M -c:a mp2 -f vob mpeg2-interlaced.mpg
 add mpeg2-interlaced mpeg2-interlaced.mpg "interlaced MPEG-2 + MP2 in a program stream"
-ff -f lavfi -i "testsrc2=size=176x144:rate=25:duration=1,setsar=16/11" -f lavfi -i "$A" "${x264[@]}" -c:a aac \
+ff -f lavfi -i "testsrc2=size=176x144:rate=25:duration=0.5,setsar=16/11" -f lavfi -i "$A" "${x264[@]}" -c:a aac \
     anamorphic.mkv
 add anamorphic anamorphic.mkv "non-square pixels (SAR 16:11, PAL widescreen)"
-ff -f lavfi -i "testsrc2=size=161x91:rate=24:duration=1" -f lavfi -i "$A" -c:v ffv1 -c:a flac odd-size.mkv
+ff -f lavfi -i "testsrc2=size=161x91:rate=24:duration=0.5" -f lavfi -i "$A" -c:v ffv1 -c:a flac odd-size.mkv
 add odd-size odd-size.mkv "161×91: odd dimensions (FFV1 + FLAC)"
-ff -f lavfi -i "testsrc2=size=160x96:rate=60:duration=1" -f lavfi -i "$A" "${x264[@]}" -c:a aac fps-60.mp4
+ff -f lavfi -i "testsrc2=size=160x96:rate=60:duration=0.5" -f lavfi -i "$A" "${x264[@]}" -c:a aac fps-60.mp4
 add fps-60 fps-60.mp4 "60 frames per second"
-ff -f lavfi -i "testsrc2=size=160x96:rate=120:duration=1" -f lavfi -i "$A" "${x264[@]}" -c:a aac fps-120.mp4
+ff -f lavfi -i "testsrc2=size=160x96:rate=120:duration=0.5" -f lavfi -i "$A" "${x264[@]}" -c:a aac fps-120.mp4
 add fps-120 fps-120.mp4 "120 frames per second"
-ff -f lavfi -i "testsrc2=size=160x96:rate=30:duration=1,select='not(between(n\,5\,12))'" -f lavfi -i "$A" \
+ff -f lavfi -i "testsrc2=size=160x96:rate=30:duration=0.5,select='not(between(n\,4\,9))'" -f lavfi -i "$A" \
     "${x264[@]}" -fps_mode vfr -c:a aac vfr.mkv
-add vfr vfr.mkv "variable frame rate (a gap of 8 frames)"
+add vfr vfr.mkv "variable frame rate (a gap of 6 frames)"
 # FFmpeg 5.1 writes a display matrix from the `rotate` tag only when copying the stream.
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac upright.mp4
 ff -i upright.mp4 -c copy -metadata:s:v:0 rotate=90 rotated-90.mp4
@@ -69,7 +69,7 @@ SVT_LOG=1 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v libsvtav1 -preset 12 -c:a li
 add av1 av1.mkv "AV1 + Opus in Matroska"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v prores_ks -profile:v 3 -c:a pcm_s24le prores.mov
 add prores prores.mov "ProRes 422 HQ (10-bit 4:2:2) + 24-bit PCM in QuickTime"
-ff -f lavfi -i "testsrc2=size=256x144:rate=25:duration=1" -f lavfi -i "$A" -c:v dnxhd -profile:v dnxhr_lb \
+ff -f lavfi -i "testsrc2=size=256x144:rate=25:duration=0.5" -f lavfi -i "$A" -c:v dnxhd -profile:v dnxhr_lb \
     -pix_fmt yuv422p -c:a pcm_s16le dnxhr.mxf
 add dnxhr dnxhr.mxf "DNxHR LB + PCM in MXF"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v mjpeg -pix_fmt yuvj422p -c:a pcm_s16le mjpeg.avi
@@ -80,7 +80,7 @@ ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v wmv2 -c:a wmav2 wmv.asf
 add wmv wmv.asf "WMV 8 + WMA in ASF"
 
 # Audio layouts and tracks.
-ff -f lavfi -i "$V" -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=1" "${x264[@]}" -c:a aac -ac 1 \
+ff -f lavfi -i "$V" -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=0.5" "${x264[@]}" -c:a aac -ac 1 \
     mono-8k.mp4
 add mono-8k mono-8k.mp4 "mono AAC at 8 kHz"
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac -profile:a aac_main aac-main.mp4
@@ -88,14 +88,14 @@ add aac-main aac-main.mp4 "AAC Main profile (not LC)"
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -af "pan=7.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0|c6=c0|c7=c0" \
     -c:a aac surround-71.mkv
 add surround-71 surround-71.mkv "7.1 AAC"
-ff -f lavfi -i "$V" -f lavfi -i "$A" -f lavfi -i "sine=frequency=880:duration=1" -map 0 -map 1 -map 2 \
+ff -f lavfi -i "$V" -f lavfi -i "$A" -f lavfi -i "sine=frequency=880:duration=0.5" -map 0 -map 1 -map 2 \
     "${x264[@]}" -c:a aac two-audio.mp4
 add two-audio two-audio.mp4 "two audio tracks"
 ff -f lavfi -i "$V" "${x264[@]}" no-audio.mp4
 add no-audio no-audio.mp4 "no audio"
 
 # Extra streams.
-printf '1\n00:00:00,000 --> 00:00:00,900\nhello\n' > subtitles.srt
+printf '1\n00:00:00,000 --> 00:00:00,400\nhello\n' > subtitles.srt
 ff -f lavfi -i "$V" -f lavfi -i "$A" -i subtitles.srt "${x264[@]}" -c:a aac -c:s srt subtitles.mkv
 add subtitles subtitles.mkv "a SubRip subtitle track"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -i subtitles.srt "${x264[@]}" -c:a aac -c:s mov_text subtitles.mp4
@@ -103,7 +103,7 @@ add subtitles-mov-text subtitles.mp4 "a mov_text subtitle track in MP4"
 rm subtitles.srt
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac -timecode 01:00:00:00 timecode.mov
 add timecode timecode.mov "a timecode (tmcd) track"
-ff -f lavfi -i "testsrc2=size=64x64:rate=1:duration=1" -frames:v 1 cover.png
+ff -f lavfi -i "testsrc2=size=64x64:rate=1:duration=0.5" -frames:v 1 cover.png
 ff -f lavfi -i "$V" -f lavfi -i "$A" -i cover.png -map 0 -map 1 -map 2 "${x264[@]}" -c:a aac -c:v:1 png \
     -disposition:v:1 attached_pic cover-art.mp4
 add cover-art cover-art.mp4 "an attached cover picture beside the video"
@@ -111,11 +111,11 @@ add cover-art cover-art.mp4 "an attached cover picture beside the video"
 # Timing: start offsets, stream lengths, one frame.
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac -output_ts_offset 10 -f mpegts late-start.ts
 add late-start late-start.ts "timestamps starting at 10 s"
-ff -f lavfi -i "$V" -itsoffset 0.5 -f lavfi -i "$A" "${x264[@]}" -c:a aac audio-late.mkv
-add audio-late audio-late.mkv "audio starting 0.5 s after the video"
-ff -itsoffset 0.5 -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac video-late.mkv
-add video-late video-late.mkv "video starting 0.5 s after the audio"
-ff -f lavfi -i "$V" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" "${x264[@]}" -c:a aac \
+ff -f lavfi -i "$V" -itsoffset 0.3 -f lavfi -i "$A" "${x264[@]}" -c:a aac audio-late.mkv
+add audio-late audio-late.mkv "audio starting 0.3 s after the video"
+ff -itsoffset 0.3 -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac video-late.mkv
+add video-late video-late.mkv "video starting 0.3 s after the audio"
+ff -f lavfi -i "$V" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=1" "${x264[@]}" -c:a aac \
     audio-longer.mp4
 add audio-longer audio-longer.mp4 "audio twice as long as the video"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -frames:v 1 "${x264[@]}" -c:a aac one-frame.mp4

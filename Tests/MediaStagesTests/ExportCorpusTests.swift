@@ -50,7 +50,7 @@ import Testing
             ("aac-main.mp4", "its audio is AAC Main, the profile needs AAC LC"),
             ("surround-71.mkv", "it has 8 audio channels, the profile needs at most 2"),
             ("two-audio.mp4", "it has 2 audio tracks, the profile keeps one"),
-            ("audio-late.mkv", "its audio starts 0.48 s after its video, the profile needs both to start together"),
+            ("audio-late.mkv", "its audio starts 0.28 s after its video, the profile needs both to start together"),
             ("fits-web.mp4", nil),
             ("subtitles.mp4", nil),
         ]
