@@ -34,6 +34,7 @@ bench: deps
 	benchmarks/workers.sh
 	benchmarks/farm.sh
 	benchmarks/oss.sh
+	benchmarks/codecs.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

@@ -307,7 +307,7 @@ static void check_thumbnail(const char *name, const char *out, double at, int ma
 static void check_cancel(double cancel_at) {
     ms_transcode_options opt;
     ms_transcode_options_init(&opt);
-    snprintf(opt.x264_preset, sizeof opt.x264_preset, "ultrafast");
+    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
     progress pr = {.monotonic = 1, .cancel_at = cancel_at};
     char err[512], what[64];
     int ret = ms_transcode(in_path("clip-h264-aac.mp4"), out_path("cancelled.mp4"), &opt, on_progress, &pr, NULL, err,
@@ -386,8 +386,8 @@ static void check_errors(void) {
                 ms_transcode(out_path("a:b.mp4"), out_path("a:b.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
     CHECK(ms_probe(out_path("a:b.mp4"), &info, err, sizeof err) == 0, "a:b.mp4 damaged by output = input: %s", err);
-    snprintf(opt.x264_preset, sizeof opt.x264_preset, "warpspeed");
-    expect_code("transcode with preset 'warpspeed'",
+    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast;warp=9");
+    expect_code("transcode with an option libx264 does not know",
                 ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
     expect_code("probe NULL path", ms_probe(NULL, &info, err, sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
@@ -412,7 +412,7 @@ static void check_errors(void) {
     pthread_t th;
     pthread_create(&th, NULL, probe_truncated, &c);
     ms_transcode_options_init(&opt);
-    snprintf(opt.x264_preset, sizeof opt.x264_preset, "ultrafast");
+    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
     int ret = ms_transcode(in_path("clip-mpeg4.mov"), out_path("concurrent.mp4"), &opt, NULL, NULL, NULL, err,
                            sizeof err);
     pthread_join(th, NULL);
@@ -475,7 +475,7 @@ int main(int argc, char **argv) {
 
     ms_transcode_options t;
     ms_transcode_options_init(&t);
-    snprintf(t.x264_preset, sizeof t.x264_preset, "veryfast");
+    snprintf(t.video_options, sizeof t.video_options, "preset=veryfast");
     t.crf = 28;
     ms_transcode_options small = t;
     small.max_width = 320;

@@ -6,6 +6,7 @@
 #include "ms_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <math.h>
 #include <stdarg.h>
@@ -21,11 +22,11 @@ _Static_assert(MS_ERROR_NO_AUDIO < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 3, "update the layout checks below with the ABI version");
-_Static_assert(sizeof(ms_media_info) == 4 * MS_NAME_LEN + 120, "ms_media_info layout changed");
-_Static_assert(sizeof(ms_transcode_options) == 104, "ms_transcode_options layout changed");
+_Static_assert(MS_ABI_VERSION == 4, "update the layout checks below with the ABI version");
+_Static_assert(sizeof(ms_media_info) == 6 * MS_NAME_LEN + 200, "ms_media_info layout changed");
+_Static_assert(sizeof(ms_transcode_options) == 384, "ms_transcode_options layout changed");
 _Static_assert(sizeof(ms_transcode_result) == 72, "ms_transcode_result layout changed");
-_Static_assert(sizeof(((ms_transcode_options *)0)->x264_preset) == 16, "preset field size");
+_Static_assert(sizeof(((ms_transcode_options *)0)->video_encoder) == 32, "encoder field size");
 
 int ms_abi_version(void) { return MS_ABI_VERSION; }
 
@@ -92,20 +93,38 @@ double ms_seconds(int64_t ts, AVRational tb) {
 
 int64_t ms_microseconds(double seconds) { return (int64_t)(seconds * AV_TIME_BASE + 0.5); }
 
-/// dl_iterate_phdr callback: the number after "libx264.so." in a loaded object's path.
-static int find_x264(struct dl_phdr_info *info, size_t size, void *data) {
+/// What find_library looks for and what it found.
+typedef struct library_search {
+    char prefix[64];  // "libx265.so."
+    char path[4096];  // the loaded object's path, "" until found
+} library_search;
+
+/// dl_iterate_phdr callback: the first loaded object whose file name starts with the prefix.
+static int find_library(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
-    const char *name = info->dlpi_name ? strstr(info->dlpi_name, "libx264.so.") : NULL;
-    if (!name) return 0;
-    *(int *)data = atoi(name + strlen("libx264.so."));
+    library_search *search = data;
+    const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    const char *file = slash ? slash + 1 : info->dlpi_name;
+    if (!file || strncmp(file, search->prefix, strlen(search->prefix)) != 0) return 0;
+    snprintf(search->path, sizeof search->path, "%s", info->dlpi_name);
     return 1;
 }
 
-int ms_x264_build(void) {
-    if (ms_ffmpeg_load(NULL, 0) < 0) return 0;  // libavcodec brings libx264 in as a dependency
-    int build = 0;
-    dl_iterate_phdr(find_x264, &build);
-    return build;
+int ms_library_version(const char *name, char *buf, size_t len) {
+    if (buf && len) buf[0] = '\0';
+    if (!name || !buf || len == 0 || strlen(name) > 40) return MS_ERROR_INVALID_ARGUMENT;
+    if (ms_ffmpeg_load(NULL, 0) < 0) return MS_ERROR_INVALID_ARGUMENT;  // libavcodec brings the encoders in
+    library_search search = {.path = ""};
+    snprintf(search.prefix, sizeof search.prefix, "lib%s.so.", name);
+    dl_iterate_phdr(find_library, &search);
+    if (!search.path[0]) return MS_ERROR_INVALID_ARGUMENT;
+    // The soname (libSvtAv1Enc.so.1) is a link to the file that names the whole version.
+    char resolved[PATH_MAX];
+    const char *path = realpath(search.path, resolved) ? resolved : search.path;
+    const char *file = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (strncmp(file, search.prefix, strlen(search.prefix)) != 0) file = strrchr(search.path, '/') + 1;
+    snprintf(buf, len, "%s", file + strlen(search.prefix));
+    return 0;
 }
 
 unsigned ms_avcodec_version(void) { return ms_ffmpeg_load(NULL, 0) < 0 ? 0 : ff.avcodec_version(); }

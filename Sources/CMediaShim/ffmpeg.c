@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 ms_ffmpeg ff;
 
@@ -42,6 +43,9 @@ static int resolve(void *handle, const char *library, const char *function, void
 }
 
 static void load(void) {
+    // SVT-AV1 prints its banner and settings straight to stderr, past FFmpeg's log callback; its own variable
+    // keeps it to errors unless the user set it. (Once, before any encoder runs.)
+    setenv("SVT_LOG", "1", 0);
     int ret = open_library(&handles.avutil, MS_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swresample, MS_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swscale, MS_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR));

@@ -115,6 +115,9 @@ int64_t ms_file_size(const char *path);
 /// Adds to `ofmt` a stream that receives `ist`'s packets unchanged: codec parameters, side data (the
 /// display matrix among them), metadata, time base and disposition.
 int ms_add_copy_stream(AVFormatContext *ofmt, const AVStream *ist, char *errbuf, size_t errlen);
+/// Sets the MP4 sample entry a video stream gets when it is not the muxer's default: `hvc1` for HEVC
+/// (parameter sets in the header only), the one Apple's players accept, instead of `hev1`.
+void ms_set_mp4_tag(AVCodecParameters *par);
 /// Copies the display matrix of `in` (if any) to `out`.
 int ms_copy_display_matrix(const AVStream *in, AVStream *out);
 /// Copies the metadata (language, handler name, ...) of stream in → out.

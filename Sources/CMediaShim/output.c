@@ -128,12 +128,17 @@ int ms_add_copy_stream(AVFormatContext *ofmt, const AVStream *ist, char *errbuf,
     }
     if (ret >= 0) ret = ms_copy_stream_metadata(ist, ost);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "stream");
-    ost->codecpar->codec_tag = 0;  // let the MP4 muxer choose its own tag
+    ost->codecpar->codec_tag = 0;  // let the MP4 muxer choose its own tag, but for HEVC's
+    ms_set_mp4_tag(ost->codecpar);
     ost->time_base = ist->time_base;
     ost->avg_frame_rate = ist->avg_frame_rate;
     ost->sample_aspect_ratio = ist->sample_aspect_ratio;
     ost->disposition = ist->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
     return 0;
+}
+
+void ms_set_mp4_tag(AVCodecParameters *par) {
+    if (par->codec_id == AV_CODEC_ID_HEVC) par->codec_tag = MKTAG('h', 'v', 'c', '1');
 }
 
 int ms_copy_display_matrix(const AVStream *in, AVStream *out) {

@@ -8,7 +8,24 @@
 
 static void copy_name(char dst[MS_NAME_LEN], const char *src) { snprintf(dst, MS_NAME_LEN, "%s", src ? src : ""); }
 
-static void describe_video(const AVStream *st, ms_media_info *out) {
+/// "4:2:0" and friends from the pixel format's chroma subsampling; RGB counts as 4:4:4.
+static const char *chroma_name(const AVPixFmtDescriptor *desc) {
+    if (!desc) return "";
+    if (desc->nb_components < 3) return "4:0:0";
+    if (desc->flags & AV_PIX_FMT_FLAG_RGB) return "4:4:4";
+    int w = desc->log2_chroma_w, h = desc->log2_chroma_h;
+    return w == 1 && h == 1 ? "4:2:0" : w == 1 && h == 0 ? "4:2:2" : w == 0 && h == 0 ? "4:4:4"
+           : w == 2 && h == 0 ? "4:1:1" : w == 0 && h == 1 ? "4:4:0" : "";
+}
+
+/// Seconds from the file's start to the stream's first timestamp.
+static double stream_start(const AVFormatContext *ifmt, const AVStream *st) {
+    if (st->start_time == AV_NOPTS_VALUE || ifmt->start_time == AV_NOPTS_VALUE) return 0;
+    double start = ms_seconds(st->start_time, st->time_base) - (double)ifmt->start_time / AV_TIME_BASE;
+    return start > 0 ? start : 0;
+}
+
+static void describe_video(AVFormatContext *ifmt, AVStream *st, ms_media_info *out) {
     const AVCodecParameters *par = st->codecpar;
     out->has_video = 1;
     copy_name(out->video_codec, ff.avcodec_get_name(par->codec_id));
@@ -24,15 +41,37 @@ static void describe_video(const AVStream *st, ms_media_info *out) {
     out->video_bit_rate = par->bit_rate;
     out->frame_count = st->nb_frames;
     out->video_duration = st->duration != AV_NOPTS_VALUE ? ms_seconds(st->duration, st->time_base) : 0;
+
+    copy_name(out->video_profile, ff.avcodec_profile_name(par->codec_id, par->profile));
+    out->video_level = par->level > 0 ? par->level : 0;
+    if (par->codec_tag) {
+        char tag[AV_FOURCC_MAX_STRING_SIZE];
+        snprintf(out->video_tag, sizeof out->video_tag, "%s", ff.av_fourcc_make_string(tag, par->codec_tag));
+    }
+    const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get((enum AVPixelFormat)par->format);
+    out->bit_depth = desc ? desc->comp[0].depth : 0;
+    snprintf(out->chroma, sizeof out->chroma, "%s", chroma_name(desc));
+    out->full_range = par->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(par->format);
+    out->interlaced = par->field_order == AV_FIELD_TT || par->field_order == AV_FIELD_BB ||
+                      par->field_order == AV_FIELD_TB || par->field_order == AV_FIELD_BT;
+    AVRational sar = ff.av_guess_sample_aspect_ratio(ifmt, st, NULL);
+    out->sar_num = sar.num > 0 && sar.den > 0 ? sar.num : 1;
+    out->sar_den = sar.num > 0 && sar.den > 0 ? sar.den : 1;
+    out->video_start = stream_start(ifmt, st);
+    const char *format = ifmt->iformat->name;
+    out->still_image = strcmp(format, "image2") == 0 || strstr(format, "_pipe") != NULL;  // png_pipe, jpeg_pipe...
 }
 
-static void describe_audio(const AVStream *st, ms_media_info *out) {
+static void describe_audio(const AVFormatContext *ifmt, const AVStream *st, ms_media_info *out) {
     const AVCodecParameters *par = st->codecpar;
     out->has_audio = 1;
     copy_name(out->audio_codec, ff.avcodec_get_name(par->codec_id));
     out->sample_rate = par->sample_rate;
     out->channels = par->ch_layout.nb_channels;
     out->audio_bit_rate = par->bit_rate;
+    copy_name(out->audio_profile, ff.avcodec_profile_name(par->codec_id, par->profile));
+    out->audio_start = stream_start(ifmt, st);
+    out->audio_duration = st->duration != AV_NOPTS_VALUE ? ms_seconds(st->duration, st->time_base) : 0;
 }
 
 int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) {
@@ -53,16 +92,21 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) 
     for (unsigned i = 0; i < ifmt->nb_streams; i++) {
         const AVStream *st = ifmt->streams[i];
         switch (st->codecpar->codec_type) {
-        case AVMEDIA_TYPE_VIDEO: out->video_stream_count += !(st->disposition & AV_DISPOSITION_ATTACHED_PIC); break;
+        case AVMEDIA_TYPE_VIDEO:
+            out->video_stream_count += !(st->disposition & AV_DISPOSITION_ATTACHED_PIC);
+            out->attached_picture_count += !!(st->disposition & AV_DISPOSITION_ATTACHED_PIC);
+            break;
         case AVMEDIA_TYPE_AUDIO: out->audio_stream_count++; break;
         case AVMEDIA_TYPE_SUBTITLE: out->subtitle_stream_count++; break;
+        case AVMEDIA_TYPE_DATA:
+        case AVMEDIA_TYPE_ATTACHMENT: out->data_stream_count++; break;
         default: break;
         }
     }
     int video = ms_find_video_stream(ifmt);
-    if (video >= 0) describe_video(ifmt->streams[video], out);
+    if (video >= 0) describe_video(ifmt, ifmt->streams[video], out);
     int audio = ms_find_audio_stream(ifmt, video);
-    if (audio >= 0) describe_audio(ifmt->streams[audio], out);
+    if (audio >= 0) describe_audio(ifmt, ifmt->streams[audio], out);
 
     ff.avformat_close_input(&ifmt);
     return 0;

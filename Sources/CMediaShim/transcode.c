@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libavutil/opt.h>
@@ -29,15 +30,14 @@ int ms_transcode_fail(transcoder *t, int code, int cause, const char *what) {
 }
 
 static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) {
-    static const char *presets[] = {"ultrafast", "superfast", "veryfast", "faster", "fast",
-                                    "medium",    "slow",      "slower",   "veryslow", "placebo"};
     const char *bad = NULL;
     if (o->mode != MS_MODE_TRANSCODE && o->mode != MS_MODE_REMUX) bad = "mode";
-    else if (o->crf < -1 || o->crf > 51) bad = "crf (-1...51)";
+    else if (o->crf < -1 || o->crf > 63) bad = "crf (-1...63)";
     else if (o->video_bit_rate < 0 || o->audio_bit_rate < 0) bad = "bit rate";
     else if (o->max_width < 0 || o->max_height < 0) bad = "maximum size";
     else if (!(o->max_fps >= 0) || isinf(o->max_fps)) bad = "max_fps";
     else if (o->audio_channels < 0 || o->audio_channels > 8) bad = "audio_channels (0...8)";
+    else if (o->audio_sample_rate < 0 || o->audio_sample_rate > 384000) bad = "audio_sample_rate (0...384000)";
     else if (o->threads < 0 || o->threads > 256) bad = "threads";
     else if (o->streams < MS_STREAMS_ALL || o->streams > MS_STREAMS_AUDIO) bad = "streams";
     else if (o->mode == MS_MODE_REMUX && o->streams != MS_STREAMS_ALL) bad = "streams (remux copies all)";
@@ -45,13 +45,9 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
         bad = "range (seconds >= 0)";
     else if ((o->range_start > 0 || o->range_duration > 0) && (o->mode != MS_MODE_TRANSCODE || o->streams != MS_STREAMS_VIDEO))
         bad = "range (only for MS_STREAMS_VIDEO transcodes)";
-    else if (!memchr(o->x264_preset, '\0', sizeof o->x264_preset)) bad = "x264_preset (not terminated)";
-    if (bad) return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad);
-    if (!o->x264_preset[0]) return 0;
-    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
-        if (strcmp(o->x264_preset, presets[i]) == 0) return 0;
-    return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
-                   "unknown x264 preset '%s' (ultrafast ... placebo)", o->x264_preset);
+    else if (!memchr(o->video_encoder, '\0', sizeof o->video_encoder)) bad = "video_encoder (not terminated)";
+    else if (!memchr(o->video_options, '\0', sizeof o->video_options)) bad = "video_options (not terminated)";
+    return bad ? ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad) : 0;
 }
 
 // MARK: - Encoding
@@ -69,6 +65,13 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
                 continue;
             }
             if (t->out_pkt->duration <= 0) t->out_pkt->duration = t->frame_dur;  // libx264 leaves it 0
+            // libx265 derives its decode times from the first frames' times: with fewer frames than its B-frame
+            // delay (a one-frame video) they can be garbage, far out of MP4's range. A decode time is never after
+            // its presentation, nor a minute before it.
+            AVPacket *p = t->out_pkt;
+            int64_t earliest = p->pts - ff.av_rescale_q(60, (AVRational){1, 1}, enc->time_base);
+            if (p->pts != AV_NOPTS_VALUE && (p->dts == AV_NOPTS_VALUE || p->dts > p->pts || p->dts < earliest))
+                p->dts = p->dts == AV_NOPTS_VALUE || p->dts > p->pts ? p->pts : earliest;
             t->video_frames++;
         }
         t->out_pkt->stream_index = ost->index;
@@ -84,37 +87,54 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
 
 // MARK: - Video
 
+/// The stored size that shows the picture with square pixels: the width grows for wide pixels, the height
+/// for tall ones, so no detail is lost.
+static void square_pixels(int width, int height, AVRational sar, int *out_w, int *out_h) {
+    *out_w = width;
+    *out_h = height;
+    if (sar.num <= 0 || sar.den <= 0 || sar.num == sar.den) return;
+    if (sar.num > sar.den) *out_w = (int)FFMIN((int64_t)width * sar.num / sar.den, 16384);
+    else *out_h = (int)FFMIN((int64_t)height * sar.den / sar.num, 16384);
+}
+
 static int open_video(transcoder *t) {
     const AVStream *ist = t->vist;
     int ret = ms_open_decoder(ist, t->opt->threads, &t->vdec, t->errbuf, t->errlen);
     if (ret < 0) return ret;
-    const AVCodec *codec = ff.avcodec_find_encoder_by_name("libx264");
-    if (!codec) return ms_transcode_fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder libx264 (H.264)");
+    const char *name = t->opt->video_encoder[0] ? t->opt->video_encoder : "libx264";
+    const AVCodec *codec = ff.avcodec_find_encoder_by_name(name);
+    if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
+        return ms_fail(t->errbuf, t->errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
+                       "video encoder '%s' (not in this FFmpeg build)", name);
     AVCodecContext *dec = t->vdec, *enc = t->venc = ff.avcodec_alloc_context3(codec);
     if (!enc) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
     if (dec->width <= 0 || dec->height <= 0)
         return ms_transcode_fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
 
-    // max_width/max_height are meant as displayed; the encoder sees the stored picture.
+    // max_width/max_height are meant as displayed, with square pixels; the encoder sees the stored picture.
     int rotation = ms_stream_rotation(ist);
     int swap = rotation == 90 || rotation == 270;
-    ms_fit_size(dec->width, dec->height, swap ? t->opt->max_height : t->opt->max_width,
+    int width, height;
+    square_pixels(dec->width, dec->height, ff.av_guess_sample_aspect_ratio(t->ifmt, (AVStream *)ist, NULL), &width,
+                  &height);
+    ms_fit_size(width, height, swap ? t->opt->max_height : t->opt->max_width,
                 swap ? t->opt->max_width : t->opt->max_height, &enc->width, &enc->height);
-    enc->pix_fmt = AV_PIX_FMT_YUV420P;
+    enc->pix_fmt = AV_PIX_FMT_YUV420P;  // 8-bit 4:2:0: what every player decodes
     enc->time_base = ist->time_base;  // source timestamps are kept as they are
     AVRational fps = ff.av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
     if (t->opt->max_fps > 0 && (fps.num <= 0 || av_q2d(fps) > t->opt->max_fps)) fps = ff.av_d2q(t->opt->max_fps, 100000);
     if (fps.num <= 0 || fps.den <= 0) fps = (AVRational){30, 1};  // unknown: x264 would take 1/time_base
     enc->framerate = fps;  // x264's rate control needs the real rate
-    enc->sample_aspect_ratio = dec->sample_aspect_ratio;
+    enc->sample_aspect_ratio = (AVRational){1, 1};
     enc->color_primaries = dec->color_primaries;
     enc->color_trc = dec->color_trc;
     enc->colorspace = dec->colorspace;
-    int full_range = ms_full_range_format(dec->pix_fmt) || dec->color_range == AVCOL_RANGE_JPEG;
-    enc->color_range = full_range ? AVCOL_RANGE_JPEG : dec->color_range;  // kept, as the CLI does
+    enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
+    enc->field_order = AV_FIELD_PROGRESSIVE;
     enc->thread_count = t->opt->threads;
+    t->interlaced = ist->codecpar->field_order == AV_FIELD_TT || ist->codecpar->field_order == AV_FIELD_BB ||
+                    ist->codecpar->field_order == AV_FIELD_TB || ist->codecpar->field_order == AV_FIELD_BT;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if (t->opt->x264_preset[0]) ff.av_opt_set(enc->priv_data, "preset", t->opt->x264_preset, 0);
     if (t->opt->crf >= 0) ff.av_opt_set_double(enc->priv_data, "crf", t->opt->crf, 0);
     if (t->opt->video_bit_rate > 0 && t->opt->crf >= 0) {  // CRF with a ceiling
         enc->rc_max_rate = t->opt->video_bit_rate;
@@ -122,9 +142,22 @@ static int open_video(transcoder *t) {
     } else if (t->opt->video_bit_rate > 0) {
         enc->bit_rate = t->opt->video_bit_rate;
     }
+    AVDictionary *options = NULL;
+    if (t->opt->video_options[0] && ff.av_dict_parse_string(&options, t->opt->video_options, "=", ";", 0) < 0) {
+        ff.av_dict_free(&options);
+        return ms_fail(t->errbuf, t->errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                       "video_options '%s' (key=value;key=value)", t->opt->video_options);
+    }
     ms_log_clear();
-    ret = ff.avcodec_open2(enc, codec, NULL);
-    if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot open the libx264 encoder");
+    ret = ff.avcodec_open2(enc, codec, &options);
+    const AVDictionaryEntry *unknown = ret >= 0 ? ff.av_dict_get(options, "", NULL, AV_DICT_IGNORE_SUFFIX) : NULL;
+    if (unknown) ret = ms_fail(t->errbuf, t->errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                               "the %s encoder has no option '%s'", name, unknown->key);
+    else if (ret < 0)
+        ret = ms_fail(t->errbuf, t->errlen, ret == AVERROR(EINVAL) ? MS_ERROR_INVALID_ARGUMENT : ret, ret,
+                      "cannot open the %s encoder with '%s'", name, t->opt->video_options);
+    ff.av_dict_free(&options);
+    if (ret < 0) return ret;
 
     t->frame_dur = ff.av_rescale_q(1, av_inv_q(fps), enc->time_base);
     if (t->frame_dur < 1) t->frame_dur = 1;
@@ -134,9 +167,68 @@ static int open_video(transcoder *t) {
     if ((ret = ff.avcodec_parameters_from_context(t->vost->codecpar, enc)) < 0 ||
         (ret = ms_copy_display_matrix(ist, t->vost)) < 0 || (ret = ms_copy_stream_metadata(ist, t->vost)) < 0)
         return ms_transcode_fail(t, ret, ret, "video stream");
+    ms_set_mp4_tag(t->vost->codecpar);
     t->vost->time_base = enc->time_base;
     t->vost->avg_frame_rate = enc->framerate;
     t->vost->sample_aspect_ratio = enc->sample_aspect_ratio;
+    return 0;
+}
+
+/// An 8-bit 4:2:0 limited-range frame of this size for `*frame` (kept while the size stays).
+static int picture_frame(AVFrame **frame, int width, int height) {
+    if (*frame && (*frame)->width == width && (*frame)->height == height) return 0;
+    ff.av_frame_free(frame);
+    if (!(*frame = ff.av_frame_alloc())) return AVERROR(ENOMEM);
+    (*frame)->format = AV_PIX_FMT_YUV420P;
+    (*frame)->color_range = AVCOL_RANGE_MPEG;
+    (*frame)->width = width;
+    (*frame)->height = height;
+    return ff.av_frame_get_buffer(*frame, 0);
+}
+
+/// Deinterlaces by a linear blend: every line but the first and last becomes (above + 2 × itself + below) / 4,
+/// which mixes the two fields into one picture without combing, at the source's frame rate.
+static void blend_fields(AVFrame *f, uint8_t *line) {
+    for (int p = 0; p < 3; p++) {
+        int w = p ? AV_CEIL_RSHIFT(f->width, 1) : f->width;
+        int h = p ? AV_CEIL_RSHIFT(f->height, 1) : f->height;
+        if (h < 3) continue;
+        uint8_t *plane = f->data[p];
+        memcpy(line, plane, (size_t)w);  // the line above, as it was
+        for (int y = 1; y < h - 1; y++) {
+            uint8_t *cur = plane + (ptrdiff_t)y * f->linesize[p], *below = cur + f->linesize[p];
+            for (int x = 0; x < w; x++) {
+                uint8_t c = cur[x];
+                cur[x] = (uint8_t)((line[x] + 2 * c + below[x] + 2) >> 2);
+                line[x] = c;
+            }
+        }
+    }
+}
+
+/// The picture the encoder gets for the decoded `f`: deinterlaced when interlaced, then scaled and
+/// converted to the encoder's size and 8-bit 4:2:0 limited range when it is not that already.
+static int encoder_picture(transcoder *t, AVFrame *f, AVFrame **picture) {
+    AVFrame *in = f;
+    int ret;
+    if (t->interlaced || MS_FRAME_INTERLACED(f)) {
+        if ((ret = picture_frame(&t->deint, f->width, f->height)) < 0) return ret;
+        if (t->deint_line_size < f->width) {
+            uint8_t *line = realloc(t->deint_line, (size_t)f->width);
+            if (!line) return AVERROR(ENOMEM);
+            t->deint_line = line;
+            t->deint_line_size = f->width;
+        }
+        if ((ret = ms_scale(&t->deint_sws, f, t->deint)) < 0) return ret;
+        blend_fields(t->deint, t->deint_line);
+        in = t->deint;
+    }
+    int full = in->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(in->format);
+    if (in->format != AV_PIX_FMT_YUV420P || full || in->width != t->venc->width || in->height != t->venc->height) {
+        if ((ret = ms_scale(&t->sws, in, t->scaled)) < 0) return ret;
+        in = t->scaled;
+    }
+    *picture = in;
     return 0;
 }
 
@@ -171,24 +263,24 @@ static int video_frame(transcoder *t, AVFrame *f) {
         t->last_slot = slot;
     }
     int64_t out_pts = pts - t->range_start;  // the output's timeline
+    // A video that starts after the audio (or a data stream) shows its first picture from 0: both tracks start
+    // together, and the rest stays where it was.
+    if (t->last_pts == AV_NOPTS_VALUE && t->range_start == 0 && out_pts > 0) out_pts = 0;
     if (t->last_pts != AV_NOPTS_VALUE && out_pts <= t->last_pts) return 0;  // repeated timestamp: MP4 can't hold it
     t->last_pts = out_pts;
     int key = 0;  // the range's first frame and its post-roll's first are IDR frames: the cuts reference nothing
     if (pts >= t->range_end) {
         key = t->postroll_left-- == RANGE_POSTROLL_FRAMES;
     } else if (pts >= t->range_start) {
-        key = t->range_start > 0 && !t->range_entered;
+        key = t->preroll_from < t->range_start && !t->range_entered;
         t->range_entered = 1;
     }
 
-    AVFrame *in = f;
-    if (f->format != AV_PIX_FMT_YUV420P || f->width != t->venc->width || f->height != t->venc->height) {
-        int ret = ms_scale(&t->sws, f, t->scaled);
-        if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
-        in = t->scaled;
-    }
+    AVFrame *in = NULL;
+    int ret = encoder_picture(t, f, &in);
+    if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
     in->pts = out_pts;
-    in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else libx264 copies the source's frame types
+    in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else the encoder copies the source's types
     t->frames_sent++;
     return ms_transcode_encode(t, t->venc, t->vost, in);
 }
@@ -242,12 +334,8 @@ static int run(transcoder *t, const char *in, const char *out) {
     if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return ms_transcode_fail(t, ret, ret, "metadata");
     if ((t->vist && (ret = open_video(t)) < 0) || (t->aist && (ret = ms_transcode_open_audio(t)) < 0)) return ret;
     if (t->vist) {
-        if (!(t->scaled = ff.av_frame_alloc())) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
-        t->scaled->format = AV_PIX_FMT_YUV420P;
-        t->scaled->color_range = t->venc->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
-        t->scaled->width = t->venc->width;
-        t->scaled->height = t->venc->height;
-        if ((ret = ff.av_frame_get_buffer(t->scaled, 0)) < 0) return ms_transcode_fail(t, ret, ret, "frame");
+        if ((ret = picture_frame(&t->scaled, t->venc->width, t->venc->height)) < 0)
+            return ms_transcode_fail(t, ret, ret, "frame");
         t->range_end = INT64_MAX;
         if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
             int64_t start = ms_microseconds(t->opt->range_start);
@@ -255,8 +343,11 @@ static int run(transcoder *t, const char *in, const char *out) {
             if (t->opt->range_duration > 0)
                 t->range_end = ff.av_rescale_q(ms_microseconds(t->opt->range_start + t->opt->range_duration),
                                                AV_TIME_BASE_Q, t->vist->time_base);
-            t->postroll_left = t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
-            t->preroll_from = FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur);
+            // The rolls rely on x264 making a forced keyframe an IDR frame (closed GOPs); the parts of other
+            // encoders start and end cold.
+            int rolls = strcmp(t->venc->codec->name, "libx264") == 0;
+            t->postroll_left = rolls && t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
+            t->preroll_from = rolls ? FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur) : t->range_start;
             // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.
             int64_t seek = ff.av_rescale_q(t->preroll_from, t->vist->time_base, AV_TIME_BASE_Q);
             if (start > 0 &&
@@ -326,6 +417,9 @@ static int transcode(const char *in, const char *out, const ms_transcode_options
     ff.avcodec_free_context(&t.adec);
     ff.avcodec_free_context(&t.aenc);
     ff.sws_freeContext(t.sws);
+    ff.sws_freeContext(t.deint_sws);
+    ff.av_frame_free(&t.deint);
+    free(t.deint_line);
     ff.swr_free(&t.swr);
     ff.av_channel_layout_uninit(&t.swr_layout);
     if (t.fifo) ff.av_audio_fifo_free(t.fifo);

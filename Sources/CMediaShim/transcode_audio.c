@@ -26,7 +26,8 @@ int ms_transcode_open_audio(transcoder *t) {
     if (channels == 0) channels = FFMIN(FFMAX(t->adec->ch_layout.nb_channels, 1), 2);
     ff.av_channel_layout_default(&enc->ch_layout, channels);
     enc->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
-    enc->sample_rate = choose_sample_rate(codec, t->adec->sample_rate);
+    enc->sample_rate =
+        choose_sample_rate(codec, t->opt->audio_sample_rate > 0 ? t->opt->audio_sample_rate : t->adec->sample_rate);
     enc->time_base = (AVRational){1, enc->sample_rate};
     enc->bit_rate = t->opt->audio_bit_rate;  // 0: the encoder's default, as the CLI
     enc->thread_count = t->opt->threads;
@@ -68,19 +69,25 @@ static int configure_resampler(transcoder *t, const AVFrame *f) {
     return ret < 0 ? ms_transcode_fail(t, ret, ret, "cannot set up audio resampling") : 0;
 }
 
+/// Room for `samples` converted samples in t->conv.
+static int conv_room(transcoder *t, int samples) {
+    if (samples <= t->conv_samples) return 0;
+    if (t->conv) ff.av_freep(&t->conv[0]);
+    ff.av_freep(&t->conv);
+    t->conv_samples = 0;
+    int ret = ff.av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, samples,
+                                                    t->aenc->sample_fmt, 0);
+    if (ret < 0) return ms_transcode_fail(t, ret, ret, "resample");
+    t->conv_samples = samples;
+    return 0;
+}
+
 /// Resamples `nb` samples (NULL = drain swr) into the fifo.
 static int resample(transcoder *t, const uint8_t **data, int nb) {
     int room = ff.swr_get_out_samples(t->swr, nb);
     if (room < 0) return ms_transcode_fail(t, room, room, "resample");
-    if (room > t->conv_samples) {
-        if (t->conv) ff.av_freep(&t->conv[0]);
-        ff.av_freep(&t->conv);
-        t->conv_samples = 0;
-        int ret = ff.av_samples_alloc_array_and_samples(&t->conv, NULL, t->aenc->ch_layout.nb_channels, room,
-                                                        t->aenc->sample_fmt, 0);
-        if (ret < 0) return ms_transcode_fail(t, ret, ret, "resample");
-        t->conv_samples = room;
-    }
+    int ret = conv_room(t, room);
+    if (ret < 0) return ret;
     int n = ff.swr_convert(t->swr, t->conv, t->conv_samples, data, nb);
     if (n < 0) return ms_transcode_fail(t, n, n, "resample");
     if (n > 0 && ff.av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
@@ -109,14 +116,33 @@ static int drain_fifo(transcoder *t, int flush) {
     return 0;
 }
 
+/// Puts `samples` of silence into the fifo, encoding as it fills.
+static int put_silence(transcoder *t, int64_t samples) {
+    while (samples > 0) {
+        int n = (int)FFMIN(samples, 4096);
+        int ret = conv_room(t, n);
+        if (ret < 0) return ret;
+        ff.av_samples_set_silence(t->conv, 0, n, t->aenc->ch_layout.nb_channels, t->aenc->sample_fmt);
+        if (ff.av_audio_fifo_write(t->fifo, (void **)t->conv, n) < n)
+            return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio buffer");
+        if ((ret = drain_fifo(t, 0)) < 0) return ret;
+        samples -= n;
+    }
+    return 0;
+}
+
 int ms_transcode_audio_frame(transcoder *t, AVFrame *f) {
     int ret = configure_resampler(t, f);
     if (ret < 0) return ret;
     if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
         int64_t pts = f->best_effort_timestamp;
-        t->next_apts = pts == AV_NOPTS_VALUE ? 0
-                       : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
-                                         t->aist->time_base, t->aenc->time_base);
+        int64_t start = pts == AV_NOPTS_VALUE ? 0
+                        : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
+                                          t->aist->time_base, t->aenc->time_base);
+        // Audio that starts after the video (or a data stream) starts at 0 with silence before it, so both
+        // tracks start together in sync (at most an hour of it: later than that is a broken timestamp).
+        t->next_apts = 0;
+        if (start > 0 && start <= 3600LL * t->aenc->sample_rate && (ret = put_silence(t, start)) < 0) return ret;
     }
     if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
     return drain_fifo(t, 0);

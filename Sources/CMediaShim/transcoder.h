@@ -21,6 +21,11 @@ typedef struct transcoder {
     AVCodecContext *vdec, *venc;
     struct SwsContext *sws;
     AVFrame *scaled;      // encoder input when the decoded frame needs scaling or conversion
+    AVFrame *deint;       // an interlaced frame at its decoded size, 8-bit 4:2:0, while it is deinterlaced
+    struct SwsContext *deint_sws;
+    uint8_t *deint_line;  // one line of the picture before blending
+    int deint_line_size;
+    int interlaced;       // the stream's field order says every frame is interlaced
     int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
     int64_t frame_dur;    // nominal frame duration in that time base
     int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
@@ -46,6 +51,13 @@ typedef struct transcoder {
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;
 } transcoder;
+
+// AVFrame.interlaced_frame became a flag in FFmpeg 6.1 (libavutil 58.7).
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 7, 100)
+#define MS_FRAME_INTERLACED(f) (((f)->flags & AV_FRAME_FLAG_INTERLACED) != 0)
+#else
+#define MS_FRAME_INTERLACED(f) ((f)->interlaced_frame)
+#endif
 
 // AVFrame.pkt_duration became AVFrame.duration in FFmpeg 6.0 (libavutil 58).
 #if LIBAVUTIL_VERSION_MAJOR >= 58

@@ -24,6 +24,26 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         public var bitRate: Int64
         /// From the container's index; 0 when it does not say.
         public var frameCount: Int64
+        /// The codec's profile, e.g. `High`, `High 4:4:4 Predictive`, `Main 10`; empty when unknown.
+        public var profile: String
+        /// The codec's level as stored: H.264 `level_idc` (31 is 3.1), HEVC 30 × the level; 0 when unknown.
+        public var level: Int
+        /// The container's sample entry, e.g. `avc1`, `hev1`; empty when it has none.
+        public var tag: String
+        /// Bits per sample (8, 10, 12); 0 when unknown.
+        public var bitDepth: Int
+        /// Chroma subsampling: `4:2:0`, `4:2:2`, `4:4:4` (also RGB), `4:1:1`, `4:4:0`, `4:0:0`; empty when unknown.
+        public var chroma: String
+        /// Whether samples use the full 0–255 range (`yuvj*`, range `pc`).
+        public var fullRange: Bool
+        /// Whether the stream's field order says its frames are interlaced.
+        public var interlaced: Bool
+        /// The sample (pixel) aspect ratio's width; 1:1 when the file does not say.
+        public var sampleAspectWidth: Int
+        /// See ``sampleAspectWidth``.
+        public var sampleAspectHeight: Int
+        /// Seconds from the earliest stream's start to the first frame.
+        public var start: Double
     }
 
     /// The audio stream transcoding keeps (the default one).
@@ -36,6 +56,12 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         public var channels: Int
         /// Bits per second.
         public var bitRate: Int64
+        /// The codec's profile, e.g. `LC`, `HE-AAC`; empty when unknown.
+        public var profile: String
+        /// Seconds from the earliest stream's start to the first sample.
+        public var start: Double
+        /// Seconds; 0 when unknown.
+        public var duration: Double
     }
 
     /// Demuxer name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`.
@@ -52,6 +78,12 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     public var audioStreams: Int
     /// Subtitle streams.
     public var subtitleStreams: Int
+    /// Data streams (timecode, GPS, ...) and attachments (fonts).
+    public var dataStreams: Int
+    /// Cover pictures.
+    public var attachedPictures: Int
+    /// Whether the file is a still picture (an image format), not a video.
+    public var isStillImage: Bool
     /// The video stream transcoding uses, if any.
     public var video: Video?
     /// The audio stream transcoding keeps, if any.
@@ -67,6 +99,9 @@ extension MediaInfo {
         videoStreams = Int(info.video_stream_count)
         audioStreams = Int(info.audio_stream_count)
         subtitleStreams = Int(info.subtitle_stream_count)
+        dataStreams = Int(info.data_stream_count)
+        attachedPictures = Int(info.attached_picture_count)
+        isStillImage = info.still_image != 0
         video =
             info.has_video == 0
             ? nil
@@ -75,13 +110,17 @@ extension MediaInfo {
                 displayWidth: Int(info.display_width), displayHeight: Int(info.display_height),
                 rotation: Int(info.rotation),
                 fps: info.fps, pixelFormat: Self.string(info.pixel_format), bitRate: info.video_bit_rate,
-                frameCount: info.frame_count)
+                frameCount: info.frame_count, profile: Self.string(info.video_profile), level: Int(info.video_level),
+                tag: Self.string(info.video_tag), bitDepth: Int(info.bit_depth), chroma: Self.string(info.chroma),
+                fullRange: info.full_range != 0, interlaced: info.interlaced != 0,
+                sampleAspectWidth: Int(info.sar_num), sampleAspectHeight: Int(info.sar_den), start: info.video_start)
         audio =
             info.has_audio == 0
             ? nil
             : Audio(
                 codec: Self.string(info.audio_codec), sampleRate: Int(info.sample_rate), channels: Int(info.channels),
-                bitRate: info.audio_bit_rate)
+                bitRate: info.audio_bit_rate, profile: Self.string(info.audio_profile), start: info.audio_start,
+                duration: info.audio_duration)
     }
 
     /// A fixed-size C char array as a String.

@@ -10,7 +10,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 2.
+    /// The shim's ABI version; the Swift side was written for 4.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Reads container and stream facts.
@@ -56,15 +56,16 @@ public enum MediaToolkit {
         options.mode = settings.mode == .remux ? Int32(MS_MODE_REMUX.rawValue) : Int32(MS_MODE_TRANSCODE.rawValue)
         options.crf = Int32(settings.crf ?? -1)
         options.video_bit_rate = settings.videoBitRate ?? 0
-        withUnsafeMutableBytes(of: &options.x264_preset) { buffer in
-            let bytes = Array((settings.preset ?? "").utf8.prefix(buffer.count - 1))
-            buffer.copyBytes(from: bytes + [0])
-        }
+        copy(settings.codec.encoder, into: &options.video_encoder)
+        copy(
+            settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads),
+            into: &options.video_options)
         options.max_width = Int32(settings.maxWidth ?? 0)
         options.max_height = Int32(settings.maxHeight ?? 0)
         options.max_fps = settings.maxFPS ?? 0
         options.audio_bit_rate = settings.audioBitRate ?? 0
         options.audio_channels = Int32(settings.audioChannels ?? 0)
+        options.audio_sample_rate = Int32(settings.audioSampleRate ?? 0)
         options.faststart = settings.faststart ? 1 : 0
         options.threads = Int32(settings.threads)
         switch settings.streams {
@@ -77,6 +78,14 @@ public enum MediaToolkit {
             options.range_duration = range.end.map { $0 - range.start } ?? 0
         }
         return options
+    }
+
+    /// Copies `text` into a fixed-size C char array, cut to fit, NUL-terminated.
+    private static func copy<T>(_ text: String, into field: inout T) {
+        withUnsafeMutableBytes(of: &field) { buffer in
+            let bytes = Array(text.utf8.prefix(buffer.count - 1))
+            buffer.copyBytes(from: bytes + [0])
+        }
     }
 
     /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
@@ -119,15 +128,24 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// The encoder build segments are encoded with (`x264-164 lavc-59.37.100 parts-2`: libx264's build, the
-    /// libavcodec that drives it, and how a part's edges are cut). Outputs of two builds may differ bit for bit,
-    /// so a segmented transcode records it with its parts, and workers share a plan's units only with workers of
-    /// the same build.
-    public static var encoderBuild: String {
-        get async {
-            let (x264, lavc) = await BlockingWork.runLong { (ms_x264_build(), ms_avcodec_version()) }
-            return "x264-\(x264) lavc-\(lavc >> 16).\((lavc >> 8) & 0xFF).\(lavc & 0xFF) parts-\(MS_PART_FORMAT)"
+    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-2`: the encoder
+    /// library's version, the libavcodec that drives it, and how a part's edges are cut; `x265-0` when the version
+    /// is unknown). Outputs of two builds may differ bit for bit, so a segmented transcode records it with its
+    /// parts, and workers share a plan's units only with workers of the same build.
+    public static func encoderBuild(of codec: TranscodeSettings.VideoCodec) async -> String {
+        await BlockingWork.runLong {
+            var version = [CChar](repeating: 0, count: 64)
+            let found = ms_library_version(codec.library, &version, version.count) == 0
+            let text = String(decoding: version.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let lavc = ms_avcodec_version()
+            return
+                "\(codec.library)-\(found ? text : "0") lavc-\(lavc >> 16).\((lavc >> 8) & 0xFF).\(lavc & 0xFF) parts-\(MS_PART_FORMAT)"
         }
+    }
+
+    /// The build of H.264 encodes (``encoderBuild(of:)``): a worker encodes units of the plans made with it.
+    public static var encoderBuild: String {
+        get async { await encoderBuild(of: .h264) }
     }
 
     /// Runs a shim call that reports progress and fills a result, on a thread of its own. Cancelling the

@@ -12,8 +12,8 @@ import StageKit
 ///
 /// The video is encoded segment by segment, each its own encode of an exact time range of the source (the
 /// shim seeks to the range, encodes exactly its frames, and starts it with an IDR frame), with the same
-/// settings and a pinned thread count (x264's output depends on it). Each finished segment is written
-/// atomically, fingerprinted and checkpointed with the thread count and the x264 build; after a crash the
+/// settings and a pinned thread count (x264's and x265's output depends on it). Each finished segment is written
+/// atomically, fingerprinted and checkpointed with the thread count and the encoder's build; after a crash the
 /// segments are verified and reused, and encoding goes on at the first missing one. A segment whose frames
 /// are all read lets the next one start while its encoder drains. The audio is encoded once, in one pass (AAC
 /// per segment would click at every join). Segments and audio are then joined by stream copy
@@ -28,7 +28,7 @@ struct SegmentedTranscode {
     struct Progress: Codable, Equatable {
         var starts: [Double]
         var threads: Int
-        /// ``MediaToolkit/encoderBuild``.
+        /// ``MediaToolkit/encoderBuild(of:)``.
         var encoder: String
         var segments: [Segment]
 
@@ -108,7 +108,8 @@ struct SegmentedTranscode {
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
         var state = Progress(
-            starts: starts, threads: threads, encoder: await MediaToolkit.encoderBuild, segments: [])
+            starts: starts, threads: threads, encoder: await MediaToolkit.encoderBuild(of: settings.codec),
+            segments: [])
         if let saved = savedProgress() {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)

@@ -10,13 +10,74 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
         case remux
     }
 
+    /// The video codecs a transcode writes, each through one FFmpeg encoder.
+    public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
+        /// H.264 through libx264.
+        case h264
+        /// HEVC through libx265, tagged `hvc1` (the sample entry Apple's players accept).
+        case hevc
+        /// AV1 through SVT-AV1 (libsvtav1): Debian's FFmpeg also has libaom and rav1e; SVT-AV1 is the fast one.
+        case av1
+
+        /// FFmpeg's name of the encoder.
+        public var encoder: String {
+            switch self {
+            case .h264: "libx264"
+            case .hevc: "libx265"
+            case .av1: "libsvtav1"
+            }
+        }
+
+        /// The library whose version decides the encoder's bytes (`libx265.so.199`: `x265`).
+        public var library: String {
+            switch self {
+            case .h264: "x264"
+            case .hevc: "x265"
+            case .av1: "SvtAv1Enc"
+            }
+        }
+
+        /// The encoder's constant rate factors.
+        public var crfRange: ClosedRange<Int> { self == .av1 ? 0...63 : 0...51 }
+
+        /// The encoder's own options for an x264 preset name (nil: the encoder's default) and a thread count (0:
+        /// the encoder's own choice). x265 takes x264's preset names; SVT-AV1's presets are numbers, 0 (slowest)
+        /// to 13, mapped from the names. Pinned threads: x265 gets a pool and frame threads of that size (its output
+        /// depends on them); SVT-AV1 its logical processors (its output does not, but its memory does).
+        func encoderOptions(preset: String?, threads: Int) -> String {
+            var options: [String] = []
+            switch self {
+            case .h264:
+                if let preset { options.append("preset=\(preset)") }
+            case .hevc:
+                if let preset { options.append("preset=\(preset)") }
+                var params = ["log-level=error"]  // x265 writes its banner straight to stderr otherwise
+                if threads > 0 { params += ["pools=\(threads)", "frame-threads=\(min(threads, 4))"] }
+                options.append("x265-params=" + params.joined(separator: ":"))
+            case .av1:
+                if let preset { options.append("preset=\(Self.svtPresets[preset] ?? 8)") }
+                if threads > 0 { options.append("svtav1-params=lp=\(threads)") }
+            }
+            return options.joined(separator: ";")
+        }
+
+        /// SVT-AV1's preset for each of x264's names.
+        static let svtPresets = [
+            "ultrafast": 12, "superfast": 11, "veryfast": 10, "faster": 9, "fast": 8, "medium": 7, "slow": 5,
+            "slower": 4, "veryslow": 2,
+        ]
+    }
+
     /// Re-encode or copy.
     public var mode: Mode = .transcode
-    /// x264 constant rate factor (0...51); nil for x264's default (23).
+    /// The video codec; nil for H.264 (settings written before there was a choice).
+    public var videoCodec: VideoCodec?
+    /// The encoder's constant rate factor (``VideoCodec/crfRange``); nil for the encoder's default.
     public var crf: Int?
     /// Video bits per second (with a CRF: a cap).
     public var videoBitRate: Int64?
-    /// x264 speed preset such as `veryfast`; nil for x264's default (`medium`).
+    /// Speed preset by x264's names, such as `veryfast` (mapped for the other encoders); nil for the encoder's
+    /// default.
     public var preset: String?
     /// Fit inside this box as displayed, keeping the aspect ratio, never upscaling.
     public var maxWidth: Int?
@@ -28,6 +89,8 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
     public var audioBitRate: Int64?
     /// Audio channels; nil keeps the source's, at most 2.
     public var audioChannels: Int?
+    /// Audio samples per second; nil keeps the source's when AAC takes it.
+    public var audioSampleRate: Int?
     /// Put the index first so playback can start before the download ends.
     public var faststart = true
     /// Decoder and encoder threads; 0 uses every core.
@@ -64,6 +127,9 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
 
     /// The defaults: transcode to H.264/AAC with x264's and the AAC encoder's defaults, faststart.
     public init() {}
+
+    /// The video codec, H.264 when none was set.
+    public var codec: VideoCodec { videoCodec ?? .h264 }
 }
 
 /// What a transcode wrote.

@@ -2,21 +2,30 @@ import Foundation
 import Logging
 public import StageKit
 
-/// `ffmpeg.transcode`: decode and re-encode into an H.264/AAC MP4 (faststart by default), or, with
-/// `mode: "auto"`, copy the streams when the input already is what the settings ask for.
+/// `ffmpeg.transcode`: decode and re-encode into an H.264, HEVC or AV1 + AAC MP4 (faststart by default), or, with
+/// `mode: "auto"`, copy the streams when the input already plays where the profile promises (``PlaybackRules``).
 public struct TranscodeStage: Stage {
     /// The options of `ffmpeg.transcode`.
     public struct Options: StageOptions {
         /// Video settings.
         public struct Video: NestedOptions {
             /// Video codec.
-            @Option("Video codec (libx264).") public var codec = VideoCodec.h264
-            /// Constant rate factor 0–51.
-            @Option("Constant rate factor 0–51 (default: the profile's, else x264's 23).") public var crf: Int?
+            @Option(
+                "Video codec: h264 (libx264), hevc (libx265, tagged hvc1), av1 (SVT-AV1) (default: the profile's, else h264)."
+            )
+            public var codec: VideoCodec?
+            /// Constant rate factor.
+            @Option(
+                "Constant rate factor: 0–51 for h264 and hevc, 0–63 for av1 (default: the profile's, else the encoder's)."
+            )
+            public var crf: Int?
             /// Bits per second; with crf, a cap.
             @Option("Bits per second; with crf, a cap.") public var bitrate: BitRate?
-            /// x264 speed preset.
-            @Option("x264 speed preset (default: the profile's, else x264's medium).") public var preset: X264Preset?
+            /// Speed preset.
+            @Option(
+                "Speed preset by x264's names (x265 takes the same; for av1 mapped to SVT-AV1's 12 … 2) (default: the profile's, else the encoder's)."
+            )
+            public var preset: X264Preset?
             /// Largest displayed width, keeping the aspect ratio.
             @Option("Largest displayed width, keeping the aspect ratio.") public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
@@ -83,6 +92,10 @@ public struct TranscodeStage: Stage {
     public enum VideoCodec: String, OptionChoice {
         /// H.264 through libx264.
         case h264
+        /// HEVC through libx265, tagged hvc1.
+        case hevc
+        /// AV1 through SVT-AV1.
+        case av1
     }
 
     /// The audio codecs the stage writes.
@@ -140,8 +153,9 @@ public struct TranscodeStage: Stage {
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let summary =
-        "Re-encodes into an H.264/AAC MP4 (faststart); profiles: "
-        + ExportProfile.all.map(\.name).joined(separator: ", ") + "; mode auto remuxes when nothing needs re-encoding."
+        "Re-encodes into an H.264, HEVC or AV1 + AAC MP4 (faststart); profiles: "
+        + ExportProfile.all.map(\.name).joined(separator: ", ")
+        + "; mode auto remuxes when the input already plays where the profile promises."
     public static let outputSchema = OutputSchema([
         OutputField("path", "The MP4."),
         OutputField("size", "Its size in bytes."),
@@ -156,7 +170,7 @@ public struct TranscodeStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let settings = try Self.settings(from: options)
+        let (settings, rules) = try Self.settings(from: options)
         guard (1...16).contains(options.segmentJobs) else {
             throw StageFailure("segmentJobs must be from 1 to 16", kind: .invalidOptions)
         }
@@ -164,24 +178,37 @@ public struct TranscodeStage: Stage {
             throw StageFailure("segmentSeconds must be 0 (never) or more", kind: .invalidOptions)
         }
         return try await Export.run(
-            file: options.file, output: options.output, mode: options.mode, settings: settings,
+            file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs), createFolder: options.createFolder,
             context: context)
     }
 
-    /// The profile's settings with the explicit options on top.
-    static func settings(from options: Options) throws -> TranscodeSettings {
+    /// The profile's settings with the explicit options on top, and the rules its files follow (the profile's, or
+    /// the codec's usual ones when the options change the codec or name no profile).
+    static func settings(from options: Options) throws -> (TranscodeSettings, PlaybackRules) {
         var settings = TranscodeSettings()
+        var profile: ExportProfile?
         if let name = options.profile?.name {
-            guard let profile = ExportProfile.named(name) else {
-                throw StageFailure("unknown profile \(name)", kind: .invalidOptions)
-            }
+            profile = ExportProfile.named(name)
+            guard let profile else { throw StageFailure("unknown profile \(name)", kind: .invalidOptions) }
             settings = profile.settings
         }
         if let video = options.video {
+            if let codec = video.codec {
+                let chosen = TranscodeSettings.VideoCodec(rawValue: codec.rawValue) ?? .h264
+                if chosen != settings.codec {
+                    // Another encoder: the profile's CRF and preset mean something else there.
+                    settings.crf = nil
+                    settings.preset = nil
+                }
+                settings.videoCodec = chosen == .h264 ? nil : chosen
+            }
             if let crf = video.crf {
-                guard (0...51).contains(crf) else {
-                    throw StageFailure("video.crf must be from 0 to 51, not \(crf)", kind: .invalidOptions)
+                let range = settings.codec.crfRange
+                guard range.contains(crf) else {
+                    throw StageFailure(
+                        "video.crf must be from \(range.lowerBound) to \(range.upperBound) for \(settings.codec.rawValue), not \(crf)",
+                        kind: .invalidOptions)
                 }
                 settings.crf = crf
             }
@@ -208,7 +235,8 @@ public struct TranscodeStage: Stage {
             throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
         }
         settings.threads = options.threads
-        return settings
+        let rules = profile.flatMap { $0.rules.codec == settings.codec ? $0.rules : nil }
+        return (settings, rules ?? .standard(for: settings.codec))
     }
 
     private static func positive(_ value: Int, _ name: String) throws -> Int {
@@ -246,44 +274,54 @@ public struct RemuxStage: Stage {
         var settings = TranscodeSettings()
         settings.faststart = options.faststart
         return try await Export.run(
-            file: options.file, output: options.output, mode: .remux, settings: settings, segmenting: nil,
+            file: options.file, output: options.output, mode: .remux, settings: settings, rules: nil, segmenting: nil,
             createFolder: options.createFolder, context: context)
     }
 }
 
 /// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
 enum Export {
-    /// `segmenting`: the `segmentSeconds` option and the segments encoded at once (nil: never segmented).
+    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
+    /// segments encoded at once (nil: never segmented).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
         if let outputs = output.reusable(from: context, as: TranscodeStage.Outputs.self) { return outputs }
         try output.prepareFolder(create: createFolder)
 
+        let info = try await MediaToolkit.probe(input, logger: context.logger)
+        if info.isStillImage {
+            throw MediaError(
+                code: .noVideo,
+                message: "'\(input)' is a still picture (\(info.format)), not a video: nothing to export")
+        }
+        if let dropped = droppedStreams(info) {
+            context.logger.notice("dropping \(dropped): the MP4 keeps one video and one audio track")
+        }
         var settings = settings
-        var info: MediaInfo?
         switch mode {
         case .remux: settings.mode = .remux
         case .auto:
-            let probed = try await MediaToolkit.probe(input, logger: context.logger)
-            info = probed
-            let reason = remuxBlocker(probed, settings: settings)
+            let reason = (rules ?? .standard(for: settings.codec)).mismatch(info, settings: settings)
             settings.mode = reason == nil ? .remux : .transcode
             context.logger.info(
                 reason.map { "mode auto: transcoding because \($0)" }
-                    ?? "mode auto: remuxing, the input already fits (H.264/AAC within the limits)")
+                    ?? "mode auto: remuxing, the input already fits (\((rules ?? .standard(for: settings.codec)).summary))"
+            )
         case .transcode: settings.mode = .transcode
         }
+        if settings.mode == .transcode, let rules { settings = rules.promise(settings, for: info) }
         var segmented: SegmentedTranscode?
         var farmed: FarmedTranscode?
         if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
-            if info == nil { info = try await MediaToolkit.probe(input, logger: context.logger) }
-            if let info, let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
-                // Only the item's own file: an earlier stage's output is on this worker's disk alone.
-                if input == context.item.path, let farm = context.services[SegmentFarmKey.self],
+            if let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
+                // Only the item's own file (an earlier stage's output is on this worker's disk alone), and only
+                // H.264: workers announce the build of their H.264 encoder alone.
+                if input == context.item.path, settings.codec == .h264,
+                    let farm = context.services[SegmentFarmKey.self],
                     let store = context.services[SegmentStoreKey.self]
                 {
                     farmed = FarmedTranscode(
@@ -337,21 +375,16 @@ enum Export {
         }
     }
 
-    /// Why the input cannot simply be remuxed for these settings; nil when it can.
-    static func remuxBlocker(_ info: MediaInfo, settings: TranscodeSettings) -> String? {
-        guard let video = info.video else { return "the input has no video" }
-        if video.codec != "h264" { return "its video is \(video.codec), not h264" }
-        if let audio = info.audio, audio.codec != "aac" { return "its audio is \(audio.codec), not aac" }
-        if info.audioStreams > 1 { return "it has \(info.audioStreams) audio tracks" }
-        if let maxWidth = settings.maxWidth, video.displayWidth > maxWidth { return "it is wider than \(maxWidth)" }
-        if let maxHeight = settings.maxHeight, video.displayHeight > maxHeight {
-            return "it is taller than \(maxHeight)"
+    /// The streams an export leaves out, for a note; nil when none.
+    static func droppedStreams(_ info: MediaInfo) -> String? {
+        var dropped: [String] = []
+        if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }
+        if info.audioStreams > 1 { dropped.append("\(info.audioStreams - 1) more audio track(s)") }
+        if info.subtitleStreams > 0 { dropped.append("\(info.subtitleStreams) subtitle track(s)") }
+        if info.dataStreams > 0 {
+            dropped.append("\(info.dataStreams) data track(s) (a timecode stays, as the MP4's timecode track)")
         }
-        if let fps = settings.maxFPS, video.fps > fps + 0.01 { return "its frame rate is above \(fps)" }
-        if let rate = settings.videoBitRate, video.bitRate > rate { return "its video bit rate is above \(rate)" }
-        if let channels = settings.audioChannels, let audio = info.audio, audio.channels > channels {
-            return "it has more than \(channels) audio channels"
-        }
-        return nil
+        if info.attachedPictures > 0 { dropped.append("\(info.attachedPictures) cover picture(s)") }
+        return dropped.isEmpty ? nil : dropped.joined(separator: ", ")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 3)
+        #expect(MediaToolkit.abiVersion == 4)
     }
 
     @Test(arguments: Sample.all)

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 3
+#define MS_ABI_VERSION 4
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -42,8 +42,8 @@ typedef enum ms_error {
     MS_ERROR_NOT_MEDIA = -10003,
     /// The input has no video stream (an audio-only file, or only a cover picture).
     MS_ERROR_NO_VIDEO = -10004,
-    /// No decoder for the input's codec, or the needed encoder (libx264, aac, mjpeg) is not in
-    /// this FFmpeg build. The message names the codec.
+    /// No decoder for the input's codec, or the needed encoder (the video encoder asked for, aac,
+    /// mjpeg) is not in this FFmpeg build. The message names the codec.
     MS_ERROR_UNSUPPORTED_CODEC = -10005,
     /// Stream copy (remux) is impossible: a kept stream's codec cannot be stored in MP4 (e.g. PCM
     /// audio). Transcoding works.
@@ -130,6 +130,25 @@ typedef struct ms_media_info {
     int sample_rate;
     int channels;
     int64_t audio_bit_rate;
+
+    // ABI 4: what deciding whether a file plays somewhere needs.
+    char video_profile[MS_NAME_LEN]; ///< the codec's profile, e.g. "High", "High 4:4:4 Predictive", "Main 10"; "" unknown
+    int video_level;                 ///< the codec's level as stored: H.264 level_idc (31 = 3.1), HEVC 30 × level
+                                     ///< (93 = 3.1); 0 unknown
+    char video_tag[8];               ///< the container's sample entry, e.g. "avc1", "hvc1", "hev1"; "" none
+    int bit_depth;                   ///< bits per sample of the pixel format (8, 10, 12); 0 unknown
+    char chroma[8];                  ///< "4:2:0", "4:2:2", "4:4:4" (also RGB), "4:1:1", "4:4:0", "4:0:0" (gray); "" unknown
+    int full_range;                  ///< 1 when the samples use the full 0-255 range (yuvj*, color_range "pc")
+    int interlaced;                  ///< 1 when the stream says its frames are interlaced (field order tt/bb/tb/bt)
+    int sar_num;                     ///< sample (pixel) aspect ratio; 1:1 when the file does not say
+    int sar_den;
+    double video_start;              ///< seconds from the earliest stream's start to the video's first frame
+    double audio_start;              ///< the same for the audio stream described
+    double audio_duration;           ///< seconds; 0 unknown
+    char audio_profile[MS_NAME_LEN]; ///< e.g. "LC", "HE-AAC"; "" unknown
+    int data_stream_count;           ///< data streams (timecode, GPS, ...) and attachments (fonts)
+    int attached_picture_count;      ///< cover pictures
+    int still_image;                 ///< 1 when the input is a still picture (an image format, not a video)
 } ms_media_info;
 
 /// Reads the container and stream facts of `path` into `out`. The video stream described is the
@@ -148,7 +167,7 @@ typedef int (*ms_progress_fn)(void *ctx, double done_seconds, double total_secon
 
 /// How `ms_transcode` produces its MP4.
 typedef enum ms_mode {
-    /// Decode and re-encode: H.264 (libx264) + AAC.
+    /// Decode and re-encode: the video encoder asked for (libx264 by default) + AAC.
     MS_MODE_TRANSCODE = 0,
     /// Copy the compressed streams unchanged (fast, lossless); the video/audio options below are
     /// ignored. Fails with MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
@@ -169,15 +188,22 @@ typedef enum ms_streams {
 /// that fields added later get their defaults.
 typedef struct ms_transcode_options {
     int mode;                 ///< ms_mode; default MS_MODE_TRANSCODE
-    int crf;                  ///< x264 constant rate factor 0...51, -1 = x264's default (23)
+    int crf;                  ///< the encoder's constant rate factor (libx264/libx265 0...51, libsvtav1 and
+                              ///< libaom-av1 0...63); -1 = the encoder's default
     int64_t video_bit_rate;   ///< bits/s; 0 = none. Alone: average bit rate. With crf >= 0: CRF
                               ///< capped at this rate (maxrate, buffer of 2 s)
-    char x264_preset[16];     ///< "ultrafast" ... "veryslow"; "" = x264's default ("medium")
-    int max_width;            ///< fit inside this box as displayed (after rotation), keeping the
-    int max_height;           ///< aspect ratio, never upscaling; 0 = no limit. Output sizes are even
+    char video_encoder[32];   ///< FFmpeg's name of the video encoder: "libx264" (also ""), "libx265",
+                              ///< "libsvtav1", "libaom-av1". HEVC is tagged hvc1 (Apple's players need it)
+    char video_options[256];  ///< the encoder's own options as "key=value:key=value" (e.g.
+                              ///< "preset=veryfast", "x265-params=pools=2"); "" none. An option the encoder
+                              ///< does not know, or a value it refuses, fails with MS_ERROR_INVALID_ARGUMENT
+    int max_width;            ///< fit inside this box as displayed (after rotation and with square
+    int max_height;           ///< pixels), keeping the aspect ratio, never upscaling; 0 = no limit. Output
+                              ///< sizes are even
     double max_fps;           ///< drop frames to stay at or below this rate; 0 = keep the source's
     int64_t audio_bit_rate;   ///< bits/s; 0 = the AAC encoder's default (as the ffmpeg CLI)
     int audio_channels;       ///< 1...8; 0 = keep the source's, at most 2 (stereo downmix)
+    int audio_sample_rate;    ///< Hz; 0 = the source's when AAC takes it, else the nearest higher one
     int faststart;            ///< 1 = put the index (moov) first for progressive playback; default 1
     int threads;              ///< decoder and encoder threads; 0 = one per core (default)
     int streams;              ///< ms_streams; default MS_STREAMS_ALL (transcode mode only)
@@ -194,8 +220,8 @@ typedef struct ms_transcode_options {
                               ///< start the next one then, while this one drains
 } ms_transcode_options;
 
-/// Sets the defaults: transcode, crf -1, preset "" (medium), no limits, faststart 1, threads 0, all
-/// streams, no range, no video_read callback.
+/// Sets the defaults: transcode, libx264, crf -1, no encoder options, no limits, faststart 1, threads 0,
+/// all streams, no range, no video_read callback.
 void ms_transcode_options_init(ms_transcode_options *opt);
 
 /// What `ms_transcode` wrote.
@@ -219,13 +245,22 @@ typedef struct ms_transcode_result {
 /// `opt` NULL means the defaults of `ms_transcode_options_init`.
 ///
 /// Streams: the best video stream and the best audio stream (the one marked default, else the
-/// first one with the most data) are kept; other audio tracks, subtitles and data streams are
-/// dropped. Inputs without audio give a video-only MP4. Container and stream metadata (title,
-/// creation_time, language) are copied.
+/// first one with the most data) are kept; other audio tracks, subtitles, data streams and cover
+/// pictures are dropped. Inputs without audio give a video-only MP4. Container and stream metadata
+/// (title, creation_time, language) are copied.
+///
+/// Picture: always 8-bit 4:2:0 with limited ("tv") range, whatever the source's pixel format, bit
+/// depth or range. Non-square pixels are resampled to square ones, keeping the display aspect ratio
+/// (the stored width grows, or the height for tall pixels); sizes are made even. Interlaced frames
+/// (as the decoder flags them, or the whole stream when its field order says so) are deinterlaced by
+/// a linear blend: each line averaged with its neighbours (1-2-1), one frame out per frame in.
 ///
 /// Timing: source timestamps are kept (variable frame rate stays variable); no frames are
 /// duplicated. `max_fps` drops frames to stay under the cap. Timestamps are shifted so the output
-/// starts at 0. Audio is re-timed from its first sample and encoded continuously.
+/// starts at 0: the earliest stream starts there, and a track that starts later is made to start
+/// at 0 too (the first picture is shown from 0; silence is put before the first audio sample), so
+/// both start together and stay in sync. Audio is re-timed from its first sample and encoded
+/// continuously. Each track keeps its own length.
 /// (The ffmpeg CLI instead forces constant frame rate for MP4, duplicating or dropping frames, so
 /// on inputs with gaps or jitter its frame count differs from ours.)
 ///
@@ -264,10 +299,6 @@ int ms_join(const char *const *parts, const double *starts, int count, const cha
 /// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO.
 int ms_keyframes(const char *path, double *times, int capacity, char *errbuf, size_t errlen);
 
-/// The build number (X264_BUILD) of the libx264 that FFmpeg encodes H.264 with, from its soname
-/// (libx264.so.164 → 164); 0 when it is unknown. Outputs of two builds may differ bit for bit.
-int ms_x264_build(void);
-
 /// The version of the libavcodec the shim encodes with (LIBAVCODEC_VERSION_INT: major << 16 | minor << 8 |
 /// micro); 0 when FFmpeg cannot be loaded. Its libx264 wrapper maps the options onto x264's.
 unsigned ms_avcodec_version(void);
@@ -275,6 +306,11 @@ unsigned ms_avcodec_version(void);
 /// Version of how `ms_transcode` cuts a range into a part (see `range_duration`): parts made under two
 /// versions do not join into the bytes of one segmented encode.
 #define MS_PART_FORMAT 2
+/// The version of a library FFmpeg has loaded, from the name of its file: `name` "x265" finds
+/// libx265.so.199 and writes "199", "SvtAv1Enc" finds libSvtAv1Enc.so.1.4.1 and writes "1.4.1". An
+/// encoder's output may differ bit for bit between versions. Returns 0, or MS_ERROR_INVALID_ARGUMENT
+/// when no such library is loaded ("" is written).
+int ms_library_version(const char *name, char *buf, size_t len);
 
 // MARK: - Thumbnail
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# HEVC and AV1 exports (ffmpeg.transcode with video.codec hevc / av1) against the ffmpeg CLI with the same
+# settings, on a 10 s 720p clip: libx265 -preset veryfast -crf 26 with the same pinned pool and frame threads,
+# and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
+# Rounds alternate pipeline and CLI (the hosts drift within minutes); prints per codec the median wall time,
+# CPU time and peak RSS of each, the median of the per-round wall ratios (goal ≤ 1.0), both output sizes and
+# the SSIM of each output against the source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product pipeline >/dev/null
+PIPELINE=$PWD/.build/release/pipeline
+ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-2}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f lavfi -i "sine=frequency=440:duration=10" \
+  -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
+
+measure() {  # prints "wall cpu peak-KiB"
+  local start=$EPOCHREALTIME
+  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1
+  local end=$EPOCHREALTIME
+  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' time.txt
+}
+median() {  # a column of numbers: the median
+  sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ssim() {  # output: its SSIM against the source (all frames)
+  ffmpeg -v info -i "$1" -i clip.mp4 -lavfi "[0:v][1:v]ssim" -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'
+}
+
+for codec in hevc av1; do
+  case $codec in
+  hevc)
+    crf=26
+    cli=(-c:v libx265 -preset veryfast -crf $crf -x265-params "log-level=error:pools=$THREADS:frame-threads=$THREADS")
+    ;;
+  av1)
+    crf=35
+    cli=(-c:v libsvtav1 -preset 10 -crf $crf -svtav1-params "lp=$THREADS")
+    ;;
+  esac
+  cat > "$codec.json" <<JSON
+{"version": 1, "name": "bench-$codec", "stages": [{"id": "export", "uses": "ffmpeg.transcode",
+  "with": {"output": "out/\${input.stem}.mp4", "threads": $THREADS, "video": {"codec": "$codec", "preset": "veryfast", "crf": $crf}}}]}
+JSON
+  : > p.txt; : > c.txt; : > ratio.txt
+  for round in $(seq "$ROUNDS"); do
+    p=$(measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$round" --fresh)
+    c=$(SVT_LOG=1 measure ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 "${cli[@]}" -c:a aac -movflags +faststart "cli-$codec.mp4")
+    echo "$p" >> p.txt
+    echo "$c" >> c.txt
+    awk -v p="${p%% *}" -v c="${c%% *}" 'BEGIN { print p / c }' >> ratio.txt
+  done
+  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f\n' \
+    "$codec" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
+    "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')" \
+    "$(median < ratio.txt)"
+  printf '      size %d bytes, SSIM %s | ffmpeg CLI size %d bytes, SSIM %s\n' \
+    "$(stat -c %s out/clip.mp4)" "$(ssim out/clip.mp4)" "$(stat -c %s "cli-$codec.mp4")" "$(ssim "cli-$codec.mp4")"
+done
