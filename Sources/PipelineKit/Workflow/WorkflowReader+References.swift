@@ -36,7 +36,7 @@ extension WorkflowReader {
                     log.error(
                         stage.path.appending("refreshWith"),
                         "refreshWith names stage \"\(refresher)\", which stage \"\(stage.id)\" does not wait for; "
-                            + Self.afterAdvice(adding: refresher, to: stage, index: index, graph: graph))
+                            + Self.afterAdvice(adding: refresher, index: index, graph: graph))
                 } else if target.map(waits) != true {
                     log.error(
                         stage.path.appending("refreshWith"),
@@ -89,7 +89,7 @@ extension WorkflowReader {
     }
 
     /// How to make stage `index` wait for `id` as well: the `after` to write.
-    private static func afterAdvice(adding id: String, to stage: StageSpec, index: Int, graph: StageGraph) -> String {
+    private static func afterAdvice(adding id: String, index: Int, graph: StageGraph) -> String {
         let current = index < graph.ids.count ? graph.waitIDs(of: index) : []
         let suggested = (current + [id]).map { "\"\($0)\"" }.joined(separator: ", ")
         return "add it to the stage's after: \"after\": [\(suggested)]"
@@ -186,7 +186,7 @@ extension WorkflowReader {
                         path,
                         "${\(reference)} refers to stage \"\(reference.root)\", which stage \"\(holder.id)\" does not wait for, "
                             + "so its outputs may not exist yet; "
-                            + Self.afterAdvice(adding: reference.root, to: holder, index: stageIndex, graph: graph))
+                            + Self.afterAdvice(adding: reference.root, index: stageIndex, graph: graph))
                 }
                 return
             }
