@@ -35,6 +35,7 @@ bench: deps
 	benchmarks/farm.sh
 	benchmarks/oss.sh
 	benchmarks/codecs.sh
+	benchmarks/branches.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

@@ -50,7 +50,7 @@ struct PlanCommand: AsyncParsableCommand {
         }
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
-        var report = PlanReport(json: json)
+        var report = PlanReport(json: json, branched: workflow.graph.isBranched)
         for planned in plan.items {
             report.add(
                 planned,
@@ -87,12 +87,15 @@ struct PlanCommand: AsyncParsableCommand {
 /// either way, the totals by plan word.
 private struct PlanReport {
     let json: Bool
+    /// Whether the workflow has branches: then each stage line says what it waits for.
+    let branched: Bool
     private var records: [JSONValue] = []
     private var counts: [String: Int] = [:]
     private var out = BufferedLines()
 
-    init(json: Bool) {
+    init(json: Bool, branched: Bool) {
         self.json = json
+        self.branched = branched
     }
 
     /// A file of the batch and what its stages would do.
@@ -102,8 +105,10 @@ private struct PlanReport {
         guard json else {
             out.line("\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
             for stage in stages {
+                let after =
+                    branched ? " (after \(stage.after.isEmpty ? "nothing" : stage.after.joined(separator: ", ")))" : ""
                 out.line(
-                    "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)"
+                    "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)\(after)"
                         + (stage.reason.map { ": \($0)" } ?? ""))
             }
             return
@@ -119,7 +124,7 @@ private struct PlanReport {
                         "stage": .string(stage.stage), "uses": .string(stage.uses),
                         "action": .string(stage.action.rawValue),
                         "reason": stage.reason.map(JSONValue.string) ?? .null,
-                        "options": stage.options ?? .null,
+                        "options": stage.options ?? .null, "after": .array(stage.after.map(JSONValue.string)),
                     ]
                 }),
         ])

@@ -33,7 +33,8 @@ enum RunReport {
 
     /// One item's record: identity, path, outcome, reason, and its stages in workflow order.
     static func record(_ result: ItemResult, stages: [String: StageRecord], workflow: Workflow) -> JSONValue {
-        let stageRecords: [JSONValue] = (workflow.stages + workflow.onCancel).compactMap { spec in
+        let graph = workflow.graph
+        let stageRecords: [JSONValue] = (workflow.stages + workflow.onCancel).enumerated().compactMap { index, spec in
             guard let record = stages[spec.id] else { return nil }
             var seconds: Double?
             if let started = record.startedAt, let finished = record.finishedAt {
@@ -44,6 +45,8 @@ enum RunReport {
                 "attempts": .int(record.attempts), "seconds": seconds.map(JSONValue.double) ?? .null,
                 "outputs": record.outputs ?? .null, "error": record.error.map(JSONValue.string) ?? .null,
                 "errorKind": record.errorKind.map { .string($0.rawValue) } ?? .null,
+                "reason": record.reason.map(JSONValue.string) ?? .null,
+                "after": index < graph.ids.count ? .array(graph.waitIDs(of: index).map(JSONValue.string)) : .null,
             ]
         }
         return [

@@ -37,8 +37,11 @@ struct StatusCommand: AsyncParsableCommand {
         try await SharedBatchOptions.using(db) { database in try await show(database: database) }
     }
 
-    /// A workflow's run record, its items in the ledger, and (given the workflow file) the files not run yet.
-    private typealias Section = (record: RunRecord, items: [LedgerItem], pending: [PlannedItem])
+    /// A workflow's run record, its items in the ledger, (given the workflow file) the files not run yet, and
+    /// which stages wait for which.
+    private typealias Section = (
+        record: RunRecord, items: [LedgerItem], pending: [PlannedItem], graph: StageGraph?
+    )
 
     /// Shows the ledger of the state folder, or with `database`, the shared batch's workers, queues and ledger.
     private func show(database: BatchDatabase?) async throws {
@@ -80,7 +83,7 @@ struct StatusCommand: AsyncParsableCommand {
             guard let path = workflow else {
                 var sections: [Section] = []
                 for record in known {
-                    sections.append((record, try await store?.snapshot(workflow: record.workflow).items ?? [], []))
+                    sections.append((record, try await store?.snapshot(workflow: record.workflow).items ?? [], [], nil))
                 }
                 return sections
             }
@@ -91,7 +94,7 @@ struct StatusCommand: AsyncParsableCommand {
             let record =
                 known.first { $0.workflow == workflow.name }
                 ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
-            return [(record, items, plan.items.filter { $0.itemID == nil })]
+            return [(record, items, plan.items.filter { $0.itemID == nil }, workflow.graph)]
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }
@@ -115,13 +118,24 @@ struct StatusCommand: AsyncParsableCommand {
         entries += pending.map { planned in
             ["item": .null, "path": .string(planned.input.path), "status": .string(Self.pendingStatus(planned))]
         }
-        let document: JSONValue = [
+        var fields: [String: JSONValue] = [
             "workflow": .string(section.record.workflow), "file": .string(section.record.file),
             "items": .array(entries),
         ]
+        if let graph = section.graph {
+            // Which stages each stage waits for: the branches of the workflow's items.
+            fields["after"] = .object(
+                Dictionary(
+                    graph.ids.indices.map {
+                        (graph.ids[$0], JSONValue.array(graph.waitIDs(of: $0).map(JSONValue.string)))
+                    },
+                    uniquingKeysWith: { first, _ in first }))
+        }
+        let document = JSONValue.object(fields)
         guard !json else { return document }
         let count = items.count + pending.count
         Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
+        if let graph = section.graph, graph.isBranched { Output.line("stages: \(graph.summary)") }
         var rows = items.map { item in
             [item.input.relativePath, Self.status(item)]
                 + stageIDs.map { id in
@@ -153,7 +167,7 @@ struct StatusCommand: AsyncParsableCommand {
     private static func cell(_ record: StageRecord) -> String {
         switch record.status {
         case .succeeded: "done"
-        case .skipped: "skipped"
+        case .skipped: record.reason.map { "skipped (\($0))" } ?? "skipped"
         case .running: "running (\(record.attempts))"
         case .interrupted: "interrupted"
         case .failed: "FAILED (\(record.attempts)\(record.errorKind.map { ", \($0)" } ?? ""))"

@@ -24,7 +24,7 @@ struct ValidateCommand: AsyncParsableCommand {
             )
         }
         Output.line(
-            "\(workflow): valid (\(loaded.stages.count) stage\(loaded.stages.count == 1 ? "" : "s"): \(loaded.stages.map(\.id).joined(separator: " → ")))"
+            "\(workflow): valid (\(loaded.stages.count) stage\(loaded.stages.count == 1 ? "" : "s"): \(loaded.graph.summary))"
         )
     }
 }

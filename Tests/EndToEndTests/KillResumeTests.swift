@@ -38,22 +38,48 @@ import Testing
         }
         """
 
+    /// The same stages as branches: `size` and `copy` start together, `sum` waits for `copy`, `note` for both
+    /// sides, and `final` for `size` alone, so a kill lands while several stages of an item run at once.
+    static let branchedWorkflow = workflow.replacingOccurrences(
+        of: #"{"id": "copy", "uses""#, with: #"{"id": "copy", "after": [], "uses""#
+    ).replacingOccurrences(
+        of: #"{"id": "note", "uses""#, with: #"{"id": "note", "after": ["sum", "size"], "uses""#
+    ).replacingOccurrences(
+        of: #"{"id": "final", "uses""#, with: #"{"id": "final", "after": ["size"], "uses""#)
+
     @Test func killNineAtRandomMomentsThenResume() async throws {
+        try await killAndResume(
+            Self.workflow, items: Self.items, kills: Self.kills, seed: "killNineAtRandomMomentsThenResume")
+    }
+
+    @Test func killNineWhileBranchesRunThenResume() async throws {
+        #expect(Self.branchedWorkflow.components(separatedBy: "\"after\"").count == 4, "the edit found its stages")
+        // At most two of its stages run at once (size or final beside copy, sum or note): a kill cuts two at most.
+        try await killAndResume(
+            Self.branchedWorkflow, items: 8, kills: 5, atOnce: 2, seed: "killNineWhileBranchesRunThenResume")
+    }
+
+    /// Runs `workflow` over `items` files, killed with -9 `kills` times at seeded moments, then to the end, and
+    /// checks what every stage did; `atOnce` stages of an item run at the same time at most, and each may be cut
+    /// after its side effect.
+    private func killAndResume(
+        _ workflow: String, items: Int, kills wanted: Int, atOnce: Int = 1, seed: String
+    ) async throws {
         let scratch = try Scratch()
-        try scratch.write("wf.json", Self.workflow)
+        try scratch.write("wf.json", workflow)
         try FileManager.default.createDirectory(at: scratch.path("logs"), withIntermediateDirectories: true)
-        for index in 0..<Self.items {
+        for index in 0..<items {
             try scratch.write(
                 "in/item\(String(format: "%02d", index)).dat",
                 String(repeating: "media \(index) ", count: 100 + index * 37))
         }
 
-        let random = SeededRandom("killNineAtRandomMomentsThenResume")
+        let random = SeededRandom(seed)
         let state = scratch.path("state")
         let logs = scratch.path("logs")
         var kills = 0
         var attempts = 0
-        while kills < Self.kills && attempts < 40 {
+        while kills < wanted && attempts < 40 {
             attempts += 1
             // The moment, chosen by the seed a few steps on from where the last run stopped: just after a
             // stage's side effect (before its checkpoint) or just after a stage's checkpoint (between stages).
@@ -77,7 +103,7 @@ import Testing
             }
             if await process.exit() != 128 + SIGKILL { break }  // finished before the kill: no more work to cut
         }
-        #expect(kills == Self.kills, "the run finished before \(Self.kills) kills (\(kills))")
+        #expect(kills == wanted, "the run finished before \(wanted) kills (\(kills))")
 
         var finalRun = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
         var reruns = 1
@@ -87,18 +113,18 @@ import Testing
         }
         #expect(finalRun.status == 0, "\(finalRun.stdout)\n\(finalRun.stderr)")
 
-        // Every stage of every item ran; repeats only where a kill cut a stage after its work.
+        // Every stage of every item ran; repeats only where a kill cut a running stage after its work.
         var repeats = 0
         for log in ["size", "sum", "note", "final"] {
             let lines = scratch.read("logs/\(log).log").split(separator: "\n").map(String.init)
             let counts = Dictionary(lines.map { ($0, 1) }, uniquingKeysWith: +)
-            #expect(counts.count == Self.items, "\(log): \(counts.count) items")
+            #expect(counts.count == items, "\(log): \(counts.count) items")
             repeats += counts.values.reduce(0) { $0 + $1 - 1 }
         }
-        #expect(repeats <= kills, "\(repeats) repeated side effects for \(kills) kills")
+        #expect(repeats <= kills * atOnce, "\(repeats) repeated side effects for \(kills) kills")
 
         // Outputs are right: the copies equal the inputs; each note has the copy's checksum and size.
-        for index in 0..<Self.items {
+        for index in 0..<items {
             let name = "item\(String(format: "%02d", index)).dat"
             let input = try Data(contentsOf: scratch.path("in/\(name)"))
             #expect(try Data(contentsOf: scratch.path("out/copies/\(name)")) == input)
@@ -117,7 +143,7 @@ import Testing
         #expect(idle.status == 0)
         let summary = try #require(runFinished(idle.stdout))
         #expect(summary["stagesRun"] == 0)
-        #expect(summary["reused"] == .int(Self.items))
+        #expect(summary["reused"] == .int(items))
     }
 
     /// The side effects so far: the lines of the stages' logs.

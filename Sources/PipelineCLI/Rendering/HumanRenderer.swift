@@ -73,6 +73,8 @@ final class HumanRenderer: RunEventSink {
                 case .succeeded: lines.append("  \(key) done in \(TimeSpan(seconds: finished.seconds))")
                 case .failed: lines.append("  \(key) FAILED: \(finished.error?.message ?? "unknown error")")
                 case .interrupted: lines.append("  \(key) interrupted; it resumes on the next run")
+                case .skipped where finished.failedDependency != nil:
+                    lines.append("  \(key) skipped: \(finished.reason ?? "a stage it waits for failed")")
                 case .reused, .skipped: force = false
                 }
             case let finished as ItemFinished:

@@ -1,7 +1,7 @@
 import StageKit
 
-/// Why a file or an item is left alone. The engine keeps the reason typed; it becomes text only where it is
-/// shown (events, `pipeline plan` and `status`), and a run's totals count skips by ``group``.
+/// Why a file, an item or a stage of an item is left alone. The engine keeps the reason typed; it becomes text
+/// only where it is shown (events, `pipeline plan` and `status`), and a run's totals count skips by ``group``.
 public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
     /// A hidden file or folder (its name starts with a dot).
     case hidden
@@ -41,6 +41,8 @@ public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
     case cancelled(donePath: String?)
     /// `pipeline cancel` stopped and undid it in this run.
     case cancelledByRequest
+    /// A stage not run because a stage it waits for (directly or through others) failed in this run.
+    case waitsFor(failed: String)
 
     public var description: String {
         switch self {
@@ -64,6 +66,7 @@ public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
         case .cancelled(let donePath):
             "cancelled\(donePath.map { " (as \($0))" } ?? "") (run with --reprocess to take it up again)"
         case .cancelledByRequest: "cancelled by pipeline cancel"
+        case .waitsFor(let stage): "waits for stage \(stage), which failed"
         }
     }
 
@@ -85,6 +88,7 @@ public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
         case .sameContent: "the same content as another file"
         case .notFailed: "not failed last time"
         case .cancelled: "cancelled"
+        case .waitsFor: "waits for a stage that failed"
         }
     }
 }

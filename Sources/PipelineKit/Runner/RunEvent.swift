@@ -95,11 +95,14 @@ public struct StageStarted: RunEvent {
     public var attempt: Int
     /// The attempts its retry policy allows.
     public var attempts: Int
+    /// The stages it waited for (the one before it, or those its `after` names): stages started while others
+    /// run are branches of the item.
+    public var after: [String] = []
 
     public var fields: [String: JSONValue] {
         [
             "item": .string(item), "stage": .string(stage), "uses": .string(uses), "attempt": .int(attempt),
-            "attempts": .int(attempts),
+            "attempts": .int(attempts), "after": .array(after.map(JSONValue.string)),
         ]
     }
 }
@@ -162,6 +165,8 @@ public struct StageFinished: RunEvent {
     public var reason: String?
     /// The failure, when it failed.
     public var error: FailureReport?
+    /// The stage that failed, when it was skipped because it waits for that stage.
+    public var failedDependency: String?
 
     public var fields: [String: JSONValue] {
         [
@@ -169,6 +174,7 @@ public struct StageFinished: RunEvent {
             "seconds": .double(seconds), "reason": reason.map(JSONValue.string) ?? .null,
             "error": error.map { .string($0.message) } ?? .null,
             "errorKind": error.map { .string($0.kind.rawValue) } ?? .null,
+            "failedDependency": failedDependency.map(JSONValue.string) ?? .null,
         ]
     }
 }

@@ -57,7 +57,10 @@ extension Runner {
                 $0.startedAt = Date()
                 $0.finishedAt = nil
             }
-            sink.emit(StageStarted(item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts))
+            sink.emit(
+                StageStarted(
+                    item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts,
+                    after: stage.after))
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                 logger: logger(item: label, stage: spec.id),

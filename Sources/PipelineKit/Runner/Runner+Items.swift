@@ -42,9 +42,24 @@ struct ItemProgress: Sendable {
     var input: InputItem
     var records: [String: StageRecord]
     var scope = EvaluationScope()
-    var invalidated = false
+    /// Stages whose checkpoints were dropped because a stage they wait for runs again.
+    var invalidated: Set<String> = []
     var stagesRun = 0
     var stagesReused = 0
+
+    /// Takes in what a branch did, given the progress `start` it set out from: the checkpoints and outputs it
+    /// changed, the stages it invalidated, and its counts.
+    mutating func merge(_ branch: ItemProgress, since start: ItemProgress) {
+        for id in Set(branch.records.keys).union(start.records.keys) where branch.records[id] != start.records[id] {
+            records[id] = branch.records[id]
+        }
+        for (id, outputs) in branch.scope.stageOutputs where start.scope.stageOutputs[id] != outputs {
+            scope.stageOutputs[id] = outputs
+        }
+        invalidated.formUnion(branch.invalidated)
+        stagesRun += branch.stagesRun - start.stagesRun
+        stagesReused += branch.stagesReused - start.stagesReused
+    }
 }
 
 /// How an item ended: its result, and why it was skipped when it was.
@@ -115,18 +130,7 @@ extension Runner {
     /// Runs the stages in a task of their own, which `pipeline cancel` from another process can stop; returns
     /// how far they got and the error that stopped them.
     private func runStages(from initial: ItemProgress) async -> (ItemProgress, (any Error)?) {
-        let work = Task { () -> (ItemProgress, (any Error)?) in
-            var progress = initial
-            do {
-                for (index, stage) in stages.enumerated() {
-                    try Task.checkCancellation()
-                    try await runStage(stage, index: index, progress: &progress)
-                }
-                return (progress, nil)
-            } catch {
-                return (progress, error)
-            }
-        }
+        let work = Task { await runBranches(from: initial) }
         let item = initial.ref.item
         running.start(item) { work.cancel() }
         let ended = await withTaskCancellationHandler {

@@ -7,12 +7,15 @@ struct ResolvedStage: Sendable {
     let spec: StageSpec
     /// Its stage type.
     let descriptor: StageDescriptor
+    /// The ids of the stages it waits for.
+    let after: [String]
 
     /// The stage with its type from `registry`. The loader refuses a workflow whose stage types are not
     /// registered; a workflow built by hand with one fails that stage when it runs.
-    init(_ spec: StageSpec, registry: StageRegistry) {
+    init(_ spec: StageSpec, registry: StageRegistry, after: [String] = []) {
         self.spec = spec
         self.descriptor = registry.descriptor(for: spec.uses) ?? Self.unknown(spec.uses)
+        self.after = after
     }
 
     private static func unknown(_ uses: String) -> StageDescriptor {
@@ -26,16 +29,17 @@ struct ResolvedStage: Sendable {
 
 extension Runner {
     /// Decides what happens to one stage of an item and carries it out: skip it, reuse its checkpoint, or run
-    /// it (dropping the checkpoints of the stages after it first, unless it makes files it made before again).
+    /// it (dropping the checkpoints of the stages that wait for it first, unless it makes files it made before
+    /// again).
     func runStage(_ stage: ResolvedStage, index: Int, progress: inout ItemProgress) async throws {
         let spec = stage.spec
         let label = progress.input.relativePath
         let record = progress.records[spec.id]
-        let later = stages[(index + 1)...].map(\.spec.id).filter { progress.records[$0] != nil }
+        let later = graph.dependents(of: index).map { stages[$0].spec.id }.filter { progress.records[$0] != nil }
         let (decision, hash): (StageDecisions.Decision, String)
         do {
             (decision, hash) = try decisions.decide(
-                spec, record: record, scope: progress.scope, invalidated: progress.invalidated)
+                spec, record: record, scope: progress.scope, invalidated: progress.invalidated.contains(spec.id))
         } catch let failure as ItemFailure {
             sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure.report))
             throw failure
@@ -70,12 +74,12 @@ extension Runner {
             stage, options: options, journal: journal, regenerating: regenerating, later: later, progress: &progress)
     }
 
-    /// Records a stage whose `if` is false as skipped; the stages after it run again when it did not skip
-    /// last time.
+    /// Records a stage whose `if` is false as skipped; the stages that wait for it run again when it did not
+    /// skip last time.
     private func skip(
         _ spec: StageSpec, reason: String, record: StageRecord?, later: [String], progress: inout ItemProgress
     ) async throws {
-        if progress.invalidated || record?.status != .skipped {
+        if progress.invalidated.contains(spec.id) || record?.status != .skipped || record?.reason != nil {
             try await invalidate(later, progress: &progress)
             var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
             skipped.finishedAt = Date()
@@ -135,7 +139,7 @@ extension Runner {
                 progress.stagesRun += 1
                 if let regenerating, regenerating != current.files {
                     for id in later { progress.records[id] = nil }
-                    progress.invalidated = true
+                    progress.invalidated.formUnion(later)
                 }
                 return
             } catch let expired as CredentialsExpired {
@@ -162,11 +166,11 @@ extension Runner {
         }
     }
 
-    /// Drops the checkpoints of `stages` (those after one that runs again): they run again too.
+    /// Drops the checkpoints of `stages` (those that wait for one that runs again): they run again too.
     private func invalidate(_ stages: [String], progress: inout ItemProgress) async throws {
         try await store.removeStages(stages, for: progress.ref)
         for id in stages { progress.records[id] = nil }
-        progress.invalidated = true
+        progress.invalidated.formUnion(stages)
     }
 
     /// Runs a `refreshWith` stage again (its success notwithstanding) and puts its new outputs in scope. It

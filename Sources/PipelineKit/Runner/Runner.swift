@@ -6,11 +6,12 @@ public import StageKit
 /// so that a rerun continues where a crash or a signal stopped it.
 ///
 /// Items run independently (up to `jobs` at a time) and one failing item never stops the others. Within an
-/// item, stages run in order; a stage whose checkpoint says it succeeded with the same resolved options is
-/// not run again, and when a stage does run, the checkpoints of the stages after it are dropped first, so
-/// they run again too.
+/// item, each stage runs once the stages it waits for are done (``StageGraph``), branches side by side; a stage
+/// whose checkpoint says it succeeded with the same resolved options is not run again, and when a stage does
+/// run, the checkpoints of the stages that wait for it are dropped first, so they run again too.
 ///
-/// The runner's work is split by concern: items (`Runner+Items`), the decisions of one stage
+/// The runner's work is split by concern: items (`Runner+Items`), the order of an item's stages and its
+/// branches (`Runner+Branches`), the decisions of one stage
 /// (`Runner+Stages`), attempts with retries, timeouts and credential renewal (`Runner+Attempt`), and
 /// `pipeline cancel` with the workflow's `onCancel` stages (`Runner+Cancel`).
 public struct Runner: Sendable {
@@ -46,6 +47,8 @@ public struct Runner: Sendable {
     public var keepsEveryResult = true
     /// The workflow's stages with their stage types, looked up once.
     let stages: [ResolvedStage]
+    /// Which stages each stage waits for.
+    let graph: StageGraph
     /// The workflow's `onCancel` stages with their stage types.
     let onCancelStages: [ResolvedStage]
 
@@ -82,7 +85,11 @@ public struct Runner: Sendable {
         self.services = services
         self.logLevel = logLevel
         self.sink = sink
-        self.stages = workflow.stages.map { ResolvedStage($0, registry: registry) }
+        let graph = workflow.graph
+        self.graph = graph
+        self.stages = workflow.stages.enumerated().map { index, spec in
+            ResolvedStage(spec, registry: registry, after: graph.waitIDs(of: index))
+        }
         self.onCancelStages = workflow.onCancel.map { ResolvedStage($0, registry: registry) }
     }
 

@@ -23,6 +23,8 @@ public struct StagePreview: Sendable, Hashable {
     /// Its options resolved, with secrets as their expressions; nil when they depend on a stage that runs
     /// first.
     public var options: JSONValue?
+    /// The stages it waits for (the one before it, or those its `after` names).
+    public var after: [String] = []
 }
 
 extension StageDecisions {
@@ -38,49 +40,61 @@ extension StageDecisions {
         let previous =
             admission.newVersion
             ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : previous
+        let graph = workflow.graph
         var scope = EvaluationScope()
-        var previews: [StagePreview] = []
-        var invalidated = false
-        var blocked: String?
+        var previews = workflow.stages.enumerated().map { index, spec in
+            StagePreview(stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index))
+        }
+        // Per stage, why it is invalidated or blocked: the first stage it waits for that runs (or cannot start).
+        var invalidated: Set<Int> = []
+        var blocked: [Int: String] = [:]
+        var unresolvable: String?
         do {
             scope = try self.scope(for: planned.input, previous: previous)
         } catch {
-            blocked = "its vars cannot be resolved: \(redactor.redact("\(error)"))"
+            unresolvable = "its vars cannot be resolved: \(redactor.redact("\(error)"))"
         }
-        for spec in workflow.stages {
-            var preview = StagePreview(stage: spec.id, uses: spec.uses, action: .run)
-            if let blocked {
-                preview.reason = blocked
-                previews.append(preview)
+        for index in graph.order {
+            let spec = workflow.stages[index]
+            if let reason = unresolvable ?? blocked[index] {
+                previews[index].reason = reason
                 continue
             }
+            func block(_ reason: String) {
+                for dependent in graph.dependents(of: index) where blocked[dependent] == nil {
+                    blocked[dependent] = reason
+                }
+            }
             do {
-                let (decision, _) = try decide(spec, record: records[spec.id], scope: scope, invalidated: invalidated)
-                preview.options = decision.options.map { redactor.redact($0.redacted) }
+                let (decision, _) = try decide(
+                    spec, record: records[spec.id], scope: scope, invalidated: invalidated.contains(index))
+                previews[index].options = decision.options.map { redactor.redact($0.redacted) }
                 switch decision {
                 case .skip(let reason):
-                    preview.action = .skip
-                    preview.reason = reason
+                    previews[index].action = .skip
+                    previews[index].reason = reason
                     scope.stageOutputs[spec.id] = .null
-                    invalidated = invalidated || records[spec.id]?.status != .skipped
+                    if records[spec.id]?.status != .skipped || invalidated.contains(index) {
+                        invalidated.formUnion(graph.dependents(of: index))
+                    }
                 case .reuse(let outputs, _):
-                    preview.action = .reuse
+                    previews[index].action = .reuse
                     scope.stageOutputs[spec.id] = outputs
                 case .regenerate(let reason, _):
-                    preview.reason = "\(reason) (the stages after it stand if it makes the same files again)"
+                    previews[index].reason =
+                        "\(reason) (the stages that wait for it stand if it makes the same files again)"
                     scope.stageOutputs[spec.id] = records[spec.id]?.outputs ?? .null
                 case .run(let reason, _):
-                    preview.reason = reason
+                    previews[index].reason = reason
                     if !spec.isSecret {
-                        invalidated = true
-                        blocked = "stage \(spec.id) runs first"
+                        invalidated.formUnion(graph.dependents(of: index))
+                        block("stage \(spec.id) runs first")
                     }
                 }
             } catch {
-                preview.reason = "\(error)"
-                blocked = "stage \(spec.id) cannot start"
+                previews[index].reason = "\(error)"
+                block("stage \(spec.id) cannot start")
             }
-            previews.append(preview)
         }
         return previews
     }

@@ -11,7 +11,7 @@ public struct StageRecord: Codable, Sendable, Hashable {
         case succeeded
         /// Gave up after its attempts; the next run tries again.
         case failed
-        /// Its `if` condition was false.
+        /// Its `if` condition was false, or a stage it waits for failed (``StageRecord/reason`` says which).
         case skipped
         /// Stopped by a signal; the next run resumes it.
         case interrupted
@@ -46,6 +46,8 @@ public struct StageRecord: Codable, Sendable, Hashable {
     /// The files among its outputs, by path, with their content fingerprints (``OutputFiles``): its checkpoint
     /// stands only while they are there unchanged, so a worker on another machine re-creates what it cannot see.
     public var files: [String: String]?
+    /// Why it was skipped, when a stage it waits for failed (``SkipReason/waitsFor(failed:)``).
+    public var reason: String?
 
     /// Creates a record.
     public init(stage: String, uses: String, status: Status, optionsHash: String) {

@@ -16,7 +16,8 @@ public struct Workflow: Sendable {
     public var inputs: InputSelection?
     /// `vars.*`: values and templates, resolved per item.
     public var vars: [String: JSONValue]
-    /// The stages, in the order they run for each item.
+    /// The stages, in the order they are written; each waits for the stages its `after` names, or for the one
+    /// before it (``graph``).
     public var stages: [StageSpec]
     /// Stages `pipeline cancel` runs for an item to undo its remote side effects (delete the video,
     /// terminate the upload); they may use the outputs of any stage that finished.
@@ -25,6 +26,9 @@ public struct Workflow: Sendable {
     public var plugins: [String]
     /// Where each value of the file is, for messages.
     package var sourceMap: SourceMap
+
+    /// Which stages each stage waits for.
+    public var graph: StageGraph { StageGraph(stages) }
 
     /// Every `env.*` variable the workflow reads; their values are secrets.
     public var environmentNames: Set<String> {
@@ -110,6 +114,8 @@ public struct StageSpec: Sendable {
     /// Whether the stage's outputs are secrets (a token from a command): never stored, never logged,
     /// and the stage runs again whenever a run needs them.
     public var isSecret: Bool
+    /// The stages it waits for, as `after` names them; nil when it waits for the stage before it.
+    public var after: [String]?
 }
 
 extension JSONValue {

@@ -75,6 +75,11 @@ enum WorkflowGrammar {
             Member(
                 name: "uses", kind: .string, isRequired: true, summary: "The stage type (pipeline stages lists them)."),
             Member(name: "with", kind: .options, summary: "The stage's options; strings may contain ${...} templates."),
+            Member(
+                name: "after", kind: .strings,
+                summary:
+                    "The ids of the stages it waits for (without it, the stage before it); stages whose waits are over run at the same time."
+            ),
             Member(name: "retry", kind: .section(retry), summary: "How often and how patiently to retry."),
             Member(name: "timeout", kind: .duration, summary: "The longest one attempt may take."),
             Member(

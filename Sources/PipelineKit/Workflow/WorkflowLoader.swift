@@ -107,7 +107,7 @@ struct WorkflowReader {
             ? [] : readStages(members["onCancel"], key: "onCancel", defaults: defaults, seen: &seen)
 
         // onCancel stages come after every stage: they may use any stage's outputs.
-        checkReferences(vars: vars, stages: stages + onCancel)
+        checkReferences(vars: vars, stages: stages, onCancel: onCancel)
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,

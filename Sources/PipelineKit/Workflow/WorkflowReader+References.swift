@@ -3,7 +3,7 @@ import StageKit
 
 /// The `${...}` references of vars and stages: each must name something that exists when it is resolved.
 extension WorkflowReader {
-    mutating func checkReferences(vars: [String: JSONValue], stages: [StageSpec]) {
+    mutating func checkReferences(vars: [String: JSONValue], stages: [StageSpec], onCancel: [StageSpec]) {
         let varsPath = JSONPath.root.appending("vars")
         var varDependencies: [String: [String]] = [:]
         for (name, value) in vars {
@@ -11,9 +11,9 @@ extension WorkflowReader {
                 switch reference.root {
                 case "vars":
                     if let member = reference.member { varDependencies[name, default: []].append(member) }
-                    checkReference(reference, at: path, stageIndex: nil, vars: vars, stages: stages)
+                    checkReference(reference, at: path, stage: nil, vars: vars, stages: stages + onCancel, graph: nil)
                 case "input", "env":
-                    checkReference(reference, at: path, stageIndex: nil, vars: vars, stages: stages)
+                    checkReference(reference, at: path, stage: nil, vars: vars, stages: stages + onCancel, graph: nil)
                 default:
                     log.error(
                         path,
@@ -24,21 +24,75 @@ extension WorkflowReader {
         }
         reportVarCycles(varDependencies, vars: vars)
 
-        for (index, stage) in stages.enumerated() {
-            if let refresher = stage.refreshWith, !stages.prefix(index).contains(where: { $0.id == refresher }) {
-                log.error(
-                    stage.path.appending("refreshWith"),
-                    "refreshWith must name an earlier stage, not \"\(refresher)\""
-                        + Suggestion.phrase(for: refresher, among: stages.prefix(index).map(\.id)))
+        let graph = StageGraph(stages)
+        checkWaits(stages, onCancel: onCancel, graph: graph)
+        let all = stages + onCancel
+        for (index, stage) in all.enumerated() {
+            // onCancel stages run after every stage, one after another.
+            let waits = { (other: Int) in index < stages.count ? graph.waits(index, for: other) : other < index }
+            if let refresher = stage.refreshWith {
+                let target = all.firstIndex { $0.id == refresher }
+                if let target, target < index, !waits(target) {
+                    log.error(
+                        stage.path.appending("refreshWith"),
+                        "refreshWith names stage \"\(refresher)\", which stage \"\(stage.id)\" does not wait for; "
+                            + Self.afterAdvice(adding: refresher, index: index, graph: graph))
+                } else if target.map(waits) != true {
+                    log.error(
+                        stage.path.appending("refreshWith"),
+                        "refreshWith must name an earlier stage, not \"\(refresher)\""
+                            + Suggestion.phrase(for: refresher, among: all.prefix(index).map(\.id)))
+                }
             }
             var found = references(in: stage.with, at: stage.path.appending("with"))
             if let condition = stage.condition {
                 found += references(in: .string(condition), at: stage.path.appending("if"))
             }
             for (reference, path) in found {
-                checkReference(reference, at: path, stageIndex: index, vars: vars, stages: stages)
+                checkReference(
+                    reference, at: path, stage: (index, waits), vars: vars, stages: all, graph: graph)
             }
         }
+    }
+
+    /// `after` must name stages of `stages` other than its own, without a cycle; onCancel stages take none.
+    private mutating func checkWaits(_ stages: [StageSpec], onCancel: [StageSpec], graph: StageGraph) {
+        let ids = stages.map(\.id)
+        for stage in stages {
+            for (position, name) in (stage.after ?? []).enumerated() {
+                let path = stage.path.appending("after").appending(index: position)
+                if name == stage.id {
+                    log.error(path, "stage \"\(name)\" cannot wait for itself")
+                } else if onCancel.contains(where: { $0.id == name }) {
+                    log.error(path, "\"\(name)\" is an onCancel stage: stages cannot wait for it")
+                } else if !ids.contains(name) {
+                    log.error(
+                        path,
+                        "unknown stage \"\(name)\" in after: expected the id of a stage"
+                            + Suggestion.phrase(for: name, among: ids))
+                }
+            }
+        }
+        if let cycle = graph.cycle {
+            // A wait on the stage before is never part of a cycle: some stage on it has an `after`.
+            let written = cycle.first { stages[$0].after != nil } ?? cycle[0]
+            log.error(
+                stages[written].path.appending("after"),
+                "these stages wait for each other: " + cycle.map { graph.ids[$0] }.joined(separator: " → ")
+                    + " (each waits for the next); remove one of these waits")
+        }
+        for stage in onCancel where stage.after != nil {
+            log.error(
+                stage.path.appending("after"),
+                "onCancel stages take no after: they run one after another, once the item's stages have stopped")
+        }
+    }
+
+    /// How to make stage `index` wait for `id` as well: the `after` to write.
+    private static func afterAdvice(adding id: String, index: Int, graph: StageGraph) -> String {
+        let current = index < graph.ids.count ? graph.waitIDs(of: index) : []
+        let suggested = (current + [id]).map { "\"\($0)\"" }.joined(separator: ", ")
+        return "add it to the stage's after: \"after\": [\(suggested)]"
     }
 
     /// Every reference in the templates of a value, with the path of its string; malformed templates are reported.
@@ -64,8 +118,11 @@ extension WorkflowReader {
         }
     }
 
+    /// Checks one reference; `stage` is the index of the stage that holds it, with whether that stage waits for
+    /// another (nil for a var).
     private mutating func checkReference(
-        _ reference: Reference, at path: JSONPath, stageIndex: Int?, vars: [String: JSONValue], stages: [StageSpec]
+        _ reference: Reference, at path: JSONPath, stage: (index: Int, waits: (Int) -> Bool)?,
+        vars: [String: JSONValue], stages: [StageSpec], graph: StageGraph?
     ) {
         switch reference.root {
         case "input":
@@ -100,7 +157,7 @@ extension WorkflowReader {
                         + Suggestion.phrase(for: member, among: stages.map(\.id)))
             }
         default:
-            let earlier = stageIndex.map { Array(stages.prefix($0)) } ?? []
+            let earlier = stage.map { Array(stages.prefix($0.index)) } ?? []
             guard let target = stages.firstIndex(where: { $0.id == reference.root }) else {
                 let candidates = WorkflowLoader.reservedRoots + earlier.map(\.id)
                 log.error(
@@ -109,7 +166,7 @@ extension WorkflowReader {
                         + Suggestion.phrase(for: reference.root, among: candidates))
                 return
             }
-            guard let stageIndex else { return }
+            guard let (stageIndex, waits) = stage, let graph else { return }
             if target == stageIndex {
                 log.error(
                     path,
@@ -117,11 +174,20 @@ extension WorkflowReader {
                 )
                 return
             }
-            if target > stageIndex {
-                log.error(
-                    path,
-                    "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
-                )
+            if !waits(target) {
+                let holder = stages[stageIndex]
+                if target > stageIndex, holder.after == nil {
+                    log.error(
+                        path,
+                        "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
+                    )
+                } else {
+                    log.error(
+                        path,
+                        "${\(reference)} refers to stage \"\(reference.root)\", which stage \"\(holder.id)\" does not wait for, "
+                            + "so its outputs may not exist yet; "
+                            + Self.afterAdvice(adding: reference.root, index: stageIndex, graph: graph))
+                }
                 return
             }
             let targetStage = stages[target]

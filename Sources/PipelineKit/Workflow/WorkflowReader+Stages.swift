@@ -47,7 +47,18 @@ extension WorkflowReader {
             timeout: duration(members["timeout"], at: path.appending("timeout")) ?? defaults.timeout,
             condition: readCondition(members["if"], at: path.appending("if")), path: path,
             refreshWith: string(members["refreshWith"], at: path.appending("refreshWith")),
-            isSecret: bool(members["secret"], at: path.appending("secret")) ?? false)
+            isSecret: bool(members["secret"], at: path.appending("secret")) ?? false,
+            after: readAfter(members["after"], at: path.appending("after")))
+    }
+
+    /// `"after"`: the ids of the stages a stage waits for; whether they exist is checked with the references.
+    private mutating func readAfter(_ value: JSONValue?, at path: JSONPath) -> [String]? {
+        guard let value else { return nil }
+        guard case .array(let elements) = value else {
+            log.error(path, "expected an array of stage ids such as [\"export\"], found \(value.kindName)")
+            return nil
+        }
+        return elements.enumerated().compactMap { index, element in string(element, at: path.appending(index: index)) }
     }
 
     /// A stage id must be an identifier, not a reserved root, and unique across `stages` and `onCancel`.
