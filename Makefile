@@ -33,6 +33,7 @@ bench: deps
 	benchmarks/upload.sh
 	benchmarks/workers.sh
 	benchmarks/farm.sh
+	benchmarks/dashboard.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

@@ -5,6 +5,7 @@ import HTTPTransport
 import Logging
 import MediaStages
 import NIOConcurrencyHelpers
+import Notifications
 import PipelineKit
 import SharedBatch
 import UploadStages
@@ -24,6 +25,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var runOptions: RunOptions
 
     @OptionGroup var pluginOptions: PluginOptions
+
+    @OptionGroup var notifyOptions: NotifyOptions
 
     @Option(
         name: .long,
@@ -96,9 +99,15 @@ struct WorkerCommand: AsyncParsableCommand {
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker")
                 .appendingPathComponent(database.location.replacingOccurrences(of: "/", with: "_")).path
         ).standardizedFileURL
+        let notifier = notifyOptions.notifier(log: PostgresStore(database: database))
+        let drain = notifier.map { QueueDrainWatch(database: database, notifier: $0) }
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
-            metrics: metrics)
+            metrics: metrics
+        ) { sink in
+            guard let notifier, let drain else { return sink }
+            return NotifyingSink(sink, notifier: notifier, workflow: "shared batch", onItemChange: { drain.lookSoon() })
+        }
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
         do {
@@ -125,6 +134,7 @@ struct WorkerCommand: AsyncParsableCommand {
             }
         }
         try? await client.shutdown()
+        await notifier?.finish(within: NotifyOptions.grace)
         await database.close()
         await endpoint?.stop()
         if let failure { throw CommandFailure.failed(failure) }
@@ -162,14 +172,20 @@ private struct RunnerFactoryBuilder: Sendable {
     var scratchRoot: URL
     var client: HTTPClient
     var metrics: WorkerMetrics
+    /// What the runners' events pass through besides the metrics (notifications).
+    var notifying: @Sendable (any RunEventSink) -> any RunEventSink
     private let first = NIOLockedValueBox<Runner?>(nil)
 
-    init(runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics) {
+    init(
+        runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics,
+        notifying: @escaping @Sendable (any RunEventSink) -> any RunEventSink
+    ) {
         self.runOptions = runOptions
         self.plugins = plugins
         self.scratchRoot = scratchRoot
         self.client = client
         self.metrics = metrics
+        self.notifying = notifying
     }
 
     var runner: RunnerFactory {
@@ -191,7 +207,7 @@ private struct RunnerFactoryBuilder: Sendable {
                 let runner = runOptions.runner(
                     workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
                     environment: environment, client: client, keepsEveryResult: false,
-                    recording: metrics.recording(to:))
+                    recording: { metrics.recording(to: notifying($0)) })
                 first = runner
                 return runner
             }
