@@ -11,8 +11,11 @@ cd "$(dirname "$0")/.."
 ITEMS=${ITEMS:-100000}
 WATCHED=${WATCHED:-10000}
 ROUNDS=${ROUNDS:-3}
-swift build -c release --product pipeline >/dev/null
-PIPELINE=$PWD/.build/release/pipeline
+# PIPELINE=path runs that binary instead of the release build.
+if [ -z "${PIPELINE:-}" ]; then
+  swift build -c release --product pipeline >/dev/null
+  PIPELINE=$PWD/.build/release/pipeline
+fi
 BROWSER=$PWD/Tests/EndToEndTests/Fixtures/browser.py
 work=$(mktemp -d)
 pids=()

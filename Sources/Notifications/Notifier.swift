@@ -143,7 +143,7 @@ extension Notifier {
         let failures = items.filter { $0.status == .failed }.sorted { $0.id < $1.id }.prefix(Notice.summaryFailures)
             .map { item in
                 Notice.FailedItem(
-                    path: item.input.path, error: item.error?.message ?? "failed",
+                    path: item.input.relativePath, error: item.error?.message ?? "failed",
                     errorKind: item.error?.kind.rawValue ?? "failed")
             }
         let key = "batchFinished " + digest.finalize().map { String(format: "%02x", $0) }.joined()

@@ -17,6 +17,7 @@ import Testing
     /// Four items whose first stage waits for a gate file the test creates; `bad.txt` then fails its check.
     static let workflow = """
         {"version": 1, "name": "dash", "inputs": {"path": "in"}, "vars": {"secret": "${env.DASH_SECRET}"},
+         "defaults": {"retry": {"attempts": 1}},
          "stages": [
           {"id": "wait", "uses": "exec", "with": {"command": ["sh", "-c",
             "while [ ! -e \\"$0/$1\\" ]; do sleep 0.02; done; printf '{\\"page\\": \\"https://video.example/%s?signature=abc123\\", \\"auth\\": \\"%s\\"}' \\"$1\\" \\"$2\\"",

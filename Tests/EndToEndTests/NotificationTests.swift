@@ -15,7 +15,7 @@ import Testing
 @Suite(.serialized) struct NotificationTests {
     /// Three items; `c.txt` waits for the test's gate, `bad.txt` fails.
     static let workflow = """
-        {"version": 1, "name": "notified", "inputs": {"path": "in"},
+        {"version": 1, "name": "notified", "inputs": {"path": "in"}, "defaults": {"retry": {"attempts": 1}},
          "stages": [
           {"id": "work", "uses": "exec", "with": {"command": ["sh", "-c",
             "case \\"$0\\" in bad*) echo \\"cannot read $0\\" >&2; exit 3;; c*) while [ ! -e go ]; do sleep 0.02; done;; esac",

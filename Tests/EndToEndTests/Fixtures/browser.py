@@ -8,7 +8,7 @@ Reads one JSON command per line on stdin and answers one JSON line per command o
   {"screenshot": PATH}                writes a PNG of the page
 Answers are {"ok": true, "value": …} or {"ok": false, "error": …}.
 """
-import base64, json, os, subprocess, sys, tempfile, time
+import base64, json, os, shutil, subprocess, sys, tempfile, time
 
 chrome_in_r, chrome_in_w = os.pipe()    # we write, Chromium reads (its fd 3)
 chrome_out_r, chrome_out_w = os.pipe()  # Chromium writes (its fd 4), we read
@@ -80,10 +80,11 @@ for line in sys.stdin:
             value = evaluate(command["eval"])
         elif "waitFor" in command:
             deadline = time.time() + command.get("limit", 60)
-            value = evaluate(command["waitFor"])
+            condition = "!!(" + command["waitFor"] + ")"
+            value = evaluate(condition)
             while not value and time.time() < deadline:
                 time.sleep(0.01)
-                value = evaluate(command["waitFor"])
+                value = evaluate(condition)
             if not value:
                 raise RuntimeError("timed out waiting for " + command["waitFor"])
         elif "screenshot" in command:
@@ -101,4 +102,4 @@ for line in sys.stdin:
 
 browser.terminate()
 browser.wait()
-subprocess.run(["rm", "-rf", profile])
+shutil.rmtree(profile, ignore_errors=True)
