@@ -117,9 +117,11 @@ enum DashboardAssets {
 
         function runningCard(items) {
           const rows = items.map((i) => `<tr><td class="path"><a href="#/item/${i.id}">${text(i.relativePath)}</a></td>` +
-            `<td>${text(i.workflow)}</td><td>${stagesCell(i.stages)}</td></tr>`).join("");
+            `<td>${text(i.workflow)}</td><td>${new Date(i.updatedAt).toLocaleTimeString()}</td>` +
+            `<td>${stagesCell(i.stages) || "first stage"}</td></tr>`).join("");
           return `<div class="card" id="running"><h2>Running</h2>` + (rows ? `<table><tr><th>Item</th>` +
-            `<th>Workflow</th><th>Stages</th></tr>${rows}</table>` : `<p class="empty">nothing running</p>`) + `</div>`;
+            `<th>Workflow</th><th>Since</th><th>Stages</th></tr>${rows}</table>` :
+            `<p class="empty">nothing running</p>`) + `</div>`;
         }
 
         function failuresCard(items) {

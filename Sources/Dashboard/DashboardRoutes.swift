@@ -60,7 +60,7 @@ struct DashboardRoutes: Sendable {
         let list = try await source.reading { ledger, _ -> [JSONValue] in
             guard let ledger else { return [] }
             var list: [JSONValue] = []
-            let workflows = try await ledger.statusCounts().keys.sorted()
+            let workflows = try await ledger.workflows().map(\.workflow)
             for workflow in workflows where only == nil || only == workflow {
                 let items = try await ledger.items(workflow: workflow, status: status, limit: limit)
                 // Failed and running items show their stages; a full list does not read every checkpoint.

@@ -1,6 +1,5 @@
 public import PipelineKit
 public import SharedBatch
-import StageKit
 
 /// Where a dashboard reads: a state folder's ledger, or a shared batch's database with its queue and workers.
 public enum DashboardSource: Sendable {

@@ -17,7 +17,7 @@ enum StatusDocument {
         ItemStatus.allCases.first { self.name(of: $0) == name }
     }
 
-    /// How long the throughput looks back.
+    /// How many minutes the throughput looks back.
     static let window = 10
 
     /// The document, read from `ledger` and, for a shared batch, `queue`.
@@ -44,8 +44,11 @@ enum StatusDocument {
                 counts["skipped"] = runs[workflow]?.skipped ?? 0
             }
             let minutes = try await ledger?.doneByMinute(workflow: workflow) ?? []
+            // Over the last `window` minutes, or since the first of them that had items done: a batch that started
+            // two minutes ago is not averaged over ten.
             let recent = minutes.filter { now.timeIntervalSince($0.minute) < Double(window * 60) }
-            let perMinute = Double(recent.reduce(0) { $0 + $1.done }) / Double(window)
+            let span = max(1, (recent.first.map { now.timeIntervalSince($0.minute) } ?? 60) / 60)
+            let perMinute = Double(recent.reduce(0) { $0 + $1.done }) / span
             let left = (counts["queued"] ?? 0) + (counts["running"] ?? 0)
             var entry: [String: JSONValue] = [
                 "name": .string(workflow),

@@ -71,9 +71,10 @@ public final class Notifier: Sendable {
             if await group.next() == false {
                 warn("notifications: gave up on deliveries still under way after \(grace.components.seconds) s")
             }
+            // Before the group ends: it waits for its child, which waits for these.
+            for task in pending { task.cancel() }
             group.cancelAll()
         }
-        for task in pending { task.cancel() }
         try? await client.shutdown()
     }
 
