@@ -61,7 +61,7 @@ final class BrowserSession: @unchecked Sendable {
     /// Closes the browser.
     func close() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
     }
 }
 
@@ -105,7 +105,7 @@ struct ServedDashboard {
         try process.run()
         let data = await BlockingWork.runLong {
             let data = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            _ = waitForExit(of: process)
             return data
         }
         let text = String(decoding: data, as: UTF8.self)
