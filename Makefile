@@ -36,7 +36,6 @@ bench: deps
 	benchmarks/oss.sh
 	benchmarks/codecs.sh
 	benchmarks/branches.sh
-	benchmarks/dashboard.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

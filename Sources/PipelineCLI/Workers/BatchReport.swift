@@ -80,8 +80,10 @@ enum BatchReport {
         ]
     }
 
+    /// Stopped, silent (no heartbeat for longer than its lease: killed, or cut off), or live.
     private static func state(of worker: BatchStatus.Worker) -> String {
-        worker.liveness()
+        if worker.stoppedAt != nil { return "stopped" }
+        return Date().timeIntervalSince(worker.heartbeatAt) > worker.lease ? "silent" : "live"
     }
 
     private static func label(_ status: String) -> String {
