@@ -133,6 +133,9 @@ struct SegmentedTranscode {
         // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
         // start while its encoder drains the last frames: x264's threads run out of work there, and the new
         // segment's first frames fill the cores. For that moment `jobs + 1` encoders are open.
+        // SVT-AV1 crashed now and then (SIGSEGV) with a second encoder of the process opening while one ran:
+        // its segments are encoded one after another.
+        let alone = settings.codec == .av1
         let (events, post) = AsyncThrowingStream<SegmentEvent, any Error>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             var queue = missing.makeIterator()
@@ -153,12 +156,12 @@ struct SegmentedTranscode {
                     }
                 }
             }
-            for _ in 0..<jobs { launch() }
+            for _ in 0..<(alone ? 1 : jobs) { launch() }
             guard running > 0 else { return }  // every segment was reused
             for try await event in events {
                 switch event {
                 case .read(let index):
-                    if reading.remove(index) != nil { launch() }
+                    if !alone, reading.remove(index) != nil { launch() }
                 case .finished(let segment, let report):
                     running -= 1
                     if reading.remove(segment.index) != nil { launch() }
