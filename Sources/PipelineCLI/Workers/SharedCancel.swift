@@ -50,8 +50,11 @@ struct SharedCancel {
         var waiting = items
         var failed = false
         while !waiting.isEmpty {
-            let known = try await store.snapshot(workflow: workflow.name).items.filter { waiting.contains($0.id) }
+            // The requests before the items: a worker answers a request once its item is cancelled, so an item read
+            // after its request is gone shows whether the undo succeeded (read the other way round, an item
+            // cancelled between the two reads looked as if its undo had failed).
             let requested = try await store.cancelRequests(workflow: workflow.name)
+            let known = try await store.snapshot(workflow: workflow.name).items.filter { waiting.contains($0.id) }
             let running = try await queue.queueState(of: Array(waiting)).running
             for item in known {
                 if item.status == .cancelled {
