@@ -163,6 +163,32 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `pipeline serve`: the dashboard and status API over a state folder or a shared batch.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "PipelineKit", "StageKit", "SharedBatch",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A batch's notifications: webhooks (generic JSON, Slack, Discord), each sent once.
+        .target(
+            name: "Notifications",
+            dependencies: [
+                "PipelineKit", "StageKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CPipelinePlugin"),
         .target(
             name: "PipelinePluginSDK",
@@ -193,6 +219,8 @@ let package = Package(
                 "PluginHost",
                 "Sandbox",
                 "SharedBatch",
+                "Dashboard",
+                "Notifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -301,7 +329,10 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "Notifications", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings

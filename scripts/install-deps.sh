@@ -11,6 +11,7 @@ apt_packages=(
   time                                                                             # peak memory in benchmarks
   curl python3 python3-pip                                                         # test peers and checks
   postgresql-15                                                                    # shared batches: tests start their own servers
+  chromium                                                                         # the dashboard's browser tests
 )
 # Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4), and
 # Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API).

@@ -24,7 +24,7 @@ public struct PipelineCommand: AsyncParsableCommand {
             RunCommand.self, PlanCommand.self, WatchCommand.self, ValidateCommand.self, StatusCommand.self,
             StagesCommand.self,
             SchemaCommand.self, CancelCommand.self, ForgetCommand.self, SubmitCommand.self, WorkerCommand.self,
-            SandboxCommand.self,
+            SandboxCommand.self, ServeCommand.self,
         ]
     )
 

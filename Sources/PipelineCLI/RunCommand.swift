@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import Logging
+import Notifications
 import PipelineKit
 
 import struct StageKit.ByteCount
@@ -29,6 +30,8 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var runOptions: RunOptions
 
     @OptionGroup var rerunOptions: RerunOptions
+
+    @OptionGroup var notifyOptions: NotifyOptions
 
     @Flag(name: .long, help: "Forget this workflow's items and start over.")
     var fresh = false
@@ -63,9 +66,13 @@ struct RunCommand: AsyncParsableCommand {
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
 
         let client = HTTPClient.makeForStages()
+        let notifier = notifyOptions.notifier(log: state.ledger)
         let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment, client: client,
-            keepsEveryResult: report != nil)
+            workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
+            environment: environment, client: client, keepsEveryResult: report != nil
+        ) { sink in
+            notifier.map { NotifyingSink(sink, notifier: $0, workflow: workflow.name) as any RunEventSink } ?? sink
+        }
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
             () async -> Result<RunOutcome, StateError> in
@@ -76,6 +83,13 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         try? await client.shutdown()
+        if let notifier {
+            if case .success(let outcome) = result, !outcome.summary.interrupted, notifier.wants(.batchFinished) {
+                await Self.announceFinish(
+                    of: workflow.name, skipped: outcome.summary.skipped, store: state.ledger, notifier: notifier)
+            }
+            await notifier.finish(within: NotifyOptions.grace)
+        }
         let outcome = try result.mapError(CommandFailure.failed).get()
         if let report {
             try await RunReport.write(
@@ -83,6 +97,19 @@ struct RunCommand: AsyncParsableCommand {
         }
         if outcome.summary.interrupted { throw CommandFailure(.interrupted) }
         if outcome.summary.failed > 0 { throw CommandFailure(.failed) }
+    }
+}
+
+extension RunCommand {
+    /// Announces the batch's summary as the ledger holds it now (once per outcome: a rerun that changes nothing
+    /// announces nothing).
+    static func announceFinish(of workflow: String, skipped: Int, store: any StateStore, notifier: Notifier) async {
+        do {
+            let (notice, key) = try await Notifier.batchFinished(workflow: workflow, store: store, skipped: skipped)
+            notifier.announce(notice, key: key)
+        } catch {
+            Output.error("pipeline: warning: notifications: cannot read the batch's summary: \(error)")
+        }
     }
 }
 

@@ -26,7 +26,10 @@ enum BatchSchema {
             {
                 current = try Columns(row)[0] as Int32?
             }
-            if let current, current >= version { return current }
+            if let current, current >= version {
+                try await addAdditions(connection, database)
+                return current
+            }
             for (index, statements) in migrations.enumerated() where index >= Int(current ?? 0) {
                 for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
@@ -34,6 +37,7 @@ enum BatchSchema {
             }
             try await connection.query("DELETE FROM pipeline_schema", logger: database.logger)
             try await connection.query("INSERT INTO pipeline_schema VALUES (\(version))", logger: database.logger)
+            try await addAdditions(connection, database)
             return version
         }
         if let found, found > version {
@@ -42,6 +46,19 @@ enum BatchSchema {
                 message:
                     "the database \(location) has schema \(found), newer than this pipeline reads (\(version)); use a newer pipeline",
                 path: location)
+        }
+    }
+
+    /// Tables and indexes added within a schema version, which a pipeline that does not know them ignores: the
+    /// notifications sent (``NotificationLog``) and the index a dashboard counts and pages items by status with.
+    private static let additions = [
+        "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
+        "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
+    ]
+
+    private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {
+        for statement in additions {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
         }
     }
 

@@ -63,7 +63,8 @@ public final class RunningBinary: @unchecked Sendable {
     }
 
     public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning && ended.withLockedValue { $0 } == nil }
+    private let ended = NIOLockedValueBox<Int32?>(nil)
 
     public func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
@@ -71,11 +72,32 @@ public final class RunningBinary: @unchecked Sendable {
 
     /// Waits for the process to end; its exit status (or 128 + signal, as a shell reports it).
     public func exit() async -> Int32 {
-        let process = self.process
+        let (process, ended) = (self.process, self.ended)
         return await BlockingWork.runLong {
-            process.waitUntilExit()
-            return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+            if let status = ended.withLockedValue({ $0 }) { return status }
+            let status = waitForExit(of: process)
+            ended.withLockedValue { $0 = status }
+            return status
         }
+    }
+}
+
+/// Blocks until `process` ends; its exit status (or 128 + signal, as a shell reports it). Foundation learns of a
+/// child's end only from SIGCHLD, which the kernel drops when the thread that started the child has ended: the
+/// child then belongs to the main thread, where SIGCHLD is neither blocked nor handled, so `waitUntilExit()`
+/// spins forever next to a zombie. Waiting on the pid itself needs no signal.
+public func waitForExit(of process: Process) -> Int32 {
+    var status: Int32 = 0
+    while true {
+        let reaped = waitpid(process.processIdentifier, &status, 0)
+        if reaped == process.processIdentifier {
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+        if reaped == -1 && errno == EINTR { continue }
+        // Foundation reaped it first (ECHILD), so it knows the status.
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }
 

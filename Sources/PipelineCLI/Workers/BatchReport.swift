@@ -80,10 +80,8 @@ enum BatchReport {
         ]
     }
 
-    /// Stopped, silent (no heartbeat for longer than its lease: killed, or cut off), or live.
     private static func state(of worker: BatchStatus.Worker) -> String {
-        if worker.stoppedAt != nil { return "stopped" }
-        return Date().timeIntervalSince(worker.heartbeatAt) > worker.lease ? "silent" : "live"
+        worker.liveness()
     }
 
     private static func label(_ status: String) -> String {

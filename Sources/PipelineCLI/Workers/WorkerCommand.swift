@@ -5,6 +5,7 @@ import HTTPTransport
 import Logging
 import MediaStages
 import NIOConcurrencyHelpers
+import Notifications
 import PipelineKit
 import SharedBatch
 import UploadStages
@@ -24,6 +25,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var runOptions: RunOptions
 
     @OptionGroup var pluginOptions: PluginOptions
+
+    @OptionGroup var notifyOptions: NotifyOptions
 
     @Option(
         name: .long,
@@ -98,9 +101,15 @@ struct WorkerCommand: AsyncParsableCommand {
         ).standardizedFileURL
         // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
         let slots = ResourceSlots(runOptions.resourceLimits)
+        let notifier = notifyOptions.notifier(log: PostgresStore(database: database))
+        let drain = notifier.map { QueueDrainWatch(database: database, notifier: $0) }
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
-            metrics: metrics, slots: slots)
+            metrics: metrics, slots: slots
+        ) { sink in
+            guard let notifier, let drain else { return sink }
+            return NotifyingSink(sink, notifier: notifier, workflow: "shared batch", onItemChange: { drain.lookSoon() })
+        }
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
         do {
@@ -128,6 +137,7 @@ struct WorkerCommand: AsyncParsableCommand {
             }
         }
         try? await client.shutdown()
+        await notifier?.finish(within: NotifyOptions.grace)
         await database.close()
         await endpoint?.stop()
         if let failure { throw CommandFailure.failed(failure) }
@@ -166,11 +176,13 @@ private struct RunnerFactoryBuilder: Sendable {
     var client: HTTPClient
     var metrics: WorkerMetrics
     var slots: ResourceSlots
+    /// What the runners' events pass through besides the metrics (notifications).
+    var notifying: @Sendable (any RunEventSink) -> any RunEventSink
     private let first = NIOLockedValueBox<Runner?>(nil)
 
     init(
         runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics,
-        slots: ResourceSlots
+        slots: ResourceSlots, notifying: @escaping @Sendable (any RunEventSink) -> any RunEventSink
     ) {
         self.runOptions = runOptions
         self.plugins = plugins
@@ -178,6 +190,7 @@ private struct RunnerFactoryBuilder: Sendable {
         self.client = client
         self.metrics = metrics
         self.slots = slots
+        self.notifying = notifying
     }
 
     var runner: RunnerFactory {
@@ -199,7 +212,7 @@ private struct RunnerFactoryBuilder: Sendable {
                 let runner = runOptions.runner(
                     workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
                     environment: environment, client: client, keepsEveryResult: false, slots: slots,
-                    recording: metrics.recording(to:))
+                    recording: { metrics.recording(to: notifying($0)) })
                 first = runner
                 return runner
             }

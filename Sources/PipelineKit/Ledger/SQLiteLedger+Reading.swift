@@ -9,10 +9,10 @@ extension SQLiteLedger {
     }
 
     /// The columns ``item(_:)`` reads, in order (by position: a large ledger is read many rows a second).
-    private static let itemColumns =
+    static let itemColumns =
         "id, version, fingerprint, path, relativePath, size, modified, meta, status, digest, error, errorKind, updatedAt"
 
-    private static func item(_ row: Row) -> LedgerItem {
+    static func item(_ row: Row) -> LedgerItem {
         LedgerItem(
             storedID: row[0], version: row[1], fingerprint: row[2], path: row[3], relativePath: row[4], size: row[5],
             modified: row[6], meta: row[7], status: row[8], digest: row[9], error: row[10], errorKind: row[11],

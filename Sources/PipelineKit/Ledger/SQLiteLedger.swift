@@ -44,7 +44,10 @@ public final class SQLiteLedger: StateStore {
             // into the database file (with a pool, read-only readers close last and cannot). Other processes
             // read beside it.
             let pool = try DatabaseQueue(path: file.path, configuration: configuration)
-            try pool.write { db in try Self.migrate(db, file: file) }
+            try pool.write { db in
+                try Self.migrate(db, file: file)
+                try db.execute(sql: Self.additions)
+            }
             self.pool = pool
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
@@ -150,6 +153,13 @@ public final class SQLiteLedger: StateStore {
                 PRAGMA user_version = \(schemaVersion);
                 """)
     }
+
+    /// Tables and indexes added within schema 1, which a pipeline that does not know them ignores: the
+    /// notifications sent (``NotificationLog``) and the index a dashboard counts and pages items by status with.
+    private static let additions = """
+        CREATE TABLE IF NOT EXISTS notifications(key TEXT PRIMARY KEY, sentAt REAL NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS itemsByStatus ON items(workflow, status, updatedAt);
+        """
 
     // MARK: Plumbing
 

@@ -1,0 +1,156 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PipelineKit
+import SharedBatch
+import StageKit
+
+/// The dashboard's routes: the page and its assets, the JSON API the page reads, and the guarded actions.
+struct DashboardRoutes: Sendable {
+    let source: DashboardSource
+    let actions: ActionGuard
+
+    /// Items a list answers with at most.
+    static let maxItems = 500
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in Self.asset(DashboardAssets.page, type: "text/html; charset=utf-8") }
+        router.get("app.js") { _, _ in Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8") }
+        router.get("app.css") { _, _ in Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8") }
+        router.get("api/status") { request, _ in try await status(request) }
+        router.get("api/items") { request, _ in try await items(request) }
+        router.get("api/items/:id") { _, context in try await item(try context.parameters.require("id", as: Int64.self))
+        }
+        router.post("api/items/:id/retry") { request, context in
+            try await act(request, on: try context.parameters.require("id", as: Int64.self), retry: true)
+        }
+        router.post("api/items/:id/cancel") { request, context in
+            try await act(request, on: try context.parameters.require("id", as: Int64.self), retry: false)
+        }
+        router.post("login") { request, _ in try await login(request) }
+    }
+
+    // MARK: Reading
+
+    private func status(_ request: Request) async throws -> Response {
+        var document = try await source.reading { ledger, queue in
+            try await StatusDocument.read(
+                ledger: ledger, queue: queue, source: source.location, readOnly: !actions.allowsActions)
+        }
+        if case .object(var fields) = document {
+            fields["signedIn"] = .bool(actions.refusal(of: request) == nil)
+            document = .object(fields)
+        }
+        return Self.json(document)
+    }
+
+    private func items(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let limit = min(Self.maxItems, query.get("limit", as: Int.self) ?? 100)
+        var status: ItemStatus?
+        if let name = query.get("status") {
+            guard let named = StatusDocument.status(named: name) else {
+                // Queued items of a shared batch and skipped files are counted, not listed.
+                return Self.json(["items": []])
+            }
+            status = named
+        }
+        let only = query.get("workflow")
+        let list = try await source.reading { ledger, _ -> [JSONValue] in
+            guard let ledger else { return [] }
+            var list: [JSONValue] = []
+            let workflows = try await ledger.workflows().map(\.workflow)
+            for workflow in workflows where only == nil || only == workflow {
+                let items = try await ledger.items(workflow: workflow, status: status, limit: limit)
+                // Failed and running items show their stages; a full list does not read every checkpoint.
+                let withStages = status == .failed || status == .pending
+                let checkpoints =
+                    withStages ? try await ledger.checkpoints(workflow: workflow, items: Set(items.map(\.id))) : [:]
+                list += items.map { item in
+                    ItemDocument.summary(
+                        item, workflow: workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil)
+                }
+            }
+            return Array(list.prefix(limit))
+        }
+        return Self.json(["items": .array(list)])
+    }
+
+    private func item(_ id: Int64) async throws -> Response {
+        let document = try await source.reading { ledger, _ -> JSONValue? in
+            guard let ledger, let found = try await ledger.item(id) else { return nil }
+            let (workflow, item) = found
+            let stages = try await ledger.checkpoints(workflow: workflow, items: [id])[id] ?? [:]
+            guard case .object(var fields) = ItemDocument.summary(item, workflow: workflow, stages: stages) else {
+                return nil
+            }
+            fields["links"] = .array(ItemDocument.links(stages))
+            return .object(fields)
+        }
+        guard let document else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
+        return Self.json(document)
+    }
+
+    // MARK: Acting
+
+    private func act(_ request: Request, on id: Int64, retry: Bool) async throws -> Response {
+        if let refusal = actions.refusal(of: request) { return Self.error(refusal.status, refusal.message) }
+        let found = try await source.reading { ledger, _ in try await ledger?.item(id) }
+        guard let item = found?.item else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
+        switch (source, retry) {
+        case (.sharedBatch(let database), true):
+            guard try await BatchQueue(database: database).retryFailed(id) else {
+                return Self.error(.conflict, "item \(id) is not a failed item of a submitted batch")
+            }
+        case (.stateFolder, true):
+            return Self.error(
+                .conflict,
+                "a state folder's failed items run again with pipeline run WORKFLOW --failed; a dashboard cannot start a run"
+            )
+        case (.sharedBatch(let database), false):
+            guard item.status == .pending else {
+                return Self.error(
+                    .conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id) --db URL")
+            }
+            try await PostgresStore(database: database).requestCancel(of: [id])
+        case (.stateFolder(_, _, let requestCancel), false):
+            guard item.status == .pending, try await requestCancel([id]) else {
+                return Self.error(.conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id)")
+            }
+        }
+        return Self.json(["item": .int(Int(id)), "action": .string(retry ? "retry" : "cancel"), "accepted": true])
+    }
+
+    private func login(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 4096)
+        let form = String(buffer: body)
+        let token = form.split(separator: "&").compactMap { pair -> String? in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0] == "token" else { return nil }
+            return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }.first
+        guard let token, actions.accepts(token), let cookie = actions.cookie else {
+            return Response(status: .seeOther, headers: [.location: "/?login=failed"])
+        }
+        return Response(status: .seeOther, headers: [.location: "/", .setCookie: cookie])
+    }
+
+    // MARK: Responses
+
+    private static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized())))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(["error": .string(message)], status: status)
+    }
+}

@@ -1,0 +1,38 @@
+public import PipelineKit
+public import SharedBatch
+
+/// Where a dashboard reads: a state folder's ledger, or a shared batch's database with its queue and workers.
+public enum DashboardSource: Sendable {
+    /// A state folder's ledger. `openLedger` opens it for reading (nil while no run has made it);
+    /// `requestCancel` leaves a cancel request for the process that holds the folder and tells it, and is false
+    /// when no process holds it.
+    case stateFolder(
+        location: String, openLedger: @Sendable () throws -> SQLiteLedger?,
+        requestCancel: @Sendable ([Int64]) async throws -> Bool)
+    /// A shared batch's database.
+    case sharedBatch(BatchDatabase)
+
+    /// Where the dashboard reads, for the page's title.
+    var location: String {
+        switch self {
+        case .stateFolder(let location, _, _): location
+        case .sharedBatch(let database): database.location
+        }
+    }
+
+    /// Runs `body` with the ledger (nil when there is none yet), and for a shared batch its queue.
+    func reading<T>(_ body: (_ ledger: (any LedgerBrowsing)?, _ queue: BatchQueue?) async throws -> T) async throws
+        -> T
+    {
+        switch self {
+        case .stateFolder(_, let openLedger, _):
+            // Opened per request: a ledger opened while idle is read as immutable and would not see a run
+            // that starts later.
+            let ledger = try openLedger()
+            defer { try? ledger?.close() }
+            return try await body(ledger, nil)
+        case .sharedBatch(let database):
+            return try await body(PostgresStore(database: database), BatchQueue(database: database))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import PipelineKit
+import SharedBatch
+import StageKit
+
+/// The JSON of `GET /api/status`: per workflow, its items counted under the status names the API keeps stable.
+enum StatusDocument {
+    /// The statuses every workflow's `counts` has, in the order the page shows them.
+    static let statusNames = ["queued", "running", "done", "failed", "skipped", "cancelled", "interrupted"]
+
+    /// The API's name of a ledger status.
+    static func name(of status: ItemStatus) -> String { status.reportedName }
+
+    /// The ledger status an API name stands for; nil for `queued` and `skipped`, which are not item statuses of
+    /// the ledger (the queue of a shared batch, the files a run left alone).
+    static func status(named name: String) -> ItemStatus? {
+        ItemStatus.allCases.first { self.name(of: $0) == name }
+    }
+
+    /// How many minutes the throughput looks back.
+    static let window = 10
+
+    /// The document, read from `ledger` and, for a shared batch, `queue`.
+    static func read(
+        ledger: (any LedgerBrowsing)?, queue: BatchQueue?, source: String, readOnly: Bool
+    ) async throws -> JSONValue {
+        let batch = try await queue?.status()
+        let tallies = try await ledger?.statusCounts() ?? [:]
+        let runs = try await ledger?.lastRunSummaries() ?? [:]
+        let names = Set(tallies.keys).union(batch.map { Array($0.workflows.keys) } ?? []).sorted()
+        var workflows: [JSONValue] = []
+        let now = Date()
+        for workflow in names {
+            var counts = Dictionary(uniqueKeysWithValues: statusNames.map { ($0, 0) })
+            if let queues = batch?.workflows[workflow] {
+                // A shared batch counts as `status --db` does: queued and running from the queue, the rest by status.
+                counts["queued", default: 0] += queues.queued
+                counts["running", default: 0] += queues.running
+                for (status, count) in queues.byStatus {
+                    counts[ItemStatus(rawValue: status).map(name(of:)) ?? status, default: 0] += count
+                }
+            } else {
+                for (status, tally) in tallies[workflow] ?? [:] { counts[name(of: status), default: 0] += tally.count }
+                counts["skipped"] = runs[workflow]?.skipped ?? 0
+            }
+            let minutes = try await ledger?.doneByMinute(workflow: workflow) ?? []
+            // Over the last `window` minutes, or since the first of them that had items done: a batch that started
+            // two minutes ago is not averaged over ten.
+            let recent = minutes.filter { now.timeIntervalSince($0.minute) < Double(window * 60) }
+            let span = max(1, (recent.first.map { now.timeIntervalSince($0.minute) } ?? 60) / 60)
+            let perMinute = Double(recent.reduce(0) { $0 + $1.done }) / span
+            let left = (counts["queued"] ?? 0) + (counts["running"] ?? 0)
+            var entry: [String: JSONValue] = [
+                "name": .string(workflow),
+                "counts": .object(counts.mapValues { .int($0) }),
+                "total": .int(counts.values.reduce(0, +) - (counts["skipped"] ?? 0)),
+                "bytesDone": .int(Int(tallies[workflow]?[.succeeded]?.bytes ?? 0)),
+                "itemsPerMinute": .double((perMinute * 100).rounded() / 100),
+                "etaSeconds": perMinute > 0 && left > 0 ? .int(Int(Double(left) / perMinute * 60)) : .null,
+                "doneByMinute": .array(
+                    minutes.suffix(120).map {
+                        JSONValue.array([.string($0.minute.formatted(.iso8601)), .int($0.done)])
+                    }),
+            ]
+            if let run = runs[workflow] {
+                entry["lastRun"] = [
+                    "startedAt": .string(run.startedAt.formatted(.iso8601)),
+                    "finishedAt": .string(run.finishedAt.formatted(.iso8601)), "bytes": .int(Int(run.bytes)),
+                ]
+            }
+            workflows.append(.object(entry))
+        }
+        var document: [String: JSONValue] = [
+            "source": .string(source), "readOnly": .bool(readOnly), "time": .string(now.formatted(.iso8601)),
+            "workflows": .array(workflows),
+        ]
+        if let batch {
+            document["workers"] = .array(batch.workers.map(worker))
+            document["splits"] = .array(
+                batch.splits.map { split in
+                    [
+                        "item": .int(Int(split.item)), "path": .string(split.path), "units": .int(split.units),
+                        "done": .int(split.done), "running": .int(split.running),
+                    ]
+                })
+        }
+        return .object(document)
+    }
+
+    /// A worker as the page shows it, with the state `status --db` gives it.
+    private static func worker(_ worker: BatchStatus.Worker) -> JSONValue {
+        [
+            "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
+            "state": .string(worker.liveness()),
+            "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
+            "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
+        ]
+    }
+}

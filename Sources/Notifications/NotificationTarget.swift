@@ -1,0 +1,84 @@
+public import Foundation
+
+/// A batch event that can be announced.
+public enum NotificationEvent: String, Sendable, Hashable, CaseIterable {
+    /// A run finished, or a shared batch's queue drained: one summary with counts and the first failures.
+    case batchFinished
+    /// An item failed (after its stage's retries).
+    case itemFailed
+}
+
+/// Where notifications go and in which shape.
+public struct NotificationTarget: Sendable, Hashable {
+    /// The message shapes a receiver understands.
+    public enum Format: String, Sendable, Hashable, CaseIterable {
+        /// The event as a JSON object (`event`, `workflow`, `counts`, `failures`, …).
+        case generic
+        /// A Slack incoming webhook: `{"text": …}`.
+        case slack
+        /// A Discord webhook: `{"content": …}`.
+        case discord
+    }
+
+    /// The webhook's URL.
+    public var url: URL
+    /// The shape of its messages.
+    public var format: Format
+    /// The events it gets.
+    public var events: Set<NotificationEvent>
+
+    /// A target; without a format, Slack's and Discord's webhook hosts get theirs and every other URL the
+    /// generic JSON.
+    public init(url: URL, format: Format? = nil, events: Set<NotificationEvent> = [.batchFinished]) {
+        self.url = url
+        self.format = format ?? Self.format(of: url)
+        self.events = events
+    }
+
+    /// Reads a `--notify` value: `URL`, optionally followed by `#` and options separated by `,`, each an event
+    /// name or `format=slack|discord|generic` (`https://hooks.slack.com/…#batchFinished,itemFailed`). Nil with
+    /// the reason when it is not one.
+    public static func parse(_ text: String) -> Result<NotificationTarget, NotificationTargetError> {
+        let parts = text.split(separator: "#", maxSplits: 1).map(String.init)
+        guard let address = parts.first, let url = URL(string: address), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", url.host != nil
+        else {
+            return .failure(NotificationTargetError(message: "\(text): expected an http or https URL"))
+        }
+        var events: Set<NotificationEvent> = []
+        var format: Format?
+        for option in parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : [] {
+            if option.hasPrefix("format=") {
+                guard let named = Format(rawValue: String(option.dropFirst("format=".count))) else {
+                    return .failure(
+                        NotificationTargetError(message: "\(text): format is one of generic, slack, discord"))
+                }
+                format = named
+            } else if let event = NotificationEvent(rawValue: option) {
+                events.insert(event)
+            } else {
+                return .failure(
+                    NotificationTargetError(
+                        message:
+                            "\(text): \(option) is not an event (batchFinished, itemFailed) or format=generic|slack|discord"
+                    ))
+            }
+        }
+        return .success(
+            NotificationTarget(url: url, format: format, events: events.isEmpty ? [.batchFinished] : events))
+    }
+
+    private static func format(of url: URL) -> Format {
+        let host = url.host?.lowercased() ?? ""
+        if host == "hooks.slack.com" { return .slack }
+        if host == "discord.com" || host == "discordapp.com" || host.hasSuffix(".discord.com") { return .discord }
+        return .generic
+    }
+}
+
+/// A `--notify` value that is not a target.
+public struct NotificationTargetError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, for people.
+    public var message: String
+    public var description: String { message }
+}

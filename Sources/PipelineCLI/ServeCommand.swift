@@ -1,0 +1,98 @@
+import ArgumentParser
+import Dashboard
+import Foundation
+import PipelineKit
+import SharedBatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pipeline serve`: a web dashboard and a JSON status API over a state folder or a shared batch, live while runs
+/// and workers write to it.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a web dashboard and a status API over the ledger of a state folder or a shared batch.")
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve a batch that workers share through this PostgreSQL database instead of the state folder.",
+            valueName: "URL"))
+    var db: String?
+
+    @Option(name: .long, help: "The port (0: one the system picks, printed at start).")
+    var port: Int = 8090
+
+    @Option(name: .long, help: "The address to listen on; anything but 127.0.0.1 serves other machines too.")
+    var host: String = "127.0.0.1"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Allow retry and cancel from the dashboard to requests that carry this token (default: PIPELINE_SERVE_TOKEN; without one the dashboard is read-only).",
+            valueName: "TOKEN"))
+    var token: String?
+
+    /// The environment variable a token may come from, so it stays out of the process list.
+    static let tokenVariable = "PIPELINE_SERVE_TOKEN"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let token, token.count < 8 { throw ValidationError("--token must have at least 8 characters") }
+    }
+
+    func run() async throws {
+        let token =
+            self.token ?? ProcessInfo.processInfo.environment[Self.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        try await SharedBatchOptions.using(db) { database in
+            let source: DashboardSource
+            if let database {
+                source = .sharedBatch(database)
+            } else {
+                source = stateFolder()
+            }
+            let server: DashboardServer
+            do {
+                server = try await DashboardServer.start(source: source, host: host, port: port, token: token)
+            } catch {
+                throw CommandFailure(.failed, "pipeline: cannot serve on \(host):\(port): \(error)")
+            }
+            Output.line(
+                "serving \(db == nil ? URL(fileURLWithPath: stateOptions.state).standardizedFileURL.path : "the shared batch") on http://\(host):\(server.port)/ (\(token == nil ? "read-only" : "actions need the token"))"
+            )
+            let failure = await SignalHandling.cancellingOnSignal { () async -> (any Error)? in
+                do {
+                    try await server.run()
+                    return nil
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw CommandFailure.failed(failure) }
+        }
+    }
+
+    /// The state folder as a source: its ledger read per request, and a cancel left in the ledger for the run that
+    /// holds the folder, which is told with SIGUSR1 as `pipeline cancel` does.
+    private func stateFolder() -> DashboardSource {
+        let path = stateOptions.state
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        return .stateFolder(
+            location: folder.path,
+            openLedger: { try StateFolder.openForReading(path)?.ledger },
+            requestCancel: { items in
+                guard let holder = StateFolder.busyHolder(path) else { return false }
+                let ledger = try SQLiteLedger(folder: folder)
+                defer { try? ledger.close() }
+                try await ledger.requestCancel(of: items)
+                kill(holder, SIGUSR1)
+                return true
+            })
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+import GRDB
+import StageKit
+
+// The dashboard's reads (``LedgerBrowsing``) and the notifications sent (``NotificationLog``).
+extension SQLiteLedger: LedgerBrowsing, NotificationLog {
+    public func statusCounts() async throws(StateError) -> [String: [ItemStatus: ItemTally]] {
+        try await read { db in
+            var counts: [String: [ItemStatus: ItemTally]] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT workflow, status, count(*), total(size) FROM items GROUP BY 1, 2")
+            while let row = try rows.next() {
+                guard let status = ItemStatus(rawValue: row[1]) else { continue }
+                counts[row[0] as String, default: [:]][status] = ItemTally(
+                    count: row[2], bytes: Int64(row[3] as Double))
+            }
+            return counts
+        }
+    }
+
+    public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
+        try await read { db in
+            let condition = status == nil ? "workflow = ?" : "workflow = ? AND status = ?"
+            var arguments: StatementArguments = [workflow]
+            if let status { arguments += [status.rawValue] }
+            arguments += [limit]
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY updatedAt DESC LIMIT ?",
+                arguments: arguments
+            ).map(Self.item)
+        }
+    }
+
+    public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.itemColumns), workflow FROM items WHERE id = ?", arguments: [id])
+                .map { row in (workflow: row[13] as String, item: Self.item(row)) }
+        }
+    }
+
+    public func doneByMinute(workflow: String) async throws(StateError) -> [(minute: Date, done: Int)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT CAST(updatedAt / 60 AS INTEGER), count(*) FROM items
+                    WHERE workflow = ? AND status = 'succeeded' GROUP BY 1 ORDER BY 1
+                    """, arguments: [workflow]
+            ).map { row in (Date(timeIntervalSince1970: Double(row[0] as Int64) * 60), row[1] as Int) }
+        }
+    }
+
+    public func lastRunSummaries() async throws(StateError) -> [String: RunTotals] {
+        try await read { db in
+            var totals: [String: RunTotals] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT workflow, startedAt, finishedAt, summary FROM runs
+                    WHERE id IN (SELECT max(id) FROM runs WHERE finishedAt IS NOT NULL GROUP BY workflow)
+                    """)
+            {
+                let summary = (row[3] as String?).flatMap { try? JSONValue(parsing: $0) }
+                totals[row[0]] = RunTotals(
+                    startedAt: Date(timeIntervalSince1970: row[1]), finishedAt: Date(timeIntervalSince1970: row[2]),
+                    skipped: summary?["skipped"]?.intValue ?? 0, bytes: Int64(summary?["bytes"]?.intValue ?? 0))
+            }
+            return totals
+        }
+    }
+
+    public func claimNotification(_ key: String) async throws(StateError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO notifications VALUES (?, ?)",
+                arguments: [key, Date().timeIntervalSince1970])
+            return db.changesCount > 0
+        }
+    }
+}

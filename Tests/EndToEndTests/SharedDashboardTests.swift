@@ -1,0 +1,68 @@
+import Foundation
+import SharedBatch
+import StageKit
+import TestSupport
+import Testing
+
+/// A shared batch on PostgreSQL with two workers: `serve --db`'s status API counts what `status --db --json`
+/// counts while the workers hold items and once the queue drained, and the workers announce the drained batch
+/// once between them.
+@Suite(.serialized) struct SharedDashboardTests {
+    @Test func statusAPIMatchesStatusDBWhileWorkersRun() async throws {
+        let batch = try await SharedBatch(items: 6, stageSeconds: nil)
+        defer { batch.killAll() }
+        let receiver = try await WebhookReceiver.start()
+        let notify = ["--notify", receiver.url("/hook/workers")]
+        var workers: [RunningBinary] = []
+        for _ in 0..<2 {
+            let worker = try Binary.start(
+                ["worker", "--db", batch.url] + WorkerTests.workerArguments + notify, in: batch.scratch.root)
+            workers.append(worker)
+        }
+        defer { for worker in workers where worker.isRunning { worker.signal(SIGKILL) } }
+        let served = try await ServedDashboard.start(["--db", batch.url], in: batch.scratch.root)
+        defer { served.process.signal(SIGKILL) }
+
+        // Both workers hold an item, which waits for the gate: nothing changes while the two are read.
+        try await waitUntil("both workers hold an item") {
+            (try? await batch.status().workflows["shared"]?.running) == 2
+        }
+        try await expectSameCounts(served, batch)
+
+        try batch.release()
+        try await batch.waitUntilDone(6)
+        try await expectSameCounts(served, batch)
+        try await waitUntil("the drained batch was announced") {
+            !receiver.bodies(at: "/hook/workers").isEmpty
+        }
+        for worker in workers {
+            worker.signal(SIGTERM)
+            _ = await worker.exit()
+        }
+        await receiver.stop()
+        let finished = receiver.bodies(at: "/hook/workers").filter { $0["event"] == "batchFinished" }
+        #expect(finished.count == 1, "\(finished)")
+        #expect(finished.first?["counts"]?["done"] == 6)
+        _ = await batch.stopAll()
+    }
+
+    /// `/api/status` and `status --db --json` give the same counts: queued and running from the queue, the other
+    /// items by status under the API's names.
+    private func expectSameCounts(_ served: ServedDashboard, _ batch: SharedBatch) async throws {
+        let (code, api) = try await served.request("/api/status")
+        #expect(code == 200)
+        let status = try await Binary.run(["status", "--db", batch.url, "--json"], in: batch.scratch.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        let queues = try JSONValue(parsing: status.stdout)["queues"]
+        let counts = api["workflows"]?.arrayValue?.first { $0["name"] == "shared" }?["counts"]
+        let queue = try #require(queues?["shared"])
+        let byStatus = queue["items"]
+        #expect(counts?["queued"] == queue["queued"], "api \(String(describing: counts)), status \(queue)")
+        #expect(
+            counts?["running"]?.intValue == (queue["running"]?.intValue ?? 0) + (byStatus?["pending"]?.intValue ?? 0))
+        #expect(counts?["done"]?.intValue == byStatus?["succeeded"]?.intValue ?? 0)
+        #expect(counts?["failed"]?.intValue == byStatus?["failed"]?.intValue ?? 0)
+        let workers = api["workers"]?.arrayValue ?? []
+        #expect(workers.count == 2 && workers.allSatisfy { $0["state"] == "live" }, "\(workers)")
+    }
+}
