@@ -2,9 +2,10 @@
 """Drives headless Chromium through its DevTools protocol on a pipe (no websocket library needed).
 
 Reads one JSON command per line on stdin and answers one JSON line per command on stdout:
-  {"navigate": URL}                   loads a page and waits for its load event
+  {"navigate": URL}                   loads a page and waits until it is the page shown, loaded
   {"eval": EXPRESSION}                the expression's value (promises awaited)
-  {"waitFor": EXPRESSION, "limit": S} evaluates until the value is truthy (every 10 ms, at most S seconds)
+  {"waitFor": EXPRESSION, "limit": S} evaluates until the value is truthy (every 10 ms, at most S seconds;
+                                      an expression that throws counts as not yet true)
   {"screenshot": PATH}                writes a PNG of the page
 Answers are {"ok": true, "value": …} or {"ok": false, "error": …}.
 """
@@ -61,6 +62,20 @@ def evaluate(expression):
     return result.get("result", {}).get("value")
 
 
+last_error = ""
+
+
+def attempt(condition):
+    """The condition's value, or False while it throws: a page being replaced (a form's submission, a
+    navigation) has no elements for a moment."""
+    global last_error
+    try:
+        return evaluate(condition)
+    except RuntimeError as error:
+        last_error = " (last error: %s)" % error
+        return False
+
+
 target = send("Target.createTarget", {"url": "about:blank"}, with_session=False)["targetId"]
 session = send("Target.attachToTarget", {"targetId": target, "flatten": True}, with_session=False)["sessionId"]
 send("Page.enable")
@@ -72,8 +87,10 @@ for line in sys.stdin:
         command = json.loads(line)
         if "navigate" in command:
             send("Page.navigate", {"url": command["navigate"]})
+            # The old document stays "complete" until the new one replaces it: wait for the new one's URL.
+            loaded = "location.href === %s && document.readyState === 'complete'" % json.dumps(command["navigate"])
             deadline = time.time() + 30
-            while evaluate("document.readyState") != "complete" and time.time() < deadline:
+            while not attempt(loaded) and time.time() < deadline:
                 time.sleep(0.02)
             value = None
         elif "eval" in command:
@@ -81,12 +98,12 @@ for line in sys.stdin:
         elif "waitFor" in command:
             deadline = time.time() + command.get("limit", 60)
             condition = "!!(" + command["waitFor"] + ")"
-            value = evaluate(condition)
+            value = attempt(condition)
             while not value and time.time() < deadline:
                 time.sleep(0.01)
-                value = evaluate(condition)
+                value = attempt(condition)
             if not value:
-                raise RuntimeError("timed out waiting for " + command["waitFor"])
+                raise RuntimeError("timed out waiting for " + command["waitFor"] + last_error)
         elif "screenshot" in command:
             data = send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
             with open(command["screenshot"], "wb") as file:
