@@ -142,8 +142,11 @@ enum DashboardAssets {
             `<span class="status ${w.state === "live" ? "done" : w.state === "silent" ? "failed" : ""}">` +
             `${text(w.state)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
             `<td>${w.done}</td><td>${w.failed}</td></tr>`).join("");
+          const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +
-            ` units done, ${s.running} encoding</td></tr>`).join("");
+            ` units done, ${s.running} encoding, ${percent(s.progress)} encoded` +
+            s.encoding.map((u) => `<br>unit ${u.unit}: ${percent(u.progress)} on ${text(u.worker)}`).join("") +
+            `</td></tr>`).join("");
           return `<div class="card" id="workers"><h2>Workers</h2><table><tr><th>Worker</th><th>Host</th>` +
             `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th></tr>${rows}</table>` +
             (split ? `<h3>Split items</h3><table>${split}</table>` : "") + `</div>`;

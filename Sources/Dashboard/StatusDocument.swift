@@ -20,6 +20,9 @@ enum StatusDocument {
     /// How many minutes the throughput looks back.
     static let window = 10
 
+    /// How many minutes the chart of items done shows, up to the last item done.
+    static let chartMinutes = 120
+
     /// The document, read from `ledger` and, for a shared batch, `queue`.
     static func read(
         ledger: (any LedgerBrowsing)?, queue: BatchQueue?, source: String, readOnly: Bool
@@ -43,7 +46,7 @@ enum StatusDocument {
                 for (status, tally) in tallies[workflow] ?? [:] { counts[name(of: status), default: 0] += tally.count }
                 counts["skipped"] = runs[workflow]?.skipped ?? 0
             }
-            let minutes = try await ledger?.doneByMinute(workflow: workflow) ?? []
+            let minutes = try await ledger?.doneByMinute(workflow: workflow, minutes: chartMinutes) ?? []
             // Over the last `window` minutes, or since the first of them that had items done: a batch that started
             // two minutes ago is not averaged over ten.
             let recent = minutes.filter { now.timeIntervalSince($0.minute) < Double(window * 60) }
@@ -58,7 +61,7 @@ enum StatusDocument {
                 "itemsPerMinute": .double((perMinute * 100).rounded() / 100),
                 "etaSeconds": perMinute > 0 && left > 0 ? .int(Int(Double(left) / perMinute * 60)) : .null,
                 "doneByMinute": .array(
-                    minutes.suffix(120).map {
+                    minutes.map {
                         JSONValue.array([.string($0.minute.formatted(.iso8601)), .int($0.done)])
                     }),
             ]
@@ -76,13 +79,7 @@ enum StatusDocument {
         ]
         if let batch {
             document["workers"] = .array(batch.workers.map(worker))
-            document["splits"] = .array(
-                batch.splits.map { split in
-                    [
-                        "item": .int(Int(split.item)), "path": .string(split.path), "units": .int(split.units),
-                        "done": .int(split.done), "running": .int(split.running),
-                    ]
-                })
+            document["splits"] = .array(batch.splits.map(\.document))
         }
         return .object(document)
     }

@@ -74,7 +74,9 @@ struct FarmedTranscode {
         -> (TranscodeReport, SegmentPlan)
     {
         let plan = try await plan()
+        let replaced = try await farm.otherPlans(of: context.item, than: plan.id)
         var states = try await farm.publish(plan, for: context.item)
+        await remove(replaced)
         try await context.checkpoint(Checkpoint(plan: plan.id, threads: plan.threads))
         context.logger.info(
             "segmented transcode shared with the workers: \(plan.units.count) units, \(states.filter { $0.status == .done }.count) done (plan \(plan.id))"
@@ -136,6 +138,24 @@ struct FarmedTranscode {
         }
     }
 
+    /// Removes the segments of plans the new one replaced from the store: no worker joins them any more. A store
+    /// that cannot remove them now only keeps them, so that is a warning, not a failure.
+    private func remove(_ replaced: [String: [SegmentUnit]]) async {
+        guard !replaced.isEmpty else { return }
+        do {
+            let keys = try replaced.flatMap { plan, units in
+                try units.map { try SegmentUnitEncoder.key(of: $0, in: plan) }
+            }
+            try await store.remove(keys)
+            context.logger.info(
+                "removed the segments of the replaced segment plan(s) \(replaced.keys.sorted().joined(separator: ", ")) from \(store.address)"
+            )
+        } catch {
+            context.logger.warning(
+                "cannot remove the segments of replaced segment plans from \(store.address): \(error)")
+        }
+    }
+
     /// Half a second, without this machine's CPU slot: its other jobs may encode units meanwhile.
     private func pause() async throws {
         let wait = { try await Task.sleep(for: .milliseconds(500)) }
@@ -149,7 +169,9 @@ struct FarmedTranscode {
     private func encode(_ claim: SegmentUnitClaim) async throws {
         let encoded: EncodedUnit
         do {
-            encoded = try await farm.whileHolding(claim) { [encoder] in try await encoder.encode(claim) }
+            encoded = try await farm.whileHolding(claim) { [encoder] in
+                try await encoder.encode(claim, progress: $0)
+            }
         } catch is CancellationError where !Task.isCancelled {
             return
         } catch {

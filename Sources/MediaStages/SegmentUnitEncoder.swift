@@ -39,8 +39,10 @@ public struct SegmentUnitEncoder: Sendable {
     }
 
     /// Encodes the claimed unit into its local file (written under a temporary name, synced, renamed) and puts it
-    /// in the store; returns its size and SHA-256.
-    public func encode(_ claim: SegmentUnitClaim) async throws -> EncodedUnit {
+    /// in the store; returns its size and SHA-256. `progress` gets the fraction of the unit encoded.
+    public func encode(
+        _ claim: SegmentUnitClaim, progress: @escaping @Sendable (Double) -> Void = { _ in }
+    ) async throws -> EncodedUnit {
         let unit = claim.unit
         let settings = try Self.settings(for: unit, of: claim.plan)
         let file = file(of: unit, in: claim.plan.id)
@@ -51,7 +53,9 @@ public struct SegmentUnitEncoder: Sendable {
             "encoding \(Self.name(of: unit)) of plan \(claim.plan.id) (\(String(format: "%.1f", unit.seconds)) s of \(claim.plan.input))"
         )
         do {
-            _ = try await MediaToolkit.transcode(claim.plan.input, to: partial.path, settings: settings, logger: logger)
+            _ = try await MediaToolkit.transcode(
+                claim.plan.input, to: partial.path, settings: settings, logger: logger,
+                progress: { done, total in if total > 0 { progress(min(done / total, 1)) } })
             try MediaOutput.sync(partial)
             guard rename(partial.path, file.path) == 0 else {
                 throw MediaError(

@@ -1,4 +1,5 @@
 import Foundation
+public import PipelineKit
 public import StageKit
 
 /// What a notification announces.

@@ -1,24 +1,10 @@
 public import Foundation
-
-/// A batch event that can be announced.
-public enum NotificationEvent: String, Sendable, Hashable, CaseIterable {
-    /// A run finished, or a shared batch's queue drained: one summary with counts and the first failures.
-    case batchFinished
-    /// An item failed (after its stage's retries).
-    case itemFailed
-}
+public import PipelineKit
 
 /// Where notifications go and in which shape.
 public struct NotificationTarget: Sendable, Hashable {
     /// The message shapes a receiver understands.
-    public enum Format: String, Sendable, Hashable, CaseIterable {
-        /// The event as a JSON object (`event`, `workflow`, `counts`, `failures`, …).
-        case generic
-        /// A Slack incoming webhook: `{"text": …}`.
-        case slack
-        /// A Discord webhook: `{"content": …}`.
-        case discord
-    }
+    public typealias Format = NotificationFormat
 
     /// The webhook's URL.
     public var url: URL

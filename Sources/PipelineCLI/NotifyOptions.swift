@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import Notifications
 import PipelineKit
+import enum StageKit.JSONValue
 
 /// `--notify URL[#EVENTS]`, shared by `run` and `worker`: where a batch's events are announced.
 struct NotifyOptions: ParsableArguments {
@@ -23,10 +25,38 @@ struct NotifyOptions: ParsableArguments {
         }
     }
 
-    /// The notifier of these targets, recording in `log`; nil without targets.
-    func notifier(log: any NotificationLog) -> Notifier? {
-        let parsed = targets.compactMap { try? NotificationTarget.parse($0).get() }
+    /// The notifier of these targets and those `workflow` declares in `notify` (their `${env.*}` read from
+    /// `environment`), recording in `log`; nil without targets. A declared URL that does not resolve to an http
+    /// or https URL is a usage error (exit code 2).
+    func notifier(
+        log: any NotificationLog, workflow: Workflow? = nil, environment: [String: String] = [:]
+    ) throws -> Notifier? {
+        var parsed = targets.compactMap { try? NotificationTarget.parse($0).get() }
+        for (index, declared) in (workflow?.notify ?? []).enumerated() {
+            parsed.append(try Self.target(declared, index: index, file: workflow?.file ?? "", environment: environment))
+        }
         guard !parsed.isEmpty else { return nil }
         return Notifier(targets: parsed, log: log) { warning in Output.error("pipeline: warning: \(warning)") }
+    }
+
+    /// A workflow's `notify` entry with its URL resolved.
+    private static func target(
+        _ declared: NotifySpec, index: Int, file: String, environment: [String: String]
+    ) throws -> NotificationTarget {
+        let resolved: String?
+        do {
+            resolved = try EvaluationScope(environment: environment).resolve(.string(declared.url)).value.stringValue
+        } catch {
+            throw CommandFailure(.invalid, "\(file): notify[\(index)].url: \(error.message)")
+        }
+        guard let resolved, let url = URL(string: resolved),
+            ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            url.host != nil
+        else {
+            // The resolved URL is likely a secret: name the template, not its value.
+            throw CommandFailure(
+                .invalid, "\(file): notify[\(index)].url (\(declared.url)) is not an http or https URL once resolved")
+        }
+        return NotificationTarget(url: url, format: declared.format, events: declared.events)
     }
 }

@@ -66,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
 
         let client = HTTPClient.makeForStages()
-        let notifier = notifyOptions.notifier(log: state.ledger)
+        let notifier = try notifyOptions.notifier(log: state.ledger, workflow: workflow, environment: environment)
         let runner = runOptions.runner(
             workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
             environment: environment, client: client, keepsEveryResult: report != nil

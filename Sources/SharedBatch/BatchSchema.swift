@@ -49,11 +49,13 @@ enum BatchSchema {
         }
     }
 
-    /// Tables and indexes added within a schema version, which a pipeline that does not know them ignores: the
-    /// notifications sent (``NotificationLog``) and the index a dashboard counts and pages items by status with.
+    /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
+    /// ignores: the notifications sent (``NotificationLog``), the index a dashboard counts and pages items by
+    /// status with, and how far the encode of each running segment unit is (renewed with its lease).
     private static let additions = [
         "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
         "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
+        "ALTER TABLE segment_units ADD COLUMN IF NOT EXISTS progress double precision NOT NULL DEFAULT 0",
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

@@ -47,12 +47,15 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
         }
     }
 
-    public func doneByMinute(workflow: String) async throws(StateError) -> [(minute: Date, done: Int)] {
+    public func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)] {
         let rows = try await database.rows(
             "count the items done",
             """
             SELECT date_trunc('minute', updated_at), count(*) FROM items
-            WHERE workflow = \(workflow) AND status = 'succeeded' GROUP BY 1 ORDER BY 1
+            WHERE workflow = \(workflow) AND status = 'succeeded' AND updated_at >= (
+                SELECT date_trunc('minute', max(updated_at)) - make_interval(mins => \(Int32(minutes)) - 1) FROM items
+                WHERE workflow = \(workflow) AND status = 'succeeded')
+            GROUP BY 1 ORDER BY 1
             """)
         return try database.decoding("count the items done") {
             try rows.map { row in

@@ -66,6 +66,25 @@ public struct SegmentQueue: Sendable {
         return try await units(of: plan.id)
     }
 
+    /// The plans recorded for `item` other than `plan`, with their units: those publishing `plan` replaces.
+    public func otherPlans(of item: Int64, than plan: String) async throws(StateError) -> [String: [SegmentUnit]] {
+        let rows = try await database.rows(
+            "read the item's other segment plans",
+            """
+            SELECT \(unescaped: Self.unitColumns), segment_units.plan FROM segment_units
+                JOIN segment_plans ON segment_plans.id = segment_units.plan
+            WHERE segment_plans.item = \(item) AND segment_plans.id <> \(plan) ORDER BY segment_units.unit
+            """)
+        return try database.decoding("read the item's other segment plans") {
+            var plans: [String: [SegmentUnit]] = [:]
+            for row in rows {
+                let columns = Columns(row)
+                plans[try columns[5], default: []].append(try Self.unit(columns))
+            }
+            return plans
+        }
+    }
+
     /// The states of a plan's units, in unit order; empty when the plan is not (or no longer) recorded.
     public func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
         let rows = try await database.rows(
@@ -110,7 +129,7 @@ public struct SegmentQueue: Sendable {
                 ORDER BY segment_plans.seconds DESC, segment_units.seconds DESC, segment_units.plan,
                     segment_units.unit
                 LIMIT 1 FOR UPDATE OF segment_units SKIP LOCKED)
-            UPDATE segment_units SET status = 'running', lease_owner = \(worker),
+            UPDATE segment_units SET status = 'running', lease_owner = \(worker), progress = 0,
                 lease_generation = lease_generation + 1, attempts = attempts + 1,
                 lease_expires = now() + make_interval(secs => \(lease.inSeconds))
             FROM next, segment_plans
@@ -183,20 +202,22 @@ public struct SegmentQueue: Sendable {
             """)
     }
 
-    /// Extends the leases of units `worker` encodes; returns those it lost (the lease was taken over, or the
-    /// plan was retired or replaced).
-    public func renew(_ held: [SegmentUnitClaim], for worker: String, lease: Duration) async throws(StateError)
+    /// Extends the leases of units `worker` encodes and records how far their encodes are; returns those it lost
+    /// (the lease was taken over, or the plan was retired or replaced).
+    public func renew(_ held: [HeldUnit], for worker: String, lease: Duration) async throws(StateError)
         -> [SegmentUnitClaim]
     {
         guard !held.isEmpty else { return [] }
-        let plans = held.map(\.plan.id)
-        let units = held.map { Int32($0.unit.index) }
-        let generations = held.map(\.generation)
+        let plans = held.map(\.claim.plan.id)
+        let units = held.map { Int32($0.claim.unit.index) }
+        let generations = held.map(\.claim.generation)
+        let progress = held.map(\.progress)
         let rows = try await database.rows(
             "renew segment unit leases",
             """
-            UPDATE segment_units SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
-            FROM unnest(\(plans), \(units), \(generations)) AS held(plan, unit, generation)
+            UPDATE segment_units SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                progress = held.progress
+            FROM unnest(\(plans), \(units), \(generations), \(progress)) AS held(plan, unit, generation, progress)
             WHERE segment_units.plan = held.plan AND segment_units.unit = held.unit
                 AND segment_units.lease_generation = held.generation AND segment_units.lease_owner = \(worker)
                 AND segment_units.status = 'running'
@@ -209,7 +230,7 @@ public struct SegmentQueue: Sendable {
                     return "\(try columns[0] as String)/\(try columns[1] as Int32)"
                 })
         }
-        return held.filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
+        return held.map(\.claim).filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
     }
 
     /// The plans with units left to encode that were planned with another encoder build than `encoder`, with
@@ -236,29 +257,6 @@ public struct SegmentQueue: Sendable {
         try await database.rows("retire a segment plan", "DELETE FROM segment_plans WHERE id = \(plan)")
     }
 
-    /// The items whose encodes are split, with their units' counts by status, for `pipeline status --db`.
-    public func splits() async throws(StateError) -> [SegmentSplit] {
-        let rows = try await database.rows(
-            "read the split items",
-            """
-            SELECT segment_plans.item, items.relative_path, segment_plans.id, count(*),
-                count(*) FILTER (WHERE segment_units.status = 'done'),
-                count(*) FILTER (WHERE segment_units.status = 'running' AND segment_units.lease_expires > now())
-            FROM segment_plans JOIN items ON items.id = segment_plans.item
-                JOIN segment_units ON segment_units.plan = segment_plans.id
-            GROUP BY segment_plans.item, items.relative_path, segment_plans.id ORDER BY segment_plans.item
-            """)
-        return try database.decoding("read the split items") {
-            try rows.map { row in
-                let columns = Columns(row)
-                return SegmentSplit(
-                    item: try columns[0], path: try columns[1], plan: try columns[2],
-                    units: Int(try columns[3] as Int64), done: Int(try columns[4] as Int64),
-                    running: Int(try columns[5] as Int64))
-            }
-        }
-    }
-
     private static let unitColumns = """
         segment_units.unit, segment_units.kind, segment_units.start_seconds, segment_units.end_seconds,
         segment_units.seconds
@@ -270,20 +268,4 @@ public struct SegmentQueue: Sendable {
             index: Int(try columns[0] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
             start: try columns[2], end: try columns[3], seconds: try columns[4])
     }
-}
-
-/// An item whose encode is split into units, as `pipeline status --db` shows it.
-public struct SegmentSplit: Sendable, Hashable {
-    /// The item.
-    public var item: Int64
-    /// Its path relative to its input folder.
-    public var path: String
-    /// The plan.
-    public var plan: String
-    /// Units in all.
-    public var units: Int
-    /// Units encoded.
-    public var done: Int
-    /// Units a live lease holds.
-    public var running: Int
 }

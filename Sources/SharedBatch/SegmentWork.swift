@@ -7,14 +7,19 @@ public struct SegmentWork: Sendable {
     public var store: any SegmentStore
     /// This worker's encoder build: it claims only units planned with it.
     public var encoder: String
-    /// Encodes a claimed unit and puts it in ``store``; returns its size and SHA-256. Cancelled when the unit's
-    /// lease is lost.
-    public var encode: @Sendable (SegmentUnitClaim) async throws -> (size: Int64, sha256: String)
+    /// Encodes a claimed unit and puts it in ``store``, reporting the fraction encoded to the function it is
+    /// given; returns its size and SHA-256. Cancelled when the unit's lease is lost.
+    public var encode: Encode
+
+    /// How a unit is encoded: the claim and where its progress goes, to its size and SHA-256.
+    public typealias Encode =
+        @Sendable (SegmentUnitClaim, @escaping @Sendable (Double) -> Void) async throws -> (
+            size: Int64, sha256: String
+        )
 
     /// Segment work with `store`, `encoder` and `encode`.
     public init(
-        store: any SegmentStore, encoder: String,
-        encode: @escaping @Sendable (SegmentUnitClaim) async throws -> (size: Int64, sha256: String)
+        store: any SegmentStore, encoder: String, encode: @escaping Encode
     ) {
         self.store = store
         self.encoder = encoder

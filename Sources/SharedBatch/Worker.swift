@@ -256,7 +256,9 @@ public final class Worker: Sendable {
                 ))
         }
         do {
-            let encoded = try await segments.farm.whileHolding(claim) { try await segments.work.encode(claim) }
+            let encoded = try await segments.farm.whileHolding(claim) {
+                try await segments.work.encode(claim, $0)
+            }
             try await segments.farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
         } catch {
             if !(error is CancellationError) {

@@ -19,9 +19,10 @@ public final class WorkerSegmentFarm: SegmentFarm {
     /// Plans of other encoder builds this worker has said it leaves alone.
     private let leftAlone = NIOLockedValueBox<Set<String>>([])
 
-    /// A unit being encoded and how to stop its encode.
+    /// A unit being encoded, how far its encode is, and how to stop it.
     private struct Holding {
         var claim: SegmentUnitClaim
+        var progress = 0.0
         var stop: @Sendable () -> Void
     }
 
@@ -41,6 +42,17 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     public func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
+        let (id, generation) = try await lease(of: item, for: "publish the segment plan of")
+        return try await queue.publish(plan, item: id, generation: generation)
+    }
+
+    public func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]] {
+        let (id, _) = try await lease(of: item, for: "read the segment plans of")
+        return try await queue.otherPlans(of: id, than: plan)
+    }
+
+    /// The id of `item` in the batch and this worker's lease generation on it; `doing` says what needs it.
+    private func lease(of item: InputItem, for doing: String) async throws -> (id: Int64, generation: Int64) {
         let held = leases.all
         let rows = try await database.rows(
             "find the item of a segment plan",
@@ -48,16 +60,15 @@ public final class WorkerSegmentFarm: SegmentFarm {
         guard let row = rows.first else {
             throw StateError(
                 code: .leaseLost,
-                message: "cannot publish the segment plan of \(item.path): this worker holds no lease on its item",
+                message: "cannot \(doing) \(item.path): this worker holds no lease on its item",
                 path: database.location)
         }
         let id: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
         guard let generation = held[id] else {
             throw StateError(
-                code: .leaseLost, message: "cannot publish the segment plan of \(item.path): its lease was lost",
-                path: database.location)
+                code: .leaseLost, message: "cannot \(doing) \(item.path): its lease was lost", path: database.location)
         }
-        return try await queue.publish(plan, item: id, generation: generation)
+        return (id, generation)
     }
 
     public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
@@ -82,10 +93,11 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     public func whileHolding<T: Sendable>(
-        _ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T
+        _ claim: SegmentUnitClaim, _ body: @escaping @Sendable (@escaping @Sendable (Double) -> Void) async throws -> T
     ) async throws -> T {
         let key = Self.key(claim)
-        let task = Task { try await body() }
+        let task = Task { [held] in try await body { fraction in held.withLockedValue { $0[key]?.progress = fraction } }
+        }
         held.withLockedValue { $0[key] = Holding(claim: claim, stop: { task.cancel() }) }
         defer { _ = held.withLockedValue { $0.removeValue(forKey: key) } }
         return try await withTaskCancellationHandler {
@@ -139,7 +151,8 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 continue
             }
             do {
-                let lost = try await queue.renew(holding.map(\.claim), for: worker, lease: lease)
+                let lost = try await queue.renew(
+                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker, lease: lease)
                 renewed = .now
                 for claim in lost {
                     note(

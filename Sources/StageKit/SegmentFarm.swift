@@ -15,14 +15,21 @@ public protocol SegmentFarm: Sendable {
     /// units' states.
     func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState]
 
+    /// The plans recorded for `item` other than `plan`, with their units: those publishing `plan` replaces (the
+    /// source or the settings changed), whose segments may still be in the segment store.
+    func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]]
+
     /// Claims a unit no live lease holds: of `plan` when given, else of any plan planned with ``encoder``, the
     /// longest sources' first. Nil when there is none.
     func claim(in plan: String?) async throws -> SegmentUnitClaim?
 
     /// Runs `body` (the claimed unit's encode) while the farm renews the claim's lease; when the lease is lost
     /// (the worker stalled and another one took the unit over), `body` is cancelled, so that two workers never
-    /// encode the same unit at once for long.
-    func whileHolding<T: Sendable>(_ claim: SegmentUnitClaim, _ body: @escaping @Sendable () async throws -> T)
+    /// encode the same unit at once for long. `body` reports the fraction of the unit it has encoded to the
+    /// function it is given; the farm records it with the lease, for `pipeline status --db`.
+    func whileHolding<T: Sendable>(
+        _ claim: SegmentUnitClaim, _ body: @escaping @Sendable (@escaping @Sendable (Double) -> Void) async throws -> T
+    )
         async throws -> T
 
     /// Records that a claimed unit is encoded and in the segment store with `sha256`; throws ``SegmentUnitLost``

@@ -1,5 +1,6 @@
 import Foundation
 import Notifications
+import PipelineKit
 import SharedBatch
 import StageKit
 import TestSupport
@@ -85,6 +86,30 @@ import Testing
         await receiver.stop()
         let summary = try #require(runFinished(run.stdout.soFar))
         #expect(summary["succeeded"] == 2 && summary["failed"] == 1)
+    }
+
+    /// A workflow's own `notify`, its URL read from the environment: announced without any flag; without the
+    /// variable the run refuses to start.
+    @Test func aWorkflowDeclaresItsWebhooks() async throws {
+        let receiver = try await WebhookReceiver.start()
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "declared", "inputs": {"path": "in"},
+             "notify": [{"url": "${env.HOOK}", "on": ["batchFinished"], "format": "generic"}],
+             "stages": [{"id": "work", "uses": "exec", "with": {"command": ["true"]}}]}
+            """)
+        try scratch.write("in/a.txt", "a\n")
+        let run = try await Binary.run(
+            ["run", "wf.json", "--state", "state"], in: scratch.root,
+            environment: ["HOOK": receiver.url("/hook/declared")])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let unset = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
+        #expect(unset.status == 2 && unset.stderr.contains("HOOK"), "\(unset.stderr)")
+        await receiver.stop()
+        let finished = receiver.bodies(at: "/hook/declared").filter { $0["event"] == "batchFinished" }
+        #expect(finished.count == 1 && finished.first?["workflow"] == "declared", "\(finished)")
     }
 
     @Test func messageShapes() throws {

@@ -54,6 +54,37 @@ import Testing
                 #"wf.json:1:16: stagse: unknown workflow key "stagse" (did you mean "stages"?)"#))
     }
 
+    @Test func readsNotifyAndRefusesWhatCannotBeAnnounced() throws {
+        let stages = #""stages": [{"id": "s", "uses": "test.probe", "with": {"key": "k"}}]"#
+        let loaded = try WorkflowLoader(registry: Sandbox.registry).load(
+            data: Data(
+                """
+                {"version": 1, \(stages), "notify": [
+                  {"url": "${env.HOOK}", "on": ["itemFailed", "batchFinished"], "format": "slack"},
+                  {"url": "http://127.0.0.1:9/hook"}]}
+                """.utf8), file: "wf.json")
+        #expect(loaded.notify.map(\.url) == ["${env.HOOK}", "http://127.0.0.1:9/hook"])
+        #expect(loaded.notify.map(\.events) == [[.itemFailed, .batchFinished], [.batchFinished]])
+        #expect(loaded.notify.map(\.format) == [.slack, nil])
+        #expect(loaded.environmentNames == ["HOOK"], "a webhook's URL read from the environment is a secret")
+
+        let found = problems(
+            """
+            {"version": 1, \(stages), "notify": [
+              {"url": "ftp://x/y", "on": ["batchFinishd"], "format": "teams"},
+              {"url": "https://x/${input.name}", "when": 1}]}
+            """)
+        #expect(found.count == 5, "\(found)")
+        #expect(found.contains(#"wf.json:2:11: notify[0].url: expected an http or https URL, found "ftp://x/y""#))
+        #expect(
+            found.contains(
+                #"wf.json:2:31: notify[0].on[0]: unknown event "batchFinishd"; the events are batchFinished, itemFailed (did you mean "batchFinished"?)"#
+            ), "\(found)")
+        #expect(found.contains(where: { $0.contains("notify[0].format: expected one of generic, slack, discord") }))
+        #expect(found.contains(where: { $0.contains("notify[1].url: a notify url may read only ${env.NAME}") }))
+        #expect(found.contains(where: { $0.contains(#"notify[1].when: unknown notify key "when""#) }))
+    }
+
     @Test func findsCyclesThroughVars() {
         let found = problems(
             #"{"version": 1, "vars": {"a": "${vars.b}", "b": "x${vars.c}", "c": "${vars.a}"}, "stages": [{"id": "s", "uses": "test.probe", "with": {"key": "k"}}]}"#

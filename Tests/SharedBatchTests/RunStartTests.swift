@@ -58,7 +58,7 @@ private struct NoteStage: Stage {
 }
 
 /// Drops a run's events.
-private struct QuietSink: RunEventSink {
+struct QuietSink: RunEventSink {
     func emit(_ event: any RunEvent) {}
 }
 

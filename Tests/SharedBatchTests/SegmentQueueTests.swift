@@ -71,6 +71,9 @@ import Testing
         await #expect(throws: StateError.self, "a worker whose lease is not current cannot publish") {
             _ = try await segments.publish(Self.plan("p2", input: "/long.mp4", seconds: 25), item: item, generation: 0)
         }
+        let outgoing = try await segments.otherPlans(of: item, than: "p3")
+        #expect(outgoing == ["p1": plan.units], "the plan a new one replaces, whose segments the store may hold")
+        #expect(try await segments.otherPlans(of: item, than: "p1").isEmpty)
         let replaced = try await segments.publish(
             Self.plan("p3", input: "/long.mp4", seconds: 15), item: item, generation: generation)
         #expect(replaced.count == 3 && replaced.allSatisfy { $0.status == .queued })
@@ -110,6 +113,31 @@ import Testing
         try await server.stop()
     }
 
+    /// What an encode reports reaches `status --db` with the next renewal of its lease, while it runs.
+    @Test func theFarmRecordsHowFarAUnitsEncodeIsWithItsLease() async throws {
+        let (server, database, held) = try await Self.claimedItems(["/a.mp4"])
+        let (item, generation) = try #require(held.first)
+        let segments = SegmentQueue(database: database)
+        _ = try await segments.publish(Self.plan("p", input: "/a.mp4", seconds: 10), item: item, generation: generation)
+        let farm = WorkerSegmentFarm(
+            database: database, worker: "w", lease: .milliseconds(900), leases: LeaseBook(), encoder: "x264-164",
+            sink: QuietSink())
+        let renewing = Task { await farm.run() }
+        defer { renewing.cancel() }
+        let claim = try #require(try await farm.claim(in: "p"))
+        try await farm.whileHolding(claim) { report in
+            report(0.25)
+            try await waitUntil("the quarter is recorded") {
+                try await segments.splits().first?.encoding.map(\.progress) == [0.25]
+            }
+        }
+        let split = try #require(try await segments.splits().first)
+        #expect(split.encoding.map(\.worker) == ["w"] && split.encoding.map(\.unit) == [claim.unit.index])
+        renewing.cancel()
+        await database.close()
+        try await server.stop()
+    }
+
     @Test func aLapsedUnitIsTakenOverAndTheFirstWorkersCompletionRefused() async throws {
         let (server, database, held) = try await Self.claimedItems(["/a.mp4"])
         let (item, generation) = try #require(held.first)
@@ -125,8 +153,17 @@ import Testing
         }
         let second = try #require(box.withLockedValue { $0 })
         #expect(second.takenOverFrom == "first" && second.generation == first.generation + 1)
-        #expect(try await segments.renew([first], for: "first", lease: .seconds(60)) == [first])
-        #expect(try await segments.renew([second], for: "second", lease: .seconds(60)).isEmpty)
+        let stale = HeldUnit(claim: first, progress: 0.9)
+        #expect(try await segments.renew([stale], for: "first", lease: .seconds(60)) == [first])
+        let live = HeldUnit(claim: second, progress: 0.5)
+        #expect(try await segments.renew([live], for: "second", lease: .seconds(60)).isEmpty)
+        // Status shows the live holder's progress, not the stale one's, weighed by the unit's share of the plan.
+        let split = try #require(try await segments.splits().first)
+        let taken = split.encoding.first { $0.unit == second.unit.index }
+        #expect(taken?.worker == "second" && taken?.progress == 0.5, "\(split)")
+        #expect(!split.encoding.contains { $0.worker == "first" }, "\(split)")
+        let planSeconds = try await segments.units(of: "p").map(\.unit.seconds).reduce(0, +)
+        #expect(abs(split.progress - 0.5 * second.unit.seconds / planSeconds) < 1e-9, "\(split)")
         #expect(!(try await segments.complete(first, by: "first", size: 1, sha256: "old")))
         #expect(try await segments.complete(second, by: "second", size: 2, sha256: "new"))
         let unit = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })

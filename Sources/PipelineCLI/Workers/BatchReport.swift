@@ -46,8 +46,11 @@ enum BatchReport {
         }
         for split in status.splits {
             Output.line(
-                "split: \(split.path): \(split.units) units, \(split.done) done, \(split.running) encoding (plan \(split.plan))"
-            )
+                "split: \(split.path): \(split.units) units, \(split.done) done, \(split.running) encoding, "
+                    + "\(percent(split.progress)) encoded (plan \(split.plan))")
+            for unit in split.encoding {
+                Output.line("  unit \(unit.unit): \(percent(unit.progress)) on \(unit.worker)")
+            }
         }
         Output.line("")
     }
@@ -68,20 +71,19 @@ enum BatchReport {
                 "items": .object(counts.byStatus.mapValues { .int($0) }),
             ]
         }
-        let splits: [JSONValue] = status.splits.map { split in
-            [
-                "item": .int(Int(split.item)), "path": .string(split.path), "plan": .string(split.plan),
-                "units": .int(split.units), "done": .int(split.done), "running": .int(split.running),
-            ]
-        }
         return [
-            "workers": .array(workers), "queues": .object(queues), "splits": .array(splits),
+            "workers": .array(workers), "queues": .object(queues), "splits": .array(status.splits.map(\.document)),
             "workflows": .array(workflows),
         ]
     }
 
     private static func state(of worker: BatchStatus.Worker) -> String {
         worker.liveness()
+    }
+
+    /// A fraction as a whole percentage, rounded down: 100 % only when it is all done.
+    private static func percent(_ fraction: Double) -> String {
+        "\(Int((fraction * 100).rounded(.down))) %"
     }
 
     private static func label(_ status: String) -> String {

@@ -55,6 +55,11 @@ struct SubmitCommand: AsyncParsableCommand {
                 stages: workflow.stages.map(\.id))
             let summary = try await Submission(plan: plan, store: store, queue: queue).submit(submitted)
             Output.line(Self.describe(summary, workflow: workflow.name, database: database.location))
+            if !workflow.notify.isEmpty {
+                Output.error(
+                    "pipeline: warning: \(file.path): workers do not read \"notify\" (it is for pipeline run); start them with --notify"
+                )
+            }
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }

@@ -101,7 +101,7 @@ struct WorkerCommand: AsyncParsableCommand {
         ).standardizedFileURL
         // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
         let slots = ResourceSlots(runOptions.resourceLimits)
-        let notifier = notifyOptions.notifier(log: PostgresStore(database: database))
+        let notifier = try notifyOptions.notifier(log: PostgresStore(database: database))
         let drain = notifier.map { QueueDrainWatch(database: database, notifier: $0) }
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
@@ -157,8 +157,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let units = scratch.appendingPathComponent("units").appendingPathComponent(
             "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)")
         let encoder = SegmentUnitEncoder(store: store, folder: units, logger: logger)
-        return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim in
-            let encoded = try await slots.withSlot(.cpu) { try await encoder.encode(claim) }
+        return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim, progress in
+            let encoded = try await slots.withSlot(.cpu) { try await encoder.encode(claim, progress: progress) }
             try? FileManager.default.removeItem(at: encoded.file)
             return (encoded.size, encoded.sha256)
         }

@@ -12,8 +12,9 @@ public protocol LedgerBrowsing: StateStore {
     func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem]
     /// One item with the name of its workflow, or nil when the ledger has no such item.
     func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)?
-    /// How many of a workflow's items were last finished (done) in each minute, from the oldest minute.
-    func doneByMinute(workflow: String) async throws(StateError) -> [(minute: Date, done: Int)]
+    /// How many of a workflow's items were last finished (done) in each minute of the `minutes` up to the last
+    /// one done, from the oldest minute (an index range, however many items the ledger has).
+    func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)]
     /// The totals of the last run of each workflow that finished, by workflow name.
     func lastRunSummaries() async throws(StateError) -> [String: RunTotals]
 }

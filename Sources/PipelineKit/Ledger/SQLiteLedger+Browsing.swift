@@ -38,14 +38,17 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
         }
     }
 
-    public func doneByMinute(workflow: String) async throws(StateError) -> [(minute: Date, done: Int)] {
+    public func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)] {
         try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT CAST(updatedAt / 60 AS INTEGER), count(*) FROM items
-                    WHERE workflow = ? AND status = 'succeeded' GROUP BY 1 ORDER BY 1
-                    """, arguments: [workflow]
+                    WHERE workflow = ?1 AND status = 'succeeded' AND updatedAt >= (
+                        SELECT (CAST(max(updatedAt) / 60 AS INTEGER) - ?2 + 1) * 60 FROM items
+                        WHERE workflow = ?1 AND status = 'succeeded')
+                    GROUP BY 1 ORDER BY 1
+                    """, arguments: [workflow, minutes]
             ).map { row in (Date(timeIntervalSince1970: Double(row[0] as Int64) * 60), row[1] as Int) }
         }
     }

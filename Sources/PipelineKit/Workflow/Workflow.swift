@@ -24,6 +24,8 @@ public struct Workflow: Sendable {
     public var onCancel: [StageSpec]
     /// Plugin libraries to load before the stages are checked.
     public var plugins: [String]
+    /// Where `pipeline run` announces the batch's events.
+    public var notify: [NotifySpec]
     /// Where each value of the file is, for messages.
     package var sourceMap: SourceMap
 
@@ -43,6 +45,7 @@ public struct Workflow: Sendable {
     private func environmentReferences(_ references: (Expression) -> [Reference]) -> Set<String> {
         var names: Set<String> = []
         var templates: [JSONValue] = Array(vars.values)
+        templates += notify.map { .string($0.url) }
         for stage in stages + onCancel {
             templates.append(stage.with)
             if let condition = stage.condition { templates.append(.string(condition)) }

@@ -34,6 +34,8 @@ enum WorkflowGrammar {
         case section(Section)
         /// A non-empty array of stages.
         case stages
+        /// An array of objects laid out as `section`.
+        case list(Section)
     }
 
     /// One member of an object.
@@ -132,6 +134,20 @@ enum WorkflowGrammar {
             Member(name: "timeout", kind: .duration, summary: "The timeout of every stage."),
         ])
 
+    static let notify = Section(
+        keyName: "notify key",
+        members: [
+            Member(
+                name: "url", kind: .string, isRequired: true,
+                summary: "The webhook's http(s) URL; it may read ${env.NAME}, nothing else."),
+            Member(
+                name: "on", kind: .strings,
+                summary: "The events it gets: batchFinished (the default), itemFailed."),
+            Member(
+                name: "format", kind: .choice(NotificationFormat.allCases.map(\.rawValue)),
+                summary: "The message shape; without it, from the URL's host (Slack, Discord, else generic JSON)."),
+        ])
+
     static let workflow = Section(
         keyName: "workflow key",
         members: [
@@ -147,6 +163,9 @@ enum WorkflowGrammar {
             ),
             Member(name: "defaults", kind: .section(defaults), summary: "Retry and timeout of every stage."),
             Member(name: "plugins", kind: .strings, summary: "Stage plugin libraries to load, relative to this file."),
+            Member(
+                name: "notify", kind: .list(notify),
+                summary: "Webhooks `pipeline run` announces the batch's end and failures to."),
             Member(name: "stages", kind: .stages, isRequired: true, summary: "The stages, in the order they run."),
             Member(
                 name: "onCancel", kind: .stages,

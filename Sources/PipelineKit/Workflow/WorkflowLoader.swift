@@ -100,6 +100,7 @@ struct WorkflowReader {
         let vars = readVars(members["vars"], overrides: varOverrides)
         let defaults = readDefaults(members["defaults"])
         let plugins = readPlugins(members["plugins"])
+        let notify = readNotify(members["notify"])
         var seen: [String: JSONPath] = [:]
         let stages = readStages(members["stages"], key: "stages", defaults: defaults, seen: &seen)
         let onCancel =
@@ -111,7 +112,7 @@ struct WorkflowReader {
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,
-            onCancel: onCancel, plugins: plugins, sourceMap: log.sourceMap)
+            onCancel: onCancel, plugins: plugins, notify: notify, sourceMap: log.sourceMap)
     }
 
     // MARK: Scalars

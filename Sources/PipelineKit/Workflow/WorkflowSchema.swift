@@ -72,6 +72,7 @@ public enum WorkflowSchema {
         case .identifierKeys: ["type": "object", "propertyNames": ["pattern": .string(WorkflowGrammar.identifier)]]
         case .section(let section): object(section, stageTypes: stageTypes)
         case .stages: ["type": "array", "minItems": 1, "items": ["$ref": "#/$defs/stage"]]
+        case .list(let section): ["type": "array", "items": object(section, stageTypes: stageTypes)]
         }
     }
 
