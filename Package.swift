@@ -257,6 +257,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "StageKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

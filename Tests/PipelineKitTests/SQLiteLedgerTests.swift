@@ -1,7 +1,10 @@
 import Foundation
-import PipelineKit
+import GRDB
+import StageKit
 import TestSupport
 import Testing
+
+@testable import PipelineKit
 
 @Suite struct SQLiteLedgerTests {
     /// The database file's format versions (header bytes 18 and 19): 2 and 2 for write-ahead logging.
@@ -26,6 +29,45 @@ import Testing
         // Opening a closed ledger commits nothing: its log is there for readers, and empty.
         let reopened = try SQLiteLedger(folder: folder)
         #expect(walSize(reopened) == 0)
+        try reopened.close()
+    }
+
+    /// The counts a dashboard reads follow admissions, status changes and forgotten items, and a ledger made
+    /// before they existed gets them filled when it is opened.
+    @Test func theDashboardsCountsFollowEveryWrite() async throws {
+        let scratch = try Scratch()
+        let folder = scratch.path("state")
+        let ledger = try SQLiteLedger(folder: folder)
+        var ids: [Int64] = []
+        for index in 0..<6 {
+            let input = InputItem(
+                path: "/in/f\(index)", relativePath: "f\(index)", size: Int64(10 * (index + 1)), modified: 0)
+            let admission = ItemAdmission(item: nil, newVersion: false, fingerprint: "fp\(index)", input: input)
+            ids.append(try await ledger.admit(admission, workflow: "w").ref.item)
+        }
+        try await ledger.setStatus(.succeeded, of: Array(ids[0..<4]))
+        try await ledger.setStatus(.failed, of: [ids[4]])
+        try await ledger.setStatus(.pending, of: [ids[0]])
+        try await ledger.forget(items: [ids[1]])
+        let expected: [ItemStatus: ItemTally] = [
+            .pending: ItemTally(count: 2, bytes: 10 + 60), .succeeded: ItemTally(count: 2, bytes: 30 + 40),
+            .failed: ItemTally(count: 1, bytes: 50),
+        ]
+        #expect(try await ledger.statusCounts() == ["w": expected])
+        #expect(try await ledger.doneByMinute(workflow: "w", minutes: 120).map(\.done).reduce(0, +) == 2)
+
+        // A ledger of an earlier pipeline: no counts yet.
+        try await ledger.write { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER itemsTalliedOnInsert; DROP TRIGGER itemsTalliedOnDelete;
+                    DROP TRIGGER itemsTalliedOnUpdate; DROP TABLE itemTallies; DROP TABLE doneMinutes;
+                    """)
+        }
+        try ledger.close()
+        let reopened = try SQLiteLedger(folder: folder)
+        #expect(try await reopened.statusCounts() == ["w": expected])
+        #expect(try await reopened.doneByMinute(workflow: "w", minutes: 120).map(\.done).reduce(0, +) == 2)
         try reopened.close()
     }
 }

@@ -8,11 +8,10 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
         try await read { db in
             var counts: [String: [ItemStatus: ItemTally]] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT workflow, status, count(*), total(size) FROM items GROUP BY 1, 2")
+                db, sql: "SELECT workflow, status, count, bytes FROM itemTallies WHERE count > 0")
             while let row = try rows.next() {
                 guard let status = ItemStatus(rawValue: row[1]) else { continue }
-                counts[row[0] as String, default: [:]][status] = ItemTally(
-                    count: row[2], bytes: Int64(row[3] as Double))
+                counts[row[0] as String, default: [:]][status] = ItemTally(count: row[2], bytes: row[3])
             }
             return counts
         }
@@ -43,11 +42,10 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT CAST(updatedAt / 60 AS INTEGER), count(*) FROM items
-                    WHERE workflow = ?1 AND status = 'succeeded' AND updatedAt >= (
-                        SELECT (CAST(max(updatedAt) / 60 AS INTEGER) - ?2 + 1) * 60 FROM items
-                        WHERE workflow = ?1 AND status = 'succeeded')
-                    GROUP BY 1 ORDER BY 1
+                    SELECT minute, count FROM doneMinutes
+                    WHERE workflow = ?1 AND count > 0 AND minute > (
+                        SELECT max(minute) FROM doneMinutes WHERE workflow = ?1 AND count > 0) - ?2
+                    ORDER BY minute
                     """, arguments: [workflow, minutes]
             ).map { row in (Date(timeIntervalSince1970: Double(row[0] as Int64) * 60), row[1] as Int) }
         }
