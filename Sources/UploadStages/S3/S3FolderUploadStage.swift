@@ -199,9 +199,12 @@ public struct S3FolderUploadStage: Stage {
         fileOptions.checksum = options.checksum
         fileOptions.contentType = MediaType.guess(for: name)
         fileOptions.stallTimeout = options.stallTimeout
+        // A package holds hundreds of files: each one's start and resume are told only at debug level.
+        var logger = context.logger
+        if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .notice) }
         let fileContext = StageContext(
             stageID: context.stageID, stageType: context.stageType, item: context.item, attempt: context.attempt,
-            logger: context.logger, scratchFolder: context.scratchFolder, services: context.services,
+            logger: logger, scratchFolder: context.scratchFolder, services: context.services,
             savedCheckpoint: await journal.uploading(name),
             checkpointer: FileCheckpointer(name: name, journal: journal, context: context),
             progress: { meter.update(name, bytes: $0.completed) }, retryPolicy: context.retryPolicy,
