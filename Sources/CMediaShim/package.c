@@ -41,6 +41,10 @@ static int open_output(packager *p, const char *playlist, double segment_seconds
     ff.av_dict_set(&opts, "hls_flags", "independent_segments", 0);
     ff.av_dict_set(&opts, "hls_fmp4_init_filename", "init.mp4", 0);
     ff.av_dict_set(&opts, "hls_segment_filename", segments, 0);
+    // Left to shift timestamps, libavformat moves a video with B-frames (its first decode time below 0) later by
+    // the B-frame delay, and the init segment then delays it against the audio (80 ms at 25 fps with x264's
+    // veryfast). Kept as they are, the first picture is shown at 0, as in the rendition's MP4.
+    ff.av_dict_set(&opts, "avoid_negative_ts", "disabled", 0);
     char seconds[32];
     snprintf(seconds, sizeof seconds, "%.6f", segment_seconds);
     ff.av_dict_set(&opts, "hls_time", seconds, 0);
