@@ -37,6 +37,7 @@ bench: deps
 	benchmarks/codecs.sh
 	benchmarks/branches.sh
 	benchmarks/dashboard.sh
+	benchmarks/ladder.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

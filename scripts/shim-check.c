@@ -346,6 +346,45 @@ static void *probe_truncated(void *arg) {
     return NULL;
 }
 
+/// A rendition for a ladder: keyframes forced every second, then packaged into HLS fMP4 segments of a second.
+static void check_package(void) {
+    ms_transcode_options o;
+    ms_transcode_options_init(&o);
+    snprintf(o.video_options, sizeof o.video_options, "preset=veryfast");
+    o.streams = MS_STREAMS_VIDEO;
+    o.max_width = 320;
+    o.max_height = 180;
+    o.faststart = 0;
+    o.keyframe_interval = 1.0;
+    char err[512];
+    ms_transcode_result res;
+    int ret = ms_transcode(in_path("clip-h264-aac.mp4"), out_path("rendition.mp4"), &o, NULL, NULL, &res, err, sizeof err);
+    CHECK(ret == 0, "rendition: %s", err);
+    char folder[1024], playlist[1100];
+    snprintf(folder, sizeof folder, "%s", out_path("hls"));
+    mkdir(folder, 0755);
+    snprintf(playlist, sizeof playlist, "%s/index.m3u8", folder);
+    progress pr = {.monotonic = 1, .cancel_at = -1};
+    ret = ms_package_hls(out_path("rendition.mp4"), playlist, 1.0, on_progress, &pr, err, sizeof err);
+    printf("  %-44s %-27s %s\n", "package rendition.mp4 (1 s segments)", code_name(ret), err);
+    CHECK(ret == 0, "package: %s", err);
+    CHECK(pr.calls >= 1 && pr.monotonic, "package: progress");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "test $(ffprobe -v error -select_streams v -skip_frame nokey -show_entries frame=pts_time -of csv=p=0 "
+             "'%s' | grep -c '^[0-9]') -eq $(grep -c '^seg_' '%s') && grep -q '#EXT-X-MAP:URI=\"init.mp4\"' '%s'",
+             playlist, playlist, playlist);
+    CHECK(system(cmd) == 0, "package: a keyframe per segment, and the init segment, expected in %s", playlist);
+    // The first picture is shown at 0, as in the MP4 (not later by the B-frame delay).
+    snprintf(cmd, sizeof cmd,
+             "test \"$(ffprobe -v error -show_entries format=start_time -of csv=p=0 '%s')\" = 0.000000", playlist);
+    CHECK(system(cmd) == 0, "package: the video of %s does not start at 0", playlist);
+    expect_code("package a missing input", ms_package_hls(in_path("missing.mp4"), playlist, 1.0, NULL, NULL, err,
+                                                          sizeof err), MS_ERROR_INPUT_NOT_FOUND, err);
+    expect_code("package with 0 s segments", ms_package_hls(out_path("rendition.mp4"), playlist, 0, NULL, NULL, err,
+                                                            sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
+}
+
 static void check_errors(void) {
     char err[512];
     ms_media_info info;
@@ -538,6 +577,7 @@ int main(int argc, char **argv) {
 
     check_cancel(0);
     check_cancel(1.0);
+    check_package();
     check_errors();
 
     ms_set_log_handler(NULL, NULL);

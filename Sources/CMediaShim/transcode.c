@@ -45,6 +45,7 @@ static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) 
         bad = "range (seconds >= 0)";
     else if ((o->range_start > 0 || o->range_duration > 0) && (o->mode != MS_MODE_TRANSCODE || o->streams != MS_STREAMS_VIDEO))
         bad = "range (only for MS_STREAMS_VIDEO transcodes)";
+    else if (!(o->keyframe_interval >= 0) || isinf(o->keyframe_interval)) bad = "keyframe_interval (seconds >= 0)";
     else if (!memchr(o->video_encoder, '\0', sizeof o->video_encoder)) bad = "video_encoder (not terminated)";
     else if (!memchr(o->video_options, '\0', sizeof o->video_options)) bad = "video_options (not terminated)";
     return bad ? ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad) : 0;
@@ -274,6 +275,14 @@ static int video_frame(transcoder *t, AVFrame *f) {
     } else if (pts >= t->range_start) {
         key = t->preroll_from < t->range_start && !t->range_entered;
         t->range_entered = 1;
+    }
+    if (t->opt->keyframe_interval > 0 && pts >= t->range_start && pts < t->range_end) {
+        // On the output's timeline, so renditions encoded apart agree; a microsecond of slack for rounding.
+        double at = ms_seconds(out_pts, tb) + 1e-6;
+        if (at >= t->next_key) {
+            key = 1;
+            t->next_key = (double)((int64_t)(at / t->opt->keyframe_interval) + 1) * t->opt->keyframe_interval;
+        }
     }
 
     AVFrame *in = NULL;

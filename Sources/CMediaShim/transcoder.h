@@ -35,6 +35,7 @@ typedef struct transcoder {
     int postroll_left;    // frames at or past range_end still to encode as its post-roll, then dropped
     int range_entered;    // a frame of the range itself was sent (its first is forced to be a keyframe)
     int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
+    double next_key;      // keyframe_interval: the output time (seconds) from which the next frame is forced key
 
     const AVStream *aist;
     AVStream *aost;

@@ -10,7 +10,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 4.
+    /// The shim's ABI version; the Swift side was written for 5.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Reads container and stream facts.
@@ -77,6 +77,7 @@ public enum MediaToolkit {
             options.range_start = range.start
             options.range_duration = range.end.map { $0 - range.start } ?? 0
         }
+        options.keyframe_interval = settings.keyframeInterval ?? 0
         return options
     }
 
@@ -105,6 +106,17 @@ public enum MediaToolkit {
                         context, &report, &message, message.count)
                 }
             }
+        }
+    }
+
+    /// Copies the one stream of `input` (a rendition's MP4) into an HLS rendition of fragmented MP4 segments: the
+    /// media playlist at `playlist`, `init.mp4` and `seg_NNNNN.m4s` beside it, a segment starting at the first
+    /// keyframe at or after each multiple of `segmentSeconds`.
+    public static func packageHLS(
+        _ input: String, playlist: String, segmentSeconds: Double, logger: Logger? = nil
+    ) async throws {
+        _ = try await runReporting(logger: logger, progress: { _, _ in }) { callback, context, _, message in
+            ms_package_hls(input, playlist, segmentSeconds, callback, context, &message, message.count)
         }
     }
 

@@ -100,6 +100,9 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
     /// Transcode only the video frames shown in this span of the input; needs `streams` `.video`. The
     /// output's timeline starts at the span's start.
     public var range: TimeRange?
+    /// Force a keyframe on the first frame at or after every multiple of this many seconds (nil: the encoder's
+    /// own choice), so the renditions of a ladder, encoded one by one, have keyframes at the same times.
+    public var keyframeInterval: Double?
 
     /// Which streams a transcode writes.
     public enum Streams: String, Sendable, Hashable, Codable {

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 4
+#define MS_ABI_VERSION 5
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -218,10 +218,15 @@ typedef struct ms_transcode_options {
     void *video_read_ctx;     ///< range) is read and decoded, before the encoder gives up its delayed
                               ///< frames (transcode mode): a caller encoding consecutive ranges may
                               ///< start the next one then, while this one drains
+    // ABI 5: the renditions of an adaptive streaming ladder.
+    double keyframe_interval; ///< seconds; > 0 forces a keyframe (an IDR with libx264's closed GOPs) on the first
+                              ///< frame at or after every multiple of it on the output's timeline, so renditions
+                              ///< of one source encoded apart have keyframes at the same times; 0 = the
+                              ///< encoder's own choice (default)
 } ms_transcode_options;
 
 /// Sets the defaults: transcode, libx264, crf -1, no encoder options, no limits, faststart 1, threads 0,
-/// all streams, no range, no video_read callback.
+/// all streams, no range, no video_read callback, no forced keyframes.
 void ms_transcode_options_init(ms_transcode_options *opt);
 
 /// What `ms_transcode` wrote.
@@ -311,6 +316,20 @@ unsigned ms_avcodec_version(void);
 /// encoder's output may differ bit for bit between versions. Returns 0, or MS_ERROR_INVALID_ARGUMENT
 /// when no such library is loaded ("" is written).
 int ms_library_version(const char *name, char *buf, size_t len);
+
+// MARK: - Adaptive streaming
+
+/// Copies the streams of `in` (an MP4 of one rendition: one video or one audio stream, made by ms_transcode)
+/// unchanged into an HLS rendition of fragmented MP4 (CMAF) segments: the media playlist at `playlist` (a VOD
+/// playlist, version 7, independent segments), and beside it `init.mp4` (the initialisation segment) and
+/// `seg_00000.m4s`, `seg_00001.m4s`, ... A segment ends at the first keyframe at or after each multiple of
+/// `segment_seconds` (video; audio at the first packet there), so a video encoded with `keyframe_interval`
+/// equal to it gets segments that start at exactly those times. The folder must exist; files there with those
+/// names are replaced. `cb` may be NULL; a cancelled or failed call may leave some of the files behind.
+/// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_OUTPUT_OPEN,
+/// MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
+int ms_package_hls(const char *in, const char *playlist, double segment_seconds, ms_progress_fn cb, void *ctx,
+                   char *errbuf, size_t errlen);
 
 // MARK: - Thumbnail
 

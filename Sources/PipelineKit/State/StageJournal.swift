@@ -32,8 +32,11 @@ actor StageJournal: StageCheckpointing {
         let needed = version
         do {
             while durable < needed {
-                if let write {
-                    durable = max(durable, try await write.value)
+                if let pending = write {
+                    durable = max(durable, try await pending.value)
+                    // Its starter may not have run yet to clear it; a finished write is never awaited again (its
+                    // value comes back at once, and waiting on it in this loop would spin without yielding).
+                    if write == pending { write = nil }
                     continue
                 }
                 let (snapshot, snapshotVersion) = (current.redacted(by: redactor), version)
@@ -43,7 +46,7 @@ actor StageJournal: StageCheckpointing {
                     return snapshotVersion
                 }
                 write = started
-                defer { write = nil }
+                defer { if write == started { write = nil } }
                 durable = max(durable, try await started.value)
             }
         } catch let error as StateError {

@@ -11,6 +11,10 @@ enum MediaType {
         case "jpg", "jpeg": "image/jpeg"
         case "png": "image/png"
         case "json": "application/json"
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "m4s": "video/iso.segment"
+        case "mpd": "application/dash+xml"
+        case "m4a": "audio/mp4"
         default: "application/octet-stream"
         }
     }

@@ -6,7 +6,9 @@ GET /__stats answers {"received": N}: the PUT body bytes that reached the server
 so tests can measure how many bytes a client sent more than once.
 GET /__timeline answers {"parts": [[start, end], ...], "completes": [[start, end], ...]}: when each
 UploadPart and CompleteMultipartUpload request arrived and was answered (seconds, server clock), so a
-benchmark can time any client's parts phase apart from moto's slow Complete; ?reset=1 clears it.
+benchmark can time any client's parts phase apart from moto's slow Complete, and "completed": [[start,
+end, path], ...], the same for each CompleteMultipartUpload with its path (/bucket/key), so a test can
+check the order objects appeared in; ?reset=1 clears it.
 """
 import json
 import sys
@@ -20,7 +22,7 @@ from werkzeug.serving import make_server
 
 received = 0
 lock = threading.Lock()
-timeline = {"parts": [], "completes": []}
+timeline = {"parts": [], "completes": [], "completed": []}
 
 
 class CountingInput:
@@ -56,7 +58,7 @@ def app(environ, start_response):
         with lock:
             body = json.dumps(timeline).encode()
             if "reset=1" in environ.get("QUERY_STRING", ""):
-                timeline["parts"], timeline["completes"] = [], []
+                timeline["parts"], timeline["completes"], timeline["completed"] = [], [], []
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
         return [body]
     method = environ.get("REQUEST_METHOD")
@@ -70,6 +72,8 @@ def app(environ, start_response):
     if kind:
         with lock:
             timeline[kind].append([start, time.monotonic()])
+            if kind == "completes":
+                timeline["completed"].append([start, time.monotonic(), environ.get("PATH_INFO", "")])
     return answer
 
 

@@ -1,0 +1,332 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+public import StageKit
+
+/// `s3.uploadFolder`: uploads every file of a folder (an `ffmpeg.package` output, say) under a key prefix, each
+/// file through the resumable multipart upload of `s3.upload`, several files at once, with the content types
+/// players expect. Playlists and manifests go after the files they list, and the folder's top-level ones (the
+/// HLS master playlist, the DASH manifest) last of all, so a player never finds a manifest whose segments are
+/// not there yet. After a crash, finished files are not sent again and the file in flight resumes from its parts.
+public struct S3FolderUploadStage: Stage {
+    /// The options of `s3.uploadFolder`.
+    public struct Options: StageOptions {
+        /// The folder.
+        @Option("The folder; files and folders whose names start with '.' are left out.") public var folder: String
+        /// Base URL (default: https://s3.<region>.amazonaws.com).
+        @Option("Base URL (default: https://s3.<region>.amazonaws.com).") public var endpoint: String?
+        /// The signing region.
+        @Option("The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).")
+        public var region: String?
+        /// The bucket.
+        @Option("The bucket.") public var bucket: String
+        /// Prepended to each file's path in the folder to make its key.
+        @Option("Prepended to each file's path in the folder to make its key, e.g. videos/clip/ (default: none).")
+        public var prefix = ""
+        /// Files in flight at once.
+        @Option("Files in flight at once, 1–32.") public var concurrency = 4
+        /// Bytes per part of each file.
+        @Option("Bytes per part of each file (at least 5 MiB; grown so there are at most 10,000 parts).")
+        public var partSize = ByteCount(8 << 20)
+        /// Address the bucket in the path (default: true with a custom endpoint).
+        @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
+        /// Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.
+        @Option("Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.") public var accessKeyId: String?
+        /// Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.
+        @Option("Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.")
+        public var secretAccessKey: String?
+        /// Default: AWS_SESSION_TOKEN.
+        @Option("Default: AWS_SESSION_TOKEN.") public var sessionToken: String?
+        /// Checksum sent with each part and verified by the server.
+        @Option("Checksum sent with each part and verified by the server.")
+        public var checksum = S3UploadStage.Checksum.crc32c
+        /// Abort a part that sends nothing for this long, then retry it.
+        @Option("Abort a part that sends nothing for this long, then retry it.")
+        public var stallTimeout = TimeSpan(seconds: 30)
+
+        public init() {}
+    }
+
+    /// The outputs of `s3.uploadFolder`.
+    public struct Outputs: Codable, Sendable {
+        /// The bucket.
+        public var bucket: String
+        /// The key prefix.
+        public var prefix: String
+        /// Files uploaded (or found uploaded by an earlier run).
+        public var files: Int
+        /// Bytes of all files.
+        public var size: Int64
+        /// The keys of the top-level playlists and manifests, uploaded last.
+        public var manifests: [String]
+        /// The URL of the first of them (the HLS master playlist when there is one); empty when none.
+        public var location: String
+    }
+
+    /// What the stage checkpoints: the files done, and the multipart upload of each file in flight.
+    struct Progress: Codable, Sendable {
+        /// Identifies the destination; another one starts over.
+        var target: String
+        var done: [String: DoneFile]
+        var uploading: [String: JSONValue]
+    }
+
+    /// A file the storage has.
+    struct DoneFile: Codable, Sendable {
+        var fingerprint: UploadFile.Fingerprint
+        var etag: String
+    }
+
+    public static let stageType = "s3.uploadFolder"
+    public static let resource = StageResource.network
+    /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
+    public static let retriesItself = true
+    public static let summary =
+        "Uploads a folder (an HLS/DASH package) to S3: every file resumable, several at once, content types set, playlists and manifests last."
+    public static let outputSchema = OutputSchema([
+        OutputField("bucket", "The bucket."),
+        OutputField("prefix", "The key prefix."),
+        OutputField("files", "Files uploaded."),
+        OutputField("size", "Bytes of all files."),
+        OutputField("manifests", "The keys of the top-level playlists and manifests, uploaded last."),
+        OutputField("location", "The URL of the HLS master playlist (else of the first manifest); empty when none."),
+    ])
+
+    public init() {}
+
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        let root = URL(fileURLWithPath: options.folder).standardizedFileURL
+        let files = try FolderFiles.list(root)
+        guard !files.isEmpty else {
+            throw StageFailure("\(root.path) holds no file to upload", kind: .invalidInput)
+        }
+        let waves = FolderFiles.waves(files)
+        var probe = S3UploadStage.Options()
+        probe.bucket = options.bucket
+        probe.key = options.prefix
+        probe.endpoint = options.endpoint
+        probe.pathStyle = options.pathStyle
+        let environment = ProcessInfo.processInfo.environment
+        let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let target = try "s3:" + S3Backend.objectURL(probe, region: region)
+        var progress = context.lastCheckpoint(as: Progress.self) ?? Progress(target: target, done: [:], uploading: [:])
+        if progress.target != target {
+            context.logger.info("the destination changed; uploading every file again")
+            progress = Progress(target: target, done: [:], uploading: [:])
+        }
+        let journal = FolderJournal(progress, context: context)
+        let sizes = try files.map { try UploadFile(path: root.appendingPathComponent($0).path) }
+        let total = sizes.reduce(0) { $0 + $1.size }
+        let meter = FolderMeter(total: total, report: context.reportProgress)
+        let known = Dictionary(uniqueKeysWithValues: zip(files, sizes))
+        let alreadyDone = files.filter { name in
+            guard let done = progress.done[name], let file = known[name] else { return false }
+            return !file.changed(since: done.fingerprint)
+        }
+        for name in alreadyDone { meter.update(name, bytes: known[name]?.size ?? 0) }
+        context.logger.info(
+            "folder upload: \(files.count) files, \(alreadyDone.count) already uploaded, playlists and manifests last")
+        let skip = Set(alreadyDone)
+        for wave in waves {
+            try await upload(
+                wave.filter { !skip.contains($0) }, options: options, root: root, known: known, journal: journal,
+                meter: meter, context: context)
+        }
+        let manifests = waves.last.map { wave in wave.filter { !$0.contains("/") } } ?? []
+        let keys = manifests.map { options.prefix + $0 }
+        let master = keys.first { $0.hasSuffix(".m3u8") } ?? keys.first
+        var location = ""
+        if let master {
+            var object = probe
+            object.key = master
+            location = try S3Backend.objectURL(object, region: region)
+        }
+        return Outputs(
+            bucket: options.bucket, prefix: options.prefix, files: files.count, size: total, manifests: keys,
+            location: location)
+    }
+
+    /// Uploads `names` at most `concurrency` at a time. Each file catches its own failure: the first one stops
+    /// new files from starting, the files in flight finish and are checkpointed, then it is thrown.
+    private func upload(
+        _ names: [String], options: Options, root: URL, known: [String: UploadFile], journal: FolderJournal,
+        meter: FolderMeter, context: StageContext
+    ) async throws {
+        let concurrency = max(1, min(options.concurrency, 32))
+        try await withThrowingTaskGroup(of: (any Error)?.self) { group in
+            var queue = names.makeIterator()
+            var failure: (any Error)?
+            func enqueue() {
+                guard failure == nil, let name = queue.next(), let file = known[name] else { return }
+                group.addTask {
+                    do {
+                        try await uploadFile(
+                            name, file: file, options: options, journal: journal, meter: meter, context: context)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for _ in 0..<concurrency { enqueue() }
+            while let result = try await group.next() {
+                if let error = result {
+                    if error is CancellationError { throw error }
+                    failure = failure ?? error
+                } else {
+                    enqueue()
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// One file through `s3.upload`'s multipart upload, its checkpoints kept in the folder's under its name.
+    private func uploadFile(
+        _ name: String, file: UploadFile, options: Options, journal: FolderJournal, meter: FolderMeter,
+        context: StageContext
+    ) async throws {
+        var fileOptions = S3UploadStage.Options()
+        fileOptions.endpoint = options.endpoint
+        fileOptions.region = options.region
+        fileOptions.bucket = options.bucket
+        fileOptions.key = options.prefix + name
+        fileOptions.file = file.path
+        fileOptions.pathStyle = options.pathStyle
+        fileOptions.accessKeyId = options.accessKeyId
+        fileOptions.secretAccessKey = options.secretAccessKey
+        fileOptions.sessionToken = options.sessionToken
+        fileOptions.checksum = options.checksum
+        fileOptions.contentType = MediaType.guess(for: name)
+        fileOptions.stallTimeout = options.stallTimeout
+        // A package holds hundreds of files: each one's start and resume are told only at debug level.
+        var logger = context.logger
+        if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .notice) }
+        let fileContext = StageContext(
+            stageID: context.stageID, stageType: context.stageType, item: context.item, attempt: context.attempt,
+            logger: logger, scratchFolder: context.scratchFolder, services: context.services,
+            savedCheckpoint: await journal.uploading(name),
+            checkpointer: FileCheckpointer(name: name, journal: journal, context: context),
+            progress: { meter.update(name, bytes: $0.completed) }, retryPolicy: context.retryPolicy,
+            retrying: { context.retrying(attempt: $0.attempt, after: $0.delay, because: $0.error) })
+        let backend = try S3Backend(options: fileOptions, file: file, context: fileContext)
+        let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
+        guard partSize <= 5 << 30 else {
+            throw StageFailure(
+                "\(name): \(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB",
+                kind: .invalidInput)
+        }
+        let upload = MultipartUpload(
+            file: file, partSize: partSize, concurrency: 1,
+            target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: fileContext, backend: backend)
+        let (completed, _) = try await upload.run()
+        meter.update(name, bytes: file.size)
+        try await journal.finished(name, DoneFile(fingerprint: file.fingerprint, etag: completed.etag))
+        context.logger.debug("uploaded \(name) as \(fileOptions.key)")
+    }
+}
+
+/// The files of a folder to upload, and the order they go in.
+enum FolderFiles {
+    /// Every regular file under `root`, as paths relative to it, sorted; names starting with '.' (a package's work
+    /// files, a partial rendition) are left out with everything under them.
+    static func list(_ root: URL) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            throw StageFailure("\(root.path) is not a folder", kind: .invalidInput)
+        }
+        var files: [String] = []
+        func walk(_ folder: URL, _ prefix: String) throws {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            for name in names where !name.hasPrefix(".") {
+                let url = folder.appendingPathComponent(name)
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+                if isFolder.boolValue {
+                    try walk(url, prefix + name + "/")
+                } else {
+                    files.append(prefix + name)
+                }
+            }
+        }
+        try walk(root, "")
+        return files.sorted()
+    }
+
+    /// Whether a file is a playlist or a manifest: it lists other files.
+    static func isManifest(_ name: String) -> Bool {
+        name.hasSuffix(".m3u8") || name.hasSuffix(".mpd")
+    }
+
+    /// The files in the order they are uploaded: the media (segments, initialisation segments, anything else),
+    /// then the playlists in subfolders (the renditions'), then the top-level playlists and manifests. A wave
+    /// starts once the one before is complete; empty waves are left out.
+    static func waves(_ files: [String]) -> [[String]] {
+        let media = files.filter { !isManifest($0) }
+        let nested = files.filter { isManifest($0) && $0.contains("/") }
+        let top = files.filter { isManifest($0) && !$0.contains("/") }
+        return [media, nested, top].filter { !$0.isEmpty }
+    }
+}
+
+/// The folder's checkpoint: every file's multipart progress and the files done, saved as one.
+private actor FolderJournal {
+    private var progress: S3FolderUploadStage.Progress
+    private let context: StageContext
+
+    init(_ progress: S3FolderUploadStage.Progress, context: StageContext) {
+        self.progress = progress
+        self.context = context
+    }
+
+    func uploading(_ name: String) -> JSONValue? {
+        progress.uploading[name]
+    }
+
+    func save(_ name: String, _ value: JSONValue) async throws {
+        progress.uploading[name] = value
+        try await context.checkpoint(progress)
+    }
+
+    func finished(_ name: String, _ done: S3FolderUploadStage.DoneFile) async throws {
+        progress.uploading[name] = nil
+        progress.done[name] = done
+        try await context.checkpoint(progress)
+    }
+}
+
+/// Where the multipart upload of one file saves its checkpoints: into the folder's, under the file's name.
+private struct FileCheckpointer: StageCheckpointing {
+    let name: String
+    let journal: FolderJournal
+    let context: StageContext
+
+    func saveCheckpoint(_ value: JSONValue) async throws {
+        try await journal.save(name, value)
+    }
+
+    func idempotencyKey(_ key: String) async throws -> String {
+        try await context.idempotencyKey("\(name) \(key)")
+    }
+}
+
+/// Bytes sent over all files, for the stage's progress.
+private final class FolderMeter: Sendable {
+    private let total: Int64
+    private let report: @Sendable (StageProgress) -> Void
+    private let sent = NIOLockedValueBox<[String: Int64]>([:])
+
+    init(total: Int64, report: @escaping @Sendable (StageProgress) -> Void) {
+        self.total = total
+        self.report = report
+    }
+
+    func update(_ name: String, bytes: Int64) {
+        let now = sent.withLockedValue { files -> Int64 in
+            files[name] = bytes
+            return files.values.reduce(0, +)
+        }
+        report(StageProgress(completed: min(total, now), total: total, unit: .bytes))
+    }
+}
