@@ -81,14 +81,17 @@ extension SQLiteLedger {
     private func records(workflow: String, items: Set<Int64>?, condition: String) async throws(StateError)
         -> [Int64: [String: StageRecord]]
     {
-        let sql = """
-            SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
-            WHERE items.workflow = ? AND \(condition)
+        // `workflow` is the column as the query names it: a unary + keeps SQLite from using its index.
+        @Sendable func sql(_ workflow: String) -> String {
             """
+            SELECT stages.item, stages.stage, stages.record FROM stages JOIN items ON items.id = stages.item
+            WHERE \(workflow) = ? AND \(condition)
+            """
+        }
         guard let items, items.count <= 10_000 else {
             return try await read { db in
                 var found: [Int64: [String: StageRecord]] = [:]
-                let rows = try Row.fetchCursor(db, sql: sql, arguments: [workflow])
+                let rows = try Row.fetchCursor(db, sql: sql("items.workflow"), arguments: [workflow])
                 while let row = try rows.next() {
                     let item: Int64 = row[0]
                     guard items?.contains(item) ?? true else { continue }
@@ -98,13 +101,16 @@ extension SQLiteLedger {
             }
         }
         let ids = Array(items)
+        // The ids lead: without the +, SQLite walks every item of the workflow through an index on `workflow`
+        // (itemsByStatus) to find a few hundred of them.
+        let byID = sql("+items.workflow")
         return try await read { db in
             var found: [Int64: [String: StageRecord]] = [:]
             for start in stride(from: 0, to: ids.count, by: 1_000) {
                 let chunk = ids[start..<min(start + 1_000, ids.count)]
                 let list = String(repeating: "?,", count: chunk.count - 1) + "?"
                 let rows = try Row.fetchCursor(
-                    db, sql: sql + " AND stages.item IN (\(list))",
+                    db, sql: byID + " AND stages.item IN (\(list))",
                     arguments: StatementArguments([workflow] + chunk.map { $0 as any DatabaseValueConvertible }))
                 while let row = try rows.next() {
                     found[row[0] as Int64, default: [:]][row[1]] = try StageRecord(decoding: row[2])
