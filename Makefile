@@ -36,6 +36,7 @@ bench: deps
 	benchmarks/oss.sh
 	benchmarks/codecs.sh
 	benchmarks/branches.sh
+	benchmarks/stream.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build

@@ -8,7 +8,9 @@ import Testing
 @Suite struct StreamValidationTests {
     /// The problems about streaming in a workflow of an export and one more stage (the test registry knows neither
     /// stage type, so only the streaming messages are kept).
-    private func streamProblems(export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode", _ stage: String) -> [String] {
+    private func streamProblems(
+        export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode", _ stage: String
+    ) -> [String] {
         let json = """
             {"version": 1, "name": "x", "stages": [
               {"id": "export", "uses": "\(exportUses)", "with": \(export)},
@@ -46,7 +48,10 @@ import Testing
         let put = streamProblems(
             #"{"id": "up", "uses": "http.upload", "after": ["export"], "stream": true, "with": {"url": "http://x/", "file": "${export.path}"}}"#
         )
-        #expect(put.count == 1 && put[0].contains("stages[1].stream: http.upload cannot stream an export: a Content-Range PUT"), "\(put)")
+        #expect(
+            put.count == 1
+                && put[0].contains("stages[1].stream: http.upload cannot stream an export: a Content-Range PUT"),
+            "\(put)")
         let vimeo = streamProblems(
             #"{"id": "up", "uses": "vimeo.ticket", "after": ["export"], "stream": true, "with": {"file": "${export.path}"}}"#
         )
@@ -61,7 +66,8 @@ import Testing
         let upload =
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
         let slow = streamProblems(export: #"{"faststart": false, "segmentSeconds": 60}"#, upload)
-        #expect(slow.count == 1 && slow[0].contains(#"stage "export" cannot be streamed: faststart is false"#), "\(slow)")
+        #expect(
+            slow.count == 1 && slow[0].contains(#"stage "export" cannot be streamed: faststart is false"#), "\(slow)")
         let whole = streamProblems(export: #"{"segmentSeconds": 0}"#, upload)
         #expect(whole.count == 1 && whole[0].contains("segmentSeconds is 0"), "\(whole)")
         let remux = streamProblems(export: "{}", exportUses: "ffmpeg.remux", upload)
@@ -72,12 +78,15 @@ import Testing
         let other = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${input.path}"}}"#
         )
-        #expect(other.count == 1 && other[0].contains(#"stages[1].with.file: a streaming upload sends the file"#), "\(other)")
+        #expect(
+            other.count == 1 && other[0].contains(#"stages[1].with.file: a streaming upload sends the file"#),
+            "\(other)")
         let size = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}", "contentType": "video/mp4; size=${export.size}"}}"#
         )
         #expect(
-            size.count == 1 && size[0].contains("${export.size}: a streaming upload starts before stage \"export\" finishes"),
+            size.count == 1
+                && size[0].contains("${export.size}: a streaming upload starts before stage \"export\" finishes"),
             "\(size)")
         let notWaiting = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": [], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#

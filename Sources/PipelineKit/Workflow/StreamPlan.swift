@@ -111,9 +111,12 @@ extension WorkflowReader {
                 "it is \(export.uses); only ffmpeg.transcode joins its segments into a file that is final behind its head as it is written"
         }
         if export.with["faststart"] == .bool(false) {
-            return "faststart is false: the streamed file is a faststart MP4 whose index is written last into room reserved at its head"
+            return
+                "faststart is false: the streamed file is a faststart MP4 whose index is written last into room reserved at its head"
         }
-        if let seconds = export.with["segmentSeconds"], [.int(0), .double(0), .string("0"), .string("0s")].contains(seconds) {
+        if let seconds = export.with["segmentSeconds"],
+            [.int(0), .double(0), .string("0"), .string("0s")].contains(seconds)
+        {
             return
                 "segmentSeconds is 0: an unsegmented encode moves its index to the front in a second pass over the file; give it segments (e.g. \"segmentSeconds\": \"60s\")"
         }

@@ -103,7 +103,10 @@ struct StreamedMultipartUpload: Sendable {
                 return completed != nil
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
-            if let progress = await state.progress { await storage.abort(uploadId: progress.uploadId, key: progress.key) }
+            // An export that failed is run again with the upload: its parts are kept for that rerun.
+            if stream.current.failure == nil, let progress = await state.progress {
+                await storage.abort(uploadId: progress.uploadId, key: progress.key)
+            }
             throw error
         }
         guard let completed, let size = stream.current.finishedSize else {
