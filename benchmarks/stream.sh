@@ -6,7 +6,7 @@
 # then streamed, fresh state folders) prints the item's time-to-uploaded (its seconds in --report); the medians
 # and the median of per-round ratios streamed/sequential follow, against the goal streamed <= 0.6 x (E + U) (the
 # floor is max(E, U)). With LARGE_SECONDS > 0 a streamed upload of a clip that long (at a high bit rate) reports
-# the run's peak RSS (/usr/bin/time). A short setting that checks the script works:
+# the run's peak RSS (/usr/bin/time; the encoder's memory included). A short setting that checks the script works:
 #   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_SECONDS=0 benchmarks/stream.sh
 # Needs: ffmpeg (apt); moto (scripts/install-deps.sh). pipeline is built in release (PIPELINE=path runs that
 # binary instead).
@@ -34,8 +34,9 @@ s3_port=$(head -1 port)
 
 clip() {  # seconds crf file
   mkdir -p "$(dirname "$3")"
-  ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$1" -f lavfi -i "sine=frequency=440:duration=$1" \
-    -c:v libx264 -preset ultrafast -crf "$2" -pix_fmt yuv420p -c:a aac -shortest "$3"
+  # Film grain (noise) keeps the export's bit rate high, so that the file spans many parts.
+  ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$1,noise=alls=24:allf=t" -f lavfi \
+    -i "sine=frequency=440:duration=$1" -c:v libx264 -preset ultrafast -crf "$2" -pix_fmt yuv420p -c:a aac -shortest "$3"
 }
 clip "$SECONDS_OF_CLIP" 18 in/clip.mp4
 
@@ -45,7 +46,7 @@ workflow() {  # name stream(true|false|none) input-folder
     upload=",
   {\"id\": \"s3\", \"uses\": \"s3.upload\", \"after\": [\"export\"], \"stream\": $2, \"with\": {
    \"endpoint\": \"http://127.0.0.1:$s3_port\", \"bucket\": \"media\", \"key\": \"\${vars.round}/\${input.name}\",
-   \"file\": \"\${export.path}\", \"partSize\": \"8MiB\", \"accessKeyId\": \"bench\", \"secretAccessKey\": \"bench\"}}"
+   \"file\": \"\${export.path}\", \"partSize\": \"5MiB\", \"accessKeyId\": \"bench\", \"secretAccessKey\": \"bench\"}}"
   fi
   cat > "$1.json" <<JSON
 {"version": 1, "name": "$1", "inputs": {"path": "$3"}, "vars": {"round": "0"}, "stages": [

@@ -26,14 +26,15 @@ import Testing
     }
 
     /// The export's options, shared by the streamed and the plain workflow.
-    static let export =
-        #"{"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "segmentSeconds": 1, "threads": 1, "video": {"preset": "ultrafast", "crf": 1}}}"#
+    static func export(preset: String = "ultrafast") -> String {
+        #"{"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "segmentSeconds": 1, "threads": 1, "video": {"preset": "\#(preset)", "crf": 1}}}"#
+    }
 
-    static func workflow(name: String, port: Int, concurrency: Int = 4) -> String {
+    static func workflow(name: String, port: Int, concurrency: Int = 4, preset: String = "ultrafast") -> String {
         """
         {"version": 1, "name": "\(name)", "inputs": {"path": "in"}, "defaults": {"retry": {"attempts": 2}},
          "stages": [
-          \(export),
+          \(export(preset: preset)),
           {"id": "archive", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {
            "endpoint": "http://127.0.0.1:\(port)", "bucket": "media", "key": "videos/${input.name}",
            "file": "${export.path}", "partSize": "5MiB", "concurrency": \(concurrency), "checksum": "sha256",
@@ -92,18 +93,55 @@ import Testing
         // The same export without the upload: the same bytes.
         try scratch.write(
             "plain.json",
-            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(Self.export.replacingOccurrences(of: "out/", with: "plain/"))]}"#
+            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(Self.export().replacingOccurrences(of: "out/", with: "plain/"))]}"#
         )
         let plain = try await Binary.run(["run", "plain.json"], in: scratch.root)
         #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
         #expect(await sha256sum(scratch.path("plain/clip.mp4").path) == sha256sum(exported))
     }
 
+    @Test func aStreamedTusUploadConcatenatesPartialsIntoTheExport() async throws {
+        let scratch = try Scratch()
+        let tus = try await PeerServer(script: "tus_server.py")
+        try await Self.makeClip(in: scratch)
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "streamed-tus", "inputs": {"path": "in"}, "stages": [
+              \(Self.export()),
+              {"id": "publish", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {
+               "endpoint": "http://127.0.0.1:\(tus.port)/files/", "file": "${export.path}", "chunkSize": "4MiB"}}
+            ]}
+            """)
+        let exported = scratch.path("out/clip.mp4").path
+        let folder = tus.folder.path
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        // Observed on the server: a partial upload holds bytes while the export's file is not finished.
+        try await waitUntil("a partial upload at the server, or the end of the run") {
+            guard process.isRunning else { return true }
+            let uploads = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            return uploads.contains { name in
+                name.count == 32
+                    && ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int) ?? 0)
+                        > 0
+            }
+        }
+        let sentEarly = !FileManager.default.fileExists(atPath: exported)
+        #expect(await process.exit() == 0)
+        #expect(sentEarly, "no partial upload held bytes before the export was finished")
+        let checkpoints = await stageCheckpoints(under: scratch.path(".pipeline"), workflow: "streamed-tus")
+        let url = try #require(checkpoints.values.first?["publish"]?["outputs"]?["url"]?.stringValue)
+        let final = folder + "/" + (url.split(separator: "/").last.map(String.init) ?? "")
+        #expect(await sha256sum(final) == sha256sum(exported), "the final upload \(url) is the export")
+    }
+
     @Test func killNineDuringTheEncodeKeepsTheUploadedParts() async throws {
         let scratch = try Scratch()
         let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try await Self.makeClip(in: scratch)
-        try scratch.write("wf.json", Self.workflow(name: "streamed-kill", port: s3.port, concurrency: 1))
+        // A slower preset keeps the encode going while the first parts go up.
+        try scratch.write(
+            "wf.json", Self.workflow(name: "streamed-kill", port: s3.port, concurrency: 1, preset: "slower"))
         let random = SeededRandom("killNineDuringTheEncodeKeepsTheUploadedParts")
         // Killed once a seeded 1 or 2 parts are checkpointed, while segments are still to be encoded.
         let parts = 1 + Int(random.fraction() * 2)
@@ -115,10 +153,11 @@ import Testing
             return (checkpoints.values.first?["archive"]?["resume"]?["parts"]?.arrayValue ?? []).count >= parts
         }
         #expect(process.isRunning, "the run ended before it could be killed")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
         process.signal(SIGKILL)
         _ = await process.exit()
 
-        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
         #expect(!rerun.stdout.contains("differs from the bytes uploaded before"), "\(rerun.stdout)")
         #expect(rerun.stdout.contains("resuming multipart upload"), "\(rerun.stdout)")

@@ -4,8 +4,9 @@ import StageKit
 /// stage whose `${ID.path}` its `file` option is. The runner starts such a stage as soon as its export starts
 /// (the rest of its waits being over); `validate` refuses a stream that cannot work (``WorkflowReader``).
 public struct StreamPlan: Sendable, Hashable {
-    /// The stage types that can take a file whose head comes last: S3 multipart puts part 1 last.
-    static let streamingUploads: Set<String> = ["s3.upload"]
+    /// The stage types that can take a file whose head comes last: S3 multipart puts part 1 last, tus concatenates
+    /// partial uploads in any order they were sent.
+    static let streamingUploads: Set<String> = ["s3.upload", "tus.upload"]
     /// The export stage types whose segmented encode joins into a file that grows behind its head.
     static let streamingExports: Set<String> = ["ffmpeg.transcode"]
 
@@ -68,6 +69,12 @@ extension WorkflowReader {
                 )
                 continue
             }
+            if stage.uses == "tus.upload", stage.with["url"] != nil {
+                log.error(
+                    stage.path.appending("with").appending("url"),
+                    "a streamed tus upload creates partial uploads and concatenates them: give endpoint, not url (an upload someone else created, such as Vimeo's, cannot take its head last)"
+                )
+            }
             if let reason = Self.exportRefusal(exportSpec) {
                 log.error(path, "stage \"\(exportID)\" cannot be streamed: \(reason)")
             }
@@ -94,13 +101,13 @@ extension WorkflowReader {
         case "http.upload":
             return
                 "a Content-Range PUT sends the file from its first byte on, and the export rewrites its head when it finishes; upload it after the export (leave out stream)"
-        case "tus.upload", "presigned.upload", "oss.upload":
-            return "only s3.upload streams for now (its part 1, the head, goes last); upload it after the export"
+        case "presigned.upload", "oss.upload":
+            return "only s3.upload and tus.upload stream for now (the head goes last); upload it after the export"
         case let vimeo where vimeo.hasPrefix("vimeo."):
             return
                 "Vimeo needs the file's size when the upload is created and cannot concatenate parts; stream to S3 (s3.upload with shareFor) and let vimeo.ticket with approach pull fetch the shared URL"
         default:
-            return "only an upload (s3.upload) streams the export it follows"
+            return "only an upload (s3.upload, tus.upload) streams the export it follows"
         }
     }
 
