@@ -35,7 +35,7 @@ s3_port=$(head -1 port)
 clip() {  # seconds crf file
   mkdir -p "$(dirname "$3")"
   # Film grain (noise) keeps the export's bit rate high, so that the file spans many parts.
-  ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$1,noise=alls=24:allf=t" -f lavfi \
+  ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$1,noise=alls=8:allf=t" -f lavfi \
     -i "sine=frequency=440:duration=$1" -c:v libx264 -preset ultrafast -crf "$2" -pix_fmt yuv420p -c:a aac -shortest "$3"
 }
 clip "$SECONDS_OF_CLIP" 18 in/clip.mp4
