@@ -1,10 +1,14 @@
 // ms_join: the video parts of a segmented encode and its one audio pass, joined by stream copy into one
 // MP4. Packets are taken from the video parts (one after the other, each shifted by its range start) and
 // from the audio file in decode-time order, so the muxer never has to hold more than a few of them.
+// With room for the index reserved ahead of the media data, everything after the head is final once
+// written: a gate then lets the caller hand parts over as they are encoded and read what is final.
 #include "ms_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 /// A file whose packets of one stream go to one output stream.
 typedef struct join_source {
@@ -27,14 +31,36 @@ typedef struct joiner {
     int64_t video_packets;
     double out_end;
     ms_progress *progress;
+    ms_join_gate_fn gate;
+    void *gate_ctx;
+    int synced_fd;     // the output, opened again to make what is final durable (gate only), or -1
+    int64_t head;      // bytes the trailer rewrites: the file type, the index room and the mdat header
     char *errbuf;
     size_t errlen;
 } joiner;
 
+/// Makes what is written so far durable and tells the gate (`part`: the part to wait for, or -1).
+static int pass_gate(joiner *j, int part) {
+    if (!j->gate) return 0;
+    int64_t final = 0;
+    if (j->ofmt && j->ofmt->pb) {
+        ff.avio_flush(j->ofmt->pb);
+        if (j->ofmt->pb->error < 0) return ms_write_error(j->errbuf, j->errlen, j->ofmt->pb->error, "cannot write the output");
+        if (j->synced_fd >= 0 && fdatasync(j->synced_fd) != 0)
+            return ms_write_error(j->errbuf, j->errlen, AVERROR(errno), "cannot sync the output");
+        final = ff.avio_seek(j->ofmt->pb, 0, SEEK_CUR);
+    }
+    return j->gate(j->gate_ctx, part, j->head, final)
+               ? ms_fail(j->errbuf, j->errlen, MS_ERROR_CANCELLED, MS_ERROR_CANCELLED, "join")
+               : 0;
+}
+
 /// Opens part `index` as the video source, checking that it was encoded as the first part was.
 static int open_part(joiner *j, int index) {
     ff.avformat_close_input(&j->video.fmt);
-    int ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
+    int ret = pass_gate(j, index);
+    if (ret < 0) return ret;
+    ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
     if (ret < 0) return ret;
     int v = ms_find_video_stream(j->video.fmt);
     if (v < 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", j->parts[index]);
@@ -105,7 +131,7 @@ static int write_next(joiner *j, join_source *s) {
     return advance(j, s);
 }
 
-static int run(joiner *j, const char *audio, const char *out, int faststart) {
+static int run(joiner *j, const char *audio, const char *out, int faststart, int64_t index_space) {
     if (!(j->video.next = ff.av_packet_alloc()) || (audio && !(j->audio.next = ff.av_packet_alloc())))
         return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
     int ret = ms_new_mp4_muxer(out, &j->ofmt, j->errbuf, j->errlen);
@@ -124,7 +150,17 @@ static int run(joiner *j, const char *audio, const char *out, int faststart) {
             return ret;
         j->audio.out = 1;
     }
-    if ((ret = ms_start_output(j->ofmt, j->parts[0], out, faststart, 0, j->errbuf, j->errlen)) < 0) return ret;
+    if ((ret = ms_start_output(j->ofmt, j->parts[0], out, faststart, index_space, j->errbuf, j->errlen)) < 0)
+        return ret;
+    if (j->gate) {
+        // The muxer has written the file type, skipped the index room and written the mdat header, which the
+        // trailer rewrites with the size: all that is the head.
+        ff.avio_flush(j->ofmt->pb);
+        j->head = ff.avio_seek(j->ofmt->pb, 0, SEEK_CUR);
+        j->synced_fd = open(out, O_RDONLY | O_CLOEXEC);
+        if (j->synced_fd < 0) return ms_write_error(j->errbuf, j->errlen, AVERROR(errno), "cannot sync the output");
+        if ((ret = pass_gate(j, -1)) < 0) return ret;
+    }
     // The time bases are final once the header is written.
     j->video.shift = ff.av_rescale_q(ms_microseconds(j->starts[0]), AV_TIME_BASE_Q, j->ofmt->streams[0]->time_base);
     if ((ret = advance(j, &j->video)) < 0 || (audio && (ret = advance(j, &j->audio)) < 0)) return ret;
@@ -140,26 +176,20 @@ static int run(joiner *j, const char *audio, const char *out, int faststart) {
     }
     if (j->video_packets == 0)
         return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", j->parts[0]);
+    if ((ret = pass_gate(j, -1)) < 0) return ret;
     return ms_write_trailer(j->ofmt, j->errbuf, j->errlen);
 }
 
-int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
-            int faststart, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen) {
-    int ret = ms_begin(errbuf, errlen);
-    if (ret < 0) return ret;
-    if (!parts || !starts || count < 1 || !out)
-        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_join: parts");
-    for (int i = 0; i < count; i++)
-        if (!parts[i] || !(starts[i] >= 0) || (i > 0 && !(starts[i] > starts[i - 1])))
-            return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
-                           "ms_join: part %d (starts must increase)", i);
-    if (res) memset(res, 0, sizeof *res);
-    ms_progress progress;
-    ms_progress_start(&progress, cb, ctx, 0);
-    joiner j = {.parts = parts, .starts = starts, .count = count, .progress = &progress, .errbuf = errbuf,
-                .errlen = errlen, .video = {.stream = -1}, .audio = {.stream = -1},
-                .last_dts = {AV_NOPTS_VALUE, AV_NOPTS_VALUE}};
-    ret = run(&j, audio, out, faststart);
+/// One join of the parts into `out`; `index_space` > 0 reserves the index room (see ms_join).
+static int join_file(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
+                     int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress *progress,
+                     ms_transcode_result *res, int *index_too_small, char *errbuf, size_t errlen) {
+    joiner j = {.parts = parts, .starts = starts, .count = count, .progress = progress, .gate = gate,
+                .gate_ctx = gate_ctx, .synced_fd = -1, .errbuf = errbuf, .errlen = errlen,
+                .video = {.stream = -1}, .audio = {.stream = -1}, .last_dts = {AV_NOPTS_VALUE, AV_NOPTS_VALUE}};
+    int ret = run(&j, audio, out, faststart, index_space);
+    // The muxer's answer to an index that does not fit the room reserved for it.
+    *index_too_small = ret == AVERROR(EINVAL) && faststart && index_space > 0;
     if (ret >= 0 && res) {
         const AVStream *v = j.ofmt->streams[0];
         int rotation = ms_stream_rotation(v);
@@ -176,11 +206,40 @@ int ms_join(const char *const *parts, const double *starts, int count, const cha
             .decoded_seconds = j.out_end,
         };
     }
+    if (j.synced_fd >= 0) close(j.synced_fd);
     ms_close_output(&j.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
     ff.avformat_close_input(&j.video.fmt);
     ff.avformat_close_input(&j.audio.fmt);
     ff.av_packet_free(&j.video.next);
     ff.av_packet_free(&j.audio.next);
+    return ret;
+}
+
+int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
+            int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
+            ms_transcode_result *res, char *errbuf, size_t errlen) {
+    int ret = ms_begin(errbuf, errlen);
+    if (ret < 0) return ret;
+    if (!parts || !starts || count < 1 || !out || index_space < 0)
+        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_join: parts");
+    for (int i = 0; i < count; i++)
+        if (!parts[i] || !(starts[i] >= 0) || (i > 0 && !(starts[i] > starts[i - 1])))
+            return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                           "ms_join: part %d (starts must increase)", i);
+    if (res) memset(res, 0, sizeof *res);
+    ms_progress progress;
+    ms_progress_start(&progress, cb, ctx, 0);
+    int index_too_small = 0;
+    ret = join_file(parts, starts, count, audio, out, faststart, index_space, gate, gate_ctx, &progress, res,
+                    &index_too_small, errbuf, errlen);
+    if (index_too_small) {
+        ff.av_log(NULL, AV_LOG_INFO, "the room reserved for the index was too small: joining again with +faststart\n");
+        if (errbuf && errlen) errbuf[0] = '\0';
+        if (gate && gate(gate_ctx, MS_JOIN_REWRITTEN, 0, 0))
+            return ms_fail(errbuf, errlen, MS_ERROR_CANCELLED, MS_ERROR_CANCELLED, "join");
+        ret = join_file(parts, starts, count, audio, out, faststart, 0, NULL, NULL, &progress, res, &index_too_small,
+                        errbuf, errlen);
+    }
     return ret;
 }

@@ -95,6 +95,7 @@ struct FarmedTranscode {
         var report = try await MediaToolkit.join(
             parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
             audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output, faststart: settings.faststart,
+            indexSpace: SegmentedTranscode.indexSpace(duration: duration, hasAudio: hasAudio, settings: settings),
             logger: context.logger)
         report.inputDuration = duration
         return (report, plan)

@@ -91,19 +91,32 @@ public enum MediaToolkit {
 
     /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
     /// the range starting at its entry of `starts`, in order) and, when given, the audio of a transcode
-    /// made with `streams` `.audio`, into one MP4 at `output`.
+    /// made with `streams` `.audio`, into one MP4 at `output`. With `faststart` and an `indexSpace` the index
+    /// goes into room reserved ahead of the media data, so that the file is written once and every byte after
+    /// its head is final when written; `gate` then sees the parts go by (``JoinGate``).
     public static func join(
         parts: [String], starts: [Double], audio: String?, to output: String, faststart: Bool,
-        logger: Logger? = nil, progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+        indexSpace: Int64 = 0, gate: JoinGate? = nil, logger: Logger? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
     ) async throws -> TranscodeReport {
         try await runReporting(logger: logger, progress: progress) { callback, context, report, message in
             var pointers = parts.map { strdup($0) }
             defer { pointers.forEach { free($0) } }
-            return pointers.withUnsafeMutableBufferPointer { pointers in
-                pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
-                    ms_join(
-                        pointers.baseAddress, starts, Int32(parts.count), audio, output, faststart ? 1 : 0, callback,
-                        context, &report, &message, message.count)
+            let gateContext = gate.map { Unmanaged.passUnretained($0).toOpaque() }
+            return withExtendedLifetime(gate) {
+                pointers.withUnsafeMutableBufferPointer { pointers in
+                    pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                        ms_join(
+                            pointers.baseAddress, starts, Int32(parts.count), audio, output, faststart ? 1 : 0,
+                            indexSpace,
+                            gate == nil
+                                ? nil
+                                : { context, part, head, final in
+                                    guard let context else { return 1 }
+                                    let gate = Unmanaged<JoinGate>.fromOpaque(context).takeUnretainedValue()
+                                    return gate.pass(part: Int(part), head: head, final: final) ? 0 : 1
+                                }, gateContext, callback, context, &report, &message, message.count)
+                    }
                 }
             }
         }
@@ -271,5 +284,34 @@ enum FFmpegLog {
         case MS_LOG_INFO.rawValue: logger.debug("ffmpeg: \(line)")
         default: logger.trace("ffmpeg: \(line)")
         }
+    }
+}
+
+/// What a join tells the export that runs it, on the joining thread: before each part (which it may wait
+/// for), and whenever bytes become final. A streamed export hands parts over as they are encoded and
+/// publishes what is final to the upload that reads the file.
+public final class JoinGate: Sendable {
+    /// What the join says, with the bytes of the head (rewritten at the end) and the bytes final so far.
+    public enum Passage: Sendable, Equatable {
+        /// Part `index` is about to be read: return once it exists.
+        case beforePart(Int)
+        /// Bytes became final (after the header, before each part, before the trailer).
+        case progressed
+        /// The index did not fit its room: the file is written again, and what was final is not.
+        case rewritten
+    }
+
+    private let handler: @Sendable (Passage, _ head: Int64, _ final: Int64) -> Bool
+
+    /// `handler` returns false to stop the join (cancelled).
+    public init(_ handler: @escaping @Sendable (Passage, _ head: Int64, _ final: Int64) -> Bool) {
+        self.handler = handler
+    }
+
+    /// Called by the shim.
+    func pass(part: Int, head: Int64, final: Int64) -> Bool {
+        let passage: Passage =
+            part >= 0 ? .beforePart(part) : part == Int(MS_JOIN_REWRITTEN) ? .rewritten : .progressed
+        return handler(passage, head, final)
     }
 }

@@ -17,7 +17,9 @@ import StageKit
 /// segments are verified and reused, and encoding goes on at the first missing one. A segment whose frames
 /// are all read lets the next one start while its encoder drains. The audio is encoded once, in one pass (AAC
 /// per segment would click at every join). Segments and audio are then joined by stream copy
-/// (``MediaToolkit/join(parts:starts:audio:to:faststart:logger:progress:)``).
+/// (``MediaToolkit/join(parts:starts:audio:to:faststart:indexSpace:gate:logger:progress:)``), into room for the
+/// index reserved up front (``indexSpace(duration:hasAudio:settings:)``); a streamed export joins each segment as
+/// it arrives and publishes what is final (``ExportStream``).
 struct SegmentedTranscode {
     /// Sources longer than this are segmented when `segmentSeconds` is not given.
     static let automaticAbove = 600.0
@@ -100,10 +102,27 @@ struct SegmentedTranscode {
         folder.appendingPathComponent(String(format: "part-%05d.mp4", index))
     }
 
-    /// Encodes what is missing and joins everything into `output`.
-    func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
-        -> TranscodeReport
-    {
+    /// Room for the index of the joined file, reserved ahead of its media data so that the file is written once
+    /// and every byte after its head is final when written (a streaming upload reads it as it grows). The bound
+    /// depends only on the settings and the source's duration, so every join of the same encode (streamed or
+    /// not, after a crash, on a farm) writes the same bytes: per second at most `maxFPS` (else 120) video
+    /// frames and 48 kHz of AAC frames, a tenth more, and per sample the most the index can take (size,
+    /// duration, composition offset, sync flag, chunk: 44 bytes for video, 32 for audio). What the index does
+    /// not use stays a `free` box, about 0.5 % of a 5 Mb/s file.
+    static func indexSpace(duration: Double, hasAudio: Bool, settings: TranscodeSettings) -> Int64 {
+        let fps = min(settings.maxFPS ?? 120, 120)
+        let videoFrames = Int64((duration * fps * 1.1).rounded(.up)) + 64
+        let audioFrames = hasAudio ? Int64((duration * 48_000 / 1024 * 1.1).rounded(.up)) + 64 : 0
+        return 65_536 + 44 * videoFrames + 32 * audioFrames
+    }
+
+    /// Encodes what is missing and joins everything into `output`. With `stream`, the join runs beside the
+    /// encode: it appends each segment as soon as it is in place (after the audio pass, which is quick), and
+    /// publishes what of `output` is final, for the upload that streams it to `destination`.
+    func run(
+        to output: String, stream: (ExportStream, destination: String)? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void
+    ) async throws -> TranscodeReport {
         let threads = Self.pinnedThreads(settings.threads, jobs: jobs)
         let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
         let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
@@ -127,9 +146,82 @@ struct SegmentedTranscode {
         )
         let meter = SegmentMeter(
             total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
+        let join = Join(
+            parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
+            faststart: settings.faststart,
+            indexSpace: Self.indexSpace(duration: duration, hasAudio: hasAudio, settings: settings))
+        guard let stream else {
+            // The audio pass runs beside the segments: it is cheap, and after a crash it is simply done again.
+            async let audioPass = encodeAudio()
+            let decodeErrors = try await encodeSegments(missing, state: state, threads: threads, meter: meter)
+            let audio = try await audioPass
+            var report = try await join.run(audio: audio, gate: nil, context: context)
+            report.decodeErrors = decodeErrors
+            report.inputDuration = duration
+            return report
+        }
+        let arrivals = SegmentArrivals(done)
+        let reused = state
+        let gate = JoinGate { passage, head, final in
+            switch passage {
+            case .beforePart(let index):
+                if index > 0 { stream.0.advance(to: final) }
+                return arrivals.wait(for: index)
+            case .progressed:
+                if stream.0.current.writing == nil {
+                    stream.0.open(destination: stream.destination, writing: output, head: head)
+                }
+                stream.0.advance(to: final)
+                return !arrivals.isCancelled
+            case .rewritten:
+                stream.0.rewrite()
+                return !arrivals.isCancelled
+            }
+        }
+        var report = try await withThrowingTaskGroup(of: (Int64, TranscodeReport?).self) { group in
+            group.addTask {
+                do {
+                    let errors = try await encodeSegments(
+                        missing, state: reused, threads: threads, meter: meter, arrived: arrivals.add)
+                    return (errors, nil)
+                } catch {
+                    arrivals.cancel()
+                    throw error
+                }
+            }
+            group.addTask {
+                let audio = try await encodeAudio()
+                context.logger.info("joining the segments as they are encoded, for the upload that streams them")
+                return (0, try await join.run(audio: audio, gate: gate, context: context))
+            }
+            var decodeErrors: Int64 = 0
+            var joined: TranscodeReport?
+            do {
+                while let (errors, report) = try await group.next() {
+                    decodeErrors += errors
+                    joined = joined ?? report
+                }
+            } catch {
+                arrivals.cancel()
+                throw error
+            }
+            guard var joined else { throw CancellationError() }
+            joined.decodeErrors = decodeErrors
+            return joined
+        }
+        report.inputDuration = duration
+        return report
+    }
+
+    /// Encodes the `missing` segments, `jobs` at a time, checkpointing each one as it is in place (then
+    /// `arrived` is told); returns the packets the decoder could not read.
+    private func encodeSegments(
+        _ missing: [Int], state: Progress, threads: Int, meter: SegmentMeter,
+        arrived: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> Int64 {
+        var state = state
+        let starts = state.starts
         var decodeErrors: Int64 = 0
-        // The audio pass runs beside the segments: it is cheap, and after a crash it is simply done again.
-        async let audioPass = encodeAudio()
         // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
         // start while its encoder drains the last frames: x264's threads run out of work there, and the new
         // segment's first frames fill the cores. For that moment `jobs + 1` encoders are open.
@@ -168,19 +260,14 @@ struct SegmentedTranscode {
                     state.segments.append(segment)
                     decodeErrors += report.decodeErrors
                     try await context.checkpoint(state)
+                    arrived(segment.index)
                 }
                 if running == 0 { break }
             }
             // The events end early only when the task is cancelled.
             guard running == 0 else { throw CancellationError() }
         }
-        let audio = try await audioPass
-        var report = try await MediaToolkit.join(
-            parts: starts.indices.map { segmentFile($0).path }, starts: starts, audio: audio, to: output,
-            faststart: settings.faststart, logger: context.logger)
-        report.decodeErrors = decodeErrors
-        report.inputDuration = duration
-        return report
+        return decodeErrors
     }
 
     /// Encodes the audio alone, in one pass, into the segments' folder; nil when the source has none.
@@ -264,6 +351,62 @@ struct SegmentedTranscode {
             hasher.update(data: data)
         }
         return HexDigest.text(hasher.finalize())
+    }
+}
+
+/// The join of the segments and the audio into the output.
+struct Join {
+    let parts: [String]
+    let starts: [Double]
+    let output: String
+    let faststart: Bool
+    /// Room reserved for the index, with faststart (0: +faststart).
+    let indexSpace: Int64
+
+    func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
+        try await MediaToolkit.join(
+            parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
+            gate: gate, logger: context.logger)
+    }
+}
+
+/// The segments in place, for a join that appends them as they arrive; the join waits on its own thread.
+private final class SegmentArrivals: @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `condition`.
+    private let condition = NSCondition()
+    private var arrived: Set<Int>
+    private var cancelled = false
+
+    init(_ arrived: Set<Int>) {
+        self.arrived = arrived
+    }
+
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    func add(_ index: Int) {
+        condition.lock()
+        arrived.insert(index)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until segment `index` is in place (true) or the encode stopped (false).
+    func wait(for index: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !arrived.contains(index), !cancelled { condition.wait() }
+        return !cancelled
     }
 }
 

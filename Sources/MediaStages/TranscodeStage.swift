@@ -348,7 +348,9 @@ enum Export {
                 report = joined
                 farmedPlan = plan
             } else if let segmented {
-                report = try await segmented.run(to: output.partial.path, progress: progress)
+                // A stage that streams this export reads the file as the segments are joined into it.
+                let stream = context.services[ExportStreamKey.self].map { ($0, output.destination.path) }
+                report = try await segmented.run(to: output.partial.path, stream: stream, progress: progress)
             } else {
                 report = try await MediaToolkit.transcode(
                     input, to: output.partial.path, settings: settings, logger: context.logger, progress: progress)
@@ -366,6 +368,7 @@ enum Export {
                 height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames,
                 hasAudio: report.hasAudio)
             outputs.size = try await output.commit(outputs, context: context)
+            context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)
             segmented?.removeSegments()
             if let farmed, let farmedPlan { await farmed.retire(farmedPlan) }
             return outputs

@@ -286,16 +286,30 @@ typedef struct ms_transcode_result {
 int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb,
                  void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
 
+/// The `part` a join's gate is told when the index did not fit its room and the file is written again: the
+/// bytes it said were final are not.
+#define MS_JOIN_REWRITTEN (-2)
+/// Called by ms_join before each part and when bytes become final (see ms_join); non-zero stops the join.
+typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final);
+
 /// Joins by stream copy the video parts of a segmented encode (`count` MP4s made with MS_STREAMS_VIDEO and
 /// consecutive ranges, in order; part i is shifted by `starts[i]` seconds, its range_start) and, when
 /// `audio` is not NULL, the audio of an MP4 made with MS_STREAMS_AUDIO, into one MP4 at `out` (the index
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
 /// parameters describe them all. Timestamps stay strictly increasing across the joins; both tracks start
 /// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied).
+/// With `faststart` and `index_space` > 0 the index is written into that many bytes reserved ahead of the media
+/// data (one pass, a `free` box keeps what is left), so every byte after the head is final once written; when
+/// the index does not fit, the join is made again with +faststart (the gate is told MS_JOIN_REWRITTEN).
+/// `gate` (may be NULL) is called on the joining thread before part i is opened (`part` = i: it may block until
+/// the part exists), after the header and before the trailer (`part` = -1), with `head` (the bytes the trailer
+/// rewrites: file type, index room, mdat header) and `final` (bytes written and synced so far); a non-zero
+/// return stops the join (MS_ERROR_CANCELLED).
 /// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO,
 /// MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
 int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
-            int faststart, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen);
+            int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
+            ms_transcode_result *res, char *errbuf, size_t errlen);
 
 /// The presentation times (seconds from the input's start) of the video keyframes the container's index
 /// lists, in order: MP4 and MOV index every sample, other containers few keyframes or none. At most

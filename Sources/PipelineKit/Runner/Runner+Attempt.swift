@@ -13,7 +13,8 @@ extension Runner {
     /// under the policy, and its own retries become the run's retry events.
     func attempt(
         _ stage: ResolvedStage, input: InputItem, ref: ItemVersion, options: JSONValue, previousOutputs: JSONValue?,
-        journal: StageJournal, beforeSuccess: ([String: String]?) async throws -> Void = { _ in }
+        journal: StageJournal, stream: ExportStream? = nil,
+        beforeSuccess: ([String: String]?) async throws -> Void = { _ in }
     ) async throws -> JSONValue {
         let spec = stage.spec
         let label = input.relativePath
@@ -24,7 +25,7 @@ extension Runner {
             do {
                 let outputs = try await run(
                     stage, attempt: attempt, input: input, ref: ref, options: options,
-                    previousOutputs: previousOutputs, journal: journal
+                    previousOutputs: previousOutputs, journal: journal, stream: stream
                 ) { started = clock.now }
                 try await succeed(
                     spec, label: label, outputs: outputs, seconds: (clock.now - started).seconds, journal: journal,
@@ -44,7 +45,7 @@ extension Runner {
     /// its timeout).
     private func run(
         _ stage: ResolvedStage, attempt: Int, input: InputItem, ref: ItemVersion, options: JSONValue,
-        previousOutputs: JSONValue?, journal: StageJournal, started: () -> Void
+        previousOutputs: JSONValue?, journal: StageJournal, stream: ExportStream?, started: () -> Void
     ) async throws -> JSONValue {
         let spec = stage.spec
         let label = input.relativePath
@@ -61,11 +62,13 @@ extension Runner {
                 StageStarted(
                     item: label, stage: spec.id, uses: spec.uses, attempt: attempt, attempts: attempts,
                     after: stage.after))
+            var services = services.holding(slot)
+            services[ExportStreamKey.self] = stream
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                 logger: logger(item: label, stage: spec.id),
                 scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
-                services: services.holding(slot), previousOutputs: previousOutputs,
+                services: services, previousOutputs: previousOutputs,
                 savedCheckpoint: await journal.current.resume, checkpointer: journal,
                 progress: progressReporter(item: label, stage: spec.id), retryPolicy: spec.retry,
                 retrying: { retry in

@@ -8,6 +8,19 @@ private struct StageEnd: Sendable {
     var error: (any Error)?
 }
 
+/// A streaming stage's export ended without a file: the stage is skipped, as if it had waited for it.
+private struct FollowedExportEnded: Error {
+    var export: Int
+}
+
+/// The ``StageKit/ExportStream`` a stage's task takes part in.
+private enum StreamRole: Sendable {
+    /// The stage is an export that streaming stages follow: it publishes its file there.
+    case export(ExportStream)
+    /// The stage streams the export at this index.
+    case follower(export: Int, ExportStream)
+}
+
 extension Runner {
     /// Runs an item's stages, each as soon as the stages it waits for are done, so that branches run side by
     /// side (each attempt still waits for a slot of its resource). A stage that fails fails the item, and the
@@ -21,15 +34,31 @@ extension Runner {
         var done: Set<Int> = []
         var failure: (any Error)?
         var interrupted = false
+        let streaming = StreamPlan(stages.map(\.spec))
+        var exportStreams: [Int: ExportStream] = [:]
         await withTaskGroup(of: StageEnd.self) { group in
             var startedFrom: [Int: ItemProgress] = [:]
+            // The one rule of streaming: a stage that streams an export may start once that export has started
+            // (its other waits being over); it then waits for the export's first bytes itself.
+            func isReady(_ index: Int) -> Bool {
+                graph.waits[index].allSatisfy { waited in
+                    done.contains(waited) || (streaming.follows[index] == waited && exportStreams[waited] != nil)
+                }
+            }
             while true {
                 if !interrupted, !Task.isCancelled {
-                    for index in graph.order
-                    where waiting.contains(index) && graph.waits[index].allSatisfy(done.contains) {
+                    for index in graph.order where waiting.contains(index) && isReady(index) {
                         waiting.remove(index)
                         startedFrom[index] = progress
-                        group.addTask { [progress] in await runStage(at: index, from: progress) }
+                        var role: StreamRole?
+                        if let export = streaming.follows[index], let stream = exportStreams[export] {
+                            role = .follower(export: export, stream)
+                        } else if !streaming.followers(of: index).isEmpty {
+                            let stream = ExportStream()
+                            exportStreams[index] = stream
+                            role = .export(stream)
+                        }
+                        group.addTask { [progress, role] in await runStage(at: index, from: progress, role: role) }
                     }
                 }
                 guard let end = await group.next() else { break }
@@ -40,6 +69,14 @@ extension Runner {
                 }
                 if error is CancellationError || Task.isCancelled {
                     interrupted = true
+                    continue
+                }
+                if let ended = error as? FollowedExportEnded {
+                    do {
+                        try await skip(end.index, becauseOf: ended.export, progress: &progress)
+                    } catch {
+                        failure = failure ?? error
+                    }
                     continue
                 }
                 failure = failure ?? error
@@ -53,16 +90,62 @@ extension Runner {
         return (progress, interrupted || Task.isCancelled ? CancellationError() : failure)
     }
 
-    /// Runs one stage on a copy of the item's progress and returns the copy as the stage left it.
-    private func runStage(at index: Int, from start: ItemProgress) async -> StageEnd {
+    /// Runs one stage on a copy of the item's progress and returns the copy as the stage left it. An export that
+    /// streaming stages follow tells its stream how it ended; a streaming stage first waits for its export's first
+    /// bytes (or end), and resolves its options with the export's `path`, the one output known before it ends.
+    private func runStage(at index: Int, from start: ItemProgress, role: StreamRole?) async -> StageEnd {
         var progress = start
         do {
             try Task.checkCancellation()
-            try await runStage(stages[index], index: index, progress: &progress)
+            switch role {
+            case .export(let stream):
+                do {
+                    try await runStage(stages[index], index: index, progress: &progress, stream: stream)
+                } catch {
+                    stream.abandon("stage \(stages[index].spec.id) did not finish")
+                    throw error
+                }
+                let outputs = progress.scope.stageOutputs[stages[index].spec.id]
+                if let path = outputs?["path"]?.stringValue, let size = outputs?["size"]?.intValue {
+                    stream.finish(destination: path, size: Int64(size))
+                } else {
+                    stream.abandon("stage \(stages[index].spec.id) was skipped")
+                }
+            case .follower(let export, let stream):
+                let snapshot = await stream.started()
+                try Task.checkCancellation()
+                guard let destination = snapshot.destination, snapshot.failure == nil else {
+                    throw FollowedExportEnded(export: export)
+                }
+                let exportID = stages[export].spec.id
+                progress.scope.stageOutputs[exportID] = .object(["path": .string(destination)])
+                defer { progress.scope.stageOutputs[exportID] = start.scope.stageOutputs[exportID] }
+                try await runStage(stages[index], index: index, progress: &progress, stream: stream)
+            case nil:
+                try await runStage(stages[index], index: index, progress: &progress)
+            }
             return StageEnd(index: index, progress: progress, error: nil)
         } catch {
             return StageEnd(index: index, progress: progress, error: error)
         }
+    }
+
+    /// Skips a streaming stage whose export failed or was skipped (and, through ``skipDependents``, what waits
+    /// for it), as if it had waited for the export to end.
+    private func skip(_ index: Int, becauseOf export: Int, progress: inout ItemProgress) async throws {
+        let spec = stages[index].spec
+        let reason = SkipReason.waitsFor(failed: stages[export].spec.id)
+        if progress.records[spec.id] == nil {
+            var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
+            skipped.reason = reason.description
+            skipped.finishedAt = Date()
+            try await store.save(skipped, for: progress.ref)
+            progress.records[spec.id] = skipped
+        }
+        sink.emit(
+            StageFinished(
+                item: progress.input.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
+                reason: reason.description, failedDependency: stages[export].spec.id))
     }
 
     /// Skips the stages still waiting that wait for `failed`, directly or through others, and says why. A

@@ -31,7 +31,9 @@ extension Runner {
     /// Decides what happens to one stage of an item and carries it out: skip it, reuse its checkpoint, or run
     /// it (dropping the checkpoints of the stages that wait for it first, unless it makes files it made before
     /// again).
-    func runStage(_ stage: ResolvedStage, index: Int, progress: inout ItemProgress) async throws {
+    func runStage(
+        _ stage: ResolvedStage, index: Int, progress: inout ItemProgress, stream: ExportStream? = nil
+    ) async throws {
         let spec = stage.spec
         let label = progress.input.relativePath
         let record = progress.records[spec.id]
@@ -71,7 +73,8 @@ extension Runner {
             record: startingRecord(spec, options: options, hash: hash, record: record, regenerating: regenerating),
             store: store, item: progress.ref, redactor: redactor)
         try await execute(
-            stage, options: options, journal: journal, regenerating: regenerating, later: later, progress: &progress)
+            stage, options: options, journal: journal, regenerating: regenerating, later: later, progress: &progress,
+            stream: stream)
     }
 
     /// Records a stage whose `if` is false as skipped; the stages that wait for it run again when it did not
@@ -116,7 +119,7 @@ extension Runner {
     /// resolved anew.
     private func execute(
         _ stage: ResolvedStage, options: ResolvedValue, journal: StageJournal, regenerating: [String: String]?,
-        later: [String], progress: inout ItemProgress
+        later: [String], progress: inout ItemProgress, stream: ExportStream?
     ) async throws {
         let spec = stage.spec
         var options = options
@@ -127,7 +130,7 @@ extension Runner {
                 let ref = progress.ref
                 let outputs = try await attempt(
                     stage, input: progress.input, ref: ref, options: options.value,
-                    previousOutputs: progress.scope.previous[spec.id], journal: journal
+                    previousOutputs: progress.scope.previous[spec.id], journal: journal, stream: stream
                 ) { files in
                     // Different files: the later stages' checkpoints go before this one says it succeeded.
                     guard let regenerating, regenerating != files else { return }

@@ -82,6 +82,11 @@ enum WorkflowGrammar {
                 summary:
                     "The ids of the stages it waits for (without it, the stage before it); stages whose waits are over run at the same time."
             ),
+            Member(
+                name: "stream", kind: .boolean,
+                summary:
+                    "An upload of ${export.path} starts when the export starts and sends the file as it is written (s3.upload, tus.upload)."
+            ),
             Member(name: "retry", kind: .section(retry), summary: "How often and how patiently to retry."),
             Member(name: "timeout", kind: .duration, summary: "The longest one attempt may take."),
             Member(

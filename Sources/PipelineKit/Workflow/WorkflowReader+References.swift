@@ -96,7 +96,7 @@ extension WorkflowReader {
     }
 
     /// Every reference in the templates of a value, with the path of its string; malformed templates are reported.
-    private mutating func references(in value: JSONValue, at path: JSONPath) -> [(Reference, JSONPath)] {
+    mutating func references(in value: JSONValue, at path: JSONPath) -> [(Reference, JSONPath)] {
         switch value {
         case .string(let text):
             do {

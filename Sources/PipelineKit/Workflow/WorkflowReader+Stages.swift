@@ -48,7 +48,8 @@ extension WorkflowReader {
             condition: readCondition(members["if"], at: path.appending("if")), path: path,
             refreshWith: string(members["refreshWith"], at: path.appending("refreshWith")),
             isSecret: bool(members["secret"], at: path.appending("secret")) ?? false,
-            after: readAfter(members["after"], at: path.appending("after")))
+            after: readAfter(members["after"], at: path.appending("after")),
+            stream: bool(members["stream"], at: path.appending("stream")) ?? false)
     }
 
     /// `"after"`: the ids of the stages a stage waits for; whether they exist is checked with the references.

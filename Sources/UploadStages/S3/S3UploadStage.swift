@@ -108,6 +108,9 @@ public struct S3UploadStage: Stage {
             }
             return seconds
         }
+        if let stream = context.services[ExportStreamKey.self] {
+            return try await runStreamed(options, stream: stream, shareSeconds: shareSeconds, context: context)
+        }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let backend = try S3Backend(options: options, file: file, context: context)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
@@ -122,6 +125,27 @@ public struct S3UploadStage: Stage {
         return Outputs(
             bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
             size: file.size, sharedURL: try shareSeconds.map(backend.presignedGet) ?? "")
+    }
+}
+
+extension S3UploadStage {
+    /// `"stream": true`: uploads the export the stage follows while it is written (``StreamedMultipartUpload``).
+    /// The part size is fixed before the file's size is known: at least the option's, and large enough for an
+    /// export twice the input's size in 10,000 parts.
+    private func runStreamed(
+        _ options: Options, stream: ExportStream, shareSeconds: Int?, context: StageContext
+    ) async throws -> Outputs {
+        let partSize = max(5 << 20, options.partSize.bytes, (2 * context.item.size + 9_999) / 10_000)
+        let objectURL = try S3Backend.objectURL(options, region: "us-east-1")
+        let upload = StreamedMultipartUpload(
+            stream: stream, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
+            target: "s3:\(objectURL) checksum=\(options.checksum.rawValue) streamed", context: context,
+            backend: { file in try S3Backend(options: options, file: file, context: context) })
+        let (completed, size) = try await upload.run()
+        let backend = try S3Backend(options: options, file: UploadFile(growing: ""), context: context)
+        return Outputs(
+            bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
+            size: size, sharedURL: try shareSeconds.map(backend.presignedGet) ?? "")
     }
 }
 

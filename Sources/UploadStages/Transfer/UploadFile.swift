@@ -49,6 +49,13 @@ struct UploadFile: Sendable {
         }
     }
 
+    /// A file still being written (an export that an upload streams): read only where its writer says the bytes
+    /// are final, so it has no fingerprint to check.
+    init(growing path: String) {
+        self.path = path
+        fingerprint = Fingerprint(size: 0, modified: 0, content: nil)
+    }
+
     var size: Int64 { fingerprint.size }
 
     /// Whether the file differs from the one an upload recorded: another size, or another modification time

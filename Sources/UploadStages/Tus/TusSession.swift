@@ -43,14 +43,16 @@ final class TusSession: Sendable {
 
     static let version = "1.0.0"
 
-    init(options: TusUploadStage.Options, file: UploadFile, context: StageContext) {
+    /// `resuming`: take up the stage's checkpoint (a streamed upload keeps its own).
+    init(options: TusUploadStage.Options, file: UploadFile, context: StageContext, resuming: Bool = true) {
         self.options = options
         self.file = file
         self.context = context
         let stall = options.stallTimeout
         self.exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(120, stall.seconds)))
-        self.state = NIOLockedValueBox(State(progress: context.lastCheckpoint(as: TusUploadStage.Progress.self)))
+        self.state = NIOLockedValueBox(
+            State(progress: resuming ? context.lastCheckpoint(as: TusUploadStage.Progress.self) : nil))
     }
 
     func upload() async throws -> TusUploadStage.Outputs {
@@ -110,7 +112,7 @@ final class TusSession: Sendable {
     }
 
     /// POSTs to the endpoint (creation) with `headers` and the metadata; returns the new upload's URL.
-    private func create(_ headers: [(String, String)]) async throws -> String {
+    func create(_ headers: [(String, String)]) async throws -> String {
         guard let endpoint = options.endpoint else { throw StageFailure("no endpoint", kind: .invalidOptions) }
         let request = HTTPClientRequest(
             url: endpoint, method: .POST, headers: baseHeaders() + headers + [("Upload-Metadata", metadataHeader())])

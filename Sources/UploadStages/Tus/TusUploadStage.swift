@@ -102,6 +102,17 @@ public struct TusUploadStage: Stage {
             throw StageFailure(
                 "give either endpoint (create the upload) or url (continue an existing one)", kind: .invalidOptions)
         }
+        if let stream = context.services[ExportStreamKey.self] {
+            guard options.endpoint != nil else {
+                throw StageFailure(
+                    "a streamed tus upload creates partial uploads: give endpoint, not url", kind: .invalidOptions)
+            }
+            let upload = StreamedTusUpload(
+                stream: stream, options: options,
+                partSize: max(1 << 20, options.chunkSize?.bytes ?? 8 << 20), context: context)
+            let (url, size) = try await upload.run()
+            return Outputs(url: url, size: size)
+        }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let session = TusSession(options: options, file: file, context: context)
         return try await session.upload()

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import PipelineKit
+@testable import StageKit
+
+/// `validate` refuses a `"stream": true` that cannot work, saying why.
+@Suite struct StreamValidationTests {
+    /// The problems about streaming in a workflow of an export and one more stage (the test registry knows neither
+    /// stage type, so only the streaming messages are kept).
+    private func streamProblems(
+        export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode", _ stage: String
+    ) -> [String] {
+        let json = """
+            {"version": 1, "name": "x", "stages": [
+              {"id": "export", "uses": "\(exportUses)", "with": \(export)},
+              \(stage)
+            ]}
+            """
+        do {
+            _ = try WorkflowLoader(registry: Sandbox.registry).load(data: Data(json.utf8), file: "wf.json")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description).filter { !$0.contains("unknown stage type") }
+        }
+    }
+
+    private let s3 = #""bucket": "b", "key": "k""#
+
+    @Test func acceptsAnS3UploadOfASegmentedTranscode() {
+        #expect(
+            streamProblems(
+                #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
+            ).isEmpty)
+        let plan = StreamPlan([
+            StageSpec(
+                id: "export", uses: "ffmpeg.transcode", with: .object([:]), retry: .standard, path: .root,
+                isSecret: false),
+            StageSpec(
+                id: "up", uses: "s3.upload", with: .object(["file": "${export.path}"]), retry: .standard, path: .root,
+                isSecret: false, after: ["export"], stream: true),
+        ])
+        #expect(plan.follows == [1: 0])
+        #expect(plan.followers(of: 0) == [1])
+    }
+
+    @Test func refusesDestinationsThatCannotPutTheHeadLast() {
+        let put = streamProblems(
+            #"{"id": "up", "uses": "http.upload", "after": ["export"], "stream": true, "with": {"url": "http://x/", "file": "${export.path}"}}"#
+        )
+        #expect(
+            put.count == 1
+                && put[0].contains("stages[1].stream: http.upload cannot stream an export: a Content-Range PUT"),
+            "\(put)")
+        let vimeo = streamProblems(
+            #"{"id": "up", "uses": "vimeo.ticket", "after": ["export"], "stream": true, "with": {"file": "${export.path}"}}"#
+        )
+        #expect(
+            vimeo.count == 1 && vimeo[0].contains("stream to S3 (s3.upload with shareFor)")
+                && vimeo[0].contains("vimeo.ticket with approach pull"), "\(vimeo)")
+        let exec = streamProblems(#"{"id": "up", "uses": "exec", "stream": true, "with": {"command": ["true"]}}"#)
+        #expect(exec.count == 1 && exec[0].contains("only an upload (s3.upload, tus.upload) streams"), "\(exec)")
+    }
+
+    @Test func refusesExportsThatCannotWriteAGrowingFile() {
+        let upload =
+            #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
+        let slow = streamProblems(export: #"{"faststart": false, "segmentSeconds": 60}"#, upload)
+        #expect(
+            slow.count == 1 && slow[0].contains(#"stage "export" cannot be streamed: faststart is false"#), "\(slow)")
+        let whole = streamProblems(export: #"{"segmentSeconds": 0}"#, upload)
+        #expect(whole.count == 1 && whole[0].contains("segmentSeconds is 0"), "\(whole)")
+        let remux = streamProblems(export: "{}", exportUses: "ffmpeg.remux", upload)
+        #expect(remux.count == 1 && remux[0].contains("it is ffmpeg.remux"), "\(remux)")
+    }
+
+    @Test func refusesReferencesToAnythingButTheExportsFile() {
+        let other = streamProblems(
+            #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${input.path}"}}"#
+        )
+        #expect(
+            other.count == 1 && other[0].contains(#"stages[1].with.file: a streaming upload sends the file"#),
+            "\(other)")
+        let size = streamProblems(
+            #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}", "contentType": "video/mp4; size=${export.size}"}}"#
+        )
+        #expect(
+            size.count == 1
+                && size[0].contains("${export.size}: a streaming upload starts before stage \"export\" finishes"),
+            "\(size)")
+        let notWaiting = streamProblems(
+            #"{"id": "up", "uses": "s3.upload", "after": [], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
+        ).filter { $0.contains("stream") }
+        #expect(notWaiting.contains { $0.contains(#"make it wait for "export" directly"#) }, "\(notWaiting)")
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# An upload that streams the export: one clip exported in segments (ffmpeg.transcode, encoder pinned to core 0
+# with taskset, moto's S3 on core 1) and uploaded to S3, once after the export (sequential) and once while it is
+# written ("stream": true). First the export alone gives its encode time E and the file's size; the upload's
+# bandwidth (--bwlimit) is then set so that the upload time U is about E. Each of ROUNDS paired rounds (sequential
+# then streamed, fresh state folders) prints the item's time-to-uploaded (its seconds in --report); the medians
+# and the median of per-round ratios streamed/sequential follow, against the goal streamed <= 0.6 x (E + U) (the
+# floor is max(E, U)). With LARGE_SECONDS > 0 a streamed upload of a clip that long (at a high bit rate) reports
+# the run's peak RSS (/usr/bin/time; the encoder's memory included). A short setting that checks the script works:
+#   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_SECONDS=0 benchmarks/stream.sh
+# Needs: ffmpeg (apt); moto (scripts/install-deps.sh). pipeline is built in release (PIPELINE=path runs that
+# binary instead).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+SECONDS_OF_CLIP=${SECONDS_OF_CLIP:-60}
+LARGE_SECONDS=${LARGE_SECONDS:-600}
+if [ -z "${PIPELINE:-}" ]; then
+  swift build -c release --product pipeline >/dev/null
+  PIPELINE=$PWD/.build/release/pipeline
+fi
+PEERS=$PWD/Tests/TestSupport/Peers
+work=$(mktemp -d -p /var/tmp pipeline-stream-bench.XXXXXX)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+cd "$work"
+wait_for() { for _ in $(seq 400); do eval "$1" && return 0; sleep 0.05; done; echo "gave up waiting for: $1" >&2; exit 1; }
+mkdir -p peer
+taskset -c 1 python3 "$PEERS/s3_server.py" "$work/peer" media > port 2>/dev/null &
+pids+=($!)
+wait_for "[ -s port ]"
+s3_port=$(head -1 port)
+
+clip() {  # seconds crf file
+  mkdir -p "$(dirname "$3")"
+  # Film grain (noise) keeps the export's bit rate high, so that the file spans many parts.
+  ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$1,noise=alls=8:allf=t" -f lavfi \
+    -i "sine=frequency=440:duration=$1" -c:v libx264 -preset ultrafast -crf "$2" -pix_fmt yuv420p -c:a aac -shortest "$3"
+}
+clip "$SECONDS_OF_CLIP" 18 in/clip.mp4
+
+workflow() {  # name stream(true|false|none) input-folder
+  local upload=""
+  if [ "$2" != none ]; then
+    upload=",
+  {\"id\": \"s3\", \"uses\": \"s3.upload\", \"after\": [\"export\"], \"stream\": $2, \"with\": {
+   \"endpoint\": \"http://127.0.0.1:$s3_port\", \"bucket\": \"media\", \"key\": \"\${vars.round}/\${input.name}\",
+   \"file\": \"\${export.path}\", \"partSize\": \"5MiB\", \"accessKeyId\": \"bench\", \"secretAccessKey\": \"bench\"}}"
+  fi
+  cat > "$1.json" <<JSON
+{"version": 1, "name": "$1", "inputs": {"path": "$3"}, "vars": {"round": "0"}, "stages": [
+  {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out-\${vars.round}/\${input.stem}.mp4",
+   "segmentSeconds": 10, "threads": 1, "video": {"preset": "veryfast", "crf": 18}}}$upload
+]}
+JSON
+}
+workflow export none in
+workflow sequential false in
+workflow streamed true in
+
+seconds_of() {  # report stage: the stage's seconds, or the item's when stage is "item"
+  python3 -c '
+import json, sys
+item = json.load(open(sys.argv[1]))["items"][0]
+if sys.argv[2] == "item":
+    print(item["seconds"])
+else:
+    print(next(s["seconds"] for s in item["stages"] if s["stage"] == sys.argv[2]))' "$1" "$2"
+}
+
+taskset -c 0 "$PIPELINE" run export.json --state state-export --report report-export.json >/dev/null
+encode=$(seconds_of report-export.json export)
+bytes=$(stat -c %s out-0/clip.mp4)
+rate=$(python3 -c "import sys; print(max(1, int(int(sys.argv[1]) / float(sys.argv[2]))))" "$bytes" "$encode")
+echo "streamed upload: ${SECONDS_OF_CLIP} s 720p clip, export $((bytes >> 20)) MiB in ${encode} s (E), upload limited to $((rate >> 10)) KiB/s (U ~ E)"
+
+for round in $(seq 1 "$ROUNDS"); do
+  for variant in sequential streamed; do
+    taskset -c 0 "$PIPELINE" run "$variant.json" --state "state-$variant-$round" --var "round=$variant-$round" \
+      --bwlimit "$rate" --report "report-$variant-$round.json" >/dev/null
+  done
+  sequential=$(seconds_of "report-sequential-$round.json" item)
+  streamed=$(seconds_of "report-streamed-$round.json" item)
+  upload=$(seconds_of "report-sequential-$round.json" s3)
+  echo "$round $sequential $streamed $upload" >> rounds.txt
+  printf "  round %d: sequential %6.2f s (upload %5.2f s), streamed %6.2f s\n" "$round" "$sequential" "$upload" "$streamed"
+done
+python3 - rounds.txt "$encode" <<'PY'
+import statistics, sys
+rows = [list(map(float, line.split()[1:])) for line in open(sys.argv[1])]
+encode = float(sys.argv[2])
+sequential, streamed, upload = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+ratios = [b / a for a, b, _ in rows]
+u = statistics.median(upload)
+print(f"  time-to-uploaded, median: sequential {statistics.median(sequential):.2f} s, streamed {statistics.median(streamed):.2f} s")
+print(f"  streamed/sequential, median of per-round ratios: {statistics.median(ratios):.2f}")
+print(f"  streamed / (E + U) = {statistics.median(streamed):.2f} / ({encode:.2f} + {u:.2f}) = "
+      f"{statistics.median(streamed) / (encode + u):.2f} (goal <= 0.60; floor max(E, U) = {max(encode, u):.2f} s)")
+PY
+
+if [ "$LARGE_SECONDS" -gt 0 ]; then
+  clip "$LARGE_SECONDS" 8 large/clip.mp4
+  workflow large true large
+  /usr/bin/time -f "%M" -o rss.txt taskset -c 0 "$PIPELINE" run large.json --state state-large >/dev/null
+  large=$(stat -c %s out-0/clip.mp4 2>/dev/null || echo 0)
+  echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB export: $(( $(cat rss.txt) >> 10 )) MiB"
+fi
