@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Notifications
 import PipelineKit
+
 import enum StageKit.JSONValue
 
 /// `--notify URL[#EVENTS]`, shared by `run` and `worker`: where a batch's events are announced.
@@ -25,18 +26,23 @@ struct NotifyOptions: ParsableArguments {
         }
     }
 
-    /// The notifier of these targets and those `workflow` declares in `notify` (their `${env.*}` read from
-    /// `environment`), recording in `log`; nil without targets. A declared URL that does not resolve to an http
-    /// or https URL is a usage error (exit code 2).
-    func notifier(
-        log: any NotificationLog, workflow: Workflow? = nil, environment: [String: String] = [:]
-    ) throws -> Notifier? {
+    /// These targets and those `workflow` declares in `notify` (their `${env.*}` read from `environment`). A
+    /// declared URL that does not resolve to an http or https URL is a usage error (exit code 2): resolve them
+    /// before anything is changed.
+    func resolvedTargets(workflow: Workflow? = nil, environment: [String: String] = [:]) throws
+        -> [NotificationTarget]
+    {
         var parsed = targets.compactMap { try? NotificationTarget.parse($0).get() }
         for (index, declared) in (workflow?.notify ?? []).enumerated() {
             parsed.append(try Self.target(declared, index: index, file: workflow?.file ?? "", environment: environment))
         }
-        guard !parsed.isEmpty else { return nil }
-        return Notifier(targets: parsed, log: log) { warning in Output.error("pipeline: warning: \(warning)") }
+        return parsed
+    }
+
+    /// The notifier of `targets`, recording in `log`; nil without targets.
+    static func notifier(_ targets: [NotificationTarget], log: any NotificationLog) -> Notifier? {
+        guard !targets.isEmpty else { return nil }
+        return Notifier(targets: targets, log: log) { warning in Output.error("pipeline: warning: \(warning)") }
     }
 
     /// A workflow's `notify` entry with its URL resolved.

@@ -51,6 +51,7 @@ struct RunCommand: AsyncParsableCommand {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
+        let notifyTargets = try notifyOptions.resolvedTargets(workflow: workflow, environment: environment)
         let discovery = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
@@ -66,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
 
         let client = HTTPClient.makeForStages()
-        let notifier = try notifyOptions.notifier(log: state.ledger, workflow: workflow, environment: environment)
+        let notifier = NotifyOptions.notifier(notifyTargets, log: state.ledger)
         let runner = runOptions.runner(
             workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
             environment: environment, client: client, keepsEveryResult: report != nil

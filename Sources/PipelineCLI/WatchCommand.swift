@@ -112,7 +112,8 @@ private struct Watch: Sendable {
                     announce(discovery.folders.count, settle: session.settle)
                 }
             } catch {
-                return error
+                // A scan or plan cut short by Ctrl-C is the stop that was asked for, not a failure.
+                return Task.isCancelled ? nil : error
             }
             _ = await watcher.wait(timeout: next.map { $0 - ContinuousClock.now })
         }

@@ -55,7 +55,15 @@ enum BatchSchema {
     private static let additions = [
         "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
         "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
-        "ALTER TABLE segment_units ADD COLUMN IF NOT EXISTS progress double precision NOT NULL DEFAULT 0",
+        // Checked first: ALTER TABLE locks the table even when the column is there.
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass
+                AND attname = 'progress' AND NOT attisdropped) THEN
+                ALTER TABLE segment_units ADD COLUMN progress double precision NOT NULL DEFAULT 0;
+            END IF;
+        END $$
+        """,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

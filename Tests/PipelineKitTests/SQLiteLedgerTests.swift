@@ -33,7 +33,7 @@ import Testing
     }
 
     /// The counts a dashboard reads follow admissions, status changes and forgotten items, and a ledger made
-    /// before they existed gets them filled when it is opened.
+    /// before they existed is counted from its items until a writer opens it and fills them.
     @Test func theDashboardsCountsFollowEveryWrite() async throws {
         let scratch = try Scratch()
         let folder = scratch.path("state")
@@ -65,6 +65,11 @@ import Testing
                     """)
         }
         try ledger.close()
+        // A dashboard reads it as it is (counted from the items), then the next writer adds the counts.
+        let read = try SQLiteLedger(readingOnly: folder)
+        #expect(try await read.statusCounts() == ["w": expected])
+        #expect(try await read.doneByMinute(workflow: "w", minutes: 120).map(\.done).reduce(0, +) == 2)
+        try read.close()
         let reopened = try SQLiteLedger(folder: folder)
         #expect(try await reopened.statusCounts() == ["w": expected])
         #expect(try await reopened.doneByMinute(workflow: "w", minutes: 120).map(\.done).reduce(0, +) == 2)

@@ -101,7 +101,8 @@ struct WorkerCommand: AsyncParsableCommand {
         ).standardizedFileURL
         // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
         let slots = ResourceSlots(runOptions.resourceLimits)
-        let notifier = try notifyOptions.notifier(log: PostgresStore(database: database))
+        let notifier = NotifyOptions.notifier(
+            try notifyOptions.resolvedTargets(), log: PostgresStore(database: database))
         let drain = notifier.map { QueueDrainWatch(database: database, notifier: $0) }
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,

@@ -8,7 +8,7 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
         try await read { db in
             var counts: [String: [ItemStatus: ItemTally]] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT workflow, status, count, bytes FROM itemTallies WHERE count > 0")
+                db, sql: "SELECT workflow, status, count, bytes FROM \(try Self.tallies(db).items) WHERE count > 0")
             while let row = try rows.next() {
                 guard let status = ItemStatus(rawValue: row[1]) else { continue }
                 counts[row[0] as String, default: [:]][status] = ItemTally(count: row[2], bytes: row[3])
@@ -39,12 +39,13 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
 
     public func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)] {
         try await read { db in
-            try Row.fetchAll(
+            let done = try Self.tallies(db).minutes
+            return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT minute, count FROM doneMinutes
+                    SELECT minute, count FROM \(done) AS done
                     WHERE workflow = ?1 AND count > 0 AND minute > (
-                        SELECT max(minute) FROM doneMinutes WHERE workflow = ?1 AND count > 0) - ?2
+                        SELECT max(minute) FROM \(done) AS done WHERE workflow = ?1 AND count > 0) - ?2
                     ORDER BY minute
                     """, arguments: [workflow, minutes]
             ).map { row in (Date(timeIntervalSince1970: Double(row[0] as Int64) * 60), row[1] as Int) }

@@ -166,6 +166,21 @@ public final class SQLiteLedger: StateStore {
     /// of scanning them all: items (and their bytes) by workflow and status, and the items done by the minute of
     /// their last finish. Added within schema 1: a ledger that has no triggers yet gets them with its counts
     /// filled in the same transaction; an older pipeline's writes still fire them.
+    static let talliedItems = """
+        SELECT workflow, status, count(*) AS count, CAST(total(size) AS INTEGER) AS bytes FROM items GROUP BY 1, 2
+        """
+    static let talliedMinutes = """
+        SELECT workflow, CAST(updatedAt / 60 AS INTEGER) AS minute, count(*) AS count FROM items
+        WHERE status = 'succeeded' GROUP BY 1, 2
+        """
+
+    /// Where the counts are read from: their tables, or, in a ledger an earlier pipeline made that no writer has
+    /// opened since (a dashboard reads it without writing), the same counts computed from the items.
+    static func tallies(_ db: Database) throws -> (items: String, minutes: String) {
+        try db.tableExists("itemTallies")
+            ? ("itemTallies", "doneMinutes") : ("(\(talliedItems))", "(\(talliedMinutes))")
+    }
+
     private static func addTallies(_ db: Database) throws {
         guard
             try Bool.fetchOne(
@@ -197,9 +212,8 @@ public final class SQLiteLedger: StateStore {
                     PRIMARY KEY(workflow, minute)) WITHOUT ROWID;
                 DELETE FROM itemTallies;
                 DELETE FROM doneMinutes;
-                INSERT INTO itemTallies SELECT workflow, status, count(*), total(size) FROM items GROUP BY 1, 2;
-                INSERT INTO doneMinutes SELECT workflow, CAST(updatedAt / 60 AS INTEGER), count(*) FROM items
-                    WHERE status = 'succeeded' GROUP BY 1, 2;
+                INSERT INTO itemTallies \(talliedItems);
+                INSERT INTO doneMinutes \(talliedMinutes);
                 CREATE TRIGGER itemsTalliedOnInsert AFTER INSERT ON items BEGIN \(counting("NEW")) END;
                 CREATE TRIGGER itemsTalliedOnDelete AFTER DELETE ON items BEGIN \(counted("OLD")) END;
                 CREATE TRIGGER itemsTalliedOnUpdate AFTER UPDATE OF workflow, status, size, updatedAt ON items

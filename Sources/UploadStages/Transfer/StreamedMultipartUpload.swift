@@ -77,6 +77,11 @@ struct StreamedMultipartUpload: Sendable {
         if let recorded = progress, recorded.target != target || recorded.partSize != partSize {
             context.logger.info("the destination or part size changed; starting a new multipart upload")
             progress = nil
+        } else if let recorded = progress, recorded.firstPart < opened.head {
+            // Part 2 would hold bytes of the head, which change when the export finishes.
+            context.logger.info("the export's head outgrew the upload's first part; starting a new multipart upload")
+            await storage.abort(uploadId: recorded.uploadId, key: recorded.key)
+            progress = nil
         }
         let state = StreamedParts(progress: progress)
         var completed: CompletedUpload?

@@ -69,8 +69,11 @@ struct StreamedTusUpload: Sendable {
         let algorithm = try session.checksumAlgorithm()
         let target = "tus:\(endpoint) streamed"
         var progress = context.lastCheckpoint(as: Progress.self)
-        if let recorded = progress, recorded.target != target || recorded.partSize != partSize {
-            context.logger.info("the endpoint or part size changed; starting anew")
+        if let recorded = progress,
+            recorded.target != target || recorded.partSize != partSize || recorded.firstPart < opened.head
+        {
+            // Another endpoint or part size, or a head that outgrew its partial (the body's would hold head bytes).
+            context.logger.info("the endpoint, the part size or the export's head changed; starting anew")
             progress = nil
         }
         let journal = PartialJournal(progress: progress)
@@ -228,6 +231,8 @@ private actor PartialJournal {
         try await update(context: context) {
             $0.parts.removeAll { $0.number == partial.number }
             $0.parts.append(partial)
+            // A final upload concatenates the partials it was made of: a new partial needs a new one.
+            $0.finalURL = nil
         }
     }
 
