@@ -72,8 +72,9 @@ extension Runner {
                     continue
                 }
                 if let ended = error as? FollowedExportEnded {
+                    // As if the streaming stage had waited for its export to end.
                     do {
-                        try await skip(end.index, becauseOf: ended.export, progress: &progress)
+                        try await recordSkipped(end.index, because: ended.export, progress: &progress)
                     } catch {
                         failure = failure ?? error
                     }
@@ -139,11 +140,23 @@ extension Runner {
         }
     }
 
-    /// Skips a streaming stage whose export failed or was skipped (and, through ``skipDependents``, what waits
-    /// for it), as if it had waited for the export to end.
-    private func skip(_ index: Int, becauseOf export: Int, progress: inout ItemProgress) async throws {
+    /// Skips the stages still waiting that wait for `failed`, directly or through others, and says why. A
+    /// stage with no checkpoint gets one that says it was skipped and why (for `pipeline status`); one that
+    /// has a checkpoint keeps it (the failed stage did not get as far as invalidating it).
+    private func skipDependents(
+        of failed: Int, waiting: inout Set<Int>, progress: inout ItemProgress
+    ) async throws {
+        for index in graph.dependents(of: failed) where waiting.contains(index) {
+            waiting.remove(index)
+            try await recordSkipped(index, because: failed, progress: &progress)
+        }
+    }
+
+    /// Says that stage `index` is skipped because `failed` failed; a stage with no checkpoint gets one that says
+    /// so (for `pipeline status`), one that has a checkpoint keeps it.
+    private func recordSkipped(_ index: Int, because failed: Int, progress: inout ItemProgress) async throws {
         let spec = stages[index].spec
-        let reason = SkipReason.waitsFor(failed: stages[export].spec.id)
+        let reason = SkipReason.waitsFor(failed: stages[failed].spec.id)
         if progress.records[spec.id] == nil {
             var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
             skipped.reason = reason.description
@@ -154,30 +167,6 @@ extension Runner {
         sink.emit(
             StageFinished(
                 item: progress.input.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
-                reason: reason.description, failedDependency: stages[export].spec.id))
-    }
-
-    /// Skips the stages still waiting that wait for `failed`, directly or through others, and says why. A
-    /// stage with no checkpoint gets one that says it was skipped and why (for `pipeline status`); one that
-    /// has a checkpoint keeps it (the failed stage did not get as far as invalidating it).
-    private func skipDependents(
-        of failed: Int, waiting: inout Set<Int>, progress: inout ItemProgress
-    ) async throws {
-        let reason = SkipReason.waitsFor(failed: stages[failed].spec.id)
-        for index in graph.dependents(of: failed) where waiting.contains(index) {
-            waiting.remove(index)
-            let spec = stages[index].spec
-            if progress.records[spec.id] == nil {
-                var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
-                skipped.reason = reason.description
-                skipped.finishedAt = Date()
-                try await store.save(skipped, for: progress.ref)
-                progress.records[spec.id] = skipped
-            }
-            sink.emit(
-                StageFinished(
-                    item: progress.input.relativePath, stage: spec.id, outcome: .skipped, seconds: 0,
-                    reason: reason.description, failedDependency: stages[failed].spec.id))
-        }
+                reason: reason.description, failedDependency: stages[failed].spec.id))
     }
 }
