@@ -26,9 +26,7 @@ public struct NotificationTarget: Sendable, Hashable {
     /// the reason when it is not one.
     public static func parse(_ text: String) -> Result<NotificationTarget, NotificationTargetError> {
         let parts = text.split(separator: "#", maxSplits: 1).map(String.init)
-        guard let address = parts.first, let url = URL(string: address), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", url.host != nil
-        else {
+        guard let address = parts.first, let url = NotifySpec.webhookURL(address) else {
             return .failure(NotificationTargetError(message: "\(text): expected an http or https URL"))
         }
         var events: Set<NotificationEvent> = []

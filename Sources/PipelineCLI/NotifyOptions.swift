@@ -55,10 +55,7 @@ struct NotifyOptions: ParsableArguments {
         } catch {
             throw CommandFailure(.invalid, "\(file): notify[\(index)].url: \(error.message)")
         }
-        guard let resolved, let url = URL(string: resolved),
-            ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            url.host != nil
-        else {
+        guard let url = resolved.flatMap(NotifySpec.webhookURL) else {
             // The resolved URL is likely a secret: name the template, not its value.
             throw CommandFailure(
                 .invalid, "\(file): notify[\(index)].url (\(declared.url)) is not an http or https URL once resolved")

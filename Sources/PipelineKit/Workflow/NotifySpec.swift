@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A batch event that can be announced to a webhook.
 public enum NotificationEvent: String, Sendable, Hashable, CaseIterable {
     /// A run finished, or a shared batch's queue drained: one summary with counts and the first failures.
@@ -25,4 +27,14 @@ public struct NotifySpec: Sendable, Hashable {
     public var events: Set<NotificationEvent>
     /// The shape of its messages; nil: from the URL's host.
     public var format: NotificationFormat?
+}
+
+extension NotifySpec {
+    /// `text` as a webhook URL: http or https with a host; nil when it is not one. The one test of a webhook
+    /// address, for `--notify`, a workflow's `notify` and its resolved `${env.*}`.
+    public static func webhookURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+        else { return nil }
+        return url
+    }
 }

@@ -75,8 +75,7 @@ extension WorkflowReader {
             return
         }
         guard template.isLiteral else { return }
-        let scheme = URL(string: url)?.scheme?.lowercased()
-        if scheme != "http" && scheme != "https" || URL(string: url)?.host == nil {
+        if NotifySpec.webhookURL(url) == nil {
             log.error(path, "expected an http or https URL, found \(JSONValue.string(url).serialized())")
         }
     }
