@@ -1,37 +1,52 @@
+import Foundation
+import StageKit
+
 /// The page and its assets, compiled into the binary: the dashboard fetches nothing from the internet (no CDN, no
 /// framework), so it works on a machine without access to it.
 enum DashboardAssets {
     /// How often the page reads the API again, in milliseconds.
     static let refreshMilliseconds = 1000
 
-    static let page = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>pipeline dashboard</title>
-        <link rel="stylesheet" href="/app.css">
-        </head>
-        <body>
-        <header>
-          <h1><a href="#/">media-pipeline</a></h1>
-          <span id="source"></span>
-          <span id="live" title="last update">…</span>
-          <form id="login" method="post" action="/login" hidden>
-            <input type="password" name="token" placeholder="token" autocomplete="current-password">
-            <button type="submit">Sign in</button>
-          </form>
-          <span id="mode"></span>
-        </header>
-        <main>
-          <section id="overview"></section>
-          <section id="item" hidden></section>
-        </main>
-        <script src="/app.js"></script>
-        </body>
-        </html>
-        """
+    /// The page with its style, its script and the status it first draws inline: one request shows the counts.
+    static func page(status: JSONValue) -> String {
+        // JSON inside the page's HTML: a "<" (only ever inside a string) written as an escape cannot end the
+        // element early.
+        let embedded = status.serialized().replacingOccurrences(of: "<", with: "\\u003c")
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>pipeline dashboard</title>
+            <link rel="icon" href="data:,">
+            <style>
+            \(style)
+            </style>
+            </head>
+            <body>
+            <header>
+              <h1><a href="#/">media-pipeline</a></h1>
+              <span id="source"></span>
+              <span id="live" title="last update">…</span>
+              <form id="login" method="post" action="/login" hidden>
+                <input type="password" name="token" placeholder="token" autocomplete="current-password">
+                <button type="submit">Sign in</button>
+              </form>
+              <span id="mode"></span>
+            </header>
+            <main>
+              <section id="overview"><div id="summary"></div><div id="lists"></div></section>
+              <section id="item" hidden></section>
+            </main>
+            <script type="application/json" id="initial-status">\(embedded)</script>
+            <script>
+            \(script)
+            </script>
+            </body>
+            </html>
+            """
+    }
 
     static let style = """
         :root { --ok: #2e7d32; --bad: #c62828; --run: #1565c0; --wait: #6d6d6d; --line: #e3e3e3; }
@@ -152,13 +167,28 @@ enum DashboardAssets {
             (split ? `<h3>Split items</h3><table>${split}</table>` : "") + `</div>`;
         }
 
-        async function overview() {
-          const [status, failed, running] = await Promise.all([get("/api/status"),
-            get("/api/items?status=failed&limit=200"), get("/api/items?status=running&limit=200")]);
+        // The counts come first and are drawn as soon as they arrive; the lists, which take longer to read, are
+        // asked for only then (asked together, they would slow the counts down) and drawn into their own element,
+        // so a refresh replaces each part without a blank moment.
+        async function overview(known) {
+          const status = known ?? await get("/api/status");
+          const lists = Promise.all([get("/api/items?status=running&limit=200"),
+            get("/api/items?status=failed&limit=200")]);
           header(status);
-          $("overview").innerHTML = (status.workflows.length ? status.workflows.map(workflowCard).join("")
-            : `<div class="card"><p class="empty">no runs yet</p></div>`) +
-            workersCard(status.workers, status.splits) + runningCard(running.items) + failuresCard(failed.items);
+          $("summary").innerHTML = (status.workflows.length ? status.workflows.map(workflowCard).join("")
+            : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits);
+          shown("ready");
+          const [running, failed] = await lists;
+          $("lists").innerHTML = runningCard(running.items) + failuresCard(failed.items);
+          shown("listed");
+        }
+
+        // Marks the page (for scripts that drive a browser) with when it first showed a part: `ready` for the
+        // counts, `listed` for the running and failed items, each with its time since navigation in `…At`.
+        function shown(part) {
+          if (document.body.dataset[part]) return;
+          document.body.dataset[part + "At"] = Math.round(performance.now());
+          document.body.dataset[part] = "true";
         }
 
         function header(status) {
@@ -199,11 +229,15 @@ enum DashboardAssets {
           result.textContent = response.ok ? action + " requested" : response.status + ": " + (body.error || "refused");
         }
 
+        // The status the page came with: drawn at once on the first refresh, then read from the API.
+        let initialStatus = JSON.parse($("initial-status").textContent);
+
         async function refresh() {
+          const known = initialStatus;
+          initialStatus = null;
           const match = location.hash.match(/^#\\/item\\/(\\d+)/);
           $("overview").hidden = !!match; $("item").hidden = !match;
-          try { if (match) await itemPage(match[1]); else await overview();
-            document.body.dataset.ready = "true"; }
+          try { if (match) { await itemPage(match[1]); shown("ready"); } else await overview(known); }
           catch (error) { $("live").textContent = "cannot read: " + error.message; }
         }
 

@@ -15,9 +15,7 @@ struct DashboardRoutes: Sendable {
     static let maxItems = 500
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in Self.asset(DashboardAssets.page, type: "text/html; charset=utf-8") }
-        router.get("app.js") { _, _ in Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8") }
-        router.get("app.css") { _, _ in Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8") }
+        router.get("/") { request, _ in await page(request) }
         router.get("api/status") { request, _ in try await status(request) }
         router.get("api/items") { request, _ in try await items(request) }
         router.get("api/items/:id") { _, context in try await item(try context.parameters.require("id", as: Int64.self))
@@ -33,16 +31,27 @@ struct DashboardRoutes: Sendable {
 
     // MARK: Reading
 
+    /// The page carries the status it first draws, so the counts appear without waiting for a request of its own.
+    /// When the status cannot be read, the page still loads (with none) and says why from its own request.
+    private func page(_ request: Request) async -> Response {
+        let status = (try? await statusDocument(request)) ?? .null
+        return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardAssets.page(status: status))))
+    }
+
     private func status(_ request: Request) async throws -> Response {
-        var document = try await source.reading { ledger, queue in
+        Self.json(try await statusDocument(request))
+    }
+
+    private func statusDocument(_ request: Request) async throws -> JSONValue {
+        let document = try await source.reading { ledger, queue in
             try await StatusDocument.read(
                 ledger: ledger, queue: queue, source: source.location, readOnly: !actions.allowsActions)
         }
-        if case .object(var fields) = document {
-            fields["signedIn"] = .bool(actions.refusal(of: request) == nil)
-            document = .object(fields)
-        }
-        return Self.json(document)
+        guard case .object(var fields) = document else { return document }
+        fields["signedIn"] = .bool(actions.refusal(of: request) == nil)
+        return .object(fields)
     }
 
     private func items(_ request: Request) async throws -> Response {
@@ -137,12 +146,6 @@ struct DashboardRoutes: Sendable {
     }
 
     // MARK: Responses
-
-    private static func asset(_ text: String, type: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(

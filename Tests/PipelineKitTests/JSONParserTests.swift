@@ -69,4 +69,23 @@ import Testing
         #expect(value.serialized() == #"{"a":{"c":true,"z":null},"b":[1,2.5,"x\"y"]}"#)
         #expect(try JSONParser.parse(value.serialized(pretty: true)).value == value)
     }
+
+    @Test func serializationEscapesOnlyWhatJSONMust() throws {
+        let texts = ["plain/path é 🎬", "tab\there", "quote \" and \\ back", "bell\u{07}", "line\nbreak", ""]
+        let serialized = JSONValue.array(texts.map(JSONValue.string)).serialized()
+        #expect(
+            serialized
+                == #"["plain/path é 🎬","tab\there","quote \" and \\ back","bell\u0007","line\nbreak",""]"#)
+        #expect(try JSONParser.parse(serialized).value == .array(texts.map(JSONValue.string)))
+    }
+
+    @Test func decodingKeepsEveryKindOfValue() throws {
+        let text = #"{"s": "1", "t": "true", "i": 1, "d": 1.5, "b": false, "n": null, "a": ["x", 2], "o": {"k": "v"}}"#
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(
+            decoded
+                == [
+                    "s": "1", "t": "true", "i": 1, "d": 1.5, "b": false, "n": nil, "a": ["x", 2], "o": ["k": "v"],
+                ])
+    }
 }

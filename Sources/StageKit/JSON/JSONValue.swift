@@ -157,6 +157,12 @@ public enum JSONValue: Sendable, Hashable {
 
     private static func writeString(_ value: String, into output: inout String) {
         output += "\""
+        // Most strings (paths, ids, URLs) need no escape: appended whole, they cost one copy, not one per scalar.
+        if !value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            output += value
+            output += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -176,16 +182,17 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Strings first: most values are strings, and every failed attempt costs a thrown error.
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
