@@ -27,7 +27,7 @@ enum StatusDocument {
     static func read(
         ledger: (any LedgerBrowsing)?, queue: BatchQueue?, source: String, readOnly: Bool
     ) async throws -> JSONValue {
-        let batch = try await queue?.status()
+        let batch = try await queue?.status(listingFailed: false)
         let tallies = try await ledger?.statusCounts() ?? [:]
         let runs = try await ledger?.lastRunSummaries() ?? [:]
         let names = Set(tallies.keys).union(batch.map { Array($0.workflows.keys) } ?? []).sorted()

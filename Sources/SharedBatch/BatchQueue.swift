@@ -193,8 +193,9 @@ public struct BatchQueue: Sendable {
 
     // MARK: Status
 
-    /// The workers, the queue and the items' outcomes, for `pipeline status --db`.
-    public func status() async throws(StateError) -> BatchStatus {
+    /// The workers, the queue and the items' outcomes, for `pipeline status --db`; with `listingFailed`, the failed
+    /// items themselves too (a dashboard and a drain watch need only their count).
+    public func status(listingFailed: Bool = true) async throws(StateError) -> BatchStatus {
         let workerRows = try await database.rows(
             "read the workers",
             """
@@ -202,18 +203,22 @@ public struct BatchQueue: Sendable {
                 (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now()), w.lease
             FROM workers w ORDER BY w.started_at
             """)
-        let countRows = try await database.rows(
+        let tallies = try await ItemTallies.read(database)
+        // Running: queued items under a lease that has not run out (a handful, found through the lease index).
+        let runningRows = try await database.rows(
             "read the queue",
             """
-            SELECT workflow, status, queued_with IS NOT NULL, coalesce(lease_expires > now(), false), count(*)
-            FROM items GROUP BY 1, 2, 3, 4
+            SELECT workflow, count(*) FROM items
+            WHERE lease_owner IS NOT NULL AND lease_expires > now() AND queued_with IS NOT NULL GROUP BY 1
             """)
-        let failedRows = try await database.rows(
-            "read the failed items",
-            """
-            SELECT \(unescaped: PostgresStore.itemColumns) FROM items WHERE status = 'failed' AND queued_with IS NULL
-            ORDER BY id
-            """)
+        let failedRows =
+            listingFailed
+            ? try await database.rows(
+                "read the failed items",
+                """
+                SELECT \(unescaped: PostgresStore.itemColumns) FROM items WHERE status = 'failed' AND queued_with IS NULL
+                ORDER BY id
+                """) : nil
         let splits = try await SegmentQueue(database: database).splits()
         return try database.decoding("read the status") {
             var status = BatchStatus()
@@ -225,19 +230,22 @@ public struct BatchQueue: Sendable {
                     done: try columns[6], failed: try columns[7], holding: Int(try columns[8] as Int64),
                     lease: try columns[9])
             }
-            for row in countRows {
-                let columns = Columns(row)
-                let workflow: String = try columns[0]
-                let count = Int(try columns[4] as Int64)
-                var counts = status.workflows[workflow] ?? BatchStatus.Counts()
-                if try columns[2] as Bool {
-                    if try columns[3] as Bool { counts.running += count } else { counts.queued += count }
+            for tally in tallies {
+                var counts = status.workflows[tally.workflow] ?? BatchStatus.Counts()
+                if tally.queued {
+                    counts.queued += tally.items
                 } else {
-                    counts.byStatus[try columns[1] as String, default: 0] += count
+                    counts.byStatus[tally.status, default: 0] += tally.items
                 }
-                status.workflows[workflow] = counts
+                status.workflows[tally.workflow] = counts
             }
-            status.failed = try failedRows.map(PostgresStore.item)
+            for row in runningRows {
+                let columns = Columns(row)
+                let running = Int(try columns[1] as Int64)
+                status.workflows[try columns[0], default: BatchStatus.Counts()].running += running
+                status.workflows[try columns[0], default: BatchStatus.Counts()].queued -= running
+            }
+            status.failed = try failedRows?.map(PostgresStore.item) ?? []
             status.splits = splits
             return status
         }
@@ -366,7 +374,7 @@ public struct BatchStatus: Sendable {
     public var workers: [Worker] = []
     /// By workflow name.
     public var workflows: [String: Counts] = [:]
-    /// Items that failed (and are not queued again), with their reasons.
+    /// Items that failed (and are not queued again), with their reasons, when the status was read listing them.
     public var failed: [LedgerItem] = []
     /// Items whose segmented encode the workers share, with their units' progress.
     public var splits: [SegmentSplit] = []

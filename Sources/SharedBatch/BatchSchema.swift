@@ -50,8 +50,9 @@ enum BatchSchema {
     }
 
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
-    /// ignores: the notifications sent (``NotificationLog``), the index a dashboard counts and pages items by
-    /// status with, and how far the encode of each running segment unit is (renewed with its lease).
+    /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
+    /// how far the encode of each running segment unit is (renewed with its lease), and the items' counts
+    /// (``ItemTallies``).
     private static let additions = [
         "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
         "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
@@ -64,6 +65,7 @@ enum BatchSchema {
             END IF;
         END $$
         """,
+        ItemTallies.addition,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

@@ -7,19 +7,14 @@ import StageKit
 // ``SQLiteLedger`` gives them.
 extension PostgresStore: LedgerBrowsing, NotificationLog {
     public func statusCounts() async throws(StateError) -> [String: [ItemStatus: ItemTally]] {
-        let rows = try await database.rows(
-            "count the items",
-            "SELECT workflow, status, count(*), coalesce(sum(size), 0)::bigint FROM items GROUP BY 1, 2")
-        return try database.decoding("count the items") {
-            var counts: [String: [ItemStatus: ItemTally]] = [:]
-            for row in rows {
-                let columns = Columns(row)
-                guard let status = ItemStatus(rawValue: try columns[1]) else { continue }
-                counts[try columns[0] as String, default: [:]][status] = ItemTally(
-                    count: Int(try columns[2] as Int64), bytes: try columns[3])
-            }
-            return counts
+        var counts: [String: [ItemStatus: ItemTally]] = [:]
+        for tally in try await ItemTallies.read(database) {
+            guard let status = ItemStatus(rawValue: tally.status) else { continue }
+            let known = counts[tally.workflow]?[status] ?? ItemTally(count: 0, bytes: 0)
+            counts[tally.workflow, default: [:]][status] = ItemTally(
+                count: known.count + tally.items, bytes: known.bytes + tally.bytes)
         }
+        return counts
     }
 
     public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
@@ -48,21 +43,7 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
     }
 
     public func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)] {
-        let rows = try await database.rows(
-            "count the items done",
-            """
-            SELECT date_trunc('minute', updated_at), count(*) FROM items
-            WHERE workflow = \(workflow) AND status = 'succeeded' AND updated_at >= (
-                SELECT date_trunc('minute', max(updated_at)) - make_interval(mins => \(Int32(minutes)) - 1) FROM items
-                WHERE workflow = \(workflow) AND status = 'succeeded')
-            GROUP BY 1 ORDER BY 1
-            """)
-        return try database.decoding("count the items done") {
-            try rows.map { row in
-                let columns = Columns(row)
-                return (try columns[0] as Date, Int(try columns[1] as Int64))
-            }
-        }
+        try await ItemTallies.doneByMinute(database, workflow: workflow, minutes: minutes)
     }
 
     public func lastRunSummaries() async throws(StateError) -> [String: RunTotals] {

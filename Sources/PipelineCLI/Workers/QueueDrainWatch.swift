@@ -25,7 +25,7 @@ actor QueueDrainWatch {
     }
 
     private func look() async {
-        guard let status = try? await queue.status() else { return }
+        guard let status = try? await queue.status(listingFailed: false) else { return }
         for (workflow, counts) in status.workflows {
             if counts.queued + counts.running > 0 {
                 busy.insert(workflow)
