@@ -17,6 +17,8 @@ struct FarmedTranscode {
     /// The source's duration in seconds.
     let duration: Double
     let hasAudio: Bool
+    /// Room reserved for the joined file's index (``SegmentedTranscode/indexSpace(duration:source:settings:)``).
+    let indexSpace: Int64
     let segmentSeconds: Double
     /// The `segmentJobs` a one-machine run would encode at once: the thread count is theirs, so that the farm's
     /// output is the one-machine run's.
@@ -95,7 +97,7 @@ struct FarmedTranscode {
         var report = try await MediaToolkit.join(
             parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
             audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output, faststart: settings.faststart,
-            indexSpace: SegmentedTranscode.indexSpace(duration: duration, hasAudio: hasAudio, settings: settings),
+            indexSpace: indexSpace,
             logger: context.logger)
         report.inputDuration = duration
         return (report, plan)

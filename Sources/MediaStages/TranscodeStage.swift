@@ -318,6 +318,8 @@ enum Export {
         var farmed: FarmedTranscode?
         if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
             if let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
+                let indexSpace = SegmentedTranscode.indexSpace(
+                    duration: info.duration, source: info, settings: settings)
                 // Only the item's own file (an earlier stage's output is on this worker's disk alone), and only
                 // H.264: workers announce the build of their H.264 encoder alone.
                 if input == context.item.path, settings.codec == .h264,
@@ -326,11 +328,12 @@ enum Export {
                 {
                     farmed = FarmedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        segmentSeconds: length, jobs: segmenting.jobs, farm: farm, store: store, context: context)
+                        indexSpace: indexSpace, segmentSeconds: length, jobs: segmenting.jobs, farm: farm, store: store,
+                        context: context)
                 } else {
                     segmented = SegmentedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        segmentSeconds: length, jobs: segmenting.jobs, context: context)
+                        indexSpace: indexSpace, segmentSeconds: length, jobs: segmenting.jobs, context: context)
                 }
             }
         }

@@ -1,0 +1,83 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+@testable import MediaStages
+
+/// The room a segmented export reserves for its index: sized from the source's frame and sample rates, and
+/// large enough that the join writes the index into it (a `free` box stays) instead of writing the file again.
+@Suite struct IndexRoomTests {
+    /// AAC frames of `seconds` at `rate`, with the bound's margin.
+    static func audioFrames(_ seconds: Double, _ rate: Double) -> Int64 {
+        Int64((seconds * rate / 1024 * 1.1).rounded(.up)) + 64
+    }
+
+    @Test func theRoomFollowsTheSourcesRates() async throws {
+        let folder = temporaryFolder()
+        let clip = folder.appendingPathComponent("fast.mp4")
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        made.arguments = [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=50:duration=3", "-f", "lavfi",
+            "-i", "sine=frequency=440:duration=3:sample_rate=96000", "-c:v", "libx264", "-preset", "veryfast",
+            "-c:a", "aac", "-shortest", clip.path,
+        ]
+        try made.run()
+        made.waitUntilExit()
+        let info = try await MediaToolkit.probe(clip.path)
+        #expect(info.video?.fps == 50 && info.audio?.sampleRate == 96_000)
+        let settings = TranscodeSettings()
+        let room = SegmentedTranscode.indexSpace(duration: 600, source: info, settings: settings)
+
+        // A known frame rate (50 fps, bound at 60) needs less room than an unknown one (bound at 120).
+        var unknown = info
+        unknown.video?.fps = 0
+        let unknownRoom = SegmentedTranscode.indexSpace(duration: 600, source: unknown, settings: settings)
+        let unknownFrames = Int64((600 * 120 * 1.1).rounded(.up))
+        let knownFrames = Int64((600 * 60 * 1.1).rounded(.up))
+        #expect(unknownRoom - room == 44 * (unknownFrames - knownFrames))
+        var capped = settings
+        capped.maxFPS = 30
+        #expect(SegmentedTranscode.indexSpace(duration: 600, source: info, settings: capped) < room)
+
+        // 96 kHz audio has twice the AAC frames of 48 kHz; a rate AAC lacks counts as the next one it has.
+        var cd = info
+        cd.audio?.sampleRate = 44_100
+        let cdRoom = SegmentedTranscode.indexSpace(duration: 600, source: cd, settings: settings)
+        #expect(room - cdRoom == 24 * (Self.audioFrames(600, 96_000) - Self.audioFrames(600, 44_100)))
+        var odd = info
+        odd.audio?.sampleRate = 50_000
+        #expect(
+            SegmentedTranscode.indexSpace(duration: 600, source: odd, settings: settings) - cdRoom
+                == 24 * (Self.audioFrames(600, 64_000) - Self.audioFrames(600, 44_100)))
+
+        // The export of that source fits its index into the room: moov, then what is left as a free box.
+        let output = folder.appendingPathComponent("fast-out.mp4")
+        let result = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(clip.path), "output": .string(output.path), "segmentSeconds": 1,
+                "video": ["preset": "veryfast"], "threads": 1,
+            ])
+        _ = try result.outputs.get()
+        #expect(try Array(topLevelBoxes(output.path).prefix(3)) == ["ftyp", "moov", "free"])
+    }
+
+    /// The types of an MP4's top-level boxes, in order.
+    private func topLevelBoxes(_ path: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= data.count {
+            var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
+            if size == 1, offset + 16 <= data.count {
+                size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
+            }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return boxes
+    }
+}
