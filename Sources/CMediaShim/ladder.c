@@ -129,7 +129,8 @@ static int open_rendition(ladder *l, rendition *r, const char *in) {
     r->t.offset = m->offset;
     r->t.progress = &r->progress;
     ms_progress_start(&r->progress, NULL, NULL, m->progress->total);
-    if (!(r->t.out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(&r->t, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
+    if (!(r->t.out_pkt = ff.av_packet_alloc()))
+        return ms_transcode_fail(&r->t, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
     int ret = ms_new_mp4_muxer(r->out, &r->t.ofmt, r->errbuf, sizeof r->errbuf);
     if (ret < 0) return ret;
     if ((ret = ff.av_dict_copy(&r->t.ofmt->metadata, m->ifmt->metadata, 0)) < 0)
@@ -223,8 +224,10 @@ static int validate(int count, const char *const *outs, const ms_transcode_optio
         const char *bad = NULL;
         if (!outs[i]) bad = "path";
         else if (opts[i].mode != MS_MODE_TRANSCODE) bad = "mode (transcode only)";
-        else if (opts[i].streams != MS_STREAMS_VIDEO && opts[i].streams != MS_STREAMS_AUDIO) bad = "streams (video or audio)";
-        else if (opts[i].range_start > 0 || opts[i].range_duration > 0) bad = "range (a ladder encodes the whole input)";
+        else if (opts[i].streams != MS_STREAMS_VIDEO && opts[i].streams != MS_STREAMS_AUDIO)
+            bad = "streams (video or audio)";
+        else if (opts[i].range_start > 0 || opts[i].range_duration > 0)
+            bad = "range (a ladder encodes the whole input)";
         else if (opts[i].streams == MS_STREAMS_AUDIO && audio++) bad = "streams (one audio rendition at most)";
         if (bad)
             return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
@@ -239,7 +242,8 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
                         ms_transcode_result *results, ms_progress_fn cb, void *ctx, char *errbuf, size_t errlen) {
     int ret = ms_begin(errbuf, errlen);
     if (ret < 0) return ret;
-    if (!in) return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_transcode_ladder: path");
+    if (!in)
+        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_transcode_ladder: path");
     if ((ret = validate(count, outs, opts, errbuf, errlen)) < 0) return ret;
     if (results) memset(results, 0, sizeof *results * (size_t)count);
     ms_progress progress;
@@ -259,8 +263,10 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
         pthread_mutex_init(&r->lock, NULL);
         pthread_cond_init(&r->changed, NULL);
     }
-    l.main = (transcoder){
-        .opt = audio >= 0 ? &opts[audio] : l.video[0]->t.opt, .progress = &progress, .errbuf = errbuf, .errlen = errlen};
+    l.main = (transcoder){.opt = audio >= 0 ? &opts[audio] : l.video[0]->t.opt,
+                          .progress = &progress,
+                          .errbuf = errbuf,
+                          .errlen = errlen};
 
     ret = run(&l, in, count, outs, opts);
     end_renditions(&l, ret < 0);
@@ -274,8 +280,7 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
         if (ret >= 0 && results) {
             int index = (int)(r - renditions);
             ms_transcode_report(&r->t, &results[index]);
-            results[index].decode_errors = l.main.decode_errors;
-            results[index].input_duration = progress.total;
+            results[index].decode_errors = l.main.decode_errors;  // the input's: only the ladder decodes
         }
         for (; r->count > 0; r->count--, r->head = (r->head + 1) % LADDER_QUEUE) ff.av_frame_free(&r->queue[r->head]);
         ms_close_output(&r->t.ofmt, r->out, ret < 0);

@@ -184,8 +184,8 @@ int ms_transcode_open_video(transcoder *t) {
     t->vost->avg_frame_rate = enc->framerate;
     t->vost->sample_aspect_ratio = enc->sample_aspect_ratio;
     t->range_end = INT64_MAX;
-    if ((ret = picture_frame(&t->scaled, enc->width, enc->height)) < 0) return ms_transcode_fail(t, ret, ret, "frame");
-    return 0;
+    ret = picture_frame(&t->scaled, enc->width, enc->height);
+    return ret < 0 ? ms_transcode_fail(t, ret, ret, "frame") : 0;
 }
 
 /// Deinterlaces by a linear blend: every line but the first and last becomes (above + 2 × itself + below) / 4,
@@ -317,7 +317,7 @@ int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt)
             if (pkt) return 0;
             continue;
         }
-        ret = dec != t->vdec         ? ms_transcode_audio_frame(t, t->frame)
+        ret = dec != t->vdec  ? ms_transcode_audio_frame(t, t->frame)
               : t->video_sink ? t->video_sink(t, t->frame)
                               : ms_transcode_video_frame(t, t->frame);
         ff.av_frame_unref(t->frame);
@@ -378,7 +378,9 @@ static int run(transcoder *t, const char *in, const char *out) {
             break;
         }
         int s = t->pkt->stream_index;
-        ret = s == v && v >= 0 ? ms_transcode_decode(t, t->vdec, t->pkt) : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt) : 0;
+        ret = s == v && v >= 0   ? ms_transcode_decode(t, t->vdec, t->pkt)
+              : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt)
+                                 : 0;
         ff.av_packet_unref(t->pkt);
         if (ret < 0) return ret;
         if (t->range_done) break;

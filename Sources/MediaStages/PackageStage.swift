@@ -10,11 +10,12 @@ public import StageKit
 /// audio rendition in fragmented MP4 (CMAF) segments, with a master playlist and a DASH manifest over the same
 /// segments.
 ///
-/// Each rendition is its own transcode of the source (one decode per rendition), with a keyframe forced at every
-/// multiple of `segmentSeconds`, so the segments of all renditions start at the same times and a player switches
-/// between them at any segment. A rendition is packaged into a hidden folder, made durable, moved into place and
-/// checkpointed with the SHA-256 of every file; after a crash the finished renditions are verified and kept, and
-/// the work goes on with the next one. The manifests are written last.
+/// The renditions are made in one pass over the source (one decode feeding every rendition's encoder, each on a
+/// thread of its own), with a keyframe forced at every multiple of `segmentSeconds`, so the segments of all
+/// renditions start at the same times and a player switches between them at any segment. Each rendition is then
+/// packaged into a hidden folder, made durable, moved into place and checkpointed with the SHA-256 of every file;
+/// after a crash the finished renditions are verified and kept, and the missing ones are made in a new pass. The
+/// manifests are written last.
 public struct PackageStage: Stage {
     /// The options of `ffmpeg.package`.
     public struct Options: StageOptions {
@@ -132,7 +133,7 @@ public struct PackageStage: Stage {
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let summary =
-        "Makes an adaptive streaming package: an HLS ladder of H.264 renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; resumes per rendition."
+        "Makes an adaptive streaming package: an HLS ladder of H.264 renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
     public static let outputSchema = OutputSchema([
         OutputField("folder", "The package's folder."),
         OutputField("master", "The HLS master playlist's path."),
