@@ -12,12 +12,12 @@ import StageKit
 struct Packager {
     /// A rendition to make.
     enum Plan {
-        case video(StreamingLadder.Rung)
+        case video(StreamingLadder.Rung, TranscodeSettings.VideoCodec)
         case audio
 
         var name: String {
             switch self {
-            case .video(let rung): rung.name
+            case .video(let rung, _): rung.name
             case .audio: "audio"
             }
         }
@@ -45,8 +45,8 @@ struct Packager {
     /// What a rendition is made with: a finished rendition with another plan is made again.
     func plan(_ plan: Plan) -> String {
         switch plan {
-        case .video(let rung):
-            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, x264 \(preset)"
+        case .video(let rung, let codec):
+            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, \(codec.library.lowercased()) \(preset)"
         case .audio:
             "audio aac \(audioBitRate) b/s, \(segmentSeconds) s segments"
         }
@@ -119,8 +119,9 @@ struct Packager {
         settings.threads = threads
         settings.faststart = false
         switch plan {
-        case .video(let rung):
+        case .video(let rung, let codec):
             settings.streams = .video
+            settings.videoCodec = codec == .h264 ? nil : codec
             settings.maxWidth = rung.width
             settings.maxHeight = rung.height
             settings.videoBitRate = rung.bitRate

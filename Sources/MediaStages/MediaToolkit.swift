@@ -85,9 +85,13 @@ public enum MediaToolkit {
         options.crf = Int32(settings.crf ?? -1)
         options.video_bit_rate = settings.videoBitRate ?? 0
         copy(settings.codec.encoder, into: &options.video_encoder)
-        copy(
-            settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads),
-            into: &options.video_options)
+        var encoderOptions = settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads)
+        if settings.keyframeInterval != nil, settings.codec == .hevc {
+            // With open GOPs (its default) libx265 makes a forced keyframe a CRA picture, whose leading pictures
+            // refer to the segment before: closed, a forced keyframe is an IDR picture and a segment stands alone.
+            encoderOptions = encoderOptions.replacingOccurrences(of: "x265-params=", with: "x265-params=open-gop=0:")
+        }
+        copy(encoderOptions, into: &options.video_options)
         options.max_width = Int32(settings.maxWidth ?? 0)
         options.max_height = Int32(settings.maxHeight ?? 0)
         options.max_fps = settings.maxFPS ?? 0
