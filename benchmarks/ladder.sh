@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # An adaptive streaming ladder of 3 renditions (720p 2.8 Mb/s, 480p 1.4 Mb/s, 360p 800 kb/s, x264 veryfast, keyframes
 # every SEGMENT seconds) plus a 128 kb/s AAC rendition, HLS in fMP4 segments, from one 1080p30 clip, made three ways:
-#   package  ffmpeg.package (one transcode, so one decode, per rendition; then a stream copy into segments)
+#   package  ffmpeg.package (one pass: one decode feeding the three encoders, each on a thread of its own, and the
+#            audio; then a stream copy of each rendition into segments)
 #   separate three ffmpeg CLI transcodes, one per rendition, each straight into HLS, and one for the audio
 #   onepass  the ffmpeg CLI's one-command ladder: one decode split into three scalers and encoders (-var_stream_map)
-# Rounds alternate the three (the hosts drift within minutes); prints per way the median wall time, CPU time and peak
-# RSS, and the median of the per-round wall ratios against the one-command ladder (goal ≤ 1.0).
+# All three make the same renditions with the same x264 settings, forced keyframes and THREADS pinned per decoder and
+# encoder (default 2; the stage's `threads`, the CLI's -threads). Rounds alternate the three (the hosts drift within
+# minutes); prints per way the median wall time, CPU time and peak RSS, and the median of the per-round wall ratios
+# against the one-command ladder (goal ≤ 1.0).
 # Short setting for a smoke run: CLIP_SECONDS=4 ROUNDS=1. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."

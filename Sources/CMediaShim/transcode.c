@@ -29,7 +29,7 @@ int ms_transcode_fail(transcoder *t, int code, int cause, const char *what) {
     return ms_fail(t->errbuf, t->errlen, code, cause, "%s", what);
 }
 
-static int validate(const ms_transcode_options *o, char *errbuf, size_t errlen) {
+int ms_transcode_validate(const ms_transcode_options *o, char *errbuf, size_t errlen) {
     const char *bad = NULL;
     if (o->mode != MS_MODE_TRANSCODE && o->mode != MS_MODE_REMUX) bad = "mode";
     else if (o->crf < -1 || o->crf > 63) bad = "crf (-1...63)";
@@ -98,10 +98,21 @@ static void square_pixels(int width, int height, AVRational sar, int *out_w, int
     else *out_h = (int)FFMIN((int64_t)height * sar.den / sar.num, 16384);
 }
 
-static int open_video(transcoder *t) {
+/// An 8-bit 4:2:0 limited-range frame of this size for `*frame` (kept while the size stays).
+static int picture_frame(AVFrame **frame, int width, int height) {
+    if (*frame && (*frame)->width == width && (*frame)->height == height) return 0;
+    ff.av_frame_free(frame);
+    if (!(*frame = ff.av_frame_alloc())) return AVERROR(ENOMEM);
+    (*frame)->format = AV_PIX_FMT_YUV420P;
+    (*frame)->color_range = AVCOL_RANGE_MPEG;
+    (*frame)->width = width;
+    (*frame)->height = height;
+    return ff.av_frame_get_buffer(*frame, 0);
+}
+
+int ms_transcode_open_video(transcoder *t) {
     const AVStream *ist = t->vist;
-    int ret = ms_open_decoder(ist, t->opt->threads, &t->vdec, t->errbuf, t->errlen);
-    if (ret < 0) return ret;
+    int ret;
     const char *name = t->opt->video_encoder[0] ? t->opt->video_encoder : "libx264";
     const AVCodec *codec = ff.avcodec_find_encoder_by_name(name);
     if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
@@ -172,19 +183,9 @@ static int open_video(transcoder *t) {
     t->vost->time_base = enc->time_base;
     t->vost->avg_frame_rate = enc->framerate;
     t->vost->sample_aspect_ratio = enc->sample_aspect_ratio;
-    return 0;
-}
-
-/// An 8-bit 4:2:0 limited-range frame of this size for `*frame` (kept while the size stays).
-static int picture_frame(AVFrame **frame, int width, int height) {
-    if (*frame && (*frame)->width == width && (*frame)->height == height) return 0;
-    ff.av_frame_free(frame);
-    if (!(*frame = ff.av_frame_alloc())) return AVERROR(ENOMEM);
-    (*frame)->format = AV_PIX_FMT_YUV420P;
-    (*frame)->color_range = AVCOL_RANGE_MPEG;
-    (*frame)->width = width;
-    (*frame)->height = height;
-    return ff.av_frame_get_buffer(*frame, 0);
+    t->range_end = INT64_MAX;
+    ret = picture_frame(&t->scaled, enc->width, enc->height);
+    return ret < 0 ? ms_transcode_fail(t, ret, ret, "frame") : 0;
 }
 
 /// Deinterlaces by a linear blend: every line but the first and last becomes (above + 2 × itself + below) / 4,
@@ -234,7 +235,7 @@ static int encoder_picture(transcoder *t, AVFrame *f, AVFrame **picture) {
 }
 
 /// Timestamps, range, frame rate cap, scaling, then the encoder. Takes `f` (decoded) as borrowed.
-static int video_frame(transcoder *t, AVFrame *f) {
+int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     AVRational tb = t->venc->time_base;
     // pts from here: the input's time base, from the input's start.
     int64_t pts = f->best_effort_timestamp;
@@ -298,7 +299,7 @@ static int video_frame(transcoder *t, AVFrame *f) {
 
 /// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
 /// counted and skipped, as the CLI does.
-static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
+int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
     int ret = ff.avcodec_send_packet(dec, pkt);
     if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
     if (ret < 0 && ret != AVERROR_EOF) {
@@ -316,7 +317,9 @@ static int decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
             if (pkt) return 0;
             continue;
         }
-        ret = dec == t->vdec ? video_frame(t, t->frame) : ms_transcode_audio_frame(t, t->frame);
+        ret = dec != t->vdec  ? ms_transcode_audio_frame(t, t->frame)
+              : t->video_sink ? t->video_sink(t, t->frame)
+                              : ms_transcode_video_frame(t, t->frame);
         ff.av_frame_unref(t->frame);
         if (ret < 0) return ret;
     }
@@ -341,11 +344,11 @@ static int run(transcoder *t, const char *in, const char *out) {
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return ms_transcode_fail(t, ret, ret, "metadata");
-    if ((t->vist && (ret = open_video(t)) < 0) || (t->aist && (ret = ms_transcode_open_audio(t)) < 0)) return ret;
+    if (t->vist && ((ret = ms_open_decoder(t->vist, t->opt->threads, &t->vdec, t->errbuf, t->errlen)) < 0 ||
+                    (ret = ms_transcode_open_video(t)) < 0))
+        return ret;
+    if (t->aist && (ret = ms_transcode_open_audio(t)) < 0) return ret;
     if (t->vist) {
-        if ((ret = picture_frame(&t->scaled, t->venc->width, t->venc->height)) < 0)
-            return ms_transcode_fail(t, ret, ret, "frame");
-        t->range_end = INT64_MAX;
         if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
             int64_t start = ms_microseconds(t->opt->range_start);
             t->range_start = ff.av_rescale_q(start, AV_TIME_BASE_Q, t->vist->time_base);
@@ -375,70 +378,77 @@ static int run(transcoder *t, const char *in, const char *out) {
             break;
         }
         int s = t->pkt->stream_index;
-        ret = s == v && v >= 0 ? decode(t, t->vdec, t->pkt) : s == a && a >= 0 ? decode(t, t->adec, t->pkt) : 0;
+        ret = s == v && v >= 0   ? ms_transcode_decode(t, t->vdec, t->pkt)
+              : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt)
+                                 : 0;
         ff.av_packet_unref(t->pkt);
         if (ret < 0) return ret;
         if (t->range_done) break;
     }
     if (t->vist) {
-        if (!t->range_done && (ret = decode(t, t->vdec, NULL)) < 0) return ret;
+        if (!t->range_done && (ret = ms_transcode_decode(t, t->vdec, NULL)) < 0) return ret;
         if (t->frames_sent == 0)
             return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
         if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
         if ((ret = ms_transcode_encode(t, t->venc, t->vost, NULL)) < 0) return ret;
     }
     if (t->adec) {
-        if ((ret = decode(t, t->adec, NULL)) < 0) return ret;
+        if ((ret = ms_transcode_decode(t, t->adec, NULL)) < 0) return ret;
         if ((ret = ms_transcode_flush_audio(t)) < 0) return ret;
         if ((ret = ms_transcode_encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
     }
     return ms_write_trailer(t->ofmt, t->errbuf, t->errlen);
 }
 
+void ms_transcode_report(const transcoder *t, ms_transcode_result *res) {
+    int rotation = t->vist ? ms_stream_rotation(t->vist) : 0;
+    int swap = rotation == 90 || rotation == 270;
+    int width = t->venc ? t->venc->width : 0, height = t->venc ? t->venc->height : 0;
+    *res = (ms_transcode_result){
+        .duration = t->out_end,
+        .width = width,
+        .height = height,
+        .display_width = swap ? height : width,
+        .display_height = swap ? width : height,
+        .rotation = rotation,
+        .has_audio = t->aost != NULL,
+        .video_frames = t->video_frames,
+        .decode_errors = t->decode_errors,
+        .decoded_seconds = t->decoded_seconds,
+        .input_duration = t->progress->total,
+    };
+}
+
+void ms_transcoder_free(transcoder *t) {
+    ff.avformat_close_input(&t->ifmt);
+    ff.avcodec_free_context(&t->vdec);
+    ff.avcodec_free_context(&t->venc);
+    ff.avcodec_free_context(&t->adec);
+    ff.avcodec_free_context(&t->aenc);
+    ff.sws_freeContext(t->sws);
+    ff.sws_freeContext(t->deint_sws);
+    ff.av_frame_free(&t->deint);
+    free(t->deint_line);
+    ff.swr_free(&t->swr);
+    ff.av_channel_layout_uninit(&t->swr_layout);
+    if (t->fifo) ff.av_audio_fifo_free(t->fifo);
+    if (t->conv) ff.av_freep(&t->conv[0]);
+    ff.av_freep(&t->conv);
+    ff.av_frame_free(&t->scaled);
+    ff.av_frame_free(&t->aframe);
+    ff.av_frame_free(&t->frame);
+    ff.av_packet_free(&t->pkt);
+    ff.av_packet_free(&t->out_pkt);
+}
+
 static int transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
                      ms_transcode_result *res, char *errbuf, size_t errlen) {
     transcoder t = {.opt = opt, .progress = progress, .errbuf = errbuf, .errlen = errlen};
     int ret = run(&t, in, out);
-    if (ret >= 0 && res) {
-        int rotation = t.vist ? ms_stream_rotation(t.vist) : 0;
-        int swap = rotation == 90 || rotation == 270;
-        int width = t.venc ? t.venc->width : 0, height = t.venc ? t.venc->height : 0;
-        *res = (ms_transcode_result){
-            .duration = t.out_end,
-            .width = width,
-            .height = height,
-            .display_width = swap ? height : width,
-            .display_height = swap ? width : height,
-            .rotation = rotation,
-            .has_audio = t.aost != NULL,
-            .video_frames = t.video_frames,
-            .decode_errors = t.decode_errors,
-            .decoded_seconds = t.decoded_seconds,
-            .input_duration = progress->total,
-        };
-    }
-
+    if (ret >= 0 && res) ms_transcode_report(&t, res);
     ms_close_output(&t.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
-    ff.avformat_close_input(&t.ifmt);
-    ff.avcodec_free_context(&t.vdec);
-    ff.avcodec_free_context(&t.venc);
-    ff.avcodec_free_context(&t.adec);
-    ff.avcodec_free_context(&t.aenc);
-    ff.sws_freeContext(t.sws);
-    ff.sws_freeContext(t.deint_sws);
-    ff.av_frame_free(&t.deint);
-    free(t.deint_line);
-    ff.swr_free(&t.swr);
-    ff.av_channel_layout_uninit(&t.swr_layout);
-    if (t.fifo) ff.av_audio_fifo_free(t.fifo);
-    if (t.conv) ff.av_freep(&t.conv[0]);
-    ff.av_freep(&t.conv);
-    ff.av_frame_free(&t.scaled);
-    ff.av_frame_free(&t.aframe);
-    ff.av_frame_free(&t.frame);
-    ff.av_packet_free(&t.pkt);
-    ff.av_packet_free(&t.out_pkt);
+    ms_transcoder_free(&t);
     return ret;
 }
 
@@ -453,7 +463,7 @@ int ms_transcode(const char *in, const char *out, const ms_transcode_options *op
     }
     if (!in || !out)
         return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "ms_transcode: path");
-    int ret = validate(opt, errbuf, errlen);
+    int ret = ms_transcode_validate(opt, errbuf, errlen);
     if (ret < 0) return ret;
     if (res) memset(res, 0, sizeof *res);
     ms_progress progress;

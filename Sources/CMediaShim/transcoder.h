@@ -51,6 +51,10 @@ typedef struct transcoder {
 
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;
+
+    // A ladder (ladder.c) decodes once and hands each decoded video frame (borrowed) to this instead of encoding it.
+    int (*video_sink)(struct transcoder *t, AVFrame *f);
+    void *sink_ctx;
 } transcoder;
 
 // AVFrame.interlaced_frame became a flag in FFmpeg 6.1 (libavutil 58.7).
@@ -67,10 +71,22 @@ typedef struct transcoder {
 #define MS_FRAME_DURATION(f) ((f)->pkt_duration)
 #endif
 
+/// Checks the options of a transcode; MS_ERROR_INVALID_ARGUMENT names the first one out of range.
+int ms_transcode_validate(const ms_transcode_options *opt, char *errbuf, size_t errlen);
 /// Records a failure in the transcode's error buffer; returns `code`.
 int ms_transcode_fail(transcoder *t, int code, int cause, const char *what);
 /// Sends `frame` (NULL = flush) to `enc` and writes every packet it returns.
 int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame);
+/// Opens the video encoder for t->vist as decoded by t->vdec (opened by the caller) and the output's video stream.
+int ms_transcode_open_video(transcoder *t);
+/// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
+int ms_transcode_video_frame(transcoder *t, AVFrame *f);
+/// Sends `pkt` (NULL = flush) to `dec` (t->vdec or t->adec) and handles every frame it returns.
+int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt);
+/// What the transcode wrote, but the file's size.
+void ms_transcode_report(const transcoder *t, ms_transcode_result *res);
+/// Frees everything `t` holds but its output (ms_close_output); NULL-safe field by field.
+void ms_transcoder_free(transcoder *t);
 /// Opens the AAC encoder and the output's audio stream.
 int ms_transcode_open_audio(transcoder *t);
 /// Resamples a decoded audio frame into the FIFO and encodes every full frame.

@@ -6,19 +6,24 @@ import StageKit
     import Glibc
 #endif
 
-/// Makes the renditions of a package one at a time, each checkpointed once it is in place, and keeps the ones an
-/// earlier run finished when their files are unchanged.
+/// Makes the missing renditions of a package in one pass over the source (one decode feeding every encoder), then
+/// packages them one at a time, each checkpointed once it is in place; keeps the ones an earlier run finished when
+/// their files are unchanged.
 struct Packager {
     /// A rendition to make.
     enum Plan {
-        case video(StreamingLadder.Rung)
+        case video(StreamingLadder.Rung, TranscodeSettings.VideoCodec)
         case audio
 
         var name: String {
             switch self {
-            case .video(let rung): rung.name
+            case .video(let rung, _): rung.name
             case .audio: "audio"
             }
+        }
+
+        var isVideo: Bool {
+            if case .video = self { true } else { false }
         }
     }
 
@@ -40,8 +45,8 @@ struct Packager {
     /// What a rendition is made with: a finished rendition with another plan is made again.
     func plan(_ plan: Plan) -> String {
         switch plan {
-        case .video(let rung):
-            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, x264 \(preset)"
+        case .video(let rung, let codec):
+            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, \(codec.library.lowercased()) \(preset)"
         case .audio:
             "audio aac \(audioBitRate) b/s, \(segmentSeconds) s segments"
         }
@@ -65,39 +70,58 @@ struct Packager {
             "package: \(plans.count) renditions, \(progress.finished.count) reused (\(progress.finished.map(\.facts.name).joined(separator: ", "))), \(missing.count) to make"
         )
         if progress.finished.count != saved.count { try await context.checkpoint(progress) }
+        guard !missing.isEmpty else {
+            return plans.compactMap { plan in progress.finished.first { $0.facts.name == plan.name } }
+        }
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let total = duration * Double(plans.count)
-        for (index, plan) in missing.enumerated() {
-            let base = duration * Double(progress.finished.count)
-            context.logger.info("making rendition \(plan.name) (\(index + 1) of \(missing.count))")
-            let finished = try await make(plan) { done in
-                context.reportProgress(
-                    StageProgress(
-                        completed: Int64(base + done), total: Int64(total.rounded(.up)), unit: .seconds))
-            }
-            progress.finished.append(finished)
+        context.logger.info("making renditions \(missing.map(\.name).joined(separator: ", ")) in one pass")
+        let total = Int64(duration.rounded(.up))
+        let reports = try await transcode(missing) { done in
+            context.reportProgress(StageProgress(completed: Int64(done), total: total, unit: .seconds))
+        }
+        for (plan, report) in zip(missing, reports) {
+            context.logger.info("packaging rendition \(plan.name)")
+            progress.finished.append(try await package(plan, report: report))
             try await context.checkpoint(progress)
+            context.logger.info("rendition \(plan.name) in place")
         }
         return plans.compactMap { plan in progress.finished.first { $0.facts.name == plan.name } }
     }
 
-    /// Transcodes the rendition into an MP4, packages that into a hidden folder, makes every file durable and
-    /// moves the folder into place.
-    private func make(_ plan: Plan, progress: @escaping @Sendable (Double) -> Void) async throws
-        -> PackageStage.Finished
+    /// The MP4 a rendition is transcoded into before it is packaged.
+    private func mp4(of plan: Plan) -> URL {
+        work.appendingPathComponent("\(plan.name).mp4")
+    }
+
+    /// Transcodes the renditions into MP4s in one pass over the source (one decode for all of them); the audio
+    /// alone, when every video rendition is already in place. Returns the reports in the order of `plans`.
+    private func transcode(_ plans: [Plan], progress: @escaping @Sendable (Double) -> Void) async throws
+        -> [TranscodeReport]
     {
-        let name = plan.name
-        let mp4 = work.appendingPathComponent("\(name).mp4")
-        let staging = folder.appendingPathComponent(".\(name).partial")
-        let destination = folder.appendingPathComponent(name)
-        try? FileManager.default.removeItem(at: staging)
-        try? FileManager.default.removeItem(at: destination)
+        let outputs = plans.map { (path: mp4(of: $0).path, settings: settings(for: $0)) }
+        guard plans.contains(where: \.isVideo) else {
+            var reports: [TranscodeReport] = []
+            for output in outputs {
+                reports.append(
+                    try await MediaToolkit.transcode(
+                        input, to: output.path, settings: output.settings, logger: context.logger,
+                        progress: { done, _ in progress(done) }))
+            }
+            return reports
+        }
+        return try await MediaToolkit.transcodeLadder(
+            input, outputs: outputs, logger: context.logger, progress: { done, _ in progress(done) })
+    }
+
+    /// How a rendition is transcoded: video with its keyframes forced at every segment's start.
+    private func settings(for plan: Plan) -> TranscodeSettings {
         var settings = TranscodeSettings()
         settings.threads = threads
         settings.faststart = false
         switch plan {
-        case .video(let rung):
+        case .video(let rung, let codec):
             settings.streams = .video
+            settings.videoCodec = codec == .h264 ? nil : codec
             settings.maxWidth = rung.width
             settings.maxHeight = rung.height
             settings.videoBitRate = rung.bitRate
@@ -107,8 +131,17 @@ struct Packager {
             settings.streams = .audio
             settings.audioBitRate = audioBitRate
         }
-        let report = try await MediaToolkit.transcode(
-            input, to: mp4.path, settings: settings, logger: context.logger, progress: { done, _ in progress(done) })
+        return settings
+    }
+
+    /// Packages a rendition's MP4 into a hidden folder, makes every file durable and moves the folder into place.
+    private func package(_ plan: Plan, report: TranscodeReport) async throws -> PackageStage.Finished {
+        let name = plan.name
+        let mp4 = mp4(of: plan)
+        let staging = folder.appendingPathComponent(".\(name).partial")
+        let destination = folder.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: staging)
+        try? FileManager.default.removeItem(at: destination)
         let audio = try await MediaToolkit.probe(mp4.path, logger: context.logger).audio
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         let playlist = staging.appendingPathComponent("index.m3u8")
@@ -157,8 +190,7 @@ struct Packager {
         guard let codecs = CodecString.of(initSegment: initSegment) else {
             throw MediaError(code: .unsupportedCodec, message: "rendition \(name): no codecs string in init.mp4")
         }
-        let isVideo: Bool
-        if case .video = plan { isVideo = true } else { isVideo = false }
+        let isVideo = plan.isVideo
         return RenditionFacts(
             name: name, type: isVideo ? "video" : "audio", width: isVideo ? report.width : 0,
             height: isVideo ? report.height : 0, frameRate: isVideo ? frameRate : 0, codecs: codecs,

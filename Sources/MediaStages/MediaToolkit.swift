@@ -10,7 +10,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger of the stage that is running.
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 5.
+    /// The shim's ABI version; the Swift side was written for 6.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Reads container and stream facts.
@@ -49,6 +49,34 @@ public enum MediaToolkit {
         }
     }
 
+    /// Makes the renditions of an adaptive streaming ladder in one pass over `input`: the source is decoded once and
+    /// every video rendition encodes from the same frames on a thread of its own, so the ladder costs one decode
+    /// instead of one per rendition. Each output pairs an MP4's path with its settings, `streams` `.video` for a
+    /// video rendition or `.audio` for the audio one (at most one). A rendition is the same MP4, byte for byte,
+    /// as ``transcode(_:to:settings:logger:progress:videoRead:)`` makes of it alone. Returns the reports in the
+    /// order of `outputs`; `progress` gets (seconds decoded, seconds in all). On failure no output is left.
+    public static func transcodeLadder(
+        _ input: String, outputs: [(path: String, settings: TranscodeSettings)], logger: Logger? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> [TranscodeReport] {
+        let paths = outputs.map(\.path)
+        let settings = outputs.map(\.settings)
+        return try await runShim(logger: logger, progress: progress) { callback, context, message in
+            let options = settings.map(shimOptions)
+            var pointers = paths.map { strdup($0) }
+            defer { pointers.forEach { free($0) } }
+            var results = [ms_transcode_result](repeating: ms_transcode_result(), count: paths.count)
+            let status = pointers.withUnsafeMutableBufferPointer { pointers in
+                pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                    ms_transcode_ladder(
+                        input, Int32(paths.count), pointers.baseAddress, options, &results, callback, context,
+                        &message, message.count)
+                }
+            }
+            return (status, results.map(TranscodeReport.init))
+        }
+    }
+
     /// The shim's options for `settings`.
     private static func shimOptions(_ settings: TranscodeSettings) -> ms_transcode_options {
         var options = ms_transcode_options()
@@ -57,9 +85,13 @@ public enum MediaToolkit {
         options.crf = Int32(settings.crf ?? -1)
         options.video_bit_rate = settings.videoBitRate ?? 0
         copy(settings.codec.encoder, into: &options.video_encoder)
-        copy(
-            settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads),
-            into: &options.video_options)
+        var encoderOptions = settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads)
+        if settings.keyframeInterval != nil, settings.codec == .hevc {
+            // With open GOPs (its default) libx265 makes a forced keyframe a CRA picture, whose leading pictures
+            // refer to the segment before: closed, a forced keyframe is an IDR picture and a segment stands alone.
+            encoderOptions = encoderOptions.replacingOccurrences(of: "x265-params=", with: "x265-params=open-gop=0:")
+        }
+        copy(encoderOptions, into: &options.video_options)
         options.max_width = Int32(settings.maxWidth ?? 0)
         options.max_height = Int32(settings.maxHeight ?? 0)
         options.max_fps = settings.maxFPS ?? 0
@@ -183,23 +215,36 @@ public enum MediaToolkit {
                 ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
             ) -> Int32
     ) async throws -> TranscodeReport {
+        try await runShim(logger: logger, progress: progress, videoRead: videoRead) { callback, context, message in
+            var report = ms_transcode_result()
+            let status = call(callback, context, &report, &message)
+            return (status, TranscodeReport(report))
+        }
+    }
+
+    /// Runs a shim call that reports progress and returns a status with what it made, on a thread of its own.
+    /// Cancelling the calling task stops it within a fraction of a second (``CancellationError``).
+    private static func runShim<Made: Sendable>(
+        logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
+        videoRead: (@Sendable () -> Void)? = nil,
+        _ call: @escaping @Sendable (ms_progress_fn, UnsafeMutableRawPointer, inout [CChar]) -> (Int32, Made)
+    ) async throws -> Made {
         let relay = ProgressRelay(progress, videoRead: videoRead)
-        let result: Result<TranscodeReport, MediaError> = await withTaskCancellationHandler {
+        let result: Result<Made, MediaError> = await withTaskCancellationHandler {
             await FFmpegLog.routing(to: logger) {
                 await BlockingWork.runLong {
-                    var report = ms_transcode_result()
                     var message = [CChar](repeating: 0, count: 1024)
                     let context = Unmanaged.passUnretained(relay).toOpaque()
-                    let status = withExtendedLifetime(relay) {
+                    let (status, made) = withExtendedLifetime(relay) {
                         call(
                             { context, done, total in
                                 guard let context else { return 1 }
                                 return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(
                                     done, total)
-                            }, context, &report, &message)
+                            }, context, &message)
                     }
                     guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
-                    return .success(TranscodeReport(report))
+                    return .success(made)
                 }
             }
         } onCancel: {

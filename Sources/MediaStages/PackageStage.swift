@@ -6,15 +6,16 @@ public import StageKit
     import Glibc
 #endif
 
-/// `ffmpeg.package`: an adaptive streaming package from one source: an HLS ladder of H.264 renditions and one AAC
+/// `ffmpeg.package`: an adaptive streaming package from one source: an HLS ladder of H.264 or HEVC renditions and one AAC
 /// audio rendition in fragmented MP4 (CMAF) segments, with a master playlist and a DASH manifest over the same
 /// segments.
 ///
-/// Each rendition is its own transcode of the source (one decode per rendition), with a keyframe forced at every
-/// multiple of `segmentSeconds`, so the segments of all renditions start at the same times and a player switches
-/// between them at any segment. A rendition is packaged into a hidden folder, made durable, moved into place and
-/// checkpointed with the SHA-256 of every file; after a crash the finished renditions are verified and kept, and
-/// the work goes on with the next one. The manifests are written last.
+/// The renditions are made in one pass over the source (one decode feeding every rendition's encoder, each on a
+/// thread of its own), with a keyframe forced at every multiple of `segmentSeconds`, so the segments of all
+/// renditions start at the same times and a player switches between them at any segment. Each rendition is then
+/// packaged into a hidden folder, made durable, moved into place and checkpointed with the SHA-256 of every file;
+/// after a crash the finished renditions are verified and kept, and the missing ones are made in a new pass. The
+/// manifests are written last.
 public struct PackageStage: Stage {
     /// The options of `ffmpeg.package`.
     public struct Options: StageOptions {
@@ -26,6 +27,9 @@ public struct PackageStage: Stage {
             @Option("Average video bits per second.") public var bitrate: BitRate
             /// The rendition's name and folder (default: <height>p).
             @Option("The rendition's name and folder (default: <height>p).") public var name: String?
+            /// The rendition's video codec instead of the package's.
+            @Option("The rendition's video codec: h264 or hevc (default: the package's codec).")
+            public var codec: RenditionCodec?
 
             public init() {}
         }
@@ -42,13 +46,20 @@ public struct PackageStage: Stage {
         public var ladder = LadderName.standard
         /// Explicit video renditions instead of the named ladder.
         @Option(
-            "Video renditions instead of the named ladder: [{height, bitrate, name}], never taller than the source.")
+            "Video renditions instead of the named ladder: [{height, bitrate, name, codec}], never taller than the source."
+        )
         public var renditions: [Rendition]?
         /// Seconds per segment; a keyframe is forced at every multiple in every rendition.
         @Option("Seconds per segment: a keyframe is forced at every multiple, in every rendition.")
         public var segmentSeconds = TimeSpan(seconds: 6)
+        /// The video renditions' codec.
+        @Option(
+            "Video codec of the renditions: h264 (libx264) or hevc (libx265, tagged hvc1, forced keyframes are IDR frames)."
+        )
+        public var codec = RenditionCodec.h264
         /// x264's speed preset.
-        @Option("x264's speed preset.") public var preset = TranscodeStage.X264Preset.veryfast
+        @Option("x264's speed preset (libx265 takes the same names).") public var preset = TranscodeStage.X264Preset
+            .veryfast
         /// Bits per second of the audio rendition.
         @Option("Bits per second of the AAC audio rendition, stereo at most (default: 128k).")
         public var audioBitrate: BitRate?
@@ -70,6 +81,21 @@ public struct PackageStage: Stage {
         case compact
     }
 
+    /// The video codecs of a package's renditions.
+    public enum RenditionCodec: String, OptionChoice {
+        /// H.264 through libx264: plays everywhere.
+        case h264
+        /// HEVC through libx265, tagged hvc1 (Apple's players need it): about the same picture in fewer bits.
+        case hevc
+
+        var settingsCodec: TranscodeSettings.VideoCodec {
+            switch self {
+            case .h264: .h264
+            case .hevc: .hevc
+            }
+        }
+    }
+
     /// What a rendition of the package is, as the outputs give it.
     public struct Rendition: Codable, Sendable, Hashable {
         /// Its name and folder.
@@ -82,7 +108,7 @@ public struct PackageStage: Stage {
         public var height: Int
         /// Frames per second (0 for audio).
         public var frameRate: Double
-        /// The RFC 6381 codecs string: `avc1.64001f`, `mp4a.40.2`.
+        /// The RFC 6381 codecs string: `avc1.64001f`, `hvc1.1.6.L93.B0`, `mp4a.40.2`.
         public var codecs: String
         /// The highest bit rate of a segment (HLS BANDWIDTH), bits per second.
         public var bandwidth: Int64
@@ -132,7 +158,7 @@ public struct PackageStage: Stage {
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let summary =
-        "Makes an adaptive streaming package: an HLS ladder of H.264 renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; resumes per rendition."
+        "Makes an adaptive streaming package: an HLS ladder of H.264 or HEVC renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
     public static let outputSchema = OutputSchema([
         OutputField("folder", "The package's folder."),
         OutputField("master", "The HLS master playlist's path."),
@@ -160,6 +186,7 @@ public struct PackageStage: Stage {
             throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
         }
         var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
+        var codecs: [String: TranscodeSettings.VideoCodec] = [:]  // renditions whose codec is not the package's
         if let renditions = options.renditions {
             guard !renditions.isEmpty else {
                 throw StageFailure("renditions must name at least one rendition", kind: .invalidOptions)
@@ -168,8 +195,10 @@ public struct PackageStage: Stage {
                 guard (16...4320).contains(rendition.height) else {
                     throw StageFailure("a rendition's height must be from 16 to 4320", kind: .invalidOptions)
                 }
-                return StreamingLadder.Rung(
+                let rung = StreamingLadder.Rung(
                     name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
+                codecs[rung.name] = rendition.codec?.settingsCodec
+                return rung
             }
         }
         let names = rungs.map(\.name) + ["audio"]
@@ -202,7 +231,7 @@ public struct PackageStage: Stage {
             threads: options.threads, audioBitRate: options.audioBitrate?.bitsPerSecond ?? 128_000,
             duration: info.duration,
             frameRate: video.fps, context: context)
-        var plans = fitting.map { Packager.Plan.video($0) }
+        var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec.settingsCodec) }
         if info.audio != nil { plans.insert(.audio, at: 0) }  // cheap: done first
         let finished = try await packager.run(plans)
 

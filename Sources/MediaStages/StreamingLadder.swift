@@ -106,18 +106,40 @@ struct MediaPlaylist {
 
 /// RFC 6381 codecs strings, read from the sample entry of an initialisation segment (`init.mp4`).
 enum CodecString {
-    /// `avc1.PPCCLL` from the `avcC` box (profile, constraint flags, level), or `mp4a.40.N` from the `esds` box
-    /// (N: the AAC audio object type); nil when neither is there.
+    /// `avc1.PPCCLL` from the `avcC` box (profile, constraint flags, level), `hvc1.…` from the `hvcC` box (ISO/IEC
+    /// 14496-15 annex E), or `mp4a.40.N` from the `esds` box (N: the AAC audio object type); nil when none is there.
     static func of(initSegment data: Data) -> String? {
         let bytes = [UInt8](data)
         if let at = find("avcC", in: bytes), at + 8 <= bytes.count {
             // After the type: configurationVersion, AVCProfileIndication, profile_compatibility, AVCLevelIndication.
             return String(format: "avc1.%02x%02x%02x", bytes[at + 5], bytes[at + 6], bytes[at + 7])
         }
+        if let at = find("hvcC", in: bytes), at + 17 <= bytes.count {
+            return hevc(Array(bytes[(at + 5)..<(at + 17)]))
+        }
         if let at = find("esds", in: bytes), let type = audioObjectType(bytes, from: at + 8) {
             return "mp4a.40.\(type)"
         }
         return nil
+    }
+
+    /// `hvc1.[A-C]<profile>.<compatibility flags, bit-reversed, hex>.<L|H><level>[.<constraint byte>…]` from the
+    /// `hvcC` bytes after its version: profile space, tier and profile, 4 compatibility bytes, 6 constraint bytes
+    /// (trailing zero bytes left out) and the level, e.g. `hvc1.1.6.L93.B0` for Main at level 3.1.
+    private static func hevc(_ general: [UInt8]) -> String {
+        let space = ["", "A", "B", "C"][Int(general[0] >> 6)]
+        let tier = general[0] & 0x20 != 0 ? "H" : "L"
+        let compatibility = general[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        var reversed: UInt32 = 0
+        for bit in 0..<32 where compatibility & (1 << bit) != 0 { reversed |= 1 << (31 - bit) }
+        var constraints = Array(general[5..<11])
+        while constraints.last == 0 { constraints.removeLast() }
+        return
+            ([
+                "hvc1", "\(space)\(general[0] & 0x1F)", String(reversed, radix: 16, uppercase: true),
+                "\(tier)\(general[11])",
+            ]
+            + constraints.map { String(format: "%02X", $0) }).joined(separator: ".")
     }
 
     private static func find(_ type: String, in bytes: [UInt8]) -> Int? {

@@ -7,9 +7,9 @@ import Testing
     import Glibc
 #endif
 
-/// `kill -9` while `ffmpeg.package` makes a ladder: the rerun keeps the renditions finished before the kill (their
-/// files untouched), makes the rest, and `s3.uploadFolder` puts the package on the S3 peer with the master
-/// playlist last.
+/// `kill -9` while `ffmpeg.package` makes a ladder (during its one pass over the source, or once renditions are
+/// in place): the rerun keeps the renditions finished before the kill (their files untouched), makes the rest, and
+/// `s3.uploadFolder` puts the package on the S3 peer with the master playlist last.
 @Suite struct LadderKillTests {
     @Test func killNineDuringTheLadderKeepsFinishedRenditionsThenUploadsMasterLast() async throws {
         let scratch = try Scratch()
@@ -36,15 +36,16 @@ import Testing
                 "accessKeyId": "test", "secretAccessKey": "test"}}
             ]}
             """)
-        // The renditions are made audio first, then in the order listed; kill as a seeded one of the later two
-        // starts: the ones before it are checkpointed by then.
+        // The renditions are made in one pass over the source, then packaged and checkpointed one at a time: audio
+        // first, then in the order listed. A kill during the pass loses the pass (no rendition is in place yet); a
+        // kill once the audio is in place keeps it, and whatever else was checkpointed before the signal landed.
+        let order = ["audio", "360p", "270p", "180p"]
         let random = SeededRandom("killNineDuringTheLadderKeepsFinishedRenditionsThenUploadsMasterLast")
-        let killed = ["270p", "180p"][random.int(in: 0...1)]
-        let finished = killed == "270p" ? ["audio", "360p"] : ["audio", "360p", "270p"]
+        let killedAfter = ["the pass starts", "audio is in place"][random.int(in: 0...1)]
+        let awaited =
+            killedAfter == "the pass starts" ? "making renditions audio, 360p, 270p, 180p" : "rendition audio in place"
         let process = try Binary.start(["run", "wf.json", "--json"], in: scratch.root)
-        try await waitUntil("rendition \(killed) starts") {
-            !process.isRunning || process.stdout.soFar.contains("making rendition \(killed)")
-        }
+        try await waitUntil(killedAfter) { !process.isRunning || process.stdout.soFar.contains(awaited) }
         #expect(process.isRunning, "the ladder finished before it could be killed")
         process.signal(SIGKILL)
         _ = await process.exit()
@@ -61,13 +62,25 @@ import Testing
                     return date.map { (name, $0) }
                 })
         }
-        let before = Dictionary(uniqueKeysWithValues: finished.map { ($0, modified($0)) })
-        #expect(before.values.allSatisfy { !$0.isEmpty })
+        let before = Dictionary(uniqueKeysWithValues: order.map { ($0, modified($0)) })
+        if killedAfter == "the pass starts" {
+            #expect(before.values.allSatisfy { $0.isEmpty }, "a rendition was in place before the pass ended")
+        }
 
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(rerun.stdout.contains("\(finished.count) reused (\(finished.joined(separator: ", ")))"))
-        for rendition in finished {
+        // "package: 4 renditions, 2 reused (audio, 360p), 2 to make"
+        let reusedLine = rerun.stdout.split(separator: "\n").first { $0.contains("package: 4 renditions") } ?? ""
+        let opening = reusedLine.range(of: " reused (")
+        let listed = opening.map { reusedLine[$0.upperBound...].prefix { $0 != ")" } } ?? ""
+        let reused = listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(reusedLine.contains("\(reused.count) reused"), "\(reusedLine)")
+        // Checkpointed in order, so what is kept is a prefix of the order: nothing after a kill during the pass,
+        // at least the audio after a kill once it is in place.
+        #expect(Array(order.prefix(reused.count)) == reused, "\(reused)")
+        #expect(killedAfter == "the pass starts" ? reused.isEmpty : reused.first == "audio", "\(reused)")
+        for rendition in reused {
+            #expect(!(before[rendition] ?? [:]).isEmpty)
             #expect(modified(rendition) == before[rendition], "\(rendition) was made again")
         }
         let master = scratch.path("out/talk/master.m3u8")

@@ -171,6 +171,76 @@ import Testing
         #expect(keys.count == 2)
     }
 
+    /// `codec: hevc`: libx265 renditions tagged hvc1, their CODECS read from the stream, keyframes still aligned
+    /// at the segments' starts; a rendition may keep H.264.
+    @Test func hevcRenditionsCarryCodecsOfTheirStreams() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("clip.mp4")
+        try await makeClip(seconds: 2, size: "320x180", at: clip)
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            PackageStage.self,
+            options: [
+                "file": .string(clip.path), "output": .string(folder.appendingPathComponent("hls").path),
+                "renditions": [
+                    ["height": 180, "bitrate": "200k"], ["height": 90, "bitrate": "100k", "codec": "h264"],
+                ],
+                "codec": "hevc", "segmentSeconds": "1s", "preset": "ultrafast", "threads": 2,
+            ])
+        _ = try run.outputs.get()
+        let hls = folder.appendingPathComponent("hls")
+        let master = try String(contentsOf: hls.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        let found = variants(master)
+        #expect(found.map(\.playlist) == ["180p/index.m3u8", "90p/index.m3u8"])
+        var starts: [[Double]] = []
+        for variant in found {
+            let playlist = hls.appendingPathComponent(variant.playlist)
+            let video = try #require(try await FFprobe.of(playlist.path).stream("video"))
+            let codecs = (variant.attributes["CODECS"] ?? "").split(separator: ",").map(String.init)
+            if variant.playlist.hasPrefix("180p") {
+                #expect(video["codec_name"]?.stringValue == "hevc")
+                #expect(video["codec_tag_string"]?.stringValue == "hvc1")
+                // Main is profile 1; ffprobe gives the level as stored (30 × the level).
+                #expect(video["profile"]?.stringValue == "Main")
+                let level = try #require(video["level"]?.intValue)
+                #expect(codecs.first?.hasPrefix("hvc1.1.6.L\(level).") == true, "\(codecs) for level \(level)")
+                // Every segment starts with an IDR picture (NAL type 19 or 20), not an open-GOP CRA (21) whose
+                // leading pictures would refer to the segment before.
+                for segment in ["seg_00000.m4s", "seg_00001.m4s"] {
+                    let bytes = [UInt8](try Data(contentsOf: hls.appendingPathComponent("180p/\(segment)")))
+                    #expect([19, 20].contains(firstPictureNALType(bytes) ?? -1), "\(segment)")
+                }
+            } else {
+                #expect(video["codec_name"]?.stringValue == "h264")
+                #expect(codecs.first?.hasPrefix("avc1.") == true, "\(codecs)")
+            }
+            let text = try String(contentsOf: playlist, encoding: .utf8)
+            let durations = MediaPlaylist(text).segments.map(\.duration)
+            let segmentStarts = durations.indices.map { durations[..<$0].reduce(0, +) }
+            let keys = await keyframes(playlist)
+            #expect(segmentStarts.allSatisfy { start in keys.contains { abs($0 - start) < 0.001 } }, "\(keys)")
+            starts.append(segmentStarts)
+        }
+        #expect(starts.first?.count == 2)
+        #expect(starts.allSatisfy { $0 == starts.first }, "segments differ between renditions: \(starts)")
+    }
+
+    /// The NAL unit type of the first picture (a type below 32: not a parameter set or SEI) of the first sample in a
+    /// segment's `mdat`, whose NAL units have 4-byte length prefixes.
+    private func firstPictureNALType(_ bytes: [UInt8]) -> Int? {
+        let tag = Array("mdat".utf8)
+        guard let at = (0..<max(bytes.count - 3, 0)).first(where: { bytes[$0..<$0 + 4].elementsEqual(tag) })
+        else { return nil }
+        var offset = at + 4
+        while offset + 5 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = Int(bytes[offset + 4] >> 1) & 0x3F
+            if type < 32 { return type }
+            offset += 4 + length
+        }
+        return nil
+    }
+
     @Test func aLadderNeverUpscales() throws {
         let standard = try #require(StreamingLadder.named("standard"))
         #expect(standard.rungs(forSourceHeight: 720).map(\.name) == ["720p", "480p", "360p"])
@@ -193,6 +263,10 @@ import Testing
             let esds = Data([0, 0, 0, 0] + Array("esds".utf8) + [0, 0, 0, 0] + es + decoder + specific)
             #expect(CodecString.of(initSegment: esds) == "mp4a.40.\(type)")
         }
+        // hvcC: version 1, Main (space 0, tier Main, profile 1), compatibility flags 1 and 2, constraint byte 0xB0
+        // (progressive, frame-only, ...), level 93 (3.1): Apple's example.
+        let hvcC: [UInt8] = [1, 0x01, 0x60, 0, 0, 0, 0xB0, 0, 0, 0, 0, 0, 93]
+        #expect(CodecString.of(initSegment: Data([0, 0, 0, 0] + Array("hvcC".utf8) + hvcC)) == "hvc1.1.6.L93.B0")
         #expect(CodecString.of(initSegment: Data("nothing here".utf8)) == nil)
     }
 

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 5
+#define MS_ABI_VERSION 6
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -344,6 +344,20 @@ int ms_library_version(const char *name, char *buf, size_t len);
 /// MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
 int ms_package_hls(const char *in, const char *playlist, double segment_seconds, ms_progress_fn cb, void *ctx,
                    char *errbuf, size_t errlen);
+
+/// Makes the renditions of an adaptive streaming ladder in one pass over `in` (ABI 6): the input is read and its
+/// video decoded once, and every video rendition encodes from the same decoded frames, each on a thread of its own
+/// (its scaler and encoder are independent of the others'). `count` renditions (1...16): rendition i is written as
+/// an MP4 at `outs[i]` with `opts[i]`, whose `streams` says what it is: MS_STREAMS_VIDEO (a video rendition: its
+/// own size, frame rate cap, encoder, options, bit rate, forced keyframes and threads) or MS_STREAMS_AUDIO (the
+/// audio rendition, at most one, encoded on the calling thread). Every video rendition is byte for byte the MP4
+/// `ms_transcode` makes of it alone with the same options. Ranges and `video_read` are not used; the decoder
+/// takes the first video rendition's `threads`. `results` (may be NULL) has `count` entries, filled in the same
+/// order; `decode_errors` counts the input's. `cb` is called on the calling thread as the input is decoded.
+/// On failure or cancellation every output is removed, and `errbuf` names the rendition that failed, if one did.
+/// Errors: as ms_transcode; MS_ERROR_NO_AUDIO when an audio rendition is asked of an input without audio.
+int ms_transcode_ladder(const char *in, int count, const char *const *outs, const ms_transcode_options *opts,
+                        ms_transcode_result *results, ms_progress_fn cb, void *ctx, char *errbuf, size_t errlen);
 
 // MARK: - Thumbnail
 
