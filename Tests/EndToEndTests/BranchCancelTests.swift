@@ -27,7 +27,7 @@ import Testing
 
         let cancel = try await Binary.run(["cancel", "wf.json", "1"], in: scratch.root)
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
-        #expect(try scratch.read("undone.txt") == "clip https://video.example/clip")
+        #expect(scratch.read("undone.txt") == "clip https://video.example/clip")
         let status = try await Binary.run(["status", "wf.json"], in: scratch.root)
         #expect(status.stdout.contains("cancelled"), "\(status.stdout)")
     }
