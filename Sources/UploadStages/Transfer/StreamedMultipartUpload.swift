@@ -89,6 +89,11 @@ struct StreamedMultipartUpload: Sendable {
             try await TransferRetry(context: context).run(progress: { await state.sentBytes }) {
                 if let known = await state.progress {
                     guard try await reconcile(known, storage: storage, state: state) else {
+                        if let object = try await completedObject(known, source: source, storage: storage) {
+                            context.logger.info("the upload was completed before the last run stopped")
+                            completed = object
+                            return true
+                        }
                         await state.restart(nil)
                         return false
                     }
@@ -146,6 +151,38 @@ struct StreamedMultipartUpload: Sendable {
             "resuming multipart upload \(progress.uploadId): \(kept.count) part(s) uploaded, each kept when the export writes the same bytes again"
         )
         return true
+    }
+
+    /// The object an earlier run completed from the recorded parts when the answer never came back (the upload
+    /// is gone): once the export is finished, every part's recorded bytes must be the export's bytes of its range,
+    /// then the rule of a plain multipart upload decides (``MultipartBackend/completedObject(key:size:parts:partCount:)``).
+    /// Nil when it is not that object, and at once when part 1 was never sent: it goes last, so without it
+    /// nothing was completed and the new upload need not wait for the export.
+    private func completedObject(_ progress: Progress, source: UploadFile, storage: any MultipartBackend)
+        async throws -> CompletedUpload?
+    {
+        guard progress.parts.contains(where: { $0.number == 1 }) else { return nil }
+        var finished = stream.current
+        for await snapshot in stream.snapshots() where snapshot.ended {
+            finished = snapshot
+            break
+        }
+        guard let size = finished.finishedSize else { return nil }
+        let count = Self.count(firstPart: progress.firstPart, partSize: partSize, size: size)
+        for part in progress.parts {
+            let range = Self.range(of: part.number, firstPart: progress.firstPart, partSize: partSize, size: size)
+            guard part.number <= count, part.size == Int64(range.count),
+                try await Self.sha256(source.chunks(range)) == part.sha256
+            else {
+                context.logger.notice(
+                    "the recorded part \(part.number) differs from the export: uploading the export anew")
+                return nil
+            }
+        }
+        return try await storage.completedObject(
+            key: progress.key, size: size,
+            parts: progress.parts.map { UploadedPart(number: $0.number, etag: $0.etag, checksum: $0.checksum) },
+            partCount: count)
     }
 
     /// What a part's task reports.
