@@ -140,7 +140,7 @@ struct StreamedMultipartUpload: Sendable {
         -> Bool
     {
         guard let listed = try await storage.listParts(uploadId: progress.uploadId, key: progress.key) else {
-            context.logger.warning("the multipart upload \(progress.uploadId) is gone; starting a new one")
+            context.logger.warning("the multipart upload \(progress.uploadId) is gone")
             return false
         }
         let kept = progress.parts.filter { part in
