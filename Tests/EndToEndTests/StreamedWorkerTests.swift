@@ -34,7 +34,7 @@ extension WorkerTests {
         }
         try scratch.write(
             "wf.json",
-            StreamedUploadTests.workflow(name: "streamed-workers", port: s3.port, concurrency: 1, preset: "medium"))
+            StreamedUploadTests.workflow(name: "streamed-workers", port: s3.port, concurrency: 1, preset: "fast"))
         let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
         #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
         let artifacts = scratch.path("artifacts").path

@@ -56,25 +56,13 @@ import Testing
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "streamed.mp4"])
                 == sha256sum(export.path))
         #expect(await peerTool("s3_tool.py", [String(server.port), "uploads", "media"]) == "0")
-    }
 
-    @Test func anObjectThatIsNotTheExportIsUploadedAnew() async throws {
-        let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
-        let export = try randomFile(bytes: 12 << 20 + 777, seed: 7)
-        let harness = StageHarness(
-            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("streamed-\(UUID().uuidString)"))
-        let first = await harness.run(
-            S3UploadStage.self, options: options(server, export), services: try finishedExport(export))
-        _ = try first.outputs.get()
-        let completing = try #require(first.checkpoint)
-        let sent = await bytesReceived(server)
-
-        // The export the rerun wrote has the size of the uploaded one but other bytes.
+        // An export the rerun wrote with the size of the uploaded one but other bytes is not that object.
         let other = try randomFile(bytes: 12 << 20 + 777, seed: 8)
-        let rerun = await harness.run(
+        let changed = await harness.run(
             S3UploadStage.self, options: options(server, other), checkpoint: completing,
             services: try finishedExport(other))
-        _ = try rerun.outputs.get()
+        _ = try changed.outputs.get()
         #expect(await bytesReceived(server) >= sent + (12 << 20 + 777))
         #expect(
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "streamed.mp4"])
