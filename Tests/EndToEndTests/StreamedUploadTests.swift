@@ -71,6 +71,16 @@ import Testing
         let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try await Self.makeClip(in: scratch)
         try scratch.write("wf.json", Self.workflow(name: "streamed", port: s3.port))
+        // `plan` and `status` say which upload streams which export.
+        let plan = try await Binary.run(["plan", "wf.json"], in: scratch.root)
+        #expect(
+            plan.stdout.contains("run    archive (after export; streaming export as it is written)"), "\(plan.stdout)")
+        let planned = try JSONValue(
+            parsing: try await Binary.run(["plan", "wf.json", "--json"], in: scratch.root).stdout)
+        let stages = planned["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
+        #expect(stages.map { $0["streams"] } == [.null, "export"], "\(planned)")
+        let status = try await Binary.run(["status", "wf.json"], in: scratch.root)
+        #expect(status.stdout.contains("streaming: archive uploads export as it is written"), "\(status.stdout)")
         let exported = scratch.path("out/clip.mp4").path
         let stats = "http://127.0.0.1:\(s3.port)/__stats"
         let process = try Binary.start(["run", "wf.json", "--json"], in: scratch.root)
