@@ -74,7 +74,9 @@ import Testing
         // `plan` and `status` say which upload streams which export.
         let plan = try await Binary.run(["plan", "wf.json"], in: scratch.root)
         #expect(
-            plan.stdout.contains("run    archive (after export; streaming export as it is written)"), "\(plan.stdout)")
+            plan.stdout.split(separator: "\n").contains {
+                $0.contains("run    archive (") && $0.contains("streaming export as it is written")
+            }, "\(plan.stdout)")
         let planned = try JSONValue(
             parsing: try await Binary.run(["plan", "wf.json", "--json"], in: scratch.root).stdout)
         let stages = planned["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
