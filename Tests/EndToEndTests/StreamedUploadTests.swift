@@ -217,8 +217,8 @@ import Testing
     @Test func killNineDuringTheEncodeKeepsTheFinishedPartials() async throws {
         let scratch = try Scratch()
         let tus = try await PeerServer(script: "tus_server.py")
-        // Four 1 s segments of about 3.4 MB in 1 MiB partials: the first ones are finished after the first segment.
-        try await Self.makeClip(in: scratch, seconds: 4)
+        // Five 1 s segments of about 3.4 MB in 1 MiB partials: the first ones are finished after the first segment.
+        try await Self.makeClip(in: scratch, seconds: 5)
         try scratch.write(
             "wf.json",
             """
