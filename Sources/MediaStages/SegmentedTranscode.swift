@@ -179,15 +179,19 @@ struct SegmentedTranscode {
         }
         let arrivals = SegmentArrivals(done)
         let reused = state
+        // Each attempt opens the stream once: a retried attempt writes a new file, which the reader must follow.
+        let opened = NIOLockedValueBox(false)
         let gate = JoinGate { passage, head, final in
             switch passage {
             case .beforePart(let index):
                 if index > 0 { stream.0.advance(to: final) }
                 return arrivals.wait(for: index)
             case .progressed:
-                if stream.0.current.writing == nil {
-                    stream.0.open(destination: stream.destination, writing: output, head: head)
+                let first = opened.withLockedValue { isOpen in
+                    defer { isOpen = true }
+                    return !isOpen
                 }
+                if first { stream.0.open(destination: stream.destination, writing: output, head: head) }
                 stream.0.advance(to: final)
                 return !arrivals.isCancelled
             case .rewritten:

@@ -105,8 +105,12 @@ private struct PlanReport {
         guard json else {
             out.line("\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
             for stage in stages {
-                let after =
-                    branched ? " (after \(stage.after.isEmpty ? "nothing" : stage.after.joined(separator: ", ")))" : ""
+                var notes: [String] = []
+                if branched {
+                    notes.append("after \(stage.after.isEmpty ? "nothing" : stage.after.joined(separator: ", "))")
+                }
+                if let export = stage.streams { notes.append("streaming \(export) as it is written") }
+                let after = notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"
                 out.line(
                     "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)\(after)"
                         + (stage.reason.map { ": \($0)" } ?? ""))
@@ -125,6 +129,7 @@ private struct PlanReport {
                         "action": .string(stage.action.rawValue),
                         "reason": stage.reason.map(JSONValue.string) ?? .null,
                         "options": stage.options ?? .null, "after": .array(stage.after.map(JSONValue.string)),
+                        "streams": stage.streams.map(JSONValue.string) ?? .null,
                     ]
                 }),
         ])

@@ -40,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
     /// A workflow's run record, its items in the ledger, (given the workflow file) the files not run yet, and
     /// which stages wait for which.
     private typealias Section = (
-        record: RunRecord, items: [LedgerItem], pending: [PlannedItem], graph: StageGraph?
+        record: RunRecord, items: [LedgerItem], pending: [PlannedItem], graph: StageGraph?, streams: [String: String]
     )
 
     /// Shows the ledger of the state folder, or with `database`, the shared batch's workers, queues and ledger.
@@ -83,7 +83,8 @@ struct StatusCommand: AsyncParsableCommand {
             guard let path = workflow else {
                 var sections: [Section] = []
                 for record in known {
-                    sections.append((record, try await store?.snapshot(workflow: record.workflow).items ?? [], [], nil))
+                    sections.append(
+                        (record, try await store?.snapshot(workflow: record.workflow).items ?? [], [], nil, [:]))
                 }
                 return sections
             }
@@ -94,7 +95,11 @@ struct StatusCommand: AsyncParsableCommand {
             let record =
                 known.first { $0.workflow == workflow.name }
                 ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
-            return [(record, items, plan.items.filter { $0.itemID == nil }, workflow.graph)]
+            // Which upload streams which export (`"stream": true`).
+            let streams = Dictionary(
+                StreamPlan(workflow.stages).follows.map { (workflow.stages[$0.key].id, workflow.stages[$0.value].id) },
+                uniquingKeysWith: { first, _ in first })
+            return [(record, items, plan.items.filter { $0.itemID == nil }, workflow.graph, streams)]
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }
@@ -131,11 +136,15 @@ struct StatusCommand: AsyncParsableCommand {
                     },
                     uniquingKeysWith: { first, _ in first }))
         }
+        if !section.streams.isEmpty { fields["streams"] = .object(section.streams.mapValues(JSONValue.string)) }
         let document = JSONValue.object(fields)
         guard !json else { return document }
         let count = items.count + pending.count
         Output.line("\(section.record.workflow) (\(section.record.file)): \(count) item\(count == 1 ? "" : "s")")
         if let graph = section.graph, graph.isBranched { Output.line("stages: \(graph.summary)") }
+        for (upload, export) in section.streams.sorted(by: { $0.key < $1.key }) {
+            Output.line("streaming: \(upload) uploads \(export) as it is written")
+        }
         var rows = items.map { item in
             [item.input.relativePath, Self.status(item)]
                 + stageIDs.map { id in

@@ -26,6 +26,9 @@ public final class ExportStream: Sendable {
         public var rewritten = false
         /// The export ended (finished, failed, or will not stream): no more snapshots come.
         public var ended = false
+        /// How many attempts of the export began writing (its `retry`): a new attempt writes a new file,
+        /// which a reader of an earlier attempt's file must open instead.
+        public var attempt = 0
 
         /// Whether bytes are streamed: the export said where it writes them.
         public var isStreaming: Bool { writing != nil }
@@ -78,7 +81,8 @@ public final class ExportStream: Sendable {
 
     // MARK: The export's side
 
-    /// The export began writing `destination`'s bytes into `writing`; the first `head` bytes change at the end.
+    /// An attempt of the export began writing `destination`'s bytes into `writing` (a file of its own, even at
+    /// the same path as an earlier attempt's); the first `head` bytes change at the end.
     public func open(destination: String, writing: String, head: Int64) {
         update {
             $0.destination = destination
@@ -86,6 +90,7 @@ public final class ExportStream: Sendable {
             $0.head = head
             $0.final = head
             $0.rewritten = false
+            $0.attempt += 1
         }
     }
 

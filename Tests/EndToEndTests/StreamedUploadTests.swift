@@ -71,6 +71,18 @@ import Testing
         let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try await Self.makeClip(in: scratch)
         try scratch.write("wf.json", Self.workflow(name: "streamed", port: s3.port))
+        // `plan` and `status` say which upload streams which export.
+        let plan = try await Binary.run(["plan", "wf.json"], in: scratch.root)
+        #expect(
+            plan.stdout.split(separator: "\n").contains {
+                $0.contains("run    archive (") && $0.contains("streaming export as it is written")
+            }, "\(plan.stdout)")
+        let planned = try JSONValue(
+            parsing: try await Binary.run(["plan", "wf.json", "--json"], in: scratch.root).stdout)
+        let stages = planned["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
+        #expect(stages.map { $0["streams"] } == [.null, "export"], "\(planned)")
+        let status = try await Binary.run(["status", "wf.json"], in: scratch.root)
+        #expect(status.stdout.contains("streaming: archive uploads export as it is written"), "\(status.stdout)")
         let exported = scratch.path("out/clip.mp4").path
         let stats = "http://127.0.0.1:\(s3.port)/__stats"
         let process = try Binary.start(["run", "wf.json", "--json"], in: scratch.root)
@@ -200,5 +212,65 @@ import Testing
             try JSONValue(parsing: await httpGet("http://127.0.0.1:\(s3.port)/__stats"))["received"]?.intValue ?? 0
         #expect(received >= size && received <= size + (5 << 20), "\(received) bytes received for \(size)")
         print("streamed kill test: \(received - size) bytes re-sent")
+    }
+
+    @Test func killNineDuringTheEncodeKeepsTheFinishedPartials() async throws {
+        let scratch = try Scratch()
+        let tus = try await PeerServer(script: "tus_server.py")
+        // Five 1 s segments of about 3.4 MB in 1 MiB partials: the first ones are finished after the first segment.
+        try await Self.makeClip(in: scratch, seconds: 5)
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "streamed-tus-kill", "inputs": {"path": "in"}, "stages": [
+              \(Self.export(preset: "medium")),
+              {"id": "publish", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {
+               "endpoint": "http://127.0.0.1:\(tus.port)/files/", "file": "${export.path}", "chunkSize": "1MiB"}}
+            ]}
+            """)
+        let random = SeededRandom("killNineDuringTheEncodeKeepsTheFinishedPartials")
+        // Killed once a partial is finished, and after a seeded 0 or 1 more segments, while the encode goes on.
+        let extraSegments = Int(random.fraction() * 2)
+        let state = scratch.path(".pipeline")
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        @Sendable func checkpointed() async -> (partials: Int, segments: Int) {
+            let stages = await stageCheckpoints(under: state, workflow: "streamed-tus-kill").values.first
+            let partials = stages?["publish"]?["resume"]?["parts"]?.arrayValue ?? []
+            return (
+                partials.filter { $0["sha256"]?.stringValue != nil }.count,
+                stages?["export"]?["resume"]?["segments"]?.arrayValue?.count ?? 0
+            )
+        }
+        try await waitUntil("a partial upload finished") {
+            guard process.isRunning else { return true }
+            return await checkpointed().partials >= 1
+        }
+        let segments = await checkpointed().segments + extraSegments
+        try await waitUntil("\(segments) segments checkpointed") {
+            guard process.isRunning else { return true }
+            return await checkpointed().segments >= segments
+        }
+        #expect(process.isRunning, "the run ended before it could be killed")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        #expect(!rerun.stdout.contains("differs from the bytes uploaded before"), "\(rerun.stdout)")
+        #expect(rerun.stdout.contains("partial upload(s) finished"), "\(rerun.stdout)")
+        let resumed = rerun.stdout.firstMatch(of: /(\d+) reused, (\d+) to encode/)
+        #expect(resumed.map { Int($0.1) ?? 0 > 0 && Int($0.2) ?? 0 > 0 } == true, "\(rerun.stdout)")
+        let exported = scratch.path("out/clip.mp4").path
+        let checkpoints = await stageCheckpoints(under: state, workflow: "streamed-tus-kill")
+        let url = try #require(checkpoints.values.first?["publish"]?["outputs"]?["url"]?.stringValue)
+        let final = tus.folder.path + "/" + (url.split(separator: "/").last.map(String.init) ?? "")
+        #expect(await sha256sum(final) == sha256sum(exported), "the final upload \(url) is the export")
+        // Every partial went up once, but the one in flight at the kill (partials go one at a time).
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: exported)[.size] as? Int)
+        let received =
+            try JSONValue(parsing: await httpGet("http://127.0.0.1:\(tus.port)/stats"))["received"]?.intValue ?? 0
+        #expect(received >= size && received <= size + (1 << 20), "\(received) bytes received for \(size)")
+        print("streamed tus kill test: \(received - size) bytes re-sent")
     }
 }

@@ -25,6 +25,8 @@ public struct StagePreview: Sendable, Hashable {
     public var options: JSONValue?
     /// The stages it waits for (the one before it, or those its `after` names).
     public var after: [String] = []
+    /// The export it uploads while it is written (`"stream": true`); nil when it does not stream.
+    public var streams: String?
 }
 
 extension StageDecisions {
@@ -42,8 +44,11 @@ extension StageDecisions {
             ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : previous
         let graph = workflow.graph
         var scope = EvaluationScope()
+        let streaming = StreamPlan(workflow.stages)
         var previews = workflow.stages.enumerated().map { index, spec in
-            StagePreview(stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index))
+            StagePreview(
+                stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index),
+                streams: streaming.follows[index].map { workflow.stages[$0].id })
         }
         // Per stage, why it is invalidated or blocked: the first stage it waits for that runs (or cannot start).
         var invalidated: Set<Int> = []

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTransport
 import Logging
@@ -47,6 +48,45 @@ protocol MultipartBackend: Sendable {
 extension MultipartBackend {
     /// A storage whose ETags say nothing checkable about the bytes: unrecorded parts are sent again.
     func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? { nil }
+}
+
+extension MultipartBackend {
+    /// The object an earlier run completed from `parts` when the answer never came back (a crash or a lost
+    /// connection after CompleteMultipartUpload, after which the upload is gone): every part of the file is
+    /// recorded, the object has the file's size, and its ETag is the one a completion of those parts gives.
+    /// Nil when it is not that object: the file is uploaded anew.
+    func completedObject(key: String, size: Int64, parts: [UploadedPart], partCount: Int) async throws
+        -> CompletedUpload?
+    {
+        guard parts.map(\.number).sorted() == Array(1...max(1, partCount)),
+            let object = try await existingObject(key: key, size: size),
+            Self.etag(object.etag, canComplete: parts)
+        else { return nil }
+        return object
+    }
+
+    /// Whether `etag`, an object's, can be the one S3 gives the completion of `parts`: the MD5 of the parts'
+    /// MD5s, a dash and their count. An ETag of another form (another storage's, or parts' ETags that are not
+    /// MD5s) tells nothing and passes.
+    static func etag(_ etag: String, canComplete parts: [UploadedPart]) -> Bool {
+        func hex(_ text: String) -> String {
+            text.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        }
+        let object = hex(etag).split(separator: "-")
+        let digests = parts.sorted { $0.number < $1.number }.map { hex($0.etag) }
+        guard object.count == 2, object[0].count == 32, Int(object[1]) != nil,
+            digests.allSatisfy({ $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        else { return true }
+        var hasher = Insecure.MD5()
+        for digest in digests {
+            let bytes = stride(from: 0, to: 32, by: 2).compactMap { offset -> UInt8? in
+                let start = digest.index(digest.startIndex, offsetBy: offset)
+                return UInt8(digest[start..<digest.index(start, offsetBy: 2)], radix: 16)
+            }
+            hasher.update(data: bytes)
+        }
+        return object[0] == HexDigest.text(hasher.finalize()) && object[1] == "\(parts.count)"
+    }
 }
 
 /// Drives a multipart upload of one file through a ``MultipartBackend``: parts in parallel, each finished
@@ -99,8 +139,8 @@ struct MultipartUpload: Sendable {
                 if let known = progress {
                     let latest = await journal.progress ?? known
                     guard let reconciled = try await reconcile(latest) else {
-                        if latest.parts.count == partCount,
-                            let object = try await backend.existingObject(key: latest.key, size: file.size)
+                        if let object = try await backend.completedObject(
+                            key: latest.key, size: file.size, parts: latest.parts, partCount: partCount)
                         {
                             context.logger.info("the upload was completed before the last run stopped")
                             await journal.start(with: latest)

@@ -62,33 +62,76 @@ struct StreamedMultipartUpload: Sendable {
         size <= firstPart ? 1 : 1 + Int((size - firstPart + partSize - 1) / partSize)
     }
 
-    /// Uploads the export; returns the completed upload and the file's size.
+    /// Uploads the export; returns the completed upload and the file's size. When a retried attempt of the export
+    /// begins writing a new file, the upload follows it: every part is checked again against the new file.
     func run() async throws -> (CompletedUpload, Int64) {
-        let opened = await stream.started()
-        guard opened.failure == nil, let reading = Self.path(of: opened) else {
-            throw StageFailure(
-                "the export it streams did not finish: \(opened.failure ?? "it wrote no file")", kind: .failed)
+        var opened = await stream.started()
+        var known: StreamedParts?
+        while true {
+            guard opened.failure == nil, let reading = Self.path(of: opened) else {
+                throw StageFailure(
+                    "the export it streams did not finish: \(opened.failure ?? "it wrote no file")", kind: .failed)
+            }
+            // The export renames its file when it finishes: the upload reads the one it opened, whatever its name.
+            let file = try FileChunks.OpenFile(path: reading)
+            defer { withExtendedLifetime(file) {} }
+            let source = UploadFile(growing: "/proc/self/fd/\(file.descriptor)")
+            let storage = try backend(source)
+            let state: StreamedParts
+            if let known {
+                state = known
+                if let progress = await state.progress, progress.firstPart < opened.head {
+                    throw StageFailure(
+                        "the export started again with a larger head than its upload's first part; run it again",
+                        kind: .failed)
+                }
+                await state.unsettleAll()
+            } else {
+                state = StreamedParts(progress: await recordedProgress(head: opened.head, storage: storage))
+                known = state
+            }
+            do {
+                return try await upload(opened: opened, source: source, storage: storage, state: state)
+            } catch let again as ExportStartedAgain {
+                context.logger.notice(
+                    "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each part checked against it"
+                )
+                opened = again.snapshot
+            }
         }
-        // The export renames its file when it finishes: the upload reads the one it opened, whatever its name.
-        let file = try FileChunks.OpenFile(path: reading)
-        let source = UploadFile(growing: "/proc/self/fd/\(file.descriptor)")
-        let storage = try backend(source)
-        var progress = context.lastCheckpoint(as: Progress.self)
-        if let recorded = progress, recorded.target != target || recorded.partSize != partSize {
+    }
+
+    /// The checkpointed upload, when it can go on: the same destination and part size, and a first part that
+    /// holds the export's head.
+    private func recordedProgress(head: Int64, storage: any MultipartBackend) async -> Progress? {
+        guard let recorded = context.lastCheckpoint(as: Progress.self) else { return nil }
+        if recorded.target != target || recorded.partSize != partSize {
             context.logger.info("the destination or part size changed; starting a new multipart upload")
-            progress = nil
-        } else if let recorded = progress, recorded.firstPart < opened.head {
+            return nil
+        }
+        if recorded.firstPart < head {
             // Part 2 would hold bytes of the head, which change when the export finishes.
             context.logger.info("the export's head outgrew the upload's first part; starting a new multipart upload")
             await storage.abort(uploadId: recorded.uploadId, key: recorded.key)
-            progress = nil
+            return nil
         }
-        let state = StreamedParts(progress: progress)
+        return recorded
+    }
+
+    /// Uploads the file of the export's attempt `opened`, reading `source`.
+    private func upload(
+        opened: ExportStream.Snapshot, source: UploadFile, storage: any MultipartBackend, state: StreamedParts
+    ) async throws -> (CompletedUpload, Int64) {
         var completed: CompletedUpload?
         do {
             try await TransferRetry(context: context).run(progress: { await state.sentBytes }) {
                 if let known = await state.progress {
                     guard try await reconcile(known, storage: storage, state: state) else {
+                        if let object = try await completedObject(known, source: source, storage: storage) {
+                            context.logger.info("the upload was completed before the last run stopped")
+                            completed = object
+                            return true
+                        }
                         await state.restart(nil)
                         return false
                     }
@@ -104,7 +147,8 @@ struct StreamedMultipartUpload: Sendable {
                         "started multipart upload \(uploadId) of the export as it is written (parts of \(ByteCount(partSize)), part 1 last)"
                     )
                 }
-                completed = try await sendParts(source: source, storage: storage, state: state)
+                completed = try await sendParts(
+                    attempt: opened.attempt, source: source, storage: storage, state: state)
                 return completed != nil
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
@@ -117,7 +161,6 @@ struct StreamedMultipartUpload: Sendable {
         guard let completed, let size = stream.current.finishedSize else {
             throw StageFailure("the upload did not complete")
         }
-        withExtendedLifetime(file) {}
         return (completed, size)
     }
 
@@ -135,7 +178,7 @@ struct StreamedMultipartUpload: Sendable {
         -> Bool
     {
         guard let listed = try await storage.listParts(uploadId: progress.uploadId, key: progress.key) else {
-            context.logger.warning("the multipart upload \(progress.uploadId) is gone; starting a new one")
+            context.logger.warning("the multipart upload \(progress.uploadId) is gone")
             return false
         }
         let kept = progress.parts.filter { part in
@@ -148,6 +191,38 @@ struct StreamedMultipartUpload: Sendable {
         return true
     }
 
+    /// The object an earlier run completed from the recorded parts when the answer never came back (the upload
+    /// is gone): once the export is finished, every part's recorded bytes must be the export's bytes of its range,
+    /// then the rule of a plain multipart upload decides (``MultipartBackend/completedObject(key:size:parts:partCount:)``).
+    /// Nil when it is not that object, and at once when part 1 was never sent: it goes last, so without it
+    /// nothing was completed and the new upload need not wait for the export.
+    private func completedObject(_ progress: Progress, source: UploadFile, storage: any MultipartBackend)
+        async throws -> CompletedUpload?
+    {
+        guard progress.parts.contains(where: { $0.number == 1 }) else { return nil }
+        var finished = stream.current
+        for await snapshot in stream.snapshots() where snapshot.ended {
+            finished = snapshot
+            break
+        }
+        guard let size = finished.finishedSize else { return nil }
+        let count = Self.count(firstPart: progress.firstPart, partSize: partSize, size: size)
+        for part in progress.parts {
+            let range = Self.range(of: part.number, firstPart: progress.firstPart, partSize: partSize, size: size)
+            guard part.number <= count, part.size == Int64(range.count),
+                try await Self.sha256(source.chunks(range)) == part.sha256
+            else {
+                context.logger.notice(
+                    "the recorded part \(part.number) differs from the export: uploading the export anew")
+                return nil
+            }
+        }
+        return try await storage.completedObject(
+            key: progress.key, size: size,
+            parts: progress.parts.map { UploadedPart(number: $0.number, etag: $0.etag, checksum: $0.checksum) },
+            partCount: count)
+    }
+
     /// What a part's task reports.
     private enum Event: Sendable {
         case snapshot(ExportStream.Snapshot)
@@ -156,10 +231,11 @@ struct StreamedMultipartUpload: Sendable {
         case failed(Int, any Error)
     }
 
-    /// Sends the parts as the export makes them final, `concurrency` at a time, and completes the upload once
-    /// the export finished and every part is there; nil when the upload is gone (a new one starts).
-    private func sendParts(source: UploadFile, storage: any MultipartBackend, state: StreamedParts) async throws
-        -> CompletedUpload?
+    /// Sends the parts as the export's `attempt` makes them final, `concurrency` at a time, and completes the
+    /// upload once the export finished and every part is there; nil when the upload is gone (a new one starts).
+    /// Throws ``ExportStartedAgain`` once the parts in flight are done when another attempt began writing.
+    private func sendParts(attempt: Int, source: UploadFile, storage: any MultipartBackend, state: StreamedParts)
+        async throws -> CompletedUpload?
     {
         guard let progress = await state.progress else { return nil }
         let limiter = context.services[BandwidthLimitKey.self]
@@ -193,6 +269,10 @@ struct StreamedMultipartUpload: Sendable {
                 if let reason = snapshot.failure {
                     guard inFlight.isEmpty else { continue }
                     throw StageFailure("the export it streams did not finish: \(reason)", kind: .failed)
+                }
+                if snapshot.attempt != attempt {
+                    guard inFlight.isEmpty else { continue }
+                    throw ExportStartedAgain(snapshot: snapshot)
                 }
                 if snapshot.rewritten, !sawRewrite {
                     // The export wrote its file again: every part is checked against the finished file.
@@ -274,6 +354,11 @@ struct StreamedMultipartUpload: Sendable {
         }
         return HexDigest.text(hasher.finalize())
     }
+}
+
+/// A retried attempt of the export began writing a new file: a streaming upload follows it from `snapshot` on.
+struct ExportStartedAgain: Error {
+    var snapshot: ExportStream.Snapshot
 }
 
 /// The parts of a streamed upload: those recorded (kept from before, not yet checked against the bytes written

@@ -42,9 +42,29 @@ struct StreamedTusUpload: Sendable {
     let partSize: Int64
     let context: StageContext
 
-    /// Uploads the export; returns the final upload's URL and the file's size.
+    /// Uploads the export; returns the final upload's URL and the file's size. When a retried attempt of the
+    /// export begins writing a new file, the upload follows it: every partial is checked again against the new file.
     func run() async throws -> (url: String, size: Int64) {
-        let opened = await stream.started()
+        var opened = await stream.started()
+        var known: PartialJournal?
+        while true {
+            do {
+                return try await upload(opened: opened, journal: &known)
+            } catch let again as ExportStartedAgain {
+                context.logger.notice(
+                    "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each partial checked against it"
+                )
+                opened = again.snapshot
+                await known?.followNewAttempt()
+            }
+        }
+    }
+
+    /// Uploads the file of the export's attempt `opened`; `journal` is the partials so far (made on the first
+    /// call, from the checkpoint).
+    private func upload(opened: ExportStream.Snapshot, journal known: inout PartialJournal?) async throws
+        -> (url: String, size: Int64)
+    {
         guard opened.failure == nil, let destination = opened.destination,
             let reading = opened.finishedSize != nil ? destination : opened.writing
         else {
@@ -53,6 +73,7 @@ struct StreamedTusUpload: Sendable {
         }
         // The export renames its file when it finishes: the upload reads the one it opened, whatever its name.
         let file = try FileChunks.OpenFile(path: access(reading, F_OK) == 0 ? reading : destination)
+        defer { withExtendedLifetime(file) {} }
         let source = UploadFile(growing: "/proc/self/fd/\(file.descriptor)")
         var options = options
         let name = (destination as NSString).lastPathComponent
@@ -68,15 +89,27 @@ struct StreamedTusUpload: Sendable {
         }
         let algorithm = try session.checksumAlgorithm()
         let target = "tus:\(endpoint) streamed"
-        var progress = context.lastCheckpoint(as: Progress.self)
-        if let recorded = progress,
-            recorded.target != target || recorded.partSize != partSize || recorded.firstPart < opened.head
-        {
-            // Another endpoint or part size, or a head that outgrew its partial (the body's would hold head bytes).
-            context.logger.info("the endpoint, the part size or the export's head changed; starting anew")
-            progress = nil
+        let journal: PartialJournal
+        if let known {
+            journal = known
+            if let progress = await journal.progress, progress.firstPart < opened.head {
+                throw StageFailure(
+                    "the export started again with a larger head than its upload's first partial; run it again",
+                    kind: .failed)
+            }
+        } else {
+            var progress = context.lastCheckpoint(as: Progress.self)
+            if let recorded = progress,
+                recorded.target != target || recorded.partSize != partSize || recorded.firstPart < opened.head
+            {
+                // Another endpoint or part size, or a head that outgrew its partial (the body's would hold head
+                // bytes).
+                context.logger.info("the endpoint, the part size or the export's head changed; starting anew")
+                progress = nil
+            }
+            journal = PartialJournal(progress: progress)
+            known = journal
         }
-        let journal = PartialJournal(progress: progress)
         var result: (String, Int64)?
         try await TransferRetry(context: context).run(progress: { await journal.sentBytes }) {
             if await journal.progress == nil {
@@ -94,18 +127,18 @@ struct StreamedTusUpload: Sendable {
                 )
             }
             result = try await sendPartials(
-                session: session, source: source, journal: journal, algorithm: algorithm)
+                attempt: opened.attempt, session: session, source: source, journal: journal, algorithm: algorithm)
             return true
         }
-        withExtendedLifetime(file) {}
         guard let result else { throw StageFailure("the upload did not complete") }
         return result
     }
 
-    /// Sends the partials as the export makes them final, then concatenates them.
-    private func sendPartials(session: TusSession, source: UploadFile, journal: PartialJournal, algorithm: String?)
-        async throws -> (String, Int64)
-    {
+    /// Sends the partials as the export's `attempt` makes them final, then concatenates them; throws
+    /// ``ExportStartedAgain`` when another attempt began writing.
+    private func sendPartials(
+        attempt: Int, session: TusSession, source: UploadFile, journal: PartialJournal, algorithm: String?
+    ) async throws -> (String, Int64) {
         guard let progress = await journal.progress else { throw StageFailure("the upload has no progress") }
         let firstPart = progress.firstPart
         let counter = PartsProgress(base: 0, total: Int64.max, report: { _ in })
@@ -114,6 +147,7 @@ struct StreamedTusUpload: Sendable {
             if let reason = snapshot.failure {
                 throw StageFailure("the export it streams did not finish: \(reason)", kind: .failed)
             }
+            if snapshot.attempt != attempt { throw ExportStartedAgain(snapshot: snapshot) }
             if snapshot.rewritten, !sawRewrite {
                 // The export wrote its file again: every partial is checked against the finished file.
                 sawRewrite = true
@@ -224,6 +258,13 @@ private actor PartialJournal {
     func unsettleAll() {
         settled = []
         progress?.finalURL = nil
+    }
+
+    /// Another attempt of the export writes a new file: every partial is checked against it, and one this run
+    /// began but did not finish is made anew (what it holds may be the earlier attempt's bytes).
+    func followNewAttempt() {
+        unsettleAll()
+        createdHere = []
     }
 
     func created(_ partial: StreamedTusUpload.Partial, context: StageContext) async throws {

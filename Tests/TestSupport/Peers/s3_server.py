@@ -2,8 +2,9 @@
 
 Usage: python3 s3_server.py DATA_DIR [BUCKET...]
 Creates the buckets, prints the port on the first line of stdout, then serves until killed.
-GET /__stats answers {"received": N}: the PUT body bytes that reached the server (parts kept or not),
-so tests can measure how many bytes a client sent more than once.
+GET /__stats answers {"received": N, "receivedByPath": {"/bucket/key": N, ...}}: the PUT body bytes that
+reached the server (parts kept or not), in all and for each object, so tests can measure how many bytes a
+client sent more than once, and how far the upload of one object has got.
 GET /__timeline answers {"parts": [[start, end], ...], "completes": [[start, end], ...]}: when each
 UploadPart and CompleteMultipartUpload request arrived and was answered (seconds, server clock), so a
 benchmark can time any client's parts phase apart from moto's slow Complete, and "completed": [[start,
@@ -21,18 +22,21 @@ from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
 received = 0
+received_by_path = {}
 lock = threading.Lock()
 timeline = {"parts": [], "completes": [], "completed": []}
 
 
 class CountingInput:
-    def __init__(self, stream):
+    def __init__(self, stream, path):
         self.stream = stream
+        self.path = path
 
     def _count(self, data):
         global received
         with lock:
             received += len(data)
+            received_by_path[self.path] = received_by_path.get(self.path, 0) + len(data)
         return data
 
     def read(self, *args):
@@ -51,7 +55,8 @@ moto = DomainDispatcherApplication(create_backend_app)
 
 def app(environ, start_response):
     if environ.get("PATH_INFO") == "/__stats":
-        body = json.dumps({"received": received}).encode()
+        with lock:
+            body = json.dumps({"received": received, "receivedByPath": received_by_path}).encode()
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
         return [body]
     if environ.get("PATH_INFO") == "/__timeline":
@@ -66,7 +71,7 @@ def app(environ, start_response):
     kind = "parts" if method == "PUT" and "partNumber" in query else (
         "completes" if method == "POST" and "uploadId" in query else None)
     if method == "PUT":
-        environ["wsgi.input"] = CountingInput(environ["wsgi.input"])
+        environ["wsgi.input"] = CountingInput(environ["wsgi.input"], environ.get("PATH_INFO", ""))
     start = time.monotonic()
     answer = moto(environ, start_response)
     if kind:

@@ -1,0 +1,116 @@
+import Foundation
+import SharedBatch
+import StageKit
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension WorkerTests {
+    /// A streamed S3 upload (`"stream": true`, moto) run by two `pipeline worker` processes sharing a batch on
+    /// PostgreSQL. One worker is killed with -9 at a seeded moment while its item's export is encoded and its
+    /// parts go up, then started again: the item is taken over and its upload resumed. Every object is its export,
+    /// byte for byte, no multipart upload is left open, and at most one part is sent twice.
+    @Test func aStreamedUploadAcrossTwoWorkersSurvivesAKill() async throws {
+        let random = SeededRandom("aStreamedUploadAcrossTwoWorkersSurvivesAKill")
+        let scratch = try Scratch()
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase()
+        let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        // Two clips of noise (told apart by their sound) that export to about 20 MB in 1 s segments.
+        for index in 0..<2 {
+            let made = await runTool(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i",
+                    "nullsrc=size=480x270:rate=25:duration=6,geq=lum='random(1)*255':cb=128:cr=128", "-f", "lavfi",
+                    "-i", "sine=frequency=\(440 + 220 * index):duration=6", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-qp", "0", "-c:a", "aac", "-shortest", scratch.path("in/clip\(index).mp4").path,
+                ])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        try scratch.write(
+            "wf.json",
+            StreamedUploadTests.workflow(name: "streamed-workers", port: s3.port, concurrency: 1, preset: "fast"))
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        let artifacts = scratch.path("artifacts").path
+        let arguments = ["worker", "--db", url, "--artifacts", artifacts, "--json"] + Self.workerArguments
+        let workers = try (0..<2).map { _ in try Binary.start(arguments, in: scratch.root) }
+        defer { for worker in workers where worker.isRunning { worker.signal(SIGKILL) } }
+
+        // The victim, and how many bytes of its first 5 MiB part (part 2: the head's goes last) reach the server
+        // before the kill: the kill cuts that part off, or comes once it is there, checkpointed or not.
+        let victim = workers[random.int(in: 0...1)]
+        let threshold = Int(Double(5 << 20) * (0.2 + 0.8 * random.fraction()))
+        try await waitUntil("the victim started its streamed upload") {
+            guard victim.isRunning else { return true }
+            return Self.streamedItem(in: victim.stdout.soFar) != nil
+        }
+        let item = try #require(Self.streamedItem(in: victim.stdout.soFar), "\(victim.stdout.soFar)")
+        let stats = "http://127.0.0.1:\(s3.port)/__stats"
+        try await waitUntil("\(threshold) bytes of \(item) at the server") {
+            guard victim.isRunning else { return true }
+            let received = try? JSONValue(parsing: await httpGet(stats))["receivedByPath"]?["/media/videos/\(item)"]
+            return received?.intValue ?? 0 >= threshold
+        }
+        #expect(victim.isRunning, "the victim stopped before it could be killed")
+        // Parts went up while the export was written: it is not in place yet.
+        // The export's `output` is relative to the workflow's folder, which both workers share.
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/\(item)").path), "the export had finished")
+        victim.signal(SIGKILL)
+        _ = await victim.exit()
+        let restarted = try Binary.start(arguments, in: scratch.root)
+        defer { if restarted.isRunning { restarted.signal(SIGKILL) } }
+
+        let database = try await BatchDatabase(url: url)
+        try await waitUntil("both videos are uploaded", limit: .seconds(300)) {
+            let status = try? await BatchQueue(database: database).status()
+            return status?.workflows["streamed-workers"]?.byStatus["succeeded"] == 2
+        }
+        await database.close()
+        for worker in workers + [restarted] where worker.isRunning {
+            worker.signal(SIGTERM)
+            #expect(await worker.exit() == 0)
+        }
+        var log = ""
+        for worker in workers + [restarted] { log += await worker.stdout.text() }
+        #expect(log.contains("resuming multipart upload"), "the takeover resumes the upload: \(log)")
+        #expect(!log.contains("differs from the bytes uploaded before"), "\(log)")
+        // The takeover continues the encode from the victim's segment checkpoints.
+        #expect(
+            log.matches(of: /(\d+) reused, \d+ to encode/).contains { Int($0.1) ?? 0 > 0 },
+            "the takeover reuses the encoded segments: \(log)")
+
+        var total = 0
+        for name in ["clip0.mp4", "clip1.mp4"] {
+            let export = scratch.path("out/\(name)").path
+            #expect(
+                await peerTool("s3_tool.py", [String(s3.port), "sha256", "media", "videos/\(name)"])
+                    == sha256sum(export), "the object of \(name) is its export")
+            total += try #require(try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int)
+        }
+        #expect(await peerTool("s3_tool.py", [String(s3.port), "uploads", "media"]) == "0")
+        // Every part went up once, but the one in flight at the kill (concurrency 1), whole or cut off.
+        let received = try JSONValue(parsing: await httpGet(stats))["received"]?.intValue ?? 0
+        #expect(received >= total && received <= total + (5 << 20), "\(received) bytes received for \(total)")
+        print("aStreamedUploadAcrossTwoWorkersSurvivesAKill: \(received - total) bytes re-sent for one kill")
+        try await server.stop()
+    }
+
+    /// The item whose streamed multipart upload a worker's `--json` lines say it started.
+    static func streamedItem(in lines: String) -> String? {
+        for line in lines.split(separator: "\n") where line.contains("as it is written") {
+            if let event = try? JSONValue(parsing: String(line)),
+                event["message"]?.stringValue?.contains(
+                    "started multipart upload") == true
+            {
+                return event["item"]?.stringValue
+            }
+        }
+        return nil
+    }
+}
