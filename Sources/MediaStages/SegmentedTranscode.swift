@@ -108,15 +108,14 @@ struct SegmentedTranscode {
     /// and every byte after its head is final when written (a streaming upload reads it as it grows). The bound
     /// depends only on the settings and the source, so every join of the same encode (streamed or not, after a
     /// crash, on a farm) writes the same bytes. Per second: the source's video frame rate and a fifth more (no
-    /// frame is ever added; 120 when the rate is unknown, never above `maxFPS` or 120), and the AAC frames of
+    /// frame is ever added; 120 when the rate is unknown; never above `maxFPS`, above which frames are dropped), and the AAC frames of
     /// the audio's sample rate (`settings`' or the source's, as AAC takes it; 48 kHz when unknown), each a tenth more. Per sample
     /// the most the index can take: size, duration, composition offset, sync flag and chunk for video (44
     /// bytes); size and chunk for audio, whose frames all last 1,024 samples (24 bytes). What the index does not
     /// use stays a `free` box: about 0.3 % of a 5 Mb/s file at 30 fps.
     static func indexSpace(duration: Double, source: MediaInfo, settings: TranscodeSettings) -> Int64 {
-        let cap = min(settings.maxFPS ?? 120, 120)
         let rate = source.video?.fps ?? 0
-        let fps = rate > 0 ? min(rate * 1.2, cap) : cap
+        let fps = min(rate > 0 ? rate * 1.2 : 120, settings.maxFPS ?? .infinity)
         let videoFrames = Int64((duration * fps * 1.1).rounded(.up)) + 64
         var audioFrames: Int64 = 0
         if let audio = source.audio {

@@ -239,11 +239,15 @@ public struct BatchQueue: Sendable {
                 }
                 status.workflows[tally.workflow] = counts
             }
+            // Two reads, two snapshots: an item queued and claimed between them is running but not yet counted
+            // as queued, so queued never goes below zero.
             for row in runningRows {
                 let columns = Columns(row)
                 let running = Int(try columns[1] as Int64)
-                status.workflows[try columns[0], default: BatchStatus.Counts()].running += running
-                status.workflows[try columns[0], default: BatchStatus.Counts()].queued -= running
+                var counts = status.workflows[try columns[0]] ?? BatchStatus.Counts()
+                counts.running += running
+                counts.queued = max(0, counts.queued - running)
+                status.workflows[try columns[0]] = counts
             }
             status.failed = try failedRows?.map(PostgresStore.item) ?? []
             status.splits = splits

@@ -70,7 +70,9 @@ enum ItemTallies {
         var bytes: Int64
     }
 
-    /// Change rows beyond which a reader folds them (a few milliseconds to sum, and to fold).
+    /// Change rows beyond one per key (workflow, status, queued, minute done) above which a reader folds them (a
+    /// few milliseconds to sum, and to fold). Counted beyond the keys, a long batch's minutes (one row each, which
+    /// no fold removes) never make every read fold.
     static let foldAbove = 2_000
 
     /// Every workflow's items by status and whether queued; folds the change rows when there are many.
@@ -78,24 +80,25 @@ enum ItemTallies {
         let rows = try await database.rows(
             "count the items",
             """
-            SELECT workflow, status, queued, sum(items)::bigint, sum(bytes)::bigint, count(*) FROM item_tally_changes
-            GROUP BY 1, 2, 3
+            SELECT workflow, status, queued, sum(items)::bigint, sum(bytes)::bigint,
+                count(*) - count(DISTINCT minute) - max(CASE WHEN minute IS NULL THEN 1 ELSE 0 END)
+            FROM item_tally_changes GROUP BY 1, 2, 3
             """)
-        let (tallies, changes) = try database.decoding("count the items") {
-            var changes = 0
+        let (tallies, foldable) = try database.decoding("count the items") {
+            var foldable = 0
             let tallies = try rows.compactMap { row -> Tally? in
                 let columns = Columns(row)
-                changes += Int(try columns[5] as Int64)
+                foldable += Int(try columns[5] as Int64)
                 let items = Int(try columns[3] as Int64)
                 guard items != 0 else { return nil }
                 return Tally(
                     workflow: try columns[0], status: try columns[1], queued: try columns[2], items: items,
                     bytes: try columns[4])
             }
-            return (tallies, changes)
+            return (tallies, foldable)
         }
         // Best effort: a reader without the right to write (or a fold that loses a race) still counted.
-        if changes > foldAbove { try? await fold(database) }
+        if foldable > foldAbove { try? await fold(database) }
         return tallies
     }
 

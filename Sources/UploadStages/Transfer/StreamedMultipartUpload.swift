@@ -127,7 +127,9 @@ struct StreamedMultipartUpload: Sendable {
             try await TransferRetry(context: context).run(progress: { await state.sentBytes }) {
                 if let known = await state.progress {
                     guard try await reconcile(known, storage: storage, state: state) else {
-                        if let object = try await completedObject(known, source: source, storage: storage) {
+                        if let object = try await completedObject(
+                            known, opened: opened, source: source, storage: storage)
+                        {
                             context.logger.info("the upload was completed before the last run stopped")
                             completed = object
                             return true
@@ -195,15 +197,19 @@ struct StreamedMultipartUpload: Sendable {
     /// is gone): once the export is finished, every part's recorded bytes must be the export's bytes of its range,
     /// then the rule of a plain multipart upload decides (``MultipartBackend/completedObject(key:size:parts:partCount:)``).
     /// Nil when it is not that object, and at once when part 1 was never sent: it goes last, so without it
-    /// nothing was completed and the new upload need not wait for the export.
-    private func completedObject(_ progress: Progress, source: UploadFile, storage: any MultipartBackend)
-        async throws -> CompletedUpload?
-    {
+    /// nothing was completed and the new upload need not wait for the export. Throws ``ExportStartedAgain`` when
+    /// the export that finished is another attempt than `opened` (whose file `source` reads).
+    private func completedObject(
+        _ progress: Progress, opened: ExportStream.Snapshot, source: UploadFile, storage: any MultipartBackend
+    ) async throws -> CompletedUpload? {
         guard progress.parts.contains(where: { $0.number == 1 }) else { return nil }
         var finished = stream.current
         for await snapshot in stream.snapshots() where snapshot.ended {
             finished = snapshot
             break
+        }
+        if finished.attempt != opened.attempt, finished.finishedSize != nil {
+            throw ExportStartedAgain(snapshot: finished)
         }
         guard let size = finished.finishedSize else { return nil }
         let count = Self.count(firstPart: progress.firstPart, partSize: partSize, size: size)
