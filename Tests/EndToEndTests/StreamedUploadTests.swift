@@ -159,6 +159,27 @@ import Testing
         #expect(await sha256sum(final) == sha256sum(exported), "the final upload \(url) is the export")
     }
 
+    /// Waits until `checkpointed` counts an uploaded piece (a part, a partial) and then `extraSegments` more
+    /// segments of the export, and kills the run with -9 while the encode goes on.
+    static func killDuringTheEncode(
+        _ process: RunningBinary, extraSegments: Int, in scratch: borrowing Scratch,
+        checkpointed: @escaping @Sendable () async -> (uploaded: Int, segments: Int)
+    ) async throws {
+        try await waitUntil("an uploaded piece checkpointed") {
+            guard process.isRunning else { return true }
+            return await checkpointed().uploaded >= 1
+        }
+        let segments = await checkpointed().segments + extraSegments
+        try await waitUntil("\(segments) segments checkpointed") {
+            guard process.isRunning else { return true }
+            return await checkpointed().segments >= segments
+        }
+        #expect(process.isRunning, "the run ended before it could be killed")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+    }
+
     @Test func killNineDuringTheEncodeKeepsTheUploadedParts() async throws {
         let scratch = try Scratch()
         let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
@@ -172,26 +193,15 @@ import Testing
         let extraSegments = Int(random.fraction() * 2)
         let state = scratch.path(".pipeline")
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
-        @Sendable func checkpointed() async -> (parts: Int, segments: Int) {
+        @Sendable func checkpointed() async -> (uploaded: Int, segments: Int) {
             let stages = await stageCheckpoints(under: state, workflow: "streamed-kill").values.first
             return (
                 stages?["archive"]?["resume"]?["parts"]?.arrayValue?.count ?? 0,
                 stages?["export"]?["resume"]?["segments"]?.arrayValue?.count ?? 0
             )
         }
-        try await waitUntil("a part checkpointed") {
-            guard process.isRunning else { return true }
-            return await checkpointed().parts >= 1
-        }
-        let segments = await checkpointed().segments + extraSegments
-        try await waitUntil("\(segments) segments checkpointed") {
-            guard process.isRunning else { return true }
-            return await checkpointed().segments >= segments
-        }
-        #expect(process.isRunning, "the run ended before it could be killed")
-        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
-        process.signal(SIGKILL)
-        _ = await process.exit()
+        try await Self.killDuringTheEncode(
+            process, extraSegments: extraSegments, in: scratch, checkpointed: checkpointed)
 
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
@@ -233,7 +243,7 @@ import Testing
         let extraSegments = Int(random.fraction() * 2)
         let state = scratch.path(".pipeline")
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
-        @Sendable func checkpointed() async -> (partials: Int, segments: Int) {
+        @Sendable func checkpointed() async -> (uploaded: Int, segments: Int) {
             let stages = await stageCheckpoints(under: state, workflow: "streamed-tus-kill").values.first
             let partials = stages?["publish"]?["resume"]?["parts"]?.arrayValue ?? []
             return (
@@ -241,19 +251,8 @@ import Testing
                 stages?["export"]?["resume"]?["segments"]?.arrayValue?.count ?? 0
             )
         }
-        try await waitUntil("a partial upload finished") {
-            guard process.isRunning else { return true }
-            return await checkpointed().partials >= 1
-        }
-        let segments = await checkpointed().segments + extraSegments
-        try await waitUntil("\(segments) segments checkpointed") {
-            guard process.isRunning else { return true }
-            return await checkpointed().segments >= segments
-        }
-        #expect(process.isRunning, "the run ended before it could be killed")
-        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
-        process.signal(SIGKILL)
-        _ = await process.exit()
+        try await Self.killDuringTheEncode(
+            process, extraSegments: extraSegments, in: scratch, checkpointed: checkpointed)
 
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
