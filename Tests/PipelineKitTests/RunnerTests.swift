@@ -191,6 +191,37 @@ import Testing
         #expect(rerun?.outputs?["resumed"] == nil)
     }
 
+    /// A stop that lands once an item has ended interrupts the run only when items are left that never
+    /// started: Ctrl-C just after a `watch` pass or a run finished its last item is a clean stop.
+    @Test(arguments: [1, 2])
+    func aStopAfterTheLastItemEndedIsNotAnInterruption(files: Int) async throws {
+        let sandbox = try Sandbox(files: files)
+        let key = UUID().uuidString
+        let runTask = NIOLockedValueBox<Task<RunSummary, any Error>?>(nil)
+        let stops = NIOLockedValueBox(0)
+        // Cancels the run when its first item ends, as a Ctrl-C at that moment does.
+        let stopper = EventLog { event in
+            guard event is ItemFinished, stops.withLockedValue({ $0 += 1; return $0 }) == 1 else { return }
+            runTask.withLockedValue { $0 }?.cancel()
+        }
+        let (gate, opened) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            for await _ in gate { break }
+            return try await sandbox.run(
+                """
+                {"version": 1, "name": "t", "stages": [
+                  {"id": "a", "uses": "test.probe", "with": {"key": "\(key)-${input.stem}"}}
+                ]}
+                """, log: stopper)
+        }
+        runTask.withLockedValue { $0 = task }
+        opened.yield()
+        let summary = try await task.value
+        #expect(stops.withLockedValue { $0 } == 1)
+        #expect(summary.succeeded == 1)
+        #expect(summary.interrupted == (files > 1), "one of \(files) items ran before the stop")
+    }
+
     @Test func anInterruptedStageGetsItsResumeDataBack() async throws {
         let sandbox = try Sandbox()
         let key = UUID().uuidString
@@ -455,3 +486,4 @@ import Testing
         #expect(idle.reused == 1 && idle.stagesRun == 0)
     }
 }
+

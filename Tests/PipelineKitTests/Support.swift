@@ -55,9 +55,16 @@ struct ProbeStage: Stage {
 /// Collects a run's events.
 final class EventLog: RunEventSink {
     let events = NIOLockedValueBox<[any RunEvent]>([])
+    /// Called with each event once it is logged.
+    private let onEvent: @Sendable (any RunEvent) -> Void
+
+    init(onEvent: @escaping @Sendable (any RunEvent) -> Void = { _ in }) {
+        self.onEvent = onEvent
+    }
 
     func emit(_ event: any RunEvent) {
         events.withLockedValue { $0.append(event) }
+        onEvent(event)
     }
 
     /// The events of one kind, in order.

@@ -114,12 +114,13 @@ public struct Runner: Sendable {
         outcome.keepsEveryResult = keepsEveryResult
         if keepsEveryResult { outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count) }
         recordDecided(plan, into: &outcome)
-        await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
+        let leftItems = await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
         running.run(started: false)
         if !Task.isCancelled {
             for end in await undoLeftoverRequests() { outcome.add(end.result, skipped: end.skipped) }
         }
-        outcome.summary.interrupted = outcome.summary.interrupted || Task.isCancelled
+        // A stop that came once every item had ended cut nothing short: the run is complete.
+        outcome.summary.interrupted = outcome.summary.interrupted || leftItems
         outcome.summary.seconds = (clock.now - start).seconds
         try? await store.finishRun(runID, summary: outcome.summary)
         sink.emit(RunFinished(summary: outcome.summary))
@@ -156,8 +157,9 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Runs `items`, `jobs` at a time; none starts once the task is cancelled.
-    private func runItems(_ items: some Sequence<ItemToRun>, into outcome: inout RunOutcome) async {
+    /// Runs `items`, `jobs` at a time; none starts once the task is cancelled. Returns whether the
+    /// cancellation left items that never started.
+    private func runItems(_ items: some Sequence<ItemToRun>, into outcome: inout RunOutcome) async -> Bool {
         await withTaskGroup(of: ItemEnd.self) { group in
             var pending = items.makeIterator()
             for _ in 0..<jobs {
@@ -170,6 +172,7 @@ public struct Runner: Sendable {
                     group.addTask { await runItem(item) }
                 }
             }
+            return pending.next() != nil
         }
     }
 
