@@ -201,7 +201,11 @@ import Testing
         let stops = NIOLockedValueBox(0)
         // Cancels the run when its first item ends, as a Ctrl-C at that moment does.
         let stopper = EventLog { event in
-            guard event is ItemFinished, stops.withLockedValue({ $0 += 1; return $0 }) == 1 else { return }
+            guard event is ItemFinished,
+                stops.withLockedValue({
+                    $0 += 1; return $0
+                }) == 1
+            else { return }
             runTask.withLockedValue { $0 }?.cancel()
         }
         let (gate, opened) = AsyncStream<Void>.makeStream()
@@ -486,4 +490,3 @@ import Testing
         #expect(idle.reused == 1 && idle.stagesRun == 0)
     }
 }
-
