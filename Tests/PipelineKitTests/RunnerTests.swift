@@ -201,11 +201,12 @@ import Testing
         let stops = NIOLockedValueBox(0)
         // Cancels the run when its first item ends, as a Ctrl-C at that moment does.
         let stopper = EventLog { event in
-            guard event is ItemFinished,
-                stops.withLockedValue({
-                    $0 += 1; return $0
-                }) == 1
-            else { return }
+            guard event is ItemFinished else { return }
+            let first = stops.withLockedValue { count in
+                count += 1
+                return count == 1
+            }
+            guard first else { return }
             runTask.withLockedValue { $0 }?.cancel()
         }
         let (gate, opened) = AsyncStream<Void>.makeStream()
