@@ -150,6 +150,9 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
             return ret;
         j->audio.out = 1;
     }
+    // The muxer's interleaver groups each track's packets into runs of this length, which the index stores as
+    // one chunk each.
+    j->ofmt->max_chunk_duration = MS_JOIN_CHUNK_MICROSECONDS;
     if ((ret = ms_start_output(j->ofmt, j->parts[0], out, faststart, index_space, j->errbuf, j->errlen)) < 0)
         return ret;
     if (j->gate) {

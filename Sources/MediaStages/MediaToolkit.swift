@@ -121,9 +121,14 @@ public enum MediaToolkit {
         }
     }
 
+    /// How much of one track a join writes in one run, which the index stores as one chunk (a run also ends
+    /// at 1 MiB).
+    static let joinChunkSeconds = Double(MS_JOIN_CHUNK_MICROSECONDS) / 1_000_000
+
     /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
     /// the range starting at its entry of `starts`, in order) and, when given, the audio of a transcode
-    /// made with `streams` `.audio`, into one MP4 at `output`. With `faststart` and an `indexSpace` the index
+    /// made with `streams` `.audio`, into one MP4 at `output`, each track in runs of ``joinChunkSeconds``.
+    /// With `faststart` and an `indexSpace` the index
     /// goes into room reserved ahead of the media data, so that the file is written once and every byte after
     /// its head is final when written; `gate` then sees the parts go by (``JoinGate``).
     public static func join(

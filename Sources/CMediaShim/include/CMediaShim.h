@@ -289,6 +289,10 @@ int ms_transcode(const char *in, const char *out, const ms_transcode_options *op
 /// The `part` a join's gate is told when the index did not fit its room and the file is written again: the
 /// bytes it said were final are not.
 #define MS_JOIN_REWRITTEN (-2)
+/// How long a run of one track's samples the join writes together (microseconds): each run is one chunk of the
+/// MP4's index, so the index holds one chunk entry per track for this much media instead of one per sample,
+/// and players still find audio and video close together.
+#define MS_JOIN_CHUNK_MICROSECONDS 500000
 /// Called by ms_join before each part and when bytes become final (see ms_join); non-zero stops the join.
 typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final);
 
@@ -297,7 +301,8 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// `audio` is not NULL, the audio of an MP4 made with MS_STREAMS_AUDIO, into one MP4 at `out` (the index
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
 /// parameters describe them all. Timestamps stay strictly increasing across the joins; both tracks start
-/// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied).
+/// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
+/// samples are written in runs of MS_JOIN_CHUNK_MICROSECONDS (one chunk each, unless it reaches 1 MiB).
 /// With `faststart` and `index_space` > 0 the index is written into that many bytes reserved ahead of the media
 /// data (one pass, a `free` box keeps what is left), so every byte after the head is final once written; when
 /// the index does not fit, the join is made again with +faststart (the gate is told MS_JOIN_REWRITTEN).
