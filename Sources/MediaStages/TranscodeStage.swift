@@ -281,6 +281,41 @@ public struct RemuxStage: Stage {
 
 /// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
 enum Export {
+    /// How an export of a source runs: with which settings, in segments of what length and how many at once
+    /// (nil: in one piece), and for `mode: auto`, what decided it.
+    struct Decision {
+        var settings: TranscodeSettings
+        var segments: (length: Double, jobs: Int)?
+        var autoChoice: String?
+    }
+
+    /// Decides how an export of the source `info` describes runs, as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
+    /// does (and `pipeline plan` says).
+    static func decide(
+        _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
+        segmenting: (length: TimeSpan?, jobs: Int)?
+    ) -> Decision {
+        var decision = Decision(settings: settings)
+        switch mode {
+        case .remux: decision.settings.mode = .remux
+        case .auto:
+            let standard = rules ?? .standard(for: settings.codec)
+            let reason = standard.mismatch(info, settings: settings)
+            decision.settings.mode = reason == nil ? .remux : .transcode
+            decision.autoChoice =
+                reason.map { "transcoding because \($0)" } ?? "remuxing, the input already fits (\(standard.summary))"
+        case .transcode: decision.settings.mode = .transcode
+        }
+        guard decision.settings.mode == .transcode else { return decision }
+        if let rules { decision.settings = rules.promise(decision.settings, for: info) }
+        if let segmenting, segmenting.length?.seconds != 0,
+            let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration)
+        {
+            decision.segments = (length, segmenting.jobs)
+        }
+        return decision
+    }
+
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
     /// segments encoded at once (nil: never segmented).
     static func run(
@@ -301,40 +336,27 @@ enum Export {
         if let dropped = droppedStreams(info) {
             context.logger.notice("dropping \(dropped): the MP4 keeps one video and one audio track")
         }
-        var settings = settings
-        switch mode {
-        case .remux: settings.mode = .remux
-        case .auto:
-            let reason = (rules ?? .standard(for: settings.codec)).mismatch(info, settings: settings)
-            settings.mode = reason == nil ? .remux : .transcode
-            context.logger.info(
-                reason.map { "mode auto: transcoding because \($0)" }
-                    ?? "mode auto: remuxing, the input already fits (\((rules ?? .standard(for: settings.codec)).summary))"
-            )
-        case .transcode: settings.mode = .transcode
-        }
-        if settings.mode == .transcode, let rules { settings = rules.promise(settings, for: info) }
+        let decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
+        if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
+        let settings = decision.settings
         var segmented: SegmentedTranscode?
         var farmed: FarmedTranscode?
-        if settings.mode == .transcode, let segmenting, segmenting.length?.seconds != 0 {
-            if let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration) {
-                let indexSpace = SegmentedTranscode.indexSpace(
-                    duration: info.duration, source: info, settings: settings)
-                // Only the item's own file (an earlier stage's output is on this worker's disk alone), and only
-                // H.264: workers announce the build of their H.264 encoder alone.
-                if input == context.item.path, settings.codec == .h264,
-                    let farm = context.services[SegmentFarmKey.self],
-                    let store = context.services[SegmentStoreKey.self]
-                {
-                    farmed = FarmedTranscode(
-                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: segmenting.jobs, farm: farm, store: store,
-                        context: context)
-                } else {
-                    segmented = SegmentedTranscode(
-                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: segmenting.jobs, context: context)
-                }
+        if let (length, jobs) = decision.segments {
+            let indexSpace = SegmentedTranscode.indexSpace(duration: info.duration, source: info, settings: settings)
+            // Only the item's own file (an earlier stage's output is on this worker's disk alone), and only
+            // H.264: workers announce the build of their H.264 encoder alone.
+            if input == context.item.path, settings.codec == .h264,
+                let farm = context.services[SegmentFarmKey.self],
+                let store = context.services[SegmentStoreKey.self]
+            {
+                farmed = FarmedTranscode(
+                    input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                    indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, farm: farm, store: store,
+                    context: context)
+            } else {
+                segmented = SegmentedTranscode(
+                    input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                    indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, context: context)
             }
         }
 
@@ -392,5 +414,32 @@ enum Export {
         }
         if info.attachedPictures > 0 { dropped.append("\(info.attachedPictures) cover picture(s)") }
         return dropped.isEmpty ? nil : dropped.joined(separator: ", ")
+    }
+}
+
+extension TranscodeStage: PlanDescribing {
+    /// Whether the export transcodes or remuxes (`mode: auto`), and into how many segments it splits the source,
+    /// with those an earlier run already encoded.
+    public static func planNote(_ options: Options, input: String, checkpoint: JSONValue?) async -> String? {
+        let file = options.file ?? input
+        guard let (settings, rules) = try? settings(from: options), let info = try? await MediaToolkit.probe(file),
+            !info.isStillImage
+        else { return nil }
+        let decision = Export.decide(
+            info, mode: options.mode, settings: settings, rules: rules,
+            segmenting: (options.segmentSeconds, options.segmentJobs))
+        var notes = decision.autoChoice.map { ["mode auto: \($0)"] } ?? []
+        if let (length, _) = decision.segments {
+            let keyframes = (try? await MediaToolkit.keyframes(file)) ?? []
+            let starts = SegmentedTranscode.starts(duration: info.duration, length: length, keyframes: keyframes)
+            var split = "in \(starts.count) segments of \(TimeSpan(seconds: length))"
+            if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.starts == starts,
+                !saved.segments.isEmpty
+            {
+                split += ", \(saved.segments.count) already encoded"
+            }
+            notes.append(split)
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 }

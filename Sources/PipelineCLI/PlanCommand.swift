@@ -52,11 +52,11 @@ struct PlanCommand: AsyncParsableCommand {
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
         var report = PlanReport(json: json, branched: workflow.graph.isBranched)
         for planned in plan.items {
-            report.add(
-                planned,
-                stages: decisions.preview(
-                    planned, checkpoints: planned.known.flatMap { checkpoints[$0.id] } ?? [:],
-                    previous: planned.known.flatMap { previous[$0.id] } ?? [:]))
+            let records = planned.known.flatMap { checkpoints[$0.id] } ?? [:]
+            var stages = decisions.preview(
+                planned, checkpoints: records, previous: planned.known.flatMap { previous[$0.id] } ?? [:])
+            await registry.describe(&stages, of: planned, checkpoints: records)
+            report.add(planned, stages: stages)
         }
         for passed in plan.passedOver { report.add(passed) }
         report.finish(workflow: workflow.name, redactor: redactor)
@@ -110,6 +110,7 @@ private struct PlanReport {
                     notes.append("after \(stage.after.isEmpty ? "nothing" : stage.after.joined(separator: ", "))")
                 }
                 if let export = stage.streams { notes.append("streaming \(export) as it is written") }
+                if let note = stage.note { notes.append(note) }
                 let after = notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"
                 out.line(
                     "           \(stage.action.rawValue.padded(to: 6)) \(stage.stage)\(after)"
@@ -130,6 +131,7 @@ private struct PlanReport {
                         "reason": stage.reason.map(JSONValue.string) ?? .null,
                         "options": stage.options ?? .null, "after": .array(stage.after.map(JSONValue.string)),
                         "streams": stage.streams.map(JSONValue.string) ?? .null,
+                        "note": stage.note.map(JSONValue.string) ?? .null,
                     ]
                 }),
         ])

@@ -71,12 +71,13 @@ import Testing
         let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try await Self.makeClip(in: scratch)
         try scratch.write("wf.json", Self.workflow(name: "streamed", port: s3.port))
-        // `plan` and `status` say which upload streams which export.
+        // `plan` and `status` say which upload streams which export, and `plan` how the export is split.
         let plan = try await Binary.run(["plan", "wf.json"], in: scratch.root)
         #expect(
             plan.stdout.split(separator: "\n").contains {
                 $0.contains("run    archive (") && $0.contains("streaming export as it is written")
             }, "\(plan.stdout)")
+        #expect(plan.stdout.contains(/run    export \(in \d segments of 1.0s\): it has not run/), "\(plan.stdout)")
         let planned = try JSONValue(
             parsing: try await Binary.run(["plan", "wf.json", "--json"], in: scratch.root).stdout)
         let stages = planned["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
@@ -202,6 +203,14 @@ import Testing
         }
         try await Self.killDuringTheEncode(
             process, extraSegments: extraSegments, in: scratch, checkpointed: checkpointed)
+        // `plan` says how much of the split export is encoded.
+        let encoded = await checkpointed().segments
+        let split = await stageCheckpoints(under: state, workflow: "streamed-kill").values.first?["export"]?["resume"]?[
+            "starts"]?.arrayValue?.count
+        let plan = try await Binary.run(["plan", "wf.json"], in: scratch.root)
+        #expect(
+            plan.stdout.contains("export (in \(split ?? 0) segments of 1.0s, \(encoded) already encoded)"),
+            "\(plan.stdout)")
 
         let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")

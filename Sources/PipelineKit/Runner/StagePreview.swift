@@ -27,6 +27,25 @@ public struct StagePreview: Sendable, Hashable {
     public var after: [String] = []
     /// The export it uploads while it is written (`"stream": true`); nil when it does not stream.
     public var streams: String?
+    /// How it would run, as its type says (``StageKit/PlanDescribing``): how an export is split, say.
+    public var note: String?
+}
+
+extension StageRegistry {
+    /// Adds to each stage of `previews` that would run what its type says of how it would run
+    /// (``StageDescriptor/planNote(options:input:checkpoint:)``), given the checkpoints of `planned`'s current
+    /// version (not read when the run would make a new version). Reads inputs; writes nothing.
+    public func describe(
+        _ previews: inout [StagePreview], of planned: PlannedItem, checkpoints: [String: StageRecord]
+    ) async {
+        let checkpoints = planned.admission?.newVersion == true ? [:] : checkpoints
+        for index in previews.indices where previews[index].action == .run {
+            guard let options = previews[index].options, let descriptor = descriptor(for: previews[index].uses)
+            else { continue }
+            previews[index].note = await descriptor.planNote(
+                options: options, input: planned.input.path, checkpoint: checkpoints[previews[index].stage]?.resume)
+        }
+    }
 }
 
 extension StageDecisions {

@@ -42,6 +42,8 @@ public struct StageDescriptor: Sendable {
     private let schema: OptionSchemaOnce
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    /// ``PlanDescribing/planNote(json:input:checkpoint:)``, for the stages that have one.
+    private let noteForPlan: (@Sendable (JSONValue, String, JSONValue?) async -> String?)?
 
     /// Describes a stage type.
     public init<S: Stage>(_ stage: S.Type, source: StageSource) {
@@ -56,6 +58,18 @@ public struct StageDescriptor: Sendable {
         self.retriesItself = S.retriesItself
         self.outputsForOptions = { S.outputSchema(for: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
+        if let describing = S.self as? any PlanDescribing.Type {
+            self.noteForPlan = Self.planNote(of: describing)
+        } else {
+            self.noteForPlan = nil
+        }
+    }
+
+    /// What ``planNote(options:input:checkpoint:)`` calls for a stage type that describes its plan.
+    private static func planNote<D: PlanDescribing>(
+        of stage: D.Type
+    ) -> @Sendable (JSONValue, String, JSONValue?) async -> String? {
+        { options, input, checkpoint in await D.planNote(json: options, input: input, checkpoint: checkpoint) }
     }
 
     /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary), with everything
@@ -77,11 +91,18 @@ public struct StageDescriptor: Sendable {
         self.retriesItself = retriesItself
         self.outputsForOptions = outputs
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
+        self.noteForPlan = nil
     }
 
     /// The outputs the stage declares for this `with` object.
     public func outputs(for with: JSONValue) -> OutputSchema {
         outputsForOptions(with)
+    }
+
+    /// How the stage would run with resolved `options` on the item's file `input`, resuming from `checkpoint`, as
+    /// its type says for `pipeline plan` (``PlanDescribing``); nil for a stage that says nothing.
+    public func planNote(options: JSONValue, input: String, checkpoint: JSONValue?) async -> String? {
+        await noteForPlan?(options, input, checkpoint)
     }
 
     /// Runs the stage with resolved options.
