@@ -432,7 +432,8 @@ extension TranscodeStage: PlanDescribing {
         if let (length, _) = decision.segments {
             let keyframes = (try? await MediaToolkit.keyframes(file)) ?? []
             let starts = SegmentedTranscode.starts(duration: info.duration, length: length, keyframes: keyframes)
-            var split = "in \(starts.count) segments of \(TimeSpan(seconds: length))"
+            let count = starts.count == 1 ? "one segment" : "\(starts.count) segments"
+            var split = "in \(count) of \(TimeSpan(seconds: length))"
             if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.starts == starts,
                 !saved.segments.isEmpty
             {
