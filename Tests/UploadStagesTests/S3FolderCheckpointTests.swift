@@ -111,7 +111,8 @@ import Testing
         let first = CountingCheckpoints()
         let started = ContinuousClock.now
         let crashed = Task { try await run(server, folder, checkpoints: first, saved: nil) }
-        try await waitUntil("a batch of files recorded as done") { first.writes >= 1 }
+        // The first write comes before any file is sent; the second records a batch of files done.
+        try await waitUntil("a batch of files recorded as done") { first.writes >= 2 }
         first.freeze()
         let recorded = first.saved?["done"]?.objectValue?.count ?? 0
         try await waitUntil("files finished after the last checkpoint") {

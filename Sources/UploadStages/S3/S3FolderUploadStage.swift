@@ -120,8 +120,11 @@ public struct S3FolderUploadStage: Stage {
             context.logger.info("the destination changed; uploading every file again")
             progress = Progress(target: target, done: [:], uploading: [:])
         }
-        // Files an earlier run may have sent without recording them are looked for on the server first.
-        let resuming = saved != nil && progress.target == target
+        // Files an earlier run may have sent without recording them are looked for on the server first. A first
+        // run saves its checkpoint before sending anything, so that a run killed before its first batch of
+        // done-marks is known as one to resume.
+        let resuming = saved?.target == target
+        if !resuming { try await context.checkpoint(progress) }
         let journal = FolderJournal(progress, context: context)
         let sizes = try files.map { try UploadFile(path: root.appendingPathComponent($0).path) }
         let total = sizes.reduce(0) { $0 + $1.size }
