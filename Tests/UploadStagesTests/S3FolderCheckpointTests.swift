@@ -149,6 +149,54 @@ import Testing
         #expect(sent.allSatisfy { (receivedAfter[$0] ?? 0) > (receivedBefore[$0] ?? 0) })
     }
 
+    /// A file larger than a part goes in parts; so does a small file whose multipart upload a checkpoint of an
+    /// earlier version (every file multipart) records, so that it is completed, not left behind. The rest go in
+    /// one PUT.
+    @Test func largeFilesAndMultipartUploadsOfAnOldCheckpointGoInParts() async throws {
+        let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sizes = ["large.mp4": (5 << 20) + 10, "begun.m4s": 1500, "small.m4s": 900]
+        for (name, size) in sizes {
+            try FileManager.default.moveItem(
+                at: try randomFile(bytes: size, seed: UInt64(size)), to: folder.appendingPathComponent(name))
+        }
+        let begun = folder.appendingPathComponent("begun.m4s").path
+        let old: JSONValue = [
+            "target": .string("s3:http://127.0.0.1:\(server.port)/media/hls/"), "done": [:],
+            "uploading": [
+                "begun.m4s": [
+                    "uploadId": "an-upload-the-server-no-longer-has", "key": "hls/begun.m4s",
+                    "target": .string("s3:http://127.0.0.1:\(server.port)/media/hls/begun.m4s checksum=crc32c"),
+                    "partSize": .int(5 << 20),
+                    "fingerprint": [
+                        "size": 1500, "modified": 0,
+                        "content": .string(try ContentFingerprint.compute(path: begun, size: 1500, method: .sampled)),
+                    ],
+                    "parts": [],
+                ]
+            ],
+        ]
+        let options: JSONValue = [
+            "endpoint": .string("http://127.0.0.1:\(server.port)"), "bucket": "media", "prefix": "hls/",
+            "folder": .string(folder.path), "partSize": "5MiB", "concurrency": 2,
+            "accessKeyId": "test", "secretAccessKey": "test",
+        ]
+        let run = await StageHarness(
+            stateFolder: FileManager.default.temporaryDirectory.appendingPathComponent("s3fc-\(UUID().uuidString)")
+        ).run(S3FolderUploadStage.self, options: options, checkpoint: old)
+        #expect(try run.outputs.get()["files"] == 3)
+
+        let timeline = try JSONValue(parsing: await httpGet("http://127.0.0.1:\(server.port)/__timeline"))
+        // Only the multipart uploads' completions are timed as "completes", and all three objects appear.
+        #expect(timeline["completes"]?.arrayValue?.count == 2)
+        #expect(timeline["completed"]?.arrayValue?.count == 3)
+        #expect(try await receivedByPath(server)["small.m4s"] == 900)
+        let local = try await localDigests(folder, sizes.keys.sorted())
+        #expect(await objects(server) == local)
+    }
+
     /// The SHA-256 of every file, by the system's sha256sum in one run.
     private func localDigests(_ folder: URL, _ names: [String]) async throws -> [String: String] {
         let output = await runTool("/usr/bin/sha256sum", names.map { folder.appendingPathComponent($0).path })
