@@ -144,6 +144,10 @@ int ms_transcode_open_video(transcoder *t) {
     enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
     enc->field_order = AV_FIELD_PROGRESSIVE;
     enc->thread_count = t->opt->threads;
+    // SVT-AV1 (FFmpeg 5.1, SVT-AV1 1.4) ignores a frame's forced picture type and makes a keyframe every gop_size
+    // frames: a ladder's AV1 rendition gets a GOP of one keyframe interval (exact at a constant frame rate).
+    if (t->opt->keyframe_interval > 0 && !strcmp(name, "libsvtav1"))
+        enc->gop_size = (int)FFMAX(1, lround(t->opt->keyframe_interval * av_q2d(fps)));
     t->interlaced = ist->codecpar->field_order == AV_FIELD_TT || ist->codecpar->field_order == AV_FIELD_BB ||
                     ist->codecpar->field_order == AV_FIELD_TB || ist->codecpar->field_order == AV_FIELD_BT;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;

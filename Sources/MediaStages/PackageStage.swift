@@ -28,7 +28,7 @@ public struct PackageStage: Stage {
             /// The rendition's name and folder (default: <height>p).
             @Option("The rendition's name and folder (default: <height>p).") public var name: String?
             /// The rendition's video codec instead of the package's.
-            @Option("The rendition's video codec: h264 or hevc (default: the package's codec).")
+            @Option("The rendition's video codec: h264, hevc or av1 (default: the package's codec).")
             public var codec: RenditionCodec?
 
             public init() {}
@@ -54,7 +54,7 @@ public struct PackageStage: Stage {
         public var segmentSeconds = TimeSpan(seconds: 6)
         /// The video renditions' codec.
         @Option(
-            "Video codec of the renditions: h264 (libx264) or hevc (libx265, tagged hvc1, forced keyframes are IDR frames)."
+            "Video codec of the renditions: h264 (libx264), hevc (libx265, tagged hvc1, forced keyframes are IDR frames) or av1 (SVT-AV1, a keyframe every segmentSeconds of frames)."
         )
         public var codec = RenditionCodec.h264
         /// x264's speed preset.
@@ -87,11 +87,14 @@ public struct PackageStage: Stage {
         case h264
         /// HEVC through libx265, tagged hvc1 (Apple's players need it): about the same picture in fewer bits.
         case hevc
+        /// AV1 through SVT-AV1: fewer bits still, for recent browsers and phones.
+        case av1
 
         var settingsCodec: TranscodeSettings.VideoCodec {
             switch self {
             case .h264: .h264
             case .hevc: .hevc
+            case .av1: .av1
             }
         }
     }

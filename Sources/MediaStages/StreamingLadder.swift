@@ -107,7 +107,8 @@ struct MediaPlaylist {
 /// RFC 6381 codecs strings, read from the sample entry of an initialisation segment (`init.mp4`).
 enum CodecString {
     /// `avc1.PPCCLL` from the `avcC` box (profile, constraint flags, level), `hvc1.…` from the `hvcC` box (ISO/IEC
-    /// 14496-15 annex E), or `mp4a.40.N` from the `esds` box (N: the AAC audio object type); nil when none is there.
+    /// 14496-15 annex E), `av01.…` from the `av1C` box, or `mp4a.40.N` from the `esds` box (N: the AAC audio object
+    /// type); nil when none is there.
     static func of(initSegment data: Data) -> String? {
         let bytes = [UInt8](data)
         if let at = find("avcC", in: bytes), at + 8 <= bytes.count {
@@ -116,6 +117,9 @@ enum CodecString {
         }
         if let at = find("hvcC", in: bytes), at + 17 <= bytes.count {
             return hevc(Array(bytes[(at + 5)..<(at + 17)]))
+        }
+        if let at = find("av1C", in: bytes), at + 7 <= bytes.count {
+            return av1(bytes[at + 5], bytes[at + 6])
         }
         if let at = find("esds", in: bytes), let type = audioObjectType(bytes, from: at + 8) {
             return "mp4a.40.\(type)"
@@ -140,6 +144,16 @@ enum CodecString {
                 "\(tier)\(general[11])",
             ]
             + constraints.map { String(format: "%02X", $0) }).joined(separator: ".")
+    }
+
+    /// `av01.<profile>.<level><M|H>.<bit depth>` (the AV1 codec ISO media file format binding, section 5) from the
+    /// `av1C` bytes after its marker and version: seq_profile and seq_level_idx_0, then seq_tier_0, high_bitdepth
+    /// and twelve_bit; e.g. `av01.0.04M.08` for Main at level 3.0, 8 bits. The optional fields are left out.
+    private static func av1(_ profileAndLevel: UInt8, _ flags: UInt8) -> String {
+        let tier = flags & 0x80 != 0 ? "H" : "M"
+        let depth = flags & 0x40 == 0 ? 8 : (flags & 0x20 != 0 ? 12 : 10)
+        let level = String(format: "%02d", Int(profileAndLevel & 0x1F))
+        return "av01.\(profileAndLevel >> 5).\(level)\(tier).\(String(format: "%02d", depth))"
     }
 
     private static func find(_ type: String, in bytes: [UInt8]) -> Int? {

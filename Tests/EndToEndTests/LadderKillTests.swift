@@ -109,4 +109,112 @@ import Testing
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "hls/talk/master.m3u8"])
                 == (await sha256sum(master.path)))
     }
+
+    /// `kill -9` during the folder upload that follows the ladder: the rerun does not make the package again,
+    /// sends only the files the server did not have, and ends with every object equal to its file and the
+    /// master playlist complete after everything else.
+    @Test func killNineDuringTheFolderUploadSendsOnlyWhatIsMissing() async throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("in/talk.mp4")
+        try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-f", "lavfi",
+                "-i", "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
+                clip.path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "kill-folder-upload", "inputs": {"path": "in"}, "stages": [
+              {"id": "package", "uses": "ffmpeg.package", "with": {"output": "out/${input.stem}",
+                "segmentSeconds": "0.5s", "preset": "ultrafast", "threads": 2, "renditions": [
+                  {"height": 360, "bitrate": "800k"}, {"height": 270, "bitrate": "500k"}, {"height": 180, "bitrate": "250k"}]}},
+              {"id": "upload", "uses": "s3.uploadFolder", "after": ["package"], "with": {"folder": "${package.folder}",
+                "endpoint": "http://127.0.0.1:\(server.port)", "bucket": "media", "prefix": "hls/${input.stem}/",
+                "accessKeyId": "test", "secretAccessKey": "test"}}
+            ]}
+            """)
+        let base = "http://127.0.0.1:\(server.port)"
+        @Sendable func completed() async throws -> [(start: Double, end: Double, key: String)] {
+            let timeline = try JSONValue(parsing: await httpGet("\(base)/__timeline"))
+            return (timeline["completed"]?.arrayValue ?? []).compactMap { entry in
+                guard let values = entry.arrayValue, values.count == 3, let path = values[2].stringValue else {
+                    return nil
+                }
+                let number = { (value: JSONValue) in value.doubleValue ?? Double(value.intValue ?? 0) }
+                return (number(values[0]), number(values[1]), String(path.dropFirst("/media/hls/talk/".count)))
+            }
+        }
+        func received() async throws -> [String: Int] {
+            let stats = try JSONValue(parsing: await httpGet("\(base)/__stats"))
+            var bytes: [String: Int] = [:]
+            for (path, count) in stats["receivedByPath"]?.objectValue ?? [:] {
+                bytes[String(path.dropFirst("/media/hls/talk/".count))] = count.intValue ?? 0
+            }
+            return bytes
+        }
+        func objects() async -> [String: String] {
+            let lines = await peerTool("s3_tool.py", [String(server.port), "objects", "media", "hls/talk/"])
+            return Dictionary(
+                lines.split(separator: "\n").compactMap { line -> (String, String)? in
+                    let fields = line.split(separator: " ")
+                    guard fields.count == 2 else { return nil }
+                    return (String(fields[0].dropFirst("hls/talk/".count)), String(fields[1]))
+                }, uniquingKeysWith: { first, _ in first })
+        }
+
+        // The upload is held to 192 KiB/s so that it lasts a few seconds; the kill comes once a seeded number of
+        // objects are complete on the server.
+        let random = SeededRandom("killNineDuringTheFolderUploadSendsOnlyWhatIsMissing")
+        let killAfter = random.int(in: 1...8)
+        let process = try Binary.start(["run", "wf.json", "--json", "--bwlimit", "192KiB"], in: scratch.root)
+        try await waitUntil("\(killAfter) objects uploaded") {
+            guard process.isRunning else { return true }
+            return try await completed().count >= killAfter
+        }
+        #expect(process.isRunning, "the upload finished before it could be killed")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+
+        let package = scratch.path("out/talk")
+        let names = try FileManager.default.subpathsOfDirectory(atPath: package.path).filter { name in
+            var folder: ObjCBool = false
+            let exists = FileManager.default.fileExists(
+                atPath: package.appendingPathComponent(name).path, isDirectory: &folder)
+            return exists && !folder.boolValue && !name.hasPrefix(".")
+        }
+        func modified() -> [String: Date] {
+            Dictionary(
+                uniqueKeysWithValues: names.compactMap { name in
+                    let attributes = try? FileManager.default.attributesOfItem(
+                        atPath: package.appendingPathComponent(name).path)
+                    return (attributes?[.modificationDate] as? Date).map { (name, $0) }
+                })
+        }
+        let written = modified()
+        var local: [String: String] = [:]
+        for name in names { local[name] = await sha256sum(package.appendingPathComponent(name).path) }
+        #expect(local.count > 30 && local["master.m3u8"] != nil)
+        let up = Set(await objects().filter { local[$0.key] == $0.value }.keys)
+        let receivedBefore = try await received()
+        #expect(!up.isEmpty && up.count < local.count && !up.contains("master.m3u8"), "\(up.sorted())")
+
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(!rerun.stdout.contains("making renditions"), "the package was made again")
+        #expect(modified() == written, "files of the package were written again")
+
+        #expect(await objects() == local)
+        let receivedAfter = try await received()
+        let sentAgain = up.filter { receivedAfter[$0] != receivedBefore[$0] }
+        #expect(sentAgain.isEmpty, "sent again: \(sentAgain.sorted())")
+        let done = try await completed()
+        let master = try #require(done.last { $0.key == "master.m3u8" })
+        // The top-level manifests (the master playlist, the DASH manifest) go together, after all the rest.
+        #expect(done.filter { $0.key.contains("/") }.allSatisfy { $0.end <= master.start })
+    }
 }

@@ -173,6 +173,52 @@ import Testing
 
     /// `codec: hevc`: libx265 renditions tagged hvc1, their CODECS read from the stream, keyframes still aligned
     /// at the segments' starts; a rendition may keep H.264.
+    /// An AV1 rendition (SVT-AV1) beside an H.264 one: its CODECS are read from its stream's `av1C`, and every
+    /// segment starts with a keyframe, at the same times as the H.264 rendition's.
+    @Test func av1RenditionsCarryCodecsOfTheirStreams() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("clip.mp4")
+        try await makeClip(seconds: 2, size: "320x180", at: clip)
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            PackageStage.self,
+            options: [
+                "file": .string(clip.path), "output": .string(folder.appendingPathComponent("hls").path),
+                "renditions": [
+                    ["height": 180, "bitrate": "200k"], ["height": 90, "bitrate": "100k", "codec": "h264"],
+                ],
+                "codec": "av1", "segmentSeconds": "1s", "preset": "ultrafast", "threads": 2,
+            ])
+        _ = try run.outputs.get()
+        let hls = folder.appendingPathComponent("hls")
+        let master = try String(contentsOf: hls.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        let found = variants(master)
+        #expect(found.map(\.playlist) == ["180p/index.m3u8", "90p/index.m3u8"])
+        var starts: [[Double]] = []
+        for variant in found {
+            let playlist = hls.appendingPathComponent(variant.playlist)
+            let video = try #require(try await FFprobe.of(playlist.path).stream("video"))
+            let codecs = (variant.attributes["CODECS"] ?? "").split(separator: ",").map(String.init)
+            if variant.playlist.hasPrefix("180p") {
+                #expect(video["codec_name"]?.stringValue == "av1")
+                #expect(video["profile"]?.stringValue == "Main")
+                // ffprobe gives AV1's seq_level_idx as the level.
+                let level = try #require(video["level"]?.intValue)
+                #expect(codecs.first == String(format: "av01.0.%02dM.08", level), "\(codecs) for level \(level)")
+            } else {
+                #expect(codecs.first?.hasPrefix("avc1.") == true, "\(codecs)")
+            }
+            let text = try String(contentsOf: playlist, encoding: .utf8)
+            let durations = MediaPlaylist(text).segments.map(\.duration)
+            let segmentStarts = durations.indices.map { durations[..<$0].reduce(0, +) }
+            let keys = await keyframes(playlist)
+            #expect(segmentStarts.allSatisfy { start in keys.contains { abs($0 - start) < 0.001 } }, "\(keys)")
+            starts.append(segmentStarts)
+        }
+        #expect(starts.first?.count == 2)
+        #expect(starts.allSatisfy { $0 == starts.first }, "segments differ between renditions: \(starts)")
+    }
+
     @Test func hevcRenditionsCarryCodecsOfTheirStreams() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -267,6 +313,12 @@ import Testing
         // (progressive, frame-only, ...), level 93 (3.1): Apple's example.
         let hvcC: [UInt8] = [1, 0x01, 0x60, 0, 0, 0, 0xB0, 0, 0, 0, 0, 0, 93]
         #expect(CodecString.of(initSegment: Data([0, 0, 0, 0] + Array("hvcC".utf8) + hvcC)) == "hvc1.1.6.L93.B0")
+        // av1C: marker and version 0x81; profile 0 (Main), level 8 (4.0); then the tier and bit depth flags: main
+        // tier, 8 bits; and in a second file high tier, 10 bits (the spec's example av01.0.08H.10 … less the rest).
+        for (flags, codecs) in [(UInt8(0x0C), "av01.0.08M.08"), (0xCC, "av01.0.08H.10")] {
+            let av1C: [UInt8] = [0x81, 0x08, flags, 0]
+            #expect(CodecString.of(initSegment: Data([0, 0, 0, 0] + Array("av1C".utf8) + av1C)) == codecs)
+        }
         #expect(CodecString.of(initSegment: Data("nothing here".utf8)) == nil)
     }
 

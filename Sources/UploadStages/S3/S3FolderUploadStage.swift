@@ -1,13 +1,17 @@
 import Foundation
+import HTTPTransport
 import Logging
 import NIOConcurrencyHelpers
 public import StageKit
 
-/// `s3.uploadFolder`: uploads every file of a folder (an `ffmpeg.package` output, say) under a key prefix, each
-/// file through the resumable multipart upload of `s3.upload`, several files at once, with the content types
-/// players expect. Playlists and manifests go after the files they list, and the folder's top-level ones (the
-/// HLS master playlist, the DASH manifest) last of all, so a player never finds a manifest whose segments are
-/// not there yet. After a crash, finished files are not sent again and the file in flight resumes from its parts.
+/// `s3.uploadFolder`: uploads every file of a folder (an `ffmpeg.package` output, say) under a key prefix,
+/// several files at once, with the content types players expect: a file no larger than a part in one PutObject,
+/// a larger one through the resumable multipart upload of `s3.upload`. Playlists and manifests go after the files
+/// they list, and the folder's top-level ones (the HLS master playlist, the DASH manifest) last of all, so a
+/// player never finds a manifest whose segments are not there yet. A package holds thousands of files, so the
+/// files done are checkpointed in batches; after a crash those marked done are not sent again, one not marked
+/// is sent only when a HEAD does not show it there with its size and MD5, and a multipart file resumes from its
+/// parts.
 public struct S3FolderUploadStage: Stage {
     /// The options of `s3.uploadFolder`.
     public struct Options: StageOptions {
@@ -25,8 +29,10 @@ public struct S3FolderUploadStage: Stage {
         public var prefix = ""
         /// Files in flight at once.
         @Option("Files in flight at once, 1–32.") public var concurrency = 4
-        /// Bytes per part of each file.
-        @Option("Bytes per part of each file (at least 5 MiB; grown so there are at most 10,000 parts).")
+        /// Bytes per part of a file sent in parts; a file no larger goes in one PUT.
+        @Option(
+            "Bytes per part of a file sent in parts (at least 5 MiB; grown so there are at most 10,000 parts); a file no larger goes in one PUT."
+        )
         public var partSize = ByteCount(8 << 20)
         /// Address the bucket in the path (default: true with a custom endpoint).
         @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
@@ -63,7 +69,8 @@ public struct S3FolderUploadStage: Stage {
         public var location: String
     }
 
-    /// What the stage checkpoints: the files done, and the multipart upload of each file in flight.
+    /// What the stage checkpoints: the files done (recorded in batches: a file done but not yet recorded is
+    /// found by a HEAD on resume), and the multipart upload of each large file in flight.
     struct Progress: Codable, Sendable {
         /// Identifies the destination; another one starts over.
         var target: String
@@ -109,11 +116,17 @@ public struct S3FolderUploadStage: Stage {
         let environment = ProcessInfo.processInfo.environment
         let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         let target = try "s3:" + S3Backend.objectURL(probe, region: region)
-        var progress = context.lastCheckpoint(as: Progress.self) ?? Progress(target: target, done: [:], uploading: [:])
+        let saved = context.lastCheckpoint(as: Progress.self)
+        var progress = saved ?? Progress(target: target, done: [:], uploading: [:])
         if progress.target != target {
             context.logger.info("the destination changed; uploading every file again")
             progress = Progress(target: target, done: [:], uploading: [:])
         }
+        // Files an earlier run may have sent without recording them are looked for on the server first. A first
+        // run saves its checkpoint before sending anything, so that a run killed before its first batch of
+        // done-marks is known as one to resume.
+        let resuming = saved?.target == target
+        if !resuming { try await context.checkpoint(progress) }
         let journal = FolderJournal(progress, context: context)
         let sizes = try files.map { try UploadFile(path: root.appendingPathComponent($0).path) }
         let total = sizes.reduce(0) { $0 + $1.size }
@@ -128,10 +141,18 @@ public struct S3FolderUploadStage: Stage {
             "folder upload: \(files.count) files, \(alreadyDone.count) already uploaded, playlists and manifests last")
         let skip = Set(alreadyDone)
         for wave in waves {
-            try await upload(
-                wave.filter { !skip.contains($0) }, options: options, root: root, known: known, journal: journal,
-                meter: meter, context: context)
+            do {
+                try await upload(
+                    wave.filter { !skip.contains($0) }, options: options, root: root, known: known, journal: journal,
+                    meter: meter, resuming: resuming, context: context)
+            } catch {
+                try? await journal.flush()
+                throw error
+            }
+            try await journal.flush()
         }
+        let found = await journal.foundUploaded
+        if found > 0 { context.logger.info("folder upload: \(found) files were already on the server") }
         let manifests = waves.last.map { wave in wave.filter { !$0.contains("/") } } ?? []
         let keys = manifests.map { options.prefix + $0 }
         let master = keys.first { $0.hasSuffix(".m3u8") } ?? keys.first
@@ -150,7 +171,7 @@ public struct S3FolderUploadStage: Stage {
     /// new files from starting, the files in flight finish and are checkpointed, then it is thrown.
     private func upload(
         _ names: [String], options: Options, root: URL, known: [String: UploadFile], journal: FolderJournal,
-        meter: FolderMeter, context: StageContext
+        meter: FolderMeter, resuming: Bool, context: StageContext
     ) async throws {
         let concurrency = max(1, min(options.concurrency, 32))
         try await withThrowingTaskGroup(of: (any Error)?.self) { group in
@@ -161,7 +182,8 @@ public struct S3FolderUploadStage: Stage {
                 group.addTask {
                     do {
                         try await uploadFile(
-                            name, file: file, options: options, journal: journal, meter: meter, context: context)
+                            name, file: file, options: options, journal: journal, meter: meter, resuming: resuming,
+                            context: context)
                         return nil
                     } catch {
                         return error
@@ -181,10 +203,12 @@ public struct S3FolderUploadStage: Stage {
         }
     }
 
-    /// One file through `s3.upload`'s multipart upload, its checkpoints kept in the folder's under its name.
+    /// One file: in one PutObject when it fits in a part, else through `s3.upload`'s multipart upload with its
+    /// checkpoints kept in the folder's under its name (also a small file whose multipart upload an earlier
+    /// version of the stage began, so that it is completed rather than left behind).
     private func uploadFile(
         _ name: String, file: UploadFile, options: Options, journal: FolderJournal, meter: FolderMeter,
-        context: StageContext
+        resuming: Bool, context: StageContext
     ) async throws {
         var fileOptions = S3UploadStage.Options()
         fileOptions.endpoint = options.endpoint
@@ -202,10 +226,11 @@ public struct S3FolderUploadStage: Stage {
         // A package holds hundreds of files: each one's start and resume are told only at debug level.
         var logger = context.logger
         if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .notice) }
+        let saved = await journal.uploading(name)
         let fileContext = StageContext(
             stageID: context.stageID, stageType: context.stageType, item: context.item, attempt: context.attempt,
             logger: logger, scratchFolder: context.scratchFolder, services: context.services,
-            savedCheckpoint: await journal.uploading(name),
+            savedCheckpoint: saved,
             checkpointer: FileCheckpointer(name: name, journal: journal, context: context),
             progress: { meter.update(name, bytes: $0.completed) }, retryPolicy: context.retryPolicy,
             retrying: { context.retrying(attempt: $0.attempt, after: $0.delay, because: $0.error) })
@@ -216,6 +241,14 @@ public struct S3FolderUploadStage: Stage {
                 "\(name): \(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB",
                 kind: .invalidInput)
         }
+        if saved == nil && file.size <= partSize {
+            let etag = try await putWhole(
+                name, file: file, backend: backend, checkFirst: resuming, journal: journal, meter: meter,
+                context: fileContext)
+            meter.update(name, bytes: file.size)
+            try await journal.finished(name, DoneFile(fingerprint: file.fingerprint, etag: etag))
+            return
+        }
         let upload = MultipartUpload(
             file: file, partSize: partSize, concurrency: 1,
             target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: fileContext, backend: backend)
@@ -223,6 +256,35 @@ public struct S3FolderUploadStage: Stage {
         meter.update(name, bytes: file.size)
         try await journal.finished(name, DoneFile(fingerprint: file.fingerprint, etag: completed.etag))
         context.logger.debug("uploaded \(name) as \(fileOptions.key)")
+    }
+
+    /// Sends a file in one PutObject, retried under the stage's policy; returns the object's ETag. With
+    /// `checkFirst` (a resume) a HEAD comes first: an object of the file's size whose ETag is the file's MD5
+    /// is the file, sent by an earlier run that stopped before recording it, and is not sent again.
+    private func putWhole(
+        _ name: String, file: UploadFile, backend: S3Backend, checkFirst: Bool, journal: FolderJournal,
+        meter: FolderMeter, context: StageContext
+    ) async throws -> String {
+        let digests = try await ObjectDigests(of: file, checksum: backend.checksum)
+        var etag = ""
+        var checking = checkFirst
+        try await TransferRetry(context: context).run(progress: { 0 }) {
+            if checking, let object = try await backend.headObject(), object.size == file.size,
+                ObjectDigests.md5(ofETag: object.etag) == digests.md5
+            {
+                context.logger.debug("\(name) is already on the server")
+                await journal.foundOnServer()
+                etag = object.etag
+                return true
+            }
+            checking = false
+            let transfer = TransferMeter(
+                base: 0, total: file.size, limiter: context.services[BandwidthLimitKey.self],
+                report: { meter.update(name, bytes: $0.completed) })
+            etag = try await backend.putObject(digests, meter: transfer).etag
+            return true
+        }
+        return etag
     }
 }
 
@@ -270,14 +332,30 @@ enum FolderFiles {
     }
 }
 
-/// The folder's checkpoint: every file's multipart progress and the files done, saved as one.
+/// The folder's checkpoint: every large file's multipart progress and the files done, saved as one. A
+/// multipart step is saved at once; files done are saved in batches, at most once a second unless
+/// ``batchSize`` of them wait, so that a package of thousands of small files costs a bounded number of writes
+/// (each one the whole checkpoint) instead of one per file.
 private actor FolderJournal {
+    /// Files done that make a write due before the second is up.
+    static let batchSize = 256
+    /// The shortest time between two writes made for files done alone.
+    static let interval = Duration.seconds(1)
+
     private var progress: S3FolderUploadStage.Progress
     private let context: StageContext
+    private var unsaved = 0
+    private var lastSave = ContinuousClock.now
+    /// Files not recorded as done that a HEAD found on the server with their bytes.
+    private(set) var foundUploaded = 0
 
     init(_ progress: S3FolderUploadStage.Progress, context: StageContext) {
         self.progress = progress
         self.context = context
+    }
+
+    func foundOnServer() {
+        foundUploaded += 1
     }
 
     func uploading(_ name: String) -> JSONValue? {
@@ -286,12 +364,26 @@ private actor FolderJournal {
 
     func save(_ name: String, _ value: JSONValue) async throws {
         progress.uploading[name] = value
-        try await context.checkpoint(progress)
+        try await write()
     }
 
     func finished(_ name: String, _ done: S3FolderUploadStage.DoneFile) async throws {
         progress.uploading[name] = nil
         progress.done[name] = done
+        unsaved += 1
+        if unsaved >= Self.batchSize || ContinuousClock.now - lastSave >= Self.interval {
+            try await write()
+        }
+    }
+
+    /// Saves the files done not saved yet: at the end of a wave, and when the stage stops on a failure.
+    func flush() async throws {
+        if unsaved > 0 { try await write() }
+    }
+
+    private func write() async throws {
+        unsaved = 0
+        lastSave = ContinuousClock.now
         try await context.checkpoint(progress)
     }
 }

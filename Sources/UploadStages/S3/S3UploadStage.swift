@@ -277,6 +277,32 @@ struct S3Backend: MultipartBackend {
         return CompletedUpload(etag: head.headers.first(name: "ETag") ?? "", location: objectURL)
     }
 
+    /// PutObject of the whole file in one request, for a file no larger than a part: there is no upload id
+    /// or part list to checkpoint. `Content-MD5` (and the stage's checksum) has the server refuse damaged bytes.
+    func putObject(_ digests: ObjectDigests, meter: TransferMeter) async throws -> CompletedUpload {
+        var headers = [
+            ("Content-Type", options.contentType ?? MediaType.guess(for: options.key)),
+            ("Content-MD5", digests.md5Base64),
+        ]
+        if let digest = digests.checksum { headers.append(("x-amz-checksum-\(checksum)", digest)) }
+        let answer =
+            file.size == 0
+            ? try await send("PUT", query: nil, headers: headers, doing: "uploading the object")
+            : try await send(
+                "PUT", query: nil, headers: headers, stream: (0..<file.size, meter), doing: "uploading the object")
+        guard answer.status == .ok else { throw HTTPFailure.s3(answer, doing: "uploading the object") }
+        return CompletedUpload(etag: answer.headers.first(name: "ETag") ?? "", location: objectURL)
+    }
+
+    /// HEAD of the object: its size and ETag, nil when the storage has none (404, or 403 where listing the
+    /// bucket is not allowed).
+    func headObject() async throws -> (size: Int64, etag: String)? {
+        let head = try await send("HEAD", query: nil, doing: "checking the object")
+        if head.status == .notFound || head.status == .forbidden { return nil }
+        guard head.status == .ok else { throw HTTPFailure.s3(head, doing: "checking the object") }
+        return (head.integer("Content-Length") ?? -1, head.headers.first(name: "ETag") ?? "")
+    }
+
     // MARK: Requests
 
     /// Sends a signed request with a small body in memory, or a file range streamed.

@@ -8,8 +8,8 @@ client sent more than once, and how far the upload of one object has got.
 GET /__timeline answers {"parts": [[start, end], ...], "completes": [[start, end], ...]}: when each
 UploadPart and CompleteMultipartUpload request arrived and was answered (seconds, server clock), so a
 benchmark can time any client's parts phase apart from moto's slow Complete, and "completed": [[start,
-end, path], ...], the same for each CompleteMultipartUpload with its path (/bucket/key), so a test can
-check the order objects appeared in; ?reset=1 clears it.
+end, path], ...], the same for each CompleteMultipartUpload and each PutObject answered 200 with its path
+(/bucket/key), so a test can check the order objects appeared in; ?reset=1 clears it.
 """
 import json
 import sys
@@ -72,8 +72,19 @@ def app(environ, start_response):
         "completes" if method == "POST" and "uploadId" in query else None)
     if method == "PUT":
         environ["wsgi.input"] = CountingInput(environ["wsgi.input"], environ.get("PATH_INFO", ""))
+    whole_put = method == "PUT" and "partNumber" not in query and "uploadId" not in query \
+        and "HTTP_X_AMZ_COPY_SOURCE" not in environ and environ.get("PATH_INFO", "").count("/") > 1
+    status = []
+
+    def recording_start_response(line, headers, *rest):
+        status.append(line)
+        return start_response(line, headers, *rest)
+
     start = time.monotonic()
-    answer = moto(environ, start_response)
+    answer = moto(environ, recording_start_response)
+    if whole_put and status and status[0].startswith("200"):
+        with lock:
+            timeline["completed"].append([start, time.monotonic(), environ.get("PATH_INFO", "")])
     if kind:
         with lock:
             timeline[kind].append([start, time.monotonic()])

@@ -3,6 +3,8 @@
 Usage: python3 s3_tool.py PORT sha256 BUCKET KEY      -> hex SHA-256 of the object
        python3 s3_tool.py PORT uploads BUCKET         -> number of unfinished multipart uploads
        python3 s3_tool.py PORT parts BUCKET KEY ID    -> number of parts of an unfinished upload
+       python3 s3_tool.py PORT types BUCKET KEY...    -> each object's Content-Type, a line each
+       python3 s3_tool.py PORT objects BUCKET PREFIX  -> "KEY SHA256" for every object under PREFIX, sorted
 """
 import hashlib
 import sys
@@ -21,3 +23,11 @@ elif command == "uploads":
     print(len(s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])))
 elif command == "parts":
     print(len(s3.list_parts(Bucket=bucket, Key=sys.argv[4], UploadId=sys.argv[5]).get("Parts", [])))
+elif command == "types":
+    for key in sys.argv[4:]:
+        print(s3.head_object(Bucket=bucket, Key=key)["ContentType"])
+elif command == "objects":
+    pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=sys.argv[4])
+    for key in sorted(item["Key"] for page in pages for item in page.get("Contents", [])):
+        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        print(key, hashlib.sha256(body).hexdigest())
