@@ -52,7 +52,9 @@ struct StreamedTusUpload: Sendable {
                 return try await upload(opened: opened, journal: &known)
             } catch let again as ExportStartedAgain {
                 context.logger.notice(
-                    "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each partial checked against it"
+                    again.snapshot.attempt == opened.attempt
+                        ? "the export wrote its file again: checking every partial against the finished file"
+                        : "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each partial checked against it"
                 )
                 opened = again.snapshot
                 await known?.followNewAttempt()
@@ -127,7 +129,8 @@ struct StreamedTusUpload: Sendable {
                 )
             }
             result = try await sendPartials(
-                attempt: opened.attempt, session: session, source: source, journal: journal, algorithm: algorithm)
+                attempt: opened.attempt, readsFinished: opened.rewritten && opened.finishedSize != nil,
+                session: session, source: source, journal: journal, algorithm: algorithm)
             return true
         }
         guard let result else { throw StageFailure("the upload did not complete") }
@@ -135,9 +138,11 @@ struct StreamedTusUpload: Sendable {
     }
 
     /// Sends the partials as the export's `attempt` makes them final, then concatenates them; throws
-    /// ``ExportStartedAgain`` when another attempt began writing.
+    /// ``ExportStartedAgain`` when another attempt began writing, or when the export finished a file it wrote again (a
+    /// new file, which `source` does not read unless `readsFinished`).
     private func sendPartials(
-        attempt: Int, session: TusSession, source: UploadFile, journal: PartialJournal, algorithm: String?
+        attempt: Int, readsFinished: Bool, session: TusSession, source: UploadFile, journal: PartialJournal,
+        algorithm: String?
     ) async throws -> (String, Int64) {
         guard let progress = await journal.progress else { throw StageFailure("the upload has no progress") }
         let firstPart = progress.firstPart
@@ -147,7 +152,9 @@ struct StreamedTusUpload: Sendable {
             if let reason = snapshot.failure {
                 throw StageFailure("the export it streams did not finish: \(reason)", kind: .failed)
             }
-            if snapshot.attempt != attempt { throw ExportStartedAgain(snapshot: snapshot) }
+            if snapshot.attempt != attempt || (snapshot.rewritten && snapshot.finishedSize != nil && !readsFinished) {
+                throw ExportStartedAgain(snapshot: snapshot)
+            }
             if snapshot.rewritten, !sawRewrite {
                 // The export wrote its file again: every partial is checked against the finished file.
                 sawRewrite = true
