@@ -12,6 +12,7 @@
 # like a segmented transcode), and the run's peak RSS is reported (/usr/bin/time). A short setting that checks
 # the script works:
 #   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_GIB=0 benchmarks/stream.sh
+# (ROUNDS=0 measures only the large upload.)
 # Needs: ffmpeg (apt); moto (scripts/install-deps.sh). pipeline is built in release (PIPELINE=path runs that
 # binary instead).
 set -euo pipefail
@@ -74,6 +75,8 @@ else:
     print(next(s["seconds"] for s in item["stages"] if s["stage"] == sys.argv[2]))' "$1" "$2"
 }
 
+# The paired rounds (not indented: they hold Python code).
+if [ "$ROUNDS" -gt 0 ]; then
 taskset -c 0 "$PIPELINE" run export.json --state state-export --report report-export.json >/dev/null
 encode=$(seconds_of report-export.json export)
 bytes=$(stat -c %s out-0/clip.mp4)
@@ -112,6 +115,7 @@ print(f"  streamed/sequential, median of per-round ratios: {statistics.median(ra
 print(f"  streamed / (E + U) = {statistics.median(streamed):.2f} / ({encode:.2f} + {u:.2f}) = "
       f"{statistics.median(streamed) / (encode + u):.2f} (goal <= 0.60; floor max(E, U) = {max(encode, u):.2f} s)")
 PY
+fi
 
 if [ "$LARGE_GIB" -gt 0 ]; then
   # The clip's streams copied end to end until the file is LARGE_GIB GiB (a stream copy runs at the disk's speed).
