@@ -5,16 +5,22 @@
 # bandwidth (--bwlimit) is then set so that the upload time U is about E. Each of ROUNDS paired rounds (sequential
 # then streamed, fresh state folders) prints the item's time-to-uploaded (its seconds in --report); the medians
 # and the median of per-round ratios streamed/sequential follow, against the goal streamed <= 0.6 x (E + U) (the
-# floor is max(E, U)). With LARGE_SECONDS > 0 a streamed upload of a clip that long (at a high bit rate) reports
-# the run's peak RSS (/usr/bin/time; the encoder's memory included). A short setting that checks the script works:
-#   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_SECONDS=0 benchmarks/stream.sh
+# floor is max(E, U)). Where the streamed time goes: the export ends, then the upload needs about one segment's
+# bytes (the last segment is final only when it is encoded; SEGMENT_SECONDS, default 10) and part 1 (the head)
+# at the limited rate; the line "after the export" compares the two. With LARGE_GIB > 0 a synthetic MP4 of that
+# many GiB (the clip's streams copied over and over) is remuxed with a streaming upload (a remux of an MP4 streams
+# like a segmented transcode), and the run's peak RSS is reported (/usr/bin/time). A short setting that checks
+# the script works:
+#   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_GIB=0 benchmarks/stream.sh
+# (ROUNDS=0 measures only the large upload.)
 # Needs: ffmpeg (apt); moto (scripts/install-deps.sh). pipeline is built in release (PIPELINE=path runs that
 # binary instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SECONDS_OF_CLIP=${SECONDS_OF_CLIP:-60}
-LARGE_SECONDS=${LARGE_SECONDS:-600}
+SEGMENT_SECONDS=${SEGMENT_SECONDS:-10}
+LARGE_GIB=${LARGE_GIB:-4}
 if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
   PIPELINE=$PWD/.build/release/pipeline
@@ -51,7 +57,7 @@ workflow() {  # name stream(true|false|none) input-folder
   cat > "$1.json" <<JSON
 {"version": 1, "name": "$1", "inputs": {"path": "$3"}, "vars": {"round": "0"}, "stages": [
   {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out-\${vars.round}/\${input.stem}.mp4",
-   "segmentSeconds": 10, "threads": 1, "video": {"preset": "veryfast", "crf": 18}}}$upload
+   "segmentSeconds": $SEGMENT_SECONDS, "threads": 1, "video": {"preset": "veryfast", "crf": 18}}}$upload
 ]}
 JSON
 }
@@ -69,6 +75,8 @@ else:
     print(next(s["seconds"] for s in item["stages"] if s["stage"] == sys.argv[2]))' "$1" "$2"
 }
 
+# The paired rounds (not indented: they hold Python code).
+if [ "$ROUNDS" -gt 0 ]; then
 taskset -c 0 "$PIPELINE" run export.json --state state-export --report report-export.json >/dev/null
 encode=$(seconds_of report-export.json export)
 bytes=$(stat -c %s out-0/clip.mp4)
@@ -83,9 +91,18 @@ for round in $(seq 1 "$ROUNDS"); do
   sequential=$(seconds_of "report-sequential-$round.json" item)
   streamed=$(seconds_of "report-streamed-$round.json" item)
   upload=$(seconds_of "report-sequential-$round.json" s3)
+  exported=$(seconds_of "report-streamed-$round.json" export)
   echo "$round $sequential $streamed $upload" >> rounds.txt
-  printf "  round %d: sequential %6.2f s (upload %5.2f s), streamed %6.2f s\n" "$round" "$sequential" "$upload" "$streamed"
+  printf "  round %d: sequential %6.2f s (upload %5.2f s), streamed %6.2f s (export %6.2f s, upload done %5.2f s after it)\n" \
+    "$round" "$sequential" "$upload" "$streamed" "$exported" "$(python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$streamed" "$exported")"
 done
+python3 -c '
+import math, sys
+size, rate, seconds, segment = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+segments = max(1, math.ceil(seconds / segment - 1e-9))
+print(f"  after the export: at least its last segment ({size / segments / 2**20:.0f} MiB of {segments}) and part 1 (5 MiB) at "
+      f"{rate / 2**20:.2f} MiB/s, {(size / segments + (5 << 20)) / rate:.1f} s, and the Complete")' \
+  "$bytes" "$rate" "$SECONDS_OF_CLIP" "$SEGMENT_SECONDS"
 python3 - rounds.txt "$encode" <<'PY'
 import statistics, sys
 rows = [list(map(float, line.split()[1:])) for line in open(sys.argv[1])]
@@ -98,11 +115,23 @@ print(f"  streamed/sequential, median of per-round ratios: {statistics.median(ra
 print(f"  streamed / (E + U) = {statistics.median(streamed):.2f} / ({encode:.2f} + {u:.2f}) = "
       f"{statistics.median(streamed) / (encode + u):.2f} (goal <= 0.60; floor max(E, U) = {max(encode, u):.2f} s)")
 PY
+fi
 
-if [ "$LARGE_SECONDS" -gt 0 ]; then
-  clip "$LARGE_SECONDS" 8 large/clip.mp4
-  workflow large true large
-  /usr/bin/time -f "%M" -o rss.txt taskset -c 0 "$PIPELINE" run large.json --state state-large >/dev/null
-  large=$(stat -c %s out-0/clip.mp4 2>/dev/null || echo 0)
-  echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB export: $(( $(cat rss.txt) >> 10 )) MiB"
+if [ "$LARGE_GIB" -gt 0 ]; then
+  # The clip's streams copied end to end until the file is LARGE_GIB GiB (a stream copy runs at the disk's speed).
+  loops=$(( (LARGE_GIB << 30) / $(stat -c %s in/clip.mp4) ))
+  mkdir -p large
+  ffmpeg -v error -stream_loop "$loops" -i in/clip.mp4 -c copy large/clip.mp4
+  cat > large.json <<JSON
+{"version": 1, "name": "large", "inputs": {"path": "large"}, "stages": [
+  {"id": "export", "uses": "ffmpeg.remux", "with": {"output": "out-large/\${input.stem}.mp4"}},
+  {"id": "s3", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {
+   "endpoint": "http://127.0.0.1:$s3_port", "bucket": "media", "key": "large/\${input.name}",
+   "file": "\${export.path}", "accessKeyId": "bench", "secretAccessKey": "bench"}}
+]}
+JSON
+  /usr/bin/time -f "%M %e" -o rss.txt taskset -c 0 "$PIPELINE" run large.json --state state-large >/dev/null
+  large=$(stat -c %s out-large/clip.mp4 2>/dev/null || echo 0)
+  read -r rss wall < rss.txt
+  echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB remux: $((rss >> 10)) MiB (the run took ${wall} s)"
 fi

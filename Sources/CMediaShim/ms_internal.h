@@ -136,7 +136,8 @@ void ms_progress_start(ms_progress *p, ms_progress_fn fn, void *ctx, double tota
 int ms_progress_report(ms_progress *p, double done);
 
 // remux.c
-int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
-             ms_transcode_result *res, char *errbuf, size_t errlen);
+/// MS_MODE_REMUX; `gate` (may be NULL) follows the output as ms_remux_streamed says.
+int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_join_gate_fn gate, void *gate_ctx,
+             ms_progress *progress, ms_transcode_result *res, char *errbuf, size_t errlen);
 
 #endif

@@ -3,7 +3,12 @@
 #include "ms_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+
+/// How many bytes a streamed remux writes between two syncs that make them final for its reader.
+#define MS_REMUX_GATE_STEP (4 << 20)
 
 typedef struct remuxer {
     AVFormatContext *ifmt, *ofmt;
@@ -16,7 +21,24 @@ typedef struct remuxer {
     int64_t index_space;   // bytes reserved for the MP4 index before the media data, or 0
     int index_too_small;   // the reservation did not fit: write again with +faststart
     ms_writeback writeback;
+    ms_join_gate_fn gate;  // a reader follows the output (see ms_remux_streamed), or NULL
+    void *gate_ctx;
+    int synced_fd;         // the output, opened again to make what is final durable (gate only), or -1
+    int64_t head;          // bytes the trailer rewrites: the file type, the index room and the mdat header
+    int64_t unsynced;      // bytes written since the gate was last told
 } remuxer;
+
+/// Makes what is written so far durable and tells the gate how far the output is final.
+static int pass_gate(remuxer *r, char *errbuf, size_t errlen) {
+    r->unsynced = 0;
+    ff.avio_flush(r->ofmt->pb);
+    if (r->ofmt->pb->error < 0) return ms_write_error(errbuf, errlen, r->ofmt->pb->error, "cannot write the output");
+    if (fdatasync(r->synced_fd) != 0) return ms_write_error(errbuf, errlen, AVERROR(errno), "cannot sync the output");
+    int64_t final = ff.avio_seek(r->ofmt->pb, 0, SEEK_CUR);
+    return r->gate(r->gate_ctx, -1, r->head, final)
+               ? ms_fail(errbuf, errlen, MS_ERROR_CANCELLED, MS_ERROR_CANCELLED, "remux")
+               : 0;
+}
 
 /// Shifts to a start at 0, converts to the output time base, keeps dts strictly increasing
 /// (as the CLI does) so the muxer never refuses a packet of a sloppy source.
@@ -93,6 +115,16 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
     r->index_space = opt->faststart && r->reserve_index ? index_space(r) : 0;
     if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, r->index_space, errbuf, errlen)) < 0) return ret;
     if (!opt->faststart || r->index_space > 0) ms_writeback_start(&r->writeback, out);  // one pass: no rewrite to come
+    if (r->index_space > 0 && r->gate) {
+        // The muxer has written the file type, skipped the index room and written the mdat header, which the
+        // trailer rewrites with the size: all that is the head. Without the room nothing is final before the
+        // end (+faststart moves every byte), and the reader waits for the finished file.
+        ff.avio_flush(r->ofmt->pb);
+        r->head = ff.avio_seek(r->ofmt->pb, 0, SEEK_CUR);
+        r->synced_fd = open(out, O_RDONLY | O_CLOEXEC);
+        if (r->synced_fd < 0) return ms_write_error(errbuf, errlen, AVERROR(errno), "cannot sync the output");
+        if ((ret = pass_gate(r, errbuf, errlen)) < 0) return ret;
+    }
     if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
 
     for (;;) {
@@ -125,18 +157,30 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         int size = r->pkt->size;
         if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
         ms_writeback_note(&r->writeback, size);
+        if (r->synced_fd >= 0 && (r->unsynced += size) >= MS_REMUX_GATE_STEP &&
+            (ret = pass_gate(r, errbuf, errlen)) < 0)
+            return ret;
     }
     if (r->video_packets == 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    if (r->synced_fd >= 0) {
+        // The packets still in the interleaving queue go out now, as the trailer would write them: then only the
+        // head is left to write, and the reader may send all the rest before it.
+        if ((ret = ff.av_interleaved_write_frame(r->ofmt, NULL)) < 0)
+            return ms_write_error(errbuf, errlen, ret, "cannot write the output");
+        if ((ret = pass_gate(r, errbuf, errlen)) < 0) return ret;
+    }
     ret = ms_write_trailer(r->ofmt, errbuf, errlen);
     r->index_too_small = ret == AVERROR(EINVAL) && r->index_space > 0;  // the muxer's answer to an index that does not fit
     return ret;
 }
 
-/// One copy of `in` to `out`; `reserve` asks for the one-pass index (see index_space).
+/// One copy of `in` to `out`; `reserve` asks for the one-pass index (see index_space), which `gate` (may be NULL)
+/// then follows.
 static int remux_file(const char *in, const char *out, const ms_transcode_options *opt, int reserve,
-                      ms_progress *progress, ms_transcode_result *res, int *index_too_small, char *errbuf,
-                      size_t errlen) {
-    remuxer r = {.in_index = {-1, -1}, .reserve_index = reserve, .writeback = {.fd = -1}};
+                      ms_join_gate_fn gate, void *gate_ctx, ms_progress *progress, ms_transcode_result *res,
+                      int *index_too_small, char *errbuf, size_t errlen) {
+    remuxer r = {.in_index = {-1, -1}, .reserve_index = reserve, .writeback = {.fd = -1}, .gate = gate,
+                 .gate_ctx = gate_ctx, .synced_fd = -1};
     int ret = run(&r, in, out, opt, progress, errbuf, errlen);
     *index_too_small = r.index_too_small;
     if (ret >= 0 && res) {
@@ -158,6 +202,7 @@ static int remux_file(const char *in, const char *out, const ms_transcode_option
         };
     }
     ms_writeback_end(&r.writeback);
+    if (r.synced_fd >= 0) close(r.synced_fd);
     ms_close_output(&r.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
     ff.avformat_close_input(&r.ifmt);
@@ -165,14 +210,16 @@ static int remux_file(const char *in, const char *out, const ms_transcode_option
     return ret;
 }
 
-int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
-             ms_transcode_result *res, char *errbuf, size_t errlen) {
+int ms_remux(const char *in, const char *out, const ms_transcode_options *opt, ms_join_gate_fn gate, void *gate_ctx,
+             ms_progress *progress, ms_transcode_result *res, char *errbuf, size_t errlen) {
     int index_too_small = 0;
-    int ret = remux_file(in, out, opt, 1, progress, res, &index_too_small, errbuf, errlen);
+    int ret = remux_file(in, out, opt, 1, gate, gate_ctx, progress, res, &index_too_small, errbuf, errlen);
     if (index_too_small) {  // an input whose index was incomplete when opened (a fragmented MP4)
         ff.av_log(NULL, AV_LOG_INFO, "the room reserved for the index was too small: writing it again with +faststart\n");
         if (errbuf && errlen) errbuf[0] = '\0';
-        ret = remux_file(in, out, opt, 0, progress, res, &index_too_small, errbuf, errlen);
+        if (gate && gate(gate_ctx, MS_JOIN_REWRITTEN, 0, 0))
+            return ms_fail(errbuf, errlen, MS_ERROR_CANCELLED, MS_ERROR_CANCELLED, "remux");
+        ret = remux_file(in, out, opt, 0, NULL, NULL, progress, res, &index_too_small, errbuf, errlen);
     }
     return ret;
 }

@@ -456,8 +456,9 @@ static int transcode(const char *in, const char *out, const ms_transcode_options
     return ret;
 }
 
-int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb, void *ctx,
-                 ms_transcode_result *res, char *errbuf, size_t errlen) {
+/// ms_transcode, or with `gate` ms_remux_streamed.
+static int start(const char *in, const char *out, const ms_transcode_options *opt, ms_join_gate_fn gate,
+                 void *gate_ctx, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf, size_t errlen) {
     int loaded = ms_begin(errbuf, errlen);
     if (loaded < 0) return loaded;
     ms_transcode_options defaults;
@@ -472,6 +473,20 @@ int ms_transcode(const char *in, const char *out, const ms_transcode_options *op
     if (res) memset(res, 0, sizeof *res);
     ms_progress progress;
     ms_progress_start(&progress, cb, ctx, 0);
-    return opt->mode == MS_MODE_REMUX ? ms_remux(in, out, opt, &progress, res, errbuf, errlen)
+    return opt->mode == MS_MODE_REMUX ? ms_remux(in, out, opt, gate, gate_ctx, &progress, res, errbuf, errlen)
                                       : transcode(in, out, opt, &progress, res, errbuf, errlen);
+}
+
+int ms_transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress_fn cb, void *ctx,
+                 ms_transcode_result *res, char *errbuf, size_t errlen) {
+    return start(in, out, opt, NULL, NULL, cb, ctx, res, errbuf, errlen);
+}
+
+int ms_remux_streamed(const char *in, const char *out, const ms_transcode_options *opt, ms_join_gate_fn gate,
+                      void *gate_ctx, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf,
+                      size_t errlen) {
+    if (!gate || !opt || opt->mode != MS_MODE_REMUX)
+        return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                       "ms_remux_streamed: a gate and MS_MODE_REMUX");
+    return start(in, out, opt, gate, gate_ctx, cb, ctx, res, errbuf, errlen);
 }

@@ -49,6 +49,33 @@ public enum MediaToolkit {
         }
     }
 
+    /// Copies the streams of `input` into an MP4 at `output` as ``transcode(_:to:settings:logger:progress:videoRead:)``
+    /// does with `settings.mode` `.remux`, the same bytes, for a reader that follows the file as it is written: when
+    /// the index's room can be reserved ahead of the media data (an MP4 or MOV input, with faststart), `gate` is told
+    /// every few MiB how far the file is final (``JoinGate/Passage/progressed``), and ``JoinGate/Passage/rewritten``
+    /// when the index outgrows its room and the file is written again. Without the room it is never called.
+    public static func remux(
+        _ input: String, to output: String, settings: TranscodeSettings, gate: JoinGate, logger: Logger? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> TranscodeReport {
+        var settings = settings
+        settings.mode = .remux
+        return try await runReporting(logger: logger, progress: progress) {
+            [settings] callback, context, report, message in
+            var options = shimOptions(settings)
+            let gateContext = Unmanaged.passUnretained(gate).toOpaque()
+            return withExtendedLifetime(gate) {
+                ms_remux_streamed(
+                    input, output, &options,
+                    { context, part, head, final in
+                        guard let context else { return 1 }
+                        let gate = Unmanaged<JoinGate>.fromOpaque(context).takeUnretainedValue()
+                        return gate.pass(part: Int(part), head: head, final: final) ? 0 : 1
+                    }, gateContext, callback, context, &report, &message, message.count)
+            }
+        }
+    }
+
     /// Makes the renditions of an adaptive streaming ladder in one pass over `input`: the source is decoded once and
     /// every video rendition encodes from the same frames on a thread of its own, so the ladder costs one decode
     /// instead of one per rendition. Each output pairs an MP4's path with its settings, `streams` `.video` for a

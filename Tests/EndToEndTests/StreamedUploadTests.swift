@@ -160,6 +160,44 @@ import Testing
         #expect(await sha256sum(final) == sha256sum(exported), "the final upload \(url) is the export")
     }
 
+    @Test func aStreamedS3UploadOfARemuxIsTheRemux() async throws {
+        let scratch = try Scratch()
+        let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        try await Self.makeClip(in: scratch, seconds: 3)
+        let remux = #"{"id": "export", "uses": "ffmpeg.remux", "with": {"output": "out/${input.stem}.mp4"}}"#
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "streamed-remux", "inputs": {"path": "in"}, "stages": [
+              \(remux),
+              {"id": "archive", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {
+               "endpoint": "http://127.0.0.1:\(s3.port)", "bucket": "media", "key": "videos/${input.name}",
+               "file": "${export.path}", "partSize": "5MiB", "accessKeyId": "test", "secretAccessKey": "test"}}
+            ]}
+            """)
+        let run = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let exported = scratch.path("out/clip.mp4").path
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: exported)[.size] as? Int)
+        try #require(size > 10 << 20, "the remux must span several 5 MiB parts, not \(size) bytes")
+        #expect(
+            await peerTool("s3_tool.py", [String(s3.port), "sha256", "media", "videos/clip.mp4"])
+                == sha256sum(exported))
+        let boxes = try Self.boxes(exported)
+        let moov = try #require(boxes.firstIndex(of: "moov"), "\(boxes)")
+        let mdat = try #require(boxes.firstIndex(of: "mdat"), "\(boxes)")
+        #expect(moov < mdat, "\(boxes)")
+
+        // The same remux without the upload: the same bytes.
+        try scratch.write(
+            "plain.json",
+            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(remux.replacingOccurrences(of: "out/", with: "plain/"))]}"#
+        )
+        let plain = try await Binary.run(["run", "plain.json"], in: scratch.root)
+        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
+        #expect(await sha256sum(scratch.path("plain/clip.mp4").path) == sha256sum(exported))
+    }
+
     /// Waits until `checkpointed` counts an uploaded piece (a part, a partial) and then `extraSegments` more
     /// segments of the export, and kills the run with -9 while the encode goes on.
     static func killDuringTheEncode(

@@ -9,10 +9,11 @@ import Testing
     /// The problems about streaming in a workflow of an export and one more stage (the test registry knows neither
     /// stage type, so only the streaming messages are kept).
     private func streamProblems(
-        export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode", _ stage: String
+        export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode",
+        inputs: String = #"{"path": "in"}"#, _ stage: String
     ) -> [String] {
         let json = """
-            {"version": 1, "name": "x", "stages": [
+            {"version": 1, "name": "x", "inputs": \(inputs), "stages": [
               {"id": "export", "uses": "\(exportUses)", "with": \(export)},
               \(stage)
             ]}
@@ -70,8 +71,36 @@ import Testing
             slow.count == 1 && slow[0].contains(#"stage "export" cannot be streamed: faststart is false"#), "\(slow)")
         let whole = streamProblems(export: #"{"segmentSeconds": 0}"#, upload)
         #expect(whole.count == 1 && whole[0].contains("segmentSeconds is 0"), "\(whole)")
-        let remux = streamProblems(export: "{}", exportUses: "ffmpeg.remux", upload)
-        #expect(remux.count == 1 && remux[0].contains("it is ffmpeg.remux"), "\(remux)")
+        let probe = streamProblems(export: "{}", exportUses: "ffmpeg.probe", upload)
+        #expect(probe.count == 1 && probe[0].contains("it is ffmpeg.probe"), "\(probe)")
+    }
+
+    @Test func acceptsARemuxOfMP4OrMOVInputsAndSaysWhyNotOtherwise() {
+        let upload =
+            #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
+        #expect(streamProblems(export: "{}", exportUses: "ffmpeg.remux", upload).isEmpty)
+        #expect(streamProblems(export: #"{"mode": "remux"}"#, upload).isEmpty)
+        #expect(
+            streamProblems(
+                export: "{}", exportUses: "ffmpeg.remux", inputs: #"{"path": "in", "include": ["*.MOV", "*.mkv"]}"#,
+                upload
+            ).isEmpty)
+        #expect(streamProblems(export: #"{"file": "clips/a.mp4"}"#, exportUses: "ffmpeg.remux", upload).isEmpty)
+
+        let slow = streamProblems(export: #"{"faststart": false}"#, exportUses: "ffmpeg.remux", upload)
+        #expect(slow.count == 1 && slow[0].contains("faststart is false"), "\(slow)")
+        let matroska = streamProblems(
+            export: "{}", exportUses: "ffmpeg.remux", inputs: #"{"path": "in", "include": ["*.mkv", "*.ts"]}"#, upload)
+        #expect(
+            matroska.count == 1 && matroska[0].contains("inputs.include matches no MP4 or MOV name")
+                && matroska[0].contains("only from an MP4 or MOV input"), "\(matroska)")
+        let containers = streamProblems(
+            export: #"{"mode": "remux"}"#, inputs: #"{"path": "in", "limits": {"containers": ["matroska"]}}"#, upload)
+        #expect(
+            containers.count == 1 && containers[0].contains("inputs.limits.containers admits no MP4 or MOV"),
+            "\(containers)")
+        let file = streamProblems(export: #"{"file": "tape.avi"}"#, exportUses: "ffmpeg.remux", upload)
+        #expect(file.count == 1 && file[0].contains("its file tape.avi is not an MP4 or MOV"), "\(file)")
     }
 
     @Test func refusesReferencesToAnythingButTheExportsFile() {

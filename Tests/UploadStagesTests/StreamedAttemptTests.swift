@@ -7,13 +7,17 @@ import Testing
 
 /// A streamed upload (`"stream": true`) whose export fails after its first bytes and is tried again (its
 /// `retry`): the new attempt writes a new file, and the upload follows it instead of reading on in the earlier
-/// attempt's. Each attempt here writes other bytes, so an upload that read the first attempt's file would show.
+/// attempt's. The same when the export writes its file again in one attempt (its index outgrew the room reserved
+/// for it): the upload reads the finished file. Each file here has other bytes, so an upload that read the first
+/// one would show.
 @Suite struct StreamedAttemptTests {
-    /// The two attempts of an export of `size` bytes, played on `stream`: the first makes `final` bytes final
-    /// and stops once `sent` says the upload has sent some of them; the second writes a new file at the same
-    /// path and finishes. Returns the finished file.
+    /// Two files of an export of `size` bytes, played on `stream`: the first attempt makes `final` bytes final
+    /// and stops once `sent` says the upload has sent some of them; then a new file at the same path is written
+    /// and finished, by a second attempt or, when `rewritten`, by the same one writing its file again. Returns the
+    /// finished file.
     private func playAttempts(
-        on stream: ExportStream, in folder: URL, size: Int, final: Int64, sent: @escaping @Sendable () async -> Bool
+        on stream: ExportStream, in folder: URL, size: Int, final: Int64, rewritten: Bool = false,
+        sent: @escaping @Sendable () async -> Bool
     ) async throws -> String {
         let writing = folder.appendingPathComponent(".clip.mp4.partial").path
         let destination = folder.appendingPathComponent("clip.mp4").path
@@ -24,9 +28,12 @@ import Testing
         stream.advance(to: final)
         try await waitUntil("bytes of the first attempt uploaded", sent)
         try FileManager.default.removeItem(atPath: writing)
+        if rewritten { stream.rewrite() }
         try FileManager.default.copyItem(atPath: second.path, toPath: writing)
-        stream.open(destination: destination, writing: writing, head: 4096)
-        stream.advance(to: Int64(size))
+        if !rewritten {
+            stream.open(destination: destination, writing: writing, head: 4096)
+            stream.advance(to: Int64(size))
+        }
         try FileManager.default.moveItem(atPath: writing, toPath: destination)
         stream.finish(destination: destination, size: Int64(size))
         return destination
@@ -38,7 +45,7 @@ import Testing
         return folder
     }
 
-    @Test func anS3UploadFollowsTheFileOfTheExportsNextAttempt() async throws {
+    @Test(arguments: [false, true]) func anS3UploadFollowsTheExportsNewFile(rewritten: Bool) async throws {
         let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -56,7 +63,9 @@ import Testing
         }
         // Part 2 (5 to 10 MiB) goes up from the first attempt's file.
         let stats = "http://127.0.0.1:\(server.port)/__stats"
-        let finished = try await playAttempts(on: stream, in: folder, size: 12 << 20 + 777, final: 11 << 20) {
+        let finished = try await playAttempts(
+            on: stream, in: folder, size: 12 << 20 + 777, final: 11 << 20, rewritten: rewritten
+        ) {
             let received = try? JSONValue(parsing: await httpGet(stats))["receivedByPath"]?["/media/clip.mp4"]
             return received?.intValue ?? 0 >= 5 << 20
         }
@@ -64,11 +73,11 @@ import Testing
         #expect(outputs["size"]?.intValue == 12 << 20 + 777)
         #expect(
             await peerTool("s3_tool.py", [String(server.port), "sha256", "media", "clip.mp4"])
-                == sha256sum(finished), "the object is the second attempt's file")
+                == sha256sum(finished), "the object is the second file")
         #expect(await peerTool("s3_tool.py", [String(server.port), "uploads", "media"]) == "0")
     }
 
-    @Test func aTusUploadFollowsTheFileOfTheExportsNextAttempt() async throws {
+    @Test(arguments: [false, true]) func aTusUploadFollowsTheExportsNewFile(rewritten: Bool) async throws {
         let server = try await PeerServer(script: "tus_server.py")
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -83,14 +92,16 @@ import Testing
         let upload = Task { [services] in
             await harness.run(TusUploadStage.self, options: options, services: services)
         }
-        // Partial 2 (1 to 2 MiB) goes up from the first attempt's file.
+        // Partial 2 (the 1 MiB after the head) goes up from the first attempt's file.
         let stats = "http://127.0.0.1:\(server.port)/stats"
-        let finished = try await playAttempts(on: stream, in: folder, size: 3 << 20 + 777, final: 5 << 19) {
+        let finished = try await playAttempts(
+            on: stream, in: folder, size: 3 << 20 + 777, final: 5 << 19, rewritten: rewritten
+        ) {
             (try? JSONValue(parsing: await httpGet(stats))["received"]?.intValue ?? 0) ?? 0 >= 1 << 20
         }
         let outputs = try await upload.value.outputs.get()
         let url = try #require(outputs["url"]?.stringValue)
         let stored = server.folder.path + "/" + (url.split(separator: "/").last.map(String.init) ?? "")
-        #expect(await sha256sum(stored) == sha256sum(finished), "the final upload is the second attempt's file")
+        #expect(await sha256sum(stored) == sha256sum(finished), "the final upload is the second file")
     }
 }

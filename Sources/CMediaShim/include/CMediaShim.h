@@ -316,6 +316,18 @@ int ms_join(const char *const *parts, const double *starts, int count, const cha
             int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
             ms_transcode_result *res, char *errbuf, size_t errlen);
 
+/// ms_transcode in MS_MODE_REMUX for a reader that follows the output as it is written (a streaming upload). When the
+/// index room can be reserved (an MP4/MOV input, with faststart: see ffmpeg.remux), `gate` is called on the calling
+/// thread as ms_join's with `part` -1: after the header, every few MiB copied and before the trailer, each time with
+/// `head` (the bytes the trailer rewrites) and `final` (bytes written and synced so far, final from `head` on); when
+/// the index outgrows its room, with MS_JOIN_REWRITTEN before the output is written again with +faststart. Without
+/// the room it is never called (every byte moves at the end). A non-zero return stops the remux
+/// (MS_ERROR_CANCELLED). The output is the one ms_transcode writes, byte for byte.
+/// Errors: as ms_transcode; MS_ERROR_INVALID_ARGUMENT without a gate or in another mode.
+int ms_remux_streamed(const char *in, const char *out, const ms_transcode_options *opt, ms_join_gate_fn gate,
+                      void *gate_ctx, ms_progress_fn cb, void *ctx, ms_transcode_result *res, char *errbuf,
+                      size_t errlen);
+
 /// The presentation times (seconds from the input's start) of the video keyframes the container's index
 /// lists, in order: MP4 and MOV index every sample, other containers few keyframes or none. At most
 /// `capacity` are written to `times`; returns how many the index lists (0: none), or a negative error.

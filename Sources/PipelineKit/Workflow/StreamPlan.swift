@@ -1,3 +1,4 @@
+import Foundation
 import StageKit
 
 /// Which stages upload an export while it is written (`"stream": true`), and the export each one follows: the
@@ -7,8 +8,14 @@ public struct StreamPlan: Sendable, Hashable {
     /// The stage types that can take a file whose head comes last: S3 multipart puts part 1 last, tus concatenates
     /// partial uploads in any order they were sent.
     static let streamingUploads: Set<String> = ["s3.upload", "tus.upload"]
-    /// The export stage types whose segmented encode joins into a file that grows behind its head.
-    static let streamingExports: Set<String> = ["ffmpeg.transcode"]
+    /// The export stage types that write a file that grows behind its head: a segmented encode joins into it, a
+    /// remux of an MP4 or MOV copies into it.
+    static let streamingExports: Set<String> = ["ffmpeg.transcode", "ffmpeg.remux"]
+    /// The extensions of the inputs a remux writes behind its head: FFmpeg's MP4 and MOV demuxer lists every sample
+    /// when it opens the file, so the index's room is known before the copy starts.
+    static let indexedExtensions: Set<String> = ["mp4", "m4v", "mov", "3gp", "3g2"]
+    /// FFmpeg's names of that demuxer, as `inputs.limits.containers` gives them.
+    static let indexedContainers: Set<String> = ["mov", "mp4", "m4a", "3gp", "3g2", "mj2"]
 
     /// For each streaming stage (by index), the index of the export it follows.
     public let follows: [Int: Int]
@@ -41,7 +48,7 @@ public struct StreamPlan: Sendable, Hashable {
 
 /// `"stream": true`: checked once the references are, so that each refusal says why the stream cannot work.
 extension WorkflowReader {
-    mutating func checkStreams(_ stages: [StageSpec], onCancel: [StageSpec]) {
+    mutating func checkStreams(_ stages: [StageSpec], onCancel: [StageSpec], inputs: InputSelection?) {
         for stage in onCancel where stage.stream {
             log.error(stage.path.appending("stream"), "onCancel stages run after every stage: they cannot stream")
         }
@@ -57,7 +64,7 @@ extension WorkflowReader {
             else {
                 log.error(
                     stage.path.appending("with").appending("file"),
-                    "a streaming upload sends the file of the export it follows: set file to \"${EXPORT.path}\", the path output of an ffmpeg.transcode stage it waits for"
+                    "a streaming upload sends the file of the export it follows: set file to \"${EXPORT.path}\", the path output of an ffmpeg.transcode or ffmpeg.remux stage it waits for"
                 )
                 continue
             }
@@ -75,7 +82,7 @@ extension WorkflowReader {
                     "a streamed tus upload creates partial uploads and concatenates them: give endpoint, not url (an upload someone else created, such as Vimeo's, cannot take its head last)"
                 )
             }
-            if let reason = Self.exportRefusal(exportSpec) {
+            if let reason = Self.exportRefusal(exportSpec, inputs: inputs) {
                 log.error(path, "stage \"\(exportID)\" cannot be streamed: \(reason)")
             }
             var found = references(in: stage.with, at: stage.path.appending("with"))
@@ -111,15 +118,19 @@ extension WorkflowReader {
         }
     }
 
-    /// Why an export cannot write a file that grows behind its head; nil when it can.
-    static func exportRefusal(_ export: StageSpec) -> String? {
+    /// Why an export cannot write a file that grows behind its head; nil when it can. `inputs`: the workflow's, which
+    /// a remux of the item's file reads.
+    static func exportRefusal(_ export: StageSpec, inputs: InputSelection?) -> String? {
         guard StreamPlan.streamingExports.contains(export.uses) else {
             return
-                "it is \(export.uses); only ffmpeg.transcode joins its segments into a file that is final behind its head as it is written"
+                "it is \(export.uses); only ffmpeg.transcode (joining its segments) and ffmpeg.remux (of an MP4 or MOV) write a file that is final behind its head as it is written"
         }
         if export.with["faststart"] == .bool(false) {
             return
                 "faststart is false: the streamed file is a faststart MP4 whose index is written last into room reserved at its head"
+        }
+        if export.uses == "ffmpeg.remux" || export.with["mode"]?.stringValue == "remux" {
+            return remuxRefusal(file: export.with["file"]?.stringValue, inputs: inputs)
         }
         if let seconds = export.with["segmentSeconds"],
             [.int(0), .double(0), .string("0"), .string("0s")].contains(seconds)
@@ -127,9 +138,36 @@ extension WorkflowReader {
             return
                 "segmentSeconds is 0: an unsegmented encode moves its index to the front in a second pass over the file; give it segments (e.g. \"segmentSeconds\": \"60s\")"
         }
-        if export.with["mode"]?.stringValue == "remux" {
-            return "mode remux copies in one pass without segments; only a segmented transcode is streamed"
+        return nil
+    }
+
+    /// Why a remux of `file` (nil: the item's file, one of `inputs`) cannot stream, when that is known before the
+    /// run: only an MP4 or MOV input gets room for the index ahead of the media data. (Any other input found at run
+    /// time is uploaded once the remux finished.)
+    static func remuxRefusal(file: String?, inputs: InputSelection?) -> String? {
+        let reason =
+            "a remux writes the index ahead of the media data only from an MP4 or MOV input (others are rewritten with +faststart at the end); upload it after the export"
+        if let file, !file.contains("${") {
+            let name = (file as NSString).lastPathComponent
+            return StreamPlan.indexedExtensions.contains((name as NSString).pathExtension.lowercased())
+                ? nil : "its file \(name) is not an MP4 or MOV: \(reason)"
+        }
+        guard file == nil || file == "${input.path}", let inputs else { return nil }
+        let containers = inputs.limits.containers.map { $0.lowercased() }
+        if !containers.isEmpty, !containers.contains(where: StreamPlan.indexedContainers.contains) {
+            return "inputs.limits.containers admits no MP4 or MOV: \(reason)"
+        }
+        if !inputs.include.isEmpty, !inputs.include.contains(where: Self.mayNameIndexedFile) {
+            return "inputs.include matches no MP4 or MOV name: \(reason)"
         }
         return nil
+    }
+
+    /// Whether an `include` pattern may match the name of an MP4 or MOV file.
+    private static func mayNameIndexedFile(_ pattern: String) -> Bool {
+        let name = pattern.split(separator: "/").last.map(String.init) ?? pattern
+        guard let dot = name.lastIndex(of: ".") else { return name.contains("*") }
+        let suffix = name[name.index(after: dot)...].lowercased()
+        return suffix.contains(where: { "*?[".contains($0) }) || StreamPlan.indexedExtensions.contains(suffix)
     }
 }

@@ -109,7 +109,7 @@ struct WorkflowReader {
 
         // onCancel stages come after every stage: they may use any stage's outputs.
         checkReferences(vars: vars, stages: stages, onCancel: onCancel)
-        checkStreams(stages, onCancel: onCancel)
+        checkStreams(stages, onCancel: onCancel, inputs: inputs)
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,

@@ -94,7 +94,9 @@ struct StreamedMultipartUpload: Sendable {
                 return try await upload(opened: opened, source: source, storage: storage, state: state)
             } catch let again as ExportStartedAgain {
                 context.logger.notice(
-                    "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each part checked against it"
+                    again.snapshot.attempt == opened.attempt
+                        ? "the export wrote its file again: checking every part against the finished file"
+                        : "the export started again (attempt \(again.snapshot.attempt)): following the file it writes now, each part checked against it"
                 )
                 opened = again.snapshot
             }
@@ -150,7 +152,8 @@ struct StreamedMultipartUpload: Sendable {
                     )
                 }
                 completed = try await sendParts(
-                    attempt: opened.attempt, source: source, storage: storage, state: state)
+                    attempt: opened.attempt, readsFinished: opened.rewritten && opened.finishedSize != nil,
+                    source: source, storage: storage, state: state)
                 return completed != nil
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
@@ -239,10 +242,11 @@ struct StreamedMultipartUpload: Sendable {
 
     /// Sends the parts as the export's `attempt` makes them final, `concurrency` at a time, and completes the
     /// upload once the export finished and every part is there; nil when the upload is gone (a new one starts).
-    /// Throws ``ExportStartedAgain`` once the parts in flight are done when another attempt began writing.
-    private func sendParts(attempt: Int, source: UploadFile, storage: any MultipartBackend, state: StreamedParts)
-        async throws -> CompletedUpload?
-    {
+    /// Throws ``ExportStartedAgain`` once the parts in flight are done when another attempt began writing, or when
+    /// the export finished a file it wrote again (a new file, which `source` does not read unless `readsFinished`).
+    private func sendParts(
+        attempt: Int, readsFinished: Bool, source: UploadFile, storage: any MultipartBackend, state: StreamedParts
+    ) async throws -> CompletedUpload? {
         guard let progress = await state.progress else { return nil }
         let limiter = context.services[BandwidthLimitKey.self]
         let (events, post) = AsyncStream<Event>.makeStream()
@@ -277,6 +281,10 @@ struct StreamedMultipartUpload: Sendable {
                     throw StageFailure("the export it streams did not finish: \(reason)", kind: .failed)
                 }
                 if snapshot.attempt != attempt {
+                    guard inFlight.isEmpty else { continue }
+                    throw ExportStartedAgain(snapshot: snapshot)
+                }
+                if snapshot.rewritten, snapshot.finishedSize != nil, !readsFinished {
                     guard inFlight.isEmpty else { continue }
                     throw ExportStartedAgain(snapshot: snapshot)
                 }
