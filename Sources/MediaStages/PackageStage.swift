@@ -235,6 +235,7 @@ public struct PackageStage: Stage {
             duration: info.duration,
             frameRate: video.fps, context: context)
         var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec.settingsCodec) }
+        try Self.checkAV1Alignment(plans, segmentSeconds: segmentSeconds, frameRate: video.fps)
         if info.audio != nil { plans.insert(.audio, at: 0) }  // cheap: done first
         let finished = try await packager.run(plans)
 
@@ -281,5 +282,28 @@ public struct PackageStage: Stage {
             throw MediaError(
                 code: .outputNotWritable, message: "cannot create the package folder \(folder.path): \(error)")
         }
+    }
+}
+
+extension PackageStage {
+    /// SVT-AV1 (in FFmpeg 5.1) takes no forced keyframe: an AV1 rendition gets one every `segmentSeconds` of frames,
+    /// rounded, while the other codecs get one on the first frame at or after every multiple of `segmentSeconds`.
+    /// Beside other codecs, the two agree only when a segment is a whole number of frames; otherwise the segments
+    /// drift apart (by a frame after about 34 s at 29.97 fps) and switching between renditions would glitch.
+    static func checkAV1Alignment(
+        _ plans: [Packager.Plan], segmentSeconds: Double, frameRate: Double
+    ) throws(StageFailure) {
+        let codecs = Set(
+            plans.compactMap { plan -> TranscodeSettings.VideoCodec? in
+                if case .video(_, let codec) = plan { return codec } else { return nil }
+            })
+        guard codecs.contains(.av1), codecs.count > 1 else { return }
+        let frames = segmentSeconds * frameRate
+        guard frameRate > 0, abs(frames - frames.rounded()) > 1e-6 else { return }
+        throw StageFailure(
+            "AV1 renditions get a keyframe every \(Int(frames.rounded())) frames, and at \(String(format: "%.3f", frameRate)) fps "
+                + "a \(segmentSeconds) s segment is \(String(format: "%.3f", frames)) frames: their segments would drift from the other "
+                + "codecs' renditions. Make every rendition AV1, or none",
+            kind: .invalidOptions)
     }
 }

@@ -92,6 +92,20 @@ struct SegmentedTranscode {
         return starts
     }
 
+    /// The segments of an encode of `input` before any is done: where they start (at its keyframes), the threads
+    /// each is encoded with and the encoder's build. Segments saved with another plan cannot be joined with ones
+    /// encoded now (``Progress/matches(_:)``).
+    static func plan(
+        _ input: String, duration: Double, segmentSeconds: Double, jobs: Int, settings: TranscodeSettings,
+        logger: Logger?
+    ) async throws -> Progress {
+        let keyframes = try await MediaToolkit.keyframes(input, logger: logger)
+        return Progress(
+            starts: starts(duration: duration, length: segmentSeconds, keyframes: keyframes),
+            threads: pinnedThreads(settings.threads, jobs: jobs),
+            encoder: await MediaToolkit.encoderBuild(of: settings.codec), segments: [])
+    }
+
     /// The thread count each of `jobs` segment encodes gets: `threads` (0: x264's own choice for "auto", 1.5
     /// threads per core; fewer leaves cores idle, two threads on two cores encoded a 1080p clip about a quarter
     /// slower) shared among the jobs. Pinned, because x264's output depends on it.
@@ -112,11 +126,13 @@ struct SegmentedTranscode {
     /// Samples per second: the source's video frame rate and a fifth more (no frame is ever added; 120 when the
     /// rate is unknown; never above `maxFPS`, above which frames are dropped), and the AAC frames of the audio's
     /// sample rate (`settings`' or the source's, as AAC takes it; 48 kHz when unknown), each a tenth more. Per
-    /// video sample the most the index can take: size, duration, composition offset and sync flag (24 bytes);
-    /// per audio sample its size (4 bytes: AAC frames all last 1,024 samples). The join writes each track in
-    /// runs of ``MediaToolkit/joinChunkSeconds`` (the muxer's runs may fall a little short: a quarter more),
-    /// and a run ends at 1 MiB (for video, 8 more a second: up to 64 Mb/s); each run is a chunk, whose offset
-    /// and samples-per-chunk entry take at most 20 bytes. What the index does not use stays a `free` box: about
+    /// video sample the most the index can take: size, duration, composition offset, sync flag and HEVC's
+    /// dependency flags (25 bytes); per audio sample its size (4 bytes: AAC frames all last 1,024 samples). The
+    /// join writes each track in runs of ``MediaToolkit/joinChunkSeconds`` (the muxer's runs may fall a little
+    /// short: a quarter more), and the muxer also ends a chunk before it would reach 1 MiB (for video, 8 more a
+    /// second, enough for 64 Mb/s of frames well under 1 MiB each; beyond that, the slack of the other entries
+    /// takes up the difference, or the join writes the file again); each chunk's offset and samples-per-chunk
+    /// entry take at most 20 bytes. What the index does not use stays a `free` box: about
     /// 1 % of a 1 Mb/s file at 25 fps.
     static func indexSpace(duration: Double, source: MediaInfo, settings: TranscodeSettings) -> Int64 {
         let rate = source.video?.fps ?? 0
@@ -132,7 +148,7 @@ struct SegmentedTranscode {
             audioFrames = Int64((duration * Double(sampleRate) / 1024 * 1.1).rounded(.up)) + 64
             chunks += runs
         }
-        return 65_536 + 24 * videoFrames + 4 * audioFrames + 20 * chunks
+        return 65_536 + 25 * videoFrames + 4 * audioFrames + 20 * chunks
     }
 
     /// The sample rates AAC has, in rising order.
@@ -147,12 +163,10 @@ struct SegmentedTranscode {
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
     ) async throws -> TranscodeReport {
-        let threads = Self.pinnedThreads(settings.threads, jobs: jobs)
-        let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
-        let starts = Self.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
-        var state = Progress(
-            starts: starts, threads: threads, encoder: await MediaToolkit.encoderBuild(of: settings.codec),
-            segments: [])
+        var state = try await Self.plan(
+            input, duration: duration, segmentSeconds: segmentSeconds, jobs: jobs, settings: settings,
+            logger: context.logger)
+        let (starts, threads) = (state.starts, state.threads)
         if let saved = savedProgress() {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)

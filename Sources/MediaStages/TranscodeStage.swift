@@ -290,8 +290,8 @@ enum Export {
         var autoChoice: String?
     }
 
-    /// Decides how an export of the source `info` describes runs, as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
-    /// does (and `pipeline plan` says).
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
+    /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
         segmenting: (length: TimeSpan?, jobs: Int)?
@@ -457,12 +457,15 @@ extension TranscodeStage: PlanDescribing {
             info, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs))
         var notes = decision.autoChoice.map { ["mode auto: \($0)"] } ?? []
-        if let (length, _) = decision.segments {
-            let keyframes = (try? await MediaToolkit.keyframes(file)) ?? []
-            let starts = SegmentedTranscode.starts(duration: info.duration, length: length, keyframes: keyframes)
-            let count = starts.count == 1 ? "one segment" : "\(starts.count) segments"
+        if let (length, jobs) = decision.segments,
+            let plan = try? await SegmentedTranscode.plan(
+                file, duration: info.duration, segmentSeconds: length, jobs: jobs, settings: decision.settings,
+                logger: nil)
+        {
+            let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
             var split = "in \(count) of \(TimeSpan(seconds: length))"
-            if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.starts == starts,
+            // As the run decides: segments of another plan are encoded again (their files are checked then).
+            if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.matches(plan),
                 !saved.segments.isEmpty
             {
                 split += ", \(saved.segments.count) already encoded"

@@ -56,7 +56,8 @@ struct PlanCommand: AsyncParsableCommand {
             let records = planned.known.flatMap { checkpoints[$0.id] } ?? [:]
             var stages = decisions.preview(
                 planned, checkpoints: records, previous: planned.known.flatMap { previous[$0.id] } ?? [:])
-            if stages.contains(where: { $0.action == .run }) {
+            if stages.contains(where: { $0.action == .run && registry.descriptor(for: $0.uses)?.describesPlan == true })
+            {
                 if described < Self.describedFiles {
                     described += 1
                     await registry.describe(&stages, of: planned, checkpoints: records)
@@ -66,11 +67,7 @@ struct PlanCommand: AsyncParsableCommand {
             }
             report.add(planned, stages: stages)
         }
-        if undescribed > 0, !json {
-            Output.line(
-                "(what exports would do is said for the first \(described) files that run, not the other "
-                    + "\(undescribed): saying it reads each file)")
-        }
+        report.undescribed = undescribed
         for passed in plan.passedOver { report.add(passed) }
         report.finish(workflow: workflow.name, redactor: redactor)
     }
@@ -108,6 +105,8 @@ private struct PlanReport {
     let branched: Bool
     private var records: [JSONValue] = []
     private var counts: [String: Int] = [:]
+    /// Files that run whose stages would say how, left undescribed (beyond ``PlanCommand/describedFiles``).
+    var undescribed = 0
     private var out = BufferedLines()
 
     init(json: Bool, branched: Bool) {
@@ -168,9 +167,19 @@ private struct PlanReport {
         out.flush()
         if json {
             Output.line(
-                redactor.redact(JSONValue.object(["workflow": .string(workflow), "items": .array(records)]))
-                    .serialized(pretty: true))
+                redactor.redact(
+                    JSONValue.object([
+                        "workflow": .string(workflow), "items": .array(records), "undescribed": .int(undescribed),
+                    ])
+                )
+                .serialized(pretty: true))
             return
+        }
+        if undescribed > 0 {
+            out.line(
+                "(what stages would do is said for the first \(PlanCommand.describedFiles) files that run, not the "
+                    + "other \(undescribed): saying it reads each file)")
+            out.flush()
         }
         let files = counts.values.reduce(0, +)
         let totals = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")

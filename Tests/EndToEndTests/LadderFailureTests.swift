@@ -27,7 +27,8 @@ import Testing
                   {"height": 360, "bitrate": "4000k"}, {"height": 180, "bitrate": "250k"}]}}
             ]}
             """)
-        // Files the run writes may not grow past 512 KiB (`ulimit -f`, in 512-byte blocks), and SIGXFSZ is ignored,
+        // Files the run writes may not grow past 512 KiB (`ulimit -f` of /bin/sh, which is dash on Debian: 512-byte
+        // blocks; bash would count 1 KiB blocks), and SIGXFSZ is ignored,
         // so a write past it fails with EFBIG: the 4 Mb/s rendition's MP4 (about 1.1 MB) reaches it after about a
         // second of video, in its encoder thread; the 250 kb/s one (about 90 kB), the audio and the ledger do not.
         let run = try await Binary.run(

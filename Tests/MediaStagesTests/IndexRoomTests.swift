@@ -36,14 +36,14 @@ import Testing
         let unknownRoom = SegmentedTranscode.indexSpace(duration: 600, source: unknown, settings: settings)
         let unknownFrames = Int64((600 * 120 * 1.1).rounded(.up))
         let knownFrames = Int64((600 * 60 * 1.1).rounded(.up))
-        #expect(unknownRoom - room == 24 * (unknownFrames - knownFrames))
+        #expect(unknownRoom - room == 25 * (unknownFrames - knownFrames))
         // Above 120 fps, the known rate still counts: no frame is dropped without maxFPS.
         var slowMotion = info
         slowMotion.video?.fps = 240
         let slowMotionFrames = Int64((600 * 240 * 1.2 * 1.1).rounded(.up))
         #expect(
             SegmentedTranscode.indexSpace(duration: 600, source: slowMotion, settings: settings) - room
-                == 24 * (slowMotionFrames - knownFrames))
+                == 25 * (slowMotionFrames - knownFrames))
         var capped = settings
         capped.maxFPS = 30
         #expect(SegmentedTranscode.indexSpace(duration: 600, source: info, settings: capped) < room)

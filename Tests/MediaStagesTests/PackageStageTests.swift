@@ -171,8 +171,6 @@ import Testing
         #expect(keys.count == 2)
     }
 
-    /// `codec: hevc`: libx265 renditions tagged hvc1, their CODECS read from the stream, keyframes still aligned
-    /// at the segments' starts; a rendition may keep H.264.
     /// An AV1 rendition (SVT-AV1) beside an H.264 one: its CODECS are read from its stream's `av1C`, and every
     /// segment starts with a keyframe, at the same times as the H.264 rendition's.
     @Test func av1RenditionsCarryCodecsOfTheirStreams() async throws {
@@ -219,6 +217,38 @@ import Testing
         #expect(starts.allSatisfy { $0 == starts.first }, "segments differ between renditions: \(starts)")
     }
 
+    /// Beside another codec, AV1 renditions (a keyframe every segment's worth of frames, rounded) are refused when a
+    /// segment is not a whole number of frames: their segments would drift from the others'. AV1 alone is fine.
+    @Test func av1BesideAnotherCodecNeedsAWholeNumberOfFramesPerSegment() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("clip.mp4")
+        try await makeClip(seconds: 1, size: "160x90", rate: "30000/1001", at: clip)
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            PackageStage.self,
+            options: [
+                "file": .string(clip.path), "output": .string(folder.appendingPathComponent("hls").path),
+                "renditions": [["height": 90, "bitrate": "100k"], ["height": 72, "bitrate": "80k", "codec": "h264"]],
+                "codec": "av1", "segmentSeconds": "2s",
+            ])
+        guard case .failure(let error) = run.outputs else {
+            Issue.record("a mixed AV1 ladder at 29.97 fps was not refused")
+            return
+        }
+        #expect("\(error)".contains("at 29.970 fps a 2.0 s segment is 59.940 frames"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("hls/master.m3u8").path))
+
+        let rung = StreamingLadder.Rung(height: 90, bitRate: 100_000)
+        #expect(throws: Never.self) {
+            try PackageStage.checkAV1Alignment(
+                [.video(rung, .av1), .video(rung, .av1)], segmentSeconds: 2, frameRate: 30000 / 1001)
+            try PackageStage.checkAV1Alignment(
+                [.video(rung, .av1), .video(rung, .h264)], segmentSeconds: 2, frameRate: 30)
+        }
+    }
+
+    /// `codec: hevc`: libx265 renditions tagged hvc1, their CODECS read from the stream, keyframes still aligned
+    /// at the segments' starts; a rendition may keep H.264.
     @Test func hevcRenditionsCarryCodecsOfTheirStreams() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -95,15 +95,17 @@ func moovBeforeMdat(_ path: String) throws -> Bool {
 }
 
 /// A clip made with the ffmpeg CLI (on a thread of its own) for tests that need a longer input.
-func makeClip(seconds: Int, size: String, at url: URL) async throws {
-    try await BlockingWork.runLong { Result { try makeClipBlocking(seconds: seconds, size: size, at: url) } }.get()
+func makeClip(seconds: Int, size: String, rate: String = "30", at url: URL) async throws {
+    try await BlockingWork.runLong {
+        Result { try makeClipBlocking(seconds: seconds, size: size, rate: rate, at: url) }
+    }.get()
 }
 
-private func makeClipBlocking(seconds: Int, size: String, at url: URL) throws {
+private func makeClipBlocking(seconds: Int, size: String, rate: String, at url: URL) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
     process.arguments = [
-        "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds)",
+        "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate):duration=\(seconds)",
         "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast",
         "-c:a", "aac", "-shortest", url.path,
     ]

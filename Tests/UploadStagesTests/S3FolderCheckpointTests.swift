@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import Logging
 import NIOConcurrencyHelpers
 import StageKit
@@ -60,19 +61,23 @@ import Testing
         return (root, names.sorted())
     }
 
+    /// Runs the stage over `folder`; `bytesPerSecond` limits its bandwidth as `--bwlimit` does.
     private func run(
-        _ server: PeerServer, _ folder: URL, checkpoints: CountingCheckpoints, saved: JSONValue?
+        _ server: PeerServer, _ folder: URL, checkpoints: CountingCheckpoints, saved: JSONValue?,
+        bytesPerSecond: Int64? = nil
     ) async throws -> JSONValue {
         let options: JSONValue = [
             "endpoint": .string("http://127.0.0.1:\(server.port)"), "bucket": "media", "prefix": "hls/",
             "folder": .string(folder.path), "concurrency": 4, "accessKeyId": "test", "secretAccessKey": "test",
         ]
+        var services = ServiceValues()
+        if let bytesPerSecond { services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: bytesPerSecond) }
         let context = StageContext(
             stageID: "publish", stageType: S3FolderUploadStage.stageType,
             item: InputItem(path: "/dev/null", relativePath: "item", size: 0, modified: 0), attempt: 1,
             logger: Logger(label: "test.s3.uploadFolder"),
             scratchFolder: FileManager.default.temporaryDirectory.appendingPathComponent("s3fc-\(UUID().uuidString)"),
-            services: ServiceValues(), savedCheckpoint: saved, checkpointer: checkpoints, progress: { _ in })
+            services: services, savedCheckpoint: saved, checkpointer: checkpoints, progress: { _ in })
         return try await S3FolderUploadStage.run(json: options, context: context)
     }
 
@@ -110,7 +115,9 @@ import Testing
         // without being recorded: the checkpoint stays as it was at that moment and the run is cancelled.
         let first = CountingCheckpoints()
         let started = ContinuousClock.now
-        let crashed = Task { try await run(server, folder, checkpoints: first, saved: nil) }
+        // About 290 KB at 64 KiB/s: the media files take seconds, so the done-marks are written by the second (a
+        // batch of part of them) rather than at the end of the wave, however fast the host.
+        let crashed = Task { try await run(server, folder, checkpoints: first, saved: nil, bytesPerSecond: 64 << 10) }
         // The first write comes before any file is sent; the second records a batch of files done.
         try await waitUntil("a batch of files recorded as done") { first.writes >= 2 }
         first.freeze()

@@ -114,13 +114,15 @@ public struct Runner: Sendable {
         outcome.keepsEveryResult = keepsEveryResult
         if keepsEveryResult { outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count) }
         recordDecided(plan, into: &outcome)
-        let leftItems = await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
+        var leftWork = await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
         running.run(started: false)
         if !Task.isCancelled {
             for end in await undoLeftoverRequests() { outcome.add(end.result, skipped: end.skipped) }
+        } else if let requests = try? await store.cancelRequests(workflow: workflow.name), !requests.isEmpty {
+            leftWork = true  // cancels not carried out: the next run does them
         }
-        // A stop that came once every item had ended cut nothing short: the run is complete.
-        outcome.summary.interrupted = outcome.summary.interrupted || leftItems
+        // A stop that came once every item had ended, with no cancel left to carry out, cut nothing short.
+        outcome.summary.interrupted = outcome.summary.interrupted || leftWork
         outcome.summary.seconds = (clock.now - start).seconds
         try? await store.finishRun(runID, summary: outcome.summary)
         sink.emit(RunFinished(summary: outcome.summary))

@@ -99,6 +99,9 @@ public struct StageDescriptor: Sendable {
         outputsForOptions(with)
     }
 
+    /// Whether the stage says how it would run (``StageKit/PlanDescribing``).
+    public var describesPlan: Bool { noteForPlan != nil }
+
     /// How the stage would run with resolved `options` on the item's file `input`, resuming from `checkpoint`, as
     /// its type says for `pipeline plan` (``PlanDescribing``); nil for a stage that says nothing.
     public func planNote(options: JSONValue, input: String, checkpoint: JSONValue?) async -> String? {

@@ -13,6 +13,10 @@ public import StageKit
 /// is sent only when a HEAD does not show it there with its size and MD5, and a multipart file resumes from its
 /// parts.
 public struct S3FolderUploadStage: Stage {
+    /// The largest file sent in one PUT, whatever `partSize`: a PUT cut off starts again from its first byte, a
+    /// multipart upload from its last part.
+    static let largestSinglePut: Int64 = 16 << 20
+
     /// The options of `s3.uploadFolder`.
     public struct Options: StageOptions {
         /// The folder.
@@ -241,7 +245,7 @@ public struct S3FolderUploadStage: Stage {
                 "\(name): \(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB",
                 kind: .invalidInput)
         }
-        if saved == nil && file.size <= partSize {
+        if saved == nil && file.size <= min(partSize, Self.largestSinglePut) {
             let etag = try await putWhole(
                 name, file: file, backend: backend, checkFirst: resuming, journal: journal, meter: meter,
                 context: fileContext)
@@ -382,9 +386,16 @@ private actor FolderJournal {
     }
 
     private func write() async throws {
+        let pending = unsaved
         unsaved = 0
         lastSave = ContinuousClock.now
-        try await context.checkpoint(progress)
+        do {
+            try await context.checkpoint(progress)
+        } catch {
+            // Still unsaved: the next write (or the flush when the stage stops) records them.
+            unsaved += pending
+            throw error
+        }
     }
 }
 
