@@ -33,9 +33,9 @@ public struct S3FolderUploadStage: Stage {
         public var prefix = ""
         /// Files in flight at once.
         @Option("Files in flight at once, 1–32.") public var concurrency = 4
-        /// Bytes per part of a file sent in parts; a file no larger goes in one PUT.
+        /// Bytes per part of a file sent in parts; a file no larger (and at most 16 MiB) goes in one PUT.
         @Option(
-            "Bytes per part of a file sent in parts (at least 5 MiB; grown so there are at most 10,000 parts); a file no larger goes in one PUT."
+            "Bytes per part of a file sent in parts (at least 5 MiB; grown so there are at most 10,000 parts); a file no larger (and at most 16 MiB) goes in one PUT."
         )
         public var partSize = ByteCount(8 << 20)
         /// Address the bucket in the path (default: true with a custom endpoint).
