@@ -8,16 +8,7 @@ import Testing
 @Suite struct LadderFailureTests {
     @Test func aRenditionThatCannotBeWrittenMidEncodeFailsThePackageNamingIt() async throws {
         let scratch = try Scratch()
-        let clip = scratch.path("in/talk.mp4")
-        try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-f", "lavfi",
-                "-i", "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
-                clip.path,
-            ])
-        #expect(made.status == 0, "\(made.stderr)")
+        try await LadderKillTests.makeTalk(seconds: 3, in: scratch)
         try scratch.write(
             "wf.json",
             """

@@ -11,18 +11,25 @@ import Testing
 /// in place): the rerun keeps the renditions finished before the kill (their files untouched), makes the rest, and
 /// `s3.uploadFolder` puts the package on the S3 peer with the master playlist last.
 @Suite struct LadderKillTests {
-    @Test func killNineDuringTheLadderKeepsFinishedRenditionsThenUploadsMasterLast() async throws {
-        let scratch = try Scratch()
+    /// A `seconds`-long 640x360 clip with a tone at in/talk.mp4, the ladder tests' source.
+    @discardableResult
+    static func makeTalk(seconds: Int, in scratch: borrowing Scratch) async throws -> URL {
         let clip = scratch.path("in/talk.mp4")
         try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=6", "-f", "lavfi",
-                "-i", "sine=duration=6", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=\(seconds)", "-f", "lavfi",
+                "-i", "sine=duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
                 clip.path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
+        return clip
+    }
+
+    @Test func killNineDuringTheLadderKeepsFinishedRenditionsThenUploadsMasterLast() async throws {
+        let scratch = try Scratch()
+        try await Self.makeTalk(seconds: 6, in: scratch)
         let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try scratch.write(
             "wf.json",
@@ -115,16 +122,7 @@ import Testing
     /// master playlist complete after everything else.
     @Test func killNineDuringTheFolderUploadSendsOnlyWhatIsMissing() async throws {
         let scratch = try Scratch()
-        let clip = scratch.path("in/talk.mp4")
-        try FileManager.default.createDirectory(at: clip.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-f", "lavfi",
-                "-i", "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
-                clip.path,
-            ])
-        #expect(made.status == 0, "\(made.stderr)")
+        try await Self.makeTalk(seconds: 3, in: scratch)
         let server = try await PeerServer(script: "s3_server.py", arguments: ["media"])
         try scratch.write(
             "wf.json",

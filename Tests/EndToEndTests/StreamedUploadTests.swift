@@ -46,6 +46,27 @@ import Testing
         """
     }
 
+    /// The object `videos/clip.mp4` on the S3 peer is the export at `exported`, byte for byte, with its index ahead
+    /// of its media data; and `plainStage` run alone (its output moved from out/ to plain/) writes the same bytes.
+    static func expectObjectIsTheExport(
+        _ exported: String, s3: PeerServer, plainStage: String, in scratch: borrowing Scratch
+    ) async throws {
+        #expect(
+            await peerTool("s3_tool.py", [String(s3.port), "sha256", "media", "videos/clip.mp4"])
+                == sha256sum(exported))
+        let boxes = try Self.boxes(exported)
+        let moov = try #require(boxes.firstIndex(of: "moov"), "\(boxes)")
+        let mdat = try #require(boxes.firstIndex(of: "mdat"), "\(boxes)")
+        #expect(moov < mdat, "\(boxes)")
+        try scratch.write(
+            "plain.json",
+            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(plainStage.replacingOccurrences(of: "out/", with: "plain/"))]}"#
+        )
+        let plain = try await Binary.run(["run", "plain.json"], in: scratch.root)
+        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
+        #expect(await sha256sum(scratch.path("plain/clip.mp4").path) == sha256sum(exported))
+    }
+
     /// The top-level box types of an MP4, in order.
     static func boxes(_ path: String) throws -> [String] {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -98,22 +119,7 @@ import Testing
         #expect(sentEarly, "no part reached the server before the export was finished")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: exported)[.size] as? Int)
         try #require(size > 12 << 20, "the export must span several 5 MiB parts, not \(size) bytes")
-        #expect(
-            await peerTool("s3_tool.py", [String(s3.port), "sha256", "media", "videos/clip.mp4"])
-                == sha256sum(exported))
-        let boxes = try Self.boxes(exported)
-        let moov = try #require(boxes.firstIndex(of: "moov"), "\(boxes)")
-        let mdat = try #require(boxes.firstIndex(of: "mdat"), "\(boxes)")
-        #expect(moov < mdat, "\(boxes)")
-
-        // The same export without the upload: the same bytes.
-        try scratch.write(
-            "plain.json",
-            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(Self.export().replacingOccurrences(of: "out/", with: "plain/"))]}"#
-        )
-        let plain = try await Binary.run(["run", "plain.json"], in: scratch.root)
-        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
-        #expect(await sha256sum(scratch.path("plain/clip.mp4").path) == sha256sum(exported))
+        try await Self.expectObjectIsTheExport(exported, s3: s3, plainStage: Self.export(), in: scratch)
 
         // The export's settings change: it runs again, and so does its upload (the old object is not "reused").
         let before = await sha256sum(exported)
@@ -180,22 +186,7 @@ import Testing
         let exported = scratch.path("out/clip.mp4").path
         let size = try #require(try FileManager.default.attributesOfItem(atPath: exported)[.size] as? Int)
         try #require(size > 10 << 20, "the remux must span several 5 MiB parts, not \(size) bytes")
-        #expect(
-            await peerTool("s3_tool.py", [String(s3.port), "sha256", "media", "videos/clip.mp4"])
-                == sha256sum(exported))
-        let boxes = try Self.boxes(exported)
-        let moov = try #require(boxes.firstIndex(of: "moov"), "\(boxes)")
-        let mdat = try #require(boxes.firstIndex(of: "mdat"), "\(boxes)")
-        #expect(moov < mdat, "\(boxes)")
-
-        // The same remux without the upload: the same bytes.
-        try scratch.write(
-            "plain.json",
-            #"{"version": 1, "name": "plain", "inputs": {"path": "in"}, "stages": [\#(remux.replacingOccurrences(of: "out/", with: "plain/"))]}"#
-        )
-        let plain = try await Binary.run(["run", "plain.json"], in: scratch.root)
-        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
-        #expect(await sha256sum(scratch.path("plain/clip.mp4").path) == sha256sum(exported))
+        try await Self.expectObjectIsTheExport(exported, s3: s3, plainStage: remux, in: scratch)
     }
 
     /// Waits until `checkpointed` counts an uploaded piece (a part, a partial) and then `extraSegments` more

@@ -174,47 +174,14 @@ import Testing
     /// An AV1 rendition (SVT-AV1) beside an H.264 one: its CODECS are read from its stream's `av1C`, and every
     /// segment starts with a keyframe, at the same times as the H.264 rendition's.
     @Test func av1RenditionsCarryCodecsOfTheirStreams() async throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let clip = folder.appendingPathComponent("clip.mp4")
-        try await makeClip(seconds: 2, size: "320x180", at: clip)
-        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
-            PackageStage.self,
-            options: [
-                "file": .string(clip.path), "output": .string(folder.appendingPathComponent("hls").path),
-                "renditions": [
-                    ["height": 180, "bitrate": "200k"], ["height": 90, "bitrate": "100k", "codec": "h264"],
-                ],
-                "codec": "av1", "segmentSeconds": "1s", "preset": "ultrafast", "threads": 2,
-            ])
-        _ = try run.outputs.get()
-        let hls = folder.appendingPathComponent("hls")
-        let master = try String(contentsOf: hls.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let found = variants(master)
-        #expect(found.map(\.playlist) == ["180p/index.m3u8", "90p/index.m3u8"])
-        var starts: [[Double]] = []
-        for variant in found {
-            let playlist = hls.appendingPathComponent(variant.playlist)
-            let video = try #require(try await FFprobe.of(playlist.path).stream("video"))
-            let codecs = (variant.attributes["CODECS"] ?? "").split(separator: ",").map(String.init)
-            if variant.playlist.hasPrefix("180p") {
-                #expect(video["codec_name"]?.stringValue == "av1")
-                #expect(video["profile"]?.stringValue == "Main")
-                // ffprobe gives AV1's seq_level_idx as the level.
-                let level = try #require(video["level"]?.intValue)
-                #expect(codecs.first == String(format: "av01.0.%02dM.08", level), "\(codecs) for level \(level)")
-            } else {
-                #expect(codecs.first?.hasPrefix("avc1.") == true, "\(codecs)")
-            }
-            let text = try String(contentsOf: playlist, encoding: .utf8)
-            let durations = MediaPlaylist(text).segments.map(\.duration)
-            let segmentStarts = durations.indices.map { durations[..<$0].reduce(0, +) }
-            let keys = await keyframes(playlist)
-            #expect(segmentStarts.allSatisfy { start in keys.contains { abs($0 - start) < 0.001 } }, "\(keys)")
-            starts.append(segmentStarts)
+        try await packageBesideH264("av1") { _, rendition, video, codecs in
+            guard rendition == "180p" else { return }
+            #expect(video["codec_name"]?.stringValue == "av1")
+            #expect(video["profile"]?.stringValue == "Main")
+            // ffprobe gives AV1's seq_level_idx as the level.
+            let level = try #require(video["level"]?.intValue)
+            #expect(codecs.first == String(format: "av01.0.%02dM.08", level), "\(codecs) for level \(level)")
         }
-        #expect(starts.first?.count == 2)
-        #expect(starts.allSatisfy { $0 == starts.first }, "segments differ between renditions: \(starts)")
     }
 
     /// Beside another codec, AV1 renditions (a keyframe every segment's worth of frames, rounded) are refused when a
@@ -250,6 +217,30 @@ import Testing
     /// `codec: hevc`: libx265 renditions tagged hvc1, their CODECS read from the stream, keyframes still aligned
     /// at the segments' starts; a rendition may keep H.264.
     @Test func hevcRenditionsCarryCodecsOfTheirStreams() async throws {
+        try await packageBesideH264("hevc") { hls, rendition, video, codecs in
+            guard rendition == "180p" else { return }
+            #expect(video["codec_name"]?.stringValue == "hevc")
+            #expect(video["codec_tag_string"]?.stringValue == "hvc1")
+            // Main is profile 1; ffprobe gives the level as stored (30 × the level).
+            #expect(video["profile"]?.stringValue == "Main")
+            let level = try #require(video["level"]?.intValue)
+            #expect(codecs.first?.hasPrefix("hvc1.1.6.L\(level).") == true, "\(codecs) for level \(level)")
+            // Every segment starts with an IDR picture (NAL type 19 or 20), not an open-GOP CRA (21) whose
+            // leading pictures would refer to the segment before.
+            for segment in ["seg_00000.m4s", "seg_00001.m4s"] {
+                let bytes = [UInt8](try Data(contentsOf: hls.appendingPathComponent("180p/\(segment)")))
+                #expect([19, 20].contains(firstPictureNALType(bytes) ?? -1), "\(segment)")
+            }
+        }
+    }
+
+    /// Packages a 2 s clip into a 180p rendition of `codec` and a 90p H.264 one, in 1 s segments; checks that the
+    /// master playlist lists both, that the H.264 one is H.264, and that every segment of both starts with a
+    /// keyframe, at the same times in both; `check` sees each rendition's video stream and CODECS.
+    private func packageBesideH264(
+        _ codec: String,
+        check: (_ hls: URL, _ rendition: String, _ video: JSONValue, _ codecs: [String]) async throws -> Void
+    ) async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = folder.appendingPathComponent("clip.mp4")
@@ -261,7 +252,7 @@ import Testing
                 "renditions": [
                     ["height": 180, "bitrate": "200k"], ["height": 90, "bitrate": "100k", "codec": "h264"],
                 ],
-                "codec": "hevc", "segmentSeconds": "1s", "preset": "ultrafast", "threads": 2,
+                "codec": .string(codec), "segmentSeconds": "1s", "preset": "ultrafast", "threads": 2,
             ])
         _ = try run.outputs.get()
         let hls = folder.appendingPathComponent("hls")
@@ -273,23 +264,12 @@ import Testing
             let playlist = hls.appendingPathComponent(variant.playlist)
             let video = try #require(try await FFprobe.of(playlist.path).stream("video"))
             let codecs = (variant.attributes["CODECS"] ?? "").split(separator: ",").map(String.init)
-            if variant.playlist.hasPrefix("180p") {
-                #expect(video["codec_name"]?.stringValue == "hevc")
-                #expect(video["codec_tag_string"]?.stringValue == "hvc1")
-                // Main is profile 1; ffprobe gives the level as stored (30 × the level).
-                #expect(video["profile"]?.stringValue == "Main")
-                let level = try #require(video["level"]?.intValue)
-                #expect(codecs.first?.hasPrefix("hvc1.1.6.L\(level).") == true, "\(codecs) for level \(level)")
-                // Every segment starts with an IDR picture (NAL type 19 or 20), not an open-GOP CRA (21) whose
-                // leading pictures would refer to the segment before.
-                for segment in ["seg_00000.m4s", "seg_00001.m4s"] {
-                    let bytes = [UInt8](try Data(contentsOf: hls.appendingPathComponent("180p/\(segment)")))
-                    #expect([19, 20].contains(firstPictureNALType(bytes) ?? -1), "\(segment)")
-                }
-            } else {
+            let rendition = String(variant.playlist.prefix { $0 != "/" })
+            if rendition == "90p" {
                 #expect(video["codec_name"]?.stringValue == "h264")
                 #expect(codecs.first?.hasPrefix("avc1.") == true, "\(codecs)")
             }
+            try await check(hls, rendition, video, codecs)
             let text = try String(contentsOf: playlist, encoding: .utf8)
             let durations = MediaPlaylist(text).segments.map(\.duration)
             let segmentStarts = durations.indices.map { durations[..<$0].reduce(0, +) }
