@@ -39,6 +39,17 @@ import Testing
         return destination
     }
 
+    /// Starts `stage` with `options` in the background, streaming the export that `stream` announces, with its
+    /// state under `folder`.
+    private func following<S: Stage>(
+        _ stream: ExportStream, _ stage: S.Type, options: JSONValue, in folder: URL
+    ) -> Task<StageHarness.Run, Never> {
+        var services = ServiceValues()
+        services[ExportStreamKey.self] = stream
+        let harness = StageHarness(stateFolder: folder.appendingPathComponent("state"))
+        return Task { [services] in await harness.run(stage, options: options, services: services) }
+    }
+
     private func scratchFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attempts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -50,17 +61,12 @@ import Testing
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let stream = ExportStream()
-        var services = ServiceValues()
-        services[ExportStreamKey.self] = stream
         let options: JSONValue = [
             "endpoint": .string("http://127.0.0.1:\(server.port)"), "bucket": "media", "key": "clip.mp4",
             "file": .string(folder.appendingPathComponent("clip.mp4").path), "partSize": "5MiB",
             "checksum": "sha256", "accessKeyId": "test", "secretAccessKey": "test",
         ]
-        let harness = StageHarness(stateFolder: folder.appendingPathComponent("state"))
-        let upload = Task { [services] in
-            await harness.run(S3UploadStage.self, options: options, services: services)
-        }
+        let upload = following(stream, S3UploadStage.self, options: options, in: folder)
         // Part 2 (5 to 10 MiB) goes up from the first attempt's file.
         let stats = "http://127.0.0.1:\(server.port)/__stats"
         let finished = try await playAttempts(
@@ -82,16 +88,11 @@ import Testing
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let stream = ExportStream()
-        var services = ServiceValues()
-        services[ExportStreamKey.self] = stream
         let options: JSONValue = [
             "endpoint": .string("http://127.0.0.1:\(server.port)/files/"),
             "file": .string(folder.appendingPathComponent("clip.mp4").path), "chunkSize": "1MiB",
         ]
-        let harness = StageHarness(stateFolder: folder.appendingPathComponent("state"))
-        let upload = Task { [services] in
-            await harness.run(TusUploadStage.self, options: options, services: services)
-        }
+        let upload = following(stream, TusUploadStage.self, options: options, in: folder)
         // Partial 2 (the 1 MiB after the head) goes up from the first attempt's file.
         let stats = "http://127.0.0.1:\(server.port)/stats"
         let finished = try await playAttempts(
