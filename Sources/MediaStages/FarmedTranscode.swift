@@ -6,9 +6,10 @@ import StageKit
 ///
 /// The worker that holds the item publishes the plan (the segments' starts at the source's keyframes, the audio
 /// as a unit of its own, the settings, a pinned thread count and the encoder build), then encodes units of it as
-/// long as any is unclaimed; other workers claim the rest. Once every unit is done, it gathers them (its own from
-/// disk, the others' from the segment store, each verified against its recorded SHA-256), joins them by stream
-/// copy, and after the output is committed retires the plan. The plan's id digests everything that decides the
+/// long as any is unclaimed; other workers claim the rest. It gathers each unit as soon as it is done (its own
+/// from disk, the others' from the segment store, each verified against its recorded SHA-256), joins them by
+/// stream copy (beside the encode when an upload streams the export), and after the output is committed retires
+/// the plan. The plan's id digests everything that decides the
 /// units' bytes, so a worker that takes the item over after a crash finds the same plan and its finished units.
 struct FarmedTranscode {
     let input: String
@@ -71,53 +72,85 @@ struct FarmedTranscode {
             units: units)
     }
 
-    /// Encodes units until every one is done (by this worker or others), then joins them into `output`.
-    func run(to output: String, progress: @escaping @Sendable (Double, Double) -> Void) async throws
-        -> (TranscodeReport, SegmentPlan)
-    {
+    /// Encodes units until every one is done (by this worker or others), then joins them into `output`. With
+    /// `stream`, the join runs beside the encode: it appends each segment as soon as it is in place here (after
+    /// the audio unit), and publishes what of `output` is final, for the upload that streams it to `destination`.
+    func run(
+        to output: String, stream: (ExportStream, destination: String)? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void
+    ) async throws -> (TranscodeReport, SegmentPlan) {
         let plan = try await plan()
         let replaced = try await farm.otherPlans(of: context.item, than: plan.id)
-        var states = try await farm.publish(plan, for: context.item)
+        let states = try await farm.publish(plan, for: context.item)
         await remove(replaced)
         try await context.checkpoint(Checkpoint(plan: plan.id, threads: plan.threads))
         context.logger.info(
             "segmented transcode shared with the workers: \(plan.units.count) units, \(states.filter { $0.status == .done }.count) done (plan \(plan.id))"
         )
-        while true {
-            states = try await encodeAndWait(plan, states: states, progress: progress)
-            if let missing = try await gather(plan, states: states) {
-                try await farm.requeue(missing, of: plan.id)
-                states = try await farm.units(of: plan.id)
-                continue
-            }
-            break
-        }
         let video = plan.units.filter { $0.kind == .video }
         let audio = plan.units.first { $0.kind == .audio }
-        var report = try await MediaToolkit.join(
-            parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
-            audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output, faststart: settings.faststart,
-            indexSpace: indexSpace,
-            logger: context.logger)
+        let join: @Sendable (JoinGate?) async throws -> TranscodeReport = { gate in
+            try await MediaToolkit.join(
+                parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
+                audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output,
+                faststart: settings.faststart, indexSpace: indexSpace, gate: gate, logger: context.logger)
+        }
+        var report: TranscodeReport
+        if let stream {
+            let arrivals = PartArrivals([])
+            let gate = JoinGate.streaming(
+                stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
+            let (audioInPlace, audioArrived) = AsyncStream<Void>.makeStream()
+            report = try await withThrowingTaskGroup(of: TranscodeReport?.self) { group in
+                group.addTask {
+                    do {
+                        try await encodeAndGather(plan, states: states, progress: progress) { unit in
+                            if unit.kind == .audio { audioArrived.finish() } else { arrivals.add(unit.index) }
+                        }
+                        if audio == nil { audioArrived.finish() }
+                        return nil
+                    } catch {
+                        arrivals.cancel()
+                        audioArrived.finish()
+                        throw error
+                    }
+                }
+                group.addTask {
+                    for await _ in audioInPlace {}
+                    try Task.checkCancellation()
+                    context.logger.info("joining the segments as they are in place, for the upload that streams them")
+                    return try await join(gate)
+                }
+                do {
+                    var joined: TranscodeReport?
+                    while let report = try await group.next() { joined = joined ?? report }
+                    guard let joined else { throw CancellationError() }
+                    return joined
+                } catch {
+                    arrivals.cancel()
+                    throw error
+                }
+            }
+        } else {
+            try await encodeAndGather(plan, states: states, progress: progress) { _ in }
+            report = try await join(nil)
+        }
         report.inputDuration = duration
         return (report, plan)
     }
 
-    /// Claims and encodes units of the plan while any is unclaimed, then waits for the other workers' units;
-    /// returns the units' states once every one is done.
-    private func encodeAndWait(
-        _ plan: SegmentPlan, states: [SegmentUnitState], progress: @escaping @Sendable (Double, Double) -> Void
-    ) async throws -> [SegmentUnitState] {
+    /// Claims and encodes units of the plan while any is unclaimed, and puts every done unit's file in place for
+    /// the join as soon as it is done (`inPlace` is told), whichever worker encoded it; returns once every unit is
+    /// in place. A unit missing from the store or damaged there is queued to be encoded again.
+    private func encodeAndGather(
+        _ plan: SegmentPlan, states: [SegmentUnitState], progress: @escaping @Sendable (Double, Double) -> Void,
+        inPlace: (SegmentUnit) -> Void
+    ) async throws {
         var states = states
+        var gathered = Set<Int>()
         var announced = false
         while true {
             report(states, progress: progress)
-            if let claim = try await farm.claim(in: plan.id) {
-                try await encode(claim)
-                states = try await farm.units(of: plan.id)
-                continue
-            }
-            states = try await farm.units(of: plan.id)
             // Only the item's holder retires or replaces its plan: an empty plan here was retired by a holder
             // this worker took over from before it committed; publish it again.
             if states.isEmpty { states = try await farm.publish(plan, for: context.item) }
@@ -129,7 +162,22 @@ struct FarmedTranscode {
                         "\(SegmentUnitEncoder.name(of: failing.unit)) of the shared segmented transcode failed \(failing.attempts) times on the workers (see their output)"
                 )
             }
-            if states.allSatisfy({ $0.status == .done }) { return states }
+            // Done units first, so that a join beside the encode goes on while this worker encodes more.
+            for state in states where state.status == .done && !gathered.contains(state.unit.index) {
+                if try await gather(state, of: plan) {
+                    gathered.insert(state.unit.index)
+                    inPlace(state.unit)
+                } else {
+                    try await farm.requeue(state.unit, of: plan.id)
+                }
+            }
+            if gathered.count == plan.units.count { return }
+            if let claim = try await farm.claim(in: plan.id) {
+                try await encode(claim)
+                states = try await farm.units(of: plan.id)
+                continue
+            }
+            states = try await farm.units(of: plan.id)
             if !announced {
                 announced = true
                 let others = Set(states.filter { $0.status == .running }.compactMap(\.worker)).sorted()
@@ -188,29 +236,26 @@ struct FarmedTranscode {
         }
     }
 
-    /// Puts every unit's file in place for the join: this worker's own from disk when its digest matches, the
-    /// others from the store, verified. Returns a unit that is missing from the store or damaged there (it must be
-    /// encoded again), nil when all are in place.
-    private func gather(_ plan: SegmentPlan, states: [SegmentUnitState]) async throws -> SegmentUnit? {
-        for state in states {
-            guard let sha256 = state.sha256 else { return state.unit }
-            let file = encoder.file(of: state.unit, in: plan.id)
-            if MediaOutput.size(of: file) == state.size, (try? SegmentedTranscode.sha256(of: file)) == sha256 {
-                continue
-            }
-            do {
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try await store.fetch(
-                    try SegmentUnitEncoder.key(of: state.unit, in: plan.id), sha256: sha256, to: file)
-            } catch let error as SegmentStoreError where error.code == .notFound || error.code == .hashMismatch {
-                context.logger.notice(
-                    "\(SegmentUnitEncoder.name(of: state.unit)) of plan \(plan.id) is not in the segment store as recorded (\(error)): encoding it again"
-                )
-                return state.unit
-            }
+    /// Puts a done unit's file in place for the join: this worker's own from disk when its digest matches, another
+    /// worker's from the store, verified. False when it is missing from the store or damaged there (it must be
+    /// encoded again).
+    private func gather(_ state: SegmentUnitState, of plan: SegmentPlan) async throws -> Bool {
+        guard let sha256 = state.sha256 else { return false }
+        let file = encoder.file(of: state.unit, in: plan.id)
+        if MediaOutput.size(of: file) == state.size, (try? SegmentedTranscode.sha256(of: file)) == sha256 {
+            return true
         }
-        return nil
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try await store.fetch(try SegmentUnitEncoder.key(of: state.unit, in: plan.id), sha256: sha256, to: file)
+            return true
+        } catch let error as SegmentStoreError where error.code == .notFound || error.code == .hashMismatch {
+            context.logger.notice(
+                "\(SegmentUnitEncoder.name(of: state.unit)) of plan \(plan.id) is not in the segment store as recorded (\(error)): encoding it again"
+            )
+            return false
+        }
     }
 
     /// Reports the seconds of video encoded by every worker.

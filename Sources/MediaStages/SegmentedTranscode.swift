@@ -198,28 +198,9 @@ struct SegmentedTranscode {
             report.inputDuration = duration
             return report
         }
-        let arrivals = SegmentArrivals(done)
+        let arrivals = PartArrivals(done)
         let reused = state
-        // Each attempt opens the stream once: a retried attempt writes a new file, which the reader must follow.
-        let opened = NIOLockedValueBox(false)
-        let gate = JoinGate { passage, head, final in
-            switch passage {
-            case .beforePart(let index):
-                if index > 0 { stream.0.advance(to: final) }
-                return arrivals.wait(for: index)
-            case .progressed:
-                let first = opened.withLockedValue { isOpen in
-                    defer { isOpen = true }
-                    return !isOpen
-                }
-                if first { stream.0.open(destination: stream.destination, writing: output, head: head) }
-                stream.0.advance(to: final)
-                return !arrivals.isCancelled
-            case .rewritten:
-                stream.0.rewrite()
-                return !arrivals.isCancelled
-            }
-        }
+        let gate = JoinGate.streaming(stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
         var report = try await withThrowingTaskGroup(of: (Int64, TranscodeReport?).self) { group in
             group.addTask {
                 do {
@@ -409,46 +390,6 @@ struct Join {
         try await MediaToolkit.join(
             parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
             gate: gate, logger: context.logger)
-    }
-}
-
-/// The segments in place, for a join that appends them as they arrive; the join waits on its own thread.
-private final class SegmentArrivals: @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `condition`.
-    private let condition = NSCondition()
-    private var arrived: Set<Int>
-    private var cancelled = false
-
-    init(_ arrived: Set<Int>) {
-        self.arrived = arrived
-    }
-
-    var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
-
-    func add(_ index: Int) {
-        condition.lock()
-        arrived.insert(index)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Blocks until segment `index` is in place (true) or the encode stopped (false).
-    func wait(for index: Int) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !arrived.contains(index), !cancelled { condition.wait() }
-        return !cancelled
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 public import StageKit
 
 /// `ffmpeg.transcode`: decode and re-encode into an H.264, HEVC or AV1 + AAC MP4 (faststart by default), or, with
@@ -369,20 +368,20 @@ enum Export {
             }
             let report: TranscodeReport
             var farmedPlan: SegmentPlan?
+            // A stage that streams this export reads the file as the segments are joined into it.
+            let stream = context.services[ExportStreamKey.self].map { ($0, output.destination.path) }
             if let farmed {
-                let (joined, plan) = try await farmed.run(to: output.partial.path, progress: progress)
+                let (joined, plan) = try await farmed.run(to: output.partial.path, stream: stream, progress: progress)
                 report = joined
                 farmedPlan = plan
             } else if let segmented {
-                // A stage that streams this export reads the file as the segments are joined into it.
-                let stream = context.services[ExportStreamKey.self].map { ($0, output.destination.path) }
                 report = try await segmented.run(to: output.partial.path, stream: stream, progress: progress)
-            } else if settings.mode == .remux, let stream = context.services[ExportStreamKey.self] {
+            } else if settings.mode == .remux, let (stream, destination) = stream {
                 // A remux of an MP4 or MOV writes its index into room ahead of the media data: a stage that streams
                 // this export reads the file as it is copied.
                 report = try await MediaToolkit.remux(
                     input, to: output.partial.path, settings: settings,
-                    gate: Self.streamGate(stream, destination: output.destination.path, writing: output.partial.path),
+                    gate: .streaming(stream, destination: destination, writing: output.partial.path),
                     logger: context.logger, progress: progress)
             } else {
                 report = try await MediaToolkit.transcode(
@@ -408,26 +407,6 @@ enum Export {
         } catch {
             output.discard()
             throw error
-        }
-    }
-
-    /// What a streamed remux tells the upload that follows it: the stream opens with the first bytes that are final
-    /// (once per attempt: a retried attempt writes a new file), then advances as the copy goes on.
-    static func streamGate(_ stream: ExportStream, destination: String, writing: String) -> JoinGate {
-        let opened = NIOLockedValueBox(false)
-        return JoinGate { passage, head, final in
-            switch passage {
-            case .beforePart: break
-            case .progressed:
-                let first = opened.withLockedValue { isOpen in
-                    defer { isOpen = true }
-                    return !isOpen
-                }
-                if first { stream.open(destination: destination, writing: writing, head: head) }
-                stream.advance(to: final)
-            case .rewritten: stream.rewrite()
-            }
-            return true
         }
     }
 

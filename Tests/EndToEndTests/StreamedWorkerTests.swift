@@ -101,6 +101,95 @@ extension WorkerTests {
         try await server.stop()
     }
 
+    /// A streamed S3 upload of an export whose segments two workers share (`--segments`): the item's worker joins
+    /// each unit as soon as it is in place, whoever encoded it, and parts go up before the last unit is encoded.
+    /// That worker is killed with -9 at a seeded moment once parts are up, and started again: the item is taken
+    /// over, its join redone from the units in the store, and its upload resumed. The object is the export, byte
+    /// for byte, which is what a one-machine run writes; at most one part is sent twice.
+    @Test func aStreamedUploadOfAnExportTheWorkersShareSurvivesAKill() async throws {
+        let random = SeededRandom("aStreamedUploadOfAnExportTheWorkersShareSurvivesAKill")
+        let scratch = try Scratch()
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase()
+        let s3 = try await PeerServer(script: "s3_server.py", arguments: ["media"])
+        for folder in ["in", "segments"] {
+            try FileManager.default.createDirectory(at: scratch.path(folder), withIntermediateDirectories: true)
+        }
+        // Ten seconds of noise: ten 1 s units that export to about 50 MB.
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i",
+                "nullsrc=size=480x270:rate=25:duration=10,geq=lum='random(1)*255':cb=128:cr=128", "-f", "lavfi",
+                "-i", "sine=frequency=440:duration=10", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
+                "-c:a", "aac", "-shortest", scratch.path("in/clip.mp4").path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        try scratch.write(
+            "wf.json",
+            StreamedUploadTests.workflow(name: "streamed-farm", port: s3.port, concurrency: 1, preset: "fast"))
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        let (segments, root) = (scratch.path("segments").path, scratch.root)
+        @Sendable func arguments(_ index: Int) -> [String] {
+            [
+                "worker", "--db", url, "--segments", segments, "--artifacts",
+                root.appendingPathComponent("artifacts-\(index)").path, "--json",
+            ] + Self.workerArguments
+        }
+        let workers = try (0..<2).map { try Binary.start(arguments($0), in: scratch.root) }
+        defer { for worker in workers where worker.isRunning { worker.signal(SIGKILL) } }
+
+        // The victim is the item's worker: the one that streams its upload.
+        try await waitUntil("a worker started the streamed upload") {
+            workers.contains { Self.streamedItem(in: $0.stdout.soFar) != nil } || !workers.allSatisfy(\.isRunning)
+        }
+        let victim = try #require(
+            workers.first { Self.streamedItem(in: $0.stdout.soFar) != nil },
+            "\(workers.map(\.stdout.soFar))")
+        let threshold = Int(Double(5 << 20) * (0.2 + 0.8 * random.fraction()))
+        let stats = "http://127.0.0.1:\(s3.port)/__stats"
+        try await waitUntil("\(threshold) bytes at the server") {
+            guard victim.isRunning else { return true }
+            let received = try? JSONValue(parsing: await httpGet(stats))["receivedByPath"]?["/media/videos/clip.mp4"]
+            return received?.intValue ?? 0 >= threshold
+        }
+        #expect(victim.isRunning, "the victim stopped before it could be killed")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
+        victim.signal(SIGKILL)
+        _ = await victim.exit()
+        let restarted = try Binary.start(arguments(workers.firstIndex { $0 === victim } ?? 0), in: scratch.root)
+        defer { if restarted.isRunning { restarted.signal(SIGKILL) } }
+
+        let database = try await BatchDatabase(url: url)
+        try await waitUntil("the video is uploaded", limit: .seconds(300)) {
+            let status = try? await BatchQueue(database: database).status()
+            return status?.workflows["streamed-farm"]?.byStatus["succeeded"] == 1
+        }
+        await database.close()
+        var log = ""
+        for worker in workers + [restarted] {
+            if worker.isRunning {
+                worker.signal(SIGTERM)
+                #expect(await worker.exit() == 0)
+            }
+            log += await worker.stdout.text()
+        }
+        #expect(log.contains("segmented transcode shared with the workers"), "\(log)")
+        #expect(log.contains("resuming multipart upload"), "the takeover resumes the upload: \(log)")
+        #expect(!log.contains("differs from the bytes uploaded before"), "\(log)")
+        #expect(await peerTool("s3_tool.py", [String(s3.port), "uploads", "media"]) == "0")
+        let total = try #require(
+            try FileManager.default.attributesOfItem(atPath: scratch.path("out/clip.mp4").path)[.size] as? Int)
+        let received = try JSONValue(parsing: await httpGet(stats))["received"]?.intValue ?? 0
+        #expect(received >= total && received <= total + (5 << 20), "\(received) bytes received for \(total)")
+        print("aStreamedUploadOfAnExportTheWorkersShareSurvivesAKill: \(received - total) bytes re-sent for one kill")
+        try await StreamedUploadTests.expectObjectIsTheExport(
+            scratch.path("out/clip.mp4").path, s3: s3, plainStage: StreamedUploadTests.export(preset: "fast"),
+            in: scratch)
+        try await server.stop()
+    }
+
     /// The item whose streamed multipart upload a worker's `--json` lines say it started.
     static func streamedItem(in lines: String) -> String? {
         for line in lines.split(separator: "\n") where line.contains("as it is written") {
