@@ -15,7 +15,11 @@
 // starts cold has a visibly worse first frame), and those after keep its lookahead from seeing the end of the
 // stream early (which lowers the quality of the part's last frames). Measured on a 640x360 veryfast encode in
 // 20 s parts: the worst frame near a join was 2.6 dB below the same frame unsegmented, 0.3 dB with these.
-enum { RANGE_PREROLL_FRAMES = 8, RANGE_POSTROLL_FRAMES = 4 };
+// Still, the part's first GOP starts without what x264's macroblock tree learnt from the frames before: on a 600 s
+// 640x360 veryfast encode in 20 s parts the B-frame after one join's IDR came out 1.03 dB below the same frame
+// unsegmented. The range's first frames get a quantizer 1 lower: worst 0.68 dB (the last frame before a join),
+// for 0.07 % more bytes (0.67 % over the unsegmented file instead of 0.60 %).
+enum { RANGE_PREROLL_FRAMES = 8, RANGE_POSTROLL_FRAMES = 4, RANGE_BOOST_FRAMES = 4, RANGE_BOOST_QP = 1 };
 
 void ms_transcode_options_init(ms_transcode_options *opt) {
     if (!opt) return;
@@ -296,7 +300,21 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     in->pts = out_pts;
     in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else the encoder copies the source's types
     t->frames_sent++;
-    return ms_transcode_encode(t, t->venc, t->vost, in);
+    // The first frames of a range that has a pre-roll start a GOP cold: a quantizer lower for them (a region of
+    // interest over the whole picture; x264 adds it to its adaptive quantization).
+    int boost = pts >= t->range_start && pts < t->range_end && t->boost_left > 0;
+    t->boost_left -= boost;
+    if (boost) {
+        AVFrameSideData *sd = ff.av_frame_new_side_data(in, AV_FRAME_DATA_REGIONS_OF_INTEREST, sizeof(AVRegionOfInterest));
+        if (!sd) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+        *(AVRegionOfInterest *)sd->data = (AVRegionOfInterest){.self_size = sizeof(AVRegionOfInterest),
+                                                               .bottom = in->height,
+                                                               .right = in->width,
+                                                               .qoffset = {-RANGE_BOOST_QP, 51}};
+    }
+    ret = ms_transcode_encode(t, t->venc, t->vost, in);
+    if (boost) ff.av_frame_remove_side_data(in, AV_FRAME_DATA_REGIONS_OF_INTEREST);
+    return ret;
 }
 
 // MARK: - Audio
@@ -364,6 +382,10 @@ static int run(transcoder *t, const char *in, const char *out) {
             int rolls = strcmp(t->venc->codec->name, "libx264") == 0;
             t->postroll_left = rolls && t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
             t->preroll_from = rolls ? FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur) : t->range_start;
+            // x264 ignores regions of interest without its adaptive quantization, which ultrafast turns off (and
+            // says so once per encoder).
+            int aq = !strstr(t->opt->video_options, "preset=ultrafast");
+            t->boost_left = rolls && aq && t->preroll_from < t->range_start ? RANGE_BOOST_FRAMES : 0;
             // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.
             int64_t seek = ff.av_rescale_q(t->preroll_from, t->vist->time_base, AV_TIME_BASE_Q);
             if (start > 0 &&

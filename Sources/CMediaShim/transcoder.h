@@ -33,6 +33,7 @@ typedef struct transcoder {
     int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
     int64_t preroll_from; // frames from here up to range_start are encoded as the range's pre-roll, then dropped
     int postroll_left;    // frames at or past range_end still to encode as its post-roll, then dropped
+    int boost_left;       // frames of the range still to encode with a lower quantizer (RANGE_BOOST_FRAMES)
     int range_entered;    // a frame of the range itself was sent (its first is forced to be a keyframe)
     int range_done;       // a frame at or past range_end was decoded: the rest of the input is not needed
     double next_key;      // keyframe_interval: the output time (seconds) from which the next frame is forced key
