@@ -65,6 +65,8 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
         if (ret < 0) return ms_transcode_fail(t, ret, ret, enc == t->venc ? "video encoding failed" : "audio encoding failed");
         if (enc == t->venc) {
+            if (t->out_pkt->pts != AV_NOPTS_VALUE) t->out_pkt->pts -= t->preroll_shift;
+            if (t->out_pkt->dts != AV_NOPTS_VALUE) t->out_pkt->dts -= t->preroll_shift;
             if (t->out_pkt->pts < 0 || t->out_pkt->pts >= t->range_end - t->range_start) {  // a range's pre/post-roll
                 ff.av_packet_unref(t->out_pkt);
                 continue;
@@ -297,7 +299,7 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     AVFrame *in = NULL;
     int ret = encoder_picture(t, f, &in);
     if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
-    in->pts = out_pts;
+    in->pts = out_pts + t->preroll_shift;
     in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else the encoder copies the source's types
     t->frames_sent++;
     // The first frames of a range that has a pre-roll start a GOP cold: a quantizer lower for them (a region of
@@ -386,6 +388,7 @@ static int run(transcoder *t, const char *in, const char *out) {
             // says so once per encoder).
             int aq = !strstr(t->opt->video_options, "preset=ultrafast");
             t->boost_left = rolls && aq && t->preroll_from < t->range_start ? RANGE_BOOST_FRAMES : 0;
+            t->preroll_shift = t->range_start - t->preroll_from;
             // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.
             int64_t seek = ff.av_rescale_q(t->preroll_from, t->vist->time_base, AV_TIME_BASE_Q);
             if (start > 0 &&

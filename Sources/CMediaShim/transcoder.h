@@ -32,6 +32,8 @@ typedef struct transcoder {
     int64_t range_start;  // the range's frames, in the input stream's time base from the input's start:
     int64_t range_end;    // range_start <= pts < range_end (0 and INT64_MAX without a range)
     int64_t preroll_from; // frames from here up to range_start are encoded as the range's pre-roll, then dropped
+    int64_t preroll_shift; // added to the encoder's timestamps so that a pre-roll starts at 0 (x264 warns of
+                           // timestamps below 0), taken off its packets
     int postroll_left;    // frames at or past range_end still to encode as its post-roll, then dropped
     int boost_left;       // frames of the range still to encode with a lower quantizer (RANGE_BOOST_FRAMES)
     int range_entered;    // a frame of the range itself was sent (its first is forced to be a keyframe)
