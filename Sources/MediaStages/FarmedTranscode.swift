@@ -100,14 +100,15 @@ struct FarmedTranscode {
             let arrivals = PartArrivals([])
             let gate = JoinGate.streaming(
                 stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
+            // The join starts once the audio is in place: at once for a source without audio.
             let (audioInPlace, audioArrived) = AsyncStream<Void>.makeStream()
+            if audio == nil { audioArrived.finish() }
             report = try await withThrowingTaskGroup(of: TranscodeReport?.self) { group in
                 group.addTask {
                     do {
                         try await encodeAndGather(plan, states: states, progress: progress) { unit in
                             if unit.kind == .audio { audioArrived.finish() } else { arrivals.add(unit.index) }
                         }
-                        if audio == nil { audioArrived.finish() }
                         return nil
                     } catch {
                         arrivals.cancel()
