@@ -132,11 +132,12 @@ if [ "$LARGE_GIB" -gt 0 ]; then
 JSON
   /usr/bin/time -f "%M %e" -o rss.txt taskset -c 0 "$PIPELINE" run large.json --state state-large >/dev/null &
   timer=$!
+  pids+=("$timer")
   # Most of the RSS is shared library code mapped from files (Swift's runtime, FFmpeg's ~150 libraries): the
   # process's own memory is its anonymous part, sampled every 0.1 s.
   anon=0
   while kill -0 "$timer" 2>/dev/null; do
-    pid=$(pgrep -P "$timer" | head -1)
+    pid=$(pgrep -P "$timer" | head -1 || true)
     now=$(awk '/^RssAnon:/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null || echo 0)
     [ "${now:-0}" -gt "$anon" ] && anon=$now
     sleep 0.1
@@ -144,5 +145,5 @@ JSON
   wait "$timer"
   large=$(stat -c %s out-large/clip.mp4 2>/dev/null || echo 0)
   read -r rss wall < rss.txt
-  echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB remux: $((rss >> 10)) MiB, of which anonymous (the process's own, not shared library code) $((anon >> 10)) MiB (the run took ${wall} s)"
+  echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB remux: $((rss >> 10)) MiB, of which anonymous (the process's own, not shared library code; sampled every 0.1 s) $((anon >> 10)) MiB (the run took ${wall} s)"
 fi

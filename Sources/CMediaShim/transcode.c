@@ -308,7 +308,7 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     t->boost_left -= boost;
     if (boost) {
         AVFrameSideData *sd = ff.av_frame_new_side_data(in, AV_FRAME_DATA_REGIONS_OF_INTEREST, sizeof(AVRegionOfInterest));
-        if (!sd) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "frame");
+        if (!sd) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot attach the region of interest");
         *(AVRegionOfInterest *)sd->data = (AVRegionOfInterest){.self_size = sizeof(AVRegionOfInterest),
                                                                .bottom = in->height,
                                                                .right = in->width,
@@ -384,8 +384,9 @@ static int run(transcoder *t, const char *in, const char *out) {
             int rolls = strcmp(t->venc->codec->name, "libx264") == 0;
             t->postroll_left = rolls && t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
             t->preroll_from = rolls ? FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur) : t->range_start;
-            // x264 ignores regions of interest without its adaptive quantization, which ultrafast turns off (and
-            // says so once per encoder).
+            // x264 ignores regions of interest without its adaptive quantization (and says so once per encoder).
+            // Of the x264 options the stage sets (TranscodeSettings.encoderOptions), only preset ultrafast turns it
+            // off.
             int aq = !strstr(t->opt->video_options, "preset=ultrafast");
             t->boost_left = rolls && aq && t->preroll_from < t->range_start ? RANGE_BOOST_FRAMES : 0;
             t->preroll_shift = t->range_start - t->preroll_from;

@@ -6,11 +6,11 @@ import StageKit
 ///
 /// The worker that holds the item publishes the plan (the segments' starts at the source's keyframes, the audio
 /// as a unit of its own, the settings, a pinned thread count and the encoder build), then encodes units of it as
-/// long as any is unclaimed; other workers claim the rest. It gathers each unit as soon as it is done (its own
-/// from disk, the others' from the segment store, each verified against its recorded SHA-256), joins them by
-/// stream copy (beside the encode when an upload streams the export), and after the output is committed retires
-/// the plan. The plan's id digests everything that decides the
-/// units' bytes, so a worker that takes the item over after a crash finds the same plan and its finished units.
+/// long as any is unclaimed; other workers claim the rest. Beside that it gathers each unit as soon as it is done
+/// (its own from disk, the others' from the segment store, each verified against its recorded SHA-256), joins
+/// them by stream copy (beside the encode when an upload streams the export), and after the output is committed
+/// retires the plan. The plan's id digests everything that decides the units' bytes, so a worker that takes the
+/// item over after a crash finds the same plan and its finished units.
 struct FarmedTranscode {
     let input: String
     /// The transcode's settings (mode transcode).
@@ -72,9 +72,10 @@ struct FarmedTranscode {
             units: units)
     }
 
-    /// Encodes units until every one is done (by this worker or others), then joins them into `output`. With
-    /// `stream`, the join runs beside the encode: it appends each segment as soon as it is in place here (after
-    /// the audio unit), and publishes what of `output` is final, for the upload that streams it to `destination`.
+    /// Encodes units while any is unclaimed and gathers each one as it is done (by this worker or others), then
+    /// joins them into `output`. With `stream`, the join runs beside the encode: it appends each segment as soon
+    /// as it is in place here (after the audio unit), and publishes what of `output` is final, for the upload that
+    /// streams it to `destination`.
     func run(
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
@@ -89,63 +90,65 @@ struct FarmedTranscode {
         )
         let video = plan.units.filter { $0.kind == .video }
         let audio = plan.units.first { $0.kind == .audio }
-        let join: @Sendable (JoinGate?) async throws -> TranscodeReport = { gate in
-            try await MediaToolkit.join(
-                parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
-                audio: audio.map { encoder.file(of: $0, in: plan.id).path }, to: output,
-                faststart: settings.faststart, indexSpace: indexSpace, gate: gate, logger: context.logger)
+        let audioFile = audio.map { encoder.file(of: $0, in: plan.id).path }
+        let join = Join(
+            parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start), output: output,
+            faststart: settings.faststart, indexSpace: indexSpace)
+        let arrivals = PartArrivals([])
+        let encodeAndGather = { @Sendable in
+            try await self.encodeAndGather(plan, states: states, progress: progress, inPlace: arrivals.add)
         }
         var report: TranscodeReport
         if let stream {
-            let arrivals = PartArrivals([])
             let gate = JoinGate.streaming(
                 stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
-            // The join starts once the audio is in place: at once for a source without audio.
-            let (audioInPlace, audioArrived) = AsyncStream<Void>.makeStream()
-            if audio == nil { audioArrived.finish() }
-            report = try await withThrowingTaskGroup(of: TranscodeReport?.self) { group in
-                group.addTask {
-                    do {
-                        try await encodeAndGather(plan, states: states, progress: progress) { unit in
-                            if unit.kind == .audio { audioArrived.finish() } else { arrivals.add(unit.index) }
-                        }
-                        return nil
-                    } catch {
-                        arrivals.cancel()
-                        audioArrived.finish()
-                        throw error
-                    }
-                }
-                group.addTask {
-                    for await _ in audioInPlace {}
-                    try Task.checkCancellation()
-                    context.logger.info("joining the segments as they are in place, for the upload that streams them")
-                    return try await join(gate)
-                }
-                do {
-                    var joined: TranscodeReport?
-                    while let report = try await group.next() { joined = joined ?? report }
-                    guard let joined else { throw CancellationError() }
-                    return joined
-                } catch {
-                    arrivals.cancel()
-                    throw error
-                }
+            (_, report) = try await joinBeside(arrivals: arrivals, encode: encodeAndGather) { [context] in
+                if let audio, await !arrivals.arrival(of: audio.index) { throw CancellationError() }
+                context.logger.info("joining the segments as they are in place, for the upload that streams them")
+                return try await join.run(audio: audioFile, gate: gate, context: context)
             }
         } else {
-            try await encodeAndGather(plan, states: states, progress: progress) { _ in }
-            report = try await join(nil)
+            try await encodeAndGather()
+            report = try await join.run(audio: audioFile, gate: nil, context: context)
         }
         report.inputDuration = duration
         return (report, plan)
     }
 
-    /// Claims and encodes units of the plan while any is unclaimed, and puts every done unit's file in place for
-    /// the join as soon as it is done (`inPlace` is told), whichever worker encoded it; returns once every unit is
-    /// in place. A unit missing from the store or damaged there is queued to be encoded again.
+    /// Encodes units of the plan while any is unclaimed and, beside that, puts every done unit's file in place for
+    /// the join as soon as it is done, whichever worker encoded it (`inPlace` is told its index); returns once
+    /// every unit is in place.
     private func encodeAndGather(
         _ plan: SegmentPlan, states: [SegmentUnitState], progress: @escaping @Sendable (Double, Double) -> Void,
-        inPlace: (SegmentUnit) -> Void
+        inPlace: @escaping @Sendable (Int) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await encodeUnits(of: plan) }
+            group.addTask { try await gatherUnits(of: plan, states: states, progress: progress, inPlace: inPlace) }
+            // The gathering ends once every unit is in place; the encoding only when it fails or is stopped.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Claims and encodes units of the plan, one at a time, until it is stopped; with none to claim, waits without
+    /// this machine's CPU slot.
+    private func encodeUnits(of plan: SegmentPlan) async throws {
+        while true {
+            if let claim = try await farm.claim(in: plan.id) {
+                try await encode(claim)
+            } else {
+                try await pause()
+            }
+        }
+    }
+
+    /// Puts each done unit's file in place as soon as it is done, the audio first and then the segments in order
+    /// (as the join takes them); a unit missing from the store or damaged there is queued to be encoded again.
+    /// Returns once every unit is in place.
+    private func gatherUnits(
+        of plan: SegmentPlan, states: [SegmentUnitState], progress: @escaping @Sendable (Double, Double) -> Void,
+        inPlace: (Int) -> Void
     ) async throws {
         var states = states
         var gathered = Set<Int>()
@@ -163,30 +166,26 @@ struct FarmedTranscode {
                         "\(SegmentUnitEncoder.name(of: failing.unit)) of the shared segmented transcode failed \(failing.attempts) times on the workers (see their output)"
                 )
             }
-            // Done units first, so that a join beside the encode goes on while this worker encodes more.
-            for state in states where state.status == .done && !gathered.contains(state.unit.index) {
+            let joinOrder = { (state: SegmentUnitState) in state.unit.kind == .audio ? -1 : state.unit.index }
+            for state in states.sorted(by: { joinOrder($0) < joinOrder($1) })
+            where state.status == .done && !gathered.contains(state.unit.index) {
                 if try await gather(state, of: plan) {
                     gathered.insert(state.unit.index)
-                    inPlace(state.unit)
+                    inPlace(state.unit.index)
                 } else {
                     try await farm.requeue(state.unit, of: plan.id)
                 }
             }
             if gathered.count == plan.units.count { return }
-            if let claim = try await farm.claim(in: plan.id) {
-                try await encode(claim)
-                states = try await farm.units(of: plan.id)
-                continue
-            }
-            states = try await farm.units(of: plan.id)
-            if !announced {
+            if !announced, !states.contains(where: { $0.status == .queued }) {
                 announced = true
-                let others = Set(states.filter { $0.status == .running }.compactMap(\.worker)).sorted()
+                let workers = Set(states.filter { $0.status == .running }.compactMap(\.worker)).sorted()
                 context.logger.info(
-                    "waiting for \(states.filter { $0.status != .done }.count) unit(s) other workers encode (\(others.joined(separator: ", ")))"
+                    "waiting for \(states.filter { $0.status != .done }.count) unit(s) being encoded (\(workers.joined(separator: ", ")))"
                 )
             }
-            try await pause()
+            try await Task.sleep(for: .milliseconds(500))
+            states = try await farm.units(of: plan.id)
         }
     }
 

@@ -201,37 +201,15 @@ struct SegmentedTranscode {
         let arrivals = PartArrivals(done)
         let reused = state
         let gate = JoinGate.streaming(stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
-        var report = try await withThrowingTaskGroup(of: (Int64, TranscodeReport?).self) { group in
-            group.addTask {
-                do {
-                    let errors = try await encodeSegments(
-                        missing, state: reused, threads: threads, meter: meter, arrived: arrivals.add)
-                    return (errors, nil)
-                } catch {
-                    arrivals.cancel()
-                    throw error
-                }
-            }
-            group.addTask {
-                let audio = try await encodeAudio()
-                context.logger.info("joining the segments as they are encoded, for the upload that streams them")
-                return (0, try await join.run(audio: audio, gate: gate, context: context))
-            }
-            var decodeErrors: Int64 = 0
-            var joined: TranscodeReport?
-            do {
-                while let (errors, report) = try await group.next() {
-                    decodeErrors += errors
-                    joined = joined ?? report
-                }
-            } catch {
-                arrivals.cancel()
-                throw error
-            }
-            guard var joined else { throw CancellationError() }
-            joined.decodeErrors = decodeErrors
-            return joined
+        let (decodeErrors, joined) = try await joinBeside(arrivals: arrivals) {
+            try await encodeSegments(missing, state: reused, threads: threads, meter: meter, arrived: arrivals.add)
+        } join: {
+            let audio = try await encodeAudio()
+            context.logger.info("joining the segments as they are encoded, for the upload that streams them")
+            return try await join.run(audio: audio, gate: gate, context: context)
         }
+        var report = joined
+        report.decodeErrors = decodeErrors
         report.inputDuration = duration
         return report
     }

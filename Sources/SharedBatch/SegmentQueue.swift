@@ -107,7 +107,8 @@ public struct SegmentQueue: Sendable {
     }
 
     /// Claims a unit that is not done and that no live lease holds, for `lease`: of `plan` when given, else the
-    /// first by the longest source, then the longest unit; only units planned with `encoder`, of items that are
+    /// first by the longest source; within a plan its audio, then its segments in order (the join appends them in
+    /// that order, as they are in place, when an upload streams the export); only units planned with `encoder`, of items that are
     /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times. Nil when there
     /// is none.
     public func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
@@ -126,7 +127,7 @@ public struct SegmentQueue: Sendable {
                     AND segment_plans.encoder = \(encoder) AND (\(plan)::text IS NULL OR segment_plans.id = \(plan))
                     AND items.queued_with IS NOT NULL
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
-                ORDER BY segment_plans.seconds DESC, segment_units.seconds DESC, segment_units.plan,
+                ORDER BY segment_plans.seconds DESC, segment_units.plan, segment_units.kind = 'audio' DESC,
                     segment_units.unit
                 LIMIT 1 FOR UPDATE OF segment_units SKIP LOCKED)
             UPDATE segment_units SET status = 'running', lease_owner = \(worker), progress = 0,

@@ -115,7 +115,7 @@ extension WorkerTests {
         for folder in ["in", "segments"] {
             try FileManager.default.createDirectory(at: scratch.path(folder), withIntermediateDirectories: true)
         }
-        // Ten seconds of noise: ten 1 s units that export to about 50 MB.
+        // Ten seconds of noise: about ten units (cut at its keyframes) that export to about 30 MB.
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
@@ -146,7 +146,7 @@ extension WorkerTests {
         }
         let victim = try #require(
             workers.first { Self.streamedItem(in: $0.stdout.soFar) != nil },
-            "\(workers.map(\.stdout.soFar))")
+            "a worker stopped: \(workers.map { $0.stdout.soFar + $0.stderr.soFar })")
         let threshold = Int(Double(5 << 20) * (0.2 + 0.8 * random.fraction()))
         let stats = "http://127.0.0.1:\(s3.port)/__stats"
         try await waitUntil("\(threshold) bytes at the server") {
@@ -156,25 +156,30 @@ extension WorkerTests {
         }
         #expect(victim.isRunning, "the victim stopped before it could be killed")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path), "the export had finished")
+        let database = try await BatchDatabase(url: url)
+        let split = try #require(try await SegmentQueue(database: database).splits().first)
+        #expect(split.done < split.units, "every unit was encoded before parts went up")
         victim.signal(SIGKILL)
         _ = await victim.exit()
         let restarted = try Binary.start(arguments(workers.firstIndex { $0 === victim } ?? 0), in: scratch.root)
         defer { if restarted.isRunning { restarted.signal(SIGKILL) } }
 
-        let database = try await BatchDatabase(url: url)
         try await waitUntil("the video is uploaded", limit: .seconds(300)) {
             let status = try? await BatchQueue(database: database).status()
             return status?.workflows["streamed-farm"]?.byStatus["succeeded"] == 1
         }
         await database.close()
-        var log = ""
+        var logs: [String] = []
         for worker in workers + [restarted] {
             if worker.isRunning {
                 worker.signal(SIGTERM)
                 #expect(await worker.exit() == 0)
             }
-            log += await worker.stdout.text()
+            logs.append(await worker.stdout.text())
         }
+        let log = logs.joined()
+        let encodes = workers.indices.map { SegmentFarmTests.encodes(in: logs[$0]) }
+        #expect(encodes.allSatisfy { $0 > 0 }, "both workers encode units: \(encodes)")
         #expect(log.contains("segmented transcode shared with the workers"), "\(log)")
         #expect(log.contains("resuming multipart upload"), "the takeover resumes the upload: \(log)")
         #expect(!log.contains("differs from the bytes uploaded before"), "\(log)")

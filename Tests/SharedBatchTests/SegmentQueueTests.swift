@@ -11,12 +11,15 @@ import Testing
 /// The units of segmented encodes in a shared batch, against a real PostgreSQL: publishing, the order of claims,
 /// leases and their fencing, the encoder filter, and the migration that adds the tables.
 @Suite struct SegmentQueueTests {
-    /// A plan of `count` video units of 10 s (the last one `lastSeconds`) and an audio unit over `seconds`.
-    static func plan(_ id: String, input: String, seconds: Double, encoder: String = "x264-164") -> SegmentPlan {
+    /// A plan of video units of 10 s over `seconds` (the first one `first` s, as a cut at a keyframe makes it; the
+    /// last one what is left) and an audio unit over `seconds`.
+    static func plan(
+        _ id: String, input: String, seconds: Double, first: Double = 10, encoder: String = "x264-164"
+    ) -> SegmentPlan {
         var units: [SegmentUnit] = []
         var start = 0.0
         while start < seconds {
-            let end = min(seconds, start + 10)
+            let end = min(seconds, start + (units.isEmpty ? first : 10))
             units.append(
                 SegmentUnit(
                     index: units.count, kind: .video, start: start, end: end < seconds ? end : nil,
@@ -89,7 +92,7 @@ import Testing
         _ = try await segments.publish(
             Self.plan("short", input: "/short.mp4", seconds: 12), item: ids[0], generation: held[ids[0]] ?? 0)
         _ = try await segments.publish(
-            Self.plan("long", input: "/long.mp4", seconds: 35), item: ids[1], generation: held[ids[1]] ?? 0)
+            Self.plan("long", input: "/long.mp4", seconds: 35, first: 8), item: ids[1], generation: held[ids[1]] ?? 0)
 
         #expect(try await segments.claim(for: "other", lease: .seconds(60), encoder: "x264-163") == nil)
         #expect(try await segments.openPlans(otherThan: "x264-163") == ["short": "x264-164", "long": "x264-164"])
@@ -99,7 +102,8 @@ import Testing
             order.append("\(claim.plan.id)/\(claim.unit.kind.rawValue)\(claim.unit.index)")
             #expect(claim.plan.settings == ["crf": 23, "preset": "veryfast"] && claim.plan.threads == 1)
         }
-        // The long source's units first, its audio (35 s) before its 10 s and 5 s segments; then the short one's.
+        // The long source's units first: its audio, then its segments in order (8, 10, 10 and 7 s: the join appends
+        // them in that order); then the short one's.
         #expect(
             order == [
                 "long/audio4", "long/video0", "long/video1", "long/video2", "long/video3", "short/audio2",
