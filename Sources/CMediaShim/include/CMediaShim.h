@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 6
+#define MS_ABI_VERSION 7
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -149,6 +149,13 @@ typedef struct ms_media_info {
     int data_stream_count;           ///< data streams (timecode, GPS, ...) and attachments (fonts)
     int attached_picture_count;      ///< cover pictures
     int still_image;                 ///< 1 when the input is a still picture (an image format, not a video)
+
+    // ABI 7: what an export keeps and how it converts the picture.
+    int text_subtitle_count;         ///< subtitle streams with text (SubRip, ASS/SSA, WebVTT, mov_text, plain
+                                     ///< text): the ones an export keeps, as mov_text
+    char color_transfer[MS_NAME_LEN];  ///< the video's transfer characteristic as FFmpeg names it: "bt709",
+                                       ///< "smpte2084" (PQ), "arib-std-b67" (HLG); "" unspecified
+    char color_primaries[MS_NAME_LEN]; ///< the video's colour primaries: "bt709", "bt2020"; "" unspecified
 } ms_media_info;
 
 /// Reads the container and stream facts of `path` into `out`. The video stream described is the
@@ -250,9 +257,13 @@ typedef struct ms_transcode_result {
 /// `opt` NULL means the defaults of `ms_transcode_options_init`.
 ///
 /// Streams: the best video stream and the best audio stream (the one marked default, else the
-/// first one with the most data) are kept; other audio tracks, subtitles, data streams and cover
-/// pictures are dropped. Inputs without audio give a video-only MP4. Container and stream metadata
-/// (title, creation_time, language) are copied.
+/// first one with the most data) are kept; other audio tracks, data streams and cover pictures are
+/// dropped. Text subtitle tracks (see `text_subtitle_count`) are kept as mov_text in both modes, each
+/// cue decoded and encoded again, timed as the other streams, with its language, title (as the
+/// handler name) and default/forced dispositions; bitmap subtitles (DVD, PGS, DVB) are dropped.
+/// MS_STREAMS_VIDEO and MS_STREAMS_AUDIO outputs (the parts of a segmented encode) keep none. Inputs
+/// without audio give a video-only MP4. Container and stream metadata (title, creation_time,
+/// language) are copied.
 ///
 /// Picture: always 8-bit 4:2:0 with limited ("tv") range, whatever the source's pixel format, bit
 /// depth or range. Non-square pixels are resampled to square ones, keeping the display aspect ratio
