@@ -67,4 +67,15 @@ import Testing
         #expect(mapped.left < plain.left - 5, "shadow: \(mapped.left), plain \(plain.left)")
         #expect(mapped.left >= 16 && mapped.right <= 236, "\(mapped)")
     }
+
+    /// A thumbnail of an HDR source is tone-mapped as the export is, not washed out.
+    @Test func aPQThumbnailIsToneMapped() async throws {
+        let input = try await pqSource()
+        let jpeg = folder.appendingPathComponent("thumb.jpg")
+        _ = try await MediaToolkit.thumbnail(input.path, to: jpeg.path, at: 0, maxWidth: 0)
+        let plain = try await luma(input.path, filter: ["-vf", "format=yuv420p"])
+        let mapped = try await luma(jpeg.path)  // the JPEG's full range read back as limited, as the export's
+        #expect(mapped.right > plain.right + 30, "highlight: \(mapped.right), plain \(plain.right)")
+        #expect(mapped.left < plain.left - 5, "shadow: \(mapped.left), plain \(plain.left)")
+    }
 }

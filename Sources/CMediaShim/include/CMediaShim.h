@@ -266,7 +266,8 @@ typedef struct ms_transcode_result {
 /// language) are copied.
 ///
 /// Picture: always 8-bit 4:2:0 with limited ("tv") range, whatever the source's pixel format, bit
-/// depth or range. Non-square pixels are resampled to square ones, keeping the display aspect ratio
+/// depth or range. An HDR picture (transfer PQ or HLG) is tone-mapped into SDR BT.709 (libavfilter's
+/// zscale and tonemap=hable, loaded on first need) and the output tagged BT.709. Non-square pixels are resampled to square ones, keeping the display aspect ratio
 /// (the stored width grows, or the height for tall pixels); sizes are made even. Interlaced frames
 /// (as the decoder flags them, or the whole stream when its field order says so) are deinterlaced by
 /// a linear blend: each line averaged with its neighbours (1-2-1), one frame out per frame in.
@@ -390,8 +391,8 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
 // MARK: - Thumbnail
 
 /// Writes one JPEG of the video frame shown at `at_seconds` (negative: at 10 % of the duration;
-/// past the end: the last frame). The picture is turned upright by the display rotation (a JPEG
-/// has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
+/// past the end: the last frame). An HDR picture (PQ, HLG) is tone-mapped as ms_transcode does. The
+/// picture is turned upright by the display rotation (a JPEG has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
 /// never upscaled; sizes even). `out_width`/`out_height` (may be NULL) receive the JPEG's size.
 /// A JPEG whose writing failed is removed.
 /// Errors: as ms_transcode, minus the remux and cancel ones.
