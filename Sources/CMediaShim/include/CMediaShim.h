@@ -176,8 +176,9 @@ typedef int (*ms_progress_fn)(void *ctx, double done_seconds, double total_secon
 typedef enum ms_mode {
     /// Decode and re-encode: the video encoder asked for (libx264 by default) + AAC.
     MS_MODE_TRANSCODE = 0,
-    /// Copy the compressed streams unchanged (fast, lossless); the video/audio options below are
-    /// ignored. Fails with MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
+    /// Copy the compressed streams unchanged (fast, lossless; text subtitles are converted to
+    /// mov_text, see ms_transcode); the video/audio options below are ignored. Fails with
+    /// MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
     MS_MODE_REMUX = 1,
 } ms_mode;
 
