@@ -6,6 +6,7 @@ set -euo pipefail
 apt_packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev  # the C shim
+  libavfilter-dev                                                                  # the shim: HDR tone mapping
   libsqlite3-dev                                                                   # the ledger (GRDB)
   ffmpeg                                                                           # reference in tests and benchmarks
   time                                                                             # peak memory in benchmarks

@@ -63,6 +63,14 @@ add hevc hevc.mp4 "HEVC Main (tagged hev1) + AAC"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v libx265 -preset ultrafast -x265-params log-level=error \
     -pix_fmt yuv420p10le -c:a libopus hevc-main10.mkv
 add hevc-main10 hevc-main10.mkv "HEVC Main 10 + Opus in Matroska"
+# HDR: 10-bit HEVC tagged BT.2020 with the PQ (HDR10) or HLG transfer; every profile tone-maps it to SDR.
+for transfer in smpte2084:pq arib-std-b67:hlg; do
+    ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v libx265 -preset ultrafast -x265-params log-level=error \
+        -pix_fmt yuv420p10le -color_primaries bt2020 -color_trc "${transfer%:*}" -colorspace bt2020nc -c:a aac \
+        "hevc-${transfer#*:}.mp4"
+done
+add hevc-pq hevc-pq.mp4 "HDR: HEVC Main 10 with the PQ transfer (HDR10), BT.2020"
+add hevc-hlg hevc-hlg.mp4 "HDR: HEVC Main 10 with the HLG transfer, BT.2020"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libopus vp9.webm
 add vp9 vp9.webm "VP9 + Opus in WebM"
 SVT_LOG=1 ff -f lavfi -i "$V" -f lavfi -i "$A" -c:v libsvtav1 -preset 12 -c:a libopus av1.mkv
@@ -101,6 +109,24 @@ add subtitles subtitles.mkv "a SubRip subtitle track"
 ff -f lavfi -i "$V" -f lavfi -i "$A" -i subtitles.srt "${x264[@]}" -c:a aac -c:s mov_text subtitles.mp4
 add subtitles-mov-text subtitles.mp4 "a mov_text subtitle track in MP4"
 rm subtitles.srt
+# A Blu-ray (PGS) subtitle, which the ffmpeg CLI cannot make from text: one display set shows an 8×2 white
+# bitmap from 0.1 s, the next clears it at 0.4 s. Each segment: "PG", PTS and DTS (90 kHz), type, size, payload.
+pgs() { printf "PG$1\\x00\\x00\\x00\\x00$2"; }
+{
+    show='\x00\x00\x23\x28' clear='\x00\x00\x8c\xa0' window='\x17\x00\x0a\x01\x00\x00\x10\x00\x10\x00\x08\x00\x02'
+    pgs "$show" '\x16\x00\x13\x00\xa0\x00\x60\x10\x00\x00\x80\x00\x00\x01\x00\x00\x00\x00\x00\x10\x00\x10'
+    pgs "$show" "$window"
+    pgs "$show" '\x14\x00\x07\x00\x00\x01\xeb\x80\x80\xff'
+    pgs "$show" '\x15\x00\x15\x00\x00\x00\xc0\x00\x00\x0e\x00\x08\x00\x02\x00\x88\x01\x00\x00\x00\x88\x01\x00\x00'
+    pgs "$show" '\x80\x00\x00'
+    pgs "$clear" '\x16\x00\x0b\x00\xa0\x00\x60\x10\x00\x01\x00\x00\x00\x00'
+    pgs "$clear" "$window"
+    pgs "$clear" '\x80\x00\x00'
+} > subtitles.sup
+ff -f lavfi -i "$V" -f lavfi -i "$A" -i subtitles.sup -map 0 -map 1 -map 2 "${x264[@]}" -c:a aac -c:s copy \
+    subtitles-pgs.mkv
+add subtitles-pgs subtitles-pgs.mkv "a Blu-ray (PGS) bitmap subtitle track"
+rm subtitles.sup
 ff -f lavfi -i "$V" -f lavfi -i "$A" "${x264[@]}" -c:a aac -timecode 01:00:00:00 timecode.mov
 add timecode timecode.mov "a timecode (tmcd) track"
 ff -f lavfi -i "testsrc2=size=64x64:rate=1:duration=0.5" -frames:v 1 cover.png

@@ -22,8 +22,8 @@ _Static_assert(MS_ERROR_NO_AUDIO < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 6, "update the layout checks below with the ABI version");
-_Static_assert(sizeof(ms_media_info) == 6 * MS_NAME_LEN + 200, "ms_media_info layout changed");
+_Static_assert(MS_ABI_VERSION == 7, "update the layout checks below with the ABI version");
+_Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
 _Static_assert(sizeof(ms_transcode_options) == 392, "ms_transcode_options layout changed");
 _Static_assert(sizeof(ms_transcode_result) == 72, "ms_transcode_result layout changed");
 _Static_assert(sizeof(((ms_transcode_options *)0)->video_encoder) == 32, "encoder field size");
@@ -221,7 +221,7 @@ int ms_full_range_format(int format) {
 }
 
 /// The yuv format a yuvj one stands for; swscale warns about yuvj and, since it rewrites them
-/// internally, sws_getCachedContext would never reuse a context made for one.
+/// internally, a scaler made for one would never match (see scaler_matches) and be made again every frame.
 static enum AVPixelFormat plain_format(int format) {
     switch (format) {
     case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
@@ -233,17 +233,38 @@ static enum AVPixelFormat plain_format(int format) {
     }
 }
 
+/// The options of a scaler that ms_scale sets, in the order of its `want` array.
+static const char *const scaler_keys[8] = {"srcw", "srch", "src_format", "src_range",
+                                           "dstw", "dsth", "dst_format", "dst_range"};
+
+/// Whether `c` converts pictures of these sizes, formats and ranges (its options, as they were set).
+static int scaler_matches(struct SwsContext *c, const int64_t want[8]) {
+    for (int i = 0; c && i < 8; i++) {
+        int64_t value;
+        if (ff.av_opt_get_int(c, scaler_keys[i], 0, &value) < 0 || value != want[i]) return 0;
+    }
+    return c != NULL;
+}
+
 int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst) {
-    int src_full = src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format);
-    int dst_full = dst->color_range == AVCOL_RANGE_JPEG;
-    *sws = ff.sws_getCachedContext(*sws, src->width, src->height, plain_format(src->format), dst->width, dst->height,
-                                dst->format, SWS_BICUBIC, NULL, NULL, NULL);
-    if (!*sws) return AVERROR(EINVAL);
-    int *inv_table, *table, src_range, dst_range, brightness, contrast, saturation;
-    if (ff.sws_getColorspaceDetails(*sws, &inv_table, &src_range, &table, &dst_range, &brightness, &contrast,
-                                 &saturation) >= 0 &&
-        (src_range != src_full || dst_range != dst_full))
-        ff.sws_setColorspaceDetails(*sws, inv_table, src_full, table, dst_full, brightness, contrast, saturation);
+    // The ranges are given before the scaler is set up: it picks its conversion then, and for two pictures of
+    // one size and format, one that copies the samples unchanged; setting the ranges afterwards
+    // (sws_setColorspaceDetails) does not undo that choice, so a full-range picture would stay full range.
+    const int64_t want[8] = {src->width, src->height, plain_format(src->format),
+                             src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format),
+                             dst->width, dst->height, dst->format, dst->color_range == AVCOL_RANGE_JPEG};
+    if (!scaler_matches(*sws, want)) {
+        ff.sws_freeContext(*sws);
+        if (!(*sws = ff.sws_alloc_context())) return AVERROR(ENOMEM);
+        int ret = ff.av_opt_set_int(*sws, "sws_flags", SWS_BICUBIC, 0);
+        for (int i = 0; ret >= 0 && i < 8; i++) ret = ff.av_opt_set_int(*sws, scaler_keys[i], want[i], 0);
+        if (ret >= 0) ret = ff.sws_init_context(*sws, NULL, NULL);
+        if (ret < 0) {
+            ff.sws_freeContext(*sws);
+            *sws = NULL;
+            return ret;
+        }
+    }
     int ret = ff.av_frame_make_writable(dst);  // the encoder may still hold the previous picture
     if (ret < 0) return ret;
     ff.sws_scale(*sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);

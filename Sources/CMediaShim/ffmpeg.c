@@ -59,6 +59,37 @@ static void load(void) {
     load_status = ret;
 }
 
+static pthread_once_t filters_once = PTHREAD_ONCE_INIT;
+static int filters_status;
+static char filters_failure[512];
+ms_ffmpeg_filters ffl;
+
+/// libavfilter brings zimg, libass, OpenCL's loader and more: only a source that needs a filter graph loads it.
+static void load_filters(void) {
+    void *avfilter = dlopen(MS_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
+    if (!avfilter) {
+        snprintf(filters_failure, sizeof filters_failure,
+                 "cannot load FFmpeg's filters for HDR tone mapping: %s (install libavfilter%d)", dlerror(),
+                 LIBAVFILTER_VERSION_MAJOR);
+        filters_status = MS_ERROR_FFMPEG_UNAVAILABLE;
+        return;
+    }
+#define MS_FFMPEG_FILTER(function)                                                                               \
+    if (!filters_status && !(ffl.function = (__typeof__(ffl.function))dlsym(avfilter, #function))) {             \
+        snprintf(filters_failure, sizeof filters_failure, "cannot load FFmpeg's filters: libavfilter has no %s", \
+                 #function);                                                                                     \
+        filters_status = MS_ERROR_FFMPEG_UNAVAILABLE;                                                            \
+    }
+#include "ffmpeg_filter_symbols.h"
+#undef MS_FFMPEG_FILTER
+}
+
+int ms_ffmpeg_load_filters(char *errbuf, size_t errlen) {
+    pthread_once(&filters_once, load_filters);
+    if (filters_status < 0) return ms_fail(errbuf, errlen, filters_status, filters_status, "%s", filters_failure);
+    return 0;
+}
+
 int ms_ffmpeg_load(char *errbuf, size_t errlen) {
     pthread_once(&load_once, load);
     if (load_status < 0 && errbuf && errlen) snprintf(errbuf, errlen, "%s", load_failure);

@@ -6,6 +6,9 @@
 #include "CMediaShim.h"
 
 #include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavformat/avformat.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/avstring.h>
@@ -29,6 +32,18 @@ extern ms_ffmpeg ff;
 /// Loads FFmpeg's libraries once per process and installs the log callback; 0, or
 /// MS_ERROR_FFMPEG_UNAVAILABLE with a message naming the library or function that is missing.
 int ms_ffmpeg_load(char *errbuf, size_t errlen);
+
+/// libavfilter, loaded apart on first need (ffmpeg_filter_symbols.h). Call it as `ffl.avfilter_graph_alloc()`.
+typedef struct ms_ffmpeg_filters {
+#define MS_FFMPEG_FILTER(function) __typeof__(function) *function;
+#include "ffmpeg_filter_symbols.h"
+#undef MS_FFMPEG_FILTER
+} ms_ffmpeg_filters;
+/// Filled in by ms_ffmpeg_load_filters; read-only afterwards.
+extern ms_ffmpeg_filters ffl;
+/// Loads libavfilter once per process (after ms_ffmpeg_load); 0, or MS_ERROR_FFMPEG_UNAVAILABLE naming what is
+/// missing.
+int ms_ffmpeg_load_filters(char *errbuf, size_t errlen);
 
 // log.c: FFmpeg's log output goes through our callback, installed by ms_ffmpeg_load.
 void ms_log_install(void);
@@ -134,6 +149,56 @@ typedef struct ms_progress {
 void ms_progress_start(ms_progress *p, ms_progress_fn fn, void *ctx, double total);
 /// Calls the callback if due; returns MS_ERROR_CANCELLED when it asks to stop, else 0.
 int ms_progress_report(ms_progress *p, double done);
+
+// subtitles.c: text subtitle tracks written as mov_text.
+/// 1 when the stream is a text subtitle an export keeps (SubRip, ASS/SSA, WebVTT, mov_text, plain text).
+int ms_text_subtitle(const AVCodecParameters *par);
+/// One kept track: its input stream, its decoder, the mov_text encoder and the output stream.
+typedef struct ms_subtitle_track {
+    int in_index;
+    AVCodecContext *dec, *enc;
+    AVStream *ost;
+    int64_t last_pts;  // in the output stream's time base
+} ms_subtitle_track;
+/// The text subtitle tracks of one export.
+typedef struct ms_subtitles {
+    ms_subtitle_track *tracks;
+    int count;
+    int64_t offset;  // the input's start (AV_TIME_BASE units): the output's zero
+    AVPacket *pkt;
+    uint8_t *buf;
+} ms_subtitles;
+/// Adds to `ofmt` a mov_text track for every text subtitle stream of `ifmt` (after the other streams, before the
+/// header is written); `width`/`height` are the output picture's. A track that cannot be converted is left out
+/// with a warning in the log; only running out of memory fails.
+int ms_subtitles_open(ms_subtitles *subs, AVFormatContext *ifmt, AVFormatContext *ofmt, int width, int height,
+                      char *errbuf, size_t errlen);
+/// The kept track of input stream `in_index`, or -1.
+int ms_subtitles_track(const ms_subtitles *subs, int in_index);
+/// Converts the packet of kept track `index` and writes its cue, timed on the output's timeline (shifted as the
+/// other streams: the input's start is 0; a cue that starts before keeps what is shown after it).
+int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFormatContext *ofmt, char *errbuf,
+                       size_t errlen);
+/// Frees the tracks' codecs (the streams belong to the muxer); NULL-safe.
+void ms_subtitles_free(ms_subtitles *subs);
+
+// tonemap.c: HDR pictures tone-mapped to SDR.
+/// 1 for the HDR transfers an export tone-maps: PQ (smpte2084) and HLG (arib-std-b67).
+int ms_hdr_transfer(int trc);
+/// A tone-mapping filter graph, built for the first picture and again when the size or format changes.
+typedef struct ms_tonemap {
+    AVFilterGraph *graph;
+    AVFilterContext *src, *sink;
+    AVFrame *out;         // the last SDR picture
+    int width, height, format;
+    int threads;          // the graph's threads (0: one per core)
+} ms_tonemap;
+/// Tone-maps `f` (its tags completed from `par` where it has none) into `*sdr`: 8-bit 4:2:0 BT.709 in limited
+/// range, the same size, valid until the next call. Loads libavfilter on first use.
+int ms_tonemap_frame(ms_tonemap *tm, const AVCodecParameters *par, AVFrame *f, AVFrame **sdr, char *errbuf,
+                     size_t errlen);
+/// Frees the graph; NULL-safe.
+void ms_tonemap_free(ms_tonemap *tm);
 
 // remux.c
 /// MS_MODE_REMUX; `gate` (may be NULL) follows the output as ms_remux_streamed says.

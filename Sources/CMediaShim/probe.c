@@ -60,6 +60,9 @@ static void describe_video(AVFormatContext *ifmt, AVStream *st, ms_media_info *o
     out->video_start = stream_start(ifmt, st);
     const char *format = ifmt->iformat->name;
     out->still_image = strcmp(format, "image2") == 0 || strstr(format, "_pipe") != NULL;  // png_pipe, jpeg_pipe...
+    if (par->color_trc != AVCOL_TRC_UNSPECIFIED) copy_name(out->color_transfer, ff.av_color_transfer_name(par->color_trc));
+    if (par->color_primaries != AVCOL_PRI_UNSPECIFIED)
+        copy_name(out->color_primaries, ff.av_color_primaries_name(par->color_primaries));
 }
 
 static void describe_audio(const AVFormatContext *ifmt, const AVStream *st, ms_media_info *out) {
@@ -97,7 +100,10 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) 
             out->attached_picture_count += !!(st->disposition & AV_DISPOSITION_ATTACHED_PIC);
             break;
         case AVMEDIA_TYPE_AUDIO: out->audio_stream_count++; break;
-        case AVMEDIA_TYPE_SUBTITLE: out->subtitle_stream_count++; break;
+        case AVMEDIA_TYPE_SUBTITLE:
+            out->subtitle_stream_count++;
+            out->text_subtitle_count += ms_text_subtitle(st->codecpar);
+            break;
         case AVMEDIA_TYPE_DATA:
         case AVMEDIA_TYPE_ATTACHMENT: out->data_stream_count++; break;
         default: break;

@@ -1,5 +1,5 @@
 // ms_remux (MS_MODE_REMUX of ms_transcode): the best video and audio streams copied unchanged
-// into MP4.
+// into MP4, with the text subtitle tracks converted to mov_text (subtitles.c).
 #include "ms_internal.h"
 
 #include <errno.h>
@@ -23,6 +23,7 @@ typedef struct remuxer {
     ms_writeback writeback;
     ms_join_gate_fn gate;  // a reader follows the output (see ms_remux_streamed), or NULL
     void *gate_ctx;
+    ms_subtitles subs;     // text subtitle tracks, after video and audio
     int synced_fd;         // the output, opened again to make what is final durable (gate only), or -1
     int64_t head;          // bytes the trailer rewrites: the file type, the index room and the mdat header
     int64_t unsynced;      // bytes written since the gate was last told
@@ -82,6 +83,11 @@ static int64_t index_space(const remuxer *r) {
         // sync flag (stss, 4) and chunk (stsc, 12; co64, 8).
         bytes += 4096 + st->codecpar->extradata_size + 2 * metadata_bytes(st->metadata) + 44 * (int64_t)samples;
     }
+    for (int i = 0; i < r->subs.count; i++) {  // a cue, and an empty sample for the gap before it
+        const AVStream *st = r->ifmt->streams[r->subs.tracks[i].in_index];
+        int64_t cues = ff.avformat_index_get_entries_count(st);
+        bytes += 4096 + 2 * metadata_bytes(st->metadata) + 2 * 44 * (cues > 0 ? cues : 0);
+    }
     return bytes;
 }
 
@@ -112,6 +118,9 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         if (r->in_index[i] >= 0 && (ret = ms_add_copy_stream(r->ofmt, r->ifmt->streams[r->in_index[i]], errbuf, errlen)) < 0)
             return ret;
     }
+    const AVCodecParameters *video = r->ifmt->streams[r->in_index[0]]->codecpar;
+    if ((ret = ms_subtitles_open(&r->subs, r->ifmt, r->ofmt, video->width, video->height, errbuf, errlen)) < 0)
+        return ret;
     r->index_space = opt->faststart && r->reserve_index ? index_space(r) : 0;
     if ((ret = ms_start_output(r->ofmt, in, out, opt->faststart, r->index_space, errbuf, errlen)) < 0) return ret;
     if (!opt->faststart || r->index_space > 0) ms_writeback_start(&r->writeback, out);  // one pass: no rewrite to come
@@ -135,6 +144,13 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
             break;
         }
         int o = r->pkt->stream_index == r->in_index[0] ? 0 : r->pkt->stream_index == r->in_index[1] ? 1 : -1;
+        int sub = ms_subtitles_track(&r->subs, r->pkt->stream_index);
+        if (sub >= 0) {
+            ret = ms_subtitles_write(&r->subs, sub, r->pkt, r->ofmt, errbuf, errlen);
+            ff.av_packet_unref(r->pkt);
+            if (ret < 0) return ret;
+            continue;
+        }
         if (o < 0 || (r->pkt->flags & AV_PKT_FLAG_CORRUPT)) {  // a cut-off last packet is dropped
             r->skipped += o >= 0;
             ff.av_packet_unref(r->pkt);
@@ -205,6 +221,7 @@ static int remux_file(const char *in, const char *out, const ms_transcode_option
     if (r.synced_fd >= 0) close(r.synced_fd);
     ms_close_output(&r.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);
+    ms_subtitles_free(&r.subs);
     ff.avformat_close_input(&r.ifmt);
     ff.av_packet_free(&r.pkt);
     return ret;

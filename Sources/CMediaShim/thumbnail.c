@@ -17,6 +17,7 @@ typedef struct thumbnailer {
     AVFrame *frame, *best;  // best: the frame kept so far
     AVFrame *scaled, *rotated;
     struct SwsContext *sws;
+    ms_tonemap tonemap;     // an HDR picture is tone-mapped first, as an export's
     AVIOContext *out;
     int out_opened;
 } thumbnailer;
@@ -98,7 +99,11 @@ static int find_frame(thumbnailer *t, double at) {
 
 /// Scales t->best to `max_width` as displayed and turns it upright; returns the picture in *pic.
 static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
-    const AVFrame *f = t->best;
+    AVFrame *f = t->best;
+    if (ms_hdr_transfer(f->color_trc) || ms_hdr_transfer(t->st->codecpar->color_trc)) {
+        int ret = ms_tonemap_frame(&t->tonemap, t->st->codecpar, t->best, &f, t->errbuf, t->errlen);
+        if (ret < 0) return ret;
+    }
     int rotation = ms_stream_rotation(t->st);
     int swap = rotation == 90 || rotation == 270;  // then the JPEG's width is the stored height
     int w, h;
@@ -177,6 +182,7 @@ int ms_thumbnail(const char *in, const char *out_jpeg, double at_seconds, int ma
     ff.avcodec_free_context(&t.dec);
     ff.avcodec_free_context(&t.enc);
     ff.sws_freeContext(t.sws);
+    ms_tonemap_free(&t.tonemap);
     ff.av_packet_free(&t.pkt);
     ff.av_frame_free(&t.frame);
     ff.av_frame_free(&t.best);

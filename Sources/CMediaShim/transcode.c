@@ -147,6 +147,14 @@ int ms_transcode_open_video(transcoder *t) {
     enc->color_primaries = dec->color_primaries;
     enc->color_trc = dec->color_trc;
     enc->colorspace = dec->colorspace;
+    // The output is 8-bit SDR whatever the profile: an HDR picture is tone-mapped, and tagged as what it then is.
+    t->hdr = ms_hdr_transfer(ist->codecpar->color_trc) || ms_hdr_transfer(dec->color_trc);
+    if (t->hdr) {
+        enc->color_primaries = AVCOL_PRI_BT709;
+        enc->color_trc = AVCOL_TRC_BT709;
+        enc->colorspace = AVCOL_SPC_BT709;
+        t->tonemap.threads = t->opt->threads;
+    }
     enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
     enc->field_order = AV_FIELD_PROGRESSIVE;
     enc->thread_count = t->opt->threads;
@@ -297,7 +305,9 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     }
 
     AVFrame *in = NULL;
-    int ret = encoder_picture(t, f, &in);
+    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, t->vist->codecpar, f, &f, t->errbuf, t->errlen) : 0;
+    if (ret < 0) return ret;
+    ret = encoder_picture(t, f, &in);
     if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
     in->pts = out_pts + t->preroll_shift;
     in->pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;  // else the encoder copies the source's types
@@ -372,6 +382,10 @@ static int run(transcoder *t, const char *in, const char *out) {
                     (ret = ms_transcode_open_video(t)) < 0))
         return ret;
     if (t->aist && (ret = ms_transcode_open_audio(t)) < 0) return ret;
+    // Subtitles go with a whole export; the parts and the audio pass of a segmented one leave them out.
+    if (t->opt->streams == MS_STREAMS_ALL &&
+        (ret = ms_subtitles_open(&t->subs, t->ifmt, t->ofmt, t->venc->width, t->venc->height, t->errbuf, t->errlen)) < 0)
+        return ret;
     if (t->vist) {
         if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
             int64_t start = ms_microseconds(t->opt->range_start);
@@ -407,9 +421,10 @@ static int run(transcoder *t, const char *in, const char *out) {
             if (ret != AVERROR_EOF) t->decode_errors++;
             break;
         }
-        int s = t->pkt->stream_index;
+        int s = t->pkt->stream_index, sub = ms_subtitles_track(&t->subs, s);
         ret = s == v && v >= 0   ? ms_transcode_decode(t, t->vdec, t->pkt)
               : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt)
+              : sub >= 0         ? ms_subtitles_write(&t->subs, sub, t->pkt, t->ofmt, t->errbuf, t->errlen)
                                  : 0;
         ff.av_packet_unref(t->pkt);
         if (ret < 0) return ret;
@@ -455,6 +470,8 @@ void ms_transcoder_free(transcoder *t) {
     ff.avcodec_free_context(&t->venc);
     ff.avcodec_free_context(&t->adec);
     ff.avcodec_free_context(&t->aenc);
+    ms_subtitles_free(&t->subs);
+    ms_tonemap_free(&t->tonemap);
     ff.sws_freeContext(t->sws);
     ff.sws_freeContext(t->deint_sws);
     ff.av_frame_free(&t->deint);

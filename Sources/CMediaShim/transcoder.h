@@ -26,6 +26,8 @@ typedef struct transcoder {
     uint8_t *deint_line;  // one line of the picture before blending
     int deint_line_size;
     int interlaced;       // the stream's field order says every frame is interlaced
+    int hdr;              // PQ or HLG: every picture is tone-mapped to SDR first
+    ms_tonemap tonemap;
     int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
     int64_t frame_dur;    // nominal frame duration in that time base
     int64_t last_slot;    // max_fps: index of the last frame slot that got a frame
@@ -51,6 +53,8 @@ typedef struct transcoder {
     uint8_t **conv;       // resampled samples on their way into the fifo
     int conv_samples;
     int64_t next_apts;    // in 1/sample_rate
+
+    ms_subtitles subs;    // text subtitle tracks kept as mov_text (MS_STREAMS_ALL only)
 
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;

@@ -65,8 +65,8 @@ public struct ExportProfile: Sendable, Hashable {
 ///
 /// The size, frame rate and bit rate bounds come from the transcode's settings (the profile's, with the stage's
 /// options on top); the rest is written here, once per profile. The transcode path produces such a file from any
-/// source: 8-bit 4:2:0 in limited range, progressive, square pixels, both tracks starting at 0, AAC-LC at 44.1 or
-/// 48 kHz.
+/// source: 8-bit 4:2:0 SDR (HDR sources tone-mapped into BT.709) in limited range, progressive, square pixels, both
+/// tracks starting at 0, AAC-LC at 44.1 or 48 kHz.
 public struct PlaybackRules: Sendable, Hashable {
     /// The video codec.
     public var codec: TranscodeSettings.VideoCodec
@@ -119,6 +119,7 @@ public struct PlaybackRules: Sendable, Hashable {
     private func mismatch(_ video: MediaInfo.Video, settings: TranscodeSettings) -> String? {
         let name = Self.codecNames[codec.rawValue] ?? codec.rawValue
         if video.codec != codec.rawValue { return "its video is \(video.codec), the profile needs \(codec.rawValue)" }
+        if let hdr = video.highDynamicRange { return "its video is HDR (\(hdr)), the profile needs SDR" }
         if video.bitDepth != 8 { return "its video is \(video.bitDepth)-bit, the profile needs 8-bit" }
         if video.chroma != "4:2:0" { return "its video is \(video.chroma), the profile needs 4:2:0" }
         if !profiles.contains(video.profile) {
@@ -184,7 +185,7 @@ public struct PlaybackRules: Sendable, Hashable {
 
     /// What a file that fits is, for the log.
     var summary: String {
-        "\(Self.codecNames[codec.rawValue] ?? codec.rawValue) \(Self.list(profiles)), 8-bit 4:2:0, AAC LC"
+        "\(Self.codecNames[codec.rawValue] ?? codec.rawValue) \(Self.list(profiles)), 8-bit 4:2:0 SDR, AAC LC"
     }
 
     private static let codecNames = ["h264": "H.264", "hevc": "HEVC", "av1": "AV1"]

@@ -44,6 +44,21 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         public var sampleAspectHeight: Int
         /// Seconds from the earliest stream's start to the first frame.
         public var start: Double
+        /// The transfer characteristic as FFmpeg names it: `bt709`, `smpte2084` (PQ), `arib-std-b67` (HLG); empty
+        /// when the file does not say.
+        public var transfer: String
+        /// The colour primaries: `bt709`, `bt2020`; empty when the file does not say.
+        public var primaries: String
+
+        /// `PQ` or `HLG` when the picture is HDR (its transfer says so), nil for SDR: an export tone-maps HDR, since
+        /// every profile promises 8-bit SDR.
+        public var highDynamicRange: String? {
+            switch transfer {
+            case "smpte2084": "PQ"
+            case "arib-std-b67": "HLG"
+            default: nil
+            }
+        }
     }
 
     /// The audio stream transcoding keeps (the default one).
@@ -78,6 +93,9 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     public var audioStreams: Int
     /// Subtitle streams.
     public var subtitleStreams: Int
+    /// Subtitle streams with text (SubRip, ASS/SSA, WebVTT, mov_text, plain text): an export keeps these, as
+    /// mov_text; the others are pictures (DVD, Blu-ray, DVB subtitles).
+    public var textSubtitleStreams: Int
     /// Data streams (timecode, GPS, ...) and attachments (fonts).
     public var dataStreams: Int
     /// Cover pictures.
@@ -99,6 +117,7 @@ extension MediaInfo {
         videoStreams = Int(info.video_stream_count)
         audioStreams = Int(info.audio_stream_count)
         subtitleStreams = Int(info.subtitle_stream_count)
+        textSubtitleStreams = Int(info.text_subtitle_count)
         dataStreams = Int(info.data_stream_count)
         attachedPictures = Int(info.attached_picture_count)
         isStillImage = info.still_image != 0
@@ -113,7 +132,8 @@ extension MediaInfo {
                 frameCount: info.frame_count, profile: Self.string(info.video_profile), level: Int(info.video_level),
                 tag: Self.string(info.video_tag), bitDepth: Int(info.bit_depth), chroma: Self.string(info.chroma),
                 fullRange: info.full_range != 0, interlaced: info.interlaced != 0,
-                sampleAspectWidth: Int(info.sar_num), sampleAspectHeight: Int(info.sar_den), start: info.video_start)
+                sampleAspectWidth: Int(info.sar_num), sampleAspectHeight: Int(info.sar_den), start: info.video_start,
+                transfer: Self.string(info.color_transfer), primaries: Self.string(info.color_primaries))
         audio =
             info.has_audio == 0
             ? nil

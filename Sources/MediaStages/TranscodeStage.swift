@@ -333,10 +333,11 @@ enum Export {
                 code: .noVideo,
                 message: "'\(input)' is a still picture (\(info.format)), not a video: nothing to export")
         }
-        if let dropped = droppedStreams(info) {
-            context.logger.notice("dropping \(dropped): the MP4 keeps one video and one audio track")
-        }
         let decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
+        if let dropped = droppedStreams(info, segmented: decision.segments != nil) {
+            context.logger.notice(
+                "dropping \(dropped): the MP4 keeps one video and one audio track, and text subtitles as mov_text")
+        }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
         let settings = decision.settings
         var segmented: SegmentedTranscode?
@@ -410,12 +411,18 @@ enum Export {
         }
     }
 
-    /// The streams an export leaves out, for a note; nil when none.
-    static func droppedStreams(_ info: MediaInfo) -> String? {
+    /// The streams an export leaves out, for a note; nil when none. A segmented export keeps no subtitles: its
+    /// parts are video alone and its audio pass audio alone, and the join copies those two.
+    static func droppedStreams(_ info: MediaInfo, segmented: Bool) -> String? {
         var dropped: [String] = []
         if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }
         if info.audioStreams > 1 { dropped.append("\(info.audioStreams - 1) more audio track(s)") }
-        if info.subtitleStreams > 0 { dropped.append("\(info.subtitleStreams) subtitle track(s)") }
+        let pictures = info.subtitleStreams - info.textSubtitleStreams
+        if segmented, info.subtitleStreams > 0 {
+            dropped.append("\(info.subtitleStreams) subtitle track(s) (a segmented export keeps none)")
+        } else if pictures > 0 {
+            dropped.append("\(pictures) bitmap subtitle track(s) (DVD, Blu-ray or DVB pictures, not text)")
+        }
         if info.dataStreams > 0 {
             dropped.append("\(info.dataStreams) data track(s) (a timecode stays, as the MP4's timecode track)")
         }

@@ -53,6 +53,7 @@ import Testing
             ("audio-late.mkv", "its audio starts 0.28 s after its video, the profile needs both to start together"),
             ("fits-web.mp4", nil),
             ("subtitles.mp4", nil),
+            ("subtitles-pgs.mkv", nil),
         ]
         for (file, message) in expected {
             let info = try await MediaToolkit.probe(corpus.folder.appendingPathComponent(file).path)
@@ -61,6 +62,13 @@ import Testing
         let hevc = try await MediaToolkit.probe(corpus.folder.appendingPathComponent("hevc.mp4").path)
         let archive = try #require(ExportProfile.named("archive-hevc"))
         #expect(archive.rules.mismatch(hevc, settings: archive.settings) == nil)
+        // HDR is named before the bit depth: remuxing it would give an HDR file where SDR is promised.
+        for (file, transfer) in [("hevc-pq.mp4", "PQ"), ("hevc-hlg.mp4", "HLG")] {
+            let info = try await MediaToolkit.probe(corpus.folder.appendingPathComponent(file).path)
+            #expect(
+                archive.rules.mismatch(info, settings: archive.settings)
+                    == "its video is HDR (\(transfer)), the profile needs SDR", "\(file)")
+        }
     }
 
     /// Exports one corpus file with `profile` (x264's fastest preset, or its match: presets change speed, not
@@ -106,7 +114,23 @@ import Testing
             "\(what): \(String(describing: video["profile"]))")
         #expect(video["pix_fmt"] == "yuv420p", "\(what): \(String(describing: video["pix_fmt"]))")
         #expect(video["color_range"]?.stringValue != "pc", "\(what): full range")
+        let sourceVideo = source.stream("video")
+        if sourceVideo?["color_range"] == "pc" || sourceVideo?["pix_fmt"]?.stringValue?.hasPrefix("yuvj") == true {
+            // Converted, not only tagged: the source's black (0) becomes 16. Left in full range, 2.6 % of the
+            // picture lies below 10; converted, none does but an encoder's ringing at sharp edges (11 at worst).
+            let frame = await runTool(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-i", output.path, "-frames:v", "1", "-f", "rawvideo", "-"])
+            let luma = frame.stdout.prefix((video["width"]?.intValue ?? 0) * (video["height"]?.intValue ?? 0))
+            let belowBlack = Double(luma.filter { $0 < 10 }.count) / Double(max(luma.count, 1))
+            #expect(!luma.isEmpty && belowBlack < 0.005, "\(what): \(belowBlack * 100) % of the luma below 10")
+        }
         #expect(["progressive", nil].contains(video["field_order"]?.stringValue), "\(what): interlaced")
+        if ["smpte2084", "arib-std-b67"].contains(source.stream("video")?["color_transfer"]?.stringValue) {
+            for tag in ["color_transfer", "color_primaries", "color_space"] {
+                #expect(video[tag] == "bt709", "\(what): HDR tone-mapped, yet \(tag) \(String(describing: video[tag]))")
+            }
+        }
         if rules.codec == .hevc { #expect(video["codec_tag_string"] == "hvc1", "\(what)") }
         if let maxLevel = rules.maxLevel {
             #expect(
@@ -135,9 +159,15 @@ import Testing
             #expect(rules.sampleRates.contains(Int(audio["sample_rate"]?.stringValue ?? "") ?? 0), "\(what)")
             #expect((audio["channels"]?.intValue ?? 9) <= rules.maxChannels, "\(what)")
         }
-        // Besides them only a timecode, which MP4 can hold: subtitles, data, cover pictures and more tracks go.
+        // Besides them a timecode, which MP4 can hold, and every text subtitle as mov_text: bitmap subtitles, data,
+        // cover pictures and more tracks go.
         let others = result.streams.filter { ![video, audio].contains($0) }
-        #expect(others.allSatisfy { $0["codec_tag_string"] == "tmcd" }, "\(what): extra streams kept: \(others)")
+        let subtitles = others.filter { $0["codec_type"] == "subtitle" }
+        #expect(subtitles.allSatisfy { $0["codec_name"] == "mov_text" }, "\(what): \(subtitles)")
+        #expect(subtitles.count == source.textSubtitles, "\(what): \(subtitles.count) subtitle track(s) kept")
+        #expect(
+            others.allSatisfy { $0["codec_tag_string"] == "tmcd" || $0["codec_type"] == "subtitle" },
+            "\(what): extra streams kept: \(others)")
         for stream in result.streams {
             let start = Double(stream["start_time"]?.stringValue ?? "") ?? 0
             #expect(
@@ -216,6 +246,13 @@ struct Probe: Sendable {
     }
 
     var hasAudio: Bool { stream("audio") != nil }
+
+    /// Subtitle tracks with text, the ones an export keeps.
+    var textSubtitles: Int {
+        let text: Set<String> = ["subrip", "ass", "ssa", "webvtt", "mov_text", "text"]
+        return streams.filter { $0["codec_type"] == "subtitle" && text.contains($0["codec_name"]?.stringValue ?? "") }
+            .count
+    }
 
     /// Degrees the display matrix turns the picture.
     var rotation: Int {

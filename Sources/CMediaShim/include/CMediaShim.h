@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 6
+#define MS_ABI_VERSION 7
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -149,6 +149,13 @@ typedef struct ms_media_info {
     int data_stream_count;           ///< data streams (timecode, GPS, ...) and attachments (fonts)
     int attached_picture_count;      ///< cover pictures
     int still_image;                 ///< 1 when the input is a still picture (an image format, not a video)
+
+    // ABI 7: what an export keeps and how it converts the picture.
+    int text_subtitle_count;         ///< subtitle streams with text (SubRip, ASS/SSA, WebVTT, mov_text, plain
+                                     ///< text): the ones an export keeps, as mov_text
+    char color_transfer[MS_NAME_LEN];  ///< the video's transfer characteristic as FFmpeg names it: "bt709",
+                                       ///< "smpte2084" (PQ), "arib-std-b67" (HLG); "" unspecified
+    char color_primaries[MS_NAME_LEN]; ///< the video's colour primaries: "bt709", "bt2020"; "" unspecified
 } ms_media_info;
 
 /// Reads the container and stream facts of `path` into `out`. The video stream described is the
@@ -169,8 +176,9 @@ typedef int (*ms_progress_fn)(void *ctx, double done_seconds, double total_secon
 typedef enum ms_mode {
     /// Decode and re-encode: the video encoder asked for (libx264 by default) + AAC.
     MS_MODE_TRANSCODE = 0,
-    /// Copy the compressed streams unchanged (fast, lossless); the video/audio options below are
-    /// ignored. Fails with MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
+    /// Copy the compressed streams unchanged (fast, lossless; text subtitles are converted to
+    /// mov_text, see ms_transcode); the video/audio options below are ignored. Fails with
+    /// MS_ERROR_REMUX_UNSUPPORTED when a codec cannot go into MP4.
     MS_MODE_REMUX = 1,
 } ms_mode;
 
@@ -250,12 +258,17 @@ typedef struct ms_transcode_result {
 /// `opt` NULL means the defaults of `ms_transcode_options_init`.
 ///
 /// Streams: the best video stream and the best audio stream (the one marked default, else the
-/// first one with the most data) are kept; other audio tracks, subtitles, data streams and cover
-/// pictures are dropped. Inputs without audio give a video-only MP4. Container and stream metadata
-/// (title, creation_time, language) are copied.
+/// first one with the most data) are kept; other audio tracks, data streams and cover pictures are
+/// dropped. Text subtitle tracks (see `text_subtitle_count`) are kept as mov_text in both modes, each
+/// cue decoded and encoded again, timed as the other streams, with its language, title (as the
+/// handler name) and default/forced dispositions; bitmap subtitles (DVD, PGS, DVB) are dropped.
+/// MS_STREAMS_VIDEO and MS_STREAMS_AUDIO outputs (the parts of a segmented encode) keep none. Inputs
+/// without audio give a video-only MP4. Container and stream metadata (title, creation_time,
+/// language) are copied.
 ///
 /// Picture: always 8-bit 4:2:0 with limited ("tv") range, whatever the source's pixel format, bit
-/// depth or range. Non-square pixels are resampled to square ones, keeping the display aspect ratio
+/// depth or range. An HDR picture (transfer PQ or HLG) is tone-mapped into SDR BT.709 (libavfilter's
+/// zscale and tonemap=hable, loaded on first need) and the output tagged BT.709. Non-square pixels are resampled to square ones, keeping the display aspect ratio
 /// (the stored width grows, or the height for tall pixels); sizes are made even. Interlaced frames
 /// (as the decoder flags them, or the whole stream when its field order says so) are deinterlaced by
 /// a linear blend: each line averaged with its neighbours (1-2-1), one frame out per frame in.
@@ -379,8 +392,8 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
 // MARK: - Thumbnail
 
 /// Writes one JPEG of the video frame shown at `at_seconds` (negative: at 10 % of the duration;
-/// past the end: the last frame). The picture is turned upright by the display rotation (a JPEG
-/// has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
+/// past the end: the last frame). An HDR picture (PQ, HLG) is tone-mapped as ms_transcode does. The
+/// picture is turned upright by the display rotation (a JPEG has no display matrix) and scaled down to `max_width` pixels wide as displayed (0 = full size,
 /// never upscaled; sizes even). `out_width`/`out_height` (may be NULL) receive the JPEG's size.
 /// A JPEG whose writing failed is removed.
 /// Errors: as ms_transcode, minus the remux and cancel ones.

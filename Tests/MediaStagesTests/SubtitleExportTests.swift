@@ -1,0 +1,108 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+@testable import MediaStages
+
+/// Text subtitles survive an export as mov_text tracks, cue for cue; bitmap ones are dropped with a note.
+@Suite struct SubtitleExportTests {
+    let folder = temporaryFolder()
+
+    /// A cue: shown from `start` to `end` (milliseconds).
+    struct Cue {
+        var start: Int
+        var end: Int
+        var text: String
+    }
+
+    static let english = [
+        Cue(start: 100, end: 900, text: "hello"), Cue(start: 1200, end: 1800, text: "second <i>line</i>"),
+    ]
+    static let german = [Cue(start: 300, end: 1000, text: "hallo")]
+
+    /// The cues as SubRip, as ffmpeg's muxer writes them, `shift` milliseconds later.
+    static func subRip(_ cues: [Cue], shift: Int = 0) -> String {
+        func time(_ ms: Int) -> String {
+            String(format: "%02d:%02d:%02d,%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        }
+        return cues.enumerated().map { index, cue in
+            "\(index + 1)\n\(time(cue.start + shift)) --> \(time(cue.end + shift))\n\(cue.text)\n\n"
+        }.joined()
+    }
+
+    /// A 2 s Matroska file whose timestamps start at 5 s, with two SubRip tracks: English (default, titled) and
+    /// German (forced).
+    private func source() async throws -> URL {
+        let english = folder.appendingPathComponent("en.srt")
+        let german = folder.appendingPathComponent("de.srt")
+        try Data(Self.subRip(Self.english).utf8).write(to: english)
+        try Data(Self.subRip(Self.german).utf8).write(to: german)
+        let file = folder.appendingPathComponent("two-languages.mkv")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=2",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2", "-i", english.path, "-i",
+                german.path, "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-c:v", "libx264", "-preset",
+                "ultrafast", "-c:a", "aac", "-c:s", "srt", "-metadata:s:s:0", "language=eng", "-metadata:s:s:0",
+                "title=English", "-metadata:s:s:1", "language=ger", "-metadata:s:s:1", "title=Deutsch",
+                "-disposition:s:0", "default", "-disposition:s:1", "forced", "-output_ts_offset", "5", file.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return file
+    }
+
+    @Test(arguments: ["transcode", "remux"])
+    func textSubtitlesBecomeMovTextTracksWithTheirCues(mode: String) async throws {
+        let input = try await source()
+        let output = folder.appendingPathComponent("\(mode).mp4")
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(input.path), "output": .string(output.path), "mode": .string(mode),
+                "video": ["preset": "ultrafast"], "threads": 1,
+            ])
+        _ = try run.outputs.get()
+        let result = try await Probe.of(output.path)
+        let subtitles = result.streams.filter { $0["codec_type"] == "subtitle" }
+        try #require(subtitles.count == 2, "\(result.streams)")
+        for (stream, (language, title, isDefault, forced)) in zip(
+            subtitles, [("eng", "English", 1, 0), ("ger", "Deutsch", 0, 1)])
+        {
+            #expect(stream["codec_name"] == "mov_text")
+            #expect(stream["tags"]?["language"]?.stringValue == language)
+            #expect(stream["tags"]?["handler_name"]?.stringValue == title)
+            #expect(stream["disposition"]?["default"]?.intValue == isDefault, "\(language)")
+            #expect(stream["disposition"]?["forced"]?.intValue == forced, "\(language)")
+        }
+        // The output's zero is the source's earliest timestamp: its subtitles and picture start at 5 s, its audio
+        // (with the AAC encoder's priming) a little before. The cues move with the picture.
+        let picture = try #require(
+            Double(try await Probe.of(input.path).json["format"]?["start_time"]?.stringValue ?? ""))
+        let shift = Int(((5 - picture) * 1000).rounded())
+        #expect((0..<50).contains(shift), "the source starts at \(picture) s")
+        for (index, cues) in [Self.english, Self.german].enumerated() {
+            let read = await runTool(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-i", output.path, "-map", "0:s:\(index)", "-f", "srt", "-"])
+            #expect(read.status == 0, "\(read.stderr)")
+            #expect(read.text == Self.subRip(cues, shift: shift), "track \(index)")
+        }
+    }
+
+    /// The note names what an export leaves out: bitmap subtitles, and in a segmented export every subtitle.
+    @Test func theNoteNamesTheSubtitlesLeftOut() async throws {
+        let corpus = try await ExportCorpusTests.corpus.value
+        let pgs = try await MediaToolkit.probe(corpus.folder.appendingPathComponent("subtitles-pgs.mkv").path)
+        #expect(pgs.subtitleStreams == 1 && pgs.textSubtitleStreams == 0)
+        #expect(
+            Export.droppedStreams(pgs, segmented: false)
+                == "1 bitmap subtitle track(s) (DVD, Blu-ray or DVB pictures, not text)")
+        let srt = try await MediaToolkit.probe(corpus.folder.appendingPathComponent("subtitles.mkv").path)
+        #expect(srt.textSubtitleStreams == 1)
+        #expect(Export.droppedStreams(srt, segmented: false) == nil)
+        #expect(
+            Export.droppedStreams(srt, segmented: true) == "1 subtitle track(s) (a segmented export keeps none)")
+    }
+}
