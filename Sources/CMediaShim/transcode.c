@@ -329,6 +329,13 @@ int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt)
     }
 }
 
+/// Every video frame is decoded (or a range's last one is handed on): the encoder drains its delayed frames.
+static int finish_video(transcoder *t, const char *in) {
+    if (t->frames_sent == 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
+    return ms_transcode_encode(t, t->venc, t->vost, NULL);
+}
+
 static int run(transcoder *t, const char *in, const char *out) {
     int ret = ms_open_input(in, &t->ifmt, t->errbuf, t->errlen);
     if (ret < 0) return ret;
@@ -343,8 +350,7 @@ static int run(transcoder *t, const char *in, const char *out) {
     t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
-    if (!(t->pkt = ff.av_packet_alloc()) || !(t->out_pkt = ff.av_packet_alloc()) || !(t->frame = ff.av_frame_alloc()))
-        return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
+    if (!(t->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return ms_transcode_fail(t, ret, ret, "metadata");
@@ -374,30 +380,28 @@ static int run(transcoder *t, const char *in, const char *out) {
     if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, 0, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ms_progress_report(t->progress, 0)) < 0) return ms_transcode_fail(t, ret, ret, "transcode");
 
+    // Decoded frames come from the reading thread in decoding order, handled as one thread would handle them:
+    // the output is the same, byte for byte.
+    if ((ret = ms_reader_start(t, v, a, &t->reader)) < 0) return ret;
     for (;;) {
-        ret = ff.av_read_frame(t->ifmt, t->pkt);
-        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "reading the input");
-        if (ret < 0) {  // end of file, or a read error: what was read so far is converted
-            if (ret != AVERROR_EOF) t->decode_errors++;
+        AVFrame *f = NULL;
+        ms_read_kind kind;
+        if ((ret = ms_reader_next(t->reader, &f, &kind, t->errbuf, t->errlen)) < 0) return ret;
+        if (kind == MS_READ_END) break;
+        if (kind == MS_READ_VIDEO_END) {
+            if ((ret = finish_video(t, in)) < 0) return ret;
+            continue;
+        }
+        ret = kind == MS_READ_VIDEO ? ms_transcode_video_frame(t, f) : ms_transcode_audio_frame(t, f);
+        ff.av_frame_free(&f);
+        if (ret < 0) return ret;
+        if (t->range_done) {  // a range (video alone) is complete: the rest of the input is not needed
+            if ((ret = finish_video(t, in)) < 0) return ret;
             break;
         }
-        int s = t->pkt->stream_index;
-        ret = s == v && v >= 0   ? ms_transcode_decode(t, t->vdec, t->pkt)
-              : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt)
-                                 : 0;
-        ff.av_packet_unref(t->pkt);
-        if (ret < 0) return ret;
-        if (t->range_done) break;
     }
-    if (t->vist) {
-        if (!t->range_done && (ret = ms_transcode_decode(t, t->vdec, NULL)) < 0) return ret;
-        if (t->frames_sent == 0)
-            return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-        if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
-        if ((ret = ms_transcode_encode(t, t->venc, t->vost, NULL)) < 0) return ret;
-    }
+    ms_reader_stop(&t->reader, t);
     if (t->adec) {
-        if ((ret = ms_transcode_decode(t, t->adec, NULL)) < 0) return ret;
         if ((ret = ms_transcode_flush_audio(t)) < 0) return ret;
         if ((ret = ms_transcode_encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
     }
@@ -424,6 +428,7 @@ void ms_transcode_report(const transcoder *t, ms_transcode_result *res) {
 }
 
 void ms_transcoder_free(transcoder *t) {
+    ms_reader_stop(&t->reader, t);  // first: it reads the input with the decoders
     ff.avformat_close_input(&t->ifmt);
     ff.avcodec_free_context(&t->vdec);
     ff.avcodec_free_context(&t->venc);

@@ -6,6 +6,17 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
+/// What ms_reader_next hands over.
+typedef enum ms_read_kind {
+    MS_READ_VIDEO,      // a decoded video frame
+    MS_READ_AUDIO,      // a decoded audio frame
+    MS_READ_VIDEO_END,  // the video decoder is drained: no video frame follows
+    MS_READ_END,        // nothing follows
+} ms_read_kind;
+
+/// A thread that reads and decodes the input ahead of the encoders (reader.c).
+typedef struct ms_reader ms_reader;
+
 typedef struct transcoder {
     const ms_transcode_options *opt;
     ms_progress *progress;
@@ -13,7 +24,8 @@ typedef struct transcoder {
     size_t errlen;
     AVFormatContext *ifmt, *ofmt;
     AVPacket *pkt, *out_pkt;
-    AVFrame *frame;       // decoded, video or audio
+    AVFrame *frame;       // decoded, video or audio (the ladder, which decodes on its calling thread)
+    ms_reader *reader;    // ms_transcode's reading thread
     int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
 
     const AVStream *vist;
@@ -93,3 +105,13 @@ int ms_transcode_open_audio(transcoder *t);
 int ms_transcode_audio_frame(transcoder *t, AVFrame *f);
 /// Flushes the resampler and encodes what is left in the FIFO.
 int ms_transcode_flush_audio(transcoder *t);
+
+/// Starts a thread that reads t->ifmt from where it stands and decodes stream `video` with t->vdec and `audio` with
+/// t->adec (-1: none) into a short queue; the decoders and the input are the thread's until ms_reader_stop.
+int ms_reader_start(transcoder *t, int video, int audio, ms_reader **reader);
+/// The next decoded frame (the caller frees it) and its kind, waiting for it. After MS_READ_END, which comes
+/// with a NULL frame, a failure of the reading thread is returned with its message in errbuf.
+int ms_reader_next(ms_reader *r, AVFrame **frame, ms_read_kind *kind, char *errbuf, size_t errlen);
+/// Stops the reading thread where it stands, frees the frames not taken and the reader, and adds its count of
+/// skipped packets and frames to t->decode_errors; NULL-safe.
+void ms_reader_stop(ms_reader **reader, transcoder *t);
