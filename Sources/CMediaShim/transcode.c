@@ -299,36 +299,6 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     return ms_transcode_encode(t, t->venc, t->vost, in);
 }
 
-// MARK: - Audio
-
-/// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
-/// counted and skipped, as the CLI does.
-int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
-    int ret = ff.avcodec_send_packet(dec, pkt);
-    if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
-    if (ret < 0 && ret != AVERROR_EOF) {
-        t->decode_errors++;
-        ms_log_clear();
-        if (pkt) return 0;
-    }
-    for (;;) {
-        ret = ff.avcodec_receive_frame(dec, t->frame);
-        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
-        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
-        if (ret < 0) {
-            t->decode_errors++;
-            ms_log_clear();
-            if (pkt) return 0;
-            continue;
-        }
-        ret = dec != t->vdec  ? ms_transcode_audio_frame(t, t->frame)
-              : t->video_sink ? t->video_sink(t, t->frame)
-                              : ms_transcode_video_frame(t, t->frame);
-        ff.av_frame_unref(t->frame);
-        if (ret < 0) return ret;
-    }
-}
-
 /// Every video frame is decoded (or a range's last one is handed on): the encoder drains its delayed frames.
 static int finish_video(transcoder *t, const char *in) {
     if (t->frames_sent == 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
@@ -445,8 +415,6 @@ void ms_transcoder_free(transcoder *t) {
     ff.av_freep(&t->conv);
     ff.av_frame_free(&t->scaled);
     ff.av_frame_free(&t->aframe);
-    ff.av_frame_free(&t->frame);
-    ff.av_packet_free(&t->pkt);
     ff.av_packet_free(&t->out_pkt);
 }
 

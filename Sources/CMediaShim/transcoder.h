@@ -23,9 +23,8 @@ typedef struct transcoder {
     char *errbuf;
     size_t errlen;
     AVFormatContext *ifmt, *ofmt;
-    AVPacket *pkt, *out_pkt;
-    AVFrame *frame;       // decoded, video or audio (the ladder, which decodes on its calling thread)
-    ms_reader *reader;    // ms_transcode's reading thread
+    AVPacket *out_pkt;
+    ms_reader *reader;    // the reading thread, which decodes the input
     int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
 
     const AVStream *vist;
@@ -63,10 +62,6 @@ typedef struct transcoder {
 
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;
-
-    // A ladder (ladder.c) decodes once and hands each decoded video frame (borrowed) to this instead of encoding it.
-    int (*video_sink)(struct transcoder *t, AVFrame *f);
-    void *sink_ctx;
 } transcoder;
 
 // AVFrame.interlaced_frame became a flag in FFmpeg 6.1 (libavutil 58.7).
@@ -93,8 +88,6 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
 int ms_transcode_open_video(transcoder *t);
 /// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
 int ms_transcode_video_frame(transcoder *t, AVFrame *f);
-/// Sends `pkt` (NULL = flush) to `dec` (t->vdec or t->adec) and handles every frame it returns.
-int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt);
 /// What the transcode wrote, but the file's size.
 void ms_transcode_report(const transcoder *t, ms_transcode_result *res);
 /// Frees everything `t` holds but its output (ms_close_output); NULL-safe field by field.
