@@ -4,11 +4,14 @@
 # and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
 # Rounds alternate pipeline and CLI (the hosts drift within minutes); prints per codec the median wall time,
 # CPU time and peak RSS of each, the median of the per-round wall ratios (goal ≤ 1.0), both output sizes and
-# the SSIM of each output against the source.
+# the SSIM of each output against the source. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product pipeline >/dev/null
-PIPELINE=$PWD/.build/release/pipeline
+if [ -z "${PIPELINE:-}" ]; then
+  swift build -c release --product pipeline >/dev/null
+  PIPELINE=$PWD/.build/release/pipeline
+fi
+PIPELINE=$(realpath "$PIPELINE")
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
 work=$(mktemp -d)

@@ -60,8 +60,9 @@ separate() {
 }
 onepass() {
   rm -rf out/onepass && mkdir -p out/onepass
+  local fit=force_original_aspect_ratio=decrease:force_divisible_by=2  # 852x480 from 16:9, as the other two ways
   ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 \
-    -filter_complex "[0:v]split=3[a][b][c];[a]scale=1280:720[v0];[b]scale=854:480[v1];[c]scale=640:360[v2]" \
+    -filter_complex "[0:v]split=3[a][b][c];[a]scale=$fit:w=1280:h=720[v0];[b]scale=$fit:w=854:h=480[v1];[c]scale=$fit:w=640:h=360[v2]" \
     -map "[v0]" -map "[v1]" -map "[v2]" -map 0:a \
     -c:v libx264 -preset veryfast -threads "$THREADS" -force_key_frames "$keys" \
     -b:v:0 2800k -b:v:1 1400k -b:v:2 800k -c:a aac -b:a 128k \

@@ -6,6 +6,7 @@
 MS_FFMPEG(avcodec, av_new_packet)
 MS_FFMPEG(avcodec, av_packet_alloc)
 MS_FFMPEG(avcodec, av_packet_free)
+MS_FFMPEG(avcodec, av_packet_move_ref)
 MS_FFMPEG(avcodec, av_packet_rescale_ts)
 MS_FFMPEG(avcodec, av_packet_unref)
 MS_FFMPEG(avcodec, avcodec_alloc_context3)

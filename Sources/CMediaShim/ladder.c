@@ -1,6 +1,7 @@
-// ms_transcode_ladder: the renditions of an adaptive streaming ladder in one pass over the source. The calling
-// thread reads and decodes the source once (and encodes the audio rendition); every video rendition scales and
-// encodes on a thread of its own, from references to the same decoded frames handed over through a short queue.
+// ms_transcode_ladder: the renditions of an adaptive streaming ladder in one pass over the source. A reading thread
+// (reader.c) reads and decodes the source once; the calling thread encodes the audio rendition and hands the
+// decoded pictures on: every video rendition scales and encodes on a thread of its own, from references to the
+// same decoded frames handed over through a short queue.
 #include "transcoder.h"
 
 #include <errno.h>
@@ -72,10 +73,10 @@ static void *encode_rendition(void *arg) {
     return NULL;
 }
 
-/// The ladder's video sink: reports progress, then hands a reference to the decoded frame to every rendition,
-/// waiting while a rendition's queue is full. Returns a failed rendition's status.
-static int hand_over(transcoder *m, AVFrame *f) {
-    ladder *l = m->sink_ctx;
+/// Reports progress, then hands a reference to the decoded frame to every rendition, waiting while a rendition's
+/// queue is full. Returns a failed rendition's status.
+static int hand_over(ladder *l, AVFrame *f) {
+    transcoder *m = &l->main;
     if (f->best_effort_timestamp != AV_NOPTS_VALUE) {
         int64_t start = ff.av_rescale_q(m->offset, AV_TIME_BASE_Q, m->vist->time_base);
         int ret = ms_progress_report(m->progress, ms_seconds(f->best_effort_timestamp - start, m->vist->time_base));
@@ -155,8 +156,7 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
     m->aist = a >= 0 ? m->ifmt->streams[a] : NULL;
     m->offset = m->ifmt->start_time != AV_NOPTS_VALUE ? m->ifmt->start_time : 0;
     m->progress->total = m->ifmt->duration != AV_NOPTS_VALUE ? (double)m->ifmt->duration / AV_TIME_BASE : 0;
-    if (!(m->pkt = ff.av_packet_alloc()) || !(m->out_pkt = ff.av_packet_alloc()) || !(m->frame = ff.av_frame_alloc()))
-        return ms_transcode_fail(m, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
+    if (!(m->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(m, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
     // The decoder takes the first video rendition's threads: decoding is exact, whatever the thread count.
     if ((ret = ms_open_decoder(m->vist, l->video[0]->t.opt->threads, &m->vdec, m->errbuf, m->errlen)) < 0) return ret;
     for (int i = 0; i < l->video_count; i++) {
@@ -173,8 +173,6 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
             (ret = ms_start_output(m->ofmt, in, outs[audio], opts[audio].faststart, 0, m->errbuf, m->errlen)) < 0)
             return ret;
     }
-    m->video_sink = hand_over;
-    m->sink_ctx = l;
     for (int i = 0; i < l->video_count; i++) {
         rendition *r = l->video[i];
         if ((ret = pthread_create(&r->thread, NULL, encode_rendition, r)) != 0)
@@ -183,28 +181,29 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
     }
     if ((ret = ms_progress_report(m->progress, 0)) < 0) return ms_transcode_fail(m, ret, ret, "ladder");
 
+    if ((ret = ms_reader_start(m, v, a, &m->reader)) < 0) return ret;
     for (;;) {
-        ret = ff.av_read_frame(m->ifmt, m->pkt);
-        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(m, ret, ret, "reading the input");
-        if (ret < 0) {  // end of file, or a read error: what was read so far is converted
-            if (ret != AVERROR_EOF) m->decode_errors++;
-            break;
+        ms_read next;
+        if ((ret = ms_reader_next(m->reader, &next, m->errbuf, m->errlen)) < 0) return ret;
+        if (next.kind == MS_READ_END) break;
+        if (next.kind == MS_READ_VIDEO_END) {  // the renditions finish while the audio decoder drains
+            if (m->frames_sent == 0)
+                return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+            end_renditions(l, 0);
+            if (l->failed >= 0) return l->video[l->failed]->status;
+            for (int i = 0; i < l->video_count; i++) {
+                if (l->video[i]->t.frames_sent == 0)
+                    return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+            }
+            continue;
         }
-        int s = m->pkt->stream_index;
-        ret = s == v ? ms_transcode_decode(m, m->vdec, m->pkt) : s == a ? ms_transcode_decode(m, m->adec, m->pkt) : 0;
-        ff.av_packet_unref(m->pkt);
+        ret = next.kind == MS_READ_VIDEO ? hand_over(l, next.frame) : ms_transcode_audio_frame(m, next.frame);
+        ff.av_frame_free(&next.frame);
+        ff.av_packet_free(&next.packet);  // a ladder keeps no subtitles: none come
         if (ret < 0) return ret;
     }
-    if ((ret = ms_transcode_decode(m, m->vdec, NULL)) < 0) return ret;
-    if (m->frames_sent == 0) return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-    end_renditions(l, 0);
-    if (l->failed >= 0) return l->video[l->failed]->status;
-    for (int i = 0; i < l->video_count; i++) {
-        if (l->video[i]->t.frames_sent == 0)
-            return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-    }
+    ms_reader_stop(&m->reader, m);
     if (m->adec) {
-        if ((ret = ms_transcode_decode(m, m->adec, NULL)) < 0) return ret;
         if ((ret = ms_transcode_flush_audio(m)) < 0) return ret;
         if ((ret = ms_transcode_encode(m, m->aenc, m->aost, NULL)) < 0) return ret;
         if ((ret = ms_write_trailer(m->ofmt, m->errbuf, m->errlen)) < 0) return ret;

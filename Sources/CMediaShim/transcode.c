@@ -329,34 +329,11 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     return ret;
 }
 
-// MARK: - Audio
-
-/// Sends `pkt` (NULL = flush) to `dec` and handles every frame. Errors other than ENOMEM are
-/// counted and skipped, as the CLI does.
-int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt) {
-    int ret = ff.avcodec_send_packet(dec, pkt);
-    if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
-    if (ret < 0 && ret != AVERROR_EOF) {
-        t->decode_errors++;
-        ms_log_clear();
-        if (pkt) return 0;
-    }
-    for (;;) {
-        ret = ff.avcodec_receive_frame(dec, t->frame);
-        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return 0;
-        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "decoding");
-        if (ret < 0) {
-            t->decode_errors++;
-            ms_log_clear();
-            if (pkt) return 0;
-            continue;
-        }
-        ret = dec != t->vdec  ? ms_transcode_audio_frame(t, t->frame)
-              : t->video_sink ? t->video_sink(t, t->frame)
-                              : ms_transcode_video_frame(t, t->frame);
-        ff.av_frame_unref(t->frame);
-        if (ret < 0) return ret;
-    }
+/// Every video frame is decoded (or a range's last one is handed on): the encoder drains its delayed frames.
+static int finish_video(transcoder *t, const char *in) {
+    if (t->frames_sent == 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
+    return ms_transcode_encode(t, t->venc, t->vost, NULL);
 }
 
 static int run(transcoder *t, const char *in, const char *out) {
@@ -373,8 +350,7 @@ static int run(transcoder *t, const char *in, const char *out) {
     t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
     t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
-    if (!(t->pkt = ff.av_packet_alloc()) || !(t->out_pkt = ff.av_packet_alloc()) || !(t->frame = ff.av_frame_alloc()))
-        return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
+    if (!(t->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ff.av_dict_copy(&t->ofmt->metadata, t->ifmt->metadata, 0)) < 0) return ms_transcode_fail(t, ret, ret, "metadata");
@@ -414,31 +390,31 @@ static int run(transcoder *t, const char *in, const char *out) {
     if ((ret = ms_start_output(t->ofmt, in, out, t->opt->faststart, 0, t->errbuf, t->errlen)) < 0) return ret;
     if ((ret = ms_progress_report(t->progress, 0)) < 0) return ms_transcode_fail(t, ret, ret, "transcode");
 
+    // Decoded frames come from the reading thread in decoding order, handled as one thread would handle them:
+    // the output is the same, byte for byte.
+    if ((ret = ms_reader_start(t, v, a, &t->reader)) < 0) return ret;
     for (;;) {
-        ret = ff.av_read_frame(t->ifmt, t->pkt);
-        if (ret == AVERROR(ENOMEM)) return ms_transcode_fail(t, ret, ret, "reading the input");
-        if (ret < 0) {  // end of file, or a read error: what was read so far is converted
-            if (ret != AVERROR_EOF) t->decode_errors++;
+        ms_read next;
+        if ((ret = ms_reader_next(t->reader, &next, t->errbuf, t->errlen)) < 0) return ret;
+        if (next.kind == MS_READ_END) break;
+        if (next.kind == MS_READ_VIDEO_END) {
+            if ((ret = finish_video(t, in)) < 0) return ret;
+            continue;
+        }
+        ret = next.kind == MS_READ_VIDEO   ? ms_transcode_video_frame(t, next.frame)
+              : next.kind == MS_READ_AUDIO ? ms_transcode_audio_frame(t, next.frame)
+                                           : ms_subtitles_write(&t->subs, ms_subtitles_track(&t->subs, next.packet->stream_index),
+                                                                next.packet, t->ofmt, t->errbuf, t->errlen);
+        ff.av_frame_free(&next.frame);
+        ff.av_packet_free(&next.packet);
+        if (ret < 0) return ret;
+        if (t->range_done) {  // a range (video alone) is complete: the rest of the input is not needed
+            if ((ret = finish_video(t, in)) < 0) return ret;
             break;
         }
-        int s = t->pkt->stream_index, sub = ms_subtitles_track(&t->subs, s);
-        ret = s == v && v >= 0   ? ms_transcode_decode(t, t->vdec, t->pkt)
-              : s == a && a >= 0 ? ms_transcode_decode(t, t->adec, t->pkt)
-              : sub >= 0         ? ms_subtitles_write(&t->subs, sub, t->pkt, t->ofmt, t->errbuf, t->errlen)
-                                 : 0;
-        ff.av_packet_unref(t->pkt);
-        if (ret < 0) return ret;
-        if (t->range_done) break;
     }
-    if (t->vist) {
-        if (!t->range_done && (ret = ms_transcode_decode(t, t->vdec, NULL)) < 0) return ret;
-        if (t->frames_sent == 0)
-            return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-        if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
-        if ((ret = ms_transcode_encode(t, t->venc, t->vost, NULL)) < 0) return ret;
-    }
+    ms_reader_stop(&t->reader, t);
     if (t->adec) {
-        if ((ret = ms_transcode_decode(t, t->adec, NULL)) < 0) return ret;
         if ((ret = ms_transcode_flush_audio(t)) < 0) return ret;
         if ((ret = ms_transcode_encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
     }
@@ -465,6 +441,7 @@ void ms_transcode_report(const transcoder *t, ms_transcode_result *res) {
 }
 
 void ms_transcoder_free(transcoder *t) {
+    ms_reader_stop(&t->reader, t);  // first: it reads the input with the decoders
     ff.avformat_close_input(&t->ifmt);
     ff.avcodec_free_context(&t->vdec);
     ff.avcodec_free_context(&t->venc);
@@ -483,8 +460,6 @@ void ms_transcoder_free(transcoder *t) {
     ff.av_freep(&t->conv);
     ff.av_frame_free(&t->scaled);
     ff.av_frame_free(&t->aframe);
-    ff.av_frame_free(&t->frame);
-    ff.av_packet_free(&t->pkt);
     ff.av_packet_free(&t->out_pkt);
 }
 

@@ -6,14 +6,33 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
+/// What ms_reader_next hands over.
+typedef enum ms_read_kind {
+    MS_READ_VIDEO,      // a decoded video frame
+    MS_READ_AUDIO,      // a decoded audio frame
+    MS_READ_SUBTITLE,   // a packet of a text subtitle track kept (t->subs), as read
+    MS_READ_VIDEO_END,  // the video decoder is drained: no video frame follows
+    MS_READ_END,        // nothing follows
+} ms_read_kind;
+
+/// One thing ms_reader_next hands over: a frame (video, audio), a packet (subtitle), or neither (the ends).
+typedef struct ms_read {
+    ms_read_kind kind;
+    AVFrame *frame;
+    AVPacket *packet;
+} ms_read;
+
+/// A thread that reads and decodes the input ahead of the encoders (reader.c).
+typedef struct ms_reader ms_reader;
+
 typedef struct transcoder {
     const ms_transcode_options *opt;
     ms_progress *progress;
     char *errbuf;
     size_t errlen;
     AVFormatContext *ifmt, *ofmt;
-    AVPacket *pkt, *out_pkt;
-    AVFrame *frame;       // decoded, video or audio
+    AVPacket *out_pkt;
+    ms_reader *reader;    // the reading thread, which decodes the input
     int64_t offset;       // input start time, AV_TIME_BASE units: the output starts at 0
 
     const AVStream *vist;
@@ -58,10 +77,6 @@ typedef struct transcoder {
 
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;
-
-    // A ladder (ladder.c) decodes once and hands each decoded video frame (borrowed) to this instead of encoding it.
-    int (*video_sink)(struct transcoder *t, AVFrame *f);
-    void *sink_ctx;
 } transcoder;
 
 // AVFrame.interlaced_frame became a flag in FFmpeg 6.1 (libavutil 58.7).
@@ -88,8 +103,6 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
 int ms_transcode_open_video(transcoder *t);
 /// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
 int ms_transcode_video_frame(transcoder *t, AVFrame *f);
-/// Sends `pkt` (NULL = flush) to `dec` (t->vdec or t->adec) and handles every frame it returns.
-int ms_transcode_decode(transcoder *t, AVCodecContext *dec, const AVPacket *pkt);
 /// What the transcode wrote, but the file's size.
 void ms_transcode_report(const transcoder *t, ms_transcode_result *res);
 /// Frees everything `t` holds but its output (ms_close_output); NULL-safe field by field.
@@ -100,3 +113,14 @@ int ms_transcode_open_audio(transcoder *t);
 int ms_transcode_audio_frame(transcoder *t, AVFrame *f);
 /// Flushes the resampler and encodes what is left in the FIFO.
 int ms_transcode_flush_audio(transcoder *t);
+
+/// Starts a thread that reads t->ifmt from where it stands and decodes stream `video` with t->vdec and `audio` with
+/// t->adec (-1: none) into a short queue, with the packets of t->subs's tracks as they are; the decoders and the
+/// input are the thread's until ms_reader_stop.
+int ms_reader_start(transcoder *t, int video, int audio, ms_reader **reader);
+/// The next frame or packet (the caller frees it) and its kind, waiting for it. After MS_READ_END, which comes
+/// with neither, a failure of the reading thread is returned with its message in errbuf.
+int ms_reader_next(ms_reader *r, ms_read *next, char *errbuf, size_t errlen);
+/// Stops the reading thread where it stands, frees the frames not taken and the reader, and adds its count of
+/// skipped packets and frames to t->decode_errors; NULL-safe.
+void ms_reader_stop(ms_reader **reader, transcoder *t);

@@ -58,6 +58,40 @@ import Testing
         #expect(calls.load(ordering: .relaxed) == 0)
     }
 
+    /// The reading thread skips the packets it cannot decode and counts them: a transcode and a ladder of the same
+    /// damaged input report the same count, and still write what decodes.
+    @Test func packetsTheReadingThreadCannotDecodeAreCountedAndSkipped() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let damaged = folder.appendingPathComponent("damaged.mp4")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Sample.all[0].path)))
+        // 64 bytes of 0xFF every 4 KiB through the middle third: some packets of each stream no longer decode.
+        for start in stride(from: bytes.count / 3, to: 2 * bytes.count / 3, by: 4096) {
+            for index in start..<min(start + 64, bytes.count) { bytes[index] = 0xFF }
+        }
+        try Data(bytes).write(to: damaged)
+        var settings = TranscodeSettings()
+        settings.preset = "ultrafast"
+        settings.threads = 2
+        let report = try await MediaToolkit.transcode(
+            damaged.path, to: folder.appendingPathComponent("whole.mp4").path, settings: settings)
+        #expect(report.decodeErrors > 0)
+        #expect(report.videoFrames > 0 && report.hasAudio)
+
+        var video = settings
+        video.streams = .video
+        var audio = settings
+        audio.streams = .audio
+        let reports = try await MediaToolkit.transcodeLadder(
+            damaged.path,
+            outputs: [
+                (folder.appendingPathComponent("video.mp4").path, video),
+                (folder.appendingPathComponent("audio.mp4").path, audio),
+            ])
+        #expect(reports.map(\.decodeErrors) == [report.decodeErrors, report.decodeErrors])
+        #expect(reports[0].videoFrames == report.videoFrames)
+    }
+
     @Test(arguments: [
         ("not-media.mp4", "moov atom not found"),
         ("truncated.mp4", "moov atom not found"),
