@@ -220,8 +220,7 @@ int ms_full_range_format(int format) {
            format == AV_PIX_FMT_YUVJ440P || format == AV_PIX_FMT_YUVJ411P;
 }
 
-/// The yuv format a yuvj one stands for; swscale warns about yuvj and, since it rewrites them
-/// internally, a scaler made for one would never match (see scaler_matches) and be made again every frame.
+/// The yuv format a yuvj one stands for (swscale warns about yuvj formats; the range is given apart).
 static enum AVPixelFormat plain_format(int format) {
     switch (format) {
     case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
@@ -233,40 +232,36 @@ static enum AVPixelFormat plain_format(int format) {
     }
 }
 
-/// The options of a scaler that ms_scale sets, in the order of its `want` array.
+/// The options of a scaler that ms_scale sets, in the order of its key.
 static const char *const scaler_keys[8] = {"srcw", "srch", "src_format", "src_range",
                                            "dstw", "dsth", "dst_format", "dst_range"};
 
-/// Whether `c` converts pictures of these sizes, formats and ranges (its options, as they were set).
-static int scaler_matches(struct SwsContext *c, const int64_t want[8]) {
-    for (int i = 0; c && i < 8; i++) {
-        int64_t value;
-        if (ff.av_opt_get_int(c, scaler_keys[i], 0, &value) < 0 || value != want[i]) return 0;
-    }
-    return c != NULL;
-}
-
-int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst) {
+int ms_scale(ms_scaler *scaler, const AVFrame *src, AVFrame *dst) {
     // The ranges are given before the scaler is set up: it picks its conversion then, and for two pictures of
     // one size and format, one that copies the samples unchanged; setting the ranges afterwards
     // (sws_setColorspaceDetails) does not undo that choice, so a full-range picture would stay full range.
-    const int64_t want[8] = {src->width, src->height, plain_format(src->format),
-                             src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format),
-                             dst->width, dst->height, dst->format, dst->color_range == AVCOL_RANGE_JPEG};
-    if (!scaler_matches(*sws, want)) {
-        ff.sws_freeContext(*sws);
-        if (!(*sws = ff.sws_alloc_context())) return AVERROR(ENOMEM);
-        int ret = ff.av_opt_set_int(*sws, "sws_flags", SWS_BICUBIC, 0);
-        for (int i = 0; ret >= 0 && i < 8; i++) ret = ff.av_opt_set_int(*sws, scaler_keys[i], want[i], 0);
-        if (ret >= 0) ret = ff.sws_init_context(*sws, NULL, NULL);
+    const int64_t key[8] = {src->width, src->height, plain_format(src->format),
+                            src->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(src->format),
+                            dst->width, dst->height, dst->format, dst->color_range == AVCOL_RANGE_JPEG};
+    if (!scaler->sws || memcmp(scaler->key, key, sizeof key) != 0) {
+        ms_scaler_free(scaler);
+        if (!(scaler->sws = ff.sws_alloc_context())) return AVERROR(ENOMEM);
+        int ret = ff.av_opt_set_int(scaler->sws, "sws_flags", SWS_BICUBIC, 0);
+        for (int i = 0; ret >= 0 && i < 8; i++) ret = ff.av_opt_set_int(scaler->sws, scaler_keys[i], key[i], 0);
+        if (ret >= 0) ret = ff.sws_init_context(scaler->sws, NULL, NULL);
         if (ret < 0) {
-            ff.sws_freeContext(*sws);
-            *sws = NULL;
+            ms_scaler_free(scaler);
             return ret;
         }
+        memcpy(scaler->key, key, sizeof key);
     }
     int ret = ff.av_frame_make_writable(dst);  // the encoder may still hold the previous picture
     if (ret < 0) return ret;
-    ff.sws_scale(*sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+    ff.sws_scale(scaler->sws, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
     return 0;
+}
+
+void ms_scaler_free(ms_scaler *scaler) {
+    ff.sws_freeContext(scaler->sws);
+    scaler->sws = NULL;
 }

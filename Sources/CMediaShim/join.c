@@ -1,20 +1,23 @@
 // ms_join: the video parts of a segmented encode and its one audio pass, joined by stream copy into one
 // MP4. Packets are taken from the video parts (one after the other, each shifted by its range start) and
-// from the audio file in decode-time order, so the muxer never has to hold more than a few of them.
+// from the audio file (its audio, and the text subtitle tracks the audio pass keeps) in decode-time order, so
+// the muxer never has to hold more than a few of them.
 // With room for the index reserved ahead of the media data, everything after the head is final once
 // written: a gate then lets the caller hand parts over as they are encoded and read what is final.
 #include "ms_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/// A file whose packets of one stream go to one output stream.
+/// A file whose packets of one stream (and, for the audio file, of its subtitle tracks) go to output streams.
 typedef struct join_source {
     AVFormatContext *fmt;
     int stream;        // the input stream copied
     int out;           // the output stream
+    int *subtitle_out; // the audio file's: per input stream, the output stream of a subtitle track, or -1
     int64_t shift;     // added to its timestamps, in the output stream's time base
     AVPacket *next;    // its next packet, retimed; valid while `ready` (none left: not ready)
     int ready;
@@ -27,7 +30,7 @@ typedef struct joiner {
     int part;          // the video part being read
     AVFormatContext *ofmt;
     join_source video, audio;
-    int64_t last_dts[2];
+    int64_t *last_dts; // per output stream
     int64_t video_packets;
     double out_end;
     ms_progress *progress;
@@ -90,23 +93,25 @@ static int advance(joiner *j, join_source *s) {
             return 0;
         }
         if (ret < 0) return ms_fail(j->errbuf, j->errlen, ret, ret, "reading a part of the join");
-        if (s->next->stream_index != s->stream) {
+        int in = s->next->stream_index;
+        int out = in == s->stream ? s->out : s->subtitle_out ? s->subtitle_out[in] : -1;
+        if (out < 0) {
             ff.av_packet_unref(s->next);
             continue;
         }
-        const AVStream *ist = s->fmt->streams[s->stream];
-        const AVStream *ost = j->ofmt->streams[s->out];
+        const AVStream *ist = s->fmt->streams[in];
+        const AVStream *ost = j->ofmt->streams[out];
         ff.av_packet_rescale_ts(s->next, ist->time_base, ost->time_base);
         if (s->next->pts != AV_NOPTS_VALUE) s->next->pts += s->shift;
         if (s->next->dts != AV_NOPTS_VALUE) s->next->dts += s->shift;
         // Strictly increasing decode times, as the muxer demands (a join never needs more than a nudge).
-        int64_t *last = &j->last_dts[s->out];
+        int64_t *last = &j->last_dts[out];
         if (s->next->dts != AV_NOPTS_VALUE && *last != AV_NOPTS_VALUE && s->next->dts <= *last) {
             s->next->dts = *last + 1;
             if (s->next->pts != AV_NOPTS_VALUE && s->next->pts < s->next->dts) s->next->pts = s->next->dts;
         }
         if (s->next->dts != AV_NOPTS_VALUE) *last = s->next->dts;
-        s->next->stream_index = s->out;
+        s->next->stream_index = out;
         s->next->pos = -1;
         s->ready = 1;
         return 0;
@@ -116,10 +121,10 @@ static int advance(joiner *j, join_source *s) {
 /// Writes the ready packet of `s` and reads its next one.
 static int write_next(joiner *j, join_source *s) {
     AVPacket *pkt = s->next;
-    AVRational tb = j->ofmt->streams[s->out]->time_base;
+    AVRational tb = j->ofmt->streams[pkt->stream_index]->time_base;
     int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
     double end = ms_seconds(ts + pkt->duration, tb);
-    if (end > j->out_end) j->out_end = end;
+    if (pkt->stream_index == s->out && end > j->out_end) j->out_end = end;  // a cue shown past the end does not count
     if (s == &j->video) {
         j->video_packets++;
         int ret = ms_progress_report(j->progress, ms_seconds(ts, tb));
@@ -129,6 +134,21 @@ static int write_next(joiner *j, join_source *s) {
     int ret = ms_write_packet(j->ofmt, pkt, j->errbuf, j->errlen);
     if (ret < 0) return ret;
     return advance(j, s);
+}
+
+/// Adds an output track for each mov_text track of the audio file (the text subtitles the audio pass keeps).
+static int add_subtitle_tracks(joiner *j) {
+    AVFormatContext *fmt = j->audio.fmt;
+    if (!(j->audio.subtitle_out = malloc(fmt->nb_streams * sizeof(int))))
+        return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
+    for (unsigned i = 0; i < fmt->nb_streams; i++) {
+        j->audio.subtitle_out[i] = -1;
+        if (fmt->streams[i]->codecpar->codec_id != AV_CODEC_ID_MOV_TEXT) continue;
+        j->audio.subtitle_out[i] = (int)j->ofmt->nb_streams;
+        int ret = ms_add_copy_stream(j->ofmt, fmt->streams[i], j->errbuf, j->errlen);
+        if (ret < 0) return ret;
+    }
+    return 0;
 }
 
 static int run(joiner *j, const char *audio, const char *out, int faststart, int64_t index_space) {
@@ -149,7 +169,11 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
         if ((ret = ms_add_copy_stream(j->ofmt, j->audio.fmt->streams[j->audio.stream], j->errbuf, j->errlen)) < 0)
             return ret;
         j->audio.out = 1;
+        if ((ret = add_subtitle_tracks(j)) < 0) return ret;
     }
+    if (!(j->last_dts = malloc(j->ofmt->nb_streams * sizeof *j->last_dts)))
+        return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
+    for (unsigned i = 0; i < j->ofmt->nb_streams; i++) j->last_dts[i] = AV_NOPTS_VALUE;
     // The muxer's interleaver groups each track's packets into runs of this length, which the index stores as
     // one chunk each.
     j->ofmt->max_chunk_duration = MS_JOIN_CHUNK_MICROSECONDS;
@@ -172,7 +196,8 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
                          : !j->video.ready
                              ? &j->audio
                              : ff.av_compare_ts(j->video.next->dts, j->ofmt->streams[0]->time_base,
-                                                j->audio.next->dts, j->ofmt->streams[1]->time_base) <= 0
+                                                j->audio.next->dts,
+                                                j->ofmt->streams[j->audio.next->stream_index]->time_base) <= 0
                                    ? &j->video
                                    : &j->audio;
         if ((ret = write_next(j, s)) < 0) return ret;
@@ -189,7 +214,7 @@ static int join_file(const char *const *parts, const double *starts, int count, 
                      ms_transcode_result *res, int *index_too_small, char *errbuf, size_t errlen) {
     joiner j = {.parts = parts, .starts = starts, .count = count, .progress = progress, .gate = gate,
                 .gate_ctx = gate_ctx, .synced_fd = -1, .errbuf = errbuf, .errlen = errlen,
-                .video = {.stream = -1}, .audio = {.stream = -1}, .last_dts = {AV_NOPTS_VALUE, AV_NOPTS_VALUE}};
+                .video = {.stream = -1}, .audio = {.stream = -1}};
     int ret = run(&j, audio, out, faststart, index_space);
     // The muxer's answer to an index that does not fit the room reserved for it.
     *index_too_small = ret == AVERROR(EINVAL) && faststart && index_space > 0;
@@ -216,6 +241,8 @@ static int join_file(const char *const *parts, const double *starts, int count, 
     ff.avformat_close_input(&j.audio.fmt);
     ff.av_packet_free(&j.video.next);
     ff.av_packet_free(&j.audio.next);
+    free(j.audio.subtitle_out);
+    free(j.last_dts);
     return ret;
 }
 

@@ -82,9 +82,17 @@ int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char 
 void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h);
 /// 1 for the deprecated yuvj* formats, which mean full-range YUV.
 int ms_full_range_format(int format);
+/// A scaler and what it was set up for: swscale rewrites some of its options as it sets itself up (RGB ranges,
+/// formats it handles as others), so what was asked is kept beside it.
+typedef struct ms_scaler {
+    struct SwsContext *sws;
+    int64_t key[8];
+} ms_scaler;
 /// Converts `src` into the allocated `dst` (its size, format and color_range), full or limited
-/// range as each frame says; reuses *sws while the input stays the same.
-int ms_scale(struct SwsContext **sws, const AVFrame *src, AVFrame *dst);
+/// range as each frame says; reuses the scaler while the input stays the same.
+int ms_scale(ms_scaler *scaler, const AVFrame *src, AVFrame *dst);
+/// Frees the scaler's context; NULL-safe.
+void ms_scaler_free(ms_scaler *scaler);
 /// Seconds, 0 when `ts` is AV_NOPTS_VALUE.
 double ms_seconds(int64_t ts, AVRational tb);
 /// Non-negative seconds in AV_TIME_BASE units (microseconds), rounded to the nearest.
@@ -159,6 +167,7 @@ typedef struct ms_subtitle_track {
     AVCodecContext *dec, *enc;
     AVStream *ost;
     int64_t last_pts;  // in the output stream's time base
+    int unreadable;    // cues the decoder could not read (skipped; the first one is logged)
 } ms_subtitle_track;
 /// The text subtitle tracks of one export.
 typedef struct ms_subtitles {

@@ -78,8 +78,10 @@ int ms_subtitles_open(ms_subtitles *subs, AVFormatContext *ifmt, AVFormatContext
         if (!ms_text_subtitle(ist->codecpar)) continue;
         ms_subtitle_track *track = &subs->tracks[subs->count];
         int ret = open_track(track, ist, ofmt, width, height, NULL, 0);
-        if (ret == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, ret, ret, "subtitles");
-        if (ret < 0 && track->ost) return ms_fail(errbuf, errlen, ret, ret, "subtitle track %u", i);  // memory
+        if (ret < 0 && (ret == AVERROR(ENOMEM) || track->ost)) {  // out of memory, or the track is in the output
+            free_track(track);
+            return ms_fail(errbuf, errlen, ret, ret, "subtitle track %u", i);
+        }
         if (ret < 0) {  // no decoder, or one that refuses the track: never a reason to fail the export
             char why[128];
             ms_strerror(ret, why, sizeof why);
@@ -129,11 +131,17 @@ int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFor
     if (ret == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, ret, ret, "decoding subtitles");
     if (ret < 0 || !got) {  // a cue that cannot be read is skipped, as a damaged picture is
         ms_log_clear();
+        if (ret < 0 && track->unreadable++ == 0)
+            ff.av_log(NULL, AV_LOG_WARNING,
+                      "skipping cues of subtitle track %d that cannot be read (text that is not UTF-8?), from %.3f s\n",
+                      track->in_index, pkt->pts != AV_NOPTS_VALUE ? (double)pkt->pts * av_q2d(track->dec->pkt_timebase) : 0.0);
         return 0;
     }
     ret = 0;
-    // The decoder gives the packet's time (microseconds) and the cue's display times relative to it (ms); a cue
-    // whose end is unknown is shown until the next one (the muxer ends it there).
+    // The decoder gives the packet's time (microseconds) and the cue's display times relative to it (ms). A cue
+    // whose end is unknown is written without a duration, and the muxer ends it at the next packet of any track:
+    // SubRip, ASS, WebVTT and mov_text give every cue its end. MP4 text tracks cannot overlap: a cue that starts
+    // while another is shown ends that one.
     if (sub.num_rects > 0 && sub.pts != AV_NOPTS_VALUE) {
         int64_t start = sub.pts + (int64_t)sub.start_display_time * 1000 - subs->offset;
         int64_t shown = sub.end_display_time > sub.start_display_time && sub.end_display_time != UINT32_MAX

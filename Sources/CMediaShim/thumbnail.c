@@ -16,7 +16,7 @@ typedef struct thumbnailer {
     AVPacket *pkt;
     AVFrame *frame, *best;  // best: the frame kept so far
     AVFrame *scaled, *rotated;
-    struct SwsContext *sws;
+    ms_scaler scaler;
     ms_tonemap tonemap;     // an HDR picture is tone-mapped first, as an export's
     AVIOContext *out;
     int out_opened;
@@ -110,7 +110,7 @@ static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
     ms_fit_size(f->width, f->height, swap ? 0 : max_width, swap ? max_width : 0, &w, &h);
     int ret = new_picture(&t->scaled, w, h);
     if (ret < 0) return fail(t, ret, "thumbnail");
-    if ((ret = ms_scale(&t->sws, f, t->scaled)) < 0) return fail(t, ret, "cannot convert the picture");
+    if ((ret = ms_scale(&t->scaler, f, t->scaled)) < 0) return fail(t, ret, "cannot convert the picture");
     *pic = t->scaled;
     if (!rotation) return 0;
     if ((ret = new_picture(&t->rotated, swap ? h : w, swap ? w : h)) < 0) return fail(t, ret, "thumbnail");
@@ -181,7 +181,7 @@ int ms_thumbnail(const char *in, const char *out_jpeg, double at_seconds, int ma
     ff.avformat_close_input(&t.ifmt);
     ff.avcodec_free_context(&t.dec);
     ff.avcodec_free_context(&t.enc);
-    ff.sws_freeContext(t.sws);
+    ms_scaler_free(&t.scaler);
     ms_tonemap_free(&t.tonemap);
     ff.av_packet_free(&t.pkt);
     ff.av_frame_free(&t.frame);

@@ -74,6 +74,14 @@ int ms_tonemap_frame(ms_tonemap *tm, const AVCodecParameters *par, AVFrame *f, A
     if (f->color_primaries == AVCOL_PRI_UNSPECIFIED) f->color_primaries = par->color_primaries;
     if (f->colorspace == AVCOL_SPC_UNSPECIFIED) f->colorspace = par->color_space;
     if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = par->color_range;
+    // A PQ or HLG picture that names its transfer alone is BT.2020 (zscale finds no way from an unknown colour
+    // space), with the matrix of its format, in limited range, as HDR video is made.
+    if (f->color_primaries == AVCOL_PRI_UNSPECIFIED) f->color_primaries = AVCOL_PRI_BT2020;
+    if (f->colorspace == AVCOL_SPC_UNSPECIFIED) {
+        const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get(f->format);
+        f->colorspace = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB) ? AVCOL_SPC_RGB : AVCOL_SPC_BT2020_NCL;
+    }
+    if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = AVCOL_RANGE_MPEG;
     ff.av_frame_unref(tm->out);
     ms_log_clear();
     if ((ret = ffl.av_buffersrc_add_frame_flags(tm->src, f, AV_BUFFERSRC_FLAG_KEEP_REF)) < 0 ||

@@ -116,6 +116,18 @@ static int picture_frame(AVFrame **frame, int width, int height) {
     return ff.av_frame_get_buffer(*frame, 0);
 }
 
+/// The picture size the encoder gets for `ist`, stored at width × height: square pixels, within max_width and
+/// max_height as displayed.
+static void encoded_size(const transcoder *t, const AVStream *ist, int width, int height, int *out_w, int *out_h) {
+    int rotation = ms_stream_rotation(ist);
+    int swap = rotation == 90 || rotation == 270;
+    int square_w, square_h;
+    square_pixels(width, height, ff.av_guess_sample_aspect_ratio(t->ifmt, (AVStream *)ist, NULL), &square_w,
+                  &square_h);
+    ms_fit_size(square_w, square_h, swap ? t->opt->max_height : t->opt->max_width,
+                swap ? t->opt->max_width : t->opt->max_height, out_w, out_h);
+}
+
 int ms_transcode_open_video(transcoder *t) {
     const AVStream *ist = t->vist;
     int ret;
@@ -129,14 +141,7 @@ int ms_transcode_open_video(transcoder *t) {
     if (dec->width <= 0 || dec->height <= 0)
         return ms_transcode_fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
 
-    // max_width/max_height are meant as displayed, with square pixels; the encoder sees the stored picture.
-    int rotation = ms_stream_rotation(ist);
-    int swap = rotation == 90 || rotation == 270;
-    int width, height;
-    square_pixels(dec->width, dec->height, ff.av_guess_sample_aspect_ratio(t->ifmt, (AVStream *)ist, NULL), &width,
-                  &height);
-    ms_fit_size(width, height, swap ? t->opt->max_height : t->opt->max_width,
-                swap ? t->opt->max_width : t->opt->max_height, &enc->width, &enc->height);
+    encoded_size(t, ist, dec->width, dec->height, &enc->width, &enc->height);
     enc->pix_fmt = AV_PIX_FMT_YUV420P;  // 8-bit 4:2:0: what every player decodes
     enc->time_base = ist->time_base;  // source timestamps are kept as they are
     AVRational fps = ff.av_guess_frame_rate(t->ifmt, (AVStream *)ist, NULL);
@@ -239,13 +244,13 @@ static int encoder_picture(transcoder *t, AVFrame *f, AVFrame **picture) {
             t->deint_line = line;
             t->deint_line_size = f->width;
         }
-        if ((ret = ms_scale(&t->deint_sws, f, t->deint)) < 0) return ret;
+        if ((ret = ms_scale(&t->deint_scaler, f, t->deint)) < 0) return ret;
         blend_fields(t->deint, t->deint_line);
         in = t->deint;
     }
     int full = in->color_range == AVCOL_RANGE_JPEG || ms_full_range_format(in->format);
     if (in->format != AV_PIX_FMT_YUV420P || full || in->width != t->venc->width || in->height != t->venc->height) {
-        if ((ret = ms_scale(&t->sws, in, t->scaled)) < 0) return ret;
+        if ((ret = ms_scale(&t->scaler, in, t->scaled)) < 0) return ret;
         in = t->scaled;
     }
     *picture = in;
@@ -358,10 +363,19 @@ static int run(transcoder *t, const char *in, const char *out) {
                     (ret = ms_transcode_open_video(t)) < 0))
         return ret;
     if (t->aist && (ret = ms_transcode_open_audio(t)) < 0) return ret;
-    // Subtitles go with a whole export; the parts and the audio pass of a segmented one leave them out.
-    if (t->opt->streams == MS_STREAMS_ALL &&
-        (ret = ms_subtitles_open(&t->subs, t->ifmt, t->ofmt, t->venc->width, t->venc->height, t->errbuf, t->errlen)) < 0)
-        return ret;
+    // Subtitles go with the audio: in a whole export, and in a segmented one's audio pass, from which the join copies
+    // them; the video parts leave them out. mov_text scales styled fonts to the picture the video encoder gets.
+    if (t->opt->streams != MS_STREAMS_VIDEO) {
+        int width = 0, height = 0, video = ms_find_video_stream(t->ifmt);
+        if (t->venc) {
+            width = t->venc->width;
+            height = t->venc->height;
+        } else if (video >= 0) {
+            const AVStream *ist = t->ifmt->streams[video];
+            encoded_size(t, ist, ist->codecpar->width, ist->codecpar->height, &width, &height);
+        }
+        if ((ret = ms_subtitles_open(&t->subs, t->ifmt, t->ofmt, width, height, t->errbuf, t->errlen)) < 0) return ret;
+    }
     if (t->vist) {
         if (t->opt->range_start > 0 || t->opt->range_duration > 0) {
             int64_t start = ms_microseconds(t->opt->range_start);
@@ -449,8 +463,8 @@ void ms_transcoder_free(transcoder *t) {
     ff.avcodec_free_context(&t->aenc);
     ms_subtitles_free(&t->subs);
     ms_tonemap_free(&t->tonemap);
-    ff.sws_freeContext(t->sws);
-    ff.sws_freeContext(t->deint_sws);
+    ms_scaler_free(&t->scaler);
+    ms_scaler_free(&t->deint_scaler);
     ff.av_frame_free(&t->deint);
     free(t->deint_line);
     ff.swr_free(&t->swr);

@@ -38,10 +38,10 @@ typedef struct transcoder {
     const AVStream *vist;
     AVStream *vost;
     AVCodecContext *vdec, *venc;
-    struct SwsContext *sws;
+    ms_scaler scaler;
     AVFrame *scaled;      // encoder input when the decoded frame needs scaling or conversion
     AVFrame *deint;       // an interlaced frame at its decoded size, 8-bit 4:2:0, while it is deinterlaced
-    struct SwsContext *deint_sws;
+    ms_scaler deint_scaler;
     uint8_t *deint_line;  // one line of the picture before blending
     int deint_line_size;
     int interlaced;       // the stream's field order says every frame is interlaced

@@ -217,7 +217,7 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-3`: the encoder
+    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-4`: the encoder
     /// library's version, the libavcodec that drives it, and how a part's edges are cut; `x265-0` when the version
     /// is unknown). Outputs of two builds may differ bit for bit, so a segmented transcode records it with its
     /// parts, and workers share a plan's units only with workers of the same build.

@@ -132,8 +132,9 @@ struct SegmentedTranscode {
     /// short: a quarter more), and the muxer also ends a chunk before it would reach 1 MiB (for video, 8 more a
     /// second, enough for 64 Mb/s of frames well under 1 MiB each; beyond that, the slack of the other entries
     /// takes up the difference, or the join writes the file again); each chunk's offset and samples-per-chunk
-    /// entry take at most 20 bytes. What the index does not use stays a `free` box: about
-    /// 1 % of a 1 Mb/s file at 25 fps.
+    /// entry take at most 20 bytes. A text subtitle track (kept as mov_text when the source has audio) gets room
+    /// for a cue a second, 64 bytes each: the cue and the empty sample that ends it, each with its size, duration
+    /// and chunk. What the index does not use stays a `free` box: about 1 % of a 1 Mb/s file at 25 fps.
     static func indexSpace(duration: Double, source: MediaInfo, settings: TranscodeSettings) -> Int64 {
         let rate = source.video?.fps ?? 0
         let fps = min(rate > 0 ? rate * 1.2 : 120, settings.maxFPS ?? .infinity)
@@ -148,7 +149,8 @@ struct SegmentedTranscode {
             audioFrames = Int64((duration * Double(sampleRate) / 1024 * 1.1).rounded(.up)) + 64
             chunks += runs
         }
-        return 65_536 + 25 * videoFrames + 4 * audioFrames + 20 * chunks
+        let cues = source.audio == nil ? 0 : Int64(source.textSubtitleStreams) * Int64(duration.rounded(.up))
+        return 65_536 + 25 * videoFrames + 4 * audioFrames + 20 * chunks + 64 * cues
     }
 
     /// The sample rates AAC has, in rising order.

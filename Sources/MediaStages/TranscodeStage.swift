@@ -344,9 +344,10 @@ enum Export {
         var farmed: FarmedTranscode?
         if let (length, jobs) = decision.segments {
             let indexSpace = SegmentedTranscode.indexSpace(duration: info.duration, source: info, settings: settings)
-            // Only the item's own file (an earlier stage's output is on this worker's disk alone), and only
-            // H.264: workers announce the build of their H.264 encoder alone.
-            if input == context.item.path, settings.codec == .h264,
+            // Only the item's own file (an earlier stage's output is on this worker's disk alone), only H.264
+            // (workers announce the build of their H.264 encoder alone), and no HDR source: its tone mapping
+            // (zimg) picks its kernels by the processor, so two machines may convert a picture differently.
+            if input == context.item.path, settings.codec == .h264, info.video?.highDynamicRange == nil,
                 let farm = context.services[SegmentFarmKey.self],
                 let store = context.services[SegmentStoreKey.self]
             {
@@ -418,8 +419,10 @@ enum Export {
         if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }
         if info.audioStreams > 1 { dropped.append("\(info.audioStreams - 1) more audio track(s)") }
         let pictures = info.subtitleStreams - info.textSubtitleStreams
-        if segmented, info.subtitleStreams > 0 {
-            dropped.append("\(info.subtitleStreams) subtitle track(s) (a segmented export keeps none)")
+        if segmented, info.audio == nil, info.subtitleStreams > 0 {
+            // A segmented export carries its subtitles in the audio pass, which a source without audio has not.
+            dropped.append(
+                "\(info.subtitleStreams) subtitle track(s) (a segmented export of a source without audio keeps none)")
         } else if pictures > 0 {
             dropped.append("\(pictures) bitmap subtitle track(s) (DVD, Blu-ray or DVB pictures, not text)")
         }
