@@ -129,6 +129,8 @@ int ms_library_version(const char *name, char *buf, size_t len) {
 
 unsigned ms_avcodec_version(void) { return ms_ffmpeg_load(NULL, 0) < 0 ? 0 : ff.avcodec_version(); }
 
+unsigned ms_cpu_flags(void) { return ms_ffmpeg_load(NULL, 0) < 0 ? 0 : (unsigned)ff.av_get_cpu_flags(); }
+
 char *ms_file_url(const char *path) { return ff.av_asprintf("file:%s", path); }
 
 int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {

@@ -177,6 +177,9 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
     // The muxer's interleaver groups each track's packets into runs of this length, which the index stores as
     // one chunk each.
     j->ofmt->max_chunk_duration = MS_JOIN_CHUNK_MICROSECONDS;
+    // Packets arrive in decode-time order already: the interleaver need not wait for a sparse subtitle track's
+    // next cue (10 s by default) before it writes the others, which holds those packets and the streamed final.
+    j->ofmt->max_interleave_delta = MS_JOIN_CHUNK_MICROSECONDS;
     if ((ret = ms_start_output(j->ofmt, j->parts[0], out, faststart, index_space, j->errbuf, j->errlen)) < 0)
         return ret;
     if (j->gate) {

@@ -13,6 +13,7 @@
 #include <libavutil/audio_fifo.h>
 #include <libavutil/avstring.h>
 #include <libavutil/avutil.h>
+#include <libavutil/cpu.h>
 #include <libavutil/display.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -201,11 +202,18 @@ typedef struct ms_tonemap {
     AVFrame *out;         // the last SDR picture
     int width, height, format;
     int threads;          // the graph's threads (0: one per core)
+    // The stream's tags as the container gave them when it was opened (a demuxer may change its parameters while
+    // another thread reads on), for pictures that carry none.
+    enum AVColorTransferCharacteristic trc;
+    enum AVColorPrimaries primaries;
+    enum AVColorSpace space;
+    enum AVColorRange range;
 } ms_tonemap;
-/// Tone-maps `f` (its tags completed from `par` where it has none) into `*sdr`: 8-bit 4:2:0 BT.709 in limited
-/// range, the same size, valid until the next call. Loads libavfilter on first use.
-int ms_tonemap_frame(ms_tonemap *tm, const AVCodecParameters *par, AVFrame *f, AVFrame **sdr, char *errbuf,
-                     size_t errlen);
+/// Records the tags of the stream `par` describes, for pictures that carry none; call before reading frames.
+void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par);
+/// Tone-maps `f` (its tags completed from the stream's where it has none) into `*sdr`: 8-bit 4:2:0 BT.709 in
+/// limited range, the same size, valid until the next call. Loads libavfilter on first use.
+int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, AVFrame **sdr, char *errbuf, size_t errlen);
 /// Frees the graph; NULL-safe.
 void ms_tonemap_free(ms_tonemap *tm);
 

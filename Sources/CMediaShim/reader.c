@@ -1,6 +1,6 @@
-// ms_transcode's reading side: a thread that reads the input and decodes its video and audio ahead of the encoders,
-// handing the decoded frames (and the packets of the subtitle tracks kept) over in reading order through a short
-// queue. An encoder's calls wait on its own
+// ms_transcode's reading side: a thread that reads the input and decodes its video and audio ahead of the
+// encoders, handing the decoded frames (and the packets of the subtitle tracks kept) over in reading order through a
+// short queue. An encoder's calls wait on its own
 // threads (x265 for a frame encoder to finish, SVT-AV1 for a free input buffer, x264 for its lookahead): on one
 // thread that reads, decodes and encodes (as the ffmpeg CLI 5.1 does) nothing is decoded meanwhile; here the next
 // frames are.
@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/// Frames decoded ahead, video and audio in decoding order: about four pictures with their audio, enough to even
-/// out the encoder's uneven pace, few enough that the held pictures stay small (4 × 3 MiB at 1080p).
-enum { READER_QUEUE = 8 };
+/// Frames decoded ahead, in decoding order: up to four pictures (enough to even out the encoder's uneven pace, few
+/// enough that the held pictures stay small: 4 × 3 MiB at 1080p) with the audio and subtitles between them.
+enum { READER_PICTURES = 4, READER_QUEUE = 64 };
 
 struct ms_reader {
     // Borrowed from the transcoder and used by the reader's thread alone until ms_reader_stop.
@@ -32,6 +32,8 @@ struct ms_reader {
     pthread_cond_t changed;
     ms_read queue[READER_QUEUE];
     int head, count;
+    int pictures;         // video frames in the queue
+    int64_t used_errors;  // decode errors before the last thing handed over (all of them once it ended)
     int ended;  // nothing follows what is queued; status says why
     int stop;   // the encoding side wants no more frames
     int status;
@@ -47,12 +49,16 @@ static int stopped(ms_reader *r) {
 /// Queues `next` (its frame or packet taken), waiting while the queue is full; AVERROR_EXIT once the encoding side
 /// stopped reading (`next` is then the caller's to free).
 static int hand_over(ms_reader *r, ms_read next) {
+    int picture = next.kind == MS_READ_VIDEO;
+    next.decode_errors = r->decode_errors;
     pthread_mutex_lock(&r->lock);
-    while (r->count == READER_QUEUE && !r->stop) pthread_cond_wait(&r->changed, &r->lock);
+    while ((r->count == READER_QUEUE || (picture && r->pictures == READER_PICTURES)) && !r->stop)
+        pthread_cond_wait(&r->changed, &r->lock);
     int stop = r->stop;
     if (!stop) {
         r->queue[(r->head + r->count) % READER_QUEUE] = next;
         r->count++;
+        r->pictures += picture;
         pthread_cond_broadcast(&r->changed);
     }
     pthread_mutex_unlock(&r->lock);
@@ -155,11 +161,14 @@ int ms_reader_next(ms_reader *r, ms_read *next, char *errbuf, size_t errlen) {
         *next = r->queue[r->head];
         r->head = (r->head + 1) % READER_QUEUE;
         r->count--;
+        r->pictures -= next->kind == MS_READ_VIDEO;
+        r->used_errors = next->decode_errors;
         pthread_cond_broadcast(&r->changed);
         pthread_mutex_unlock(&r->lock);
         return 0;
     }
     int status = r->status;
+    r->used_errors = r->decode_errors;  // the thread ended: it counts no more
     pthread_mutex_unlock(&r->lock);
     *next = (ms_read){.kind = MS_READ_END};
     if (status < 0 && errbuf && errlen) snprintf(errbuf, errlen, "%s", r->errbuf);  // written before `ended`
@@ -180,7 +189,9 @@ void ms_reader_stop(ms_reader **reader, transcoder *t) {
         ff.av_frame_free(&r->queue[r->head].frame);
         ff.av_packet_free(&r->queue[r->head].packet);
     }
-    t->decode_errors += r->decode_errors;
+    // What was counted before the last thing used: a range stops reading at its end, and what the thread read
+    // beyond that meanwhile (as far as it got) is not the range's.
+    t->decode_errors += r->used_errors;
     ff.av_frame_free(&r->spare);
     ff.av_packet_free(&r->pkt);
     pthread_mutex_destroy(&r->lock);

@@ -134,7 +134,11 @@ int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFor
         if (ret < 0 && track->unreadable++ == 0)
             ff.av_log(NULL, AV_LOG_WARNING,
                       "skipping cues of subtitle track %d that cannot be read (text that is not UTF-8?), from %.3f s\n",
-                      track->in_index, pkt->pts != AV_NOPTS_VALUE ? (double)pkt->pts * av_q2d(track->dec->pkt_timebase) : 0.0);
+                      track->in_index,
+                      pkt->pts == AV_NOPTS_VALUE
+                          ? 0.0
+                          : ms_seconds(ff.av_rescale_q(pkt->pts, track->dec->pkt_timebase, AV_TIME_BASE_Q) - subs->offset,
+                                       AV_TIME_BASE_Q));
         return 0;
     }
     ret = 0;

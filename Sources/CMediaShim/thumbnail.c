@@ -101,7 +101,8 @@ static int find_frame(thumbnailer *t, double at) {
 static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
     AVFrame *f = t->best;
     if (ms_hdr_transfer(f->color_trc) || ms_hdr_transfer(t->st->codecpar->color_trc)) {
-        int ret = ms_tonemap_frame(&t->tonemap, t->st->codecpar, t->best, &f, t->errbuf, t->errlen);
+        ms_tonemap_source(&t->tonemap, t->st->codecpar);
+        int ret = ms_tonemap_frame(&t->tonemap, t->best, &f, t->errbuf, t->errlen);
         if (ret < 0) return ret;
     }
     int rotation = ms_stream_rotation(t->st);

@@ -62,26 +62,31 @@ done:
     return 0;
 }
 
-int ms_tonemap_frame(ms_tonemap *tm, const AVCodecParameters *par, AVFrame *f, AVFrame **sdr, char *errbuf,
-                     size_t errlen) {
+void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par) {
+    tm->trc = par->color_trc;
+    tm->primaries = par->color_primaries;
+    tm->space = par->color_space;
+    tm->range = par->color_range;
+}
+
+int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, AVFrame **sdr, char *errbuf, size_t errlen) {
     int ret = ms_ffmpeg_load_filters(errbuf, errlen);
     if (ret < 0) return ret;
     if ((!tm->graph || f->width != tm->width || f->height != tm->height || f->format != tm->format) &&
         (ret = open_graph(tm, f, errbuf, errlen)) < 0)
         return ret;
     // What the bitstream does not say, the container may: zscale reads the picture's tags.
-    if (f->color_trc == AVCOL_TRC_UNSPECIFIED) f->color_trc = par->color_trc;
-    if (f->color_primaries == AVCOL_PRI_UNSPECIFIED) f->color_primaries = par->color_primaries;
-    if (f->colorspace == AVCOL_SPC_UNSPECIFIED) f->colorspace = par->color_space;
-    if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = par->color_range;
+    if (f->color_trc == AVCOL_TRC_UNSPECIFIED) f->color_trc = tm->trc;
+    if (f->color_primaries == AVCOL_PRI_UNSPECIFIED) f->color_primaries = tm->primaries;
+    if (f->colorspace == AVCOL_SPC_UNSPECIFIED) f->colorspace = tm->space;
+    if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = tm->range;
     // A PQ or HLG picture that names its transfer alone is BT.2020 (zscale finds no way from an unknown colour
-    // space), with the matrix of its format, in limited range, as HDR video is made.
+    // space), with the matrix of its format, in limited range (full for RGB), as HDR video is made.
+    const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get(f->format);
+    int rgb = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB);
     if (f->color_primaries == AVCOL_PRI_UNSPECIFIED) f->color_primaries = AVCOL_PRI_BT2020;
-    if (f->colorspace == AVCOL_SPC_UNSPECIFIED) {
-        const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get(f->format);
-        f->colorspace = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB) ? AVCOL_SPC_RGB : AVCOL_SPC_BT2020_NCL;
-    }
-    if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = AVCOL_RANGE_MPEG;
+    if (f->colorspace == AVCOL_SPC_UNSPECIFIED) f->colorspace = rgb ? AVCOL_SPC_RGB : AVCOL_SPC_BT2020_NCL;
+    if (f->color_range == AVCOL_RANGE_UNSPECIFIED) f->color_range = rgb ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     ff.av_frame_unref(tm->out);
     ms_log_clear();
     if ((ret = ffl.av_buffersrc_add_frame_flags(tm->src, f, AV_BUFFERSRC_FLAG_KEEP_REF)) < 0 ||

@@ -43,7 +43,7 @@ int ms_transcode_validate(const ms_transcode_options *o, char *errbuf, size_t er
     else if (o->audio_channels < 0 || o->audio_channels > 8) bad = "audio_channels (0...8)";
     else if (o->audio_sample_rate < 0 || o->audio_sample_rate > 384000) bad = "audio_sample_rate (0...384000)";
     else if (o->threads < 0 || o->threads > 256) bad = "threads";
-    else if (o->streams < MS_STREAMS_ALL || o->streams > MS_STREAMS_AUDIO) bad = "streams";
+    else if (o->streams < MS_STREAMS_ALL || o->streams > MS_STREAMS_AUDIO_AND_TEXT) bad = "streams";
     else if (o->mode == MS_MODE_REMUX && o->streams != MS_STREAMS_ALL) bad = "streams (remux copies all)";
     else if (!(o->range_start >= 0) || !(o->range_duration >= 0) || isinf(o->range_start) || isinf(o->range_duration))
         bad = "range (seconds >= 0)";
@@ -159,6 +159,7 @@ int ms_transcode_open_video(transcoder *t) {
         enc->color_trc = AVCOL_TRC_BT709;
         enc->colorspace = AVCOL_SPC_BT709;
         t->tonemap.threads = t->opt->threads;
+        ms_tonemap_source(&t->tonemap, ist->codecpar);
     }
     enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
     enc->field_order = AV_FIELD_PROGRESSIVE;
@@ -310,7 +311,7 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     }
 
     AVFrame *in = NULL;
-    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, t->vist->codecpar, f, &f, t->errbuf, t->errlen) : 0;
+    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, f, &f, t->errbuf, t->errlen) : 0;
     if (ret < 0) return ret;
     ret = encoder_picture(t, f, &in);
     if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
@@ -347,7 +348,8 @@ static int run(transcoder *t, const char *in, const char *out) {
     int v = ms_find_video_stream(t->ifmt);
     if (v < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
     int a = t->opt->streams == MS_STREAMS_VIDEO ? -1 : ms_find_audio_stream(t->ifmt, v);
-    if (t->opt->streams == MS_STREAMS_AUDIO) {
+    const AVStream *picture = t->ifmt->streams[v];  // the video, also where it is not written: subtitles scale to it
+    if (t->opt->streams == MS_STREAMS_AUDIO || t->opt->streams == MS_STREAMS_AUDIO_AND_TEXT) {
         if (a < 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", in);
         v = -1;
     }
@@ -363,16 +365,15 @@ static int run(transcoder *t, const char *in, const char *out) {
                     (ret = ms_transcode_open_video(t)) < 0))
         return ret;
     if (t->aist && (ret = ms_transcode_open_audio(t)) < 0) return ret;
-    // Subtitles go with the audio: in a whole export, and in a segmented one's audio pass, from which the join copies
-    // them; the video parts leave them out. mov_text scales styled fonts to the picture the video encoder gets.
-    if (t->opt->streams != MS_STREAMS_VIDEO) {
-        int width = 0, height = 0, video = ms_find_video_stream(t->ifmt);
+    // Subtitles go with a whole export, and with a segmented one's audio pass, from which the join copies them.
+    // mov_text scales styled fonts to the picture the video encoder gets (or would get, in the audio pass).
+    if (t->opt->streams == MS_STREAMS_ALL || t->opt->streams == MS_STREAMS_AUDIO_AND_TEXT) {
+        int width, height;
         if (t->venc) {
             width = t->venc->width;
             height = t->venc->height;
-        } else if (video >= 0) {
-            const AVStream *ist = t->ifmt->streams[video];
-            encoded_size(t, ist, ist->codecpar->width, ist->codecpar->height, &width, &height);
+        } else {
+            encoded_size(t, picture, picture->codecpar->width, picture->codecpar->height, &width, &height);
         }
         if ((ret = ms_subtitles_open(&t->subs, t->ifmt, t->ofmt, width, height, t->errbuf, t->errlen)) < 0) return ret;
     }

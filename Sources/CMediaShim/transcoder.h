@@ -20,6 +20,7 @@ typedef struct ms_read {
     ms_read_kind kind;
     AVFrame *frame;
     AVPacket *packet;
+    int64_t decode_errors;  // packets and frames the thread skipped before this one
 } ms_read;
 
 /// A thread that reads and decodes the input ahead of the encoders (reader.c).
@@ -122,5 +123,5 @@ int ms_reader_start(transcoder *t, int video, int audio, ms_reader **reader);
 /// with neither, a failure of the reading thread is returned with its message in errbuf.
 int ms_reader_next(ms_reader *r, ms_read *next, char *errbuf, size_t errlen);
 /// Stops the reading thread where it stands, frees the frames not taken and the reader, and adds its count of
-/// skipped packets and frames to t->decode_errors; NULL-safe.
+/// skipped packets and frames (up to the last thing taken) to t->decode_errors; NULL-safe.
 void ms_reader_stop(ms_reader **reader, transcoder *t);

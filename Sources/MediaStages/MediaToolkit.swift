@@ -131,6 +131,7 @@ public enum MediaToolkit {
         case .all: options.streams = Int32(MS_STREAMS_ALL.rawValue)
         case .video: options.streams = Int32(MS_STREAMS_VIDEO.rawValue)
         case .audio: options.streams = Int32(MS_STREAMS_AUDIO.rawValue)
+        case .audioAndText: options.streams = Int32(MS_STREAMS_AUDIO_AND_TEXT.rawValue)
         }
         if let range = settings.range {
             options.range_start = range.start
@@ -153,9 +154,9 @@ public enum MediaToolkit {
     static let joinChunkSeconds = Double(MS_JOIN_CHUNK_MICROSECONDS) / 1_000_000
 
     /// Joins by stream copy the video parts of a segmented transcode (each made with `streams` `.video` and
-    /// the range starting at its entry of `starts`, in order) and, when given, the audio of a transcode
-    /// made with `streams` `.audio`, into one MP4 at `output`, each track in runs of ``joinChunkSeconds``.
-    /// With `faststart` and an `indexSpace` the index
+    /// the range starting at its entry of `starts`, in order) and, when given, the audio and the mov_text tracks
+    /// of a transcode made with `streams` `.audioAndText`, into one MP4 at `output`, each track in runs of
+    /// ``joinChunkSeconds``. With `faststart` and an `indexSpace` the index
     /// goes into room reserved ahead of the media data, so that the file is written once and every byte after
     /// its head is final when written; `gate` then sees the parts go by (``JoinGate``).
     public static func join(
@@ -217,10 +218,12 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-4`: the encoder
-    /// library's version, the libavcodec that drives it, and how a part's edges are cut; `x265-0` when the version
-    /// is unknown). Outputs of two builds may differ bit for bit, so a segmented transcode records it with its
-    /// parts, and workers share a plan's units only with workers of the same build.
+    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-4 cpu-3fffbfb`: the
+    /// encoder library's version, the libavcodec that drives it, how a part's edges are cut, and the processor
+    /// features FFmpeg's code is picked by; `x265-0` when the version is unknown). Outputs of two builds may differ
+    /// bit for bit (x264 and the decoders compute the same on every processor, the scaler and the AAC encoder need
+    /// not), so a segmented transcode records it with its parts, and workers share a plan's units only with
+    /// workers of the same build.
     public static func encoderBuild(of codec: TranscodeSettings.VideoCodec) async -> String {
         await BlockingWork.runLong {
             var version = [CChar](repeating: 0, count: 64)
@@ -228,7 +231,7 @@ public enum MediaToolkit {
             let text = String(decoding: version.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let lavc = ms_avcodec_version()
             return
-                "\(codec.library)-\(found ? text : "0") lavc-\(lavc >> 16).\((lavc >> 8) & 0xFF).\(lavc & 0xFF) parts-\(MS_PART_FORMAT)"
+                "\(codec.library)-\(found ? text : "0") lavc-\(lavc >> 16).\((lavc >> 8) & 0xFF).\(lavc & 0xFF) parts-\(MS_PART_FORMAT) cpu-\(String(ms_cpu_flags(), radix: 16))"
         }
     }
 

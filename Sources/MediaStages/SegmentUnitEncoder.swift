@@ -89,7 +89,7 @@ public struct SegmentUnitEncoder: Sendable {
             settings.streams = .video
             settings.range = TranscodeSettings.TimeRange(start: unit.start, end: unit.end)
         case .audio:
-            settings.streams = .audio
+            settings.streams = .audioAndText
             settings.range = nil
         }
         return settings

@@ -278,7 +278,7 @@ struct SegmentedTranscode {
         guard hasAudio else { return nil }
         let audio = folder.appendingPathComponent("audio.mp4").path
         var settings = settings
-        settings.streams = .audio
+        settings.streams = .audioAndText
         settings.faststart = false
         context.logger.info("encoding the audio in one pass")
         _ = try await MediaToolkit.transcode(input, to: audio, settings: settings, logger: context.logger)

@@ -95,7 +95,7 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
     public var faststart = true
     /// Decoder and encoder threads; 0 uses every core.
     public var threads = 0
-    /// Which streams to write (transcode only): both, or the video or the audio alone.
+    /// Which streams to write (transcode only): all, or the video or the audio (with or without the subtitles).
     public var streams = Streams.all
     /// Transcode only the video frames shown in this span of the input; needs `streams` `.video`. The
     /// output's timeline starts at the span's start.
@@ -110,8 +110,11 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
         case all
         /// The video alone: a part of a segmented transcode.
         case video
-        /// The audio alone: the one audio pass of a segmented transcode.
+        /// The audio alone: a ladder's audio rendition.
         case audio
+        /// The audio and the text subtitle tracks (as mov_text): the one audio pass of a segmented transcode, from
+        /// which the join copies both.
+        case audioAndText
     }
 
     /// A span of the input: seconds from its start, `end` excluded (nil: to the end).

@@ -412,8 +412,8 @@ enum Export {
         }
     }
 
-    /// The streams an export leaves out, for a note; nil when none. A segmented export keeps no subtitles: its
-    /// parts are video alone and its audio pass audio alone, and the join copies those two.
+    /// The streams an export leaves out, for a note; nil when none. A segmented export carries its subtitles in its
+    /// audio pass: one of a source without audio keeps none.
     static func droppedStreams(_ info: MediaInfo, segmented: Bool) -> String? {
         var dropped: [String] = []
         if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }

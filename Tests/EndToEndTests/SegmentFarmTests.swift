@@ -15,8 +15,8 @@ import Testing
     /// The export's settings in both workflows: one thread, 10 s segments.
     static let settings = #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 10"#
 
-    /// A batch of one 2-minute source (320x180, 25 fps, a keyframe every 2 s, a tone), submitted with an export
-    /// to `farm/`, and a local workflow writing the same export to `local/`.
+    /// A batch of one 2-minute source (320x180, 25 fps, a keyframe every 2 s, a tone, three subtitle cues), submitted
+    /// with an export to `farm/`, and a local workflow writing the same export to `local/`.
     struct Farm: Sendable {
         /// The test's scratch folder (which the test owns).
         let root: URL
@@ -33,12 +33,18 @@ import Testing
             if store == nil {
                 try FileManager.default.createDirectory(atPath: segments, withIntermediateDirectories: true)
             }
+            // Three cues, in the first, the seventh and the last segment: the audio unit carries them into the join.
+            try Data(
+                "1\n00:00:05,000 --> 00:00:07,000\nopening\n\n2\n00:01:05,000 --> 00:01:06,500\nmiddle\n\n3\n00:01:55,000 --> 00:01:58,000\nend\n\n"
+                    .utf8
+            ).write(to: path("cues.srt"))
             let made = await runTool(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=120", "-f", "lavfi",
-                    "-i", "sine=frequency=440:duration=120", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
-                    "-c:a", "aac", "-shortest", path("in/master.mp4").path,
+                    "-i", "sine=frequency=440:duration=120", "-i", path("cues.srt").path, "-map", "0", "-map", "1",
+                    "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-c:s",
+                    "mov_text", "-t", "120", path("in/master.mp4").path,
                 ])
             #expect(made.status == 0, "\(made.stderr)")
             for (name, folder) in [("farm", "farm"), ("local", "local")] {
@@ -110,6 +116,11 @@ import Testing
             let decoded = await runTool(
                 "/usr/bin/ffmpeg", ["-v", "error", "-i", path("farm/master.mp4").path, "-f", "null", "-"])
             #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+            let cues = await runTool(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", path("farm/master.mp4").path, "-map", "0:s", "-f", "srt", "-"])
+            #expect(
+                ["opening", "middle", "end"].allSatisfy { cues.text.contains("\n\($0)\n") },
+                "the subtitles come through the farm: \(cues.text)\(cues.stderr)")
         }
     }
 

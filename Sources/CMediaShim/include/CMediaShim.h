@@ -188,8 +188,11 @@ typedef enum ms_streams {
     MS_STREAMS_ALL = 0,
     /// Video only: for the parts of a segmented encode.
     MS_STREAMS_VIDEO = 1,
-    /// Audio only (the input must have audio): for the one audio pass of a segmented encode.
+    /// Audio only (the input must have audio): for a ladder's audio rendition.
     MS_STREAMS_AUDIO = 2,
+    /// Audio and the text subtitle tracks (the input must have audio): for the one audio pass of a segmented
+    /// encode, from which `ms_join` copies both.
+    MS_STREAMS_AUDIO_AND_TEXT = 3,
 } ms_streams;
 
 /// Options of `ms_transcode`. Fill with `ms_transcode_options_init` first, then change fields, so
@@ -262,7 +265,7 @@ typedef struct ms_transcode_result {
 /// dropped. Text subtitle tracks (see `text_subtitle_count`) are kept as mov_text in both modes, each
 /// cue decoded and encoded again, timed as the other streams, with its language, title (as the
 /// handler name) and default/forced dispositions; bitmap subtitles (DVD, PGS, DVB) are dropped.
-/// MS_STREAMS_VIDEO and MS_STREAMS_AUDIO outputs (the parts of a segmented encode) keep none. Inputs
+/// MS_STREAMS_VIDEO and MS_STREAMS_AUDIO outputs keep none, MS_STREAMS_AUDIO_AND_TEXT outputs keep them. Inputs
 /// without audio give a video-only MP4. Container and stream metadata (title, creation_time,
 /// language) are copied.
 ///
@@ -311,7 +314,8 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 
 /// Joins by stream copy the video parts of a segmented encode (`count` MP4s made with MS_STREAMS_VIDEO and
 /// consecutive ranges, in order; part i is shifted by `starts[i]` seconds, its range_start) and, when
-/// `audio` is not NULL, the audio of an MP4 made with MS_STREAMS_AUDIO, into one MP4 at `out` (the index
+/// `audio` is not NULL, the audio and the mov_text tracks of an MP4 made with MS_STREAMS_AUDIO_AND_TEXT (or
+/// the audio alone of one made with MS_STREAMS_AUDIO), into one MP4 at `out` (the index
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
 /// parameters describe them all. Timestamps stay strictly increasing across the joins; both tracks start
 /// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
@@ -351,6 +355,11 @@ int ms_keyframes(const char *path, double *times, int capacity, char *errbuf, si
 /// The version of the libavcodec the shim encodes with (LIBAVCODEC_VERSION_INT: major << 16 | minor << 8 |
 /// micro); 0 when FFmpeg cannot be loaded. Its libx264 wrapper maps the options onto x264's.
 unsigned ms_avcodec_version(void);
+
+/// The processor features FFmpeg's code uses here (av_get_cpu_flags: SSE2, AVX2, AVX-512...); 0 when FFmpeg
+/// cannot be loaded. The scaler, the AAC encoder and zimg pick their code by them, and what they compute may
+/// differ in the last bit from one choice to another.
+unsigned ms_cpu_flags(void);
 
 /// Version of what `ms_transcode` makes of a segmented encode's pieces: how it cuts a range into a part (see
 /// `range_duration`), how it converts pictures (tone mapping, range), and what the audio pass keeps (its text
