@@ -67,8 +67,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CProcessSpawn"),
-        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev),
-        // found on the compiler's default path. Deliberately without `pkgConfig`: its -l flags would make
+        // FFmpeg's headers (libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
+        // libavfilter-dev), found on the compiler's default path. Deliberately without `pkgConfig`: its -l flags would make
         // every start of `pipeline` load FFmpeg, which CMediaShim instead opens on first use.
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CMalloc"),
