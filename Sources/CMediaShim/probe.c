@@ -77,6 +77,37 @@ static void describe_audio(const AVFormatContext *ifmt, const AVStream *st, ms_m
     out->audio_duration = st->duration != AV_NOPTS_VALUE ? ms_seconds(st->duration, st->time_base) : 0;
 }
 
+/// The file's duration, read from its packets when it starts late. Some muxers write a duration that counts the
+/// start offset (FFmpeg's Matroska muxer with `-output_ts_offset`: 7 s for 2 s starting at 5 s), and a segmented
+/// export planned over it would look for frames past the end. So for such files the last keyframe before the
+/// stated end is sought and the packets from there to the end of the file give the real end. A file that cannot
+/// seek, or whose tail is longer than `MS_PROBE_TAIL_PACKETS`, keeps its stated duration.
+#define MS_PROBE_TAIL_PACKETS 20000
+static double measured_duration(AVFormatContext *ifmt, double stated) {
+    if (ifmt->start_time == AV_NOPTS_VALUE || ifmt->start_time <= 0 || stated <= 0) return stated;
+    int64_t end = ifmt->start_time + (int64_t)(stated * AV_TIME_BASE);
+    if (ff.avformat_seek_file(ifmt, -1, INT64_MIN, end, end, 0) < 0) return stated;
+    AVPacket *pkt = ff.av_packet_alloc();
+    if (!pkt) return stated;
+    double last = -1;
+    int read = 0, ret = 0;
+    while (read < MS_PROBE_TAIL_PACKETS && (ret = ff.av_read_frame(ifmt, pkt)) >= 0) {
+        read++;
+        const AVStream *st = ifmt->streams[pkt->stream_index];
+        int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+        if (ts != AV_NOPTS_VALUE && (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO ||
+                                     st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO)) {
+            double packet_end = ms_seconds(ts + (pkt->duration > 0 ? pkt->duration : 0), st->time_base);
+            if (packet_end > last) last = packet_end;
+        }
+        ff.av_packet_unref(pkt);
+    }
+    ff.av_packet_free(&pkt);
+    if (ret != AVERROR_EOF || last < 0) return stated;
+    double measured = last - (double)ifmt->start_time / AV_TIME_BASE;
+    return measured > 0 ? measured : stated;
+}
+
 int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) {
     int loaded = ms_begin(errbuf, errlen);
     if (loaded < 0) return loaded;
@@ -113,6 +144,7 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) 
     if (video >= 0) describe_video(ifmt, ifmt->streams[video], out);
     int audio = ms_find_audio_stream(ifmt, video);
     if (audio >= 0) describe_audio(ifmt, ifmt->streams[audio], out);
+    out->duration = measured_duration(ifmt, out->duration);
 
     ff.avformat_close_input(&ifmt);
     return 0;
