@@ -168,18 +168,22 @@ public struct BatchQueue: Sendable {
                     \(worker.pid), \(lease.inSeconds), \(worker.done), \(worker.failed))
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
                 """, logger: database.logger)
+            // The queue's depth from the tallies, less the running items: no scan of the queued items.
             var queued = 0
             for try await row in try await connection.query(
                 """
-                SELECT count(*) FROM items
-                WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
+                SELECT (SELECT coalesce(sum(items), 0) FROM item_tally_changes WHERE queued)::bigint
+                    - (SELECT count(*) FROM items WHERE \(unescaped: Self.running))
                 """, logger: database.logger)
             {
-                queued = Int(try Columns(row)[0] as Int64)
+                queued = max(0, Int(try Columns(row)[0] as Int64))
             }
             return Heartbeat(lost: Set(ids).subtracting(kept), cancelRequested: cancels, queued: queued)
         }
     }
+
+    /// Items a worker runs: queued, under a lease that has not run out (a handful, found through the lease index).
+    private static let running = "lease_owner IS NOT NULL AND lease_expires > now() AND queued_with IS NOT NULL"
 
     /// Records that a worker stopped (it holds no lease any more).
     public func stopped(_ worker: WorkerRecord) async throws(StateError) {
@@ -204,12 +208,10 @@ public struct BatchQueue: Sendable {
             FROM workers w ORDER BY w.started_at
             """)
         let tallies = try await ItemTallies.read(database)
-        // Running: queued items under a lease that has not run out (a handful, found through the lease index).
         let runningRows = try await database.rows(
             "read the queue",
             """
-            SELECT workflow, count(*) FROM items
-            WHERE lease_owner IS NOT NULL AND lease_expires > now() AND queued_with IS NOT NULL GROUP BY 1
+            SELECT workflow, count(*) FROM items WHERE \(unescaped: Self.running) GROUP BY 1
             """)
         let failedRows =
             listingFailed

@@ -70,8 +70,10 @@ import Testing
     @Test func heartbeatsKeepLeasesAndReportCancelRequests() async throws {
         let (server, database, item) = try await Self.queuedItem()
         let queue = BatchQueue(database: database)
-        let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(2)))
         let worker = WorkerRecord(id: "worker", host: "h", pid: 1)
+        let idle = try await queue.heartbeat(worker, holding: [:], lease: .seconds(30), patience: .seconds(10))
+        #expect(idle.queued == 1, "the queued item no lease holds")
+        let claim = try #require(try await queue.claim(for: "worker", lease: .seconds(2)))
         try await PostgresStore(database: database).requestCancel(of: [item])
         let beat = try await queue.heartbeat(
             worker, holding: [item: claim.generation], lease: .seconds(30), patience: .seconds(10))
