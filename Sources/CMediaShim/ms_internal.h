@@ -200,7 +200,7 @@ typedef struct ms_tonemap {
     AVFilterGraph *graph;
     AVFilterContext *src, *sink;
     AVFrame *out;         // the last SDR picture
-    int width, height, format;
+    int width, height, format, out_width, out_height;  // what the graph was built for
     int threads;          // the graph's threads (0: one per core)
     // The stream's tags as the container gave them when it was opened (a demuxer may change its parameters while
     // another thread reads on), for pictures that carry none.
@@ -212,8 +212,10 @@ typedef struct ms_tonemap {
 /// Records the tags of the stream `par` describes, for pictures that carry none; call before reading frames.
 void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par);
 /// Tone-maps `f` (its tags completed from the stream's where it has none) into `*sdr`: 8-bit 4:2:0 BT.709 in
-/// limited range, the same size, valid until the next call. Loads libavfilter on first use.
-int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, AVFrame **sdr, char *errbuf, size_t errlen);
+/// limited range, valid until the next call; `width` × `height` when both are positive (scaled in linear light,
+/// before the tone curve: a 4K source for a 720p export is tone-mapped at 720p), else `f`'s size. Loads
+/// libavfilter on first use.
+int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, int width, int height, AVFrame **sdr, char *errbuf, size_t errlen);
 /// Frees the graph; NULL-safe.
 void ms_tonemap_free(ms_tonemap *tm);
 

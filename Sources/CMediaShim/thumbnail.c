@@ -102,7 +102,7 @@ static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
     AVFrame *f = t->best;
     if (ms_hdr_transfer(f->color_trc) || ms_hdr_transfer(t->st->codecpar->color_trc)) {
         ms_tonemap_source(&t->tonemap, t->st->codecpar);
-        int ret = ms_tonemap_frame(&t->tonemap, t->best, &f, t->errbuf, t->errlen);
+        int ret = ms_tonemap_frame(&t->tonemap, t->best, 0, 0, &f, t->errbuf, t->errlen);
         if (ret < 0) return ret;
     }
     int rotation = ms_stream_rotation(t->st);

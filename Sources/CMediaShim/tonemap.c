@@ -12,8 +12,9 @@
 // highlights off smoothly and keeps mid-tones near where SDR shows them (Reinhard looks flatter, clipping loses
 // highlight detail, Mobius keeps more contrast but clips sooner); desat=0 keeps the highlights' colours (the
 // default, 2, greys them). Then BT.709's transfer and matrix, limited range, 8-bit 4:2:0.
-static const char *const tonemap_graph = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
-                                         "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
+// A smaller output is scaled by the first zscale, on the way to linear light (bicubic, as the other scaling): the
+// float stages then run at the output's size, and a downscale in linear light keeps fine highlights' brightness.
+#define MS_TONEMAP_CURVE "format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
 int ms_hdr_transfer(int trc) { return trc == AVCOL_TRC_SMPTE2084 || trc == AVCOL_TRC_ARIB_STD_B67; }
 
@@ -23,11 +24,15 @@ void ms_tonemap_free(ms_tonemap *tm) {
     tm->src = tm->sink = NULL;
 }
 
-/// Builds the graph for pictures of `f`'s size and format.
-static int open_graph(ms_tonemap *tm, const AVFrame *f, char *errbuf, size_t errlen) {
+/// Builds the graph for pictures of `f`'s size and format, giving pictures of `width` × `height` (0: `f`'s size).
+static int open_graph(ms_tonemap *tm, const AVFrame *f, int width, int height, char *errbuf, size_t errlen) {
     ms_tonemap_free(tm);
     AVFilterInOut *in = NULL, *out = NULL;
-    char args[160];
+    char graph[256], args[160];
+    if (width > 0 && height > 0 && (width != f->width || height != f->height))
+        snprintf(graph, sizeof graph, "zscale=w=%d:h=%d:f=bicubic:t=linear:npl=100," MS_TONEMAP_CURVE, width, height);
+    else
+        snprintf(graph, sizeof graph, "zscale=t=linear:npl=100," MS_TONEMAP_CURVE);
     snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=1/1:pixel_aspect=1/1", f->width, f->height,
              f->format);
     int ret = AVERROR(ENOMEM);
@@ -50,15 +55,17 @@ static int open_graph(ms_tonemap *tm, const AVFrame *f, char *errbuf, size_t err
         ret = AVERROR(ENOMEM);
         goto done;
     }
-    if ((ret = ffl.avfilter_graph_parse_ptr(tm->graph, tonemap_graph, &in, &out, NULL)) < 0) goto done;
+    if ((ret = ffl.avfilter_graph_parse_ptr(tm->graph, graph, &in, &out, NULL)) < 0) goto done;
     ret = ffl.avfilter_graph_config(tm->graph, NULL);
 done:
     ffl.avfilter_inout_free(&in);
     ffl.avfilter_inout_free(&out);
-    if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "cannot set up HDR tone mapping (%s)", tonemap_graph);
+    if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "cannot set up HDR tone mapping (%s)", graph);
     tm->width = f->width;
     tm->height = f->height;
     tm->format = f->format;
+    tm->out_width = width;
+    tm->out_height = height;
     return 0;
 }
 
@@ -69,11 +76,13 @@ void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par) {
     tm->range = par->color_range;
 }
 
-int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, AVFrame **sdr, char *errbuf, size_t errlen) {
+int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, int width, int height, AVFrame **sdr, char *errbuf, size_t errlen) {
     int ret = ms_ffmpeg_load_filters(errbuf, errlen);
     if (ret < 0) return ret;
-    if ((!tm->graph || f->width != tm->width || f->height != tm->height || f->format != tm->format) &&
-        (ret = open_graph(tm, f, errbuf, errlen)) < 0)
+    if (width <= 0 || height <= 0) width = height = 0;
+    if ((!tm->graph || f->width != tm->width || f->height != tm->height || f->format != tm->format ||
+         width != tm->out_width || height != tm->out_height) &&
+        (ret = open_graph(tm, f, width, height, errbuf, errlen)) < 0)
         return ret;
     // What the bitstream does not say, the container may: zscale reads the picture's tags.
     if (f->color_trc == AVCOL_TRC_UNSPECIFIED) f->color_trc = tm->trc;

@@ -311,7 +311,11 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     }
 
     AVFrame *in = NULL;
-    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, f, &f, t->errbuf, t->errlen) : 0;
+    // Tone mapping scales too, unless the fields of an interlaced picture must first be blended at their size.
+    int progressive = !t->interlaced && !MS_FRAME_INTERLACED(f);
+    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, f, progressive ? t->venc->width : 0,
+                                        progressive ? t->venc->height : 0, &f, t->errbuf, t->errlen)
+                     : 0;
     if (ret < 0) return ret;
     ret = encoder_picture(t, f, &in);
     if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");

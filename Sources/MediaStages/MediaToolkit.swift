@@ -218,7 +218,7 @@ public enum MediaToolkit {
         return try result.get()
     }
 
-    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-4 cpu-20fd3db`: the
+    /// The encoder build segments of `codec` are encoded with (`x264-164 lavc-59.37.100 parts-5 cpu-20fd3db`: the
     /// encoder library's version, the libavcodec that drives it, how a part's edges are cut, and the processor
     /// features FFmpeg's code is picked by; `x265-0` when the version is unknown). Outputs of two builds may differ
     /// bit for bit (x264 and the decoders compute the same on every processor, the scaler and the AAC encoder need

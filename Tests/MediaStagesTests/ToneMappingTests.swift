@@ -68,6 +68,29 @@ import Testing
         #expect(mapped.left >= 16 && mapped.right <= 236, "\(mapped)")
     }
 
+    /// An export smaller than its source, which the tone mapping scales (in linear light, before the tone curve),
+    /// shows what the full-size export shows.
+    @Test func aSmallerExportIsToneMappedAtItsOwnSize() async throws {
+        let input = try await pqSource()
+        var means: [Double] = []
+        for maxWidth in [160, 80] {
+            let output = folder.appendingPathComponent("web-\(maxWidth).mp4")
+            let run = await StageHarness(stateFolder: folder.appendingPathComponent("state-\(maxWidth)")).run(
+                TranscodeStage.self,
+                options: [
+                    "file": .string(input.path), "output": .string(output.path), "mode": "transcode",
+                    "video": ["preset": "ultrafast", "maxWidth": .int(maxWidth)], "threads": 1,
+                ])
+            _ = try run.outputs.get()
+            let video = try #require(try await Probe.of(output.path).stream("video"))
+            #expect(video["width"]?.intValue == maxWidth && video["height"]?.intValue == maxWidth * 96 / 160)
+            let mapped = try await luma(output.path, filter: ["-vf", "scale=160:96"])
+            means += [mapped.left, mapped.right]
+        }
+        #expect(abs(means[0] - means[2]) < 3 && abs(means[1] - means[3]) < 3, "full size, then half: \(means)")
+        #expect(means[3] > 200, "the highlight is near SDR's white: \(means)")
+    }
+
     /// A thumbnail of an HDR source is tone-mapped as the export is, not washed out.
     @Test func aPQThumbnailIsToneMapped() async throws {
         let input = try await pqSource()

@@ -362,9 +362,9 @@ unsigned ms_avcodec_version(void);
 unsigned ms_cpu_flags(void);
 
 /// Version of what `ms_transcode` makes of a segmented encode's pieces: how it cuts a range into a part (see
-/// `range_duration`), how it converts pictures (tone mapping, range), and what the audio pass keeps (its text
-/// subtitles). Pieces made under two versions do not join into the bytes of one segmented encode.
-#define MS_PART_FORMAT 4
+/// `range_duration`), how it converts pictures (tone mapping and its scaling, range), and what the audio pass
+/// keeps (its text subtitles). Pieces made under two versions do not join into the bytes of one segmented encode.
+#define MS_PART_FORMAT 5
 /// The version of a library FFmpeg has loaded, from the name of its file: `name` "x265" finds
 /// libx265.so.199 and writes "199", "SvtAv1Enc" finds libSvtAv1Enc.so.1.4.1 and writes "1.4.1". An
 /// encoder's output may differ bit for bit between versions. Returns 0, or MS_ERROR_INVALID_ARGUMENT
