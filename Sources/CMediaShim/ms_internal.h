@@ -212,8 +212,8 @@ typedef struct ms_tonemap {
 /// Records the tags of the stream `par` describes, for pictures that carry none; call before reading frames.
 void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par);
 /// Tone-maps `f` (its tags completed from the stream's where it has none) into `*sdr`: 8-bit 4:2:0 BT.709 in
-/// limited range, valid until the next call; `width` × `height` when both are positive (scaled in linear light,
-/// before the tone curve: a 4K source for a 720p export is tone-mapped at 720p), else `f`'s size. Loads
+/// limited range, valid until the next call; `width` × `height` when that is smaller than `f` (scaled in linear
+/// light, before the tone curve: a 4K source for a 720p export is tone-mapped at 720p), else `f`'s size. Loads
 /// libavfilter on first use.
 int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, int width, int height, AVFrame **sdr, char *errbuf, size_t errlen);
 /// Frees the graph; NULL-safe.

@@ -77,27 +77,32 @@ static void describe_audio(const AVFormatContext *ifmt, const AVStream *st, ms_m
     out->audio_duration = st->duration != AV_NOPTS_VALUE ? ms_seconds(st->duration, st->time_base) : 0;
 }
 
-/// The file's duration, read from its packets when it starts late. Some muxers write a duration that counts the
-/// start offset (FFmpeg's Matroska muxer with `-output_ts_offset`: 7 s for 2 s starting at 5 s), and a segmented
-/// export planned over it would look for frames past the end. So for such files the last keyframe before the
-/// stated end is sought and the packets from there to the end of the file give the real end. A file that cannot
-/// seek, or whose tail is longer than `MS_PROBE_TAIL_PACKETS`, keeps its stated duration.
-#define MS_PROBE_TAIL_PACKETS 20000
-static double measured_duration(AVFormatContext *ifmt, double stated) {
-    if (ifmt->start_time == AV_NOPTS_VALUE || ifmt->start_time <= 0 || stated <= 0) return stated;
+/// The file's duration, read from its last packets when it starts late. Some muxers write a duration that counts
+/// the start offset (FFmpeg's Matroska muxer with `-output_ts_offset`: 7 s for 2 s starting at 5 s), and a
+/// segmented export planned over it would look for frames past the end. The last keyframe before the stated end
+/// is sought through the video's index and the packets of the picked video and audio streams from there to the
+/// end of the file give the real end, which is kept only when it is the earlier one. Left as stated: durations
+/// FFmpeg already read from the packets (MPEG-TS and -PS), files without video or without an index to seek by
+/// (a seek would read the whole file), and tails longer than `MS_PROBE_TAIL_BYTES`.
+#define MS_PROBE_TAIL_BYTES (64 << 20)
+static double measured_duration(AVFormatContext *ifmt, int video, int audio, double stated) {
+    if (ifmt->start_time == AV_NOPTS_VALUE || ifmt->start_time <= 0 || stated <= 0 || video < 0 ||
+        ifmt->duration_estimation_method == AVFMT_DURATION_FROM_PTS ||
+        ff.avformat_index_get_entries_count(ifmt->streams[video]) <= 0)
+        return stated;
     int64_t end = ifmt->start_time + (int64_t)(stated * AV_TIME_BASE);
     if (ff.avformat_seek_file(ifmt, -1, INT64_MIN, end, end, 0) < 0) return stated;
     AVPacket *pkt = ff.av_packet_alloc();
     if (!pkt) return stated;
     double last = -1;
-    int read = 0, ret = 0;
-    while (read < MS_PROBE_TAIL_PACKETS && (ret = ff.av_read_frame(ifmt, pkt)) >= 0) {
-        read++;
-        const AVStream *st = ifmt->streams[pkt->stream_index];
+    int64_t bytes = 0;
+    int ret = 0;
+    while (bytes < MS_PROBE_TAIL_BYTES && (ret = ff.av_read_frame(ifmt, pkt)) >= 0) {
+        bytes += pkt->size;
         int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
-        if (ts != AV_NOPTS_VALUE && (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO ||
-                                     st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO)) {
-            double packet_end = ms_seconds(ts + (pkt->duration > 0 ? pkt->duration : 0), st->time_base);
+        if (ts != AV_NOPTS_VALUE && (pkt->stream_index == video || pkt->stream_index == audio)) {
+            double packet_end =
+                ms_seconds(ts + (pkt->duration > 0 ? pkt->duration : 0), ifmt->streams[pkt->stream_index]->time_base);
             if (packet_end > last) last = packet_end;
         }
         ff.av_packet_unref(pkt);
@@ -105,7 +110,7 @@ static double measured_duration(AVFormatContext *ifmt, double stated) {
     ff.av_packet_free(&pkt);
     if (ret != AVERROR_EOF || last < 0) return stated;
     double measured = last - (double)ifmt->start_time / AV_TIME_BASE;
-    return measured > 0 ? measured : stated;
+    return measured > 0 && measured < stated ? measured : stated;
 }
 
 int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) {
@@ -144,7 +149,7 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen) 
     if (video >= 0) describe_video(ifmt, ifmt->streams[video], out);
     int audio = ms_find_audio_stream(ifmt, video);
     if (audio >= 0) describe_audio(ifmt, ifmt->streams[audio], out);
-    out->duration = measured_duration(ifmt, out->duration);
+    out->duration = measured_duration(ifmt, video, audio, out->duration);
 
     ff.avformat_close_input(&ifmt);
     return 0;

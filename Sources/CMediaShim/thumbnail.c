@@ -100,15 +100,15 @@ static int find_frame(thumbnailer *t, double at) {
 /// Scales t->best to `max_width` as displayed and turns it upright; returns the picture in *pic.
 static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
     AVFrame *f = t->best;
-    if (ms_hdr_transfer(f->color_trc) || ms_hdr_transfer(t->st->codecpar->color_trc)) {
-        ms_tonemap_source(&t->tonemap, t->st->codecpar);
-        int ret = ms_tonemap_frame(&t->tonemap, t->best, 0, 0, &f, t->errbuf, t->errlen);
-        if (ret < 0) return ret;
-    }
     int rotation = ms_stream_rotation(t->st);
     int swap = rotation == 90 || rotation == 270;  // then the JPEG's width is the stored height
     int w, h;
     ms_fit_size(f->width, f->height, swap ? 0 : max_width, swap ? max_width : 0, &w, &h);
+    if (ms_hdr_transfer(f->color_trc) || ms_hdr_transfer(t->st->codecpar->color_trc)) {
+        ms_tonemap_source(&t->tonemap, t->st->codecpar);
+        int ret = ms_tonemap_frame(&t->tonemap, t->best, w, h, &f, t->errbuf, t->errlen);
+        if (ret < 0) return ret;
+    }
     int ret = new_picture(&t->scaled, w, h);
     if (ret < 0) return fail(t, ret, "thumbnail");
     if ((ret = ms_scale(&t->scaler, f, t->scaled)) < 0) return fail(t, ret, "cannot convert the picture");

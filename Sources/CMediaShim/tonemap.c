@@ -12,9 +12,11 @@
 // highlights off smoothly and keeps mid-tones near where SDR shows them (Reinhard looks flatter, clipping loses
 // highlight detail, Mobius keeps more contrast but clips sooner); desat=0 keeps the highlights' colours (the
 // default, 2, greys them). Then BT.709's transfer and matrix, limited range, 8-bit 4:2:0.
-// A smaller output is scaled by the first zscale, on the way to linear light (bicubic, as the other scaling): the
-// float stages then run at the output's size, and a downscale in linear light keeps fine highlights' brightness.
-#define MS_TONEMAP_CURVE "format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+// A smaller output is scaled (bicubic) in linear light, by the zscale that converts the primaries: the tone curve
+// and the way back then run at the output's size, and thin highlights keep their brightness (averaged in PQ's
+// code values, a pattern of 1000-nit and black lines would come out at about 25 nits instead of 500).
+#define MS_TONEMAP_LINEAR "zscale=t=linear:npl=100,format=gbrpf32le,zscale="
+#define MS_TONEMAP_CURVE "p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
 int ms_hdr_transfer(int trc) { return trc == AVCOL_TRC_SMPTE2084 || trc == AVCOL_TRC_ARIB_STD_B67; }
 
@@ -29,10 +31,10 @@ static int open_graph(ms_tonemap *tm, const AVFrame *f, int width, int height, c
     ms_tonemap_free(tm);
     AVFilterInOut *in = NULL, *out = NULL;
     char graph[256], args[160];
-    if (width > 0 && height > 0 && (width != f->width || height != f->height))
-        snprintf(graph, sizeof graph, "zscale=w=%d:h=%d:f=bicubic:t=linear:npl=100," MS_TONEMAP_CURVE, width, height);
+    if (width > 0)
+        snprintf(graph, sizeof graph, MS_TONEMAP_LINEAR "w=%d:h=%d:f=bicubic:" MS_TONEMAP_CURVE, width, height);
     else
-        snprintf(graph, sizeof graph, "zscale=t=linear:npl=100," MS_TONEMAP_CURVE);
+        snprintf(graph, sizeof graph, MS_TONEMAP_LINEAR MS_TONEMAP_CURVE);
     snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=1/1:pixel_aspect=1/1", f->width, f->height,
              f->format);
     int ret = AVERROR(ENOMEM);
@@ -79,7 +81,11 @@ void ms_tonemap_source(ms_tonemap *tm, const AVCodecParameters *par) {
 int ms_tonemap_frame(ms_tonemap *tm, AVFrame *f, int width, int height, AVFrame **sdr, char *errbuf, size_t errlen) {
     int ret = ms_ffmpeg_load_filters(errbuf, errlen);
     if (ret < 0) return ret;
-    if (width <= 0 || height <= 0) width = height = 0;
+    // Only a smaller picture is made here; a larger one is scaled after the tone curve, which then runs at the
+    // source's size rather than the output's.
+    if (width <= 0 || height <= 0 || width > f->width || height > f->height ||
+        (width == f->width && height == f->height))
+        width = height = 0;
     if ((!tm->graph || f->width != tm->width || f->height != tm->height || f->format != tm->format ||
          width != tm->out_width || height != tm->out_height) &&
         (ret = open_graph(tm, f, width, height, errbuf, errlen)) < 0)

@@ -158,8 +158,9 @@ int ms_transcode_open_video(transcoder *t) {
         enc->color_primaries = AVCOL_PRI_BT709;
         enc->color_trc = AVCOL_TRC_BT709;
         enc->colorspace = AVCOL_SPC_BT709;
-        t->tonemap.threads = t->opt->threads;
+        t->tonemap.threads = t->tonemap_fields.threads = t->opt->threads;
         ms_tonemap_source(&t->tonemap, ist->codecpar);
+        ms_tonemap_source(&t->tonemap_fields, ist->codecpar);
     }
     enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
     enc->field_order = AV_FIELD_PROGRESSIVE;
@@ -232,12 +233,15 @@ static void blend_fields(AVFrame *f, uint8_t *line) {
     }
 }
 
+/// Whether `f` is deinterlaced: the stream says all its frames are interlaced, or the frame says it is.
+static int interlaced_picture(const transcoder *t, const AVFrame *f) { return t->interlaced || MS_FRAME_INTERLACED(f); }
+
 /// The picture the encoder gets for the decoded `f`: deinterlaced when interlaced, then scaled and
 /// converted to the encoder's size and 8-bit 4:2:0 limited range when it is not that already.
 static int encoder_picture(transcoder *t, AVFrame *f, AVFrame **picture) {
     AVFrame *in = f;
     int ret;
-    if (t->interlaced || MS_FRAME_INTERLACED(f)) {
+    if (interlaced_picture(t, f)) {
         if ((ret = picture_frame(&t->deint, f->width, f->height)) < 0) return ret;
         if (t->deint_line_size < f->width) {
             uint8_t *line = realloc(t->deint_line, (size_t)f->width);
@@ -311,11 +315,11 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     }
 
     AVFrame *in = NULL;
-    // Tone mapping scales too, unless the fields of an interlaced picture must first be blended at their size.
-    int progressive = !t->interlaced && !MS_FRAME_INTERLACED(f);
-    int ret = t->hdr ? ms_tonemap_frame(&t->tonemap, f, progressive ? t->venc->width : 0,
-                                        progressive ? t->venc->height : 0, &f, t->errbuf, t->errlen)
-                     : 0;
+    int ret = 0;
+    if (t->hdr && interlaced_picture(t, f))
+        ret = ms_tonemap_frame(&t->tonemap_fields, f, 0, 0, &f, t->errbuf, t->errlen);
+    else if (t->hdr)
+        ret = ms_tonemap_frame(&t->tonemap, f, t->venc->width, t->venc->height, &f, t->errbuf, t->errlen);
     if (ret < 0) return ret;
     ret = encoder_picture(t, f, &in);
     if (ret < 0) return ms_transcode_fail(t, ret, ret, "cannot convert the picture");
@@ -468,6 +472,7 @@ void ms_transcoder_free(transcoder *t) {
     ff.avcodec_free_context(&t->aenc);
     ms_subtitles_free(&t->subs);
     ms_tonemap_free(&t->tonemap);
+    ms_tonemap_free(&t->tonemap_fields);
     ms_scaler_free(&t->scaler);
     ms_scaler_free(&t->deint_scaler);
     ff.av_frame_free(&t->deint);

@@ -47,7 +47,8 @@ typedef struct transcoder {
     int deint_line_size;
     int interlaced;       // the stream's field order says every frame is interlaced
     int hdr;              // PQ or HLG: every picture is tone-mapped to SDR first
-    ms_tonemap tonemap;
+    ms_tonemap tonemap;   // progressive pictures, to the encoder's size
+    ms_tonemap tonemap_fields;  // interlaced pictures, at their size: their fields are blended before any scaling
     int64_t last_pts;     // last pts sent to the video encoder (= input stream time base)
     int64_t frame_dur;    // nominal frame duration in that time base
     int64_t last_slot;    // max_fps: index of the last frame slot that got a frame

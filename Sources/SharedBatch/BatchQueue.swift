@@ -138,7 +138,7 @@ public struct BatchQueue: Sendable {
     {
         let ids = Array(held.keys)
         let generations = ids.map { held[$0] ?? 0 }
-        return try await database.transaction("renew leases", patience: patience) { connection in
+        let (lost, cancels) = try await database.transaction("renew leases", patience: patience) { connection in
             try await connection.query(
                 """
                 UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
@@ -168,18 +168,26 @@ public struct BatchQueue: Sendable {
                     \(worker.pid), \(lease.inSeconds), \(worker.done), \(worker.failed))
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
                 """, logger: database.logger)
-            // The queue's depth from the tallies, less the running items: no scan of the queued items.
-            var queued = 0
-            for try await row in try await connection.query(
-                """
-                SELECT (SELECT coalesce(sum(items), 0) FROM item_tally_changes WHERE queued)::bigint
-                    - (SELECT count(*) FROM items WHERE \(unescaped: Self.running))
-                """, logger: database.logger)
-            {
-                queued = max(0, Int(try Columns(row)[0] as Int64))
-            }
-            return Heartbeat(lost: Set(ids).subtracting(kept), cancelRequested: cancels, queued: queued)
+            return (Set(ids).subtracting(kept), cancels)
         }
+        // The depth only feeds a metric: a read that fails after the leases were renewed fails no heartbeat.
+        return Heartbeat(lost: lost, cancelRequested: cancels, queued: try? await queueDepth(patience: patience))
+    }
+
+    /// Items queued that no live lease holds: the tallies' queued items (folded when their rows pile up) less the
+    /// running ones, so that no beat scans the queue.
+    private func queueDepth(patience: Duration) async throws(StateError) -> Int {
+        let queued = try await ItemTallies.read(database, patience: patience).filter(\.queued).reduce(0) {
+            $0 + $1.items
+        }
+        let rows = try await database.rows(
+            "count the running items", patience: patience,
+            "SELECT count(*) FROM items WHERE \(unescaped: Self.running)")
+        let running = try database.decoding("count the running items") {
+            try rows.first.map { Int(try Columns($0)[0] as Int64) } ?? 0
+        }
+        // Two reads, two snapshots: an item queued and claimed between them is counted running only.
+        return max(0, queued - running)
     }
 
     /// Items a worker runs: queued, under a lease that has not run out (a handful, found through the lease index).
@@ -348,8 +356,8 @@ public struct Heartbeat: Sendable {
     public var lost: Set<Int64>
     /// Items held whose cancel was asked for.
     public var cancelRequested: Set<Int64>
-    /// Items queued that no live lease holds.
-    public var queued: Int
+    /// Items queued that no live lease holds; nil when they could not be counted.
+    public var queued: Int?
 }
 
 /// The state of a shared batch.

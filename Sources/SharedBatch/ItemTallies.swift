@@ -75,10 +75,11 @@ enum ItemTallies {
     /// no fold removes) never make every read fold.
     static let foldAbove = 2_000
 
-    /// Every workflow's items by status and whether queued; folds the change rows when there are many.
-    static func read(_ database: BatchDatabase) async throws(StateError) -> [Tally] {
+    /// Every workflow's items by status and whether queued; folds the change rows when there are many. Gives up
+    /// after `patience` (nil: the database's own).
+    static func read(_ database: BatchDatabase, patience: Duration? = nil) async throws(StateError) -> [Tally] {
         let rows = try await database.rows(
-            "count the items",
+            "count the items", patience: patience,
             """
             SELECT workflow, status, queued, sum(items)::bigint, sum(bytes)::bigint,
                 count(*) - count(DISTINCT minute) - max(CASE WHEN minute IS NULL THEN 1 ELSE 0 END)
@@ -98,7 +99,7 @@ enum ItemTallies {
             return (tallies, foldable)
         }
         // Best effort: a reader without the right to write (or a fold that loses a race) still counted.
-        if foldable > foldAbove { try? await fold(database) }
+        if foldable > foldAbove { try? await fold(database, patience: patience) }
         return tallies
     }
 
@@ -125,9 +126,9 @@ enum ItemTallies {
 
     /// Replaces the change rows by one row per key, in one statement: rows appended meanwhile are not part of it
     /// and stay, and a fold running at the same time skips the rows this one removed.
-    static func fold(_ database: BatchDatabase) async throws(StateError) {
+    static func fold(_ database: BatchDatabase, patience: Duration? = nil) async throws(StateError) {
         try await database.rows(
-            "fold the item counts",
+            "fold the item counts", patience: patience,
             """
             WITH folded AS (DELETE FROM item_tally_changes RETURNING workflow, status, queued, minute, items, bytes)
             INSERT INTO item_tally_changes(workflow, status, queued, minute, items, bytes)

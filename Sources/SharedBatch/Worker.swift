@@ -335,7 +335,7 @@ public final class Worker: Sendable {
             throw error
         }
         state.withLockedValue { $0.renewed = .now }
-        metrics.queueDepth(beat.queued)
+        if let queued = beat.queued { metrics.queueDepth(queued) }
         let working = state.withLockedValue { $0.working }
         for item in beat.lost {
             leases.lose(item)

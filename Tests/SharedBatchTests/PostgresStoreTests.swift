@@ -37,7 +37,12 @@ import Testing
         let ref = ItemVersion(item: item, version: 1)
         try await firstStore.save(StageRecord(stage: "s", uses: "exec", status: .running, optionsHash: "1"), for: ref)
 
-        // The first worker stalls past its lease; the second takes the item over.
+        // The first worker stalls past its lease: its item counts as queued again, and the second takes it over.
+        try await waitUntil("the first lease ran out") {
+            let beat = try await queue.heartbeat(
+                WorkerRecord(id: "idle", host: "h", pid: 2), holding: [:], lease: .seconds(30), patience: .seconds(10))
+            return beat.queued == 1
+        }
         let box = ClaimBox()
         try await waitUntil("the lease expired and the item was claimed again") {
             box.claim = try await queue.claim(for: "second", lease: .seconds(30))
