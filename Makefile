@@ -38,6 +38,7 @@ bench: deps
 	benchmarks/branches.sh
 	benchmarks/dashboard.sh
 	benchmarks/ladder.sh
+	benchmarks/hdr.sh
 	benchmarks/stream.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.
