@@ -163,12 +163,24 @@ int ms_progress_report(ms_progress *p, double done);
 /// 1 when the stream is a text subtitle an export keeps (SubRip, ASS/SSA, WebVTT, mov_text, plain text).
 int ms_text_subtitle(const AVCodecParameters *par);
 /// One kept track: its input stream, its decoder, the mov_text encoder and the output stream.
+/// A cue decoded and not yet written: its text as an ASS event line, shown from `start` to `end` (microseconds on
+/// the output's timeline; `end` INT64_MAX until the next cue when its source did not give one).
+typedef struct ms_cue {
+    int64_t start, end;
+    char *ass;
+    char *ass_below;   // the same, with its text on a line of its own (`\N` first): shown below another cue
+} ms_cue;
+/// Cues shown at once, at most; a cue that would be one more ends the one shown longest.
+#define MS_CUES_SHOWN 16
 typedef struct ms_subtitle_track {
     int in_index;
     AVCodecContext *dec, *enc;
     AVStream *ost;
     int64_t last_pts;  // in the output stream's time base
     int unreadable;    // cues the decoder could not read (skipped; the first one is logged)
+    ms_cue shown[MS_CUES_SHOWN];  // the cues shown from `until` on, in the order they came
+    int shown_count;
+    int64_t until;     // the output's time (microseconds) up to which the track is written
 } ms_subtitle_track;
 /// The text subtitle tracks of one export.
 typedef struct ms_subtitles {
@@ -189,7 +201,9 @@ int ms_subtitles_track(const ms_subtitles *subs, int in_index);
 /// other streams: the input's start is 0; a cue that starts before keeps what is shown after it).
 int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFormatContext *ofmt, char *errbuf,
                        size_t errlen);
-/// Frees the tracks' codecs (the streams belong to the muxer); NULL-safe.
+/// Writes the cues still shown at the end of the input; call once, before the trailer.
+int ms_subtitles_finish(ms_subtitles *subs, AVFormatContext *ofmt, char *errbuf, size_t errlen);
+/// Frees the tracks' codecs and the cues not written (the streams belong to the muxer); NULL-safe.
 void ms_subtitles_free(ms_subtitles *subs);
 
 // tonemap.c: HDR pictures tone-mapped to SDR.

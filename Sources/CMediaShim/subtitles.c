@@ -101,25 +101,100 @@ int ms_subtitles_track(const ms_subtitles *subs, int in_index) {
     return -1;
 }
 
-/// Encodes one decoded cue shown from `start` (microseconds on the output's timeline) for `shown` milliseconds.
-static int write_cue(ms_subtitles *subs, ms_subtitle_track *track, AVSubtitle *sub, int64_t start, int64_t shown,
-                     AVFormatContext *ofmt, char *errbuf, size_t errlen) {
-    sub->pts = start;
-    sub->start_display_time = 0;
-    sub->end_display_time = (uint32_t)shown;
-    int size = ff.avcodec_encode_subtitle(track->enc, subs->buf, MS_SUBTITLE_MAX_BYTES, sub);
+/// Encodes what the track shows from `from` for `shown` microseconds (0: until the next sample, as the muxer ends a
+/// cue without a duration): every cue in `track->shown`, each on its own lines, in the order they came.
+static int write_shown(ms_subtitles *subs, ms_subtitle_track *track, int64_t from, int64_t shown,
+                       AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+    AVSubtitleRect rect_store[MS_CUES_SHOWN], *rects[MS_CUES_SHOWN];
+    for (int i = 0; i < track->shown_count; i++) {
+        rect_store[i] = (AVSubtitleRect){.type = SUBTITLE_ASS, .ass = i ? track->shown[i].ass_below : track->shown[i].ass};
+        rects[i] = &rect_store[i];
+    }
+    AVSubtitle sub = {.num_rects = (unsigned)track->shown_count, .rects = rects, .pts = from,
+                      .end_display_time = (uint32_t)(shown / 1000)};
+    int size = ff.avcodec_encode_subtitle(track->enc, subs->buf, MS_SUBTITLE_MAX_BYTES, &sub);
     if (size < 0) return ms_fail(errbuf, errlen, size, size, "subtitle encoding failed");
     int ret = ff.av_new_packet(subs->pkt, size);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "subtitles");
     memcpy(subs->pkt->data, subs->buf, (size_t)size);
     AVRational tb = track->ost->time_base;
-    int64_t pts = ff.av_rescale_q(start, AV_TIME_BASE_Q, tb);
+    int64_t pts = ff.av_rescale_q(from, AV_TIME_BASE_Q, tb);
     if (track->last_pts != AV_NOPTS_VALUE && pts <= track->last_pts) pts = track->last_pts + 1;  // MP4: increasing
     track->last_pts = pts;
     subs->pkt->pts = subs->pkt->dts = pts;
-    subs->pkt->duration = ff.av_rescale_q(shown, (AVRational){1, 1000}, tb);
+    subs->pkt->duration = ff.av_rescale_q(shown, AV_TIME_BASE_Q, tb);
     subs->pkt->stream_index = track->ost->index;
     return ms_write_packet(ofmt, subs->pkt, errbuf, errlen);
+}
+
+static void free_cue(ms_cue *cue) {
+    ff.av_freep(&cue->ass);
+    ff.av_freep(&cue->ass_below);
+}
+
+/// Writes what the track shows from `track->until` up to `to`: one sample for each stretch in which the same cues
+/// are shown, each ending where a cue ends. Cues that have ended are let go.
+static int show_until(ms_subtitles *subs, ms_subtitle_track *track, int64_t to, AVFormatContext *ofmt,
+                      char *errbuf, size_t errlen) {
+    while (track->shown_count > 0 && track->until < to) {
+        int64_t next = to;
+        for (int i = 0; i < track->shown_count; i++)
+            if (track->shown[i].end < next) next = track->shown[i].end;
+        if (next > track->until) {
+            int ret = write_shown(subs, track, track->until, next - track->until, ofmt, errbuf, errlen);
+            if (ret < 0) return ret;
+            track->until = next;
+        }
+        int kept = 0;
+        for (int i = 0; i < track->shown_count; i++) {
+            if (track->shown[i].end <= track->until) free_cue(&track->shown[i]);
+            else track->shown[kept++] = track->shown[i];
+        }
+        track->shown_count = kept;
+    }
+    if (track->until < to) track->until = to;  // nothing shown meanwhile
+    return 0;
+}
+
+/// `ass` (an ASS event line: ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text) with `\N` before its
+/// text, or NULL when out of memory or the line has no text field.
+static char *below(const char *ass) {
+    const char *text = ass;
+    for (int commas = 0; commas < 8; commas++)
+        if (!(text = strchr(text, ','))) return NULL;
+        else text++;
+    size_t head = (size_t)(text - ass), size = head + 2 + strlen(text) + 1;
+    char *line = ff.av_malloc(size);
+    if (line) snprintf(line, size, "%.*s\\N%s", (int)head, ass, text);
+    return line;
+}
+
+/// Takes the rects of `sub` as cues shown from `start` to `end`, after writing what was shown before `start`. A
+/// cue without an end (INT64_MAX) shows until the next one begins; one more than MS_CUES_SHOWN ends the oldest.
+static int take_cues(ms_subtitles *subs, ms_subtitle_track *track, const AVSubtitle *sub, int64_t start, int64_t end,
+                     AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+    if (start < track->until) start = track->until;  // MP4 samples follow each other: what came late starts now
+    if (end <= start) return 0;
+    for (int i = 0; i < track->shown_count; i++)
+        if (track->shown[i].end == INT64_MAX) track->shown[i].end = start;
+    int ret = show_until(subs, track, start, ofmt, errbuf, errlen);
+    if (ret < 0) return ret;
+    for (unsigned r = 0; r < sub->num_rects; r++) {
+        if (sub->rects[r]->type != SUBTITLE_ASS || !sub->rects[r]->ass) continue;
+        if (track->shown_count == MS_CUES_SHOWN) {  // the oldest ends now: what it showed up to here is written
+            free_cue(&track->shown[0]);
+            memmove(&track->shown[0], &track->shown[1], sizeof track->shown[0] * (MS_CUES_SHOWN - 1));
+            track->shown_count--;
+        }
+        ms_cue cue = {.start = start, .end = end, .ass = ff.av_strdup(sub->rects[r]->ass),
+                      .ass_below = below(sub->rects[r]->ass)};
+        if (!cue.ass || !cue.ass_below) {
+            free_cue(&cue);
+            return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "subtitles");
+        }
+        track->shown[track->shown_count++] = cue;
+    }
+    return 0;
 }
 
 int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFormatContext *ofmt, char *errbuf,
@@ -142,28 +217,42 @@ int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFor
         return 0;
     }
     ret = 0;
-    // The decoder gives the packet's time (microseconds) and the cue's display times relative to it (ms). A cue
-    // whose end is unknown is written without a duration, and the muxer ends it at the next packet of any track:
-    // SubRip, ASS, WebVTT and mov_text give every cue its end. MP4 text tracks cannot overlap: a cue that starts
-    // while another is shown ends that one.
+    // The decoder gives the packet's time (microseconds) and the cue's display times relative to it (ms). SubRip,
+    // ASS, WebVTT and mov_text give every cue its end. MP4 text tracks cannot overlap: while cues overlap, one
+    // sample shows them all, each on its own lines, so a sign shown beside dialogue stays for its whole time.
     if (sub.num_rects > 0 && sub.pts != AV_NOPTS_VALUE) {
         int64_t start = sub.pts + (int64_t)sub.start_display_time * 1000 - subs->offset;
-        int64_t shown = sub.end_display_time > sub.start_display_time && sub.end_display_time != UINT32_MAX
-                            ? (int64_t)(sub.end_display_time - sub.start_display_time)
-                            : 0;
-        if (start < 0) {  // begins before the output's zero: the part still shown is kept
-            shown += start / 1000;
-            start = 0;
-        }
-        if (shown > 0 || sub.end_display_time == 0 || sub.end_display_time == UINT32_MAX)
-            ret = write_cue(subs, track, &sub, start, shown > 0 ? shown : 0, ofmt, errbuf, errlen);
+        int64_t end = sub.end_display_time > sub.start_display_time && sub.end_display_time != UINT32_MAX
+                          ? sub.pts + (int64_t)sub.end_display_time * 1000 - subs->offset
+                          : INT64_MAX;
+        if (start < 0) start = 0;  // begins before the output's zero: the part still shown is kept
+        ret = take_cues(subs, track, &sub, start, end, ofmt, errbuf, errlen);
     }
     ff.avsubtitle_free(&sub);
     return ret;
 }
 
+int ms_subtitles_finish(ms_subtitles *subs, AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+    for (int t = 0; t < subs->count; t++) {
+        ms_subtitle_track *track = &subs->tracks[t];
+        int64_t last = track->until;
+        for (int i = 0; i < track->shown_count; i++)
+            if (track->shown[i].end != INT64_MAX && track->shown[i].end > last) last = track->shown[i].end;
+        int ret = show_until(subs, track, last, ofmt, errbuf, errlen);
+        // Cues without an end are left to the muxer, which ends them with the file.
+        if (ret >= 0 && track->shown_count > 0) ret = write_shown(subs, track, track->until, 0, ofmt, errbuf, errlen);
+        if (ret < 0) return ret;
+        for (int i = 0; i < track->shown_count; i++) free_cue(&track->shown[i]);
+        track->shown_count = 0;
+    }
+    return 0;
+}
+
 void ms_subtitles_free(ms_subtitles *subs) {
-    for (int i = 0; i < subs->count; i++) free_track(&subs->tracks[i]);
+    for (int i = 0; i < subs->count; i++) {
+        for (int c = 0; c < subs->tracks[i].shown_count; c++) free_cue(&subs->tracks[i].shown[c]);
+        free_track(&subs->tracks[i]);
+    }
     ff.av_freep(&subs->tracks);
     ff.av_packet_free(&subs->pkt);
     ff.av_freep(&subs->buf);

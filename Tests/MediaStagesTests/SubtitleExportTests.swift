@@ -100,6 +100,50 @@ import Testing
         }
     }
 
+    /// Cues that overlap (a sign shown while dialogue comes and goes) are shown together, each on its own line, for
+    /// as long as each lasts: MP4 text samples cannot overlap, so each stretch with the same cues is one sample.
+    @Test(arguments: ["transcode", "remux"])
+    func overlappingCuesAreShownTogether(mode: String) async throws {
+        let cues = [
+            Cue(start: 200, end: 1600, text: "sign"), Cue(start: 600, end: 1000, text: "dialogue"),
+            Cue(start: 1200, end: 1800, text: "next"),
+        ]
+        let srt = folder.appendingPathComponent("overlapping.srt")
+        try Data(Self.subRip(cues).utf8).write(to: srt)
+        let input = folder.appendingPathComponent("overlapping.mkv")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=2", "-f",
+                "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2", "-i", srt.path, "-map", "0", "-map",
+                "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-c:s", "srt", input.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = folder.appendingPathComponent("overlapping-\(mode).mp4")
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(input.path), "output": .string(output.path), "mode": .string(mode),
+                "video": ["preset": "ultrafast"], "threads": 1,
+            ])
+        _ = try run.outputs.get()
+        let read = await runTool(
+            "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-map", "0:s:0", "-f", "srt", "-"])
+        #expect(read.status == 0, "\(read.stderr)")
+        // (ffmpeg's SubRip writer ends a line within a cue with CR LF.)
+        let shown = [
+            Cue(start: 200, end: 600, text: "sign"), Cue(start: 600, end: 1000, text: "sign\r\ndialogue"),
+            Cue(start: 1000, end: 1200, text: "sign"), Cue(start: 1200, end: 1600, text: "sign\r\nnext"),
+            Cue(start: 1600, end: 1800, text: "next"),
+        ]
+        // The output's zero is the audio's start, which the AAC encoder's priming puts before the picture's.
+        let probed = try await Probe.of(input.path)
+        let earliest = try #require(Double(probed.json["format"]?["start_time"]?.stringValue ?? ""))
+        let picture = try #require(
+            Double(probed.streams.first { $0["codec_type"] == "video" }?["start_time"]?.stringValue ?? ""))
+        #expect(read.text == Self.subRip(shown, shift: Int(((picture - earliest) * 1000).rounded())), "\(read.text)")
+    }
+
     /// The note names what an export leaves out: bitmap subtitles, and in a segmented export of a source without
     /// audio every subtitle.
     @Test func theNoteNamesTheSubtitlesLeftOut() async throws {
