@@ -2,9 +2,13 @@
 # HEVC and AV1 exports (ffmpeg.transcode with video.codec hevc / av1) against the ffmpeg CLI with the same
 # settings, on a 10 s 720p clip: libx265 -preset veryfast -crf 26 with the same pinned pool and frame threads,
 # and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
-# Rounds alternate pipeline and CLI (the hosts drift within minutes); prints per codec the median wall time,
-# CPU time and peak RSS of each, the median of the per-round wall ratios (goal ≤ 1.0), both output sizes and
-# the SSIM of each output against the source. PIPELINE=path skips the release build.
+# Rounds pair pipeline and CLI (the hosts drift within minutes), the one that goes first swapping every round so
+# that neither always meets the same moment of a drift; prints per codec the median wall time, CPU time and peak
+# RSS of each, the medians of the per-round wall and CPU ratios (goal: wall ≤ 1.0), both output sizes and the SSIM
+# of each output against the source. SIDE_BY_SIDE=1 runs each round's two at the same time instead: then both meet
+# the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
+# little). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
+# (x265 writes it into the stream's VUI and its options text, some 70 bytes). PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PIPELINE:-}" ]; then
@@ -22,10 +26,12 @@ ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f l
   -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
 measure() {  # prints "wall cpu peak-KiB"
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1
+  local start=$EPOCHREALTIME times
+  times=$(mktemp -p .)
+  /usr/bin/time -f "%U %S %M" -o "$times" "$@" >/dev/null 2>&1
   local end=$EPOCHREALTIME
-  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' time.txt
+  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' "$times"
+  rm -f "$times"
 }
 median() {  # a column of numbers: the median
   sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -49,18 +55,32 @@ for codec in hevc av1; do
 {"version": 1, "name": "bench-$codec", "stages": [{"id": "export", "uses": "ffmpeg.transcode",
   "with": {"output": "out/\${input.stem}.mp4", "threads": $THREADS, "video": {"codec": "$codec", "preset": "veryfast", "crf": $crf}}}]}
 JSON
-  : > p.txt; : > c.txt; : > ratio.txt
+  run_pipeline() { measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$1" --fresh > p-round.txt; }
+  run_cli() { SVT_LOG=1 measure ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 "${cli[@]}" -c:a aac -movflags +faststart "cli-$codec.mp4" > c-round.txt; }
+  : > p.txt; : > c.txt; : > ratio.txt; : > cpu-ratio.txt
   for round in $(seq "$ROUNDS"); do
-    p=$(measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$round" --fresh)
-    c=$(SVT_LOG=1 measure ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 "${cli[@]}" -c:a aac -movflags +faststart "cli-$codec.mp4")
-    echo "$p" >> p.txt
-    echo "$c" >> c.txt
-    awk -v p="${p%% *}" -v c="${c%% *}" 'BEGIN { print p / c }' >> ratio.txt
+    if [ "${SIDE_BY_SIDE:-0}" = 1 ]; then
+      run_pipeline "$round" &
+      run_cli
+      wait
+    elif [ $((round % 2)) = 1 ]; then
+      run_pipeline "$round"
+      run_cli
+    else
+      run_cli
+      run_pipeline "$round"
+    fi
+    read -r pw pc pm < p-round.txt
+    read -r cw cc cm < c-round.txt
+    echo "$pw $pc $pm" >> p.txt
+    echo "$cw $cc $cm" >> c.txt
+    awk -v p="$pw" -v c="$cw" 'BEGIN { print p / c }' >> ratio.txt
+    awk -v p="$pc" -v c="$cc" 'BEGIN { print p / c }' >> cpu-ratio.txt
   done
-  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f\n' \
+  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f, CPU ratio %.2f\n' \
     "$codec" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
     "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')" \
-    "$(median < ratio.txt)"
+    "$(median < ratio.txt)" "$(median < cpu-ratio.txt)"
   printf '      size %d bytes, SSIM %s | ffmpeg CLI size %d bytes, SSIM %s\n' \
     "$(stat -c %s out/clip.mp4)" "$(ssim out/clip.mp4)" "$(stat -c %s "cli-$codec.mp4")" "$(ssim "cli-$codec.mp4")"
 done

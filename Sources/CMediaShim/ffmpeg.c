@@ -95,3 +95,7 @@ int ms_ffmpeg_load(char *errbuf, size_t errlen) {
     if (load_status < 0 && errbuf && errlen) snprintf(errbuf, errlen, "%s", load_failure);
     return load_status;
 }
+
+int ms_preload(char *errbuf, size_t errlen) {
+    return ms_ffmpeg_load(errbuf, errlen);
+}

@@ -13,6 +13,15 @@ public enum MediaToolkit {
     /// The shim's ABI version; the Swift side was written for 6.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
+    /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
+    /// (about a hundred libraries, mapped and relocated) and happens on the first media call otherwise: a run
+    /// that will read media calls this as soon as it has read its workflow, so the libraries load while it opens
+    /// its ledger and plans. A failure to load is not reported here: the first media call reports it.
+    public static func preload() {
+        let loading = Thread { _ = ms_preload(nil, 0) }
+        loading.start()
+    }
+
     /// Reads container and stream facts.
     public static func probe(_ path: String, logger: Logger? = nil) async throws -> MediaInfo {
         let result: Result<MediaInfo, MediaError> = await FFmpegLog.routing(to: logger) {

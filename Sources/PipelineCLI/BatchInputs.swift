@@ -40,6 +40,14 @@ enum BatchInputs {
         }
     }
 
+    /// Starts loading FFmpeg when a stage of `workflow` reads its input as media, so that the run's first probe or
+    /// encode does not wait for the libraries (see ``MediaToolkit/preload()``).
+    static func preloadMedia(for workflow: Workflow, registry: StageRegistry) {
+        if workflow.stages.contains(where: { registry.descriptor(for: $0.uses)?.readsMediaInput == true }) {
+            MediaToolkit.preload()
+        }
+    }
+
     /// FFmpeg's probe, for limits and for skipping files no media stage can read.
     static let probe: MediaProber = { path in
         do {

@@ -50,6 +50,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
             self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+        BatchInputs.preloadMedia(for: workflow, registry: registry)
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let notifyTargets = try notifyOptions.resolvedTargets(workflow: workflow, environment: environment)
         let discovery = try BatchInputs.discover(

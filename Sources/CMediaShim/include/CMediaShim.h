@@ -72,6 +72,11 @@ int ms_abi_version(void);
 /// is written anyway).
 int ms_strerror(int code, char *buf, size_t len);
 
+/// Loads FFmpeg's libraries now (every `ms_` media call loads them on first use, once per process): a caller
+/// that knows media work follows loads them on a thread of its own while it does other start-up work. Returns 0,
+/// or MS_ERROR_FFMPEG_UNAVAILABLE with the reason in `errbuf` (may be NULL).
+int ms_preload(char *errbuf, size_t errlen);
+
 // MARK: - Logging
 
 /// Our log levels; FFmpeg's levels are mapped onto them (panic/fatal/error → ERROR,
