@@ -9,7 +9,8 @@
 # bytes (the last segment is final only when it is encoded; SEGMENT_SECONDS, default 10) and part 1 (the head)
 # at the limited rate; the line "after the export" compares the two. With LARGE_GIB > 0 a synthetic MP4 of that
 # many GiB (the clip's streams copied over and over) is remuxed with a streaming upload (a remux of an MP4 streams
-# like a segmented transcode), and the run's peak RSS is reported (/usr/bin/time) with its peak anonymous memory.
+# like a segmented transcode), and the run's peak RSS is reported (/usr/bin/time) with its peak anonymous memory
+# and where the memory is at the highest sampled RSS (the binary, Swift's libraries, the others, anonymous memory).
 # A short setting that checks the script works:
 #   SECONDS_OF_CLIP=12 ROUNDS=1 LARGE_GIB=0 benchmarks/stream.sh
 # (ROUNDS=0 measures only the large upload.)
@@ -134,16 +135,50 @@ JSON
   timer=$!
   pids+=("$timer")
   # Most of the RSS is shared library code mapped from files (Swift's runtime, FFmpeg's ~150 libraries): the
-  # process's own memory is its anonymous part, sampled every 0.1 s.
+  # process's own memory is its anonymous part, sampled every 0.1 s. The mappings at the highest sampled RSS are
+  # kept to say where the memory is.
   anon=0
+  peak=0
   while kill -0 "$timer" 2>/dev/null; do
     pid=$(pgrep -P "$timer" | head -1 || true)
     now=$(awk '/^RssAnon:/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null || echo 0)
     [ "${now:-0}" -gt "$anon" ] && anon=$now
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null || echo 0)
+    if [ "${rss:-0}" -gt "$peak" ] && cp "/proc/${pid:-0}/smaps" peak-smaps.new 2>/dev/null; then
+      peak=$rss
+      mv peak-smaps.new peak-smaps
+    fi
     sleep 0.1
   done
   wait "$timer"
   large=$(stat -c %s out-large/clip.mp4 2>/dev/null || echo 0)
   read -r rss wall < rss.txt
   echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB remux: $((rss >> 10)) MiB, of which anonymous (the process's own, not shared library code; sampled every 0.1 s) $((anon >> 10)) MiB (the run took ${wall} s)"
+  [ -s peak-smaps ] && python3 - peak-smaps "$(basename "$PIPELINE")" <<'PY'
+import collections, re, sys
+rss, anon = collections.Counter(), collections.Counter()
+group = "anonymous"
+for line in open(sys.argv[1]):
+    if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+        fields = line.split()
+        path = fields[5] if len(fields) > 5 else ""
+        if not path.startswith("/"):
+            group = "anonymous"  # heap, stacks, buffers, and the libraries' zeroed data
+        elif path.rsplit("/", 1)[-1] == sys.argv[2]:
+            group = "pipeline"
+        elif "/lib/swift/" in path:
+            group = "swift"
+        else:
+            group = "libraries"
+    elif line.startswith("Rss:"):
+        rss[group] += int(line.split()[1])
+    elif line.startswith("Anonymous:"):
+        anon[group] += int(line.split()[1])
+mib = lambda kib: f"{kib / 1024:.1f}"
+print(f"    at the highest sampled RSS ({mib(sum(rss.values()))} MiB): the pipeline binary {mib(rss['pipeline'])} MiB, "
+      f"Swift's runtime and Foundation {mib(rss['swift'])} MiB, FFmpeg's and the other shared libraries "
+      f"{mib(rss['libraries'])} MiB (their mapped files; relocated data, anonymous, "
+      f"{mib(anon['pipeline'] + anon['swift'] + anon['libraries'])} MiB of the three), "
+      f"other anonymous memory (heap, stacks, buffers) {mib(rss['anonymous'])} MiB")
+PY
 fi

@@ -119,6 +119,21 @@ import Testing
         #expect(read == (try Data(contentsOf: url)).dropFirst(7))
     }
 
+    /// A digest reads the whole range into one buffer (an upload digests parts while it sends others), and sees
+    /// every byte of it once, in order.
+    @Test func aDigestReadsTheRangeIntoOneBuffer() async throws {
+        let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 21)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try UploadFile(path: url.path)
+        var (read, buffers) = (Data(), Set<Int>())
+        try await file.digest(7..<file.size) { bytes in
+            read.append(contentsOf: bytes)
+            buffers.insert(Int(bitPattern: bytes.baseAddress))
+        }
+        #expect(read == (try Data(contentsOf: url)).dropFirst(7))
+        #expect(buffers.count == 1)
+    }
+
     /// Parts read at once, each recording how far reading has run ahead of what the client has written.
     final class WatchedParts: ImmediateParts {
         let count: Int

@@ -190,7 +190,7 @@ struct OSSBackend: MultipartBackend {
     /// the file's range, so it is not sent again.
     func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? {
         var digest = Insecure.MD5()
-        for try await chunk in file.chunks(range) { chunk.withUnsafeReadableBytes { digest.update(bufferPointer: $0) } }
+        try await file.digest(range) { digest.update(bufferPointer: $0) }
         let md5 = HexDigest.text(Array(digest.finalize()))
         let etag = listed.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         return etag.caseInsensitiveCompare(md5) == .orderedSame ? UploadedPart(number: number, etag: listed.etag) : nil

@@ -18,14 +18,12 @@ struct ObjectDigests: Sendable, Equatable {
         var md5 = Insecure.MD5()
         var crc = CRC32C()
         var sha = SHA256()
-        for try await chunk in file.chunks(0..<file.size) {
-            chunk.withUnsafeReadableBytes { bytes in
-                md5.update(bufferPointer: bytes)
-                switch checksum {
-                case "crc32c": crc.update(bytes)
-                case "sha256": sha.update(bufferPointer: bytes)
-                default: break
-                }
+        try await file.digest(0..<file.size) { bytes in
+            md5.update(bufferPointer: bytes)
+            switch checksum {
+            case "crc32c": crc.update(bytes)
+            case "sha256": sha.update(bufferPointer: bytes)
+            default: break
             }
         }
         let digest = Array(md5.finalize())

@@ -334,13 +334,11 @@ struct S3Backend: MultipartBackend {
         case "none": return nil
         case "sha256":
             var hasher = SHA256()
-            for try await chunk in file.chunks(range) {
-                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-            }
+            try await file.digest(range) { hasher.update(bufferPointer: $0) }
             return Data(hasher.finalize()).base64EncodedString()
         default:
             var crc = CRC32C()
-            for try await chunk in file.chunks(range) { chunk.withUnsafeReadableBytes { crc.update($0) } }
+            try await file.digest(range) { crc.update($0) }
             return Data(crc.bytes).base64EncodedString()
         }
     }

@@ -219,7 +219,7 @@ struct StreamedMultipartUpload: Sendable {
         for part in progress.parts {
             let range = Self.range(of: part.number, firstPart: progress.firstPart, partSize: partSize, size: size)
             guard part.number <= count, part.size == Int64(range.count),
-                try await Self.sha256(source.chunks(range)) == part.sha256
+                try await Self.sha256(source, range) == part.sha256
             else {
                 context.logger.notice(
                     "the recorded part \(part.number) differs from the export: uploading the export anew")
@@ -348,7 +348,7 @@ struct StreamedMultipartUpload: Sendable {
         _ number: Int, range: Range<Int64>, recorded: Part?, source: UploadFile, storage: any MultipartBackend,
         progress: Progress, meter: TransferMeter
     ) async throws -> Event {
-        let digest = try await Self.sha256(source.chunks(range))
+        let digest = try await Self.sha256(source, range)
         if let recorded, recorded.sha256 == digest, recorded.size == Int64(range.count) {
             return .kept(number)
         }
@@ -361,11 +361,9 @@ struct StreamedMultipartUpload: Sendable {
             Part(number: number, etag: sent.etag, checksum: sent.checksum, size: Int64(range.count), sha256: digest))
     }
 
-    private static func sha256(_ chunks: FileChunks) async throws -> String {
+    private static func sha256(_ file: UploadFile, _ range: Range<Int64>) async throws -> String {
         var hasher = SHA256()
-        for try await chunk in chunks {
-            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-        }
+        try await file.digest(range) { hasher.update(bufferPointer: $0) }
         return HexDigest.text(hasher.finalize())
     }
 }

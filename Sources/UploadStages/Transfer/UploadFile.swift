@@ -80,6 +80,26 @@ struct UploadFile: Sendable {
         FileChunks(path: path, range: range)
     }
 
+    /// Hands the bytes of `range` to `update` a chunk at a time (a digest, which is done with a chunk when `update`
+    /// returns), all read into one buffer. ``chunks(_:)`` reads into three in turn, since a request body's client
+    /// may still hold two chunks when it asks for the next; an upload digests parts while it sends others, and
+    /// with three 1 MiB buffers per digest those were most of a streamed upload's own memory.
+    func digest(_ range: Range<Int64>, _ update: (UnsafeRawBufferPointer) -> Void) async throws {
+        let (path, end) = (self.path, range.upperBound)
+        let buffer = FileChunks.RecycledBuffer()
+        var (file, offset): (FileChunks.OpenFile?, Int64) = (nil, range.lowerBound)
+        while offset < end {
+            try Task.checkCancellation()
+            let source = try file ?? FileChunks.OpenFile(path: path)
+            file = source
+            let (start, count) = (offset, Int(Swift.min(Int64(Self.chunkSize), end - offset)))
+            // The read blocks (page cache or disk): it runs on BlockingWork, not on the cooperative pool.
+            try await BlockingWork.run { try buffer.fill(count, of: source, at: start, path: path) }
+            buffer.withReadableBytes(update)
+            offset += Int64(count)
+        }
+    }
+
     /// The bytes of `range` as the body of `request`. To a server on this machine, chunks the connection's
     /// event loop reads itself: on loopback the receiver shares this machine's cores, and a page sent with
     /// sendfile cost nginx's worker almost twice what a written one did. Elsewhere, file regions when the
@@ -130,10 +150,29 @@ struct FileChunks: AsyncSequence, Sendable {
         /// Fills the buffer with `count` bytes of `file` from `offset` and returns it (sharing its storage).
         func read(_ count: Int, of file: OpenFile, at offset: Int64, path: String) throws -> ByteBuffer {
             try buffer.withLockedValue { buffer in
-                buffer.clear(minimumCapacity: count)
-                try FileChunks.read(count, of: file, at: offset, path: path, into: &buffer)
+                try Self.fill(&buffer, count, of: file, at: offset, path: path)
                 return buffer
             }
+        }
+
+        /// Fills the buffer with `count` bytes of `file` from `offset`, keeping it to itself (read it with
+        /// ``withReadableBytes(_:)``), so that the next fill uses the same memory.
+        func fill(_ count: Int, of file: OpenFile, at offset: Int64, path: String) throws {
+            try buffer.withLockedValue { buffer in try Self.fill(&buffer, count, of: file, at: offset, path: path) }
+        }
+
+        /// The bytes of the last fill, for as long as `body` runs.
+        func withReadableBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+            buffer.withLockedValue { buffer in buffer.withUnsafeReadableBytes(body) }
+        }
+
+        private static func fill(
+            _ buffer: inout ByteBuffer, _ count: Int, of file: OpenFile, at offset: Int64, path: String
+        )
+            throws
+        {
+            buffer.clear(minimumCapacity: count)
+            try FileChunks.read(count, of: file, at: offset, path: path, into: &buffer)
         }
     }
 

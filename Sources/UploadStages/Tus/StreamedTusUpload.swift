@@ -196,7 +196,7 @@ struct StreamedTusUpload: Sendable {
         algorithm: String?, counter: PartsProgress
     ) async throws {
         if await journal.isSettled(number) { return }
-        let digest = try await Self.sha256(source.chunks(range))
+        let digest = try await Self.sha256(source, range)
         var partial = await journal.recorded(number)
         if let known = partial, let recorded = known.sha256 {
             if recorded == digest, known.size == Int64(range.count) {
@@ -222,11 +222,9 @@ struct StreamedTusUpload: Sendable {
         try await journal.finished(number, sha256: digest, context: context)
     }
 
-    private static func sha256(_ chunks: FileChunks) async throws -> String {
+    private static func sha256(_ file: UploadFile, _ range: Range<Int64>) async throws -> String {
         var hasher = SHA256()
-        for try await chunk in chunks {
-            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-        }
+        try await file.digest(range) { hasher.update(bufferPointer: $0) }
         return HexDigest.text(hasher.finalize())
     }
 }

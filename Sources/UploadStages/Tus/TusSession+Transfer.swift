@@ -123,14 +123,11 @@ extension TusSession {
         var sha256 = SHA256()
         var sha1 = Insecure.SHA1()
         var md5 = Insecure.MD5()
-        for try await chunk in file.chunks(range) {
-            try Task.checkCancellation()
-            chunk.withUnsafeReadableBytes { bytes in
-                switch algorithm {
-                case "sha256": sha256.update(bufferPointer: bytes)
-                case "sha1": sha1.update(bufferPointer: bytes)
-                default: md5.update(bufferPointer: bytes)
-                }
+        try await file.digest(range) { bytes in
+            switch algorithm {
+            case "sha256": sha256.update(bufferPointer: bytes)
+            case "sha1": sha1.update(bufferPointer: bytes)
+            default: md5.update(bufferPointer: bytes)
             }
         }
         let bytes: [UInt8]
