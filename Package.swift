@@ -232,17 +232,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Linked by lld with relative relocations packed (DT_RELR, glibc 2.36+): the loader reads 0.5 MiB of
-        // relocation entries at every start instead of 2 MiB, and lld's layout leaves ~1 MiB less of the code
-        // resident: 2.6 to 3.3 MiB less memory per process (README, *Streaming an export into an upload*).
         .executableTarget(
             name: "pipeline",
             dependencies: ["PipelineCLI", "CMalloc"],
-            swiftSettings: swiftSettings,
-            linkerSettings: [
-                .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))
-            ]
+            swiftSettings: swiftSettings
         ),
         // The two samples' sources, built with this package so that the tests run them without a second build
         // of the whole graph. Their own manifests (samples/*/Package.swift) are what a user builds; the tests
