@@ -8,7 +8,8 @@
 # of each output against the source. SIDE_BY_SIDE=1 runs each round's two at the same time instead: then both meet
 # the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
 # little). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
-# (x265 writes it into the stream's VUI and its options text, some 70 bytes). PIPELINE=path skips the release build.
+# (x265 writes it into the stream's VUI and its options text, some 70 bytes). CODECS="hevc" (or "av1") measures
+# one; PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PIPELINE:-}" ]; then
@@ -40,7 +41,7 @@ ssim() {  # output: its SSIM against the source (all frames)
   ffmpeg -v info -i "$1" -i clip.mp4 -lavfi "[0:v][1:v]ssim" -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'
 }
 
-for codec in hevc av1; do
+for codec in ${CODECS:-hevc av1}; do
   case $codec in
   hevc)
     crf=26
