@@ -3,7 +3,7 @@
 # (tone-mapped into SDR BT.709, x264 veryfast, THREADS threads), against the ffmpeg CLI running FFmpeg's usual CPU
 # recipe at the source's size and scaling after it (zscale to linear light, tonemap, zscale back, then scale), with
 # the same encoder settings. The pipeline scales in linear light before the tone curve, so its float steps run at
-# 720p. Rounds alternate the two (the hosts drift within minutes); prints the median wall time, CPU time and peak
+# 720p. Rounds pair the two, the one that goes first swapping every round (the hosts drift within minutes); prints the median wall time, CPU time and peak
 # RSS of each and the median of the per-round wall ratios. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +29,9 @@ JSON
 graph="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv"
 graph="$graph,format=yuv420p,scale=1280:720:flags=bicubic"
 
-measure() {  # prints "wall cpu peak-KiB"
+measure() {  # prints "wall cpu peak-KiB"; fails when the command fails
   local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1
+  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
   local end=$EPOCHREALTIME
   awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' time.txt
 }
@@ -40,15 +40,24 @@ median() {  # a column of numbers: the median
 }
 
 : > p.txt; : > c.txt; : > ratio.txt
+run_pipeline() { rm -rf out; measure "$PIPELINE" run hdr.json --input hlg.mp4 --state "state-$1" --fresh; }
+run_cli() {
+  measure ffmpeg -v error -y -threads "$THREADS" -i hlg.mp4 -filter_threads "$THREADS" -vf "$graph" -c:v libx264 \
+    -preset veryfast -crf 23 -threads "$THREADS" -an cli.mp4
+}
 for round in $(seq "$ROUNDS"); do
-  p=$(measure "$PIPELINE" run hdr.json --input hlg.mp4 --state "state-$round" --fresh)
-  c=$(measure ffmpeg -v error -y -threads "$THREADS" -i hlg.mp4 -filter_threads "$THREADS" -vf "$graph" -c:v libx264 \
-    -preset veryfast -crf 23 -threads "$THREADS" -an cli.mp4)
+  if [ $((round % 2)) = 1 ]; then  # the one that goes first swaps every round
+    p=$(run_pipeline "$round")
+    c=$(run_cli)
+  else
+    c=$(run_cli)
+    p=$(run_pipeline "$round")
+  fi
+  [ -s out/hlg.mp4 ] || { echo "the pipeline's export is missing" >&2; exit 1; }
   echo "$p" >> p.txt
   echo "$c" >> c.txt
   awk -v p="${p%% *}" -v c="${c%% *}" 'BEGIN { print p / c }' >> ratio.txt
 done
-[ -s out/hlg.mp4 ] || { echo "the pipeline's export failed" >&2; exit 1; }
 printf 'HDR 4K HLG -> 720p SDR, %s s: pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI (tone map at 4K, then scale) %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f\n' \
   "$CLIP_SECONDS" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
   "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')" \

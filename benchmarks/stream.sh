@@ -154,7 +154,7 @@ JSON
   large=$(stat -c %s out-large/clip.mp4 2>/dev/null || echo 0)
   read -r rss wall < rss.txt
   echo "  peak RSS of a streamed upload of a $((large >> 20)) MiB remux: $((rss >> 10)) MiB, of which anonymous (the process's own, not shared library code; sampled every 0.1 s) $((anon >> 10)) MiB (the run took ${wall} s)"
-  [ -s peak-smaps ] && python3 - peak-smaps "$(basename "$PIPELINE")" <<'PY'
+  if [ -s peak-smaps ]; then python3 - peak-smaps "$(basename "$PIPELINE")" <<'PY'
 import collections, re, sys
 rss, anon = collections.Counter(), collections.Counter()
 group = "anonymous"
@@ -181,4 +181,5 @@ print(f"    at the highest sampled RSS ({mib(sum(rss.values()))} MiB): the pipel
       f"{mib(anon['pipeline'] + anon['swift'] + anon['libraries'])} MiB of the three), "
       f"other anonymous memory (heap, stacks, buffers) {mib(rss['anonymous'])} MiB")
 PY
+  fi
 fi

@@ -42,10 +42,13 @@ static int resolve(void *handle, const char *library, const char *function, void
     return MS_ERROR_FFMPEG_UNAVAILABLE;
 }
 
+/// SVT-AV1 prints its banner and settings straight to stderr, past FFmpeg's log callback; its own variable keeps
+/// it to errors unless the user set it. Set before any encoder runs, on a thread no other thread reads the
+/// environment beside (ms_preload sets it before it starts loading on a thread of its own).
+static void quiet_encoder_logs(void) { setenv("SVT_LOG", "1", 0); }
+
 static void load(void) {
-    // SVT-AV1 prints its banner and settings straight to stderr, past FFmpeg's log callback; its own variable
-    // keeps it to errors unless the user set it. (Once, before any encoder runs.)
-    setenv("SVT_LOG", "1", 0);
+    quiet_encoder_logs();
     int ret = open_library(&handles.avutil, MS_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swresample, MS_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swscale, MS_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR));
@@ -96,6 +99,18 @@ int ms_ffmpeg_load(char *errbuf, size_t errlen) {
     return load_status;
 }
 
-int ms_preload(char *errbuf, size_t errlen) {
-    return ms_ffmpeg_load(errbuf, errlen);
+static void *load_in_background(void *unused) {
+    (void)unused;
+    ms_ffmpeg_load(NULL, 0);
+    return NULL;
+}
+
+void ms_preload(void) {
+    quiet_encoder_logs();  // here: setenv beside another thread's getenv is a data race
+    pthread_attr_t attr;
+    pthread_t thread;
+    if (pthread_attr_init(&attr) != 0) return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attr, load_in_background, NULL) != 0) ms_ffmpeg_load(NULL, 0);  // then here
+    pthread_attr_destroy(&attr);
 }

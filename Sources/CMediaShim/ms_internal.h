@@ -162,7 +162,6 @@ int ms_progress_report(ms_progress *p, double done);
 // subtitles.c: text subtitle tracks written as mov_text.
 /// 1 when the stream is a text subtitle an export keeps (SubRip, ASS/SSA, WebVTT, mov_text, plain text).
 int ms_text_subtitle(const AVCodecParameters *par);
-/// One kept track: its input stream, its decoder, the mov_text encoder and the output stream.
 /// A cue decoded and not yet written: its text as an ASS event line, shown from `start` to `end` (microseconds on
 /// the output's timeline; `end` INT64_MAX until the next cue when its source did not give one).
 typedef struct ms_cue {
@@ -172,12 +171,18 @@ typedef struct ms_cue {
 } ms_cue;
 /// Cues shown at once, at most; a cue that would be one more ends the one shown longest.
 #define MS_CUES_SHOWN 16
+/// How far (microseconds) the other streams must have passed a cue's end before what it shows is written: a
+/// container stores a cue near the media of its start, a little early or late, and no cue still to come may begin
+/// before what is written.
+#define MS_SUBTITLE_SLACK 2000000
+/// One kept track: its input stream, its decoder, the mov_text encoder, the output stream, and the cues it shows.
 typedef struct ms_subtitle_track {
     int in_index;
     AVCodecContext *dec, *enc;
     AVStream *ost;
     int64_t last_pts;  // in the output stream's time base
     int unreadable;    // cues the decoder could not read (skipped; the first one is logged)
+    int unwritable;    // samples the mov_text encoder refused, even with the newest cue alone (the first is logged)
     ms_cue shown[MS_CUES_SHOWN];  // the cues shown from `until` on, in the order they came
     int shown_count;
     int64_t until;     // the output's time (microseconds) up to which the track is written
@@ -201,6 +206,10 @@ int ms_subtitles_track(const ms_subtitles *subs, int in_index);
 /// other streams: the input's start is 0; a cue that starts before keeps what is shown after it).
 int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFormatContext *ofmt, char *errbuf,
                        size_t errlen);
+/// Writes what the cues shown have shown up to the last cue end the other streams passed, `now` being their time
+/// (microseconds on the output's timeline), so that a cue's sample lies in the file near its time: call for each
+/// picture or audio packet written.
+int ms_subtitles_advance(ms_subtitles *subs, int64_t now, AVFormatContext *ofmt, char *errbuf, size_t errlen);
 /// Writes the cues still shown at the end of the input; call once, before the trailer.
 int ms_subtitles_finish(ms_subtitles *subs, AVFormatContext *ofmt, char *errbuf, size_t errlen);
 /// Frees the tracks' codecs and the cues not written (the streams belong to the muxer); NULL-safe.

@@ -83,7 +83,7 @@ static int64_t index_space(const remuxer *r) {
         // sync flag (stss, 4) and chunk (stsc, 12; co64, 8).
         bytes += 4096 + st->codecpar->extradata_size + 2 * metadata_bytes(st->metadata) + 44 * (int64_t)samples;
     }
-    for (int i = 0; i < r->subs.count; i++) {  // a cue, and an empty sample for the gap before it
+    for (int i = 0; i < r->subs.count; i++) {  // cues' starts and ends bound the samples, gaps included: 2 a cue
         const AVStream *st = r->ifmt->streams[r->subs.tracks[i].in_index];
         int64_t cues = ff.avformat_index_get_entries_count(st);
         bytes += 4096 + 2 * metadata_bytes(st->metadata) + 2 * 44 * (cues > 0 ? cues : 0);
@@ -172,6 +172,9 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         }
         int size = r->pkt->size;
         if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
+        if (r->subs.count &&
+            (ret = ms_subtitles_advance(&r->subs, ms_microseconds(r->out_end), r->ofmt, errbuf, errlen)) < 0)
+            return ret;
         ms_writeback_note(&r->writeback, size);
         if (r->synced_fd >= 0 && (r->unsynced += size) >= MS_REMUX_GATE_STEP &&
             (ret = pass_gate(r, errbuf, errlen)) < 0)

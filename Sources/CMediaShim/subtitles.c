@@ -101,28 +101,46 @@ int ms_subtitles_track(const ms_subtitles *subs, int in_index) {
     return -1;
 }
 
-/// Encodes what the track shows from `from` for `shown` microseconds (0: until the next sample, as the muxer ends a
-/// cue without a duration): every cue in `track->shown`, each on its own lines, in the order they came.
-static int write_shown(ms_subtitles *subs, ms_subtitle_track *track, int64_t from, int64_t shown,
-                       AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+/// Encodes `count` of the cues in `track->shown` from `first` on, each on its own lines, in the order they came.
+static int encode_shown(ms_subtitles *subs, ms_subtitle_track *track, int first, int count) {
     AVSubtitleRect rect_store[MS_CUES_SHOWN], *rects[MS_CUES_SHOWN];
-    for (int i = 0; i < track->shown_count; i++) {
-        rect_store[i] = (AVSubtitleRect){.type = SUBTITLE_ASS, .ass = i ? track->shown[i].ass_below : track->shown[i].ass};
+    for (int i = 0; i < count; i++) {
+        const ms_cue *cue = &track->shown[first + i];
+        rect_store[i] = (AVSubtitleRect){.type = SUBTITLE_ASS, .ass = i ? cue->ass_below : cue->ass};
         rects[i] = &rect_store[i];
     }
-    AVSubtitle sub = {.num_rects = (unsigned)track->shown_count, .rects = rects, .pts = from,
-                      .end_display_time = (uint32_t)(shown / 1000)};
-    int size = ff.avcodec_encode_subtitle(track->enc, subs->buf, MS_SUBTITLE_MAX_BYTES, &sub);
-    if (size < 0) return ms_fail(errbuf, errlen, size, size, "subtitle encoding failed");
+    AVSubtitle sub = {.num_rects = (unsigned)count, .rects = rects};
+    return ff.avcodec_encode_subtitle(track->enc, subs->buf, MS_SUBTITLE_MAX_BYTES, &sub);
+}
+
+/// Writes what the track shows from `from` for `shown` microseconds (0: until the next sample, as the muxer ends a
+/// cue without a duration): every cue in `track->shown`. A sample the encoder refuses (mov_text holds 64 KiB of
+/// text; ASS drawings can be long) shows the newest cue alone, or nothing, with a warning: subtitles never fail an
+/// export.
+static int write_shown(ms_subtitles *subs, ms_subtitle_track *track, int64_t from, int64_t shown,
+                       AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+    int size = encode_shown(subs, track, 0, track->shown_count);
+    if (size < 0 && size != AVERROR(ENOMEM) && track->shown_count > 1)
+        size = encode_shown(subs, track, track->shown_count - 1, 1);
+    if (size == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, size, size, "subtitles");
+    if (size < 0) {
+        ms_log_clear();
+        if (track->unwritable++ == 0)
+            ff.av_log(NULL, AV_LOG_WARNING,
+                      "leaving out cues of subtitle track %d that mov_text cannot hold, from %.3f s\n", track->in_index,
+                      ms_seconds(from, AV_TIME_BASE_Q));
+        return 0;
+    }
     int ret = ff.av_new_packet(subs->pkt, size);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "subtitles");
     memcpy(subs->pkt->data, subs->buf, (size_t)size);
+    // The end is rounded as the next sample's start is, so that samples shown back to back stay so.
     AVRational tb = track->ost->time_base;
     int64_t pts = ff.av_rescale_q(from, AV_TIME_BASE_Q, tb);
     if (track->last_pts != AV_NOPTS_VALUE && pts <= track->last_pts) pts = track->last_pts + 1;  // MP4: increasing
     track->last_pts = pts;
     subs->pkt->pts = subs->pkt->dts = pts;
-    subs->pkt->duration = ff.av_rescale_q(shown, AV_TIME_BASE_Q, tb);
+    subs->pkt->duration = shown > 0 ? FFMAX(1, ff.av_rescale_q(from + shown, AV_TIME_BASE_Q, tb) - pts) : 0;
     subs->pkt->stream_index = track->ost->index;
     return ms_write_packet(ofmt, subs->pkt, errbuf, errlen);
 }
@@ -130,6 +148,16 @@ static int write_shown(ms_subtitles *subs, ms_subtitle_track *track, int64_t fro
 static void free_cue(ms_cue *cue) {
     ff.av_freep(&cue->ass);
     ff.av_freep(&cue->ass_below);
+}
+
+/// Lets go of the cues that have ended by `track->until`.
+static void let_go_ended(ms_subtitle_track *track) {
+    int kept = 0;
+    for (int i = 0; i < track->shown_count; i++) {
+        if (track->shown[i].end <= track->until) free_cue(&track->shown[i]);
+        else track->shown[kept++] = track->shown[i];
+    }
+    track->shown_count = kept;
 }
 
 /// Writes what the track shows from `track->until` up to `to`: one sample for each stretch in which the same cues
@@ -140,33 +168,55 @@ static int show_until(ms_subtitles *subs, ms_subtitle_track *track, int64_t to, 
         int64_t next = to;
         for (int i = 0; i < track->shown_count; i++)
             if (track->shown[i].end < next) next = track->shown[i].end;
-        if (next > track->until) {
-            int ret = write_shown(subs, track, track->until, next - track->until, ofmt, errbuf, errlen);
-            if (ret < 0) return ret;
-            track->until = next;
-        }
-        int kept = 0;
-        for (int i = 0; i < track->shown_count; i++) {
-            if (track->shown[i].end <= track->until) free_cue(&track->shown[i]);
-            else track->shown[kept++] = track->shown[i];
-        }
-        track->shown_count = kept;
+        int ret = write_shown(subs, track, track->until, next - track->until, ofmt, errbuf, errlen);
+        if (ret < 0) return ret;
+        track->until = next;
+        let_go_ended(track);
     }
     if (track->until < to) track->until = to;  // nothing shown meanwhile
     return 0;
 }
 
-/// `ass` (an ASS event line: ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text) with `\N` before its
-/// text, or NULL when out of memory or the line has no text field.
-static char *below(const char *ass) {
+/// The text field of an ASS event line (ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text), or NULL
+/// when the line has none.
+static const char *event_text(const char *ass) {
     const char *text = ass;
-    for (int commas = 0; commas < 8; commas++)
-        if (!(text = strchr(text, ','))) return NULL;
-        else text++;
-    size_t head = (size_t)(text - ass), size = head + 2 + strlen(text) + 1;
-    char *line = ff.av_malloc(size);
-    if (line) snprintf(line, size, "%.*s\\N%s", (int)head, ass, text);
-    return line;
+    for (int commas = 0; commas < 8 && text; commas++)
+        if ((text = strchr(text, ','))) text++;
+    return text;
+}
+
+/// `text` from `*at` on past ASS override blocks (`{\\bord4}`): its next character shown, or 0 at the end.
+static char next_shown(const char *text, size_t *at) {
+    while (text[*at] == '{') {
+        const char *close = strchr(text + *at, '}');
+        if (!close) break;  // an unclosed brace is text
+        *at = (size_t)(close - text) + 1;
+    }
+    return text[*at] ? text[(*at)++] : 0;
+}
+
+/// Whether two event texts show the same characters, override blocks aside.
+static int same_text(const char *a, const char *b) {
+    size_t i = 0, j = 0;
+    for (;;) {
+        char x = next_shown(a, &i), y = next_shown(b, &j);
+        if (x != y) return 0;
+        if (!x) return 1;
+    }
+}
+
+/// Whether a cue adds nothing to what is shown: the same text as a cue shown (a typeset sign is often the same
+/// text on several layers, border, fill and shadow, each with its own override tags), or an ASS drawing (`\\p1`),
+/// whose commands mov_text would show as text.
+static int adds_nothing(const ms_subtitle_track *track, const char *text) {
+    for (const char *p = strstr(text, "\\p"); p; p = strstr(p + 2, "\\p"))
+        if (p[2] >= '1' && p[2] <= '9') return 1;
+    for (int i = 0; i < track->shown_count; i++) {
+        const char *shown = event_text(track->shown[i].ass);
+        if (shown && same_text(shown, text)) return 1;
+    }
+    return 0;
 }
 
 /// Takes the rects of `sub` as cues shown from `start` to `end`, after writing what was shown before `start`. A
@@ -179,20 +229,45 @@ static int take_cues(ms_subtitles *subs, ms_subtitle_track *track, const AVSubti
         if (track->shown[i].end == INT64_MAX) track->shown[i].end = start;
     int ret = show_until(subs, track, start, ofmt, errbuf, errlen);
     if (ret < 0) return ret;
+    let_go_ended(track);  // cues without an end that began here too: nothing of them is shown
     for (unsigned r = 0; r < sub->num_rects; r++) {
-        if (sub->rects[r]->type != SUBTITLE_ASS || !sub->rects[r]->ass) continue;
+        const char *ass = sub->rects[r]->type == SUBTITLE_ASS ? sub->rects[r]->ass : NULL;
+        const char *text = ass ? event_text(ass) : NULL;
+        if (!ass || adds_nothing(track, text ? text : ass)) continue;
         if (track->shown_count == MS_CUES_SHOWN) {  // the oldest ends now: what it showed up to here is written
             free_cue(&track->shown[0]);
             memmove(&track->shown[0], &track->shown[1], sizeof track->shown[0] * (MS_CUES_SHOWN - 1));
             track->shown_count--;
         }
-        ms_cue cue = {.start = start, .end = end, .ass = ff.av_strdup(sub->rects[r]->ass),
-                      .ass_below = below(sub->rects[r]->ass)};
+        // Below another cue, the text starts on a line of its own; a line without a text field is kept as it is.
+        ms_cue cue = {.start = start, .end = end, .ass = ff.av_strdup(ass)};
+        if (cue.ass && text) {
+            size_t head = (size_t)(text - ass), size = head + 2 + strlen(text) + 1;
+            if ((cue.ass_below = ff.av_malloc(size))) snprintf(cue.ass_below, size, "%.*s\\N%s", (int)head, ass, text);
+        } else if (cue.ass) {
+            cue.ass_below = ff.av_strdup(ass);
+        }
         if (!cue.ass || !cue.ass_below) {
             free_cue(&cue);
             return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "subtitles");
         }
         track->shown[track->shown_count++] = cue;
+    }
+    return 0;
+}
+
+int ms_subtitles_advance(ms_subtitles *subs, int64_t now, AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+    for (int t = 0; t < subs->count; t++) {
+        ms_subtitle_track *track = &subs->tracks[t];
+        // The latest end among the cues shown that the other streams have passed by MS_SUBTITLE_SLACK: no cue still
+        // to come begins before it.
+        int64_t to = track->until;
+        for (int i = 0; i < track->shown_count; i++)
+            if (track->shown[i].end != INT64_MAX && track->shown[i].end <= now - MS_SUBTITLE_SLACK &&
+                track->shown[i].end > to)
+                to = track->shown[i].end;
+        int ret = to > track->until ? show_until(subs, track, to, ofmt, errbuf, errlen) : 0;
+        if (ret < 0) return ret;
     }
     return 0;
 }

@@ -431,6 +431,9 @@ static int run(transcoder *t, const char *in, const char *out) {
         ff.av_frame_free(&next.frame);
         ff.av_packet_free(&next.packet);
         if (ret < 0) return ret;
+        if (t->subs.count &&
+            (ret = ms_subtitles_advance(&t->subs, ms_microseconds(t->out_end), t->ofmt, t->errbuf, t->errlen)) < 0)
+            return ret;
         if (t->range_done) {  // a range (video alone) is complete: the rest of the input is not needed
             if ((ret = finish_video(t, in)) < 0) return ret;
             break;

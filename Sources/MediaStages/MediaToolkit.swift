@@ -18,8 +18,7 @@ public enum MediaToolkit {
     /// that will read media calls this as soon as it has read its workflow, so the libraries load while it opens
     /// its ledger and plans. A failure to load is not reported here: the first media call reports it.
     public static func preload() {
-        let loading = Thread { _ = ms_preload(nil, 0) }
-        loading.start()
+        ms_preload()
     }
 
     /// Reads container and stream facts.

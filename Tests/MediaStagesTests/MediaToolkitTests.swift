@@ -9,15 +9,6 @@ import Testing
         #expect(MediaToolkit.abiVersion == 7)
     }
 
-    /// A run starts loading FFmpeg while it plans: a media call made meanwhile waits for the same load.
-    @Test func aProbeWhileFFmpegLoadsWaitsForTheLoad() async throws {
-        MediaToolkit.preload()
-        let sample = try #require(Sample.all.first)
-        let info = try await MediaToolkit.probe(sample.path)
-        #expect(info.video?.codec == sample.videoCodec)
-        MediaToolkit.preload()  // loaded already: nothing happens
-    }
-
     @Test(arguments: Sample.all)
     func probeAgreesWithFFprobe(sample: Sample) async throws {
         let info = try await MediaToolkit.probe(sample.path)

@@ -144,6 +144,92 @@ import Testing
         #expect(read.text == Self.subRip(shown, shift: Int(((picture - earliest) * 1000).rounded())), "\(read.text)")
     }
 
+    /// A typeset ASS sign (the same text on two layers, and a drawing) beside dialogue: the sign shows once, the
+    /// drawing's commands not at all.
+    @Test func aLayeredSignShowsOnceBesideDialogue() async throws {
+        let script = """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 160
+            PlayResY: 96
+
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+            Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+            MarginR, MarginV, Encoding
+            Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,1
+            Style: Sign,Arial,16,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,1,0,0,0,100,100,0,0,1,2,0,8,10,10,10,1
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\an8\\bord4}EXIT
+            Dialogue: 1,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\an8\\bord0}EXIT
+            Dialogue: 2,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\p1}m 0 0 l 100 0 100 20 0 20{\\p0}
+            Dialogue: 0,0:00:00.60,0:00:01.00,Default,,0,0,0,,Which way out?
+
+            """
+        let ass = folder.appendingPathComponent("sign.ass")
+        try Data(script.utf8).write(to: ass)
+        let input = folder.appendingPathComponent("sign.mkv")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=2", "-i",
+                ass.path, "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "ass",
+                input.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = folder.appendingPathComponent("sign.mp4")
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(input.path), "output": .string(output.path), "mode": "transcode",
+                "video": ["preset": "ultrafast"], "threads": 1,
+            ])
+        _ = try run.outputs.get()
+        let read = await runTool(
+            "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-map", "0:s:0", "-f", "srt", "-"])
+        #expect(read.status == 0, "\(read.stderr)")
+        let shown = [
+            Cue(start: 200, end: 600, text: "EXIT"), Cue(start: 600, end: 1000, text: "EXIT\r\nWhich way out?"),
+            Cue(start: 1000, end: 1600, text: "EXIT"),
+        ]
+        // (The SubRip writer shows the styles mov_text keeps, the sign's bold and both font sizes, as tags.)
+        let text = read.text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+        #expect(text == Self.subRip(shown), "\(read.text)")
+    }
+
+    /// A cue is written near its time in the file, not held until the next cue: here, with no cue after it, before
+    /// the pictures of 3 s on (the other streams must be 2 s past its end).
+    @Test func aCueIsWrittenNearItsTimeInTheFile() async throws {
+        let srt = folder.appendingPathComponent("early.srt")
+        try Data(Self.subRip([Cue(start: 200, end: 800, text: "early")]).utf8).write(to: srt)
+        let input = folder.appendingPathComponent("early.mkv")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=6", "-i",
+                srt.path, "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt",
+                input.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = folder.appendingPathComponent("early.mp4")
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(input.path), "output": .string(output.path), "mode": "transcode",
+                "video": ["preset": "ultrafast"], "threads": 1,
+            ])
+        _ = try run.outputs.get()
+        let packets = await runTool(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "packet=codec_type,pts_time,pos", "-of", "csv=p=0", output.path])
+        let rows = packets.text.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let cue = try #require(rows.first { $0.first == "subtitle" && $0.count == 3 })
+        let late = try #require(rows.first { $0.first == "video" && $0.count == 3 && (Double($0[1]) ?? 0) >= 3 })
+        #expect((Int(cue[2]) ?? .max) < (Int(late[2]) ?? 0), "the cue at byte \(cue[2]), 3 s of video at \(late[2])")
+    }
+
     /// The note names what an export leaves out: bitmap subtitles, and in a segmented export of a source without
     /// audio every subtitle.
     @Test func theNoteNamesTheSubtitlesLeftOut() async throws {

@@ -119,8 +119,9 @@ import Testing
         #expect(read == (try Data(contentsOf: url)).dropFirst(7))
     }
 
-    /// A digest reads the whole range into one buffer (an upload digests parts while it sends others), and sees
-    /// every byte of it once, in order.
+    /// A digest reads the whole range through one buffer (an upload digests parts while it sends others), and sees
+    /// every byte of it once, in order. (It guards against the body's rotation of three buffers; a buffer allocated
+    /// afresh for each chunk and freed before the next could reuse one address too.)
     @Test func aDigestReadsTheRangeIntoOneBuffer() async throws {
         let url = try randomFile(bytes: 5 * UploadFile.chunkSize + 3, seed: 21)
         defer { try? FileManager.default.removeItem(at: url) }

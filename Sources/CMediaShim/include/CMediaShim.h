@@ -72,10 +72,10 @@ int ms_abi_version(void);
 /// is written anyway).
 int ms_strerror(int code, char *buf, size_t len);
 
-/// Loads FFmpeg's libraries now (every `ms_` media call loads them on first use, once per process): a caller
-/// that knows media work follows loads them on a thread of its own while it does other start-up work. Returns 0,
-/// or MS_ERROR_FFMPEG_UNAVAILABLE with the reason in `errbuf` (may be NULL).
-int ms_preload(char *errbuf, size_t errlen);
+/// Starts loading FFmpeg's libraries on a thread of its own and returns at once (every `ms_` media call loads
+/// them on first use, once per process, and waits for a load under way): a caller that knows media work follows
+/// calls this before other start-up work. A failure to load is reported by the first media call.
+void ms_preload(void);
 
 // MARK: - Logging
 
