@@ -43,12 +43,12 @@ static int resolve(void *handle, const char *library, const char *function, void
 }
 
 /// SVT-AV1 prints its banner and settings straight to stderr, past FFmpeg's log callback; its own variable keeps
-/// it to errors unless the user set it. Set before any encoder runs, on a thread no other thread reads the
-/// environment beside (ms_preload sets it before it starts loading on a thread of its own).
-static void quiet_encoder_logs(void) { setenv("SVT_LOG", "1", 0); }
+/// it to errors unless the user set it. Once set, setenv with overwrite 0 writes nothing, so the call in load()
+/// races no reader when the process prepared itself first.
+void ms_prepare_process(void) { setenv("SVT_LOG", "1", 0); }
 
 static void load(void) {
-    quiet_encoder_logs();
+    ms_prepare_process();  // for a library user that did not
     int ret = open_library(&handles.avutil, MS_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swresample, MS_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR));
     if (!ret) ret = open_library(&handles.swscale, MS_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR));
@@ -106,7 +106,6 @@ static void *load_in_background(void *unused) {
 }
 
 void ms_preload(void) {
-    quiet_encoder_logs();  // here: setenv beside another thread's getenv is a data race
     pthread_attr_t attr;
     pthread_t thread;
     if (pthread_attr_init(&attr) != 0) return;

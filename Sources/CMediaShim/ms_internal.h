@@ -210,8 +210,9 @@ int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFor
 /// (microseconds on the output's timeline), so that a cue's sample lies in the file near its time: call for each
 /// picture or audio packet written.
 int ms_subtitles_advance(ms_subtitles *subs, int64_t now, AVFormatContext *ofmt, char *errbuf, size_t errlen);
-/// Writes the cues still shown at the end of the input; call once, before the trailer.
-int ms_subtitles_finish(ms_subtitles *subs, AVFormatContext *ofmt, char *errbuf, size_t errlen);
+/// Writes the cues still shown at the end of the input, those without an end shown up to `end` (microseconds on the
+/// output's timeline: where the other streams end); call once, before the trailer.
+int ms_subtitles_finish(ms_subtitles *subs, int64_t end, AVFormatContext *ofmt, char *errbuf, size_t errlen);
 /// Frees the tracks' codecs and the cues not written (the streams belong to the muxer); NULL-safe.
 void ms_subtitles_free(ms_subtitles *subs);
 

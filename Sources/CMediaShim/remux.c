@@ -181,7 +181,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
             return ret;
     }
     if (r->video_packets == 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
-    if ((ret = ms_subtitles_finish(&r->subs, r->ofmt, errbuf, errlen)) < 0) return ret;
+    if ((ret = ms_subtitles_finish(&r->subs, ms_microseconds(r->out_end), r->ofmt, errbuf, errlen)) < 0) return ret;
     if (r->synced_fd >= 0) {
         // The packets still in the interleaving queue go out now, as the trailer would write them: then only the
         // head is left to write, and the reader may send all the rest before it.

@@ -113,24 +113,28 @@ static int encode_shown(ms_subtitles *subs, ms_subtitle_track *track, int first,
     return ff.avcodec_encode_subtitle(track->enc, subs->buf, MS_SUBTITLE_MAX_BYTES, &sub);
 }
 
+/// Logs, once per track, that cues were left out because mov_text cannot hold them (64 KiB of text a sample).
+static void note_unwritable(ms_subtitle_track *track, int64_t from) {
+    ms_log_clear();
+    if (track->unwritable++ == 0)
+        ff.av_log(NULL, AV_LOG_WARNING, "leaving out cues of subtitle track %d that mov_text cannot hold, from %.3f s\n",
+                  track->in_index, ms_seconds(from, AV_TIME_BASE_Q));
+}
+
 /// Writes what the track shows from `from` for `shown` microseconds (0: until the next sample, as the muxer ends a
-/// cue without a duration): every cue in `track->shown`. A sample the encoder refuses (mov_text holds 64 KiB of
-/// text; ASS drawings can be long) shows the newest cue alone, or nothing, with a warning: subtitles never fail an
+/// cue without a duration): every cue in `track->shown`. Each cue fits alone (take_cues checked); a sample of
+/// more than mov_text holds leaves out the oldest cues until it fits, with a warning: subtitles never fail an
 /// export.
 static int write_shown(ms_subtitles *subs, ms_subtitle_track *track, int64_t from, int64_t shown,
                        AVFormatContext *ofmt, char *errbuf, size_t errlen) {
-    int size = encode_shown(subs, track, 0, track->shown_count);
-    if (size < 0 && size != AVERROR(ENOMEM) && track->shown_count > 1)
-        size = encode_shown(subs, track, track->shown_count - 1, 1);
-    if (size == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, size, size, "subtitles");
-    if (size < 0) {
-        ms_log_clear();
-        if (track->unwritable++ == 0)
-            ff.av_log(NULL, AV_LOG_WARNING,
-                      "leaving out cues of subtitle track %d that mov_text cannot hold, from %.3f s\n", track->in_index,
-                      ms_seconds(from, AV_TIME_BASE_Q));
-        return 0;
+    int size = AVERROR(EINVAL), first = 0;
+    for (; first < track->shown_count; first++) {
+        size = encode_shown(subs, track, first, track->shown_count - first);
+        if (size >= 0 || size == AVERROR(ENOMEM)) break;
     }
+    if (size == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, size, size, "subtitles");
+    if (first > 0 || size < 0) note_unwritable(track, from);
+    if (size < 0) return 0;
     int ret = ff.av_new_packet(subs->pkt, size);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "subtitles");
     memcpy(subs->pkt->data, subs->buf, (size_t)size);
@@ -206,17 +210,21 @@ static int same_text(const char *a, const char *b) {
     }
 }
 
-/// Whether a cue adds nothing to what is shown: the same text as a cue shown (a typeset sign is often the same
-/// text on several layers, border, fill and shadow, each with its own override tags), or an ASS drawing (`\\p1`),
-/// whose commands mov_text would show as text.
-static int adds_nothing(const ms_subtitle_track *track, const char *text) {
+/// Whether an event is an ASS drawing (`\\p1`), whose commands mov_text would show as text.
+static int drawing(const char *text) {
     for (const char *p = strstr(text, "\\p"); p; p = strstr(p + 2, "\\p"))
         if (p[2] >= '1' && p[2] <= '9') return 1;
+    return 0;
+}
+
+/// The cue shown with the same text, override blocks aside, or -1: a typeset sign is often the same text on
+/// several layers (border, fill, shadow), each with its own tags, and is shown once.
+static int shown_with_text(const ms_subtitle_track *track, const char *text) {
     for (int i = 0; i < track->shown_count; i++) {
         const char *shown = event_text(track->shown[i].ass);
-        if (shown && same_text(shown, text)) return 1;
+        if (shown && same_text(shown, text)) return i;
     }
-    return 0;
+    return -1;
 }
 
 /// Takes the rects of `sub` as cues shown from `start` to `end`, after writing what was shown before `start`. A
@@ -233,7 +241,12 @@ static int take_cues(ms_subtitles *subs, ms_subtitle_track *track, const AVSubti
     for (unsigned r = 0; r < sub->num_rects; r++) {
         const char *ass = sub->rects[r]->type == SUBTITLE_ASS ? sub->rects[r]->ass : NULL;
         const char *text = ass ? event_text(ass) : NULL;
-        if (!ass || adds_nothing(track, text ? text : ass)) continue;
+        if (!ass || drawing(text ? text : ass)) continue;
+        int same = shown_with_text(track, text ? text : ass);
+        if (same >= 0) {  // shown already, from earlier: it stays as long as either lasts
+            if (end > track->shown[same].end) track->shown[same].end = end;
+            continue;
+        }
         if (track->shown_count == MS_CUES_SHOWN) {  // the oldest ends now: what it showed up to here is written
             free_cue(&track->shown[0]);
             memmove(&track->shown[0], &track->shown[1], sizeof track->shown[0] * (MS_CUES_SHOWN - 1));
@@ -252,6 +265,12 @@ static int take_cues(ms_subtitles *subs, ms_subtitle_track *track, const AVSubti
             return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "subtitles");
         }
         track->shown[track->shown_count++] = cue;
+        int size = encode_shown(subs, track, track->shown_count - 1, 1);  // a cue mov_text cannot hold alone
+        if (size == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, size, size, "subtitles");
+        if (size < 0) {
+            free_cue(&track->shown[--track->shown_count]);
+            note_unwritable(track, start);
+        }
     }
     return 0;
 }
@@ -307,15 +326,16 @@ int ms_subtitles_write(ms_subtitles *subs, int index, const AVPacket *pkt, AVFor
     return ret;
 }
 
-int ms_subtitles_finish(ms_subtitles *subs, AVFormatContext *ofmt, char *errbuf, size_t errlen) {
+int ms_subtitles_finish(ms_subtitles *subs, int64_t end, AVFormatContext *ofmt, char *errbuf, size_t errlen) {
     for (int t = 0; t < subs->count; t++) {
         ms_subtitle_track *track = &subs->tracks[t];
         int64_t last = track->until;
         for (int i = 0; i < track->shown_count; i++)
             if (track->shown[i].end != INT64_MAX && track->shown[i].end > last) last = track->shown[i].end;
         int ret = show_until(subs, track, last, ofmt, errbuf, errlen);
-        // Cues without an end are left to the muxer, which ends them with the file.
-        if (ret >= 0 && track->shown_count > 0) ret = write_shown(subs, track, track->until, 0, ofmt, errbuf, errlen);
+        // Cues without an end are shown until the other streams end.
+        if (ret >= 0 && track->shown_count > 0)
+            ret = write_shown(subs, track, track->until, FFMAX(0, end - track->until), ofmt, errbuf, errlen);
         if (ret < 0) return ret;
         for (int i = 0; i < track->shown_count; i++) free_cue(&track->shown[i]);
         track->shown_count = 0;

@@ -444,7 +444,8 @@ static int run(transcoder *t, const char *in, const char *out) {
         if ((ret = ms_transcode_flush_audio(t)) < 0) return ret;
         if ((ret = ms_transcode_encode(t, t->aenc, t->aost, NULL)) < 0) return ret;
     }
-    if ((ret = ms_subtitles_finish(&t->subs, t->ofmt, t->errbuf, t->errlen)) < 0) return ret;
+    if ((ret = ms_subtitles_finish(&t->subs, ms_microseconds(t->out_end), t->ofmt, t->errbuf, t->errlen)) < 0)
+        return ret;
     return ms_write_trailer(t->ofmt, t->errbuf, t->errlen);
 }
 

@@ -21,6 +21,12 @@ public enum MediaToolkit {
         ms_preload()
     }
 
+    /// Sets what FFmpeg's encoders read from the environment (SVT-AV1's log level, unless the user set it): call
+    /// first thing in a process, before other threads read the environment.
+    public static func prepareProcess() {
+        ms_prepare_process()
+    }
+
     /// Reads container and stream facts.
     public static func probe(_ path: String, logger: Logger? = nil) async throws -> MediaInfo {
         let result: Result<MediaInfo, MediaError> = await FFmpegLog.routing(to: logger) {

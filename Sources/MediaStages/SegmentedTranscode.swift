@@ -134,7 +134,8 @@ struct SegmentedTranscode {
     /// takes up the difference, or the join writes the file again); each chunk's offset and samples-per-chunk
     /// entry take at most 20 bytes. A text subtitle track (kept as mov_text when the source has audio) gets room
     /// for a cue a second, 64 bytes each: a cue's start and end bound at most two samples (what it shows, alone or
-    /// with cues it overlaps, and the gap after it), each with its size, duration and chunk. What the index does not use stays a `free` box: about 1 % of a 1 Mb/s file at 25 fps.
+    /// with cues it overlaps, and the gap after it), each with its size, duration and chunk. What the index does
+    /// not use stays a `free` box: about 1 % of a 1 Mb/s file at 25 fps.
     static func indexSpace(duration: Double, source: MediaInfo, settings: TranscodeSettings) -> Int64 {
         let rate = source.video?.fps ?? 0
         let fps = min(rate > 0 ? rate * 1.2 : 120, settings.maxFPS ?? .infinity)

@@ -39,6 +39,7 @@ public struct PipelineCommand: AsyncParsableCommand {
     /// Parses the arguments and runs the command. A ``CommandFailure`` is printed here and ends the process with
     /// its exit code; ArgumentParser reports its own errors (usage, `--help`) as usual.
     public static func main() async {
+        MediaToolkit.prepareProcess()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

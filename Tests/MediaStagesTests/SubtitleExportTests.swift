@@ -100,6 +100,41 @@ import Testing
         }
     }
 
+    /// A Matroska clip of `seconds` (160x96, 24 fps; with a tone when `audio`) carrying the subtitle file `cues`
+    /// in `codec` (srt or ass).
+    private func clip(_ name: String, seconds: Int, cues: URL, codec: String, audio: Bool = false) async throws -> URL {
+        let file = folder.appendingPathComponent("\(name).mkv")
+        let tone = audio ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"] : []
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=\(seconds)"]
+                + tone + ["-i", cues.path, "-map", "0", "-map", "1"] + (audio ? ["-map", "2", "-c:a", "aac"] : [])
+                + ["-c:v", "libx264", "-preset", "ultrafast", "-c:s", codec, file.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return file
+    }
+
+    /// `input` exported to MP4 (`mode`: transcode or remux).
+    private func export(_ input: URL, mode: String = "transcode") async throws -> URL {
+        let output = folder.appendingPathComponent("\(input.deletingPathExtension().lastPathComponent)-\(mode).mp4")
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state-\(mode)")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(input.path), "output": .string(output.path), "mode": .string(mode),
+                "video": ["preset": "ultrafast"], "threads": 1,
+            ])
+        _ = try run.outputs.get()
+        return output
+    }
+
+    /// The first subtitle track of `file` as ffmpeg's SubRip writer writes it (a line within a cue ends with CR LF).
+    private func subRip(of file: URL) async throws -> String {
+        let read = await runTool(
+            "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", file.path, "-map", "0:s:0", "-f", "srt", "-"])
+        try #require(read.status == 0, "\(read.stderr)")
+        return read.text
+    }
+
     /// Cues that overlap (a sign shown while dialogue comes and goes) are shown together, each on its own line, for
     /// as long as each lasts: MP4 text samples cannot overlap, so each stretch with the same cues is one sample.
     @Test(arguments: ["transcode", "remux"])
@@ -110,27 +145,8 @@ import Testing
         ]
         let srt = folder.appendingPathComponent("overlapping.srt")
         try Data(Self.subRip(cues).utf8).write(to: srt)
-        let input = folder.appendingPathComponent("overlapping.mkv")
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=2", "-f",
-                "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2", "-i", srt.path, "-map", "0", "-map",
-                "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-c:s", "srt", input.path,
-            ])
-        try #require(made.status == 0, "\(made.stderr)")
-        let output = folder.appendingPathComponent("overlapping-\(mode).mp4")
-        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
-            TranscodeStage.self,
-            options: [
-                "file": .string(input.path), "output": .string(output.path), "mode": .string(mode),
-                "video": ["preset": "ultrafast"], "threads": 1,
-            ])
-        _ = try run.outputs.get()
-        let read = await runTool(
-            "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-map", "0:s:0", "-f", "srt", "-"])
-        #expect(read.status == 0, "\(read.stderr)")
-        // (ffmpeg's SubRip writer ends a line within a cue with CR LF.)
+        let input = try await clip("overlapping", seconds: 2, cues: srt, codec: "srt", audio: true)
+        let read = try await subRip(of: try await export(input, mode: mode))
         let shown = [
             Cue(start: 200, end: 600, text: "sign"), Cue(start: 600, end: 1000, text: "sign\r\ndialogue"),
             Cue(start: 1000, end: 1200, text: "sign"), Cue(start: 1200, end: 1600, text: "sign\r\nnext"),
@@ -141,11 +157,11 @@ import Testing
         let earliest = try #require(Double(probed.json["format"]?["start_time"]?.stringValue ?? ""))
         let picture = try #require(
             Double(probed.streams.first { $0["codec_type"] == "video" }?["start_time"]?.stringValue ?? ""))
-        #expect(read.text == Self.subRip(shown, shift: Int(((picture - earliest) * 1000).rounded())), "\(read.text)")
+        #expect(read == Self.subRip(shown, shift: Int(((picture - earliest) * 1000).rounded())), "\(read)")
     }
 
-    /// A typeset ASS sign (the same text on two layers, and a drawing) beside dialogue: the sign shows once, the
-    /// drawing's commands not at all.
+    /// A typeset ASS sign (the same text on two layers, one lasting longer, and a drawing) beside dialogue: the
+    /// sign shows once, for as long as a layer lasts, the drawing's commands not at all.
     @Test func aLayeredSignShowsOnceBesideDialogue() async throws {
         let script = """
             [Script Info]
@@ -163,71 +179,53 @@ import Testing
             [Events]
             Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
             Dialogue: 0,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\an8\\bord4}EXIT
-            Dialogue: 1,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\an8\\bord0}EXIT
+            Dialogue: 1,0:00:00.20,0:00:01.80,Sign,,0,0,0,,{\\an8\\bord0}EXIT
             Dialogue: 2,0:00:00.20,0:00:01.60,Sign,,0,0,0,,{\\p1}m 0 0 l 100 0 100 20 0 20{\\p0}
             Dialogue: 0,0:00:00.60,0:00:01.00,Default,,0,0,0,,Which way out?
 
             """
         let ass = folder.appendingPathComponent("sign.ass")
         try Data(script.utf8).write(to: ass)
-        let input = folder.appendingPathComponent("sign.mkv")
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=2", "-i",
-                ass.path, "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "ass",
-                input.path,
-            ])
-        try #require(made.status == 0, "\(made.stderr)")
-        let output = folder.appendingPathComponent("sign.mp4")
-        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
-            TranscodeStage.self,
-            options: [
-                "file": .string(input.path), "output": .string(output.path), "mode": "transcode",
-                "video": ["preset": "ultrafast"], "threads": 1,
-            ])
-        _ = try run.outputs.get()
-        let read = await runTool(
-            "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-map", "0:s:0", "-f", "srt", "-"])
-        #expect(read.status == 0, "\(read.stderr)")
+        let read = try await subRip(of: try await export(try await clip("sign", seconds: 2, cues: ass, codec: "ass")))
         let shown = [
             Cue(start: 200, end: 600, text: "EXIT"), Cue(start: 600, end: 1000, text: "EXIT\r\nWhich way out?"),
-            Cue(start: 1000, end: 1600, text: "EXIT"),
+            Cue(start: 1000, end: 1800, text: "EXIT"),
         ]
         // (The SubRip writer shows the styles mov_text keeps, the sign's bold and both font sizes, as tags.)
-        let text = read.text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-        #expect(text == Self.subRip(shown), "\(read.text)")
+        let text = read.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+        #expect(text == Self.subRip(shown), "\(read)")
+    }
+
+    /// A cue longer than mov_text holds (64 KiB of text) is left out with a warning; the export and the cue shown
+    /// beside it go on.
+    @Test func aCueMovTextCannotHoldIsLeftOut() async throws {
+        let cues = [
+            Cue(start: 200, end: 1600, text: "short"),
+            Cue(start: 600, end: 1000, text: String(repeating: "long ", count: 14_000)),
+        ]
+        let srt = folder.appendingPathComponent("long.srt")
+        try Data(Self.subRip(cues).utf8).write(to: srt)
+        let read = try await subRip(of: try await export(try await clip("long", seconds: 2, cues: srt, codec: "srt")))
+        #expect(
+            read == Self.subRip([Cue(start: 200, end: 600, text: "short"), Cue(start: 600, end: 1600, text: "short")]))
     }
 
     /// A cue is written near its time in the file, not held until the next cue: here, with no cue after it, before
-    /// the pictures of 3 s on (the other streams must be 2 s past its end).
+    /// the pictures of 2 s on (once the other streams are 2 s past its end it joins the muxer's queue, which holds
+    /// up to 10 s of pictures for a track that has nothing; held to the end, it would come after 6 s of them).
     @Test func aCueIsWrittenNearItsTimeInTheFile() async throws {
         let srt = folder.appendingPathComponent("early.srt")
         try Data(Self.subRip([Cue(start: 200, end: 800, text: "early")]).utf8).write(to: srt)
-        let input = folder.appendingPathComponent("early.mkv")
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=6", "-i",
-                srt.path, "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt",
-                input.path,
-            ])
-        try #require(made.status == 0, "\(made.stderr)")
-        let output = folder.appendingPathComponent("early.mp4")
-        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
-            TranscodeStage.self,
-            options: [
-                "file": .string(input.path), "output": .string(output.path), "mode": "transcode",
-                "video": ["preset": "ultrafast"], "threads": 1,
-            ])
-        _ = try run.outputs.get()
+        let output = try await export(try await clip("early", seconds: 16, cues: srt, codec: "srt"))
         let packets = await runTool(
             "/usr/bin/ffprobe",
             ["-v", "error", "-show_entries", "packet=codec_type,pts_time,pos", "-of", "csv=p=0", output.path])
         let rows = packets.text.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
-        let cue = try #require(rows.first { $0.first == "subtitle" && $0.count == 3 })
-        let late = try #require(rows.first { $0.first == "video" && $0.count == 3 && (Double($0[1]) ?? 0) >= 3 })
-        #expect((Int(cue[2]) ?? .max) < (Int(late[2]) ?? 0), "the cue at byte \(cue[2]), 3 s of video at \(late[2])")
+        // (The muxer's first subtitle sample is the empty one before the cue, at 0.)
+        let cue = try #require(
+            rows.first { $0.first == "subtitle" && $0.count == 3 && abs((Double($0[1]) ?? 0) - 0.2) < 0.01 })
+        let late = try #require(rows.first { $0.first == "video" && $0.count == 3 && (Double($0[1]) ?? 0) >= 2 })
+        #expect((Int(cue[2]) ?? .max) < (Int(late[2]) ?? 0), "the cue at byte \(cue[2]), 2 s of video at \(late[2])")
     }
 
     /// The note names what an export leaves out: bitmap subtitles, and in a segmented export of a source without

@@ -8,22 +8,26 @@ import Testing
 @Suite struct ToneMappingTests {
     let folder = temporaryFolder()
 
-    /// A half-second 10-bit HEVC clip tagged BT.2020 + PQ: its left half at PQ code 327 (about 10 nits), its right
-    /// half at 723 (about 1000 nits, a highlight).
-    private func pqSource() async throws -> URL {
-        let file = folder.appendingPathComponent("pq.mkv")
+    /// A half-second 10-bit HEVC clip tagged BT.2020 + PQ whose luma is the expression `luma` of X (neutral
+    /// chroma); `lossless` keeps 1-pixel detail.
+    private func pqClip(_ name: String, luma: String, lossless: Bool = false) async throws -> URL {
+        let file = folder.appendingPathComponent("\(name).mkv")
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
                 "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                "nullsrc=s=160x96:r=24:d=0.5,format=yuv420p10le,geq=lum='if(lt(X,W/2),327,723)':cb=512:cr=512",
-                "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-pix_fmt",
-                "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc",
-                file.path,
+                "nullsrc=s=160x96:r=24:d=0.5,format=yuv420p10le,geq=lum='\(luma)':cb=512:cr=512",
+                "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                lossless ? "log-level=error:lossless=1" : "log-level=error",
+                "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace",
+                "bt2020nc", file.path,
             ])
         try #require(made.status == 0, "\(made.stderr)")
         return file
     }
+
+    /// Its left half at PQ code 327 (about 10 nits), its right half at 723 (about 1000 nits, a highlight).
+    private func pqSource() async throws -> URL { try await pqClip("pq", luma: "if(lt(X,W/2),327,723)") }
 
     /// The mean 8-bit luma code value of the first frame's left and right quarters (away from the edge between).
     private func luma(_ path: String, filter: [String] = []) async throws -> (left: Double, right: Double) {
@@ -68,20 +72,9 @@ import Testing
         #expect(mapped.left >= 16 && mapped.right <= 236, "\(mapped)")
     }
 
-    /// A half-second PQ clip of 1-pixel columns, 1000 nits and black in turn.
+    /// Columns 1 pixel wide, 1000 nits and black in turn.
     private func pqStripes() async throws -> URL {
-        let file = folder.appendingPathComponent("stripes.mkv")
-        let made = await runTool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                "nullsrc=s=160x96:r=24:d=0.5,format=yuv420p10le,geq=lum='if(mod(X,2),723,64)':cb=512:cr=512",
-                "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:lossless=1", "-pix_fmt",
-                "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc",
-                file.path,
-            ])
-        try #require(made.status == 0, "\(made.stderr)")
-        return file
+        try await pqClip("stripes", luma: "if(mod(X,2),723,64)", lossless: true)
     }
 
     /// An export smaller than its source is scaled in linear light: columns of 1000 nits and black average to

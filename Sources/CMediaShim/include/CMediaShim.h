@@ -72,6 +72,10 @@ int ms_abi_version(void);
 /// is written anyway).
 int ms_strerror(int code, char *buf, size_t len);
 
+/// Sets what the encoders read from the environment (SVT-AV1's log level) unless the user set it. Call at the start
+/// of the process, before other threads read the environment: setenv beside getenv is a data race. The first media
+/// call does it otherwise.
+void ms_prepare_process(void);
 /// Starts loading FFmpeg's libraries on a thread of its own and returns at once (every `ms_` media call loads
 /// them on first use, once per process, and waits for a load under way): a caller that knows media work follows
 /// calls this before other start-up work. A failure to load is reported by the first media call.
