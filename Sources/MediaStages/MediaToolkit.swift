@@ -14,9 +14,9 @@ public enum MediaToolkit {
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
-    /// (about a hundred libraries, mapped and relocated) and happens on the first media call otherwise: a run
-    /// that will read media calls this as soon as it has read its workflow, so the libraries load while it opens
-    /// its ledger and plans. A failure to load is not reported here: the first media call reports it.
+    /// (FFmpeg's and the ~150 libraries they need, mapped and relocated) and happens on the first media call
+    /// otherwise: a run that will read media calls this as soon as it has read its workflow, so the libraries load
+    /// while it opens its ledger and plans. A failure to load is not reported here: the first media call reports it.
     public static func preload() {
         ms_preload()
     }
