@@ -12,6 +12,7 @@
 # one; PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+benchmarks=$PWD/benchmarks
 if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
   PIPELINE=$PWD/.build/release/pipeline
@@ -26,17 +27,8 @@ cd "$work"
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f lavfi -i "sine=frequency=440:duration=10" \
   -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
-measure() {  # prints "wall cpu peak-KiB"; fails when the command fails
-  local start=$EPOCHREALTIME times
-  times=$(mktemp -p .)
-  /usr/bin/time -f "%U %S %M" -o "$times" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-  local end=$EPOCHREALTIME
-  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' "$times"
-  rm -f "$times"
-}
-median() {  # a column of numbers: the median
-  sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$benchmarks/measure.sh"
+
 ssim() {  # output: its SSIM against the source (all frames)
   ffmpeg -v info -i "$1" -i clip.mp4 -lavfi "[0:v][1:v]ssim" -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'
 }

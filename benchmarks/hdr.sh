@@ -7,6 +7,7 @@
 # RSS of each and the median of the per-round wall ratios. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+benchmarks=$PWD/benchmarks
 if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
   PIPELINE=$PWD/.build/release/pipeline
@@ -29,15 +30,7 @@ JSON
 graph="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv"
 graph="$graph,format=yuv420p,scale=1280:720:flags=bicubic"
 
-measure() {  # prints "wall cpu peak-KiB"; fails when the command fails
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-  local end=$EPOCHREALTIME
-  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' time.txt
-}
-median() {  # a column of numbers: the median
-  sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$benchmarks/measure.sh"
 
 : > p.txt; : > c.txt; : > ratio.txt
 run_pipeline() { rm -rf out; measure "$PIPELINE" run hdr.json --input hlg.mp4 --state "state-$1" --fresh; }

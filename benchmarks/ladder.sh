@@ -12,6 +12,7 @@
 # Short setting for a smoke run: CLIP_SECONDS=4 ROUNDS=1. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+benchmarks=$PWD/benchmarks
 if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
   PIPELINE=$PWD/.build/release/pipeline
@@ -28,15 +29,7 @@ cd "$work"
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$CLIP_SECONDS" \
   -f lavfi -i "sine=frequency=440:duration=$CLIP_SECONDS" -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
-measure() {  # prints "wall cpu peak-KiB"
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S %M" -o time.txt "$@" >/dev/null 2>&1
-  local end=$EPOCHREALTIME
-  awk -v wall="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" '{ printf "%s %.2f %s\n", wall, $1 + $2, $3 }' time.txt
-}
-median() {  # a column of numbers: the median
-  sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$benchmarks/measure.sh"
 
 cat > package.json <<JSON
 {"version": 1, "name": "bench-ladder", "stages": [{"id": "package", "uses": "ffmpeg.package",
