@@ -4,7 +4,8 @@
 # and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
 # Rounds pair pipeline and CLI (the hosts drift within minutes), the one that goes first swapping every round so
 # that neither always meets the same moment of a drift; prints per codec the median wall time, CPU time and peak
-# RSS of each, the medians of the per-round wall and CPU ratios (goal: wall ≤ 1.0), both output sizes and the SSIM
+# RSS of each, the medians of the per-round wall and CPU ratios (goal: wall ≤ 1.0) with a 95 % bootstrap interval of
+# each median (how far it could move on another run of as many rounds) and the rounds' wall ratios, both output sizes and the SSIM
 # of each output against the source. SIDE_BY_SIDE=1 runs each round's two at the same time instead: then both meet
 # the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
 # little). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
@@ -70,10 +71,11 @@ JSON
     awk -v p="$pw" -v c="$cw" 'BEGIN { print p / c }' >> ratio.txt
     awk -v p="$pc" -v c="$cc" 'BEGIN { print p / c }' >> cpu-ratio.txt
   done
-  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB | wall ratio %.2f, CPU ratio %.2f\n' \
+  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB\n' \
     "$codec" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
-    "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')" \
-    "$(median < ratio.txt)" "$(median < cpu-ratio.txt)"
+    "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')"
+  printf '      wall ratio %s, CPU ratio %s\n' "$(spread < ratio.txt)" "$(spread < cpu-ratio.txt)"
+  printf '      per round (wall ratio): %s\n' "$(paste -sd' ' ratio.txt)"
   printf '      size %d bytes, SSIM %s | ffmpeg CLI size %d bytes, SSIM %s\n' \
     "$(stat -c %s out/clip.mp4)" "$(ssim out/clip.mp4)" "$(stat -c %s "cli-$codec.mp4")" "$(ssim "cli-$codec.mp4")"
 done

@@ -13,3 +13,13 @@ measure() {  # runs a command; prints "wall cpu peak-KiB"; fails when the comman
 median() {  # a column of numbers: the median
   sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+spread() {  # a column of per-round ratios: "median (95 % interval lo-hi, N rounds)", the interval a seeded bootstrap
+  # of the median (10,000 resamples, seed 1): how far the median could move on another run of as many rounds
+  python3 -c '
+import random, statistics, sys
+values = [float(line) for line in sys.stdin if line.strip()]
+rng = random.Random(1)
+medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(10000))
+print(f"{statistics.median(values):.3f} (95 % interval {medians[250]:.3f}-{medians[9749]:.3f}, {len(values)} rounds)")'
+}

@@ -85,18 +85,10 @@ struct UploadFile: Sendable {
     /// may still hold two chunks when it asks for the next; an upload digests parts while it sends others, and
     /// with three 1 MiB buffers per digest those were most of a streamed upload's own memory.
     func digest(_ range: Range<Int64>, _ update: (UnsafeRawBufferPointer) -> Void) async throws {
-        let (path, end) = (self.path, range.upperBound)
-        let buffer = FileChunks.RecycledBuffer()
-        var (file, offset): (FileChunks.OpenFile?, Int64) = (nil, range.lowerBound)
-        while offset < end {
+        var chunks = FileChunks.AsyncIterator(path: path, range: range, buffers: 1)
+        while let chunk = try await chunks.next() {
             try Task.checkCancellation()
-            let source = try file ?? FileChunks.OpenFile(path: path)
-            file = source
-            let (start, count) = (offset, Int(Swift.min(Int64(Self.chunkSize), end - offset)))
-            // The read blocks (page cache or disk): it runs on BlockingWork, not on the cooperative pool.
-            try await BlockingWork.run { try buffer.fill(count, of: source, at: start, path: path) }
-            buffer.withReadableBytes(update)
-            offset += Int64(count)
+            chunk.withUnsafeReadableBytes(update)
         }
     }
 
@@ -140,39 +132,21 @@ struct FileChunks: AsyncSequence, Sendable {
         }
     }
 
-    /// A buffer chunks are read into, used again after two other chunks. Reading into fresh memory costs a page
-    /// fault per 4 KiB, and at loopback speed that was a fifth of an upload's CPU time. When a chunk's turn
-    /// comes again, the HTTP client has long written and released it (a streamed body has at most two in
-    /// flight); if something still holds it, `clear()` gives the slot new memory and the holder keeps its bytes.
+    /// A buffer chunks are read into, used again when its turn comes round (``AsyncIterator``). Reading into fresh
+    /// memory costs a page fault per 4 KiB, and at loopback speed that was a fifth of an upload's CPU time. When a
+    /// chunk's turn comes again, its reader has long released it (a streamed body's HTTP client holds at most two
+    /// chunks, a digest one); if something still holds it, `clear()` gives the slot new memory and the holder keeps
+    /// its bytes.
     final class RecycledBuffer: Sendable {
         let buffer = NIOLockedValueBox(ByteBuffer())
 
         /// Fills the buffer with `count` bytes of `file` from `offset` and returns it (sharing its storage).
         func read(_ count: Int, of file: OpenFile, at offset: Int64, path: String) throws -> ByteBuffer {
             try buffer.withLockedValue { buffer in
-                try Self.fill(&buffer, count, of: file, at: offset, path: path)
+                buffer.clear(minimumCapacity: count)
+                try FileChunks.read(count, of: file, at: offset, path: path, into: &buffer)
                 return buffer
             }
-        }
-
-        /// Fills the buffer with `count` bytes of `file` from `offset`, keeping it to itself (read it with
-        /// ``withReadableBytes(_:)``), so that the next fill uses the same memory.
-        func fill(_ count: Int, of file: OpenFile, at offset: Int64, path: String) throws {
-            try buffer.withLockedValue { buffer in try Self.fill(&buffer, count, of: file, at: offset, path: path) }
-        }
-
-        /// The bytes of the last fill, for as long as `body` runs.
-        func withReadableBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-            buffer.withLockedValue { buffer in buffer.withUnsafeReadableBytes(body) }
-        }
-
-        private static func fill(
-            _ buffer: inout ByteBuffer, _ count: Int, of file: OpenFile, at offset: Int64, path: String
-        )
-            throws
-        {
-            buffer.clear(minimumCapacity: count)
-            try FileChunks.read(count, of: file, at: offset, path: path, into: &buffer)
         }
     }
 
@@ -239,9 +213,16 @@ struct FileChunks: AsyncSequence, Sendable {
         var offset: Int64
         let end: Int64
         var file: OpenFile?
-        /// Used in turn: a buffer handed out comes back after two other chunks.
-        let buffers = (0..<3).map { _ in RecycledBuffer() }
+        /// Used in turn: a buffer handed out comes back after the others. A request body needs three (its client
+        /// may still hold two chunks when it asks for the next); a reader done with each chunk before the next,
+        /// one.
+        let buffers: [RecycledBuffer]
         var turn = 0
+
+        init(path: String, range: Range<Int64>, buffers: Int) {
+            (self.path, offset, end) = (path, range.lowerBound, range.upperBound)
+            self.buffers = (0..<buffers).map { _ in RecycledBuffer() }
+        }
 
         mutating func next() async throws -> ByteBuffer? {
             guard offset < end else {
@@ -263,6 +244,6 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(path: path, offset: range.lowerBound, end: range.upperBound)
+        AsyncIterator(path: path, range: range, buffers: 3)
     }
 }
