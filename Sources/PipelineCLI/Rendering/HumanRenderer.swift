@@ -186,6 +186,9 @@ final class HumanRenderer: RunEventSink {
             counts.append("\(summary.skipped) skipped (\(shown.joined(separator: "; ")))")
         }
         if summary.failed > 0 { counts.append("\(summary.failed) failed") }
+        // Items a signal cut short or that never started: without them the counts did not add up to the files.
+        let unfinished = summary.items - summary.succeeded - summary.reused - summary.skipped - summary.failed
+        if summary.interrupted, unfinished > 0 { counts.append("\(unfinished) not finished") }
         var text = "\(summary.items) file\(summary.items == 1 ? "" : "s"): \(counts.joined(separator: ", "))"
         text +=
             "; \(summary.stagesRun) stage\(summary.stagesRun == 1 ? "" : "s") ran, \(summary.stagesReused) reused from checkpoints"
