@@ -46,11 +46,11 @@ final class HumanRenderer: RunEventSink {
                         + "\(started.stages) stage\(started.stages == 1 ? "" : "s")")
             case let started as StageStarted:
                 let now = ContinuousClock.now
-                state.running["\(Self.shown(started.item)) › \(started.stage)"] = Running(
+                state.running["\(Output.shown(started.item)) › \(started.stage)"] = Running(
                     uses: started.uses, started: now, lastPrinted: now)
             case let progressed as StageProgressed:
                 force = false
-                let key = "\(Self.shown(progressed.item)) › \(progressed.stage)"
+                let key = "\(Output.shown(progressed.item)) › \(progressed.stage)"
                 guard var running = state.running[key] else { break }
                 let now = ContinuousClock.now
                 if running.firstReport == nil { running.firstReport = (now, progressed.progress.completed) }
@@ -61,13 +61,13 @@ final class HumanRenderer: RunEventSink {
                 }
                 state.running[key] = running
             case let retrying as StageRetrying:
-                state.running["\(Self.shown(retrying.item)) › \(retrying.stage)"] = nil
+                state.running["\(Output.shown(retrying.item)) › \(retrying.stage)"] = nil
                 lines.append(
-                    "  \(Self.shown(retrying.item)) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
+                    "  \(Output.shown(retrying.item)) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
                         + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))"
                 )
             case let finished as StageFinished:
-                let key = "\(Self.shown(finished.item)) › \(finished.stage)"
+                let key = "\(Output.shown(finished.item)) › \(finished.stage)"
                 state.running[key] = nil
                 switch finished.outcome {
                 case .succeeded: lines.append("  \(key) done in \(TimeSpan(seconds: finished.seconds))")
@@ -80,15 +80,16 @@ final class HumanRenderer: RunEventSink {
             case let finished as ItemFinished:
                 state.finished += 1
                 switch finished.outcome {
-                case .done: lines.append("✓ \(Self.shown(finished.item))" + (finished.landed.map { " → \($0)" } ?? ""))
+                case .done:
+                    lines.append("✓ \(Output.shown(finished.item))" + (finished.landed.map { " → \($0)" } ?? ""))
                 case .failed:
                     state.failed += 1
-                    lines.append("✗ \(Self.shown(finished.item)): \(finished.error?.message ?? "failed")")
-                case .skipped: lines.append("– \(Self.shown(finished.item)): skipped: \(finished.reason ?? "")")
+                    lines.append("✗ \(Output.shown(finished.item)): \(finished.error?.message ?? "failed")")
+                case .skipped: lines.append("– \(Output.shown(finished.item)): skipped: \(finished.reason ?? "")")
                 case .reused, .interrupted: force = false
                 }
             case let line as LogLine:
-                let origin = [line.item.map(Self.shown), line.stage].compactMap { $0 }.joined(separator: " › ")
+                let origin = [line.item.map(Output.shown), line.stage].compactMap { $0 }.joined(separator: " › ")
                 let level = line.level == "info" || line.level == "notice" ? "" : "[\(line.level)] "
                 lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level)\(line.message)")
             case let finished as RunFinished:
@@ -99,24 +100,6 @@ final class HumanRenderer: RunEventSink {
             }
             render(lines, state: &state, force: force)
         }
-    }
-
-    /// A file's name as one line shows it: control characters (a newline, a terminal escape) in a name would
-    /// split a line in two or drive the terminal, so they are written as escapes (`new\nline.mp4`, `\u{1B}`).
-    static func shown(_ item: String) -> String {
-        guard item.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return item }
-        var text = ""
-        for scalar in item.unicodeScalars {
-            switch scalar {
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
     }
 
     /// Prints finished lines above the live block and redraws it (at most ten times a second).
