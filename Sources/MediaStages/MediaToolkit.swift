@@ -395,7 +395,7 @@ enum FFmpegLog {
     }
 
     /// The logger a line goes to, or nil when there is none or the line is one too many.
-    private static func route(for level: Int32) -> Logger? {
+    private static func route() -> Logger? {
         routes.withLockedValue { routes in
             guard let last = routes.indices.last else { return nil }
             let logger = routes[last].logger
@@ -408,8 +408,8 @@ enum FFmpegLog {
         }
     }
 
-    fileprivate static func forward(level: Int32, line: String) {
-        guard let logger = route(for: level) else { return }
+    private static func forward(level: Int32, line: String) {
+        guard let logger = route() else { return }
         switch UInt32(level) {
         case MS_LOG_ERROR.rawValue: logger.error("ffmpeg: \(line)")
         case MS_LOG_WARNING.rawValue: logger.warning("ffmpeg: \(line)")
