@@ -107,6 +107,31 @@ struct MediaOutput {
         close(descriptor)
     }
 
+    /// A full disk, with the folder whose disk it is: the shim only knows that a write failed, and the outputs and
+    /// a segmented encode's scratch folder (in the state folder) may be on different disks. Called before
+    /// ``discard()``, while the partial file still holds the space it took; other errors pass through.
+    func locating(_ error: any Error, scratch: URL) -> any Error {
+        guard let media = error as? MediaError, media.code == .diskFull else { return error }
+        let folder = destination.deletingLastPathComponent()
+        let full = [folder, scratch].first(where: Self.isNearlyFull) ?? folder
+        return MediaError(
+            code: .diskFull,
+            message:
+                "\(media.message) (writing \(destination.path)): the disk of \(full.path) is full; free space there and run again"
+        )
+    }
+
+    /// Whether the file system holding `folder` (or its nearest existing parent) has less than 1 MiB left.
+    static func isNearlyFull(_ folder: URL) -> Bool {
+        var url = folder
+        var info = statvfs()
+        while statvfs(url.path, &info) != 0 {
+            guard url.path != "/" else { return false }
+            url = url.deletingLastPathComponent()
+        }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 1 << 20
+    }
+
     /// Removes the partial file (after a failure or a cancel).
     func discard() {
         unlink(partial.path)

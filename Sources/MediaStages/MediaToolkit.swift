@@ -348,8 +348,23 @@ private final class ProgressRelay: Sendable {
 }
 
 /// FFmpeg has one log callback per process: its lines go to the logger of the latest running operation.
+///
+/// A damaged file makes FFmpeg complain about every packet it skips (a file with a third overwritten gave 200
+/// lines for 4 s): an operation passes on its first ``linesShown`` lines, then one line with the number left
+/// out, so a batch of broken files stays readable (the stage's own warning says how far decoding got).
+/// `--verbose` (debug level) passes on every line.
 enum FFmpegLog {
-    private static let loggers = NIOLockedValueBox<[(id: UInt64, logger: Logger)]>([])
+    /// The lines an operation passes on before it leaves the rest out.
+    static let linesShown = 20
+
+    private struct Route {
+        var id: UInt64
+        var logger: Logger
+        var shown = 0
+        var leftOut = 0
+    }
+
+    private static let routes = NIOLockedValueBox<[Route]>([])
     private static let counter = Atomic<UInt64>(0)
     private static let installed: Void = {
         ms_set_log_handler(
@@ -365,13 +380,36 @@ enum FFmpegLog {
         guard let logger else { return await body() }
         ms_set_log_level(logger.logLevel <= .debug ? Int32(MS_LOG_INFO.rawValue) : Int32(MS_LOG_WARNING.rawValue))
         let id = counter.add(1, ordering: .relaxed).newValue
-        loggers.withLockedValue { $0.append((id, logger)) }
-        defer { loggers.withLockedValue { $0.removeAll { $0.id == id } } }
+        routes.withLockedValue { $0.append(Route(id: id, logger: logger)) }
+        defer {
+            let leftOut = routes.withLockedValue { routes in
+                let leftOut = routes.first { $0.id == id }?.leftOut ?? 0
+                routes.removeAll { $0.id == id }
+                return leftOut
+            }
+            if leftOut > 0 {
+                logger.warning("ffmpeg: \(leftOut) more message(s) left out (--verbose shows every one)")
+            }
+        }
         return await body()
     }
 
+    /// The logger a line goes to, or nil when there is none or the line is one too many.
+    private static func route() -> Logger? {
+        routes.withLockedValue { routes in
+            guard let last = routes.indices.last else { return nil }
+            let logger = routes[last].logger
+            if logger.logLevel > .debug, routes[last].shown >= linesShown {
+                routes[last].leftOut += 1
+                return nil
+            }
+            routes[last].shown += 1
+            return logger
+        }
+    }
+
     private static func forward(level: Int32, line: String) {
-        guard let logger = loggers.withLockedValue({ $0.last?.logger }) else { return }
+        guard let logger = route() else { return }
         switch UInt32(level) {
         case MS_LOG_ERROR.rawValue: logger.error("ffmpeg: \(line)")
         case MS_LOG_WARNING.rawValue: logger.warning("ffmpeg: \(line)")

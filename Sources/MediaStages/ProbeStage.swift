@@ -150,8 +150,9 @@ public struct ThumbnailStage: Stage {
             outputs.size = try await output.commit(outputs, context: context)
             return outputs
         } catch {
+            let located = output.locating(error, scratch: context.scratchFolder)
             output.discard()
-            throw error
+            throw located
         }
     }
 }

@@ -407,8 +407,9 @@ enum Export {
             if let farmed, let farmedPlan { await farmed.retire(farmedPlan) }
             return outputs
         } catch {
+            let located = output.locating(error, scratch: context.scratchFolder)
             output.discard()
-            throw error
+            throw located
         }
     }
 

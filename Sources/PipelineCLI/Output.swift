@@ -8,6 +8,24 @@ import Foundation
 enum Output {
     private static let lock = NSLock()
 
+    /// A file's name as one line shows it: control characters (a newline, a terminal escape) in a name would
+    /// split a line in two or drive the terminal, so they are written as escapes (`new\nline.mp4`, `\u{1B}`).
+    static func shown(_ item: String) -> String {
+        guard item.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return item }
+        var text = ""
+        for scalar in item.unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
     /// Writes text to standard output as it is.
     static func write(_ text: String) {
         lock.lock()

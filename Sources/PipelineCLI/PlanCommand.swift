@@ -119,7 +119,9 @@ private struct PlanReport {
         let (kind, reason) = PlanCommand.describe(planned)
         counts[kind, default: 0] += 1
         guard json else {
-            out.line("\(kind.padded(to: 8)) \(planned.input.relativePath)" + (reason.map { "  (\($0))" } ?? ""))
+            out.line(
+                "\(kind.padded(to: 8)) \(Output.shown(planned.input.relativePath))" + (reason.map { "  (\($0))" } ?? "")
+            )
             for stage in stages {
                 var notes: [String] = []
                 if branched {

@@ -146,15 +146,17 @@ struct StatusCommand: AsyncParsableCommand {
             Output.line("streaming: \(upload) uploads \(export) as it is written")
         }
         var rows = items.map { item in
-            [item.input.relativePath, Self.status(item)]
+            [Output.shown(item.input.relativePath), Self.status(item)]
                 + stageIDs.map { id in
                     checkpoints[item.id]?[id].map(Self.cell) ?? "-"
                 }
         }
-        rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
+        rows += pending.map {
+            [Output.shown($0.input.relativePath), Self.pendingStatus($0)] + stageIDs.map { _ in "-" }
+        }
         Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))
         for item in items where item.status == .failed {
-            Output.line("  \(item.input.relativePath): \(item.error?.message ?? "failed")")
+            Output.line("  \(Output.shown(item.input.relativePath)): \(item.error?.message ?? "failed")")
         }
         return document
     }

@@ -46,11 +46,11 @@ final class HumanRenderer: RunEventSink {
                         + "\(started.stages) stage\(started.stages == 1 ? "" : "s")")
             case let started as StageStarted:
                 let now = ContinuousClock.now
-                state.running["\(started.item) › \(started.stage)"] = Running(
+                state.running["\(Output.shown(started.item)) › \(started.stage)"] = Running(
                     uses: started.uses, started: now, lastPrinted: now)
             case let progressed as StageProgressed:
                 force = false
-                let key = "\(progressed.item) › \(progressed.stage)"
+                let key = "\(Output.shown(progressed.item)) › \(progressed.stage)"
                 guard var running = state.running[key] else { break }
                 let now = ContinuousClock.now
                 if running.firstReport == nil { running.firstReport = (now, progressed.progress.completed) }
@@ -61,13 +61,13 @@ final class HumanRenderer: RunEventSink {
                 }
                 state.running[key] = running
             case let retrying as StageRetrying:
-                state.running["\(retrying.item) › \(retrying.stage)"] = nil
+                state.running["\(Output.shown(retrying.item)) › \(retrying.stage)"] = nil
                 lines.append(
-                    "  \(retrying.item) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
+                    "  \(Output.shown(retrying.item)) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
                         + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))"
                 )
             case let finished as StageFinished:
-                let key = "\(finished.item) › \(finished.stage)"
+                let key = "\(Output.shown(finished.item)) › \(finished.stage)"
                 state.running[key] = nil
                 switch finished.outcome {
                 case .succeeded: lines.append("  \(key) done in \(TimeSpan(seconds: finished.seconds))")
@@ -80,15 +80,16 @@ final class HumanRenderer: RunEventSink {
             case let finished as ItemFinished:
                 state.finished += 1
                 switch finished.outcome {
-                case .done: lines.append("✓ \(finished.item)" + (finished.landed.map { " → \($0)" } ?? ""))
+                case .done:
+                    lines.append("✓ \(Output.shown(finished.item))" + (finished.landed.map { " → \($0)" } ?? ""))
                 case .failed:
                     state.failed += 1
-                    lines.append("✗ \(finished.item): \(finished.error?.message ?? "failed")")
-                case .skipped: lines.append("– \(finished.item): skipped: \(finished.reason ?? "")")
+                    lines.append("✗ \(Output.shown(finished.item)): \(finished.error?.message ?? "failed")")
+                case .skipped: lines.append("– \(Output.shown(finished.item)): skipped: \(finished.reason ?? "")")
                 case .reused, .interrupted: force = false
                 }
             case let line as LogLine:
-                let origin = [line.item, line.stage].compactMap { $0 }.joined(separator: " › ")
+                let origin = [line.item.map(Output.shown), line.stage].compactMap { $0 }.joined(separator: " › ")
                 let level = line.level == "info" || line.level == "notice" ? "" : "[\(line.level)] "
                 lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level)\(line.message)")
             case let finished as RunFinished:
@@ -168,6 +169,9 @@ final class HumanRenderer: RunEventSink {
             counts.append("\(summary.skipped) skipped (\(shown.joined(separator: "; ")))")
         }
         if summary.failed > 0 { counts.append("\(summary.failed) failed") }
+        // Items a signal cut short or that never started: without them the counts did not add up to the files.
+        let unfinished = summary.items - summary.succeeded - summary.reused - summary.skipped - summary.failed
+        if summary.interrupted, unfinished > 0 { counts.append("\(unfinished) not finished") }
         var text = "\(summary.items) file\(summary.items == 1 ? "" : "s"): \(counts.joined(separator: ", "))"
         text +=
             "; \(summary.stagesRun) stage\(summary.stagesRun == 1 ? "" : "s") ran, \(summary.stagesReused) reused from checkpoints"

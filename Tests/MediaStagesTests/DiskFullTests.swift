@@ -1,0 +1,33 @@
+import Foundation
+import StageKit
+import Testing
+
+@testable import MediaStages
+
+/// A write that fails on a full disk says which file it was writing and which folder's disk to free: the shim's
+/// own message ("cannot write the output: No space left on device") names neither.
+@Suite struct DiskFullTests {
+    @Test func aFullDiskNamesTheFileAndTheFolderToFree() throws {
+        let output = MediaOutput(destination: URL(fileURLWithPath: "/srv/exports/day 1/clip.mp4"))
+        let shim = MediaError(code: .diskFull, message: "cannot write the output: No space left on device")
+        let located = try #require(
+            output.locating(shim, scratch: URL(fileURLWithPath: NSTemporaryDirectory())) as? MediaError)
+        #expect(located.code == .diskFull && located.kind == .quotaExceeded)
+        #expect(located.message.hasPrefix("cannot write the output: No space left on device"), "\(located.message)")
+        #expect(located.message.contains("(writing /srv/exports/day 1/clip.mp4)"), "\(located.message)")
+        // Neither disk is full now: the output's folder is named, the likelier one.
+        #expect(located.message.contains("the disk of /srv/exports/day 1 is full"), "\(located.message)")
+    }
+
+    @Test func otherFailuresPassThrough() {
+        let output = MediaOutput(destination: URL(fileURLWithPath: "/srv/exports/clip.mp4"))
+        let notMedia = MediaError(code: .notMedia, message: "cannot open 'x.mov'")
+        let located = output.locating(notMedia, scratch: URL(fileURLWithPath: "/tmp")) as? MediaError
+        #expect(located?.message == "cannot open 'x.mov'")
+    }
+
+    @Test func aFolderNotMadeYetIsMeasuredOnItsNearestParent() {
+        // The root file system of a test machine has more than 1 MiB free.
+        #expect(!MediaOutput.isNearlyFull(URL(fileURLWithPath: NSTemporaryDirectory() + "/not/made/yet")))
+    }
+}
