@@ -1,0 +1,49 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+/// What the README promises of the commands themselves, checked against the built binary as a user meets it:
+/// exit codes, and messages that say what to do.
+@Suite struct CommandContractTests {
+    static let workflow = """
+        {"version": 1, "name": "contract", "inputs": {"path": "in"},
+         "stages": [{"id": "a", "uses": "exec", "with": {"command": ["true"]}}]}
+        """
+
+    /// Arguments ArgumentParser refuses itself end with 2, as every other invalid argument does (the README's and
+    /// `pipeline --help`'s exit codes), not with its own EX_USAGE (64); nothing runs and `--help` still ends with 0.
+    @Test func argumentErrorsExitWithTwo() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        try scratch.write("in/a.txt", "a")
+        let refused: [[String]] = [
+            ["run"], ["run", "wf.json", "--jobs", "0"], ["run", "wf.json", "--jobs", "many"],
+            ["run", "wf.json", "--bogus"], ["run", "wf.json", "--bwlimit", "5XB"], ["frobnicate"],
+        ]
+        for arguments in refused {
+            let result = try await Binary.run(arguments, in: scratch.root)
+            #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("Error: ") && result.stderr.contains("Usage: "), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
+        let help = try await Binary.run(["run", "--help"], in: scratch.root)
+        #expect(help.status == 0 && help.stdout.contains("USAGE: pipeline run"), "\(help.stderr)")
+    }
+
+    /// A workflow path that is not a readable file (a workflow's name given to `status`, a folder) is refused
+    /// with a sentence that says so, and exit code 2.
+    @Test func aWorkflowPathThatIsNotAFileIsExplained() async throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/wf.json", Self.workflow)
+        let cases = [
+            (["status", "contract"], "contract: (root): cannot read the workflow file: no such file"),
+            (["validate", "flows"], "flows: (root): cannot read the workflow file: it is a folder, not a JSON file"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Binary.run(arguments, in: scratch.root)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
+}
