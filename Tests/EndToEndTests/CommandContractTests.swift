@@ -46,4 +46,36 @@ import Testing
             #expect(result.stderr.contains(message), "\(result.stderr)")
         }
     }
+
+    /// A stage skipped by its `if` says why in `--report` and `pipeline status`, as one skipped because a stage
+    /// it waits for failed does; when an edit reruns the item, the stages after it stand, since it skips for the
+    /// same reason again.
+    @Test func aStageSkippedByItsConditionSaysWhyInTheReportAndStatus() async throws {
+        let scratch = try Scratch()
+        func workflow(last: String) -> String {
+            """
+            {"version": 1, "name": "contract", "inputs": {"path": "in"}, "stages": [
+             {"id": "movOnly", "uses": "exec", "if": "input.ext == 'mov'", "with": {"command": ["true"]}},
+             {"id": "next", "uses": "exec", "with": {"command": ["sh", "-c", "echo ran >> next.log"]}},
+             {"id": "last", "uses": "exec", "with": {"command": ["echo", "\(last)"]}}
+            ]}
+            """
+        }
+        try scratch.write("wf.json", workflow(last: "one"))
+        try scratch.write("in/a.txt", "a")
+        let reason = "if ${input.ext == 'mov'} is false"
+        let first = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let stages = report["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
+        let skipped = stages.first { $0["stage"] == "movOnly" }
+        #expect(skipped?["status"] == "skipped" && skipped?["reason"]?.stringValue == reason, "\(stages)")
+        let status = try await Binary.run(["status", "wf.json"], in: scratch.root)
+        #expect(status.stdout.contains("skipped (\(reason))"), "\(status.stdout)")
+        try scratch.write("wf.json", workflow(last: "two"))
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let summary = try #require(runFinished(rerun.stdout))
+        #expect(summary["stagesRun"] == 1 && summary["stagesReused"] == 1, "\(summary)")
+        #expect(scratch.read("next.log").split(separator: "\n").count == 1)
+    }
 }
