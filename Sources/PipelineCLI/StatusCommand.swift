@@ -219,6 +219,8 @@ struct StagesCommand: AsyncParsableCommand {
                                 "name": .string(field.name), "type": .string(field.type.displayName),
                                 "required": .bool(field.isRequired),
                                 "default": field.defaultValue ?? .null, "summary": .string(field.summary),
+                                "minimum": field.minimum.map(JSONValue.double) ?? .null,
+                                "maximum": field.maximum.map(JSONValue.double) ?? .null,
                             ]
                         }),
                     "outputs": .array(
@@ -236,6 +238,7 @@ struct StagesCommand: AsyncParsableCommand {
             if !descriptor.optionSchema.fields.isEmpty { Output.line("  options:") }
             for field in descriptor.optionSchema.fields {
                 var line = "    \(field.name): \(field.type.displayName)"
+                if let bounds = field.boundsDescription { line += " \(bounds)" }
                 if field.isRequired { line += " (required)" }
                 if let value = field.defaultValue { line += " = \(value.serialized())" }
                 Output.line(line + " — \(field.summary)")

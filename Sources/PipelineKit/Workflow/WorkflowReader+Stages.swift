@@ -109,9 +109,11 @@ extension WorkflowReader {
         }
     }
 
-    /// Checks a literal option value against its declared type; values with `${...}` are checked when
-    /// they are resolved, since their type is known only then.
-    private mutating func checkOption(_ value: JSONValue, type: OptionType, at path: JSONPath) {
+    /// Checks a literal option value against its declared type, and a number against the bounds of its `field`;
+    /// values with `${...}` are checked when they are resolved, since their type is known only then.
+    private mutating func checkOption(
+        _ value: JSONValue, type: OptionType, field: OptionField? = nil, at path: JSONPath
+    ) {
         if case .string(let text) = value, text.contains("${"), let template = try? Template(parsing: text),
             !template.isLiteral
         {
@@ -120,11 +122,19 @@ extension WorkflowReader {
         func mismatch(_ expected: String) {
             log.error(path, "expected \(expected), found \(value.kindName) \(value.serialized().prefix(40))")
         }
+        func checkBounds(_ number: Double, of kind: String) {
+            guard let field, !field.admits(number), let bounds = field.boundsDescription else { return }
+            log.error(path, "expected \(kind) \(bounds), found \(value.serialized())")
+        }
         switch type {
         case .any: return
         case .string: if value.stringValue == nil { mismatch("a string") }
-        case .integer: if value.intValue == nil { mismatch("an integer") }
-        case .number: if value.doubleValue == nil { mismatch("a number") }
+        case .integer:
+            guard let number = value.intValue else { return mismatch("an integer") }
+            checkBounds(Double(number), of: "an integer")
+        case .number:
+            guard let number = value.doubleValue else { return mismatch("a number") }
+            checkBounds(number, of: "a number")
         case .boolean: if value.boolValue == nil { mismatch("true or false") }
         case .size: if ByteCount(json: value) == nil { mismatch(ByteCount.expected) }
         case .duration: if TimeSpan(json: value) == nil { mismatch(TimeSpan.expected) }
@@ -151,7 +161,7 @@ extension WorkflowReader {
             }
             for (key, member) in members {
                 if let field = schema.field(named: key) {
-                    checkOption(member, type: field.type, at: path.appending(key))
+                    checkOption(member, type: field.type, field: field, at: path.appending(key))
                 } else if let additional = schema.additionalFields {
                     checkOption(member, type: additional, at: path.appending(key))
                 } else {
