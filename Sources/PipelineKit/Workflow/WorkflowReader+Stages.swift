@@ -36,6 +36,8 @@ extension WorkflowReader {
             return nil
         }
         checkKeys(members, of: WorkflowGrammar.stage, at: path)
+        // A description is for people only; it is checked so that a schema-valid file is the same as a valid one.
+        _ = string(members["description"], at: path.appending("description"))
         let id = string(members["id"], at: path.appending("id"), required: true) ?? "#\(index)"
         if members["id"]?.stringValue != nil { checkStageID(id, of: path, seen: &seen) }
         let uses = string(members["uses"], at: path.appending("uses"), required: true) ?? ""
@@ -59,7 +61,15 @@ extension WorkflowReader {
             log.error(path, "expected an array of stage ids such as [\"export\"], found \(value.kindName)")
             return nil
         }
-        return elements.enumerated().compactMap { index, element in string(element, at: path.appending(index: index)) }
+        var ids: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard let id = string(element, at: path.appending(index: index)) else { continue }
+            if ids.contains(id) {
+                log.error(path.appending(index: index), "stage \"\(id)\" is named twice in after; name it once")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// A stage id must be an identifier, not a reserved root, and unique across `stages` and `onCancel`.
