@@ -59,8 +59,10 @@ struct RunCommand: AsyncParsableCommand {
         defer { state.close() }
         if fresh {
             try await CommandFailure.mappingErrors {
+                let items = try await state.ledger.snapshot(workflow: workflow.name).items.map(\.id)
                 try await state.ledger.forget(workflow: workflow.name)
-                state.removeScratch()
+                // This workflow's scratch folders only: other workflows of the state folder keep their exports.
+                state.removeScratch(of: state.isNewLedger ? nil : items)
             }
         }
         let plan = try await BatchInputs.plan(

@@ -78,4 +78,32 @@ import Testing
         #expect(summary["stagesRun"] == 1 && summary["stagesReused"] == 1, "\(summary)")
         #expect(scratch.read("next.log").split(separator: "\n").count == 1)
     }
+
+    /// `--fresh` forgets one workflow's items, and removes only their scratch folders: the export another
+    /// workflow of the same state folder made there, and that its ledger still counts as done, stays.
+    @Test func freshLeavesTheScratchFilesOfOtherWorkflows() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: scratch.path("in/clip.mp4"))
+        try scratch.write(
+            "stills.json",
+            """
+            {"version": 1, "name": "stills", "inputs": {"path": "in"},
+             "stages": [{"id": "still", "uses": "ffmpeg.thumbnail", "with": {"maxWidth": 64}}]}
+            """)
+        try scratch.write("other.json", Self.workflow)
+        let stills = try await Binary.run(["run", "stills.json", "--report", "stills.report.json"], in: scratch.root)
+        #expect(stills.status == 0, "\(stills.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("stills.report.json")))
+        let still = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first?["outputs"]?["path"]?.stringValue
+        let path = try #require(still)
+        #expect(path.hasPrefix(scratch.path(".pipeline/scratch").path), "\(path)")
+        let other = try await Binary.run(["run", "other.json", "--fresh"], in: scratch.root)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path), "--fresh of another workflow removed \(path)")
+        // Its own --fresh still starts the workflow over, without the files of its forgotten items.
+        let again = try await Binary.run(["run", "stills.json", "--fresh", "--json"], in: scratch.root)
+        #expect(again.status == 0 && runFinished(again.stdout)?["succeeded"] == 1, "\(again.stdout)")
+    }
 }
