@@ -45,6 +45,9 @@ struct RunCommand: AsyncParsableCommand {
         if fresh && rerunOptions.failed {
             throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
         }
+        if let report, let problem = RunReport.unwritable(report) {
+            throw ValidationError("--report \(report): \(problem)")
+        }
     }
 
     func run() async throws {

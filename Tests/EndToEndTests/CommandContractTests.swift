@@ -20,6 +20,8 @@ import Testing
         let refused: [[String]] = [
             ["run"], ["run", "wf.json", "--jobs", "0"], ["run", "wf.json", "--jobs", "many"],
             ["run", "wf.json", "--bogus"], ["run", "wf.json", "--bwlimit", "5XB"], ["frobnicate"],
+            // A report that could not be written is refused before the run, not after it.
+            ["run", "wf.json", "--report", "missing/report.json"], ["run", "wf.json", "--report", "in"],
         ]
         for arguments in refused {
             let result = try await Binary.run(arguments, in: scratch.root)
@@ -27,6 +29,9 @@ import Testing
             #expect(result.stderr.contains("Error: ") && result.stderr.contains("Usage: "), "\(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
+        let report = try await Binary.run(["run", "wf.json", "--report", "missing/report.json"], in: scratch.root)
+        #expect(report.stderr.contains("--report missing/report.json: the folder "), "\(report.stderr)")
+        #expect(report.stderr.contains("/missing does not exist"), "\(report.stderr)")
         let help = try await Binary.run(["run", "--help"], in: scratch.root)
         #expect(help.status == 0 && help.stdout.contains("USAGE: pipeline run"), "\(help.stderr)")
     }
