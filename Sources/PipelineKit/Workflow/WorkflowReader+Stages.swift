@@ -112,11 +112,33 @@ extension WorkflowReader {
         case .bool(let flag): return flag ? "${true}" : "${false}"
         case .string(let text):
             // `"if": "input.ext == 'mov'"` means the same as `"if": "${input.ext == 'mov'}"`.
-            return text.contains("${") ? text : "${\(text)}"
+            guard text.contains("${") else { return "${\(text)}" }
+            checkConditionIsOneExpression(text, at: path)
+            return text
         case let other?:
             log.error(path, "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
             return nil
         }
+    }
+
+    /// A condition with text around its `${...}` (`"${input.ext} == 'mov'"`) is a string, true whatever the values:
+    /// the stage would always run. It is refused, with the condition written as one expression when that parses.
+    private mutating func checkConditionIsOneExpression(_ text: String, at path: JSONPath) {
+        guard let template = try? Template(parsing: text.trimmingWhitespace()), template.singleExpression == nil,
+            !template.isLiteral
+        else { return }
+        let whole = template.segments.map { segment in
+            switch segment {
+            case .text(let text): text
+            case .expression(_, let source): source
+            }
+        }.joined().trimmingWhitespace()
+        let suggestion =
+            (try? Template(parsing: "${\(whole)}"))?.singleExpression != nil ? " (did you mean \"${\(whole)}\"?)" : ""
+        log.error(
+            path,
+            "text around ${...} makes the condition a string, which is always true; write the whole condition inside "
+                + "one ${...}, or without it\(suggestion)")
     }
 
     /// Checks a literal option value against its declared type, and a number against the bounds of its `field`;
