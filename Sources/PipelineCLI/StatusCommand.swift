@@ -219,8 +219,8 @@ struct StagesCommand: AsyncParsableCommand {
                                 "name": .string(field.name), "type": .string(field.type.displayName),
                                 "required": .bool(field.isRequired),
                                 "default": field.defaultValue ?? .null, "summary": .string(field.summary),
-                                "minimum": field.minimum.map(JSONValue.double) ?? .null,
-                                "maximum": field.maximum.map(JSONValue.double) ?? .null,
+                                "minimum": field.minimum.map(JSONValue.init(bound:)) ?? .null,
+                                "maximum": field.maximum.map(JSONValue.init(bound:)) ?? .null,
                             ]
                         }),
                     "outputs": .array(

@@ -147,3 +147,10 @@ public struct OutputSchema: Sendable, Hashable, Codable {
         isOpen || fields.contains { $0.name == name }
     }
 }
+
+extension JSONValue {
+    /// An option's bound as JSON: an integer when it is a whole number, as an integer option's bounds read.
+    package init(bound: Double) {
+        self = bound.rounded() == bound && abs(bound) < 1e15 ? .int(Int(bound)) : .double(bound)
+    }
+}

@@ -111,4 +111,16 @@ import Testing
         let again = try await Binary.run(["run", "stills.json", "--fresh", "--json"], in: scratch.root)
         #expect(again.status == 0 && runFinished(again.stdout)?["succeeded"] == 1, "\(again.stdout)")
     }
+
+    /// `pipeline stages` shows the bounds `validate` checks, in its list and in `--json`.
+    @Test func stagesShowTheBoundsOfNumberOptions() async throws {
+        let text = try await Binary.run(["stages"], in: repositoryRoot)
+        #expect(text.stdout.contains("segmentJobs: integer from 1 to 16 = 1"), "\(text.stdout)")
+        let json = try JSONValue(parsing: try await Binary.run(["stages", "--json"], in: repositoryRoot).stdout)
+        let transcode = json.arrayValue?.first { $0["type"] == "ffmpeg.transcode" }
+        let jobs = transcode?["options"]?.arrayValue?.first { $0["name"] == "segmentJobs" }
+        #expect(jobs?["minimum"] == 1 && jobs?["maximum"] == 16, "\(String(describing: jobs))")
+        let threads = transcode?["options"]?.arrayValue?.first { $0["name"] == "threads" }
+        #expect(threads?["minimum"] == 0 && threads?["maximum"] == .null, "\(String(describing: threads))")
+    }
 }

@@ -129,10 +129,3 @@ public enum WorkflowSchema {
         }
     }
 }
-
-extension JSONValue {
-    /// A bound as JSON: an integer when it is a whole number, as schemas for integer options write it.
-    fileprivate init(bound: Double) {
-        self = bound.rounded() == bound && abs(bound) < 1e15 ? .int(Int(bound)) : .double(bound)
-    }
-}
