@@ -54,12 +54,15 @@ struct StatusCommand: AsyncParsableCommand {
             store = try StateFolder.openForReading(stateOptions.state)?.ledger
         }
         if let batch, !json { BatchReport.print(batch) }
-        let sections = try await self.sections(of: store)
+        var sections = try await self.sections(of: store)
+        // `--failed` over the whole ledger shows the workflows that have failed items, not an empty table for
+        // every other one.
+        if failed, workflow == nil { sections.removeAll { !$0.items.contains { $0.status == .failed } } }
         guard !sections.isEmpty else {
             if json {
                 Output.line(batch.map { BatchReport.json($0, workflows: []).serialized(pretty: true) } ?? "[]")
             } else {
-                Output.line("no runs in \(store?.location ?? stateOptions.state)")
+                Output.line("no \(failed ? "failed items" : "runs") in \(store?.location ?? stateOptions.state)")
             }
             return
         }

@@ -123,4 +123,24 @@ import Testing
         let threads = transcode?["options"]?.arrayValue?.first { $0["name"] == "threads" }
         #expect(threads?["minimum"] == 0 && threads?["maximum"] == .null, "\(String(describing: threads))")
     }
+
+    /// `status --failed` over the whole ledger lists the workflows with failed items only, and says so when
+    /// there are none.
+    @Test func statusFailedShowsOnlyWorkflowsWithFailures() async throws {
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        try scratch.write("fine.json", Self.workflow)
+        try scratch.write(
+            "broken.json",
+            """
+            {"version": 1, "name": "broken", "inputs": {"path": "in"},
+             "stages": [{"id": "a", "uses": "exec", "retry": {"attempts": 1}, "with": {"command": ["false"]}}]}
+            """)
+        #expect(try await Binary.run(["run", "fine.json"], in: scratch.root).status == 0)
+        let none = try await Binary.run(["status", "--failed"], in: scratch.root)
+        #expect(none.status == 0 && none.stdout.hasPrefix("no failed items in"), "\(none.stdout)")
+        #expect(try await Binary.run(["run", "broken.json"], in: scratch.root).status == 1)
+        let failed = try await Binary.run(["status", "--failed"], in: scratch.root)
+        #expect(failed.stdout.contains("broken (") && !failed.stdout.contains("contract ("), "\(failed.stdout)")
+    }
 }
