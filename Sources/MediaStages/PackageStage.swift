@@ -22,7 +22,9 @@ public struct PackageStage: Stage {
         /// One video rendition of an explicit list.
         public struct Rendition: NestedOptions {
             /// Lines of the rendition's picture.
-            @Option("Lines: the picture fits a 16:9 box this tall, keeping its aspect ratio.") public var height: Int
+            @Option(
+                "Lines: the picture fits a 16:9 box this tall, keeping its aspect ratio.", minimum: 16, maximum: 4320)
+            public var height: Int
             /// Average video bits per second.
             @Option("Average video bits per second.") public var bitrate: BitRate
             /// The rendition's name and folder (default: <height>p).
@@ -66,7 +68,7 @@ public struct PackageStage: Stage {
         /// Also write a DASH manifest over the same segments.
         @Option("Also write a DASH manifest (manifest.mpd) over the same segments.") public var dash = true
         /// Decoder and encoder threads (0: every core).
-        @Option("Decoder and encoder threads (0: every core).") public var threads = 0
+        @Option("Decoder and encoder threads (0: every core).", minimum: 0) public var threads = 0
         /// Create the output folder if it is missing.
         @Option("Create the output folder if it is missing.") public var createFolder = true
 

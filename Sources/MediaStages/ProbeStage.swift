@@ -103,7 +103,7 @@ public struct ThumbnailStage: Stage {
         /// Where in the file (default: 10 % into it).
         @Option("Time offset (default: 10 % of the duration).") public var at: TimeSpan?
         /// The largest width as displayed (0: full size).
-        @Option("Largest width, keeping the aspect ratio (0: full size).") public var maxWidth = 0
+        @Option("Largest width, keeping the aspect ratio (0: full size).", minimum: 0) public var maxWidth = 0
         /// Create the output folder if missing.
         @Option("Create the output folder if it is missing.") public var createFolder = true
 

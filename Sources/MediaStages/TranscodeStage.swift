@@ -16,8 +16,8 @@ public struct TranscodeStage: Stage {
             public var codec: VideoCodec?
             /// Constant rate factor.
             @Option(
-                "Constant rate factor: 0–51 for h264 and hevc, 0–63 for av1 (default: the profile's, else the encoder's)."
-            )
+                "Constant rate factor: 0–51 for h264 and hevc, 0–63 for av1 (default: the profile's, else the encoder's).",
+                minimum: 0, maximum: 63)
             public var crf: Int?
             /// Bits per second; with crf, a cap.
             @Option("Bits per second; with crf, a cap.") public var bitrate: BitRate?
@@ -27,9 +27,9 @@ public struct TranscodeStage: Stage {
             )
             public var preset: X264Preset?
             /// Largest displayed width, keeping the aspect ratio.
-            @Option("Largest displayed width, keeping the aspect ratio.") public var maxWidth: Int?
+            @Option("Largest displayed width, keeping the aspect ratio.", minimum: 1) public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
-            @Option("Largest displayed height, keeping the aspect ratio.") public var maxHeight: Int?
+            @Option("Largest displayed height, keeping the aspect ratio.", minimum: 1) public var maxHeight: Int?
             /// Frame rate cap.
             @Option("Frame rate cap.") public var fps: Double?
 
@@ -43,7 +43,7 @@ public struct TranscodeStage: Stage {
             /// Bits per second.
             @Option("Bits per second (default: the profile's, else the encoder's).") public var bitrate: BitRate?
             /// 1–8.
-            @Option("1–8 (default: the source's, at most 2).") public var channels: Int?
+            @Option("1–8 (default: the source's, at most 2).", minimum: 1, maximum: 8) public var channels: Int?
 
             public init() {}
         }
@@ -63,7 +63,7 @@ public struct TranscodeStage: Stage {
         /// Put the index first so playback starts before the download ends.
         @Option("Put the index first so playback starts before the download ends.") public var faststart = true
         /// Decoder and encoder threads (0: every core).
-        @Option("Decoder and encoder threads (0: every core).") public var threads = 0
+        @Option("Decoder and encoder threads (0: every core).", minimum: 0) public var threads = 0
         /// Create the output folder if it is missing.
         @Option("Create the output folder if it is missing.") public var createFolder = true
         /// Encode the video in segments of this length, each checkpointed: a crash loses at most one.
@@ -72,7 +72,9 @@ public struct TranscodeStage: Stage {
         )
         public var segmentSeconds: TimeSpan?
         /// Segments encoded at once, with the threads shared among them.
-        @Option("Segments encoded at once, the threads shared among them (for machines with many cores).")
+        @Option(
+            "Segments encoded at once, the threads shared among them (for machines with many cores).", minimum: 1,
+            maximum: 16)
         public var segmentJobs = 1
 
         public init() {}

@@ -37,7 +37,8 @@ public struct PipelineCommand: AsyncParsableCommand {
     }
 
     /// Parses the arguments and runs the command. A ``CommandFailure`` is printed here and ends the process with
-    /// its exit code; ArgumentParser reports its own errors (usage, `--help`) as usual.
+    /// its exit code; ArgumentParser reports its own errors (usage, `--help`) as usual, except that a usage error
+    /// ends with 2, the documented code for invalid arguments, rather than ArgumentParser's EX_USAGE (64).
     public static func main() async {
         MediaToolkit.prepareProcess()
         do {
@@ -50,6 +51,9 @@ public struct PipelineCommand: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             for message in failure.messages { Output.error(message) }
             exit(withError: failure.code.exitCode)
+        } catch  where exitCode(for: error) == .validationFailure {
+            Output.error(fullMessage(for: error))
+            exit(withError: CommandFailure.Code.invalid.exitCode)
         } catch {
             exit(withError: error)
         }

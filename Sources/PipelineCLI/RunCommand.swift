@@ -45,6 +45,9 @@ struct RunCommand: AsyncParsableCommand {
         if fresh && rerunOptions.failed {
             throw ValidationError("--fresh forgets which items failed; give one of --fresh and --failed")
         }
+        if let report, let problem = RunReport.unwritable(report) {
+            throw ValidationError("--report \(report): \(problem)")
+        }
     }
 
     func run() async throws {
@@ -59,8 +62,10 @@ struct RunCommand: AsyncParsableCommand {
         defer { state.close() }
         if fresh {
             try await CommandFailure.mappingErrors {
+                let items = try await state.ledger.snapshot(workflow: workflow.name).items.map(\.id)
                 try await state.ledger.forget(workflow: workflow.name)
-                state.removeScratch()
+                // This workflow's scratch folders only: other workflows of the state folder keep their exports.
+                state.removeScratch(of: state.isNewLedger ? nil : items)
             }
         }
         let plan = try await BatchInputs.plan(

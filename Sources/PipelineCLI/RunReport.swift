@@ -6,6 +6,21 @@ import enum StageKit.JSONValue
 
 /// `run --report FILE`: one JSON record per file of the run, with each stage's checkpoint (secrets masked).
 enum RunReport {
+    /// Why a report could not be written at `path`, found before the run rather than after hours of work; nil
+    /// when its folder is there and writable and the path is not a folder.
+    static func unwritable(_ path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            return "it is a folder; give a file name"
+        }
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            return "the folder \(folder) does not exist"
+        }
+        return FileManager.default.isWritableFile(atPath: folder) ? nil : "the folder \(folder) is not writable"
+    }
+
     /// Writes the report of `outcome`; a report that cannot be written ends the command with exit code 1.
     static func write(
         _ outcome: RunOutcome, workflow: Workflow, ledger: any StateStore, redactor: SecretRedactor, to path: String
@@ -27,7 +42,7 @@ enum RunReport {
             try redactor.redact(report).serializedData(pretty: true).write(
                 to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error)")
+            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error.localizedDescription)")
         }
     }
 

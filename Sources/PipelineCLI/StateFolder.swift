@@ -17,6 +17,9 @@ struct StateFolder {
     let ledger: SQLiteLedger
     /// Held while the command writes.
     private let lock: StateLock?
+    /// Whether the ledger was made new by this command (none was there, or `--fresh` moved a damaged one aside):
+    /// it numbers items from 1 again, so no scratch folder left in the folder belongs to one of its items.
+    var isNewLedger = false
 
     /// Where stages get scratch folders.
     var scratchRoot: URL { folder.appendingPathComponent("scratch") }
@@ -30,12 +33,15 @@ struct StateFolder {
         do {
             let lock = try StateLock(folder: folder)
             try SQLiteLedger.checkLayout(of: folder, fresh: fresh)
+            let existed = SQLiteLedger.exists(in: folder)
             do {
-                return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock)
+                return StateFolder(
+                    folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock, isNewLedger: !existed)
             } catch let error where error.code == .corrupt && fresh {
                 let aside = try SQLiteLedger.moveAside(in: folder)
                 Output.error("pipeline: \(error.message)\npipeline: --fresh: moved the damaged ledger to \(aside.path)")
-                return StateFolder(folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock)
+                return StateFolder(
+                    folder: folder, ledger: try SQLiteLedger(folder: folder), lock: lock, isNewLedger: true)
             }
         } catch {
             throw .failed(error)
@@ -85,7 +91,8 @@ struct StateFolder {
         }
     }
 
-    /// Removes the scratch folders of items (forgotten, or all of them with `--fresh`).
+    /// Removes the scratch folders of `items` (forgotten, or a workflow's with `--fresh`), or every one when
+    /// `items` is nil.
     func removeScratch(of items: [Int64]? = nil) {
         let folders = items.map { $0.map { scratchRoot.appendingPathComponent("\($0)") } } ?? [scratchRoot]
         for folder in folders { try? FileManager.default.removeItem(at: folder) }

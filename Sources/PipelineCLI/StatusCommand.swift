@@ -54,12 +54,15 @@ struct StatusCommand: AsyncParsableCommand {
             store = try StateFolder.openForReading(stateOptions.state)?.ledger
         }
         if let batch, !json { BatchReport.print(batch) }
-        let sections = try await self.sections(of: store)
+        var sections = try await self.sections(of: store)
+        // `--failed` over the whole ledger shows the workflows that have failed items, not an empty table for
+        // every other one.
+        if failed, workflow == nil { sections.removeAll { !$0.items.contains { $0.status == .failed } } }
         guard !sections.isEmpty else {
             if json {
                 Output.line(batch.map { BatchReport.json($0, workflows: []).serialized(pretty: true) } ?? "[]")
             } else {
-                Output.line("no runs in \(store?.location ?? stateOptions.state)")
+                Output.line("no \(failed ? "failed items" : "runs") in \(store?.location ?? stateOptions.state)")
             }
             return
         }
@@ -221,6 +224,8 @@ struct StagesCommand: AsyncParsableCommand {
                                 "name": .string(field.name), "type": .string(field.type.displayName),
                                 "required": .bool(field.isRequired),
                                 "default": field.defaultValue ?? .null, "summary": .string(field.summary),
+                                "minimum": field.minimum.map(JSONValue.init(bound:)) ?? .null,
+                                "maximum": field.maximum.map(JSONValue.init(bound:)) ?? .null,
                             ]
                         }),
                     "outputs": .array(
@@ -238,6 +243,7 @@ struct StagesCommand: AsyncParsableCommand {
             if !descriptor.optionSchema.fields.isEmpty { Output.line("  options:") }
             for field in descriptor.optionSchema.fields {
                 var line = "    \(field.name): \(field.type.displayName)"
+                if let bounds = field.boundsDescription { line += " \(bounds)" }
                 if field.isRequired { line += " (required)" }
                 if let value = field.defaultValue { line += " = \(value.serialized())" }
                 Output.line(line + " — \(field.summary)")

@@ -50,17 +50,42 @@ public struct OptionField: Sendable, Hashable, Codable {
     public var summary: String
     /// The value used when the option is absent, for documentation.
     public var defaultValue: JSONValue?
+    /// The smallest value of a number option, when it has one: `pipeline validate` refuses a smaller literal
+    /// before anything runs, rather than every item failing in the stage.
+    public var minimum: Double?
+    /// The largest value of a number option, when it has one.
+    public var maximum: Double?
 
     /// Creates an option.
     public init(
         _ name: String, _ type: OptionType, required: Bool = false, default defaultValue: JSONValue? = nil,
-        _ summary: String
+        minimum: Double? = nil, maximum: Double? = nil, _ summary: String
     ) {
         self.name = name
         self.type = type
         self.isRequired = required
         self.summary = summary
         self.defaultValue = defaultValue
+        self.minimum = minimum
+        self.maximum = maximum
+    }
+
+    /// The bounds as people read them ("from 1 to 16", "of 0 or more"); nil when the option has none.
+    public var boundsDescription: String? {
+        func text(_ bound: Double) -> String {
+            bound.rounded() == bound && abs(bound) < 1e15 ? String(Int(bound)) : String(bound)
+        }
+        switch (minimum, maximum) {
+        case (let low?, let high?): return "from \(text(low)) to \(text(high))"
+        case (let low?, nil): return "of \(text(low)) or more"
+        case (nil, let high?): return "of \(text(high)) or less"
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Whether `number` lies within the bounds.
+    public func admits(_ number: Double) -> Bool {
+        number >= (minimum ?? -.infinity) && number <= (maximum ?? .infinity)
     }
 }
 
@@ -120,5 +145,12 @@ public struct OutputSchema: Sendable, Hashable, Codable {
     /// Whether `${stage.name}` can be resolved.
     public func contains(_ name: String) -> Bool {
         isOpen || fields.contains { $0.name == name }
+    }
+}
+
+extension JSONValue {
+    /// An option's bound as JSON: an integer when it is a whole number, as an integer option's bounds read.
+    package init(bound: Double) {
+        self = bound.rounded() == bound && abs(bound) < 1e15 ? .int(Int(bound)) : .double(bound)
     }
 }

@@ -135,6 +135,8 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
     fileprivate var value: Value?
     private let summary: String
     private let hasDefault: Bool
+    private let minimum: Double?
+    private let maximum: Double?
 
     /// The option's value (the default when the workflow leaves it out).
     public var wrappedValue: Value {
@@ -147,18 +149,23 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         set { value = newValue }
     }
 
-    /// An option with a default.
-    public init(wrappedValue: Value, _ summary: String) {
+    /// An option with a default; a number option may give the bounds `pipeline validate` checks.
+    public init(wrappedValue: Value, _ summary: String, minimum: Double? = nil, maximum: Double? = nil) {
         self.value = wrappedValue
         self.summary = summary
         self.hasDefault = true
+        self.minimum = minimum
+        self.maximum = maximum
     }
 
-    /// An option without a default: required, unless its type is optional.
-    public init(_ summary: String) {
+    /// An option without a default: required, unless its type is optional; a number option may give the
+    /// bounds `pipeline validate` checks.
+    public init(_ summary: String, minimum: Double? = nil, maximum: Double? = nil) {
         self.value = Value.absentValue
         self.summary = summary
         self.hasDefault = false
+        self.minimum = minimum
+        self.maximum = maximum
     }
 
     /// Decodes the value; declarations are not part of the JSON.
@@ -166,6 +173,8 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         self.value = try Value(from: decoder)
         self.summary = ""
         self.hasDefault = false
+        self.minimum = nil
+        self.maximum = nil
     }
 
     /// Encodes the value.
@@ -177,7 +186,8 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         // An optional's nil is no default: the option is simply absent.
         let defaultValue = hasDefault ? value.flatMap { $0.isAbsent ? nil : try? JSONValue(encoding: $0) } : nil
         return OptionField(
-            name, Value.optionType, required: !hasDefault && Value.absentValue == nil, default: defaultValue, summary)
+            name, Value.optionType, required: !hasDefault && Value.absentValue == nil, default: defaultValue,
+            minimum: minimum, maximum: maximum, summary)
     }
 }
 

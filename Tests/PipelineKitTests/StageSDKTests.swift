@@ -15,7 +15,7 @@ private struct DeclaredStage: Stage {
 
     struct Options: StageOptions {
         @Option("Required.") var name: String
-        @Option("With a default.") var count = 4
+        @Option("With a default.", minimum: 1, maximum: 100) var count = 4
         @Option("Optional.") var note: String?
         @Option("A choice.") var speed = Speed.fast
         @Option("An object.") var limits = Limits()
@@ -76,6 +76,54 @@ private struct CountedSchemaStage: Stage {
         #expect(limits.fields.map(\.name) == ["maxSize", "minDuration"])
         #expect(limits.field(named: "maxSize")?.type == .size)
         #expect(byName["limits"]?.defaultValue == ["maxSize": .int(1 << 20)])
+    }
+
+    /// A number option's bounds reach the field, the JSON Schema editors check and `pipeline validate`, which
+    /// refuses a literal outside them before anything runs (a template is checked when it is resolved).
+    @Test func theBoundsOfANumberOptionAreCheckedBeforeAnythingRuns() throws {
+        let field = try #require(DeclaredStage.optionSchema.field(named: "count"))
+        #expect(field.minimum == 1 && field.maximum == 100 && field.boundsDescription == "from 1 to 100")
+        #expect(field.admits(1) && field.admits(100) && !field.admits(0) && !field.admits(101))
+        var registry = StageRegistry()
+        try registry.register(DeclaredStage.self)
+        let schema = WorkflowSchema.generate(registry: registry)
+        let stages = schema["$defs"]?["stage"]?["allOf"]?.arrayValue ?? []
+        let with = stages.first?["then"]?["properties"]?["with"]?["anyOf"]?.arrayValue?.first
+        let count = with?["properties"]?["count"]?["anyOf"]?.arrayValue?.first
+        #expect(count == ["type": "integer", "minimum": 1, "maximum": 100], "\(String(describing: count))")
+        func problems(_ count: String) -> [String] {
+            let json = """
+                {"version": 1, "name": "x", "stages": [{"id": "a", "uses": "test.declared", "with": {"name": "n", "count": \(count)}}]}
+                """
+            do {
+                _ = try WorkflowLoader(registry: registry).load(data: Data(json.utf8), file: "wf.json")
+                return []
+            } catch {
+                return error.diagnostics.map(\.message)
+            }
+        }
+        #expect(problems("0") == ["expected an integer from 1 to 100, found 0"])
+        #expect(problems("101") == ["expected an integer from 1 to 100, found 101"])
+        #expect(problems("100").isEmpty && problems("\"${input.size}\"").isEmpty)
+    }
+
+    /// A duration option may be zero (`segmentSeconds: 0` never segments, `at: 0` is the first frame): the schema
+    /// editors check accepts it, as `pipeline validate` does, while a stage's `timeout` stays positive.
+    @Test func theSchemaTakesADurationOptionOfZeroAsValidateDoes() throws {
+        var registry = StageRegistry()
+        try registry.register(DeclaredStage.self)
+        let schema = WorkflowSchema.generate(registry: registry)
+        let with = schema["$defs"]?["stage"]?["allOf"]?.arrayValue?.first?["then"]?["properties"]?["with"]
+        let limits = with?["anyOf"]?.arrayValue?.first?["properties"]?["limits"]?["anyOf"]?.arrayValue?.first
+        let duration = limits?["properties"]?["minDuration"]?["anyOf"]?.arrayValue?.first
+        #expect(duration == ["type": "number", "minimum": 0], "\(String(describing: duration))")
+        let json = """
+            {"version": 1, "name": "x", "stages": [{"id": "a", "uses": "test.declared", "with": {"name": "n", "limits": {"minDuration": 0}}}]}
+            """
+        #expect(throws: Never.self) {
+            try WorkflowLoader(registry: registry).load(data: Data(json.utf8), file: "wf.json")
+        }
+        #expect(schema["$defs"]?["duration"]?["anyOf"]?.arrayValue?.first?["exclusiveMinimum"] == 0)
     }
 
     @Test func theStageSeesTheDefaultsTheSchemaShows() async throws {

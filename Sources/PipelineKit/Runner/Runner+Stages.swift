@@ -106,14 +106,15 @@ extension Runner {
         throw ItemFailure(report: failure)
     }
 
-    /// Records a stage whose `if` is false as skipped; the stages that wait for it run again when it did not
-    /// skip last time.
+    /// Records a stage whose `if` is false as skipped, with the condition as its reason (for `status` and
+    /// `--report`); the stages that wait for it run again when it did not skip for that condition last time.
     private func skip(
         _ spec: StageSpec, reason: String, record: StageRecord?, later: [String], progress: inout ItemProgress
     ) async throws {
-        if progress.invalidated.contains(spec.id) || record?.status != .skipped || record?.reason != nil {
+        if progress.invalidated.contains(spec.id) || record?.isSkip(because: reason) != true {
             try await invalidate(later, progress: &progress)
             var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
+            skipped.reason = reason
             skipped.finishedAt = Date()
             try await store.save(skipped, for: progress.ref)
             progress.records[spec.id] = skipped

@@ -46,7 +46,8 @@ public struct StageRecord: Codable, Sendable, Hashable {
     /// The files among its outputs, by path, with their content fingerprints (``OutputFiles``): its checkpoint
     /// stands only while they are there unchanged, so a worker on another machine re-creates what it cannot see.
     public var files: [String: String]?
-    /// Why it was skipped, when a stage it waits for failed (``SkipReason/waitsFor(failed:)``).
+    /// Why it was skipped: its `if` was false (`if ${…} is false`), or a stage it waits for failed
+    /// (``SkipReason/waitsFor(failed:)``).
     public var reason: String?
 
     /// Creates a record.
@@ -108,6 +109,12 @@ extension StageRecord {
         stored.resume = resume.map(redactor.redact)
         stored.error = error.map(redactor.redact)
         return stored
+    }
+
+    /// Whether this checkpoint is a skip for the reason a stage's `if` gives now, so the stages that wait for
+    /// it stand. A checkpoint from before skips kept their condition has no reason, and counts as one.
+    func isSkip(because reason: String) -> Bool {
+        status == .skipped && (self.reason ?? reason) == reason
     }
 
     /// Records a failure of the current attempt.

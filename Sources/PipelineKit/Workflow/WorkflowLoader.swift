@@ -21,12 +21,24 @@ public struct WorkflowLoader: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            let reason = (error as NSError).code == NSFileReadNoSuchFileError ? "no such file" : "cannot be read"
             throw WorkflowError(diagnostics: [
-                Diagnostic(file: url.path, location: nil, path: .root, message: "the workflow file \(reason)")
+                Diagnostic(
+                    file: url.path, location: nil, path: .root,
+                    message: "cannot read the workflow file: \(Self.unreadableReason(url, error))")
             ])
         }
         return try load(data: data, file: url.path, varOverrides: varOverrides)
+    }
+
+    /// Why the workflow file at `url` could not be read, in the words a user can act on: a workflow name
+    /// given where its file belongs (`pipeline status archive`) reads as "no such file".
+    private static func unreadableReason(_ url: URL, _ error: any Error) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            return "no such file (commands take the workflow's JSON file, e.g. Workflows/quickstart.json)"
+        }
+        if isFolder.boolValue { return "it is a folder, not a JSON file" }
+        return (error as NSError).code == NSFileReadNoPermissionError ? "permission denied" : "it cannot be read"
     }
 
     /// The plugin paths a workflow names, read before its stages are checked (they may register stage types).

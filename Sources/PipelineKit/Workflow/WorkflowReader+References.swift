@@ -150,11 +150,14 @@ extension WorkflowReader {
             guard let member = reference.member else {
                 return log.error(path, "${previous} needs a stage id, e.g. ${previous.ticket.uri}")
             }
-            if !stages.contains(where: { $0.id == member }) {
-                log.error(
+            guard let target = stages.first(where: { $0.id == member }) else {
+                return log.error(
                     path,
                     "${\(reference)}: the workflow has no stage \"\(member)\""
                         + Suggestion.phrase(for: member, among: stages.map(\.id)))
+            }
+            if reference.components.count > 1, case .key(let output) = reference.components[1] {
+                checkOutput(output, of: target, at: path)
             }
         default:
             let earlier = stage.map { Array(stages.prefix($0.index)) } ?? []
@@ -190,18 +193,21 @@ extension WorkflowReader {
                 }
                 return
             }
-            let targetStage = stages[target]
-            guard let member = reference.member, let descriptor = registry.descriptor(for: targetStage.uses) else {
-                return
-            }
-            let outputs = descriptor.outputs(for: targetStage.with)
-            if !outputs.contains(member) {
-                let known = outputs.fields.map(\.name)
-                log.error(
-                    path,
-                    "stage \"\(targetStage.id)\" (\(targetStage.uses)) has no output \"\(member)\"; it has \(known.joined(separator: ", "))"
-                        + Suggestion.phrase(for: member, among: known))
-            }
+            if let member = reference.member { checkOutput(member, of: stages[target], at: path) }
+        }
+    }
+
+    /// A reference to an output of `stage`, now (`${ticket.uri}`) or of the previous version
+    /// (`${previous.ticket.uri}`), must name one the stage's type has.
+    private mutating func checkOutput(_ output: String, of stage: StageSpec, at path: JSONPath) {
+        guard let descriptor = registry.descriptor(for: stage.uses) else { return }
+        let outputs = descriptor.outputs(for: stage.with)
+        if !outputs.contains(output) {
+            let known = outputs.fields.map(\.name)
+            log.error(
+                path,
+                "stage \"\(stage.id)\" (\(stage.uses)) has no output \"\(output)\"; it has \(known.joined(separator: ", "))"
+                    + Suggestion.phrase(for: output, among: known))
         }
     }
 

@@ -36,6 +36,8 @@ extension WorkflowReader {
             return nil
         }
         checkKeys(members, of: WorkflowGrammar.stage, at: path)
+        // A description is for people only; it is checked so that a schema-valid file is the same as a valid one.
+        _ = string(members["description"], at: path.appending("description"))
         let id = string(members["id"], at: path.appending("id"), required: true) ?? "#\(index)"
         if members["id"]?.stringValue != nil { checkStageID(id, of: path, seen: &seen) }
         let uses = string(members["uses"], at: path.appending("uses"), required: true) ?? ""
@@ -59,7 +61,15 @@ extension WorkflowReader {
             log.error(path, "expected an array of stage ids such as [\"export\"], found \(value.kindName)")
             return nil
         }
-        return elements.enumerated().compactMap { index, element in string(element, at: path.appending(index: index)) }
+        var ids: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard let id = string(element, at: path.appending(index: index)) else { continue }
+            if ids.contains(id) {
+                log.error(path.appending(index: index), "stage \"\(id)\" is named twice in after; name it once")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// A stage id must be an identifier, not a reserved root, and unique across `stages` and `onCancel`.
@@ -102,16 +112,40 @@ extension WorkflowReader {
         case .bool(let flag): return flag ? "${true}" : "${false}"
         case .string(let text):
             // `"if": "input.ext == 'mov'"` means the same as `"if": "${input.ext == 'mov'}"`.
-            return text.contains("${") ? text : "${\(text)}"
+            guard text.contains("${") else { return "${\(text)}" }
+            checkConditionIsOneExpression(text, at: path)
+            return text
         case let other?:
             log.error(path, "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
             return nil
         }
     }
 
-    /// Checks a literal option value against its declared type; values with `${...}` are checked when
-    /// they are resolved, since their type is known only then.
-    private mutating func checkOption(_ value: JSONValue, type: OptionType, at path: JSONPath) {
+    /// A condition with text around its `${...}` (`"${input.ext} == 'mov'"`) is a string, true whatever the values:
+    /// the stage would always run. It is refused, with the condition written as one expression when that parses.
+    private mutating func checkConditionIsOneExpression(_ text: String, at path: JSONPath) {
+        guard let template = try? Template(parsing: text.trimmingWhitespace()), template.singleExpression == nil,
+            !template.isLiteral
+        else { return }
+        let whole = template.segments.map { segment in
+            switch segment {
+            case .text(let text): text
+            case .expression(_, let source): source
+            }
+        }.joined().trimmingWhitespace()
+        let suggestion =
+            (try? Template(parsing: "${\(whole)}"))?.singleExpression != nil ? " (did you mean \"${\(whole)}\"?)" : ""
+        log.error(
+            path,
+            "text around ${...} makes the condition a string, which is always true; write the whole condition inside "
+                + "one ${...}, or without it\(suggestion)")
+    }
+
+    /// Checks a literal option value against its declared type, and a number against the bounds of its `field`;
+    /// values with `${...}` are checked when they are resolved, since their type is known only then.
+    private mutating func checkOption(
+        _ value: JSONValue, type: OptionType, field: OptionField? = nil, at path: JSONPath
+    ) {
         if case .string(let text) = value, text.contains("${"), let template = try? Template(parsing: text),
             !template.isLiteral
         {
@@ -120,11 +154,19 @@ extension WorkflowReader {
         func mismatch(_ expected: String) {
             log.error(path, "expected \(expected), found \(value.kindName) \(value.serialized().prefix(40))")
         }
+        func checkBounds(_ number: Double, of kind: String) {
+            guard let field, !field.admits(number), let bounds = field.boundsDescription else { return }
+            log.error(path, "expected \(kind) \(bounds), found \(value.serialized())")
+        }
         switch type {
         case .any: return
         case .string: if value.stringValue == nil { mismatch("a string") }
-        case .integer: if value.intValue == nil { mismatch("an integer") }
-        case .number: if value.doubleValue == nil { mismatch("a number") }
+        case .integer:
+            guard let number = value.intValue else { return mismatch("an integer") }
+            checkBounds(Double(number), of: "an integer")
+        case .number:
+            guard let number = value.doubleValue else { return mismatch("a number") }
+            checkBounds(number, of: "a number")
         case .boolean: if value.boolValue == nil { mismatch("true or false") }
         case .size: if ByteCount(json: value) == nil { mismatch(ByteCount.expected) }
         case .duration: if TimeSpan(json: value) == nil { mismatch(TimeSpan.expected) }
@@ -151,7 +193,7 @@ extension WorkflowReader {
             }
             for (key, member) in members {
                 if let field = schema.field(named: key) {
-                    checkOption(member, type: field.type, at: path.appending(key))
+                    checkOption(member, type: field.type, field: field, at: path.appending(key))
                 } else if let additional = schema.additionalFields {
                     checkOption(member, type: additional, at: path.appending(key))
                 } else {

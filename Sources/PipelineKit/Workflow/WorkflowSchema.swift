@@ -76,6 +76,20 @@ public enum WorkflowSchema {
         }
     }
 
+    /// A number option's schema (a number, or a template) with its field's `minimum` and `maximum` on the number;
+    /// nil when the field has no bounds.
+    private static func bounded(_ property: [String: JSONValue], by field: OptionField) -> [String: JSONValue]? {
+        guard field.minimum != nil || field.maximum != nil, case .array(var choices)? = property["anyOf"],
+            var number = choices.first?.objectValue
+        else { return nil }
+        if let minimum = field.minimum { number["minimum"] = JSONValue(bound: minimum) }
+        if let maximum = field.maximum { number["maximum"] = JSONValue(bound: maximum) }
+        choices[0] = .object(number)
+        var property = property
+        property["anyOf"] = .array(choices)
+        return property
+    }
+
     /// The schema of one option type; values that are templates are accepted wherever a type is only
     /// known when the template is resolved.
     static func schema(for type: OptionType) -> JSONValue {
@@ -86,7 +100,9 @@ public enum WorkflowSchema {
         case .number: return ["anyOf": [["type": "number"], expression]]
         case .boolean: return ["anyOf": [["type": "boolean"], expression]]
         case .size: return ["$ref": "#/$defs/size"]
-        case .duration: return ["$ref": "#/$defs/duration"]
+        // Unlike a stage's timeout, an option may be zero: `segmentSeconds: 0` never segments, `at: 0` is the
+        // first frame; `pipeline validate` accepts them, so editors must too.
+        case .duration: return ["anyOf": [["type": "number", "minimum": 0], ["type": "string"]]]
         case .bitRate: return ["anyOf": [["type": "integer", "exclusiveMinimum": 0], ["type": "string"]]]
         case .oneOf(let values): return ["anyOf": [["enum": .array(values.map { .string($0) })], expression]]
         case .array(let element): return ["anyOf": [["type": "array", "items": schema(for: element)], expression]]
@@ -97,6 +113,7 @@ public enum WorkflowSchema {
             var properties: [String: JSONValue] = [:]
             for field in options.fields {
                 var property = schema(for: field.type).objectValue ?? [:]
+                if let bounded = bounded(property, by: field) { property = bounded }
                 property["description"] = .string(field.summary)
                 if let value = field.defaultValue { property["default"] = value }
                 properties[field.name] = .object(property)

@@ -1,0 +1,146 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+/// What the README promises of the commands themselves, checked against the built binary as a user meets it:
+/// exit codes, and messages that say what to do.
+@Suite struct CommandContractTests {
+    static let workflow = """
+        {"version": 1, "name": "contract", "inputs": {"path": "in"},
+         "stages": [{"id": "a", "uses": "exec", "with": {"command": ["true"]}}]}
+        """
+
+    /// Arguments ArgumentParser refuses itself end with 2, as every other invalid argument does (the README's and
+    /// `pipeline --help`'s exit codes), not with its own EX_USAGE (64); nothing runs and `--help` still ends with 0.
+    @Test func argumentErrorsExitWithTwo() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        try scratch.write("in/a.txt", "a")
+        let refused: [[String]] = [
+            ["run"], ["run", "wf.json", "--jobs", "0"], ["run", "wf.json", "--jobs", "many"],
+            ["run", "wf.json", "--bogus"], ["run", "wf.json", "--bwlimit", "5XB"], ["frobnicate"],
+            // A report that could not be written is refused before the run, not after it.
+            ["run", "wf.json", "--report", "missing/report.json"], ["run", "wf.json", "--report", "in"],
+        ]
+        for arguments in refused {
+            let result = try await Binary.run(arguments, in: scratch.root)
+            #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("Error: ") && result.stderr.contains("Usage: "), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".pipeline").path))
+        let report = try await Binary.run(["run", "wf.json", "--report", "missing/report.json"], in: scratch.root)
+        #expect(report.stderr.contains("--report missing/report.json: the folder "), "\(report.stderr)")
+        #expect(report.stderr.contains("/missing does not exist"), "\(report.stderr)")
+        let help = try await Binary.run(["run", "--help"], in: scratch.root)
+        #expect(help.status == 0 && help.stdout.contains("USAGE: pipeline run"), "\(help.stderr)")
+    }
+
+    /// A workflow path that is not a readable file (a workflow's name given to `status`, a folder) is refused
+    /// with a sentence that says so, and exit code 2.
+    @Test func aWorkflowPathThatIsNotAFileIsExplained() async throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/wf.json", Self.workflow)
+        let cases = [
+            (["status", "contract"], "contract: (root): cannot read the workflow file: no such file"),
+            (["validate", "flows"], "flows: (root): cannot read the workflow file: it is a folder, not a JSON file"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Binary.run(arguments, in: scratch.root)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
+
+    /// A stage skipped by its `if` says why in `--report` and `pipeline status`, as one skipped because a stage
+    /// it waits for failed does; when an edit reruns the item, the stages after it stand, since it skips for the
+    /// same reason again.
+    @Test func aStageSkippedByItsConditionSaysWhyInTheReportAndStatus() async throws {
+        let scratch = try Scratch()
+        func workflow(last: String) -> String {
+            """
+            {"version": 1, "name": "contract", "inputs": {"path": "in"}, "stages": [
+             {"id": "movOnly", "uses": "exec", "if": "input.ext == 'mov'", "with": {"command": ["true"]}},
+             {"id": "next", "uses": "exec", "with": {"command": ["sh", "-c", "echo ran >> next.log"]}},
+             {"id": "last", "uses": "exec", "with": {"command": ["echo", "\(last)"]}}
+            ]}
+            """
+        }
+        try scratch.write("wf.json", workflow(last: "one"))
+        try scratch.write("in/a.txt", "a")
+        let reason = "if ${input.ext == 'mov'} is false"
+        let first = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let stages = report["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
+        let skipped = stages.first { $0["stage"] == "movOnly" }
+        #expect(skipped?["status"] == "skipped" && skipped?["reason"]?.stringValue == reason, "\(stages)")
+        let status = try await Binary.run(["status", "wf.json"], in: scratch.root)
+        #expect(status.stdout.contains("skipped (\(reason))"), "\(status.stdout)")
+        try scratch.write("wf.json", workflow(last: "two"))
+        let rerun = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let summary = try #require(runFinished(rerun.stdout))
+        #expect(summary["stagesRun"] == 1 && summary["stagesReused"] == 1, "\(summary)")
+        #expect(scratch.read("next.log").split(separator: "\n").count == 1)
+    }
+
+    /// `--fresh` forgets one workflow's items, and removes only their scratch folders: the export another
+    /// workflow of the same state folder made there, and that its ledger still counts as done, stays.
+    @Test func freshLeavesTheScratchFilesOfOtherWorkflows() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"), to: scratch.path("in/clip.mp4"))
+        try scratch.write(
+            "stills.json",
+            """
+            {"version": 1, "name": "stills", "inputs": {"path": "in"},
+             "stages": [{"id": "still", "uses": "ffmpeg.thumbnail", "with": {"maxWidth": 64}}]}
+            """)
+        try scratch.write("other.json", Self.workflow)
+        let stills = try await Binary.run(["run", "stills.json", "--report", "stills.report.json"], in: scratch.root)
+        #expect(stills.status == 0, "\(stills.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("stills.report.json")))
+        let still = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first?["outputs"]?["path"]?.stringValue
+        let path = try #require(still)
+        #expect(path.hasPrefix(scratch.path(".pipeline/scratch").path), "\(path)")
+        let other = try await Binary.run(["run", "other.json", "--fresh"], in: scratch.root)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path), "--fresh of another workflow removed \(path)")
+        // Its own --fresh still starts the workflow over, without the files of its forgotten items.
+        let again = try await Binary.run(["run", "stills.json", "--fresh", "--json"], in: scratch.root)
+        #expect(again.status == 0 && runFinished(again.stdout)?["succeeded"] == 1, "\(again.stdout)")
+    }
+
+    /// `pipeline stages` shows the bounds `validate` checks, in its list and in `--json`.
+    @Test func stagesShowTheBoundsOfNumberOptions() async throws {
+        let text = try await Binary.run(["stages"], in: repositoryRoot)
+        #expect(text.stdout.contains("segmentJobs: integer from 1 to 16 = 1"), "\(text.stdout)")
+        let json = try JSONValue(parsing: try await Binary.run(["stages", "--json"], in: repositoryRoot).stdout)
+        let transcode = json.arrayValue?.first { $0["type"] == "ffmpeg.transcode" }
+        let jobs = transcode?["options"]?.arrayValue?.first { $0["name"] == "segmentJobs" }
+        #expect(jobs?["minimum"] == 1 && jobs?["maximum"] == 16, "\(String(describing: jobs))")
+        let threads = transcode?["options"]?.arrayValue?.first { $0["name"] == "threads" }
+        #expect(threads?["minimum"] == 0 && threads?["maximum"] == .null, "\(String(describing: threads))")
+    }
+
+    /// `status --failed` over the whole ledger lists the workflows with failed items only, and says so when
+    /// there are none.
+    @Test func statusFailedShowsOnlyWorkflowsWithFailures() async throws {
+        let scratch = try Scratch()
+        try scratch.write("in/a.txt", "a")
+        try scratch.write("fine.json", Self.workflow)
+        try scratch.write(
+            "broken.json",
+            """
+            {"version": 1, "name": "broken", "inputs": {"path": "in"},
+             "stages": [{"id": "a", "uses": "exec", "retry": {"attempts": 1}, "with": {"command": ["false"]}}]}
+            """)
+        #expect(try await Binary.run(["run", "fine.json"], in: scratch.root).status == 0)
+        let none = try await Binary.run(["status", "--failed"], in: scratch.root)
+        #expect(none.status == 0 && none.stdout.hasPrefix("no failed items in"), "\(none.stdout)")
+        #expect(try await Binary.run(["run", "broken.json"], in: scratch.root).status == 1)
+        let failed = try await Binary.run(["status", "--failed"], in: scratch.root)
+        #expect(failed.stdout.contains("broken (") && !failed.stdout.contains("contract ("), "\(failed.stdout)")
+    }
+}
