@@ -45,7 +45,9 @@ public struct OSSUploadStage: Stage {
         @Option("Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).")
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once.
-        @Option("Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).")
+        @Option(
+            "Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
+        )
         public var concurrency = 4
         /// Content-Type of the object (default: from the file extension).
         @Option("Content-Type of the object (default: from the file extension).") public var contentType: String?

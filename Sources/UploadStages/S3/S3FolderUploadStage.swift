@@ -32,7 +32,7 @@ public struct S3FolderUploadStage: Stage {
         @Option("Prepended to each file's path in the folder to make its key, e.g. videos/clip/ (default: none).")
         public var prefix = ""
         /// Files in flight at once.
-        @Option("Files in flight at once, 1–32.") public var concurrency = 4
+        @Option("Files in flight at once, 1–32.", minimum: 1, maximum: 32) public var concurrency = 4
         /// Bytes per part of a file sent in parts; a file no larger (and at most 16 MiB) goes in one PUT.
         @Option(
             "Bytes per part of a file sent in parts (at least 5 MiB; grown so there are at most 10,000 parts); a file no larger (and at most 16 MiB) goes in one PUT."

@@ -30,7 +30,9 @@ public struct S3UploadStage: Stage {
         @Option("Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).")
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
-        @Option("Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).")
+        @Option(
+            "Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
+        )
         public var concurrency = 4
         /// Address the bucket in the path (default: true with a custom endpoint).
         @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
