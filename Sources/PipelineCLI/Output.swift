@@ -8,11 +8,12 @@ import Foundation
 enum Output {
     private static let lock = NSLock()
 
-    /// Writes text to standard output as it is.
+    /// Writes text to standard output as it is. A reader that went away (`pipeline status | head`) wants no more
+    /// of it: the write is dropped, where Foundation's throwing `write(_:)` would crash the process.
     static func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
     /// Writes a line to standard output.
@@ -24,7 +25,7 @@ enum Output {
     static func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// Whether standard output is a terminal (then progress is drawn live).
