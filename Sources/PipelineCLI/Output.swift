@@ -8,11 +8,12 @@ import Foundation
 enum Output {
     private static let lock = NSLock()
 
-    /// Writes text to standard output as it is. A reader that went away (`pipeline status | head`) wants no more
-    /// of it: the write is dropped, where Foundation's throwing `write(_:)` would crash the process.
+    /// Writes text to standard output as it is.
     static func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
+        // A reader that went away (`pipeline status | head`) wants no more of it: the write is dropped, where
+        // Foundation's non-throwing `write(_:)` would crash the process on EPIPE.
         try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
