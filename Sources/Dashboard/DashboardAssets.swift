@@ -101,7 +101,8 @@ enum DashboardAssets {
         const duration = (s) => s == null ? "—" : s < 90 ? s + " s" : s < 5400 ? Math.round(s / 60) + " min"
           : (s / 3600).toFixed(1) + " h";
         async function get(url) { const r = await fetch(url, { cache: "no-store" });
-          if (!r.ok) throw new Error(url + ": " + r.status); return r.json(); }
+          if (!r.ok) { const body = await r.json().catch(() => ({}));
+            throw new Error(body.error || url + ": " + r.status); } return r.json(); }
 
         function chart(points) {
           if (points.length < 2) return "";

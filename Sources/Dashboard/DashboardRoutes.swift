@@ -16,9 +16,11 @@ struct DashboardRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in await page(request) }
-        router.get("api/status") { request, _ in try await status(request) }
-        router.get("api/items") { request, _ in try await items(request) }
-        router.get("api/items/:id") { _, context in try await item(try context.parameters.require("id", as: Int64.self))
+        router.get("api/status") { request, _ in try await answering { try await status(request) } }
+        router.get("api/items") { request, _ in try await answering { try await items(request) } }
+        router.get("api/items/:id") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            return try await answering { try await item(id) }
         }
         router.post("api/items/:id/retry") { request, context in
             try await act(request, on: try context.parameters.require("id", as: Int64.self), retry: true)
@@ -99,6 +101,16 @@ struct DashboardRoutes: Sendable {
         }
         guard let document else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
         return Self.json(document)
+    }
+
+    /// Answers 503 with the reason when the ledger or the database cannot be read (a database restarting, say),
+    /// so that the page says so within its patience instead of a request hanging behind every refresh.
+    private func answering(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as StateError {
+            return Self.error(.serviceUnavailable, error.message)
+        }
     }
 
     // MARK: Acting

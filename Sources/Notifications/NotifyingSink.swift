@@ -12,7 +12,7 @@ public struct NotifyingSink: RunEventSink {
     /// This process's run: an item that fails in it is announced once, and again only by a later run.
     private let run = UUID().uuidString
 
-    /// A sink for `workflow`'s run (for a worker: the batch's database) in front of `inner`.
+    /// A sink for `workflow`'s run in front of `inner` (a worker makes one per submitted workflow).
     public init(
         _ inner: any RunEventSink, notifier: Notifier, workflow: String, onItemChange: (@Sendable () -> Void)? = nil
     ) {

@@ -30,7 +30,9 @@ enum Output {
     static func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        // A reader that went away (`pipeline status | head`) wants no more of it: the write is dropped, where
+        // Foundation's non-throwing `write(_:)` would crash the process on EPIPE.
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
     /// Writes a line to standard output.
@@ -42,7 +44,7 @@ enum Output {
     static func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// Whether standard output is a terminal (then progress is drawn live).

@@ -37,6 +37,10 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "TOKEN"))
     var token: String?
 
+    /// How long a request waits for a shared batch's database that cannot be reached before it answers 503: the
+    /// page asks again every second.
+    static let readPatience = Duration.seconds(3)
+
     /// The environment variable a token may come from, so it stays out of the process list.
     static let tokenVariable = "PIPELINE_SERVE_TOKEN"
 
@@ -48,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let token =
             self.token ?? ProcessInfo.processInfo.environment[Self.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
-        try await SharedBatchOptions.using(db) { database in
+        try await SharedBatchOptions.using(db, patience: Self.readPatience) { database in
             let source: DashboardSource
             if let database {
                 source = .sharedBatch(database)

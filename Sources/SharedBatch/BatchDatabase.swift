@@ -26,7 +26,13 @@ public final class BatchDatabase: Sendable {
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`) and
     /// creates or upgrades the schema. A password can also come from `PGPASSWORD`.
-    public init(url: String, patience: Duration = .seconds(120)) async throws(StateError) {
+    ///
+    /// The first connection is made before anything else, so that a mistake in the address fails at once with the
+    /// server's reason (a wrong password, user or database), and a server that cannot be reached fails after
+    /// `startPatience` with the reason of the last attempt, rather than after a whole ``patience`` with the pool's.
+    public init(
+        url: String, patience: Duration = .seconds(120), startPatience: Duration = .seconds(10)
+    ) async throws(StateError) {
         let address = try DatabaseAddress(url, environment: ProcessInfo.processInfo.environment)
         location = address.description
         self.patience = patience
@@ -36,6 +42,7 @@ public final class BatchDatabase: Sendable {
         var options = PostgresClient.Configuration.Options()
         options.connectTimeout = .seconds(5)
         options.maximumConnections = 8
+        try await Self.firstConnection(to: address, options: options, patience: startPatience, logger: logger)
         let client = PostgresClient(configuration: address.configuration(options: options), backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
@@ -45,6 +52,48 @@ public final class BatchDatabase: Sendable {
             await close()
             throw error
         }
+    }
+
+    /// Connects once, retrying while the server cannot be reached (it may be starting) for up to `patience`; a
+    /// refusal by the server (authentication, a database that does not exist) fails at once.
+    private static func firstConnection(
+        to address: DatabaseAddress, options: PostgresClient.Configuration.Options, patience: Duration, logger: Logger
+    ) async throws(StateError) {
+        let configuration = try address.connectionConfiguration(
+            connectTimeout: .seconds(options.connectTimeout.components.seconds))
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        var delay = Duration.milliseconds(50)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: attempt, logger: logger)
+                try? await connection.close()
+                return
+            } catch {
+                let transient = isTransient(error)
+                guard transient, clock.now + delay < deadline else {
+                    let suffix = transient ? " (gave up after \(patience.components.seconds) s)" : ""
+                    throw StateError(
+                        code: .io,
+                        message: "cannot connect to the database \(address): \(reason(of: error))\(suffix)",
+                        path: address.description)
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// What went wrong, for people: the server's message, or the network's error; PostgresNIO's own description
+    /// of its errors says nothing, so that it cannot leak.
+    static func reason(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return "\(underlying)" }
+        return "\(error.code)"
     }
 
     /// Closes the connections; later operations fail.
@@ -167,12 +216,7 @@ public final class BatchDatabase: Sendable {
     }
 
     private func stateError(_ error: any Error, doing: String, waited: Duration?) -> StateError {
-        let detail: String
-        if let error = error as? PSQLError {
-            detail = error.serverInfo?[.message] ?? "\(error.code)"
-        } else {
-            detail = "\(error)"
-        }
+        let detail = Self.reason(of: error)
         let suffix = waited.map { " (gave up after \($0.components.seconds) s)" } ?? ""
         return StateError(
             code: .io, message: "cannot \(doing) in the database \(location): \(detail)\(suffix)", path: location)

@@ -64,6 +64,25 @@ struct DatabaseAddress: CustomStringConvertible {
         return configuration
     }
 
+    /// The configuration of a single connection, with the same TLS as the client's.
+    func connectionConfiguration(connectTimeout: TimeAmount) throws(StateError) -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch self.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw StateError(
+                code: .io, message: "cannot set up TLS for the database \(self): \(error)", path: description)
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.connectTimeout = connectTimeout
+        return configuration
+    }
+
     /// `url` with its password replaced, for messages.
     static func redacting(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }

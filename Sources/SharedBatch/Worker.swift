@@ -65,6 +65,8 @@ public final class Worker: Sendable {
         /// Workflows this worker cannot run, with the reason: their items are left to other workers.
         var unrunnable: [Int64: String] = [:]
         var working: [Int64: Working] = [:]
+        /// Items this worker stopped itself because it lost contact with the database: nobody took them over.
+        var letGo: Set<Int64> = []
         /// When the leases were last renewed.
         var renewed = ContinuousClock.now
         var done: Int64 = 0
@@ -224,9 +226,21 @@ public final class Worker: Sendable {
         } onCancel: {
             task.cancel()
         }
-        state.withLockedValue { _ = $0.working.removeValue(forKey: item.id) }
+        let letGo = state.withLockedValue { state in
+            _ = state.working.removeValue(forKey: item.id)
+            return state.letGo.remove(item.id) != nil
+        }
         if leases.release(item.id) {
             metrics.lostLease()
+            if letGo {
+                sink.emit(
+                    LogLine(
+                        level: "warning", item: label, stage: nil,
+                        message:
+                            "stopped without contact with the database; a worker resumes it from its checkpoints once the database is back"
+                    ))
+                return
+            }
             sink.emit(
                 LogLine(
                     level: "warning", item: label, stage: nil,
@@ -327,6 +341,8 @@ public final class Worker: Sendable {
                         message:
                             "no contact with the database for \(silent.components.seconds) s: stopping \(working.count) item(s) before their leases run out; they resume from their checkpoints"
                     ))
+                state.withLockedValue { state in state.letGo.formUnion(working.keys.filter { state.working[$0] != nil })
+                }
                 for (item, work) in working {
                     leases.lose(item)
                     work.task.cancel()

@@ -46,6 +46,29 @@ import Testing
         _ = await batch.stopAll()
     }
 
+    /// The database stopped under `serve --db`: each read answers 503 with the reason within a few seconds (not
+    /// after the operations' two minutes, with requests piling up behind the page's refreshes), and once the
+    /// database is back the status reads again.
+    @Test func aStoppedDatabaseAnswers503AndTheStatusComesBack() async throws {
+        let batch = try await SharedBatch(items: 1, stageSeconds: "0")
+        defer { batch.killAll() }
+        let served = try await ServedDashboard.start(["--db", batch.url], in: batch.scratch.root)
+        defer { served.process.signal(SIGKILL) }
+        #expect(try await served.request("/api/status").0 == 200)
+        try await batch.server.stop()
+        for path in ["/api/status", "/api/items?status=failed", "/api/items/1"] {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let (code, body) = try await served.request(path)
+            #expect(clock.now - started < .seconds(15), "\(path) took \(clock.now - started)")
+            #expect(code == 503, "\(path): \(code) \(body)")
+            #expect(body["error"]?.stringValue?.contains("database") == true, "\(path): \(body)")
+        }
+        try await batch.server.restart()
+        try await waitUntil("the status reads again") { (try? await served.request("/api/status").0) == 200 }
+        _ = await batch.stopAll()
+    }
+
     /// `/api/status` and `status --db --json` give the same counts: queued and running from the queue, the other
     /// items by status under the API's names.
     private func expectSameCounts(_ served: ServedDashboard, _ batch: SharedBatch) async throws {

@@ -88,6 +88,8 @@ import Testing
         _ = await batch.stopAll()
         let finals = batch.effects().filter { $0.stage == "b" && $0.kind == "start" }
         #expect(finals.map(\.worker) == [second.pid], "stage b ran once, on the second worker: \(finals)")
+        #expect(
+            !first.stdout.soFar.contains("✗"), "the fenced-off worker reported the item failed: \(first.stdout.soFar)")
     }
 
     /// PostgreSQL restarted in the middle of a batch: the workers reconnect with backoff and finish it.
@@ -212,10 +214,10 @@ final class SharedBatch: @unchecked Sendable {
             "submit: \(submitted.stdout)\(submitted.stderr)")
     }
 
-    /// Starts a worker on the batch's database.
-    func startWorker() throws -> RunningBinary {
+    /// Starts a worker on the batch's database, with `extra` arguments after the tests' usual ones.
+    func startWorker(extra: [String] = []) throws -> RunningBinary {
         let worker = try Binary.start(
-            ["worker", "--db", url] + WorkerTests.workerArguments, in: scratch.root)
+            ["worker", "--db", url] + WorkerTests.workerArguments + extra, in: scratch.root)
         workers.append(worker)
         return worker
     }

@@ -16,10 +16,13 @@ struct SharedBatchOptions: ParsableArguments {
         try await Self.open(db)
     }
 
-    /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards.
-    static func using<T>(_ url: String?, _ body: (BatchDatabase?) async throws -> T) async throws -> T {
+    /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards. `patience` is
+    /// how long an operation waits for an unreachable server (by default the database's own).
+    static func using<T>(
+        _ url: String?, patience: Duration? = nil, _ body: (BatchDatabase?) async throws -> T
+    ) async throws -> T {
         guard let url else { return try await body(nil) }
-        let database = try await open(url)
+        let database = try await open(url, patience: patience)
         do {
             let value = try await body(database)
             await database.close()
@@ -31,8 +34,9 @@ struct SharedBatchOptions: ParsableArguments {
     }
 
     /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
-    static func open(_ url: String) async throws(CommandFailure) -> BatchDatabase {
+    static func open(_ url: String, patience: Duration? = nil) async throws(CommandFailure) -> BatchDatabase {
         do {
+            if let patience { return try await BatchDatabase(url: url, patience: patience) }
             return try await BatchDatabase(url: url)
         } catch {
             throw .failed(error)

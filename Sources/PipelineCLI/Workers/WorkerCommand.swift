@@ -107,9 +107,9 @@ struct WorkerCommand: AsyncParsableCommand {
         let factory = RunnerFactoryBuilder(
             runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
             metrics: metrics, slots: slots
-        ) { sink in
+        ) { sink, workflow in
             guard let notifier, let drain else { return sink }
-            return NotifyingSink(sink, notifier: notifier, workflow: "shared batch", onItemChange: { drain.lookSoon() })
+            return NotifyingSink(sink, notifier: notifier, workflow: workflow, onItemChange: { drain.lookSoon() })
         }
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
@@ -177,13 +177,15 @@ private struct RunnerFactoryBuilder: Sendable {
     var client: HTTPClient
     var metrics: WorkerMetrics
     var slots: ResourceSlots
-    /// What the runners' events pass through besides the metrics (notifications).
-    var notifying: @Sendable (any RunEventSink) -> any RunEventSink
+    /// What a workflow's runner's events pass through besides the metrics (notifications, which name the workflow).
+    var notifying: @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink
     private let first = NIOLockedValueBox<Runner?>(nil)
+    /// The terminal's sink that the first runner made: every runner's events end there.
+    private let terminal = NIOLockedValueBox<(any RunEventSink)?>(nil)
 
     init(
         runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics,
-        slots: ResourceSlots, notifying: @escaping @Sendable (any RunEventSink) -> any RunEventSink
+        slots: ResourceSlots, notifying: @escaping @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink
     ) {
         self.runOptions = runOptions
         self.plugins = plugins
@@ -213,7 +215,10 @@ private struct RunnerFactoryBuilder: Sendable {
                 let runner = runOptions.runner(
                     workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
                     environment: environment, client: client, keepsEveryResult: false, slots: slots,
-                    recording: { metrics.recording(to: notifying($0)) })
+                    recording: { sink in
+                        terminal.withLockedValue { $0 = sink }
+                        return metrics.recording(to: notifying(sink, workflow.name))
+                    })
                 first = runner
                 return runner
             }
@@ -222,7 +227,9 @@ private struct RunnerFactoryBuilder: Sendable {
                 redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
                 scratchRoot: settings.scratchRoot, environment: environment, jobs: settings.jobs,
                 slots: slots, running: settings.running, services: settings.services,
-                logLevel: settings.logLevel, sink: settings.sink)
+                logLevel: settings.logLevel,
+                sink: terminal.withLockedValue { $0 }.map { metrics.recording(to: notifying($0, workflow.name)) }
+                    ?? settings.sink)
             runner.keepsEveryResult = settings.keepsEveryResult
             return runner
         }

@@ -85,6 +85,10 @@ extension Runner {
             result.reason = SkipReason.cancelledByRequest.description
         } catch is CancellationError {
             result.outcome = .interrupted
+        } catch let error as StateError where error.code == .leaseLost {
+            // A worker that lost its lease did not fail the item: the worker holding it now finishes it.
+            result.outcome = .interrupted
+            result.reason = error.message
         } catch {
             let failure = report(error)
             result.outcome = .failed
@@ -148,6 +152,10 @@ extension Runner {
         running.settle(ref.item)
         do {
             try await store.finish(ref, result: result, digest: result.outcome == .done ? item.digest : nil)
+        } catch  where error.code == .leaseLost {
+            // The item is another worker's now (or this one let it go): how it ends is for that worker to record.
+            result.outcome = .interrupted
+            result.reason = error.message
         } catch {
             result.outcome = .failed
             result.reason = error.message
