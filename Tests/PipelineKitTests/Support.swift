@@ -163,7 +163,6 @@ struct Sandbox: ~Copyable {
             try registry.register(TransferStage.self)
             try registry.register(SelfRetryingStage.self)
             try registry.register(FileMakerStage.self)
-            try registry.register(OutputWriterStage.self)
         } catch {
             Issue.record("the test stages' names collide: \(error)")
         }

@@ -46,9 +46,6 @@ extension Runner {
             sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure.report))
             throw failure
         }
-        if let options = decision.options, let path = OutputClaims.path(in: options.value) {
-            try await claimOutput(path, spec: spec, hash: hash, record: record, progress: progress)
-        }
         let options: ResolvedValue
         let regenerating: [String: String]?
         switch decision {
@@ -80,32 +77,6 @@ extension Runner {
             stream: stream)
     }
 
-    /// Claims the path a stage writes for its item, or checkpoints the stage as failed and fails the item when
-    /// another item of the batch writes it (claimed in this run, or named by this stage's refusal last time
-    /// while its file is still there).
-    private func claimOutput(
-        _ path: String, spec: StageSpec, hash: String, record: StageRecord?, progress: ItemProgress
-    ) async throws {
-        let label = progress.input.relativePath
-        if let earlier = OutputClaims.Holder(refusal: record), earlier.path == path,
-            FileManager.default.fileExists(atPath: path)
-        {
-            _ = outputClaims.claim(path, item: earlier.item, label: earlier.label)
-        }
-        guard let holder = outputClaims.claim(path, item: progress.ref.item, label: label) else { return }
-        let failure = FailureReport(
-            message:
-                "stage \(spec.id) (\(spec.uses)) would write \(path), which \(holder.label) writes in this batch: give each file an output of its own (e.g. with ${input.relativePath} rather than ${input.stem})",
-            kind: .invalidOptions)
-        var refused = StageRecord(stage: spec.id, uses: spec.uses, status: .failed, optionsHash: hash)
-        refused.resume = holder.refusal
-        refused.record(failure)
-        refused.finishedAt = Date()
-        try await store.save(refused, for: progress.ref)
-        sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: 0, error: failure))
-        throw ItemFailure(report: failure)
-    }
-
     /// Records a stage whose `if` is false as skipped, with the condition as its reason (for `status` and
     /// `--report`); the stages that wait for it run again when it did not skip for that condition last time.
     private func skip(
@@ -133,8 +104,7 @@ extension Runner {
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
         initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
         if let record, record.optionsHash == hash, record.status != .succeeded || regenerating != nil {
-            // A refusal's resume data names the item that held the output, not the stage's own progress.
-            initial.resume = OutputClaims.Holder(refusal: record) == nil ? record.resume : nil
+            initial.resume = record.resume
             initial.intents = record.intents
             initial.attempts = record.attempts
         }

@@ -51,8 +51,6 @@ public struct Runner: Sendable {
     let graph: StageGraph
     /// The workflow's `onCancel` stages with their stage types.
     let onCancelStages: [ResolvedStage]
-    /// The outputs the items of this runner write, so that no two of them write the same file.
-    let outputClaims = OutputClaims()
 
     /// Creates a runner with resource slots and running items of its own.
     public init(
