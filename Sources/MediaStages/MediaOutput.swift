@@ -100,9 +100,12 @@ struct MediaOutput {
     static func sync(_ url: URL) throws {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, fsync(descriptor) == 0 else {
+            let failure = errno
             if descriptor >= 0 { close(descriptor) }
+            // Some file systems (NFS, XFS) report a full disk only when the written pages are flushed.
             throw MediaError(
-                code: .outputNotWritable, message: "cannot sync \(url.path): \(String(cString: strerror(errno)))")
+                code: failure == ENOSPC || failure == EDQUOT ? .diskFull : .outputNotWritable,
+                message: "cannot sync \(url.path): \(String(cString: strerror(failure)))")
         }
         close(descriptor)
     }
@@ -110,15 +113,16 @@ struct MediaOutput {
     /// A full disk, with the folder whose disk it is: the shim only knows that a write failed, and the outputs and
     /// a segmented encode's scratch folder (in the state folder) may be on different disks. Called before
     /// ``discard()``, while the partial file still holds the space it took; other errors pass through.
-    func locating(_ error: any Error, scratch: URL) -> any Error {
+    func locating(_ error: any Error, scratch: URL, isNearlyFull: (URL) -> Bool = Self.isNearlyFull) -> any Error {
         guard let media = error as? MediaError, media.code == .diskFull else { return error }
         let folder = destination.deletingLastPathComponent()
-        let full = [folder, scratch].first(where: Self.isNearlyFull) ?? folder
+        // No disk nearly full: a quota, or space freed since (by another item's failure, say).
+        let room =
+            [folder, scratch].first(where: isNearlyFull).map { "the disk of \($0.path) is full" }
+            ?? "no room was left in \(folder.path) (its disk or a quota)"
         return MediaError(
             code: .diskFull,
-            message:
-                "\(media.message) (writing \(destination.path)): the disk of \(full.path) is full; free space there and run again"
-        )
+            message: "\(media.message) (writing \(destination.path)): \(room); free space there and run again")
     }
 
     /// Whether the file system holding `folder` (or its nearest existing parent) has less than 1 MiB left.

@@ -15,8 +15,21 @@ import Testing
         #expect(located.code == .diskFull && located.kind == .quotaExceeded)
         #expect(located.message.hasPrefix("cannot write the output: No space left on device"), "\(located.message)")
         #expect(located.message.contains("(writing /srv/exports/day 1/clip.mp4)"), "\(located.message)")
-        // Neither disk is full now: the output's folder is named, the likelier one.
-        #expect(located.message.contains("the disk of /srv/exports/day 1 is full"), "\(located.message)")
+        // Neither disk is nearly full now (a quota, or space freed since): the output's folder is named.
+        #expect(
+            located.message.contains("no room was left in /srv/exports/day 1 (its disk or a quota)"),
+            "\(located.message)")
+    }
+
+    @Test(arguments: [false, true]) func theFolderWhoseDiskIsFullIsNamed(scratchIsFull: Bool) throws {
+        let output = MediaOutput(destination: URL(fileURLWithPath: "/srv/exports/clip.mp4"))
+        let scratch = URL(fileURLWithPath: "/var/state/.pipeline/scratch/7")
+        let shim = MediaError(code: .diskFull, message: "cannot write the output: No space left on device")
+        let located = try #require(
+            output.locating(shim, scratch: scratch) { folder in (folder == scratch) == scratchIsFull }
+                as? MediaError)
+        let full = scratchIsFull ? scratch.path : "/srv/exports"
+        #expect(located.message.contains("the disk of \(full) is full; free space there"), "\(located.message)")
     }
 
     @Test func otherFailuresPassThrough() {
