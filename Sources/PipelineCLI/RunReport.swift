@@ -9,12 +9,14 @@ enum RunReport {
     /// Why a report could not be written at `path`, found before the run rather than after hours of work; nil
     /// when its folder is there and writable and the path is not a folder.
     static func unwritable(_ path: String) -> String? {
+        guard !path.isEmpty else { return "give a file name" }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
             return "it is a folder; give a file name"
         }
+        if path.hasSuffix("/") { return "it names a folder; give a file name" }
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             return "the folder \(folder) does not exist"
         }
@@ -42,7 +44,7 @@ enum RunReport {
             try redactor.redact(report).serializedData(pretty: true).write(
                 to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error.localizedDescription)")
+            throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error)")
         }
     }
 

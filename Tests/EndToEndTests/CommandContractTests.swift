@@ -22,6 +22,7 @@ import Testing
             ["run", "wf.json", "--bogus"], ["run", "wf.json", "--bwlimit", "5XB"], ["frobnicate"],
             // A report that could not be written is refused before the run, not after it.
             ["run", "wf.json", "--report", "missing/report.json"], ["run", "wf.json", "--report", "in"],
+            ["run", "wf.json", "--report", "missing/"], ["run", "wf.json", "--report", ""],
         ]
         for arguments in refused {
             let result = try await Binary.run(arguments, in: scratch.root)
@@ -57,10 +58,10 @@ import Testing
     /// same reason again.
     @Test func aStageSkippedByItsConditionSaysWhyInTheReportAndStatus() async throws {
         let scratch = try Scratch()
-        func workflow(last: String) -> String {
+        func workflow(last: String, condition: String = "input.ext == 'mov'") -> String {
             """
             {"version": 1, "name": "contract", "inputs": {"path": "in"}, "stages": [
-             {"id": "movOnly", "uses": "exec", "if": "input.ext == 'mov'", "with": {"command": ["true"]}},
+             {"id": "movOnly", "uses": "exec", "if": "\(condition)", "with": {"command": ["true"]}},
              {"id": "next", "uses": "exec", "with": {"command": ["sh", "-c", "echo ran >> next.log"]}},
              {"id": "last", "uses": "exec", "with": {"command": ["echo", "\(last)"]}}
             ]}
@@ -82,6 +83,17 @@ import Testing
         let summary = try #require(runFinished(rerun.stdout))
         #expect(summary["stagesRun"] == 1 && summary["stagesReused"] == 1, "\(summary)")
         #expect(scratch.read("next.log").split(separator: "\n").count == 1)
+        // An edited condition that is still false (with a space after its braces, which is not part of it) reruns
+        // nothing after it: they saw null from the stage either way. The skip's reason is the new condition.
+        try scratch.write("wf.json", workflow(last: "two", condition: "${input.ext == 'mov' || input.ext == 'mxf'} "))
+        let edited = try await Binary.run(["run", "wf.json", "--json"], in: scratch.root)
+        let editedSummary = try #require(runFinished(edited.stdout))
+        #expect(editedSummary["stagesRun"] == 0 && editedSummary["stagesReused"] == 2, "\(editedSummary)")
+        #expect(scratch.read("next.log").split(separator: "\n").count == 1)
+        let newStatus = try await Binary.run(["status", "wf.json"], in: scratch.root)
+        #expect(
+            newStatus.stdout.contains("skipped (if ${input.ext == 'mov' || input.ext == 'mxf'} is false)"),
+            "\(newStatus.stdout)")
     }
 
     /// `--fresh` forgets one workflow's items, and removes only their scratch folders: the export another
@@ -110,6 +122,7 @@ import Testing
         // Its own --fresh still starts the workflow over, without the files of its forgotten items.
         let again = try await Binary.run(["run", "stills.json", "--fresh", "--json"], in: scratch.root)
         #expect(again.status == 0 && runFinished(again.stdout)?["succeeded"] == 1, "\(again.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: path), "its own --fresh kept \(path)")
     }
 
     /// `pipeline stages` shows the bounds `validate` checks, in its list and in `--json`.

@@ -78,12 +78,13 @@ extension Runner {
     }
 
     /// Records a stage whose `if` is false as skipped, with the condition as its reason (for `status` and
-    /// `--report`); the stages that wait for it run again when it did not skip for that condition last time.
+    /// `--report`); the stages that wait for it run again when it did not skip by its `if` last time.
     private func skip(
         _ spec: StageSpec, reason: String, record: StageRecord?, later: [String], progress: inout ItemProgress
     ) async throws {
-        if progress.invalidated.contains(spec.id) || record?.isSkip(because: reason) != true {
-            try await invalidate(later, progress: &progress)
+        let standing = !progress.invalidated.contains(spec.id) && record?.isConditionSkip == true
+        if !standing { try await invalidate(later, progress: &progress) }
+        if !standing || record?.reason != reason {
             var skipped = StageRecord(stage: spec.id, uses: spec.uses, status: .skipped, optionsHash: "")
             skipped.reason = reason
             skipped.finishedAt = Date()

@@ -45,7 +45,7 @@ public struct StageDecisions: Sendable {
         Decision, hash: String
     ) {
         if let condition = spec.condition, !(try evaluate(condition, spec: spec, scope: scope)) {
-            return (.skip(reason: "if \(condition) is false"), "")
+            return (.skip(reason: StageRecord.conditionSkip(condition)), "")
         }
         let (options, hash) = try resolveOptions(spec, scope: scope)
         guard let record else { return (.run(reason: "it has not run", options: options), hash) }

@@ -98,7 +98,7 @@ extension StageDecisions {
                     previews[index].action = .skip
                     previews[index].reason = reason
                     scope.stageOutputs[spec.id] = .null
-                    if records[spec.id]?.isSkip(because: reason) != true || invalidated.contains(index) {
+                    if records[spec.id]?.isConditionSkip != true || invalidated.contains(index) {
                         invalidated.formUnion(graph.dependents(of: index))
                     }
                 case .reuse(let outputs, _):

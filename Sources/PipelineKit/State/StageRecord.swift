@@ -111,10 +111,14 @@ extension StageRecord {
         return stored
     }
 
-    /// Whether this checkpoint is a skip for the reason a stage's `if` gives now, so the stages that wait for
-    /// it stand. A checkpoint from before skips kept their condition has no reason, and counts as one.
-    func isSkip(because reason: String) -> Bool {
-        status == .skipped && (self.reason ?? reason) == reason
+    /// The reason a stage skipped by its `if` records (for `status` and `--report`).
+    static func conditionSkip(_ condition: String) -> String { "if \(condition) is false" }
+
+    /// Whether this checkpoint is a skip by the stage's `if`, whatever its condition said then (a checkpoint from
+    /// before skips kept their condition has no reason): the stages that wait for it stand, since they saw null
+    /// from it either way. Editing a condition that is still false must not upload anything again.
+    var isConditionSkip: Bool {
+        status == .skipped && (reason.map { $0.hasPrefix("if ") && $0.hasSuffix(" is false") } ?? true)
     }
 
     /// Records a failure of the current attempt.

@@ -113,8 +113,10 @@ extension WorkflowReader {
         case .string(let text):
             // `"if": "input.ext == 'mov'"` means the same as `"if": "${input.ext == 'mov'}"`.
             guard text.contains("${") else { return "${\(text)}" }
-            checkConditionIsOneExpression(text, at: path)
-            return text
+            // Trimmed as the check reads it: a space after `}` would make the condition a string, always true.
+            let condition = text.trimmingWhitespace()
+            checkConditionIsOneExpression(condition, at: path)
+            return condition
         case let other?:
             log.error(path, "expected a condition such as \"${input.ext == 'mov'}\", found \(other.kindName)")
             return nil
@@ -122,19 +124,33 @@ extension WorkflowReader {
     }
 
     /// A condition with text around its `${...}` (`"${input.ext} == 'mov'"`) is a string, true whatever the values:
-    /// the stage would always run. It is refused, with the condition written as one expression when that parses.
+    /// the stage would always run. It is refused, with the condition written as one expression when that reads the
+    /// same (each `${...}` in parentheses; none when the text quotes one, as in `'${input.ext}' == 'mov'`).
     private mutating func checkConditionIsOneExpression(_ text: String, at path: JSONPath) {
-        guard let template = try? Template(parsing: text.trimmingWhitespace()), template.singleExpression == nil,
-            !template.isLiteral
-        else { return }
-        let whole = template.segments.map { segment in
+        guard let template = try? Template(parsing: text), template.singleExpression == nil else { return }
+        let texts = template.segments.compactMap { segment -> String? in
+            if case .text(let text) = segment { return text }
+            return nil
+        }
+        // Expressions side by side with no text between can be empty, and an empty string is false.
+        guard texts.contains(where: { !$0.trimmingWhitespace().isEmpty }) else { return }
+        let segments = template.segments
+        let quoted = zip(segments, segments.dropFirst()).contains { pair in
+            switch pair {
+            case (.text(let text), .expression): text.last == "'" || text.last == "\""
+            case (.expression, .text(let text)): text.first == "'" || text.first == "\""
+            default: false
+            }
+        }
+        let whole = segments.map { segment in
             switch segment {
             case .text(let text): text
-            case .expression(_, let source): source
+            case .expression(_, let source):
+                source.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" } ? source : "(\(source))"
             }
         }.joined().trimmingWhitespace()
-        let suggestion =
-            (try? Template(parsing: "${\(whole)}"))?.singleExpression != nil ? " (did you mean \"${\(whole)}\"?)" : ""
+        let parses = (try? Template(parsing: "${\(whole)}"))?.singleExpression != nil
+        let suggestion = parses && !quoted ? " (did you mean \"${\(whole)}\"?)" : ""
         log.error(
             path,
             "text around ${...} makes the condition a string, which is always true; write the whole condition inside "
