@@ -8,8 +8,9 @@ import Foundation
 enum Output {
     private static let lock = NSLock()
 
-    /// A file's name as one line shows it: control characters (a newline, a terminal escape) in a name would
-    /// split a line in two or drive the terminal, so they are written as escapes (`new\nline.mp4`, `\u{1B}`).
+    /// A file's name (or a message or path that may quote one) as one line shows it: control characters (a
+    /// newline, a terminal escape) would split a line in two or drive the terminal, so they are written as escapes
+    /// (`new\nline.mp4`, `\u{1B}`).
     static func shown(_ item: String) -> String {
         guard item.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return item }
         var text = ""

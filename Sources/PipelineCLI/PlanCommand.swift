@@ -120,7 +120,8 @@ private struct PlanReport {
         counts[kind, default: 0] += 1
         guard json else {
             out.line(
-                "\(kind.padded(to: 8)) \(Output.shown(planned.input.relativePath))" + (reason.map { "  (\($0))" } ?? "")
+                "\(kind.padded(to: 8)) \(Output.shown(planned.input.relativePath))"
+                    + (reason.map { "  (\(Output.shown($0)))" } ?? "")
             )
             for stage in stages {
                 var notes: [String] = []

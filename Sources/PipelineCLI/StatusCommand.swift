@@ -149,17 +149,17 @@ struct StatusCommand: AsyncParsableCommand {
             Output.line("streaming: \(upload) uploads \(export) as it is written")
         }
         var rows = items.map { item in
-            [Output.shown(item.input.relativePath), Self.status(item)]
+            [item.input.relativePath, Self.status(item)]
                 + stageIDs.map { id in
                     checkpoints[item.id]?[id].map(Self.cell) ?? "-"
                 }
         }
-        rows += pending.map {
-            [Output.shown($0.input.relativePath), Self.pendingStatus($0)] + stageIDs.map { _ in "-" }
-        }
+        rows += pending.map { [$0.input.relativePath, Self.pendingStatus($0)] + stageIDs.map { _ in "-" } }
+        // Names, and reasons that quote them, one row per item.
+        rows = rows.map { $0.map(Output.shown) }
         Output.line(Self.table(header: ["ITEM", "STATUS"] + stageIDs, rows: rows))
         for item in items where item.status == .failed {
-            Output.line("  \(Output.shown(item.input.relativePath)): \(item.error?.message ?? "failed")")
+            Output.line("  \(Output.shown(item.input.relativePath)): \(Output.shown(item.error?.message ?? "failed"))")
         }
         return document
     }

@@ -18,12 +18,17 @@ import Testing
             """)
         try scratch.write("in/new\nline.txt", "one\n")
         try scratch.write("in/esc\u{1B}[31mred.txt", "two, with more bytes\n")
+        // A copy is skipped with a reason that quotes the other's name: that line is escaped too.
+        try scratch.write("in/zcopy.txt", "two, with more bytes\n")
         let run = try await Binary.run(["run", "wf.json"], in: scratch.root)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("✓ new\\nline.txt"), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("✗ esc\\u{1B}[31mred.txt: ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("  esc\\u{1B}[31mred.txt › fail FAILED") }, "\(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("– zcopy.txt: skipped: ") && $0.contains("esc\\u{1B}[31mred.txt") },
+            "\(lines)")
         #expect(!run.stdout.contains("\u{1B}"), "a terminal escape from a file name reached the output")
         #expect(!lines.contains { $0.hasPrefix("line.txt") }, "a name split over two lines: \(lines)")
 

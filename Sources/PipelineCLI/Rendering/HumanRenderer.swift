@@ -81,11 +81,14 @@ final class HumanRenderer: RunEventSink {
                 state.finished += 1
                 switch finished.outcome {
                 case .done:
-                    lines.append("✓ \(Output.shown(finished.item))" + (finished.landed.map { " → \($0)" } ?? ""))
+                    lines.append(
+                        "✓ \(Output.shown(finished.item))" + (finished.landed.map { " → \(Output.shown($0))" } ?? ""))
                 case .failed:
                     state.failed += 1
-                    lines.append("✗ \(Output.shown(finished.item)): \(finished.error?.message ?? "failed")")
-                case .skipped: lines.append("– \(Output.shown(finished.item)): skipped: \(finished.reason ?? "")")
+                    lines.append(
+                        "✗ \(Output.shown(finished.item)): \(Output.shown(finished.error?.message ?? "failed"))")
+                case .skipped:
+                    lines.append("– \(Output.shown(finished.item)): skipped: \(Output.shown(finished.reason ?? ""))")
                 case .reused, .interrupted: force = false
                 }
             case let line as LogLine:
