@@ -62,8 +62,7 @@ struct RunCommand: AsyncParsableCommand {
         defer { state.close() }
         if fresh {
             try await CommandFailure.mappingErrors {
-                let items = try await state.ledger.snapshot(workflow: workflow.name).items.map(\.id)
-                try await state.ledger.forget(workflow: workflow.name)
+                let items = try await state.ledger.forget(workflow: workflow.name)
                 // This workflow's scratch folders only: other workflows of the state folder keep their exports.
                 state.removeScratch(of: state.isNewLedger ? nil : items)
             }

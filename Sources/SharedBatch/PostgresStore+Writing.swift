@@ -276,7 +276,9 @@ extension PostgresStore {
         try await database.rows("forget items", "DELETE FROM items WHERE id = ANY(\(items))")
     }
 
-    public func forget(workflow: String) async throws(StateError) {
-        try await database.rows("forget a workflow", "DELETE FROM items WHERE workflow = \(workflow)")
+    @discardableResult public func forget(workflow: String) async throws(StateError) -> [Int64] {
+        let rows = try await database.rows(
+            "forget a workflow", "DELETE FROM items WHERE workflow = \(workflow) RETURNING id")
+        return try database.decoding("forget a workflow") { try rows.map { try Columns($0)[0] } }
     }
 }

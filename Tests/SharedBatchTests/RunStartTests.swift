@@ -176,9 +176,9 @@ private final class RecordingStore: StateStore {
         try await store.forget(items: items)
     }
 
-    func forget(workflow: String) async throws(StateError) {
+    func forget(workflow: String) async throws(StateError) -> [Int64] {
         note("forget")
-        try await store.forget(workflow: workflow)
+        return try await store.forget(workflow: workflow)
     }
 
     func workflows() async throws(StateError) -> [RunRecord] {

@@ -175,7 +175,8 @@ import Testing
             let again = try await store.admit(admission(nil, new: false, "full:1:a"), workflow: "w")
             #expect(again.ref.item != a.ref.item && again.ref.version == 1 && again.stages.isEmpty)
 
-            try await store.forget(workflow: "w")
+            let forgotten = try await store.forget(workflow: "w")
+            #expect(Set(forgotten) == [b.ref.item, again.ref.item])
             #expect(try await store.snapshot(workflow: "w").items.isEmpty)
             #expect(try await store.cancelRequests(workflow: "w").isEmpty)
             #expect(try await store.snapshot(workflow: "other").items.map(\.id) == [c.ref.item])

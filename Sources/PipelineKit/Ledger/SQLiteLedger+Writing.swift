@@ -202,10 +202,10 @@ extension SQLiteLedger {
         }
     }
 
-    public func forget(workflow: String) async throws(StateError) {
+    @discardableResult public func forget(workflow: String) async throws(StateError) -> [Int64] {
         // The item's versions, paths, stages and cancel requests go with it (ON DELETE CASCADE).
         try await write { db in
-            try db.execute(sql: "DELETE FROM items WHERE workflow = ?", arguments: [workflow])
+            try Int64.fetchAll(db, sql: "DELETE FROM items WHERE workflow = ? RETURNING id", arguments: [workflow])
         }
     }
 }

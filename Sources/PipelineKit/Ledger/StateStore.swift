@@ -64,8 +64,8 @@ public protocol StateStore: Sendable {
         -> [Int64: [String: JSONValue]]
     /// Forgets items entirely: the next run treats their files as new.
     func forget(items: [Int64]) async throws(StateError)
-    /// Forgets every item of a workflow (`--fresh`).
-    func forget(workflow: String) async throws(StateError)
+    /// Forgets every item of a workflow (`--fresh`); returns their numbers (whose scratch folders go too).
+    @discardableResult func forget(workflow: String) async throws(StateError) -> [Int64]
     /// The workflows the store has runs of.
     func workflows() async throws(StateError) -> [RunRecord]
 }
