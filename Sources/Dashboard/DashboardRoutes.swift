@@ -23,10 +23,12 @@ struct DashboardRoutes: Sendable {
             return try await answering { try await item(id) }
         }
         router.post("api/items/:id/retry") { request, context in
-            try await act(request, on: try context.parameters.require("id", as: Int64.self), retry: true)
+            let id = try context.parameters.require("id", as: Int64.self)
+            return try await answering { try await act(request, on: id, retry: true) }
         }
         router.post("api/items/:id/cancel") { request, context in
-            try await act(request, on: try context.parameters.require("id", as: Int64.self), retry: false)
+            let id = try context.parameters.require("id", as: Int64.self)
+            return try await answering { try await act(request, on: id, retry: false) }
         }
         router.post("login") { request, _ in try await login(request) }
     }
@@ -103,13 +105,16 @@ struct DashboardRoutes: Sendable {
         return Self.json(document)
     }
 
-    /// Answers 503 with the reason when the ledger or the database cannot be read (a database restarting, say),
-    /// so that the page says so within its patience instead of a request hanging behind every refresh.
+    /// Answers with the reason when the ledger or the database cannot be read or written: 503 while it cannot be
+    /// reached or is busy (a database restarting, say: the page says so within its patience instead of a request
+    /// hanging behind every refresh), 500 when what it holds is damaged or of a newer format (trying again does
+    /// not help).
     private func answering(_ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
         } catch let error as StateError {
-            return Self.error(.serviceUnavailable, error.message)
+            let passing = error.code == .io || error.code == .busy
+            return Self.error(passing ? .serviceUnavailable : .internalServerError, error.message)
         }
     }
 

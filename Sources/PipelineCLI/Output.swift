@@ -31,9 +31,7 @@ enum Output {
     static func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        // A reader that went away (`pipeline status | head`) wants no more of it: the write is dropped, where
-        // Foundation's non-throwing `write(_:)` would crash the process on EPIPE.
-        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        write(text, to: STDOUT_FILENO)
     }
 
     /// Writes a line to standard output.
@@ -45,7 +43,29 @@ enum Output {
     static func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+        write(text + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text`, waiting when a non-blocking descriptor (inherited from the parent) is full. A reader
+    /// that went away (`pipeline status | head`: EPIPE) wants no more of it, and the text is dropped, where
+    /// Foundation's `write(_:)` would crash the process; so is text that cannot be written at all.
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                if written >= 0 {
+                    offset += written
+                } else if errno == EAGAIN {
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                } else if errno != EINTR {
+                    return
+                }
+            }
+        }
     }
 
     /// Whether standard output is a terminal (then progress is drawn live).

@@ -19,6 +19,8 @@ public final class BatchDatabase: Sendable {
     public let location: String
     /// How long an operation waits for an unreachable server before it fails.
     public let patience: Duration
+    /// The patience of operations unless a command gives its own: long enough for a server's restart.
+    public static let defaultPatience = Duration.seconds(120)
     let client: PostgresClient
     let logger: Logger
     private let attempts = Attempts()
@@ -31,7 +33,7 @@ public final class BatchDatabase: Sendable {
     /// server's reason (a wrong password, user or database), and a server that cannot be reached fails after
     /// `startPatience` with the reason of the last attempt, rather than after a whole ``patience`` with the pool's.
     public init(
-        url: String, patience: Duration = .seconds(120), startPatience: Duration = .seconds(10)
+        url: String, patience: Duration = defaultPatience, startPatience: Duration = .seconds(10)
     ) async throws(StateError) {
         let address = try DatabaseAddress(url, environment: ProcessInfo.processInfo.environment)
         location = address.description

@@ -230,7 +230,9 @@ public final class Worker: Sendable {
             _ = state.working.removeValue(forKey: item.id)
             return state.letGo.remove(item.id) != nil
         }
-        if leases.release(item.id) {
+        // A result this worker recorded (the ledger took it before the lease went) counts as any other; one the
+        // ledger refused, or an item stopped for lack of the database, is another worker's to finish.
+        if leases.release(item.id), result.outcome == .interrupted {
             metrics.lostLease()
             if letGo {
                 sink.emit(

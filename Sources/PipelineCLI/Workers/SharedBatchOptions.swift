@@ -11,9 +11,15 @@ struct SharedBatchOptions: ParsableArguments {
             valueName: "URL"))
     var db: String
 
-    /// Connects; a database that cannot be reached or read ends the command with exit code 1.
-    func open() async throws -> BatchDatabase {
-        try await Self.open(db)
+    /// Connects for a worker: a worker is often started beside its database (a service manager, a compose file)
+    /// and waits for a server that does not answer yet for its whole patience, not the 10 s an interactive
+    /// command gives it; a database that refuses it or cannot be read ends the command with exit code 1.
+    func openForWorker() async throws(CommandFailure) -> BatchDatabase {
+        do {
+            return try await BatchDatabase(url: db, startPatience: BatchDatabase.defaultPatience)
+        } catch {
+            throw .failed(error)
+        }
     }
 
     /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards. `patience` is
@@ -36,8 +42,7 @@ struct SharedBatchOptions: ParsableArguments {
     /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
     static func open(_ url: String, patience: Duration? = nil) async throws(CommandFailure) -> BatchDatabase {
         do {
-            if let patience { return try await BatchDatabase(url: url, patience: patience) }
-            return try await BatchDatabase(url: url)
+            return try await BatchDatabase(url: url, patience: patience ?? BatchDatabase.defaultPatience)
         } catch {
             throw .failed(error)
         }

@@ -88,7 +88,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         // After the metrics system is bootstrapped: a metric binds to the factory in place when it is made.
         let metrics = WorkerMetrics()
-        let database = try await batch.open()
+        let database = try await batch.openForWorker()
         let client = HTTPClient.makeForStages()
         let settings = WorkerSettings(
             jobs: runOptions.jobs, lease: TimeSpan(parsing: lease)?.duration ?? .seconds(30),

@@ -112,7 +112,11 @@ extension Runner {
         if Task.isCancelled {
             try await interrupt(journal, spec: spec, label: label, seconds: seconds)
         }
-        if error is StateError { throw ItemFailure(report: report(error)) }
+        if let state = error as? StateError {
+            // A lost lease ends the item here without failing it (``runItem`` decides that in one place).
+            if state.code == .leaseLost { throw state }
+            throw ItemFailure(report: report(error))
+        }
         let failure = report(error)
         let disposition = (error as? any ClassifiedError)?.disposition ?? .fatal
         if disposition == .credentialsExpired {

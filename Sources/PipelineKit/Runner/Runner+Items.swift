@@ -86,7 +86,7 @@ extension Runner {
         } catch is CancellationError {
             result.outcome = .interrupted
         } catch let error as StateError where error.code == .leaseLost {
-            // A worker that lost its lease did not fail the item: the worker holding it now finishes it.
+            // A worker that lost its lease did not fail the item: whichever worker claims it next resumes it.
             result.outcome = .interrupted
             result.reason = error.message
         } catch {
@@ -146,7 +146,8 @@ extension Runner {
         return ended
     }
 
-    /// Records how an admitted item ended; an item the ledger cannot record fails.
+    /// Records how an admitted item ended; an item the ledger cannot record fails, unless the record was refused
+    /// because this worker no longer holds the item (then it was interrupted, not failed).
     private func finish(_ item: ItemToRun, result: inout ItemResult) async {
         guard let ref = result.ref else { return }
         running.settle(ref.item)
