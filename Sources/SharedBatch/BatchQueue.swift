@@ -91,8 +91,7 @@ public struct BatchQueue: Sendable {
     }
 
     /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
-    /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker, and
-    /// ``Claim/takeovers`` counts such claims since the item last finished.
+    /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
     /// Items the worker still runs and workflows it cannot run are left out. The claim gives up within the lease.
     public func claim(
         for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [Int64] = []
@@ -107,19 +106,17 @@ public struct BatchQueue: Sendable {
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
-                takeovers = takeovers + (next.previous_owner IS NOT NULL)::integer
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation, queued_with, queued_digest,
-                previous_owner, takeovers
+                previous_owner
             """)
         guard let row = rows.first else { return nil }
         return try database.decoding("claim an item") {
             let columns = Columns(row)
             return Claim(
                 item: try PostgresStore.item(row), generation: try columns[13], workflow: try columns[14],
-                digest: try columns[15] as String? ?? "", takenOverFrom: try columns[16],
-                takeovers: Int(try columns[17] as Int32))
+                digest: try columns[15] as String? ?? "", takenOverFrom: try columns[16])
         }
     }
 
@@ -322,8 +319,6 @@ public struct Claim: Sendable {
     public var digest: String
     /// The worker whose expired lease this claim took over, if any.
     public var takenOverFrom: String?
-    /// How often the item was taken over so, this claim included, since it was last finished.
-    public var takeovers: Int
 }
 
 /// A worker as the database lists it.

@@ -51,8 +51,8 @@ enum BatchSchema {
 
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
     /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
-    /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
-    /// (``ItemTallies``), and how often each item was taken over.
+    /// how far the encode of each running segment unit is (renewed with its lease), and the items' counts
+    /// (``ItemTallies``).
     private static let additions = [
         "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
         "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
@@ -66,15 +66,6 @@ enum BatchSchema {
         END $$
         """,
         ItemTallies.addition,
-        // How often an item was taken over from a worker whose lease expired (``Worker/takeoverLimit``).
-        """
-        DO $$ BEGIN
-            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'items'::regclass
-                AND attname = 'takeovers' AND NOT attisdropped) THEN
-                ALTER TABLE items ADD COLUMN takeovers integer NOT NULL DEFAULT 0;
-            END IF;
-        END $$
-        """,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

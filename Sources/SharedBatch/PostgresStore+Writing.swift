@@ -226,8 +226,7 @@ extension PostgresStore {
             try await connection.query(
                 """
                 UPDATE items SET lease_owner = NULL, lease_expires = NULL,
-                    queued_with = CASE WHEN \(dequeue) THEN NULL ELSE queued_with END,
-                    takeovers = CASE WHEN \(dequeue) THEN 0 ELSE takeovers END
+                    queued_with = CASE WHEN \(dequeue) THEN NULL ELSE queued_with END
                 WHERE id = \(item.item) AND version = \(Int32(item.version)) AND \(self.leases != nil)
                 """, logger: self.database.logger)
         }

@@ -46,11 +46,6 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 /// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
 /// checkpoint and are let go, still queued, for another worker to resume.
 public final class Worker: Sendable {
-    /// How often an item is taken over from workers whose lease expired before the next worker fails it instead:
-    /// an item that crashes or hangs every worker that runs it (a decoder crashing on a damaged file) would
-    /// otherwise go round the farm for ever. As many as a segment unit gets (``SegmentUnitState/attemptLimit``).
-    public static let takeoverLimit = SegmentUnitState.attemptLimit
-
     /// This worker as the database lists it.
     public let identity: WorkerRecord
     /// The store its runners write to, fenced by its leases.
@@ -217,24 +212,14 @@ public final class Worker: Sendable {
             return
         }
         leases.hold(item.id, generation: claim.generation)
-        var givingUp: FailureReport?
         if let previous = claim.takenOverFrom {
             metrics.tookOver()
-            if claim.takeovers >= Self.takeoverLimit {
-                givingUp = FailureReport(
-                    message:
-                        "its workers stopped without finishing it \(claim.takeovers) times (the last, \(previous), crashed, "
-                        + "was killed or stalled on it): failed rather than taken over again; submitting it again queues it",
-                    kind: .failed)
-            } else {
-                sink.emit(
-                    LogLine(
-                        level: "notice", item: label, stage: nil,
-                        message:
-                            "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
-            }
+            sink.emit(
+                LogLine(
+                    level: "notice", item: label, stage: nil,
+                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
         }
-        let task = Task { [givingUp] in await runner.resume(item, digest: claim.digest, givingUp: givingUp) }
+        let task = Task { await runner.resume(item, digest: claim.digest) }
         state.withLockedValue { $0.working[item.id] = Working(task: task, runner: runner) }
         let result = await withTaskCancellationHandler {
             await task.value

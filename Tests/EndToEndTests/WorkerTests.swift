@@ -107,47 +107,6 @@ import Testing
         #expect(status.workflows["shared"]?.byStatus["succeeded"] == 60)
     }
 
-    /// An item that kills every worker that runs it (a decoder crashing on a damaged file, here a stage that kills
-    /// its worker) is failed by the worker that would take it over for the ``Worker/takeoverLimit``th time, with a
-    /// reason, instead of going round the farm for ever; the other item is done.
-    @Test func anItemThatKillsItsWorkersFailsAfterTheTakeoverLimit() async throws {
-        let scratch = try Scratch()
-        let server = try await PostgresServer.start()
-        let url = try await server.createDatabase()
-        let database = try await BatchDatabase(url: url)
-        try scratch.write("in/deadly.txt", "deadly\n")
-        try scratch.write("in/fine.txt", "fine\n")
-        try scratch.write(
-            "wf.json",
-            """
-            {"version": 1, "name": "shared", "inputs": {"path": "in"}, "stages": [
-              {"id": "a", "uses": "exec", "with": {"command": ["sh", "-c",
-                "if [ ${input.name} = deadly.txt ]; then kill -9 $PPID; exit 1; fi"]}}]}
-            """)
-        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
-        #expect(submitted.status == 0, "\(submitted.stderr)")
-        var deaths = 0
-        var survivor: RunningBinary?
-        while survivor == nil, deaths <= Worker.takeoverLimit {
-            let worker = try Binary.start(
-                ["worker", "--db", url, "--lease", "1s", "--poll", "50ms", "--jobs", "1"], in: scratch.root)
-            try await waitUntil("the worker dies or the batch ends", limit: .seconds(60)) {
-                let finished = try await BatchQueue(database: database).status().workflows["shared"]
-                return !worker.isRunning
-                    || (finished?.byStatus["succeeded"] ?? 0) + (finished?.byStatus["failed"] ?? 0) == 2
-            }
-            if worker.isRunning { survivor = worker } else { deaths += 1 }
-        }
-        let worker = try #require(survivor, "every worker died (\(deaths))")
-        defer { worker.signal(SIGKILL) }
-        #expect(deaths == Worker.takeoverLimit)
-        let status = try await BatchQueue(database: database).status()
-        #expect(status.workflows["shared"]?.byStatus["succeeded"] == 1)
-        let failed = status.failed.map { $0.error?.message ?? "" }
-        #expect(failed.count == 1 && failed.first?.contains("failed rather than taken over again") == true, "\(failed)")
-        await database.close()
-    }
-
     /// `pipeline cancel --db` of two items: the worker running one stops it and runs its onCancel stage; the
     /// queued one is undone by the command. Neither reaches its last stage, and both end cancelled.
     @Test func cancelReachesTheWorkerAndTheQueue() async throws {

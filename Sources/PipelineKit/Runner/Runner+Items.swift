@@ -13,8 +13,6 @@ struct ItemToRun: Sendable {
     var known: LedgerItem?
     /// What the item is done with once it succeeds.
     var digest: String
-    /// Why the item fails without running its stages (a worker giving up on it), if it does.
-    var givenUp: FailureReport?
 
     /// The item of a plan whose stages run; nil for one the plan reuses or skips.
     init?(_ planned: PlannedItem) {
@@ -26,8 +24,8 @@ struct ItemToRun: Sendable {
         self.digest = planned.digest
     }
 
-    /// A queued item of a shared batch, taken up from its checkpoints, or failed at once for `givenUp`.
-    init(resuming item: LedgerItem, digest: String, givenUp: FailureReport? = nil) {
+    /// A queued item of a shared batch, taken up from its checkpoints.
+    init(resuming item: LedgerItem, digest: String) {
         let reason = PlannedItem.RunReason.resume(item.status)
         self.input = item.input
         self.reason = reason
@@ -35,7 +33,6 @@ struct ItemToRun: Sendable {
             item: item.id, newVersion: reason.newVersion, fingerprint: item.fingerprint, input: item.input)
         self.known = item
         self.digest = digest
-        self.givenUp = givenUp
     }
 }
 
@@ -120,7 +117,6 @@ extension Runner {
         }
         let admitted = try await store.admit(item.admission, workflow: workflow.name)
         result.ref = admitted.ref
-        if let givenUp = item.givenUp { throw ItemFailure(report: givenUp) }
         var initial = ItemProgress(ref: admitted.ref, input: item.input, records: admitted.stages.mapValues(revealed))
         initial.scope = try decisions.scope(
             for: item.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
