@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CoreStages
+import Foundation
 import MediaStages
 import NIOConcurrencyHelpers
 import PipelineKit
@@ -41,6 +42,9 @@ public struct PipelineCommand: AsyncParsableCommand {
     /// ends with 2, the documented code for invalid arguments, rather than ArgumentParser's EX_USAGE (64).
     public static func main() async {
         MediaToolkit.prepareProcess()
+        // A reader that goes away (`pipeline status | head`) ends the output (Output drops the rest), not the
+        // process with SIGPIPE: every command ends with its own exit code. Children get the default back.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -162,7 +162,7 @@ private struct PlanReport {
         records.append([
             "path": .string(passed.path), "plan": "skip", "reason": .string(passed.reason.description), "stages": [],
         ])
-        if !json { out.line("skip     \(passed.path)  (\(passed.reason.description))") }
+        if !json { out.line("skip     \(Output.shown(passed.path))  (\(Output.shown(passed.reason.description)))") }
     }
 
     /// Prints what is left: the lines not yet written and the totals, or the JSON document.

@@ -3,14 +3,17 @@ import StageKit
 import TestSupport
 import Testing
 
-/// A command whose reader went away (`pipeline status --db URL | head -1`) ends normally instead of crashing on
-/// the broken pipe: once the database driver runs, SIGPIPE is ignored and every write fails with EPIPE instead.
+/// A command whose reader went away (`pipeline status --db URL | head -1`, `pipeline stages | head -1`) ends normally, with its own exit code, instead
+/// of crashing on the broken pipe or being killed by SIGPIPE: the process ignores SIGPIPE, so every write fails
+/// with EPIPE and is dropped.
 @Suite struct ClosedOutputTests {
-    @Test func statusIntoAClosedPipeEndsQuietly() async throws {
-        let server = try await PostgresServer.start()
+    @Test(arguments: [true, false]) func aCommandIntoAClosedPipeEndsQuietly(shared: Bool) async throws {
+        let scratch = try Scratch()
+        let server = shared ? try await PostgresServer.start() : nil
         let process = Process()
         process.executableURL = Binary.url
-        process.arguments = ["status", "--db", server.url]
+        process.currentDirectoryURL = scratch.root
+        process.arguments = server.map { ["status", "--db", $0.url] } ?? ["stages"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -60,8 +60,9 @@ import Testing
             let clock = ContinuousClock()
             let started = clock.now
             let (code, body) = try await served.request(path)
-            // The serve's patience is 3 s; an attempt may run on to its 5 s connect timeout.
-            #expect(clock.now - started < .seconds(9), "\(path) took \(clock.now - started)")
+            // The serve's patience is 3 s (a stopped server on this machine refuses connections at once); the
+            // rest is a margin for a loaded machine.
+            #expect(clock.now - started < .seconds(6), "\(path) took \(clock.now - started)")
             #expect(code == 503, "\(path): \(code) \(body)")
             #expect(body["error"]?.stringValue?.contains("database") == true, "\(path): \(body)")
         }

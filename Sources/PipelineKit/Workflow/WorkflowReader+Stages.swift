@@ -132,8 +132,9 @@ extension WorkflowReader {
             if case .text(let text) = segment { return text }
             return nil
         }
-        // Expressions side by side with no text between can be empty, and an empty string is false.
-        guard texts.contains(where: { !$0.trimmingWhitespace().isEmpty }) else { return }
+        // Expressions side by side with nothing between can be empty, and an empty string is false; any text
+        // (a space too) makes the string non-empty, so true.
+        guard !texts.isEmpty else { return }
         let segments = template.segments
         let quoted = zip(segments, segments.dropFirst()).contains { pair in
             switch pair {
