@@ -13,22 +13,14 @@
 # one; PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benchmarks=$PWD/benchmarks
-if [ -z "${PIPELINE:-}" ]; then
-  swift build -c release --product pipeline >/dev/null
-  PIPELINE=$PWD/.build/release/pipeline
-fi
-PIPELINE=$(realpath "$PIPELINE")
+. benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+set_up_bench
 
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f lavfi -i "sine=frequency=440:duration=10" \
   -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
-. "$benchmarks/measure.sh"
 
 ssim() {  # output: its SSIM against the source (all frames)
   ffmpeg -v info -i "$1" -i clip.mp4 -lavfi "[0:v][1:v]ssim" -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p'

@@ -7,18 +7,11 @@
 # RSS of each and the median of the per-round wall ratios. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benchmarks=$PWD/benchmarks
-if [ -z "${PIPELINE:-}" ]; then
-  swift build -c release --product pipeline >/dev/null
-  PIPELINE=$PWD/.build/release/pipeline
-fi
-PIPELINE=$(realpath "$PIPELINE")
+. benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-1}
 CLIP_SECONDS=${CLIP_SECONDS:-2}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+set_up_bench
 
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=3840x2160:rate=30:duration=$CLIP_SECONDS" -c:v libx265 -preset ultrafast \
   -x265-params log-level=error -pix_fmt yuv420p10le -color_trc arib-std-b67 -color_primaries bt2020 \
@@ -30,7 +23,6 @@ JSON
 graph="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv"
 graph="$graph,format=yuv420p,scale=1280:720:flags=bicubic"
 
-. "$benchmarks/measure.sh"
 
 : > p.txt; : > c.txt; : > ratio.txt
 run_pipeline() { rm -rf out; measure "$PIPELINE" run hdr.json --input hlg.mp4 --state "state-$1" --fresh; }

@@ -12,24 +12,16 @@
 # Short setting for a smoke run: CLIP_SECONDS=4 ROUNDS=1. PIPELINE=path skips the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benchmarks=$PWD/benchmarks
-if [ -z "${PIPELINE:-}" ]; then
-  swift build -c release --product pipeline >/dev/null
-  PIPELINE=$PWD/.build/release/pipeline
-fi
-PIPELINE=$(realpath "$PIPELINE")
+. benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
 CLIP_SECONDS=${CLIP_SECONDS:-30}
 SEGMENT=${SEGMENT:-4}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+set_up_bench
 
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$CLIP_SECONDS" \
   -f lavfi -i "sine=frequency=440:duration=$CLIP_SECONDS" -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
-. "$benchmarks/measure.sh"
 
 cat > package.json <<JSON
 {"version": 1, "name": "bench-ladder", "stages": [{"id": "package", "uses": "ffmpeg.package",

@@ -1,5 +1,17 @@
 # Sourced by the benchmarks that compare pipeline with a reference tool in paired rounds (codecs.sh, hdr.sh,
-# ladder.sh), from their work folder.
+# ladder.sh), from the repository's root.
+
+set_up_bench() {  # PIPELINE: the release build (made first) unless it names a binary; then a work folder
+  # of its own, removed on exit, becomes the current one
+  if [ -z "${PIPELINE:-}" ]; then
+    swift build -c release --product pipeline >/dev/null
+    PIPELINE=$PWD/.build/release/pipeline
+  fi
+  PIPELINE=$(realpath "$PIPELINE")
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cd "$work"
+}
 
 measure() {  # runs a command; prints "wall cpu peak-KiB"; fails when the command fails
   local start=$EPOCHREALTIME times
