@@ -46,13 +46,14 @@ int ms_transcode_open_audio(transcoder *t) {
     return 0;
 }
 
-/// (Re)configures swr for the format of `f`: the decoder's output may differ from its parameters.
+/// (Re)configures swr for the format of `f`: the decoder's output may differ from its parameters. Returns a
+/// negative AVERROR without recording it when swr cannot convert that format (the caller decides what that means).
 static int configure_resampler(transcoder *t, const AVFrame *f) {
     AVChannelLayout in_layout = {0};
     int ret = f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
                   ? (ff.av_channel_layout_default(&in_layout, f->ch_layout.nb_channels), 0)
                   : ff.av_channel_layout_copy(&in_layout, &f->ch_layout);
-    if (ret < 0) return ms_transcode_fail(t, ret, ret, "audio layout");
+    if (ret < 0) return ret;
     if (t->swr && t->swr_format == f->format && t->swr_rate == f->sample_rate &&
         !ff.av_channel_layout_compare(&t->swr_layout, &in_layout)) {
         ff.av_channel_layout_uninit(&in_layout);
@@ -66,7 +67,8 @@ static int configure_resampler(transcoder *t, const AVFrame *f) {
     ret = ff.swr_alloc_set_opts2(&t->swr, &t->aenc->ch_layout, t->aenc->sample_fmt, t->aenc->sample_rate, &in_layout,
                                  f->format, f->sample_rate, 0, NULL);
     if (ret >= 0) ret = ff.swr_init(t->swr);
-    return ret < 0 ? ms_transcode_fail(t, ret, ret, "cannot set up audio resampling") : 0;
+    if (ret < 0) ff.swr_free(&t->swr);  // the next frame configures afresh
+    return ret;
 }
 
 /// Room for `samples` converted samples in t->conv.
@@ -131,18 +133,46 @@ static int put_silence(transcoder *t, int64_t samples) {
     return 0;
 }
 
+/// The samples at the encoder's rate that `f` lasts (at most a second: a damaged frame's count is not trusted).
+static int64_t frame_duration(const transcoder *t, const AVFrame *f) {
+    if (f->sample_rate <= 0 || f->nb_samples <= 0) return 0;
+    AVRational from = {1, f->sample_rate}, to = {1, t->aenc->sample_rate};
+    return FFMIN(ff.av_rescale_q(f->nb_samples, from, to), t->aenc->sample_rate);
+}
+
 int ms_transcode_audio_frame(transcoder *t, AVFrame *f) {
     int ret = configure_resampler(t, f);
-    if (ret < 0) return ret;
+    if (ret < 0) {
+        // A frame in a channel layout other than the stream's that cannot be converted (a damaged packet decodes
+        // to ten channels of noise) is heard as silence of its length, so the tracks stay in sync; a stream whose
+        // own layout cannot be converted fails.
+        if (f->ch_layout.nb_channels == t->aist->codecpar->ch_layout.nb_channels)
+            return ms_transcode_fail(t, ret, ret, "cannot set up audio resampling");
+        ff.av_log(NULL, AV_LOG_WARNING, "an audio frame in %d channels (the stream has %d) was replaced by silence\n",
+                  f->ch_layout.nb_channels, t->aist->codecpar->ch_layout.nb_channels);
+        if (t->next_apts == AV_NOPTS_VALUE) return 0;  // nothing heard yet: the first good frame places the audio
+        return put_silence(t, frame_duration(t, f));
+    }
+    int64_t pts = f->best_effort_timestamp;
+    int64_t start = pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE
+                    : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
+                                      t->aist->time_base, t->aenc->time_base);
+    int64_t hour = 3600LL * t->aenc->sample_rate;  // a later start or a longer gap is a broken timestamp
     if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
-        int64_t pts = f->best_effort_timestamp;
-        int64_t start = pts == AV_NOPTS_VALUE ? 0
-                        : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
-                                          t->aist->time_base, t->aenc->time_base);
         // Audio that starts after the video (or a data stream) starts at 0 with silence before it, so both
-        // tracks start together in sync (at most an hour of it: later than that is a broken timestamp).
+        // tracks start together in sync.
         t->next_apts = 0;
-        if (start > 0 && start <= 3600LL * t->aenc->sample_rate && (ret = put_silence(t, start)) < 0) return ret;
+        if (start != AV_NOPTS_VALUE && start > 0 && start <= hour && (ret = put_silence(t, start)) < 0) return ret;
+    } else if (start != AV_NOPTS_VALUE) {
+        // A gap in the audio (packets that did not decode, a broadcast's pause) is filled with silence, so what
+        // follows stays in sync; less than a tenth of a second is timestamps' jitter, left alone.
+        int64_t heard = t->next_apts + ff.av_audio_fifo_size(t->fifo) + ff.swr_get_delay(t->swr, t->aenc->sample_rate);
+        int64_t gap = start - heard;
+        if (gap > t->aenc->sample_rate / 10 && gap <= hour) {
+            ff.av_log(NULL, AV_LOG_WARNING, "the audio has a gap of %.3f s at %.3f s: filled with silence\n",
+                      (double)gap / t->aenc->sample_rate, (double)heard / t->aenc->sample_rate);
+            if ((ret = put_silence(t, gap)) < 0) return ret;
+        }
     }
     if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
     return drain_fifo(t, 0);

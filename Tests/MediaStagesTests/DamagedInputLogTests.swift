@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StageKit
 import Synchronization
 import TestSupport
 import Testing
@@ -8,20 +9,13 @@ import Testing
 
 /// A damaged file makes FFmpeg complain about every packet it skips: a transcode passes on its first lines and
 /// then one line with the number left out, unless the logger is at debug level (`--verbose`).
-@Suite struct DamagedInputLogTests {
+@Suite(.serialized) struct DamagedInputLogTests {
     @Test func ffmpegsComplaintsAboutADamagedFileAreCapped() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("damaged.mp4")
         try await makeClip(seconds: 4, size: "320x240", rate: "25", at: input)
-        // A seeded third of the file from its middle on overwritten with noise: the index stands, most packets
-        // after it are garbage.
-        var bytes = try Data(contentsOf: input)
-        let random = SeededRandom("ffmpegsComplaintsAboutADamagedFileAreCapped")
-        for index in (bytes.count / 3)..<(bytes.count * 2 / 3) {
-            bytes[index] = UInt8(truncatingIfNeeded: random.next())
-        }
-        try bytes.write(to: input)
+        try Self.damage(input, with: SeededRandom("ffmpegsComplaintsAboutADamagedFileAreCapped"))
         var settings = TranscodeSettings()
         settings.preset = "ultrafast"
 
@@ -34,6 +28,38 @@ import Testing
         #expect(lines.count == FFmpegLog.linesShown + 1, "\(lines.count) lines")
         let leftOut = verbose.count - FFmpegLog.linesShown
         #expect(lines.last == "ffmpeg: \(leftOut) more message(s) left out (--verbose shows every one)")
+    }
+
+    /// A damaged AAC packet can decode to a frame in another channel layout that cannot be converted (here ten
+    /// channels in no known order, for a mono stream): that frame is heard as silence of its length with a warning,
+    /// instead of failing the whole export, and the audio keeps the video's length.
+    @Test func anAudioFrameInALayoutThatCannotBeConvertedBecomesSilence() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("damaged.mp4")
+        try await makeClip(seconds: 4, size: "320x240", rate: "25", at: input)
+        // The seed with which the test above once found the case (its clip is the same bytes on every run).
+        try Self.damage(input, with: SeededRandom(#function, pinned: 6_025_055_548_904_477_885))
+        var settings = TranscodeSettings()
+        settings.preset = "ultrafast"
+
+        let lines = try await Self.ffmpegLines(input.path, settings: settings, level: .debug, folder: folder)
+        #expect(
+            lines.contains { $0.contains("an audio frame in 10 channels (the stream has 1) was replaced by silence") })
+        let output = try await FFprobe.of(folder.appendingPathComponent("out-\(Logger.Level.debug).mp4").path)
+        let audio = Double(output.stream("audio")?["duration"]?.stringValue ?? "") ?? 0
+        let video = Double(output.stream("video")?["duration"]?.stringValue ?? "") ?? 0
+        #expect(audio > 3.9 && abs(audio - video) < 0.1, "audio \(audio) s, video \(video) s")
+    }
+
+    /// Overwrites a third of `file` from its middle on with `random`'s noise: the index stands, most packets after
+    /// it are garbage.
+    static func damage(_ file: URL, with random: SeededRandom) throws {
+        var bytes = try Data(contentsOf: file)
+        for index in (bytes.count / 3)..<(bytes.count * 2 / 3) {
+            bytes[index] = UInt8(truncatingIfNeeded: random.next())
+        }
+        try bytes.write(to: file)
     }
 
     /// The lines starting with `ffmpeg:` that a transcode logs at `level`.

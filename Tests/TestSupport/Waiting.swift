@@ -46,6 +46,14 @@ public final class SeededRandom: Sendable {
         print("\(test): TEST_SEED=\(seed)")
     }
 
+    /// A generator for `test` that always starts from `seed`: a case some seed once found, kept as a test of its
+    /// own.
+    public init(_ test: String, pinned seed: UInt64) {
+        self.seed = seed
+        self.state = NIOLockedValueBox(seed)
+        print("\(test): seed \(seed) (pinned)")
+    }
+
     /// The next number (SplitMix64).
     public func next() -> UInt64 {
         state.withLockedValue { state in
