@@ -290,7 +290,9 @@ typedef struct ms_transcode_result {
 /// starts at 0: the earliest stream starts there, and a track that starts later is made to start
 /// at 0 too (the first picture is shown from 0; silence is put before the first audio sample), so
 /// both start together and stay in sync. Audio is re-timed from its first sample and encoded
-/// continuously. Each track keeps its own length.
+/// continuously; a gap of more than 0.1 s between decoded samples (packets that did not decode) is filled
+/// with silence, and a damaged frame in a channel layout that cannot be converted is heard as silence of its
+/// length, so what follows stays in sync. Each track keeps its own length.
 /// (The ffmpeg CLI instead forces constant frame rate for MP4, duplicating or dropping frames, so
 /// on inputs with gaps or jitter its frame count differs from ours.)
 ///
