@@ -58,11 +58,36 @@ static int pass_gate(joiner *j, int part) {
                : 0;
 }
 
-/// Opens part `index` as the video source, checking that it was encoded as the first part was.
+/// Whether `path` is an empty part: an MP4 without a track, which a range transcode writes for a range in which
+/// no frame could be decoded (a damaged stretch of the source); 0 when it has a track or cannot be opened (then
+/// opening it as a part says why).
+static int is_empty_part(const char *path) {
+    char *url = ms_file_url(path);
+    if (!url) return 0;
+    AVDictionary *opts = NULL;
+    ff.av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    AVFormatContext *fmt = NULL;
+    int ret = ff.avformat_open_input(&fmt, url, NULL, &opts);
+    ff.av_dict_free(&opts);
+    ff.av_free(url);
+    if (ret < 0) return 0;
+    int empty = fmt->nb_streams == 0;
+    ff.avformat_close_input(&fmt);
+    return empty;
+}
+
+/// Opens the first part from `index` on that is not empty as the video source, checking that it was encoded as
+/// the first part was; 1 when every part from `index` on is empty.
 static int open_part(joiner *j, int index) {
     ff.avformat_close_input(&j->video.fmt);
     int ret = pass_gate(j, index);
     if (ret < 0) return ret;
+    if (is_empty_part(j->parts[index])) {
+        ff.av_log(NULL, AV_LOG_WARNING, "segment %d has no picture (no frame of its range could be decoded)\n",
+                  index + 1);
+        j->part = index;
+        return index + 1 < j->count ? open_part(j, index + 1) : 1;
+    }
     ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
     if (ret < 0) return ret;
     int v = ms_find_video_stream(j->video.fmt);
@@ -88,7 +113,7 @@ static int advance(joiner *j, join_source *s) {
         if (ret == AVERROR_EOF) {
             if (s == &j->video && j->part + 1 < j->count) {
                 if ((ret = open_part(j, j->part + 1)) < 0) return ret;
-                continue;
+                if (ret == 0) continue;  // else the parts left are empty: the video ends here
             }
             return 0;
         }
@@ -156,6 +181,7 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
         return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
     int ret = ms_new_mp4_muxer(out, &j->ofmt, j->errbuf, j->errlen);
     if (ret < 0 || (ret = open_part(j, 0)) < 0) return ret;
+    if (ret > 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "every part is empty");
     if ((ret = ff.av_dict_copy(&j->ofmt->metadata, j->video.fmt->metadata, 0)) < 0)
         return ms_fail(j->errbuf, j->errlen, ret, ret, "metadata");
     if ((ret = ms_add_copy_stream(j->ofmt, j->video.fmt->streams[j->video.stream], j->errbuf, j->errlen)) < 0)
@@ -192,7 +218,7 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
         if ((ret = pass_gate(j, -1)) < 0) return ret;
     }
     // The time bases are final once the header is written.
-    j->video.shift = ff.av_rescale_q(ms_microseconds(j->starts[0]), AV_TIME_BASE_Q, j->ofmt->streams[0]->time_base);
+    j->video.shift = ff.av_rescale_q(ms_microseconds(j->starts[j->part]), AV_TIME_BASE_Q, j->ofmt->streams[0]->time_base);
     if ((ret = advance(j, &j->video)) < 0 || (audio && (ret = advance(j, &j->audio)) < 0)) return ret;
     while (j->video.ready || j->audio.ready) {
         join_source *s = !j->audio.ready ? &j->video

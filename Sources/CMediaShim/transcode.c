@@ -343,9 +343,12 @@ int ms_transcode_video_frame(transcoder *t, AVFrame *f) {
     return ret;
 }
 
-/// Every video frame is decoded (or a range's last one is handed on): the encoder drains its delayed frames.
+/// Every video frame is decoded (or a range's last one is handed on): the encoder drains its delayed frames. A
+/// range with no decodable frame is an empty part (see ms_transcode), which the join leaves out.
 static int finish_video(transcoder *t, const char *in) {
-    if (t->frames_sent == 0) return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
+    int ranged = t->opt->range_start > 0 || t->opt->range_duration > 0;
+    if (t->frames_sent == 0 && !ranged)
+        return ms_fail(t->errbuf, t->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
     if (t->opt->video_read) t->opt->video_read(t->opt->video_read_ctx);
     return ms_transcode_encode(t, t->venc, t->vost, NULL);
 }

@@ -92,7 +92,8 @@ struct FarmedTranscode {
         let audio = plan.units.first { $0.kind == .audio }
         let audioFile = audio.map { encoder.file(of: $0, in: plan.id).path }
         let join = Join(
-            parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start), output: output,
+            input: plan.input, parts: video.map { encoder.file(of: $0, in: plan.id).path }, starts: video.map(\.start),
+            output: output,
             faststart: settings.faststart, indexSpace: indexSpace)
         let arrivals = PartArrivals([])
         let encodeAndGather = { @Sendable in

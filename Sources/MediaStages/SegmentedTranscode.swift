@@ -188,7 +188,7 @@ struct SegmentedTranscode {
         let meter = SegmentMeter(
             total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
         let join = Join(
-            parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
+            input: input, parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
             faststart: settings.faststart,
             indexSpace: indexSpace)
         guard let stream else {
@@ -360,6 +360,8 @@ struct SegmentedTranscode {
 
 /// The join of the segments and the audio into the output.
 struct Join {
+    /// The source the parts were encoded from.
+    let input: String
     let parts: [String]
     let starts: [Double]
     let output: String
@@ -368,9 +370,14 @@ struct Join {
     let indexSpace: Int64
 
     func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
-        try await MediaToolkit.join(
-            parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
-            gate: gate, logger: context.logger)
+        do {
+            return try await MediaToolkit.join(
+                parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
+                gate: gate, logger: context.logger)
+        } catch let error as MediaError where error.code == .noFrames {
+            // Every range was empty: the source, not a part, is what could not be decoded (as a whole transcode says).
+            throw MediaError(code: .noFrames, message: "'\(input)': no video frame could be decoded")
+        }
     }
 }
 

@@ -175,4 +175,59 @@ import Testing
             }
         }
     }
+
+    /// A damaged stretch in which no frame of a whole segment can be decoded leaves a gap in the video, as it does
+    /// in an unsegmented export, instead of failing the export: the segment's encode gives an empty part, and the
+    /// join leaves it out and says so.
+    @Test func aSegmentWithNothingDecodableLeavesAGapAsAWholeExportDoes() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        let source = scratch.path("in/clip.ts").path
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-f", "lavfi", "-i",
+                "sine=frequency=440:duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-g", "5", "-c:a", "aac",
+                "-shortest", source,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        // The middle of the file replaced by null packets (as a capture that lost its signal): nothing from about
+        // 0.96 s to 2.12 s is there; a keyframe every 0.2 s decodes again after it.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let packets = bytes.count / 188
+        let null = Data([0x47, 0x1F, 0xFF, 0x10] + [UInt8](repeating: 0xFF, count: 184))
+        for packet in packets * 3 / 10..<packets * 7 / 10 {
+            bytes.replaceSubrange(packet * 188..<(packet + 1) * 188, with: null)
+        }
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let settings = #""video": {"preset": "ultrafast"}, "threads": 1"#
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "gap", "inputs": {"path": "in"}, "stages": [
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "segmentSeconds": 1, \(settings)}},
+              {"id": "plain", "uses": "ffmpeg.transcode", "with": {"output": "plain/${input.stem}.mp4", "segmentSeconds": 0, \(settings)}}
+            ]}
+            """)
+        let run = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stdout.contains("segment 2 has no picture (no frame of its range could be decoded)"), "\(run.stdout)")
+        for output in ["out/clip.mp4", "plain/clip.mp4"] {
+            let decode = await runTool(
+                "/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", scratch.path(output).path, "-f", "null", "-"])
+            #expect(decode.status == 0, "\(output): \(decode.stderr)")
+        }
+        // Both have the pictures before and after the gap, and their video ends at the same time.
+        let segmented = await streams(scratch.path("out/clip.mp4").path)
+        let plain = await streams(scratch.path("plain/clip.mp4").path)
+        let frames = (
+            Int(segmented.first?["nb_read_packets"] ?? "") ?? 0, Int(plain.first?["nb_read_packets"] ?? "") ?? 0
+        )
+        #expect(frames.0 > 10 && frames.0 < 75 && abs(frames.0 - frames.1) <= 2, "\(frames) video frames")
+        let ends = [segmented, plain].map { info in
+            (Double(info.first?["start_time"] ?? "") ?? 0) + (Double(info.first?["duration"] ?? "") ?? 0)
+        }
+        #expect(ends[0] > 2.5 && abs(ends[0] - ends[1]) < 0.1, "video ends at \(ends[0]) s, unsegmented \(ends[1]) s")
+    }
 }

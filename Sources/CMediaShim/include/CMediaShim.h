@@ -233,7 +233,9 @@ typedef struct ms_transcode_options {
                               ///< its timestamps are the input's minus range_start, so consecutive ranges
                               ///< split the video into parts that share no frame (see ms_join). The
                               ///< few frames either side of a range are encoded too and then dropped,
-                              ///< so its edges are coded as they are inside one whole encode.
+                              ///< so its edges are coded as they are inside one whole encode. A range in
+                              ///< which no frame can be decoded (a damaged stretch of the source) gives an
+                              ///< empty part: an MP4 without a track, which ms_join leaves out.
     void (*video_read)(void *ctx);  ///< NULL, or called once on the calling thread when the video (or its
     void *video_read_ctx;     ///< range) is read and decoded, before the encoder gives up its delayed
                               ///< frames (transcode mode): a caller encoding consecutive ranges may
@@ -328,7 +330,9 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// `audio` is not NULL, the audio and the mov_text tracks of an MP4 made with MS_STREAMS_AUDIO_AND_TEXT (or
 /// the audio alone of one made with MS_STREAMS_AUDIO), into one MP4 at `out` (the index
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
-/// parameters describe them all. Timestamps stay strictly increasing across the joins; both tracks start
+/// parameters describe them all. An empty part (an MP4 without a track: see `range_start`) is left out, with a
+/// warning, so the video has a gap there as a whole transcode of a damaged stretch has; when every part is empty
+/// the join fails with MS_ERROR_NO_FRAMES. Timestamps stay strictly increasing across the joins; both tracks start
 /// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
 /// samples are written in runs of MS_JOIN_CHUNK_MICROSECONDS (one chunk each, unless it reaches 1 MiB).
 /// With `faststart` and `index_space` > 0 the index is written into that many bytes reserved ahead of the media
@@ -339,7 +343,7 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// rewrites: file type, index room, mdat header) and `final` (bytes written and synced so far); a non-zero
 /// return stops the join (MS_ERROR_CANCELLED).
 /// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO,
-/// MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
+/// MS_ERROR_NO_FRAMES, MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
 int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
             int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
             ms_transcode_result *res, char *errbuf, size_t errlen);
