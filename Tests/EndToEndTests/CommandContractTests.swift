@@ -162,6 +162,25 @@ import Testing
         #expect(command?["minimumCount"] == 1, "\(String(describing: command))")
     }
 
+    /// A stage's time in `--report` is kept to the millisecond, so a stage shorter than a second does not read 0.
+    @Test func theReportTimesStagesToTheMillisecond() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "timed", "inputs": {"path": "in"},
+             "stages": [{"id": "short", "uses": "exec", "with": {"command": ["sleep", "0.3"]}}]}
+            """)
+        try scratch.write("in/a.txt", "a")
+        let run = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let stage = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first
+        let seconds = try #require(stage?["seconds"]?.doubleValue, "\(String(describing: stage))")
+        #expect(seconds >= 0.3 && seconds < 5, "\(seconds)")
+        #expect(abs((seconds * 1000).rounded() - seconds * 1000) < 1e-6 && seconds.rounded() != seconds, "\(seconds)")
+    }
+
     /// `status --failed` over the whole ledger lists the workflows with failed items only, and says so when
     /// there are none.
     @Test func statusFailedShowsOnlyWorkflowsWithFailures() async throws {
