@@ -111,25 +111,23 @@ public struct OptionField: Sendable, Hashable, Codable {
 
 extension OptionType {
     /// A bound as a workflow would write a value of this type: sizes and bit rates in the largest unit that
-    /// divides them (`5MiB`, `1k`), durations in seconds (`0.5s`, `604800s`), other numbers as they are.
+    /// divides them (`5MiB`, `1k`), durations in whole days or hours, else seconds (`7d`, `0.5s`, `60s`), other
+    /// numbers as they are.
     fileprivate func boundText(_ bound: Double) -> String {
         func plain(_ value: Double) -> String {
             value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
         }
+        // The largest of `units` that divides the bound, else the bound in `unit`.
+        func written(in units: [(String, Double)], otherwise unit: String) -> String {
+            for (name, factor) in units where bound >= factor && (bound / factor).rounded() == bound / factor {
+                return plain(bound / factor) + name
+            }
+            return plain(bound) + unit
+        }
         switch self {
-        case .size:
-            let units: [(String, Double)] = [("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024)]
-            for (unit, factor) in units where bound >= factor && (bound / factor).rounded() == bound / factor {
-                return plain(bound / factor) + unit
-            }
-            return plain(bound)
-        case .bitRate:
-            let units: [(String, Double)] = [("M", 1e6), ("k", 1e3)]
-            for (unit, factor) in units where bound >= factor && (bound / factor).rounded() == bound / factor {
-                return plain(bound / factor) + unit
-            }
-            return plain(bound)
-        case .duration: return plain(bound) + "s"
+        case .size: return written(in: [("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024)], otherwise: "")
+        case .bitRate: return written(in: [("M", 1e6), ("k", 1e3)], otherwise: "")
+        case .duration: return written(in: [("d", 86_400), ("h", 3600)], otherwise: "s")
         default: return plain(bound)
         }
     }

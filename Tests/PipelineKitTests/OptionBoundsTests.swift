@@ -16,6 +16,7 @@ private struct BoundedStage: Stage {
         @Option("Abort a request that sends nothing for this long.", exclusiveMinimum: 0)
         var stallTimeout = TimeSpan(seconds: 30)
         @Option("Seconds per segment.", minimum: 0.5, maximum: 60) var segmentSeconds = TimeSpan(seconds: 6)
+        @Option("How long a link lasts.", minimum: 1, maximum: 604_800) var shareFor: TimeSpan?
         @Option("Renditions.", minimumCount: 1) var renditions: [Rendition]?
         @Option("Words; the first must not be empty.") var words: [String] = ["a"]
 
@@ -59,6 +60,7 @@ private struct BoundedStage: Stage {
         #expect(schema.field(named: "partSize")?.boundsDescription == "from 5MiB to 5GiB")
         #expect(schema.field(named: "stallTimeout")?.boundsDescription == "of more than 0s")
         #expect(schema.field(named: "segmentSeconds")?.boundsDescription == "from 0.5s to 60s")
+        #expect(schema.field(named: "shareFor")?.boundsDescription == "from 1s to 7d")
         #expect(schema.field(named: "renditions")?.boundsDescription == "of at least 1 element")
         guard case .array(.object(let rendition))? = schema.field(named: "renditions")?.type else {
             Issue.record("renditions is not an array of options")
