@@ -8,18 +8,29 @@ public struct ExecStage: Stage {
     /// The options of `exec`.
     public struct Options: StageOptions {
         /// The program, then its arguments; numbers and booleans (`${probe.width}`) are passed as their text.
-        @Option("Program and arguments, each templated, e.g. [\"sh\", \"-c\", \"...\"].")
+        @Option("Program and arguments, each templated, e.g. [\"sh\", \"-c\", \"...\"].", minimumCount: 1)
         public var command: [CommandText]
         /// Variables added to the inherited environment.
         @Option("Environment variables added to the inherited environment.") public var env: [String: CommandText] = [:]
         /// The working folder.
         @Option("Working folder (default: the current folder).") public var cwd: String?
         /// Exit codes that count as success.
-        @Option("Exit codes that count as success.") public var successCodes: [Int32] = [0]
+        @Option("Exit codes that count as success.", minimumCount: 1) public var successCodes: [Int32] = [0]
         /// Whether a failure is worth retrying (commands often fail for passing reasons).
         @Option("Whether a failed command may be retried by the stage's retry policy.") public var retryable = true
 
         public init() {}
+
+        /// A program that is an empty string (`"command": ["", "-v"]`) cannot run; an empty command is refused by
+        /// its count.
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            guard case .string("")? = with["command"]?.arrayValue?.first else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("command").appending(index: 0),
+                    "the program (command's first element) is empty; give the program, then its arguments")
+            ]
+        }
     }
 
     /// An argument or environment value: a string, or a number or boolean that a template resolved to,

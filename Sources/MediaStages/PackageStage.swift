@@ -26,7 +26,7 @@ public struct PackageStage: Stage {
                 "Lines: the picture fits a 16:9 box this tall, keeping its aspect ratio.", minimum: 16, maximum: 4320)
             public var height: Int
             /// Average video bits per second.
-            @Option("Average video bits per second.") public var bitrate: BitRate
+            @Option("Average video bits per second.", minimum: 1000) public var bitrate: BitRate
             /// The rendition's name and folder (default: <height>p).
             @Option("The rendition's name and folder (default: <height>p).") public var name: String?
             /// The rendition's video codec instead of the package's.
@@ -48,11 +48,13 @@ public struct PackageStage: Stage {
         public var ladder = LadderName.standard
         /// Explicit video renditions instead of the named ladder.
         @Option(
-            "Video renditions instead of the named ladder: [{height, bitrate, name, codec}], never taller than the source."
-        )
+            "Video renditions instead of the named ladder: [{height, bitrate, name, codec}], never taller than the source.",
+            minimumCount: 1)
         public var renditions: [Rendition]?
         /// Seconds per segment; a keyframe is forced at every multiple in every rendition.
-        @Option("Seconds per segment: a keyframe is forced at every multiple, in every rendition.")
+        @Option(
+            "Seconds per segment: a keyframe is forced at every multiple, in every rendition.", minimum: 0.5,
+            maximum: 60)
         public var segmentSeconds = TimeSpan(seconds: 6)
         /// The video renditions' codec.
         @Option(
@@ -63,7 +65,7 @@ public struct PackageStage: Stage {
         @Option("x264's speed preset (libx265 takes the same names).") public var preset = TranscodeStage.X264Preset
             .veryfast
         /// Bits per second of the audio rendition.
-        @Option("Bits per second of the AAC audio rendition, stereo at most (default: 128k).")
+        @Option("Bits per second of the AAC audio rendition, stereo at most (default: 128k).", minimum: 1000)
         public var audioBitrate: BitRate?
         /// Also write a DASH manifest over the same segments.
         @Option("Also write a DASH manifest (manifest.mpd) over the same segments.") public var dash = true

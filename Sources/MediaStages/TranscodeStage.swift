@@ -20,7 +20,7 @@ public struct TranscodeStage: Stage {
                 minimum: 0, maximum: 63)
             public var crf: Int?
             /// Bits per second; with crf, a cap.
-            @Option("Bits per second; with crf, a cap.") public var bitrate: BitRate?
+            @Option("Bits per second; with crf, a cap.", minimum: 1000) public var bitrate: BitRate?
             /// Speed preset.
             @Option(
                 "Speed preset by x264's names (x265 takes the same; for av1 mapped to SVT-AV1's 12 … 2) (default: the profile's, else the encoder's)."
@@ -41,7 +41,8 @@ public struct TranscodeStage: Stage {
             /// Audio codec.
             @Option("Audio codec.") public var codec = AudioCodec.aac
             /// Bits per second.
-            @Option("Bits per second (default: the profile's, else the encoder's).") public var bitrate: BitRate?
+            @Option("Bits per second (default: the profile's, else the encoder's).", minimum: 1000)
+            public var bitrate: BitRate?
             /// 1–8.
             @Option("1–8 (default: the source's, at most 2).", minimum: 1, maximum: 8) public var channels: Int?
 

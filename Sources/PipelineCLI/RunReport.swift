@@ -53,8 +53,9 @@ enum RunReport {
         let graph = workflow.graph
         let stageRecords: [JSONValue] = (workflow.stages + workflow.onCancel).enumerated().compactMap { index, spec in
             guard let record = stages[spec.id] else { return nil }
-            var seconds: Double?
-            if let started = record.startedAt, let finished = record.finishedAt {
+            // To the millisecond where the checkpoint kept it; a checkpoint from before that has its dates only.
+            var seconds = record.seconds
+            if seconds == nil, let started = record.startedAt, let finished = record.finishedAt {
                 seconds = finished.timeIntervalSince(started)
             }
             return [

@@ -5,6 +5,8 @@ import SharedBatch
 
 import struct StageKit.InputItem
 import enum StageKit.JSONValue
+import struct StageKit.OptionSchema
+import enum StageKit.OptionType
 
 /// `pipeline status [WORKFLOW]`: what the ledger says about each workflow's items and their stages; given
 /// the workflow file, also the files of its inputs that no run has taken up yet.
@@ -218,16 +220,7 @@ struct StagesCommand: AsyncParsableCommand {
                 [
                     "type": .string(descriptor.stageType), "summary": .string(descriptor.summary),
                     "source": .string(descriptor.source.description),
-                    "options": .array(
-                        descriptor.optionSchema.fields.map { field in
-                            [
-                                "name": .string(field.name), "type": .string(field.type.displayName),
-                                "required": .bool(field.isRequired),
-                                "default": field.defaultValue ?? .null, "summary": .string(field.summary),
-                                "minimum": field.minimum.map(JSONValue.init(bound:)) ?? .null,
-                                "maximum": field.maximum.map(JSONValue.init(bound:)) ?? .null,
-                            ]
-                        }),
+                    "options": Self.json(descriptor.optionSchema),
                     "outputs": .array(
                         descriptor.outputSchema.fields.map {
                             ["name": .string($0.name), "summary": .string($0.summary)]
@@ -241,13 +234,7 @@ struct StagesCommand: AsyncParsableCommand {
             Output.line("\(descriptor.stageType)  [\(descriptor.source)]")
             Output.line("  \(descriptor.summary)")
             if !descriptor.optionSchema.fields.isEmpty { Output.line("  options:") }
-            for field in descriptor.optionSchema.fields {
-                var line = "    \(field.name): \(field.type.displayName)"
-                if let bounds = field.boundsDescription { line += " \(bounds)" }
-                if field.isRequired { line += " (required)" }
-                if let value = field.defaultValue { line += " = \(value.serialized())" }
-                Output.line(line + " — \(field.summary)")
-            }
+            Self.list(descriptor.optionSchema, indent: "    ")
             if descriptor.optionSchema.additionalFields != nil { Output.line("    (any option name)") }
             let outputs = descriptor.outputSchema
             if !outputs.fields.isEmpty || outputs.isOpen {
@@ -257,6 +244,48 @@ struct StagesCommand: AsyncParsableCommand {
                             separator: ", "))
             }
             Output.line("")
+        }
+    }
+
+    /// The options of an object of options (a nested one too, such as `video` or each of `renditions`), each with
+    /// its bounds and, nested, the options inside it.
+    private static func json(_ schema: OptionSchema) -> JSONValue {
+        .array(
+            schema.fields.map { field in
+                var entry: [String: JSONValue] = [
+                    "name": .string(field.name), "type": .string(field.type.displayName),
+                    "required": .bool(field.isRequired),
+                    "default": field.defaultValue ?? .null, "summary": .string(field.summary),
+                    "minimum": field.minimum.map(JSONValue.init(bound:)) ?? .null,
+                    "maximum": field.maximum.map(JSONValue.init(bound:)) ?? .null,
+                    "exclusiveMinimum": field.exclusiveMinimum.map(JSONValue.init(bound:)) ?? .null,
+                    "minimumCount": field.minimumCount.map(JSONValue.int) ?? .null,
+                ]
+                if let nested = field.type.nestedOptions { entry["options"] = json(nested) }
+                return .object(entry)
+            })
+    }
+
+    /// Prints an object's options, one a line, with the options nested in each below it, indented.
+    private static func list(_ schema: OptionSchema, indent: String) {
+        for field in schema.fields {
+            var line = "\(indent)\(field.name): \(field.type.displayName)"
+            if let bounds = field.boundsDescription { line += " \(bounds)" }
+            if field.isRequired { line += " (required)" }
+            if let value = field.defaultValue { line += " = \(value.serialized())" }
+            Output.line(line + " — \(field.summary)")
+            if let nested = field.type.nestedOptions { list(nested, indent: indent + "  ") }
+        }
+    }
+}
+
+extension OptionType {
+    /// The options inside an option that is an object of options, or an array of them.
+    fileprivate var nestedOptions: OptionSchema? {
+        switch self {
+        case .object(let schema): schema
+        case .array(.object(let schema)): schema
+        default: nil
         }
     }
 }

@@ -26,7 +26,7 @@ public struct HTTPRequestStage: Stage {
         /// A text body, when not JSON.
         @Option("A text body, when not JSON.") public var body: String?
         /// Statuses that count as success (default: any 2xx).
-        @Option("Statuses that count as success (default: any 2xx).") public var expect: [Int]?
+        @Option("Statuses that count as success (default: any 2xx).", minimumCount: 1) public var expect: [Int]?
         /// Output name → JSON pointer into the answer ("/id") or "header:Name".
         @Option("Output name → JSON pointer into the answer (\"/id\") or \"header:Name\".")
         public var outputs: [String: String] = [:]
@@ -34,7 +34,7 @@ public struct HTTPRequestStage: Stage {
         @Option("Send an Idempotency-Key kept across retries and reruns, so a repeated POST does not act twice.")
         public var idempotent = false
         /// The longest wait for the answer.
-        @Option("The longest wait for the answer.") public var timeout = TimeSpan(seconds: 60)
+        @Option("The longest wait for the answer.", exclusiveMinimum: 0) public var timeout = TimeSpan(seconds: 60)
         /// How to find what an earlier, unanswered attempt created, before sending the request again.
         @Option("How to find what an earlier, unanswered attempt created, before sending the request again.")
         public var reconcile: Reconcile?

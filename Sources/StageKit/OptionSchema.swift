@@ -50,16 +50,23 @@ public struct OptionField: Sendable, Hashable, Codable {
     public var summary: String
     /// The value used when the option is absent, for documentation.
     public var defaultValue: JSONValue?
-    /// The smallest value of a number option, when it has one: `pipeline validate` refuses a smaller literal
-    /// before anything runs, rather than every item failing in the stage.
+    /// The smallest value of a number, size (bytes), duration (seconds) or bit rate (bits per second) option, when
+    /// it has one: `pipeline validate` refuses a smaller literal before anything runs, rather than every item
+    /// failing in the stage.
     public var minimum: Double?
-    /// The largest value of a number option, when it has one.
+    /// The largest value, when it has one.
     public var maximum: Double?
+    /// A value the option must be greater than, when zero itself is wrong (a timeout of 0 would end every
+    /// attempt at once).
+    public var exclusiveMinimum: Double?
+    /// The fewest elements of an array option, when an empty one cannot work (a command needs its program).
+    public var minimumCount: Int?
 
     /// Creates an option.
     public init(
         _ name: String, _ type: OptionType, required: Bool = false, default defaultValue: JSONValue? = nil,
-        minimum: Double? = nil, maximum: Double? = nil, _ summary: String
+        minimum: Double? = nil, maximum: Double? = nil, exclusiveMinimum: Double? = nil, minimumCount: Int? = nil,
+        _ summary: String
     ) {
         self.name = name
         self.type = type
@@ -68,24 +75,61 @@ public struct OptionField: Sendable, Hashable, Codable {
         self.defaultValue = defaultValue
         self.minimum = minimum
         self.maximum = maximum
+        self.exclusiveMinimum = exclusiveMinimum
+        self.minimumCount = minimumCount
     }
 
-    /// The bounds as people read them ("from 1 to 16", "of 0 or more"); nil when the option has none.
+    /// The bounds as people read them, in the units a workflow writes ("from 1 to 16", "of 0 or more",
+    /// "from 5MiB to 5GiB", "of more than 0s", "of at least 1 element"); nil when the option has none.
     public var boundsDescription: String? {
-        func text(_ bound: Double) -> String {
-            bound.rounded() == bound && abs(bound) < 1e15 ? String(Int(bound)) : String(bound)
-        }
-        switch (minimum, maximum) {
-        case (let low?, let high?): return "from \(text(low)) to \(text(high))"
-        case (let low?, nil): return "of \(text(low)) or more"
-        case (nil, let high?): return "of \(text(high)) or less"
-        case (nil, nil): return nil
+        if let count = minimumCount { return "of at least \(count) \(count == 1 ? "element" : "elements")" }
+        let text = { (bound: Double) in type.boundText(bound) }
+        switch (minimum, exclusiveMinimum, maximum) {
+        case (let low?, nil, let high?): return "from \(text(low)) to \(text(high))"
+        case (let low?, nil, nil): return "of \(text(low)) or more"
+        case (nil, let above?, let high?): return "of more than \(text(above)) and at most \(text(high))"
+        case (nil, let above?, nil): return "of more than \(text(above))"
+        case (nil, nil, let high?): return "of \(text(high)) or less"
+        case (let low?, let above?, let high):
+            let lower = "of \(text(low)) or more, more than \(text(above))"
+            return high.map { "\(lower), at most \(text($0))" } ?? lower
+        case (nil, nil, nil): return nil
         }
     }
 
-    /// Whether `number` lies within the bounds.
+    /// Whether `number` (bytes, seconds or bits per second for those types) lies within the bounds.
     public func admits(_ number: Double) -> Bool {
         number >= (minimum ?? -.infinity) && number <= (maximum ?? .infinity)
+            && number > (exclusiveMinimum ?? -.infinity)
+    }
+
+    /// Whether an array of `count` elements has enough of them.
+    public func admits(count: Int) -> Bool {
+        count >= (minimumCount ?? 0)
+    }
+}
+
+extension OptionType {
+    /// A bound as a workflow would write a value of this type: sizes and bit rates in the largest unit that
+    /// divides them (`5MiB`, `1k`), durations in whole days or hours, else seconds (`7d`, `0.5s`, `60s`), other
+    /// numbers as they are.
+    fileprivate func boundText(_ bound: Double) -> String {
+        func plain(_ value: Double) -> String {
+            value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        }
+        // The largest of `units` that divides the bound, else the bound in `unit`.
+        func written(in units: [(String, Double)], otherwise unit: String) -> String {
+            for (name, factor) in units where bound >= factor && (bound / factor).rounded() == bound / factor {
+                return plain(bound / factor) + name
+            }
+            return plain(bound) + unit
+        }
+        switch self {
+        case .size: return written(in: [("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024)], otherwise: "")
+        case .bitRate: return written(in: [("M", 1e6), ("k", 1e3)], otherwise: "")
+        case .duration: return written(in: [("d", 86_400), ("h", 3600)], otherwise: "s")
+        default: return plain(bound)
+        }
     }
 }
 

@@ -17,6 +17,25 @@ public protocol StageOptions: Decodable, Sendable {
     init()
     /// The options: derived from the `@Option` properties unless a type says otherwise.
     static var optionSchema: OptionSchema { get }
+    /// Problems in the literal values of a workflow's `with` that the options' types and bounds cannot state (an
+    /// `exec` command whose program is an empty string), so `pipeline validate` refuses them before anything runs
+    /// rather than every item failing in the stage. A value with `${...}` is known only when it is resolved: the
+    /// stage checks it then. None by default.
+    static func problems(in with: JSONValue) -> [OptionProblem]
+}
+
+/// A problem in a stage's literal options, found before anything runs.
+public struct OptionProblem: Sendable, Hashable {
+    /// Where, from the stage's `with` object (`command[0]`).
+    public var path: JSONPath
+    /// What is wrong, and what to write instead.
+    public var message: String
+
+    /// Creates a problem.
+    public init(at path: JSONPath, _ message: String) {
+        self.path = path
+        self.message = message
+    }
 }
 
 extension StageOptions {
@@ -31,6 +50,8 @@ extension StageOptions {
                 return declaration.field(named: label.hasPrefix("_") ? String(label.dropFirst()) : label)
             })
     }
+
+    public static func problems(in with: JSONValue) -> [OptionProblem] { [] }
 }
 
 /// A type an option can have, and how it reads in the schema.
@@ -135,8 +156,15 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
     fileprivate var value: Value?
     private let summary: String
     private let hasDefault: Bool
-    private let minimum: Double?
-    private let maximum: Double?
+    private let bounds: Bounds
+
+    /// What `pipeline validate` checks of a literal value besides its type (``OptionField``'s bounds).
+    private struct Bounds: Sendable {
+        var minimum: Double?
+        var maximum: Double?
+        var exclusiveMinimum: Double?
+        var minimumCount: Int?
+    }
 
     /// The option's value (the default when the workflow leaves it out).
     public var wrappedValue: Value {
@@ -149,23 +177,30 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         set { value = newValue }
     }
 
-    /// An option with a default; a number option may give the bounds `pipeline validate` checks.
-    public init(wrappedValue: Value, _ summary: String, minimum: Double? = nil, maximum: Double? = nil) {
+    /// An option with a default. A number, size (bytes), duration (seconds) or bit rate (bits per second) option
+    /// may give the bounds `pipeline validate` checks (`exclusiveMinimum`: the value must be greater), an array
+    /// option the fewest elements it works with.
+    public init(
+        wrappedValue: Value, _ summary: String, minimum: Double? = nil, maximum: Double? = nil,
+        exclusiveMinimum: Double? = nil, minimumCount: Int? = nil
+    ) {
         self.value = wrappedValue
         self.summary = summary
         self.hasDefault = true
-        self.minimum = minimum
-        self.maximum = maximum
+        self.bounds = Bounds(
+            minimum: minimum, maximum: maximum, exclusiveMinimum: exclusiveMinimum, minimumCount: minimumCount)
     }
 
-    /// An option without a default: required, unless its type is optional; a number option may give the
-    /// bounds `pipeline validate` checks.
-    public init(_ summary: String, minimum: Double? = nil, maximum: Double? = nil) {
+    /// An option without a default: required, unless its type is optional; bounds as for an option with one.
+    public init(
+        _ summary: String, minimum: Double? = nil, maximum: Double? = nil, exclusiveMinimum: Double? = nil,
+        minimumCount: Int? = nil
+    ) {
         self.value = Value.absentValue
         self.summary = summary
         self.hasDefault = false
-        self.minimum = minimum
-        self.maximum = maximum
+        self.bounds = Bounds(
+            minimum: minimum, maximum: maximum, exclusiveMinimum: exclusiveMinimum, minimumCount: minimumCount)
     }
 
     /// Decodes the value; declarations are not part of the JSON.
@@ -173,8 +208,7 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         self.value = try Value(from: decoder)
         self.summary = ""
         self.hasDefault = false
-        self.minimum = nil
-        self.maximum = nil
+        self.bounds = Bounds()
     }
 
     /// Encodes the value.
@@ -187,7 +221,8 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
         let defaultValue = hasDefault ? value.flatMap { $0.isAbsent ? nil : try? JSONValue(encoding: $0) } : nil
         return OptionField(
             name, Value.optionType, required: !hasDefault && Value.absentValue == nil, default: defaultValue,
-            minimum: minimum, maximum: maximum, summary)
+            minimum: bounds.minimum, maximum: bounds.maximum, exclusiveMinimum: bounds.exclusiveMinimum,
+            minimumCount: bounds.minimumCount, summary)
     }
 }
 

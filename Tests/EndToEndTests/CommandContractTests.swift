@@ -137,6 +137,50 @@ import Testing
         #expect(threads?["minimum"] == 0 && threads?["maximum"] == .null, "\(String(describing: threads))")
     }
 
+    /// `pipeline stages` shows the bounds of options nested in an object (`video.crf`) or in each element of an
+    /// array (`renditions[].height`) as it does a top-level option's, and the bounds of sizes, durations, bit
+    /// rates and arrays in their own units; `--json` nests the options with their bounds.
+    @Test func stagesShowTheBoundsOfNestedAndQuantityOptions() async throws {
+        let text = try await Binary.run(["stages"], in: repositoryRoot)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("      crf: integer from 0 to 63 — ") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("      height: integer from 16 to 4320 (required) — ") })
+        #expect(lines.contains { $0.hasPrefix("    partSize: size from 5MiB to 5GiB = 8388608 — ") })
+        #expect(lines.contains { $0.hasPrefix("    stallTimeout: duration of more than 0s = 30 — ") })
+        #expect(lines.contains { $0.hasPrefix("      bitrate: bit rate of 1k or more — ") })
+        #expect(lines.contains { $0.hasPrefix("    command: [string] of at least 1 element (required) — ") })
+        let json = try JSONValue(parsing: try await Binary.run(["stages", "--json"], in: repositoryRoot).stdout)
+        let transcode = json.arrayValue?.first { $0["type"] == "ffmpeg.transcode" }
+        let video = transcode?["options"]?.arrayValue?.first { $0["name"] == "video" }
+        let crf = video?["options"]?.arrayValue?.first { $0["name"] == "crf" }
+        #expect(crf?["minimum"] == 0 && crf?["maximum"] == 63, "\(String(describing: video))")
+        let upload = json.arrayValue?.first { $0["type"] == "s3.upload" }
+        let stall = upload?["options"]?.arrayValue?.first { $0["name"] == "stallTimeout" }
+        #expect(stall?["exclusiveMinimum"] == 0 && stall?["minimum"] == .null, "\(String(describing: stall))")
+        let exec = json.arrayValue?.first { $0["type"] == "exec" }
+        let command = exec?["options"]?.arrayValue?.first { $0["name"] == "command" }
+        #expect(command?["minimumCount"] == 1, "\(String(describing: command))")
+    }
+
+    /// A stage's time in `--report` is kept to the millisecond, so a stage shorter than a second does not read 0.
+    @Test func theReportTimesStagesToTheMillisecond() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "timed", "inputs": {"path": "in"},
+             "stages": [{"id": "short", "uses": "exec", "with": {"command": ["sleep", "0.3"]}}]}
+            """)
+        try scratch.write("in/a.txt", "a")
+        let run = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let stage = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first
+        let seconds = try #require(stage?["seconds"]?.doubleValue, "\(String(describing: stage))")
+        #expect(seconds >= 0.3 && seconds < 5, "\(seconds)")
+        #expect(abs((seconds * 1000).rounded() - seconds * 1000) < 1e-6 && seconds.rounded() != seconds, "\(seconds)")
+    }
+
     /// `status --failed` over the whole ledger lists the workflows with failed items only, and says so when
     /// there are none.
     @Test func statusFailedShowsOnlyWorkflowsWithFailures() async throws {

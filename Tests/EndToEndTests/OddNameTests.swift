@@ -41,4 +41,37 @@ import Testing
             #expect(!shown.stdout.contains("\u{1B}") && !rows.contains { $0.hasPrefix("line.txt") }, "\(rows)")
         }
     }
+
+    /// The lines of a stage, not only of its item, quote a file's name escaped: a retry's and a failure's message (a
+    /// command's stderr naming the file) and a log line carrying the path.
+    @Test func aStagesRetryFailureAndLogLinesEscapeTheName() async throws {
+        let scratch = try Scratch()
+        let name = "new\nline\u{1B}[31m.txt"
+        let shown = "new\\nline\\u{1B}[31m.txt"
+        try scratch.write(
+            "wf.json",
+            #"""
+            {"version": 1, "name": "odd-stage-lines", "inputs": {"path": "in"}, "stages": [
+              {"id": "note", "uses": "exec", "with": {"command": ["sh", "-c", "echo \"reading $0\" >&2", "${input.path}"]}},
+              {"id": "open", "uses": "exec", "retry": {"attempts": 2, "initialDelay": "10ms", "maxDelay": "10ms"},
+               "with": {"command": ["sh", "-c", "echo \"cannot open $0\" >&2; exit 1", "${input.path}"]}}
+            ]}
+            """#)
+        try scratch.write("in/\(name)", "one\n")
+        let run = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(!run.stdout.contains("\u{1B}"), "a terminal escape from a file name reached the output: \(lines)")
+        #expect(!lines.contains { $0.hasPrefix("line") || $0.hasPrefix(".txt") }, "a line split in two: \(lines)")
+        let retry = lines.first { $0.contains("open: attempt 1 of 2 failed") }
+        #expect(retry?.hasPrefix("  \(shown) › open: ") == true, "\(lines)")
+        #expect(retry?.contains("cannot open ") == true && retry?.contains("\(shown); retrying in") == true, "\(lines)")
+        let failed = lines.first { $0.contains("open FAILED") }
+        #expect(failed?.hasPrefix("  \(shown) › open FAILED: ") == true, "\(lines)")
+        #expect(failed?.contains("cannot open ") == true && failed?.hasSuffix("in/\(shown)") == true, "\(lines)")
+        let log = lines.first { $0.contains("reading ") }
+        #expect(
+            log?.hasPrefix("  \(shown) › note: ") == true && log?.contains("reading /") == true
+                && log?.contains("in/\(shown)") == true, "\(lines)")
+    }
 }

@@ -46,11 +46,11 @@ final class HumanRenderer: RunEventSink {
                         + "\(started.stages) stage\(started.stages == 1 ? "" : "s")")
             case let started as StageStarted:
                 let now = ContinuousClock.now
-                state.running["\(Output.shown(started.item)) › \(started.stage)"] = Running(
+                state.running["\(started.item) › \(started.stage)"] = Running(
                     uses: started.uses, started: now, lastPrinted: now)
             case let progressed as StageProgressed:
                 force = false
-                let key = "\(Output.shown(progressed.item)) › \(progressed.stage)"
+                let key = "\(progressed.item) › \(progressed.stage)"
                 guard var running = state.running[key] else { break }
                 let now = ContinuousClock.now
                 if running.firstReport == nil { running.firstReport = (now, progressed.progress.completed) }
@@ -61,13 +61,13 @@ final class HumanRenderer: RunEventSink {
                 }
                 state.running[key] = running
             case let retrying as StageRetrying:
-                state.running["\(Output.shown(retrying.item)) › \(retrying.stage)"] = nil
+                state.running["\(retrying.item) › \(retrying.stage)"] = nil
                 lines.append(
-                    "  \(Output.shown(retrying.item)) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
+                    "  \(retrying.item) › \(retrying.stage): attempt \(retrying.attempt) of \(retrying.attempts) failed "
                         + "(\(retrying.error.kind)): \(retrying.error.message); retrying in \(TimeSpan(seconds: retrying.delay.seconds))"
                 )
             case let finished as StageFinished:
-                let key = "\(Output.shown(finished.item)) › \(finished.stage)"
+                let key = "\(finished.item) › \(finished.stage)"
                 state.running[key] = nil
                 switch finished.outcome {
                 case .succeeded: lines.append("  \(key) done in \(TimeSpan(seconds: finished.seconds))")
@@ -82,17 +82,17 @@ final class HumanRenderer: RunEventSink {
                 switch finished.outcome {
                 case .done:
                     lines.append(
-                        "✓ \(Output.shown(finished.item))" + (finished.landed.map { " → \(Output.shown($0))" } ?? ""))
+                        "✓ \(finished.item)" + (finished.landed.map { " → \($0)" } ?? ""))
                 case .failed:
                     state.failed += 1
                     lines.append(
-                        "✗ \(Output.shown(finished.item)): \(Output.shown(finished.error?.message ?? "failed"))")
+                        "✗ \(finished.item): \(finished.error?.message ?? "failed")")
                 case .skipped:
-                    lines.append("– \(Output.shown(finished.item)): skipped: \(Output.shown(finished.reason ?? ""))")
+                    lines.append("– \(finished.item): skipped: \(finished.reason ?? "")")
                 case .reused, .interrupted: force = false
                 }
             case let line as LogLine:
-                let origin = [line.item.map(Output.shown), line.stage].compactMap { $0 }.joined(separator: " › ")
+                let origin = [line.item, line.stage].compactMap { $0 }.joined(separator: " › ")
                 let level = line.level == "info" || line.level == "notice" ? "" : "[\(line.level)] "
                 lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level)\(line.message)")
             case let finished as RunFinished:
@@ -105,8 +105,11 @@ final class HumanRenderer: RunEventSink {
         }
     }
 
-    /// Prints finished lines above the live block and redraws it (at most ten times a second).
+    /// Prints finished lines above the live block and redraws it (at most ten times a second). Every line is shown
+    /// with its control characters escaped (``Output/shown(_:)``), whatever part of it quotes a file's name: the
+    /// item, a stage's error or retry, a log line or a landed path.
     private func render(_ lines: [String], state: inout State, force: Bool) {
+        let lines = lines.map(Output.shown)
         guard live else {
             for line in lines { Output.line(line) }
             return
@@ -116,7 +119,7 @@ final class HumanRenderer: RunEventSink {
         state.lastDraw = now
         var text = state.liveLines > 0 ? "\u{1B}[\(state.liveLines)F\u{1B}[J" : ""
         for line in lines { text += line + "\n" }
-        let block = liveBlock(state, now: now)
+        let block = liveBlock(state, now: now).map(Output.shown)
         for line in block { text += line + "\n" }
         state.liveLines = block.count
         Output.write(text)

@@ -57,6 +57,7 @@ extension Runner {
                 $0.attempts += 1
                 $0.startedAt = Date()
                 $0.finishedAt = nil
+                $0.seconds = nil
             }
             sink.emit(
                 StageStarted(
@@ -98,7 +99,7 @@ extension Runner {
             $0.files = files
             $0.error = nil
             $0.errorKind = nil
-            $0.finishedAt = Date()
+            $0.finish(after: seconds)
         }
         sink.emit(StageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: seconds))
     }
@@ -139,7 +140,7 @@ extension Runner {
         try await journal.update {
             $0.status = .failed
             $0.record(failure)
-            $0.finishedAt = Date()
+            $0.finish(after: seconds)
         }
         sink.emit(StageFinished(item: label, stage: spec.id, outcome: .failed, seconds: seconds, error: failure))
         let tries = attempt == 1 ? "" : " after \(attempt) attempts"
@@ -169,7 +170,7 @@ extension Runner {
     func interrupt(_ journal: StageJournal, spec: StageSpec, label: String, seconds: Double) async throws -> Never {
         try? await journal.update {
             $0.status = .interrupted
-            $0.finishedAt = Date()
+            $0.finish(after: seconds)
         }
         sink.emit(StageFinished(item: label, stage: spec.id, outcome: .interrupted, seconds: seconds))
         throw CancellationError()

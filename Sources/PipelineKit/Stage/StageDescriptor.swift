@@ -41,6 +41,7 @@ public struct StageDescriptor: Sendable {
     /// registered stages.
     private let schema: OptionSchemaOnce
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
+    private let problemsInOptions: @Sendable (JSONValue) -> [OptionProblem]
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
     /// ``PlanDescribing/planNote(json:input:checkpoint:)``, for the stages that have one.
     private let noteForPlan: (@Sendable (JSONValue, String, JSONValue?) async -> String?)?
@@ -57,6 +58,7 @@ public struct StageDescriptor: Sendable {
         self.readsMediaInput = S.readsMediaInput
         self.retriesItself = S.retriesItself
         self.outputsForOptions = { S.outputSchema(for: $0) }
+        self.problemsInOptions = { S.Options.problems(in: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
         if let describing = S.self as? any PlanDescribing.Type {
             self.noteForPlan = Self.planNote(of: describing)
@@ -90,6 +92,7 @@ public struct StageDescriptor: Sendable {
         self.readsMediaInput = readsMediaInput
         self.retriesItself = retriesItself
         self.outputsForOptions = outputs
+        self.problemsInOptions = { _ in [] }
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
         self.noteForPlan = nil
     }
@@ -97,6 +100,11 @@ public struct StageDescriptor: Sendable {
     /// The outputs the stage declares for this `with` object.
     public func outputs(for with: JSONValue) -> OutputSchema {
         outputsForOptions(with)
+    }
+
+    /// The problems its options type finds in a workflow's literal `with` (``StageOptions/problems(in:)``).
+    public func problems(in with: JSONValue) -> [OptionProblem] {
+        problemsInOptions(with)
     }
 
     /// Whether the stage says how it would run (``StageKit/PlanDescribing``).

@@ -43,6 +43,9 @@ public struct StageRecord: Codable, Sendable, Hashable {
     public var startedAt: Date?
     /// When it finished.
     public var finishedAt: Date?
+    /// How long its last attempt took, to the millisecond (the dates above are stored to the second); nil in
+    /// checkpoints from before it was kept, and for a stage that never ran (skipped).
+    public var seconds: Double?
     /// The files among its outputs, by path, with their content fingerprints (``OutputFiles``): its checkpoint
     /// stands only while they are there unchanged, so a worker on another machine re-creates what it cannot see.
     public var files: [String: String]?
@@ -62,6 +65,12 @@ public struct StageRecord: Codable, Sendable, Hashable {
 }
 
 extension StageRecord {
+    /// Ends the current attempt now, after `seconds`, kept to the millisecond.
+    package mutating func finish(after seconds: Double) {
+        finishedAt = Date()
+        self.seconds = (seconds * 1000).rounded() / 1000
+    }
+
     /// The record as a ledger stores it: JSON with sorted keys and ISO 8601 dates.
     package func encoded() throws(StateError) -> String {
         let encoder = JSONEncoder()

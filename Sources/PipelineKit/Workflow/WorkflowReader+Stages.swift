@@ -42,7 +42,7 @@ extension WorkflowReader {
         if members["id"]?.stringValue != nil { checkStageID(id, of: path, seen: &seen) }
         let uses = string(members["uses"], at: path.appending("uses"), required: true) ?? ""
         let with = members["with"] ?? .object([:])
-        checkUses(uses, with: with, at: path)
+        checkUses(uses, with: with, of: id, at: path)
         return StageSpec(
             id: id, uses: uses, with: with,
             retry: readRetry(members["retry"], at: path.appending("retry"), base: defaults.retry),
@@ -86,8 +86,9 @@ extension WorkflowReader {
         }
     }
 
-    /// The stage type must be registered, and `with` must be an object of its options.
-    private mutating func checkUses(_ uses: String, with: JSONValue, at path: JSONPath) {
+    /// The stage type must be registered, and `with` must be an object of its options that keeps to their types,
+    /// bounds and the stage type's own rules; a problem only a stage's rule finds names the stage (`id`).
+    private mutating func checkUses(_ uses: String, with: JSONValue, of id: String, at path: JSONPath) {
         guard case .object = with else {
             log.error(path.appending("with"), "expected an object of options, found \(with.kindName)")
             if !uses.isEmpty, registry.descriptor(for: uses) == nil { reportUnknownType(uses, at: path) }
@@ -95,7 +96,13 @@ extension WorkflowReader {
         }
         guard !uses.isEmpty else { return }
         guard let descriptor = registry.descriptor(for: uses) else { return reportUnknownType(uses, at: path) }
-        checkOption(with, type: .object(descriptor.optionSchema), at: path.appending("with"))
+        let options = path.appending("with")
+        let stage = "stage \"\(id)\" (\(uses))"
+        checkOption(with, type: .object(descriptor.optionSchema), at: options, of: stage)
+        for problem in descriptor.problems(in: with) {
+            log.error(
+                JSONPath(components: options.components + problem.path.components), "\(stage): \(problem.message)")
+        }
     }
 
     private mutating func reportUnknownType(_ uses: String, at path: JSONPath) {
@@ -158,10 +165,11 @@ extension WorkflowReader {
                 + "one ${...}, or without it\(suggestion)")
     }
 
-    /// Checks a literal option value against its declared type, and a number against the bounds of its `field`;
+    /// Checks a literal option value against its declared type, and a number, size, duration, bit rate or array
+    /// against the bounds of its `field`;
     /// values with `${...}` are checked when they are resolved, since their type is known only then.
     private mutating func checkOption(
-        _ value: JSONValue, type: OptionType, field: OptionField? = nil, at path: JSONPath
+        _ value: JSONValue, type: OptionType, field: OptionField? = nil, at path: JSONPath, of stage: String
     ) {
         if case .string(let text) = value, text.contains("${"), let template = try? Template(parsing: text),
             !template.isLiteral
@@ -185,9 +193,15 @@ extension WorkflowReader {
             guard let number = value.doubleValue else { return mismatch("a number") }
             checkBounds(number, of: "a number")
         case .boolean: if value.boolValue == nil { mismatch("true or false") }
-        case .size: if ByteCount(json: value) == nil { mismatch(ByteCount.expected) }
-        case .duration: if TimeSpan(json: value) == nil { mismatch(TimeSpan.expected) }
-        case .bitRate: if BitRate(json: value) == nil { mismatch(BitRate.expected) }
+        case .size:
+            guard let size = ByteCount(json: value) else { return mismatch(ByteCount.expected) }
+            checkBounds(Double(size.bytes), of: "a size")
+        case .duration:
+            guard let span = TimeSpan(json: value) else { return mismatch(TimeSpan.expected) }
+            checkBounds(span.seconds, of: "a duration")
+        case .bitRate:
+            guard let rate = BitRate(json: value) else { return mismatch(BitRate.expected) }
+            checkBounds(Double(rate.bitsPerSecond), of: "a bit rate")
         case .oneOf(let choices):
             guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
             if !choices.contains(text) {
@@ -197,12 +211,17 @@ extension WorkflowReader {
             }
         case .array(let element):
             guard case .array(let elements) = value else { return mismatch("an array") }
+            if let field, let count = field.minimumCount, !field.admits(count: elements.count) {
+                let elements = count == 1 ? "element" : "elements"
+                log.error(
+                    path, "\(stage): \(field.name) needs at least \(count) \(elements), found \(value.serialized())")
+            }
             for (index, item) in elements.enumerated() {
-                checkOption(item, type: element, at: path.appending(index: index))
+                checkOption(item, type: element, at: path.appending(index: index), of: stage)
             }
         case .dictionary(let valueType):
             guard case .object(let members) = value else { return mismatch("an object") }
-            for (key, member) in members { checkOption(member, type: valueType, at: path.appending(key)) }
+            for (key, member) in members { checkOption(member, type: valueType, at: path.appending(key), of: stage) }
         case .object(let schema):
             guard case .object(let members) = value else { return mismatch("an object") }
             for field in schema.fields where field.isRequired && members[field.name] == nil {
@@ -210,9 +229,9 @@ extension WorkflowReader {
             }
             for (key, member) in members {
                 if let field = schema.field(named: key) {
-                    checkOption(member, type: field.type, field: field, at: path.appending(key))
+                    checkOption(member, type: field.type, field: field, at: path.appending(key), of: stage)
                 } else if let additional = schema.additionalFields {
-                    checkOption(member, type: additional, at: path.appending(key))
+                    checkOption(member, type: additional, at: path.appending(key), of: stage)
                 } else {
                     log.keyError(
                         path.appending(key),

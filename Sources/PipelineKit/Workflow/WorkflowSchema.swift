@@ -26,10 +26,7 @@ public enum WorkflowSchema {
                 "anyOf": [["type": "number", "exclusiveMinimum": 0], ["type": "string"]],
                 "description": "Seconds, or a string such as \"30s\", \"5m\".",
             ],
-            "size": [
-                "anyOf": [["type": "integer", "minimum": 0], ["type": "string"]],
-                "description": "Bytes, or a string such as \"8MiB\".",
-            ],
+            "size": .object(size.merging(["description": "Bytes, or a string such as \"8MiB\"."]) { $1 }),
             "patterns": ["anyOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]]],
             "stage": .object(stage),
         ]
@@ -63,7 +60,7 @@ public enum WorkflowSchema {
         case .number(let range):
             ["type": "number", "minimum": .double(range.lowerBound), "maximum": .double(range.upperBound)]
         case .duration: ["$ref": "#/$defs/duration"]
-        case .size: ["anyOf": [["type": "integer", "minimum": 0], ["type": "string"]]]
+        case .size: .object(size)
         case .choice(let values): ["enum": .array(values.map { .string($0) })]
         case .patterns: ["$ref": "#/$defs/patterns"]
         case .condition: ["type": ["string", "boolean"]]
@@ -76,16 +73,32 @@ public enum WorkflowSchema {
         }
     }
 
-    /// A number option's schema (a number, or a template) with its field's `minimum` and `maximum` on the number;
-    /// nil when the field has no bounds.
+    /// A size: bytes, or a string such as `"8MiB"` (whose value a schema cannot bound).
+    private static let size: [String: JSONValue] = ["anyOf": [["type": "integer", "minimum": 0], ["type": "string"]]]
+
+    /// An option's schema with its field's bounds on the first choice (the number, or the array; a string such as
+    /// `"8MiB"` or a template is checked by `pipeline validate`); nil when the field has none.
     private static func bounded(_ property: [String: JSONValue], by field: OptionField) -> [String: JSONValue]? {
-        guard field.minimum != nil || field.maximum != nil, case .array(var choices)? = property["anyOf"],
-            var number = choices.first?.objectValue
+        guard
+            field.minimum != nil || field.maximum != nil || field.exclusiveMinimum != nil
+                || field.minimumCount != nil
         else { return nil }
-        if let minimum = field.minimum { number["minimum"] = JSONValue(bound: minimum) }
-        if let maximum = field.maximum { number["maximum"] = JSONValue(bound: maximum) }
-        choices[0] = .object(number)
         var property = property
+        if property["$ref"] == "#/$defs/size" { property = size }
+        guard case .array(var choices)? = property["anyOf"], var first = choices.first?.objectValue else { return nil }
+        if let count = field.minimumCount { first["minItems"] = .int(count) }
+        if let minimum = field.minimum {
+            first["minimum"] = JSONValue(bound: minimum)
+            // A bit rate's own "more than 0" says nothing more next to a larger minimum.
+            if let own = first["exclusiveMinimum"]?.doubleValue, own < minimum { first["exclusiveMinimum"] = nil }
+        }
+        if let above = field.exclusiveMinimum {
+            first["exclusiveMinimum"] = JSONValue(bound: above)
+            // A duration's own "0 or more" says nothing more next to "more than 0".
+            if field.minimum == nil, let own = first["minimum"]?.doubleValue, own <= above { first["minimum"] = nil }
+        }
+        if let maximum = field.maximum { first["maximum"] = JSONValue(bound: maximum) }
+        choices[0] = .object(first)
         property["anyOf"] = .array(choices)
         return property
     }

@@ -42,7 +42,9 @@ public struct OSSUploadStage: Stage {
         @Option("How long before expiration to renew the credential (through refreshWith).")
         public var renewBefore = TimeSpan(seconds: 60)
         /// Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).
-        @Option("Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).")
+        @Option(
+            "Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).", minimum: 102_400,
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once.
         @Option(
@@ -55,7 +57,7 @@ public struct OSSUploadStage: Stage {
         @Option("Address the bucket in the path (default: true when the endpoint is an IP address or localhost).")
         public var pathStyle: Bool?
         /// Abort a part that sends nothing for this long, then retry it.
-        @Option("Abort a part that sends nothing for this long, then retry it.")
+        @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
         public var stallTimeout = TimeSpan(seconds: 30)
 
         public init() {}

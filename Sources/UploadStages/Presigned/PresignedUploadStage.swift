@@ -36,12 +36,15 @@ public struct PresignedUploadStage: Stage {
         /// The file's type (default: from its extension).
         @Option("The file's type (default: from its extension).") public var contentType: String?
         /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
-        @Option("Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).")
+        @Option(
+            "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).", minimum: 5_242_880,
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(5 << 20)
         /// Parts in flight at once.
         @Option("Parts in flight at once, 1–32.", minimum: 1, maximum: 32) public var concurrency = 3
         /// Abort a request that makes no progress for this long.
-        @Option("Abort a request that makes no progress for this long.") public var timeout = TimeSpan(seconds: 30)
+        @Option("Abort a request that makes no progress for this long.", exclusiveMinimum: 0)
+        public var timeout = TimeSpan(seconds: 30)
 
         public init() {}
     }

@@ -27,7 +27,9 @@ public struct S3UploadStage: Stage {
         /// The file (default: the input file).
         @Option("The file (default: the input file).") public var file: String?
         /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
-        @Option("Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).")
+        @Option(
+            "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).", minimum: 5_242_880,
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
         @Option(
@@ -48,12 +50,12 @@ public struct S3UploadStage: Stage {
         /// Content-Type of the object (default: from the file extension).
         @Option("Content-Type of the object (default: from the file extension).") public var contentType: String?
         /// Abort a part that sends nothing for this long, then retry it.
-        @Option("Abort a part that sends nothing for this long, then retry it.")
+        @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
         public var stallTimeout = TimeSpan(seconds: 30)
         /// Also give a presigned GET URL of the object, valid this long.
         @Option(
-            "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs."
-        )
+            "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs.",
+            minimum: 1, maximum: 604_800)
         public var shareFor: TimeSpan?
 
         public init() {}

@@ -17,7 +17,8 @@ public struct TusUploadStage: Stage {
         /// The file (default: the input file).
         @Option("The file (default: the input file).") public var file: String?
         /// Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).
-        @Option("Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).")
+        @Option(
+            "Bytes per PATCH (default: one streamed PATCH for the rest; 16 MiB when checksums are on).", minimum: 1)
         public var chunkSize: ByteCount?
         /// Upload this many parts at once through the concatenation extension.
         @Option(
@@ -33,7 +34,7 @@ public struct TusUploadStage: Stage {
         @Option("Upload-Checksum per PATCH; auto uses sha1, md5 or sha256, the first the server offers.")
         public var checksum = Checksum.auto
         /// Abort a request that sends nothing for this long, then resume.
-        @Option("Abort a request that sends nothing for this long, then resume.")
+        @Option("Abort a request that sends nothing for this long, then resume.", exclusiveMinimum: 0)
         public var stallTimeout = TimeSpan(seconds: 30)
 
         public init() {}
