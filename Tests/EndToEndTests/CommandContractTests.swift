@@ -145,7 +145,7 @@ import Testing
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("      crf: integer from 0 to 63 — ") }, "\(text.stdout)")
         #expect(lines.contains { $0.hasPrefix("      height: integer from 16 to 4320 (required) — ") })
-        #expect(lines.contains { $0.hasPrefix("    partSize: size from 5MiB to 5GiB = 8388608 — ") })
+        #expect(lines.contains { $0.hasPrefix("    partSize: size of more than 0 and at most 5GiB = 8388608 — ") })
         #expect(lines.contains { $0.hasPrefix("    stallTimeout: duration of more than 0s = 30 — ") })
         #expect(lines.contains { $0.hasPrefix("      bitrate: bit rate of 1k or more — ") })
         #expect(lines.contains { $0.hasPrefix("    command: [string] of at least 1 element (required) — ") })
@@ -160,6 +160,22 @@ import Testing
         let exec = json.arrayValue?.first { $0["type"] == "exec" }
         let command = exec?["options"]?.arrayValue?.first { $0["name"] == "command" }
         #expect(command?["minimumCount"] == 1, "\(String(describing: command))")
+    }
+
+    /// A part size under the store's minimum is raised to it when the upload starts, as it always was: bounds refuse
+    /// only what cannot work (0, over 5 GiB), so a workflow that ran before still validates.
+    @Test func aPartSizeUnderTheStoresMinimumStillValidates() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "parts", "stages": [
+              {"id": "s3", "uses": "s3.upload", "with": {"bucket": "b", "key": "k", "partSize": "1MiB"}},
+              {"id": "oss", "uses": "oss.upload", "with": {"endpoint": "https://oss.example", "bucket": "b", "key": "k", "partSize": "10KiB"}}
+            ]}
+            """)
+        let validate = try await Binary.run(["validate", "wf.json"], in: scratch.root)
+        #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
     }
 
     /// A stage's time in `--report` is kept to the millisecond, so a stage shorter than a second does not read 0.

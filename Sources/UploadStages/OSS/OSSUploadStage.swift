@@ -41,10 +41,10 @@ public struct OSSUploadStage: Stage {
         /// How long before `expiration` to renew the credential (through refreshWith).
         @Option("How long before expiration to renew the credential (through refreshWith).")
         public var renewBefore = TimeSpan(seconds: 60)
-        /// Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).
+        /// Bytes per part (a smaller one is raised to 100 KiB; grown so there are at most 10,000 parts).
         @Option(
-            "Bytes per part (at least 100 KiB; grown so there are at most 10,000 parts).", minimum: 102_400,
-            maximum: 5_368_709_120)
+            "Bytes per part (a smaller one is raised to 100 KiB; grown so there are at most 10,000 parts).",
+            maximum: 5_368_709_120, exclusiveMinimum: 0)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once.
         @Option(

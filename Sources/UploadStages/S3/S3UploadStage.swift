@@ -26,10 +26,10 @@ public struct S3UploadStage: Stage {
         @Option("The object key.") public var key: String
         /// The file (default: the input file).
         @Option("The file (default: the input file).") public var file: String?
-        /// Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).
+        /// Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).
         @Option(
-            "Bytes per part (at least 5 MiB; grown so there are at most 10,000 parts).", minimum: 5_242_880,
-            maximum: 5_368_709_120)
+            "Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).",
+            maximum: 5_368_709_120, exclusiveMinimum: 0)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
         @Option(
