@@ -29,9 +29,13 @@ struct DatabaseAddress: CustomStringConvertible {
                     "--db \(Self.redacting(url)): \(why); expected postgres://user[:password]@host[:port]/database",
                 path: Self.redacting(url))
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme,
-            ["postgres", "postgresql"].contains(scheme)
-        else { throw invalid("not a postgres:// address") }
+        guard let components = URLComponents(string: url) else {
+            throw invalid(
+                "not an address that can be read (a #, / or ? in the password must be written %23, %2F or %3F)")
+        }
+        guard let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
+            throw invalid("not a postgres:// address")
+        }
         guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
         guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
         let database = String(components.path.drop { $0 == "/" })

@@ -20,7 +20,13 @@ import Testing
             ["status", "--db", url], ["status", "--db", url, "--json"], ["serve", "--port", "0", "--db", url],
             ["forget", "wf.json", "--failed", "--yes", "--db", url],
         ] {
-            let ran = try await Binary.run(arguments, in: scratch.root)
+            // Bounded: a `serve` that found (or made) a batch would serve until it is stopped.
+            let running = try Binary.start(arguments, in: scratch.root)
+            defer { if running.isRunning { running.signal(SIGKILL) } }
+            try await waitUntil("\(arguments) ended", limit: .seconds(30)) { !running.isRunning }
+            let ran = (
+                status: await running.exit(), stdout: await running.stdout.text(), stderr: await running.stderr.text()
+            )
             #expect(ran.status == 3, "\(arguments): \(ran.status) \(ran.stdout) \(ran.stderr)")
             #expect(
                 ran.stderr

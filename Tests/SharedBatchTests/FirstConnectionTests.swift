@@ -77,13 +77,18 @@ import Testing
         #expect(fromEnvironment.password == password && !fromEnvironment.description.contains(password))
     }
 
-    /// An address that does not parse is shown without its password, also when `URLComponents` cannot read it.
+    /// An address that does not parse is shown without its password, also when `URLComponents` cannot read it (a
+    /// `#`, `/` or `?` in the password that is not percent-encoded).
     @Test func anAddressThatDoesNotParseIsShownWithoutItsPassword() {
-        for url in ["postgres://u:pa qq7@host/", "postgres://u:p@qq7@host:5432/", "postgres://u:qq7@/db"] {
+        let unreadable = "a #, / or ? in the password must be written %23, %2F or %3F"
+        for (url, reason) in [
+            ("postgres://u:p#qq7@host/db", unreadable), ("postgres://u:p/qq7@host/db", unreadable),
+            ("postgres://u:p?qq7@host/db", unreadable), ("postgres://u:qq7@/db", "no host"),
+        ] {
             let error = #expect(throws: StateError.self) { _ = try DatabaseAddress(url, environment: [:]) }
             let (message, path) = (error?.message ?? "", error?.path ?? "")
             #expect(!message.contains("qq7") && !path.contains("qq7"), "\(message)")
-            #expect(message.contains("postgres://u:***@"), "\(message)")
+            #expect(message.contains("postgres://u:***@") && message.contains(reason), "\(message)")
         }
     }
 
