@@ -34,7 +34,8 @@ struct StatusCommand: AsyncParsableCommand {
     var db: String?
 
     func run() async throws {
-        try await SharedBatchOptions.using(db, opening: .existingBatch) { database in try await show(database: database)
+        try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
+            try await show(database: database)
         }
     }
 

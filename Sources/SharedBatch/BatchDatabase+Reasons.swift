@@ -22,7 +22,10 @@ extension BatchDatabase {
             break
         }
         if let message = error.serverInfo?[.message] { return oneLine(message) }
-        if let underlying = error.underlying { return oneLine("\(underlying)") }
+        if let underlying = error.underlying {
+            return isRefusedHandshake(error)
+                ? oneLine("the TLS handshake with the server failed (\(underlying))") : oneLine("\(underlying)")
+        }
         return switch error.code {
         case .serverClosedConnection, .uncleanShutdown: "the server closed the connection"
         case .clientClosedConnection, .poolClosed: "the connection was closed"
@@ -34,14 +37,14 @@ extension BatchDatabase {
     /// What to change when a first connection failed, for the causes a user can fix: a password, a user or a
     /// database's name in the address, its `sslmode`, the server's rules; nil when the reason says it all.
     static func remedy(for error: any Error, address: DatabaseAddress) -> String? {
+        if isRefusedHandshake(error) {
+            return "check that this machine trusts the server's TLS certificate (the authority that signed it among the"
+                + " system's trusted certificates, the server's name in it), or use ?sslmode=disable on a network you trust"
+        }
         if isTransient(error) {
             return "check the host and port in the address, and that the server is running and takes connections"
         }
         guard let error = error as? PSQLError else { return nil }
-        if let underlying = error.underlying, underlying is NIOSSLError || underlying is BoringSSLError {
-            return "this machine does not trust the server's TLS certificate: add the certificate of the authority"
-                + " that signed it to the system's trusted certificates, or use ?sslmode=disable on a network you trust"
-        }
         switch error.code {
         case .sslUnsupported:
             return "use ?sslmode=prefer or ?sslmode=disable in the address, or turn TLS on in the server"
@@ -80,6 +83,15 @@ extension BatchDatabase {
         default:
             return nil
         }
+    }
+
+    /// Whether the TLS handshake failed (most often a certificate this machine does not trust): unlike a connection
+    /// that broke, trying again does not help.
+    static func isRefusedHandshake(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, case .handshakeFailed? = error.underlying as? NIOSSLError else {
+            return false
+        }
+        return true
     }
 
     /// Whether a statement failed for a table that is not there (SQLSTATE 42P01): the schema was checked when the

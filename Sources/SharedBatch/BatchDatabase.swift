@@ -87,7 +87,8 @@ public final class BatchDatabase: Sendable {
                 try? await connection.close()
                 return
             } catch {
-                let transient = isTransient(error)
+                // A refused handshake is not retried here: the address's first use fails at once.
+                let transient = isTransient(error) && !isRefusedHandshake(error)
                 guard transient, clock.now + delay < deadline else {
                     let suffix = transient ? " (gave up after \(patience.components.seconds) s)" : ""
                     let remedy = Self.remedy(for: error, address: address).map { ": \($0)" } ?? ""
