@@ -107,13 +107,13 @@ struct DashboardRoutes: Sendable {
 
     /// Answers with the reason when the ledger or the database cannot be read or written: 503 while it cannot be
     /// reached or is busy (a database restarting, say: the page says so within its patience instead of a request
-    /// hanging behind every refresh), 500 when what it holds is damaged or of a newer format (trying again does
-    /// not help).
+    /// hanging behind every refresh) or holds no batch any more (a `submit` makes one again), 500 when what it holds
+    /// is damaged or of a newer format (trying again does not help).
     private func answering(_ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
         } catch let error as StateError {
-            let passing = error.code == .io || error.code == .busy
+            let passing = error.code == .io || error.code == .busy || error.code == .missing
             return Self.error(passing ? .serviceUnavailable : .internalServerError, error.message)
         }
     }

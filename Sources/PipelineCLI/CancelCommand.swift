@@ -4,6 +4,7 @@ import Foundation
 import HTTPTransport
 import Logging
 import PipelineKit
+import SharedBatch
 
 import struct StageKit.InputItem
 import struct StageKit.ServiceValues
@@ -50,7 +51,7 @@ struct CancelCommand: AsyncParsableCommand {
         if let db {
             let cancel = SharedCancel(
                 workflow: workflow, registry: registry, environment: environment, items: items, json: json)
-            return try await SharedBatchOptions.using(db) { database in
+            return try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
                 guard let database else { return }
                 try await cancel.run(database: database)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PipelineKit
 
 /// A command that ends early: what went wrong, for people, and the exit code the README documents. Commands
 /// throw it instead of printing and exiting themselves, so that `PipelineCommand.main()` prints every failure
@@ -9,6 +10,7 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         private enum Kind: Int32 {
             case failed = 1
             case invalid = 2
+            case noBatch = 3
             case interrupted = 130
         }
         private let kind: Kind
@@ -17,6 +19,9 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         static let failed = Code(kind: .failed)
         /// The workflow or the arguments are invalid: nothing ran.
         static let invalid = Code(kind: .invalid)
+        /// A command that reads a shared batch or changes its items was given a database without one (and created
+        /// nothing in it).
+        static let noBatch = Code(kind: .noBatch)
         /// A signal stopped the command; running it again resumes.
         static let interrupted = Code(kind: .interrupted)
 
@@ -44,9 +49,11 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         self.messages = messages
     }
 
-    /// A state folder, ledger or database that could not be used (exit code 1), with the error as it reads.
+    /// A state folder, ledger or database that could not be used (exit code 1), or a database without a batch
+    /// (``Code/noBatch``), with the error as it reads.
     static func failed(_ error: any Error) -> CommandFailure {
-        CommandFailure(.failed, "pipeline: \(error)")
+        let missing = (error as? StateError)?.code == .missing
+        return CommandFailure(missing ? .noBatch : .failed, "pipeline: \(error)")
     }
 
     /// Runs `body`; any error other than a `CommandFailure` becomes ``failed(_:)``.

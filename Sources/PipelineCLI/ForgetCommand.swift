@@ -40,7 +40,9 @@ struct ForgetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await SharedBatchOptions.using(db) { database in try await forget(database: database) }
+        try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
+            try await forget(database: database)
+        }
     }
 
     /// Forgets items of the state folder's ledger, or with `database`, of the shared batch's.

@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let token =
             self.token ?? ProcessInfo.processInfo.environment[Self.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
-        try await SharedBatchOptions.using(db, patience: Self.readPatience) { database in
+        try await SharedBatchOptions.using(db, opening: .existingBatch, patience: Self.readPatience) { database in
             let source: DashboardSource
             if let database {
                 source = .sharedBatch(database)

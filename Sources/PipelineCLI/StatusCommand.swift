@@ -36,7 +36,9 @@ struct StatusCommand: AsyncParsableCommand {
     var db: String?
 
     func run() async throws {
-        try await SharedBatchOptions.using(db) { database in try await show(database: database) }
+        try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
+            try await show(database: database)
+        }
     }
 
     /// A workflow's run record, its items in the ledger, (given the workflow file) the files not run yet, and

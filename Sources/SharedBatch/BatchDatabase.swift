@@ -26,14 +26,26 @@ public final class BatchDatabase: Sendable {
     private let attempts = Attempts()
     private let running: Task<Void, Never>
 
+    /// What opening a database does when it holds no batch.
+    public enum Opening: Sendable {
+        /// Creates the batch's tables: the commands that start a batch or work on it (`submit`, `worker`).
+        case creatingBatch
+        /// Creates nothing and fails with ``StateError/Code-swift.struct/missing`` when the database holds no batch:
+        /// the commands that read a batch or change its items (`status`, `serve`, `cancel`, `forget`), so that a typo
+        /// in a database's name does not leave a batch's tables in another application's database.
+        case existingBatch
+    }
+
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`) and
-    /// creates or upgrades the schema. A password can also come from `PGPASSWORD`.
+    /// upgrades the batch's schema, creating it when `opening` says so. A password can also come from `PGPASSWORD`.
     ///
     /// The first connection is made before anything else, so that a mistake in the address fails at once with the
-    /// server's reason (a wrong password, user or database), and a server that cannot be reached fails after
-    /// `startPatience` with the reason of the last attempt, rather than after a whole ``patience`` with the pool's.
+    /// server's reason (a wrong password, user or database) and what to change, and a server that cannot be reached
+    /// fails after `startPatience` with the reason of the last attempt, rather than after a whole ``patience`` with
+    /// the pool's.
     public init(
-        url: String, patience: Duration = defaultPatience, startPatience: Duration = .seconds(10)
+        url: String, opening: Opening = .creatingBatch, patience: Duration = defaultPatience,
+        startPatience: Duration = .seconds(10)
     ) async throws(StateError) {
         let address = try DatabaseAddress(url, environment: ProcessInfo.processInfo.environment)
         location = address.description
@@ -49,7 +61,7 @@ public final class BatchDatabase: Sendable {
         self.client = client
         running = Task { await client.run() }
         do {
-            try await BatchSchema.migrate(self)
+            try await BatchSchema.migrate(self, creating: opening == .creatingBatch)
         } catch {
             await close()
             throw error
@@ -75,27 +87,20 @@ public final class BatchDatabase: Sendable {
                 try? await connection.close()
                 return
             } catch {
-                let transient = isTransient(error)
+                // A refused handshake is not retried here: the address's first use fails at once.
+                let transient = isTransient(error) && !isRefusedHandshake(error)
                 guard transient, clock.now + delay < deadline else {
                     let suffix = transient ? " (gave up after \(patience.components.seconds) s)" : ""
+                    let remedy = Self.remedy(for: error, address: address).map { ": \($0)" } ?? ""
                     throw StateError(
                         code: .io,
-                        message: "cannot connect to the database \(address): \(reason(of: error))\(suffix)",
+                        message: "cannot connect to the database \(address): \(reason(of: error))\(suffix)\(remedy)",
                         path: address.description)
                 }
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(2))
             }
         }
-    }
-
-    /// What went wrong, for people: the server's message, or the network's error; PostgresNIO's own description
-    /// of its errors says nothing, so that it cannot leak.
-    static func reason(of error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] { return message }
-        if let underlying = error.underlying { return "\(underlying)" }
-        return "\(error.code)"
     }
 
     /// Closes the connections; later operations fail.
@@ -219,6 +224,14 @@ public final class BatchDatabase: Sendable {
 
     private func stateError(_ error: any Error, doing: String, waited: Duration?) -> StateError {
         let detail = Self.reason(of: error)
+        if Self.isMissingTable(error) {
+            // The batch's tables went away under a command that found them at its start (dropped, or the database
+            // emptied): what remains is no batch, not a damaged one.
+            return StateError(
+                code: .missing,
+                message: "no batch in the database \(location) any more (\(detail)): \(BatchSchema.submitHint)",
+                path: location)
+        }
         let suffix = waited.map { " (gave up after \($0.components.seconds) s)" } ?? ""
         return StateError(
             code: .io, message: "cannot \(doing) in the database \(location): \(detail)\(suffix)", path: location)

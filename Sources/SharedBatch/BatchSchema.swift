@@ -14,18 +14,35 @@ enum BatchSchema {
     /// An arbitrary key for the advisory lock that serialises migrations.
     private static let lockKey: Int64 = 0x7069_7065_6c69_6e65
 
-    static func migrate(_ database: BatchDatabase) async throws(StateError) {
+    /// What a command that found no batch in a database can do about it.
+    static let submitHint = "submit one with pipeline submit WORKFLOW --db URL, or check the database's name in the URL"
+
+    /// Brings the schema to this pipeline's version; with `creating` false, a database without a batch is left as it
+    /// is and refused with ``StateError/Code-swift.struct/missing``. A batch of an older version is upgraded either
+    /// way: the commands that read it need its tables as this pipeline knows them.
+    static func migrate(_ database: BatchDatabase, creating: Bool) async throws(StateError) {
         let location = database.location
         let found: Int32? = try await database.transaction("create the schema") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS pipeline_schema(version integer NOT NULL)", logger: database.logger)
+            if creating {
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS pipeline_schema(version integer NOT NULL)", logger: database.logger)
+            } else {
+                var exists = false
+                for try await row in try await connection.query(
+                    "SELECT to_regclass('pipeline_schema') IS NOT NULL", logger: database.logger)
+                {
+                    exists = try Columns(row)[0]
+                }
+                guard exists else { return nil }
+            }
             var current: Int32?
             for try await row in try await connection.query(
                 "SELECT max(version) FROM pipeline_schema", logger: database.logger)
             {
                 current = try Columns(row)[0] as Int32?
             }
+            guard creating || current != nil else { return nil }
             if let current, current >= version {
                 try await addAdditions(connection, database)
                 return current
@@ -40,7 +57,11 @@ enum BatchSchema {
             try await addAdditions(connection, database)
             return version
         }
-        if let found, found > version {
+        guard let found else {
+            throw StateError(
+                code: .missing, message: "no batch in the database \(location): \(submitHint)", path: location)
+        }
+        if found > version {
             throw StateError(
                 code: .incompatible,
                 message:

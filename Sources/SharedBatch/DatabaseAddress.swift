@@ -27,11 +27,15 @@ struct DatabaseAddress: CustomStringConvertible {
                 code: .io,
                 message:
                     "--db \(Self.redacting(url)): \(why); expected postgres://user[:password]@host[:port]/database",
-                path: url)
+                path: Self.redacting(url))
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme,
-            ["postgres", "postgresql"].contains(scheme)
-        else { throw invalid("not a postgres:// address") }
+        guard let components = URLComponents(string: url) else {
+            throw invalid(
+                "not an address that can be read (a #, / or ? in the password must be written %23, %2F or %3F)")
+        }
+        guard let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
+            throw invalid("not a postgres:// address")
+        }
         guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
         guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
         let database = String(components.path.drop { $0 == "/" })
@@ -83,10 +87,13 @@ struct DatabaseAddress: CustomStringConvertible {
         return configuration
     }
 
-    /// `url` with its password replaced, for messages.
+    /// `url` with its password replaced, for messages. Read by hand rather than by `URLComponents`, which refuses
+    /// an address with a character it does not take (a space in a password): such an address must not be shown
+    /// whole either. The user information ends at the last `@` (a password may hold one).
     static func redacting(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(rest[at...])
     }
 }

@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 #endif
 
 /// A PostgreSQL server of its own for tests: a fresh cluster in a temporary folder under /tmp, listening on a free
-/// port of 127.0.0.1, with a database `pipeline` that the user `pipeline` owns and enters without a password.
+/// port of 127.0.0.1, with a database `pipeline` that the user `pipeline` owns and enters without a password. The
+/// user ``passwordUser``, made by ``createPasswordUser(password:)``, must give its password (scram-sha-256).
 ///
 /// The server binaries are found in `POSTGRES_BIN` alone when it is set, else in `/usr/lib/postgresql/<N>/bin` (15
 /// preferred, any version accepted; Debian's `postgresql-15`, which `scripts/install-deps.sh` installs), else on
@@ -23,6 +24,8 @@ public final class PostgresServer: Sendable {
     public let port: Int
     /// The database `pipeline`: `postgres://pipeline@127.0.0.1:PORT/pipeline`.
     public let url: String
+    /// The user that the server asks for a password, once ``createPasswordUser(password:)`` made it.
+    public static let passwordUser = "pipeline_password"
     /// The server's log (appended to across restarts), for failure messages.
     public let logFile: URL
     /// The temporary folder of the cluster (`data`), its socket (`socket`) and the log.
@@ -74,6 +77,7 @@ public final class PostgresServer: Sendable {
                     message: "initdb failed (exit status \(initdb.status)): \(initdb.text)\(initdb.stderr)",
                     logFile: logFile)
             }
+            try requirePassword(of: passwordUser, in: data)
             port = try await startOnFreePort(tools: tools, folder: folder)
         } catch {
             close(watchdog)
@@ -118,6 +122,31 @@ public final class PostgresServer: Sendable {
                 logFile: logFile)
         }
         return "postgres://pipeline@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// Makes the user ``passwordUser`` with `password` (a superuser, as `pipeline` is) and returns the URL of the
+    /// database `pipeline` for it, without the password.
+    public func createPasswordUser(password: String) async throws -> String {
+        let quoted = password.replacingOccurrences(of: "'", with: "''")
+        _ = try await psql("CREATE ROLE \(Self.passwordUser) LOGIN SUPERUSER PASSWORD '\(quoted)'")
+        return "postgres://\(Self.passwordUser)@127.0.0.1:\(port)/pipeline"
+    }
+
+    /// Runs `sql` with `psql` as the user `pipeline` in `database` (by its name) and returns what it printed:
+    /// rows unaligned, one a line, columns separated by `|`.
+    public func psql(_ sql: String, database: String = "pipeline") async throws -> String {
+        let done = await runTool(
+            tools.binary("psql"),
+            [
+                "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", "pipeline",
+                "-d", database, "-c", sql,
+            ])
+        guard done.status == 0 else {
+            throw PostgresServerError(
+                message: "psql -c \(sql) failed (exit status \(done.status)): \(done.text)\(done.stderr)",
+                logFile: logFile)
+        }
+        return done.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Creates a database of a name no other test uses and returns its URL.
@@ -224,6 +253,20 @@ public final class PostgresServer: Sendable {
         let newLog = String(decoding: logText(logFile).dropFirst(logStart), as: UTF8.self)
         if newLog.contains("Address already in use") { return .portTaken }
         throw PostgresServerError(message: "postgres on port \(port) exited as it started", logFile: logFile)
+    }
+
+    /// Puts a rule first in the cluster's `pg_hba.conf` (the first rule that matches applies) that asks `user`
+    /// for its password over TCP; every other user still enters without one. The file is rewritten in place, so it
+    /// keeps its owner.
+    private static func requirePassword(of user: String, in data: URL) throws {
+        let file = data.appendingPathComponent("pg_hba.conf")
+        do {
+            let rules = try String(contentsOf: file, encoding: .utf8)
+            try ("host all \(user) 127.0.0.1/32 scram-sha-256\n" + rules).write(
+                to: file, atomically: false, encoding: .utf8)
+        } catch {
+            throw PostgresServerError(message: "cannot add a rule to \(file.path): \(error)", logFile: nil)
+        }
     }
 
     /// Whether `postmaster.pid` names a live server that is ready, as `pg_ctl -w` sees it (its 8th line is the

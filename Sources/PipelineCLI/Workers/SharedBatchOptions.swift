@@ -16,19 +16,22 @@ struct SharedBatchOptions: ParsableArguments {
     /// command gives it; a database that refuses it or cannot be read ends the command with exit code 1.
     func openForWorker() async throws(CommandFailure) -> BatchDatabase {
         do {
-            return try await BatchDatabase(url: db, startPatience: BatchDatabase.defaultPatience)
+            return try await BatchDatabase(
+                url: db, opening: .creatingBatch, startPatience: BatchDatabase.defaultPatience)
         } catch {
             throw .failed(error)
         }
     }
 
-    /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards. `patience` is
-    /// how long an operation waits for an unreachable server (by default the database's own).
+    /// Runs `body` with the database at `url` (none when `url` is nil), and closes it afterwards. `opening` says
+    /// whether a database without a batch gets one; `patience` is how long an operation waits for an unreachable
+    /// server (by default the database's own).
     static func using<T>(
-        _ url: String?, patience: Duration? = nil, _ body: (BatchDatabase?) async throws -> T
+        _ url: String?, opening: BatchDatabase.Opening, patience: Duration? = nil,
+        _ body: (BatchDatabase?) async throws -> T
     ) async throws -> T {
         guard let url else { return try await body(nil) }
-        let database = try await open(url, patience: patience)
+        let database = try await open(url, opening: opening, patience: patience)
         do {
             let value = try await body(database)
             await database.close()
@@ -39,10 +42,14 @@ struct SharedBatchOptions: ParsableArguments {
         }
     }
 
-    /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1.
-    static func open(_ url: String, patience: Duration? = nil) async throws(CommandFailure) -> BatchDatabase {
+    /// Connects to the database at `url`; one that cannot be reached or read ends the command with exit code 1, one
+    /// without a batch that `opening` does not create with exit code 3.
+    static func open(_ url: String, opening: BatchDatabase.Opening, patience: Duration? = nil)
+        async throws(CommandFailure) -> BatchDatabase
+    {
         do {
-            return try await BatchDatabase(url: url, patience: patience ?? BatchDatabase.defaultPatience)
+            return try await BatchDatabase(
+                url: url, opening: opening, patience: patience ?? BatchDatabase.defaultPatience)
         } catch {
             throw .failed(error)
         }

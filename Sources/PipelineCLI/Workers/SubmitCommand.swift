@@ -31,7 +31,7 @@ struct SubmitCommand: AsyncParsableCommand {
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL
         let discovery = try BatchInputs.discover(
             workflow, inputs: inputOptions.input.map(Self.absolute), file: self.workflow, state: ".pipeline")
-        try await SharedBatchOptions.using(batch.db) { database in
+        try await SharedBatchOptions.using(batch.db, opening: .creatingBatch) { database in
             guard let database else { return }
             try await submit(
                 workflow, registry: registry, discovery: discovery, file: file, overrides: overrides, to: database)

@@ -1,0 +1,72 @@
+import Foundation
+import PipelineKit
+import TestSupport
+import Testing
+
+@testable import SharedBatch
+
+/// Opening a database for a command that reads a batch (``BatchDatabase/Opening/existingBatch``): a database without
+/// a batch is refused and left as it was, one with a batch is read (and upgraded, as every command does), and one of a
+/// newer pipeline is refused either way.
+@Suite struct ExistingBatchTests {
+    /// The tables in the database's `public` schema, by name.
+    static func tables(_ server: PostgresServer, _ database: String) async throws -> [String] {
+        let listed = try await server.psql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename", database: database)
+        return listed.split(separator: "\n").map(String.init)
+    }
+
+    @Test func aDatabaseWithoutABatchIsRefusedAndKeepsItsOwnTablesOnly() async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("someone_else")
+        _ = try await server.psql("CREATE TABLE invoices(id integer)", database: "someone_else")
+        let error = await #expect(throws: StateError.self) {
+            _ = try await BatchDatabase(url: url, opening: .existingBatch)
+        }
+        #expect(error?.code == .missing)
+        let message = error?.message ?? ""
+        #expect(
+            message.hasPrefix("no batch in the database postgres://pipeline@127.0.0.1:\(server.port)/someone_else: ")
+                && message.contains("pipeline submit"), "\(message)")
+        #expect(try await Self.tables(server, "someone_else") == ["invoices"])
+
+        // A command that starts a batch still makes one there.
+        let created = try await BatchDatabase(url: url, opening: .creatingBatch)
+        await created.close()
+        let read = try await BatchDatabase(url: url, opening: .existingBatch)
+        await read.close()
+        #expect(try await Self.tables(server, "someone_else").contains("pipeline_schema"))
+    }
+
+    @Test func aBatchOfANewerPipelineIsRefusedByEveryOpening() async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("newer")
+        let database = try await BatchDatabase(url: url)
+        await database.close()
+        _ = try await server.psql("UPDATE pipeline_schema SET version = \(BatchSchema.version + 1)", database: "newer")
+        for opening in [BatchDatabase.Opening.existingBatch, .creatingBatch] {
+            let error = await #expect(throws: StateError.self) {
+                _ = try await BatchDatabase(url: url, opening: opening)
+            }
+            #expect(error?.code == .incompatible, "\(opening)")
+            #expect(error?.message.contains("newer than this pipeline reads") == true, "\(String(describing: error))")
+        }
+    }
+
+    /// The batch's tables dropped under an open database (the database emptied for a new start): its reads say
+    /// that there is no batch any more, as a command that opens it then would, rather than quoting a missing table
+    /// as a failure of the database.
+    @Test func tablesDroppedUnderAnOpenDatabaseReadAsNoBatch() async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("emptied")
+        let database = try await BatchDatabase(url: url, patience: .seconds(3))
+        _ = try await BatchQueue(database: database).status()
+        _ = try await server.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public", database: "emptied")
+        let error = await #expect(throws: StateError.self) {
+            _ = try await BatchQueue(database: database).status()
+        }
+        #expect(error?.code == .missing)
+        #expect(error?.message.contains("no batch in the database") == true, "\(String(describing: error))")
+        await database.close()
+    }
+}
