@@ -445,8 +445,9 @@ enum FFmpegLog {
             logger.warning("ffmpeg: \(ended.leftOut) more message(s) left out (--verbose shows every one)")
         }
         if unattributedLeftOut > 0, let logger = ended?.logger ?? remaining {
-            let text = "\(unattributedLeftOut) more message(s) of operations running at once left out"
-            logger.warning("ffmpeg: \(text) (--verbose shows every one)")
+            logger.warning(
+                "ffmpeg (one of several files): \(unattributedLeftOut) more message(s) left out (--verbose shows every one)"
+            )
         }
     }
 
@@ -477,7 +478,8 @@ enum FFmpegLog {
         }
     }
 
-    private static func forward(route: UInt64, level: Int32, line: String) {
+    /// Passes on a line the shim logged: `level` is its `ms_log_level`.
+    static func forward(route: UInt64, level: Int32, line: String) {
         guard let (logger, prefix) = destination(route: route, level: level) else { return }
         switch UInt32(level) {
         case MS_LOG_ERROR.rawValue: logger.error("\(prefix)\(line)")

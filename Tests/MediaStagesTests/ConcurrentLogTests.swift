@@ -92,6 +92,45 @@ struct ConcurrentLogTests {
         Self.expectCapped(damagedLines, alone: alone)
     }
 
+    /// A line without a route (FFmpeg logged it where no operation can be told) is the operation's when one runs;
+    /// with several, the latest one's logger shows it with every file's name, under a cap of its own. (It counts
+    /// the operations of the whole process: no other test's may run meanwhile, as with `--no-parallel`.)
+    @Test func aLineWithoutARouteNamesEveryFileWhenSeveralRun() async throws {
+        let warning: Int32 = 1  // MS_LOG_WARNING
+        let first = LineCollector(level: .info)
+        let second = LineCollector(level: .info)
+        let (firstRunning, secondRunning, firstEnds, secondEnds) = (Latch(), Latch(), Latch(), Latch())
+        let firstRun = Task {
+            await FFmpegLog.run(logging: Logger(label: "a") { _ in first }, about: "a.mp4") {
+                firstRunning.open()
+                firstEnds.wait()
+            }
+        }
+        try await waitUntil("the first operation runs") { firstRunning.isOpen }
+        FFmpegLog.forward(route: 0, level: warning, line: "alone")
+        let secondRun = Task {
+            await FFmpegLog.run(logging: Logger(label: "b") { _ in second }, about: "b.mp4") {
+                secondRunning.open()
+                secondEnds.wait()
+            }
+        }
+        try await waitUntil("the second operation runs") { secondRunning.isOpen }
+        for index in 0..<(FFmpegLog.linesShown + 5) {
+            FFmpegLog.forward(route: 0, level: warning, line: "line \(index)")
+        }
+        secondEnds.open()
+        await secondRun.value
+        firstEnds.open()
+        await firstRun.value
+
+        #expect(first.lines.withLock { $0 } == ["ffmpeg: alone"])
+        let expected =
+            (0..<FFmpegLog.linesShown).map { "ffmpeg (one of a.mp4, b.mp4): line \($0)" } + [
+                "ffmpeg (one of several files): 5 more message(s) left out (--verbose shows every one)"
+            ]
+        #expect(second.lines.withLock { $0 } == expected)
+    }
+
     /// A 4 s clip with a third overwritten by `random`'s noise, and a clean 2 s one.
     static func clips(in folder: URL, random: SeededRandom) async throws -> (damaged: URL, clean: URL) {
         let damaged = folder.appendingPathComponent("damaged.mp4")
