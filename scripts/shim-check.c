@@ -168,9 +168,16 @@ static double psnr(const char *a, const char *b) {
 // MARK: - Log handler and progress
 
 static int log_lines[4];
-static void on_log(void *ctx, int level, const char *line) {
+/// The routes the checks run under (ms_log_set_route): every line must come with the one of the thread
+/// that asked for the work, also from the threads the shim and FFmpeg start for it.
+enum { MAIN_ROUTE = 42, PROBE_ROUTE = 43 };
+static int probe_route_lines, misrouted_lines;
+static void on_log(void *ctx, uint64_t route, int level, const char *line) {
     (void)ctx;
     if (level >= 0 && level < 4) log_lines[level]++;
+    if (route == PROBE_ROUTE) probe_route_lines++;
+    else if (route != MAIN_ROUTE && misrouted_lines++ < 5)
+        printf("  line with route %llu: %s\n", (unsigned long long)route, line);
     if (!line[0] || line[strlen(line) - 1] == '\n') fail("log line empty or not trimmed: '%s'", line);
 }
 
@@ -341,6 +348,7 @@ typedef struct concurrent_probe {
 static void *probe_truncated(void *arg) {
     concurrent_probe *c = arg;
     ms_media_info info;
+    ms_log_set_route(PROBE_ROUTE);
     for (int i = 0; i < 20 && c->ret >= 0; i++)
         c->ret = ms_probe(in_path("truncated.mp4"), &info, c->err, sizeof c->err);
     return NULL;
@@ -457,6 +465,7 @@ static void check_errors(void) {
     pthread_join(th, NULL);
     expect_code("probe on a thread during a transcode", c.ret, MS_ERROR_NOT_MEDIA, c.err);
     CHECK(strstr(c.err, "moov atom not found") != NULL, "per-thread message lost: %s", c.err);
+    CHECK(probe_route_lines > 0, "the probing thread's lines did not come with its route");
     CHECK(ret == 0, "concurrent transcode: %s", err);
 
     char text[128];
@@ -503,6 +512,7 @@ int main(int argc, char **argv) {
     // No handler yet: FFmpeg must print nothing (the script checks stderr stays empty).
     check_probe("truncated.mp4", MS_ERROR_NOT_MEDIA, "", 0, 0, 0, 0);
     ms_set_log_handler(on_log, NULL);
+    ms_log_set_route(MAIN_ROUTE);
 
     check_probe("clip-h264-aac.mp4", 0, "h264", 640, 360, 0, 2);
     check_probe("clip-mpeg4.mov", 0, "mpeg4", 480, 270, 0, 1);
@@ -584,6 +594,8 @@ int main(int argc, char **argv) {
     printf("log lines received: %d error, %d warning, %d info, %d debug\n", log_lines[0], log_lines[1], log_lines[2],
            log_lines[3]);
     CHECK(log_lines[0] > 0, "no error lines reached the log handler");
+    CHECK(misrouted_lines == 0, "%d line(s) without the route of the thread that asked for the work",
+          misrouted_lines);
     printf(failures ? "shim-check: %d FAILED\n" : "shim-check: all checks passed\n", failures);
     return failures ? 1 : 0;
 }

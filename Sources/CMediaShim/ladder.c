@@ -20,6 +20,7 @@ typedef struct rendition {
     char errbuf[1024];
     pthread_t thread;
     int started;
+    uint64_t route;  // the ladder's log route, taken over by the thread
 
     pthread_mutex_t lock;  // guards what follows
     pthread_cond_t changed;
@@ -42,6 +43,7 @@ typedef struct ladder {
 /// trailer.
 static void *encode_rendition(void *arg) {
     rendition *r = arg;
+    ms_log_set_route(r->route);
     ms_log_clear();
     int ret = 0, stopped = 0;
     for (;;) {
@@ -259,6 +261,7 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
         rendition *r = l.video[l.video_count++] = &renditions[i];
         r->t = (transcoder){.opt = &opts[i], .errbuf = r->errbuf, .errlen = sizeof r->errbuf};
         r->out = outs[i];
+        r->route = ms_log_route();
         pthread_mutex_init(&r->lock, NULL);
         pthread_cond_init(&r->changed, NULL);
     }

@@ -1,5 +1,6 @@
 // FFmpeg's log output: assembled into complete lines per thread, the last error line kept for
-// error messages, and every line up to the chosen level passed to the host's handler.
+// error messages, and every line up to the chosen level passed to the host's handler with the route
+// of the operation that logged it.
 #include "ms_internal.h"
 
 #include <pthread.h>
@@ -15,10 +16,16 @@ typedef struct ms_log_thread {
     size_t len;
     size_t prefix_len;  ///< length of the "[name] " prefix at the start of line
     int level;          ///< FFmpeg level of the line's first part
+    uint64_t line_route;  ///< the route of the line's first part
     char last_error[MS_LINE_LEN];
+    uint64_t route;  ///< the route of the operation this thread works for (ms_log_set_route), 0 none
 } ms_log_thread;
 
 static _Thread_local ms_log_thread tls;
+
+// A route travels in a codec context's `opaque`, which FFmpeg copies into the contexts of its frame threads.
+_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a route fits in a pointer");
+static const AVClass *codec_class;  ///< AVCodecContext's class, set before the callback is installed
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static ms_log_fn handler_fn;
@@ -37,7 +44,7 @@ static void emit_line(ms_log_thread *t) {
             snprintf(t->last_error, sizeof t->last_error, "%s", t->line + t->prefix_len);
         }
         pthread_mutex_lock(&handler_lock);
-        if (handler_fn) handler_fn(handler_ctx, to_ms_level(t->level), t->line);
+        if (handler_fn) handler_fn(handler_ctx, t->line_route, to_ms_level(t->level), t->line);
         pthread_mutex_unlock(&handler_lock);
     }
     t->len = 0;
@@ -53,6 +60,13 @@ static void append(ms_log_thread *t, const char *s, size_t n) {
     t->line[t->len] = '\0';
 }
 
+/// The route of a line: the thread's, else the one its codec context carries (a line from one of FFmpeg's own
+/// threads: a frame-threaded decoder's, an encoder's pool through its log callback), else 0.
+static uint64_t line_route(const ms_log_thread *t, void *avcl, const AVClass *cls) {
+    if (t->route || !cls || cls != codec_class) return t->route;
+    return (uint64_t)(uintptr_t)((const AVCodecContext *)avcl)->opaque;
+}
+
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     level &= 0xff;
     if (level > ff.av_log_get_level() && level > AV_LOG_ERROR) return;
@@ -60,6 +74,7 @@ static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     if (t->len == 0) {
         t->level = level;
         const AVClass *cls = avcl ? *(const AVClass **)avcl : NULL;
+        t->line_route = line_route(t, avcl, cls);
         if (cls && cls->item_name) {
             char prefix[128];
             int n = snprintf(prefix, sizeof prefix, "[%s] ", cls->item_name(avcl));
@@ -86,6 +101,7 @@ static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
 }
 
 void ms_log_install(void) {
+    codec_class = ff.avcodec_get_class();
     ff.av_log_set_level(AV_LOG_INFO);
     ff.av_log_set_callback(on_av_log);
 }
@@ -93,6 +109,12 @@ void ms_log_install(void) {
 void ms_log_clear(void) { tls.last_error[0] = '\0'; }
 
 const char *ms_log_last_error(void) { return tls.last_error; }
+
+void ms_log_set_route(uint64_t route) { tls.route = route; }
+
+uint64_t ms_log_route(void) { return tls.route; }
+
+void ms_log_tag(AVCodecContext *ctx) { ctx->opaque = (void *)(uintptr_t)tls.route; }
 
 void ms_set_log_handler(ms_log_fn fn, void *ctx) {
     pthread_mutex_lock(&handler_lock);

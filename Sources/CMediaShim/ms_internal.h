@@ -54,6 +54,13 @@ void ms_log_clear(void);
 /// The last error line FFmpeg logged on this thread since ms_log_clear, without its "[name] "
 /// prefix; "" if none.
 const char *ms_log_last_error(void);
+/// The calling thread's route (ms_log_set_route): a thread the shim starts for an operation takes it over, so
+/// that what FFmpeg logs there goes where the operation's lines go.
+uint64_t ms_log_route(void);
+/// Gives a codec context the calling thread's route before it is opened: FFmpeg copies it into the contexts of
+/// the codec's own threads (frame-threaded decoding; an encoder's pool logging through its callback), which the
+/// shim does not start and whose lines no thread route reaches.
+void ms_log_tag(AVCodecContext *ctx);
 
 // common.c: error messages.
 /// Fills errbuf with "<what>: <description of cause>[ (<last FFmpeg error line>)]" and returns

@@ -27,6 +27,7 @@ struct ms_reader {
     char errbuf[1024];
     pthread_t thread;
     int started;
+    uint64_t route;  // the operation's log route, taken over by the thread
 
     pthread_mutex_t lock;  // guards what follows
     pthread_cond_t changed;
@@ -130,6 +131,7 @@ static int read_input(ms_reader *r) {
 
 static void *run_reader(void *arg) {
     ms_reader *r = arg;
+    ms_log_set_route(r->route);
     ms_log_clear();
     int ret = read_input(r);
     pthread_mutex_lock(&r->lock);
@@ -143,7 +145,13 @@ static void *run_reader(void *arg) {
 int ms_reader_start(transcoder *t, int video, int audio, ms_reader **reader) {
     ms_reader *r = calloc(1, sizeof *r);
     if (!r) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "reader");
-    *r = (ms_reader){.ifmt = t->ifmt, .vdec = t->vdec, .adec = t->adec, .video = video, .audio = audio, .subs = &t->subs};
+    *r = (ms_reader){.ifmt = t->ifmt,
+                     .vdec = t->vdec,
+                     .adec = t->adec,
+                     .video = video,
+                     .audio = audio,
+                     .subs = &t->subs,
+                     .route = ms_log_route()};
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->changed, NULL);
     *reader = r;

@@ -138,6 +138,7 @@ int ms_transcode_open_video(transcoder *t) {
                        "video encoder '%s' (not in this FFmpeg build)", name);
     AVCodecContext *dec = t->vdec, *enc = t->venc = ff.avcodec_alloc_context3(codec);
     if (!enc) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
+    ms_log_tag(enc);
     if (dec->width <= 0 || dec->height <= 0)
         return ms_transcode_fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
 

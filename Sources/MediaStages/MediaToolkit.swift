@@ -8,9 +8,9 @@ import Synchronization
 /// FFmpeg through the C shim, as async functions: each call runs on a thread of its own (FFmpeg blocks;
 /// see ``BlockingWork/runLong(_:)``),
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
-/// go to the logger of the stage that is running.
+/// go to the logger given to the call that made them (see `FFmpegLog`).
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 6.
+    /// The shim's ABI version; the Swift side was written for 8.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
@@ -29,14 +29,12 @@ public enum MediaToolkit {
 
     /// Reads container and stream facts.
     public static func probe(_ path: String, logger: Logger? = nil) async throws -> MediaInfo {
-        let result: Result<MediaInfo, MediaError> = await FFmpegLog.routing(to: logger) {
-            await BlockingWork.runLong {
-                var info = ms_media_info()
-                var message = [CChar](repeating: 0, count: 1024)
-                let status = ms_probe(path, &info, &message, message.count)
-                guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
-                return .success(MediaInfo(info))
-            }
+        let result: Result<MediaInfo, MediaError> = await FFmpegLog.run(logging: logger, about: path) {
+            var info = ms_media_info()
+            var message = [CChar](repeating: 0, count: 1024)
+            let status = ms_probe(path, &info, &message, message.count)
+            guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
+            return .success(MediaInfo(info))
         }
         return try result.get()
     }
@@ -49,7 +47,7 @@ public enum MediaToolkit {
         progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
         videoRead: (@Sendable () -> Void)? = nil
     ) async throws -> TranscodeReport {
-        try await runReporting(logger: logger, progress: progress, videoRead: videoRead) {
+        try await runReporting(about: input, logger: logger, progress: progress, videoRead: videoRead) {
             callback, context, report, message in
             var options = shimOptions(settings)
             if videoRead != nil {
@@ -74,7 +72,7 @@ public enum MediaToolkit {
     ) async throws -> TranscodeReport {
         var settings = settings
         settings.mode = .remux
-        return try await runReporting(logger: logger, progress: progress) {
+        return try await runReporting(about: input, logger: logger, progress: progress) {
             [settings] callback, context, report, message in
             var options = shimOptions(settings)
             let gateContext = Unmanaged.passUnretained(gate).toOpaque()
@@ -102,7 +100,7 @@ public enum MediaToolkit {
     ) async throws -> [TranscodeReport] {
         let paths = outputs.map(\.path)
         let settings = outputs.map(\.settings)
-        return try await runShim(logger: logger, progress: progress) { callback, context, message in
+        return try await runShim(about: input, logger: logger, progress: progress) { callback, context, message in
             let options = settings.map(shimOptions)
             var pointers = paths.map { strdup($0) }
             defer { pointers.forEach { free($0) } }
@@ -178,7 +176,8 @@ public enum MediaToolkit {
         indexSpace: Int64 = 0, gate: JoinGate? = nil, logger: Logger? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
     ) async throws -> TranscodeReport {
-        try await runReporting(logger: logger, progress: progress) { callback, context, report, message in
+        try await runReporting(about: output, logger: logger, progress: progress) {
+            callback, context, report, message in
             var pointers = parts.map { strdup($0) }
             defer { pointers.forEach { free($0) } }
             let gateContext = gate.map { Unmanaged.passUnretained($0).toOpaque() }
@@ -207,7 +206,8 @@ public enum MediaToolkit {
     public static func packageHLS(
         _ input: String, playlist: String, segmentSeconds: Double, logger: Logger? = nil
     ) async throws {
-        _ = try await runReporting(logger: logger, progress: { _, _ in }) { callback, context, _, message in
+        _ = try await runReporting(about: input, logger: logger, progress: { _, _ in }) {
+            callback, context, _, message in
             ms_package_hls(input, playlist, segmentSeconds, callback, context, &message, message.count)
         }
     }
@@ -215,19 +215,17 @@ public enum MediaToolkit {
     /// The presentation times (seconds from the start) of the video keyframes the container indexes, in order
     /// (MP4 and MOV: all of them; other containers: few or none).
     public static func keyframes(_ path: String, logger: Logger? = nil) async throws -> [Double] {
-        let result: Result<[Double], MediaError> = await FFmpegLog.routing(to: logger) {
-            await BlockingWork.runLong {
-                var message = [CChar](repeating: 0, count: 1024)
-                // Room for a keyframe a second over 18 hours; the file is read again only when it has more.
-                var times = [Double](repeating: 0, count: 1 << 16)
-                var count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
-                if count > times.count {
-                    times = [Double](repeating: 0, count: Int(count))
-                    count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
-                }
-                guard count >= 0 else { return .failure(MediaError(shimCode: count, message: message)) }
-                return .success(Array(times.prefix(min(Int(count), times.count))))
+        let result: Result<[Double], MediaError> = await FFmpegLog.run(logging: logger, about: path) {
+            var message = [CChar](repeating: 0, count: 1024)
+            // Room for a keyframe a second over 18 hours; the file is read again only when it has more.
+            var times = [Double](repeating: 0, count: 1 << 16)
+            var count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
+            if count > times.count {
+                times = [Double](repeating: 0, count: Int(count))
+                count = ms_keyframes(path, &times, Int32(times.count), &message, message.count)
             }
+            guard count >= 0 else { return .failure(MediaError(shimCode: count, message: message)) }
+            return .success(Array(times.prefix(min(Int(count), times.count))))
         }
         return try result.get()
     }
@@ -254,47 +252,46 @@ public enum MediaToolkit {
         get async { await encoderBuild(of: .h264) }
     }
 
-    /// Runs a shim call that reports progress and fills a result, on a thread of its own. Cancelling the
-    /// calling task stops it within a fraction of a second (``CancellationError``).
+    /// Runs a shim call about the file at `subject` that reports progress and fills a result, on a thread of its own.
+    /// Cancelling the calling task stops it within a fraction of a second (``CancellationError``).
     private static func runReporting(
-        logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
+        about subject: String, logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
         videoRead: (@Sendable () -> Void)? = nil,
         _ call:
             @escaping @Sendable (
                 ms_progress_fn, UnsafeMutableRawPointer, inout ms_transcode_result, inout [CChar]
             ) -> Int32
     ) async throws -> TranscodeReport {
-        try await runShim(logger: logger, progress: progress, videoRead: videoRead) { callback, context, message in
+        try await runShim(about: subject, logger: logger, progress: progress, videoRead: videoRead) {
+            callback, context, message in
             var report = ms_transcode_result()
             let status = call(callback, context, &report, &message)
             return (status, TranscodeReport(report))
         }
     }
 
-    /// Runs a shim call that reports progress and returns a status with what it made, on a thread of its own.
-    /// Cancelling the calling task stops it within a fraction of a second (``CancellationError``).
+    /// Runs a shim call about the file at `subject` that reports progress and returns a status with what it made, on a
+    /// thread of its own. Cancelling the calling task stops it within a fraction of a second (``CancellationError``).
     private static func runShim<Made: Sendable>(
-        logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
+        about subject: String, logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
         videoRead: (@Sendable () -> Void)? = nil,
         _ call: @escaping @Sendable (ms_progress_fn, UnsafeMutableRawPointer, inout [CChar]) -> (Int32, Made)
     ) async throws -> Made {
         let relay = ProgressRelay(progress, videoRead: videoRead)
         let result: Result<Made, MediaError> = await withTaskCancellationHandler {
-            await FFmpegLog.routing(to: logger) {
-                await BlockingWork.runLong {
-                    var message = [CChar](repeating: 0, count: 1024)
-                    let context = Unmanaged.passUnretained(relay).toOpaque()
-                    let (status, made) = withExtendedLifetime(relay) {
-                        call(
-                            { context, done, total in
-                                guard let context else { return 1 }
-                                return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(
-                                    done, total)
-                            }, context, &message)
-                    }
-                    guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
-                    return .success(made)
+            await FFmpegLog.run(logging: logger, about: subject) {
+                var message = [CChar](repeating: 0, count: 1024)
+                let context = Unmanaged.passUnretained(relay).toOpaque()
+                let (status, made) = withExtendedLifetime(relay) {
+                    call(
+                        { context, done, total in
+                            guard let context else { return 1 }
+                            return Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().report(
+                                done, total)
+                        }, context, &message)
                 }
+                guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
+                return .success(made)
             }
         } onCancel: {
             relay.cancel()
@@ -310,16 +307,16 @@ public enum MediaToolkit {
     public static func thumbnail(
         _ input: String, to output: String, at seconds: Double?, maxWidth: Int, logger: Logger? = nil
     ) async throws -> (width: Int, height: Int) {
-        let result: Result<(width: Int, height: Int), MediaError> = await FFmpegLog.routing(to: logger) {
-            await BlockingWork.runLong {
-                var width: Int32 = 0
-                var height: Int32 = 0
-                var message = [CChar](repeating: 0, count: 1024)
-                let status = ms_thumbnail(
-                    input, output, seconds ?? -1, Int32(maxWidth), &width, &height, &message, message.count)
-                guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
-                return .success((Int(width), Int(height)))
-            }
+        let result: Result<(width: Int, height: Int), MediaError> = await FFmpegLog.run(
+            logging: logger, about: input
+        ) {
+            var width: Int32 = 0
+            var height: Int32 = 0
+            var message = [CChar](repeating: 0, count: 1024)
+            let status = ms_thumbnail(
+                input, output, seconds ?? -1, Int32(maxWidth), &width, &height, &message, message.count)
+            guard status == 0 else { return .failure(MediaError(shimCode: status, message: message)) }
+            return .success((Int(width), Int(height)))
         }
         return try result.get()
     }
@@ -347,74 +344,148 @@ private final class ProgressRelay: Sendable {
     }
 }
 
-/// FFmpeg has one log callback per process: its lines go to the logger of the latest running operation.
+/// FFmpeg has one log callback per process: each operation gets a route, set on the thread that runs it, which the
+/// shim passes with every line logged for it (also from the threads the shim starts for it and from its decoders' and
+/// encoders' own threads: `ms_log_set_route`), so a line goes to the logger of the operation that made it, also while
+/// others run (a batch with `concurrency`, a probe of one file while another transcodes, a ladder beside a thumbnail).
 ///
 /// A damaged file makes FFmpeg complain about every packet it skips (a file with a third overwritten gave 200
 /// lines for 4 s): an operation passes on its first ``linesShown`` lines, then one line with the number left
 /// out, so a batch of broken files stays readable (the stage's own warning says how far decoding got).
-/// `--verbose` (debug level) passes on every line.
+/// `--verbose` (debug level) passes on every line. FFmpeg formats lines up to one level for the whole process: the
+/// most verbose one that a running operation wants; an operation takes only the lines of its own level, so a quiet
+/// one beside a `--verbose` one neither shows nor counts FFmpeg's info lines.
+///
+/// A line without a route (FFmpeg logged it on a thread of its own that carries no codec of an operation: a
+/// filter graph's threads, a library that logs without a context; rare) belongs to the one operation running, if
+/// only one runs. With several, nobody can tell whose it is: putting it under the latest operation's file, as if
+/// that file were damaged, would send a user reading the batch's log to the wrong file, and dropping it would hide
+/// a broken file. It goes to the latest operation's logger saying so, with every file being worked on:
+/// `ffmpeg (one of a.mp4, b.mp4): …`, under a cap of its own (``linesShown`` lines while operations overlap; the
+/// operation that ends the overlap says how many were left out).
 enum FFmpegLog {
     /// The lines an operation passes on before it leaves the rest out.
     static let linesShown = 20
 
+    /// An operation running, with what it has passed on.
     private struct Route {
         var id: UInt64
-        var logger: Logger
+        var logger: Logger?
+        /// The file the operation works on, which names it in a line that cannot be told apart.
+        var subject: String
         var shown = 0
         var leftOut = 0
-    }
 
-    private static let routes = NIOLockedValueBox<[Route]>([])
-    private static let counter = Atomic<UInt64>(0)
-    private static let installed: Void = {
-        ms_set_log_handler(
-            { _, level, line in
-                guard let line else { return }
-                FFmpegLog.forward(level: level, line: String(cString: line))
-            }, nil)
-    }()
+        var verbose: Bool { logger.map { $0.logLevel <= .debug } ?? false }
+        /// The most verbose `ms_log_level` the operation shows.
+        var level: Int32 { Int32(verbose ? MS_LOG_INFO.rawValue : MS_LOG_WARNING.rawValue) }
 
-    /// Runs `body` with FFmpeg's log lines sent to `logger` (none: dropped).
-    static func routing<T>(to logger: Logger?, _ body: () async -> T) async -> T {
-        _ = installed
-        guard let logger else { return await body() }
-        ms_set_log_level(logger.logLevel <= .debug ? Int32(MS_LOG_INFO.rawValue) : Int32(MS_LOG_WARNING.rawValue))
-        let id = counter.add(1, ordering: .relaxed).newValue
-        routes.withLockedValue { $0.append(Route(id: id, logger: logger)) }
-        defer {
-            let leftOut = routes.withLockedValue { routes in
-                let leftOut = routes.first { $0.id == id }?.leftOut ?? 0
-                routes.removeAll { $0.id == id }
-                return leftOut
-            }
-            if leftOut > 0 {
-                logger.warning("ffmpeg: \(leftOut) more message(s) left out (--verbose shows every one)")
-            }
-        }
-        return await body()
-    }
-
-    /// The logger a line goes to, or nil when there is none or the line is one too many.
-    private static func route() -> Logger? {
-        routes.withLockedValue { routes in
-            guard let last = routes.indices.last else { return nil }
-            let logger = routes[last].logger
-            if logger.logLevel > .debug, routes[last].shown >= linesShown {
-                routes[last].leftOut += 1
+        /// The logger a line at `level` goes to, or nil when the operation does not show it or it is one too many.
+        mutating func admit(level: Int32) -> Logger? {
+            guard let logger, level <= self.level else { return nil }
+            if !verbose, shown >= FFmpegLog.linesShown {
+                leftOut += 1
                 return nil
             }
-            routes[last].shown += 1
+            shown += 1
             return logger
         }
     }
 
-    private static func forward(level: Int32, line: String) {
-        guard let logger = route() else { return }
+    /// The operations running, in the order they started, and the lines without a route while several run.
+    private struct Routes {
+        var running: [Route] = []
+        var unattributed = Route(id: 0, subject: "")
+
+        /// The level FFmpeg formats lines up to: the most verbose an operation running wants.
+        var level: Int32 { running.map(\.level).max() ?? Int32(MS_LOG_WARNING.rawValue) }
+    }
+
+    private static let routes = NIOLockedValueBox(Routes())
+    /// Held while the process-wide level follows the routes, so that two operations starting or ending at once
+    /// set it in the order they changed the routes.
+    private static let levelChange = NIOLock()
+    private static let counter = Atomic<UInt64>(0)
+    private static let installed: Void = {
+        ms_set_log_handler(
+            { _, route, level, line in
+                guard let line else { return }
+                FFmpegLog.forward(route: route, level: level, line: String(cString: line))
+            }, nil)
+    }()
+
+    /// Runs `body` (an operation on the file at `subject`) on a thread of its own (``BlockingWork/runLong(_:)``)
+    /// with FFmpeg's log lines about it sent to `logger` (none: dropped).
+    static func run<T: Sendable>(
+        logging logger: Logger?, about subject: String, _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        _ = installed
+        let id = counter.add(1, ordering: .relaxed).newValue
+        changeRoutes { $0.running.append(Route(id: id, logger: logger, subject: subject)) }
+        defer { end(id) }
+        return await BlockingWork.runLong {
+            ms_log_set_route(id)
+            defer { ms_log_set_route(0) }
+            return body()
+        }
+    }
+
+    /// Ends route `id`: its logger says how many lines it left out, and, when it ends an overlap, how many lines
+    /// without a route were left out meanwhile.
+    private static func end(_ id: UInt64) {
+        let (ended, unattributedLeftOut, remaining) = changeRoutes { routes in
+            let ended = routes.running.first { $0.id == id }
+            routes.running.removeAll { $0.id == id }
+            guard routes.running.count < 2 else { return (ended, 0, routes.running.last?.logger) }
+            let leftOut = routes.unattributed.leftOut
+            routes.unattributed = Route(id: 0, subject: "")
+            return (ended, leftOut, routes.running.last?.logger)
+        }
+        if let ended, let logger = ended.logger, ended.leftOut > 0 {
+            logger.warning("ffmpeg: \(ended.leftOut) more message(s) left out (--verbose shows every one)")
+        }
+        if unattributedLeftOut > 0, let logger = ended?.logger ?? remaining {
+            logger.warning(
+                "ffmpeg (one of several files): \(unattributedLeftOut) more message(s) left out (--verbose shows every one)"
+            )
+        }
+    }
+
+    /// Changes the routes and sets the level FFmpeg formats lines up to from them.
+    private static func changeRoutes<T>(_ change: (inout Routes) -> T) -> T {
+        levelChange.withLock {
+            let (result, level) = routes.withLockedValue { routes in (change(&routes), routes.level) }
+            ms_set_log_level(level)
+            return result
+        }
+    }
+
+    /// Where a line of `route` at `level` goes: the logger and the line's prefix, or nil when it is dropped.
+    private static func destination(route: UInt64, level: Int32) -> (logger: Logger, prefix: String)? {
+        routes.withLockedValue { routes in
+            if route != 0 {
+                // A route that ended has no more lines: its threads end with it.
+                guard let index = routes.running.firstIndex(where: { $0.id == route }) else { return nil }
+                return routes.running[index].admit(level: level).map { ($0, "ffmpeg: ") }
+            }
+            if routes.running.count == 1 {
+                return routes.running[0].admit(level: level).map { ($0, "ffmpeg: ") }
+            }
+            guard let latest = routes.running.last(where: { $0.logger != nil }) else { return nil }
+            routes.unattributed.logger = latest.logger
+            let subjects = routes.running.map(\.subject).joined(separator: ", ")
+            return routes.unattributed.admit(level: level).map { ($0, "ffmpeg (one of \(subjects)): ") }
+        }
+    }
+
+    /// Passes on a line the shim logged: `level` is its `ms_log_level`.
+    static func forward(route: UInt64, level: Int32, line: String) {
+        guard let (logger, prefix) = destination(route: route, level: level) else { return }
         switch UInt32(level) {
-        case MS_LOG_ERROR.rawValue: logger.error("ffmpeg: \(line)")
-        case MS_LOG_WARNING.rawValue: logger.warning("ffmpeg: \(line)")
-        case MS_LOG_INFO.rawValue: logger.debug("ffmpeg: \(line)")
-        default: logger.trace("ffmpeg: \(line)")
+        case MS_LOG_ERROR.rawValue: logger.error("\(prefix)\(line)")
+        case MS_LOG_WARNING.rawValue: logger.warning("\(prefix)\(line)")
+        case MS_LOG_INFO.rawValue: logger.debug("\(prefix)\(line)")
+        default: logger.trace("\(prefix)\(line)")
         }
     }
 }

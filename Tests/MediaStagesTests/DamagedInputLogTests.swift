@@ -9,7 +9,7 @@ import Testing
 
 /// A damaged file makes FFmpeg complain about every packet it skips: a transcode passes on its first lines and
 /// then one line with the number left out, unless the logger is at debug level (`--verbose`).
-@Suite(.serialized) struct DamagedInputLogTests {
+struct DamagedInputLogTests {
     @Test func ffmpegsComplaintsAboutADamagedFileAreCapped() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 7)
+        #expect(MediaToolkit.abiVersion == 8)
     }
 
     @Test(arguments: Sample.all)

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 7
+#define MS_ABI_VERSION 8
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -92,11 +92,13 @@ typedef enum ms_log_level {
     MS_LOG_DEBUG = 3,
 } ms_log_level;
 
-/// Receives one complete log line (no trailing newline) with its `ms_log_level` and the `ctx` given
-/// to `ms_set_log_handler`. Lines look like "[libx264] using cpu capabilities: ...". It is called on
-/// whichever thread FFmpeg logs from, one call at a time (a lock is held, so the handler need not
-/// be thread-safe); it must return quickly and must not call any `ms_` function.
-typedef void (*ms_log_fn)(void *ctx, int level, const char *line);
+/// Receives one complete log line (no trailing newline) with the route of the operation that logged
+/// it (`ms_log_set_route`; 0 when none can be told, see there), its `ms_log_level` and the `ctx`
+/// given to `ms_set_log_handler` (ABI 8: `route` added). Lines look like "[libx264] using cpu
+/// capabilities: ...". It is called on whichever thread FFmpeg logs from, one call at a time (a
+/// lock is held, so the handler need not be thread-safe); it must return quickly and must not call
+/// any `ms_` function.
+typedef void (*ms_log_fn)(void *ctx, uint64_t route, int level, const char *line);
 
 /// Routes FFmpeg's log output (for the whole process: FFmpeg has one log callback) to `fn`.
 /// With no handler (the default, or `fn` NULL) nothing is printed. After this returns, the
@@ -104,8 +106,21 @@ typedef void (*ms_log_fn)(void *ctx, int level, const char *line);
 void ms_set_log_handler(ms_log_fn fn, void *ctx);
 
 /// Sets the most verbose `ms_log_level` that is formatted and passed to the handler
-/// (default MS_LOG_INFO). Errors are always captured for the `errbuf` messages.
+/// (default MS_LOG_INFO), for the whole process: with operations that want different levels
+/// running at once, set the most verbose and drop, by route, the lines an operation does not want.
+/// Errors are always captured for the `errbuf` messages.
 void ms_set_log_level(int level);
+
+/// Sets the route of the calling thread (ABI 8): an id of the caller's choosing for the operations
+/// this thread runs from now on (0: none, the default), passed to the log handler with every line
+/// logged for them, so that operations running at once on different threads each get their own
+/// lines. A line carries the route when it is logged on this thread, on a thread the shim starts for
+/// the operation (the reading thread, a ladder's rendition threads), or by a decoder or encoder the
+/// operation opened, also on the codec's own threads (frame-threaded decoding; an encoder's pool
+/// that logs through FFmpeg, as libx264 does). A line FFmpeg logs elsewhere (a filter graph's
+/// threads, a library that logs without a context) has route 0. Encoders that print on stderr
+/// themselves (libx265, SVT-AV1) never reach the handler.
+void ms_log_set_route(uint64_t route);
 
 // MARK: - Probe
 
