@@ -10,13 +10,24 @@
 # the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
 # little). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
 # (x265 writes it into the stream's VUI and its options text: the files differ by 35 bytes). CODECS="hevc" (or "av1") measures
-# one; PIPELINE=path skips the release build.
+# one; PIPELINE=path skips the release build. SHIM=1 also runs, in every round, the shim's transcode alone
+# (benchmarks/shim-transcode.c, built against the release build's shim) with the same options: its ratios to pipeline
+# and to the CLI split a difference into the encode's own and what pipeline does around it (start, ledger, probes,
+# the output's fsync).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
+if [ "${SHIM:-0}" = 1 ]; then
+  shim_objects=$PWD/.build/release/CMediaShim.build
+  shim_source=$PWD/benchmarks/shim-transcode.c
+  shim_include=$PWD/Sources/CMediaShim/include
+fi
 set_up_bench
+if [ "${SHIM:-0}" = 1 ]; then
+  gcc -O2 -I"$shim_include" "$shim_source" "$shim_objects"/*.o -o shim-transcode -ldl -lpthread -lm
+fi
 
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f lavfi -i "sine=frequency=440:duration=10" \
   -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
@@ -31,10 +42,12 @@ for codec in ${CODECS:-hevc av1}; do
   hevc)
     crf=26
     cli=(-c:v libx265 -preset veryfast -crf $crf -x265-params "log-level=error:pools=$THREADS:frame-threads=$THREADS")
+    shim=(libx265 "preset=veryfast;x265-params=log-level=error:pools=$THREADS:frame-threads=$THREADS" $crf "$THREADS")
     ;;
   av1)
     crf=35
     cli=(-c:v libsvtav1 -preset 10 -crf $crf -svtav1-params "lp=$THREADS")
+    shim=(libsvtav1 "preset=10;svtav1-params=lp=$THREADS" $crf "$THREADS")
     ;;
   esac
   cat > "$codec.json" <<JSON
@@ -43,7 +56,10 @@ for codec in ${CODECS:-hevc av1}; do
 JSON
   run_pipeline() { measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$1" --fresh > p-round.txt; }
   run_cli() { SVT_LOG=1 measure ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 "${cli[@]}" -c:a aac -movflags +faststart "cli-$codec.mp4" > c-round.txt; }
-  : > p.txt; : > c.txt; : > ratio.txt; : > cpu-ratio.txt
+  run_shim() {  # between the two others of its round, so that it meets neither's moment of a drift more often
+    if [ "${SHIM:-0}" = 1 ]; then SVT_LOG=1 measure ./shim-transcode clip.mp4 "shim-$codec.mp4" "${shim[@]}" > s-round.txt; fi
+  }
+  : > p.txt; : > c.txt; : > ratio.txt; : > cpu-ratio.txt; : > shim-ratio.txt; : > shim-cli-ratio.txt
   for round in $(seq "$ROUNDS"); do
     if [ "${SIDE_BY_SIDE:-0}" = 1 ]; then
       run_pipeline "$round" &
@@ -51,13 +67,20 @@ JSON
       wait $!
     elif [ $((round % 2)) = 1 ]; then
       run_pipeline "$round"
+      run_shim
       run_cli
     else
       run_cli
+      run_shim
       run_pipeline "$round"
     fi
     read -r pw pc pm < p-round.txt
     read -r cw cc cm < c-round.txt
+    if [ "${SHIM:-0}" = 1 ]; then
+      read -r sw _ _ < s-round.txt
+      awk -v p="$pw" -v s="$sw" 'BEGIN { print p / s }' >> shim-ratio.txt
+      awk -v s="$sw" -v c="$cw" 'BEGIN { print s / c }' >> shim-cli-ratio.txt
+    fi
     echo "$pw $pc $pm" >> p.txt
     echo "$cw $cc $cm" >> c.txt
     awk -v p="$pw" -v c="$cw" 'BEGIN { print p / c }' >> ratio.txt
@@ -68,6 +91,10 @@ JSON
     "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')"
   printf '      wall ratio %s, CPU ratio %s\n' "$(spread < ratio.txt)" "$(spread < cpu-ratio.txt)"
   printf '      per round (wall ratio): %s\n' "$(paste -sd' ' ratio.txt)"
+  if [ "${SHIM:-0}" = 1 ]; then
+    printf '      wall: pipeline / shim alone %s, shim alone / ffmpeg CLI %s\n' "$(spread < shim-ratio.txt)" \
+      "$(spread < shim-cli-ratio.txt)"
+  fi
   printf '      size %d bytes, SSIM %s | ffmpeg CLI size %d bytes, SSIM %s\n' \
     "$(stat -c %s out/clip.mp4)" "$(ssim out/clip.mp4)" "$(stat -c %s "cli-$codec.mp4")" "$(ssim "cli-$codec.mp4")"
 done

@@ -22,10 +22,10 @@ _Static_assert(MS_ERROR_NO_AUDIO < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 8, "update the layout checks below with the ABI version");
+_Static_assert(MS_ABI_VERSION == 9, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
 _Static_assert(sizeof(ms_transcode_options) == 392, "ms_transcode_options layout changed");
-_Static_assert(sizeof(ms_transcode_result) == 72, "ms_transcode_result layout changed");
+_Static_assert(sizeof(ms_transcode_result) == 80, "ms_transcode_result layout changed");
 _Static_assert(sizeof(((ms_transcode_options *)0)->video_encoder) == 32, "encoder field size");
 
 int ms_abi_version(void) { return MS_ABI_VERSION; }

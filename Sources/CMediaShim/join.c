@@ -32,6 +32,7 @@ typedef struct joiner {
     join_source video, audio;
     int64_t *last_dts; // per output stream
     int64_t video_packets;
+    int64_t parts_left_out;  // empty parts skipped
     double out_end;
     ms_progress *progress;
     ms_join_gate_fn gate;
@@ -59,8 +60,8 @@ static int pass_gate(joiner *j, int part) {
 }
 
 /// Whether `path` is an empty part: an MP4 without a track, which a range transcode writes for a range in which
-/// no frame could be decoded (a damaged stretch of the source); 0 when it has a track or cannot be opened (then
-/// opening it as a part says why).
+/// no frame could be decoded (a damaged or lost stretch of the source). Asked only of a part that ms_open_input
+/// refused as not media.
 static int is_empty_part(const char *path) {
     char *url = ms_file_url(path);
     if (!url) return 0;
@@ -82,13 +83,13 @@ static int open_part(joiner *j, int index) {
     ff.avformat_close_input(&j->video.fmt);
     int ret = pass_gate(j, index);
     if (ret < 0) return ret;
-    if (is_empty_part(j->parts[index])) {
-        ff.av_log(NULL, AV_LOG_WARNING, "segment %d has no picture (no frame of its range could be decoded)\n",
-                  index + 1);
+    ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
+    if (ret == MS_ERROR_NOT_MEDIA && is_empty_part(j->parts[index])) {
+        ff.av_log(NULL, AV_LOG_INFO, "leaving out part %d, empty: no frame of its range could be decoded\n", index);
+        j->parts_left_out++;
         j->part = index;
         return index + 1 < j->count ? open_part(j, index + 1) : 1;
     }
-    ret = ms_open_input(j->parts[index], &j->video.fmt, j->errbuf, j->errlen);
     if (ret < 0) return ret;
     int v = ms_find_video_stream(j->video.fmt);
     if (v < 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", j->parts[index]);
@@ -261,6 +262,7 @@ static int join_file(const char *const *parts, const double *starts, int count, 
             .has_audio = audio != NULL,
             .video_frames = j.video_packets,
             .decoded_seconds = j.out_end,
+            .parts_left_out = j.parts_left_out,
         };
     }
     if (j.synced_fd >= 0) close(j.synced_fd);

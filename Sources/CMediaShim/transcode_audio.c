@@ -133,11 +133,12 @@ static int put_silence(transcoder *t, int64_t samples) {
     return 0;
 }
 
-/// The samples at the encoder's rate that `f` lasts (at most a second: a damaged frame's count is not trusted).
+/// The samples at the encoder's rate that the damaged frame `f` stands for: its packet's duration, which the
+/// container gives, rather than its own sample count and rate, which came out of the damage (at most a second).
 static int64_t frame_duration(const transcoder *t, const AVFrame *f) {
-    if (f->sample_rate <= 0 || f->nb_samples <= 0) return 0;
-    AVRational from = {1, f->sample_rate}, to = {1, t->aenc->sample_rate};
-    return FFMIN(ff.av_rescale_q(f->nb_samples, from, to), t->aenc->sample_rate);
+    int64_t duration = MS_FRAME_DURATION(f);
+    if (duration <= 0) return 0;
+    return FFMIN(ff.av_rescale_q(duration, t->aist->time_base, t->aenc->time_base), t->aenc->sample_rate);
 }
 
 int ms_transcode_audio_frame(transcoder *t, AVFrame *f) {
@@ -146,33 +147,22 @@ int ms_transcode_audio_frame(transcoder *t, AVFrame *f) {
         // A frame in a channel layout other than the stream's that cannot be converted (a damaged packet decodes
         // to ten channels of noise) is heard as silence of its length, so the tracks stay in sync; a stream whose
         // own layout cannot be converted fails.
-        if (f->ch_layout.nb_channels == t->aist->codecpar->ch_layout.nb_channels)
+        if (ret == AVERROR(ENOMEM) || f->ch_layout.nb_channels == t->aist->codecpar->ch_layout.nb_channels)
             return ms_transcode_fail(t, ret, ret, "cannot set up audio resampling");
         ff.av_log(NULL, AV_LOG_WARNING, "an audio frame in %d channels (the stream has %d) was replaced by silence\n",
                   f->ch_layout.nb_channels, t->aist->codecpar->ch_layout.nb_channels);
         if (t->next_apts == AV_NOPTS_VALUE) return 0;  // nothing heard yet: the first good frame places the audio
         return put_silence(t, frame_duration(t, f));
     }
-    int64_t pts = f->best_effort_timestamp;
-    int64_t start = pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE
-                    : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
-                                      t->aist->time_base, t->aenc->time_base);
-    int64_t hour = 3600LL * t->aenc->sample_rate;  // a later start or a longer gap is a broken timestamp
     if (t->next_apts == AV_NOPTS_VALUE) {  // audio runs continuously from its first sample
+        int64_t pts = f->best_effort_timestamp;
+        int64_t start = pts == AV_NOPTS_VALUE ? 0
+                        : ff.av_rescale_q(pts - ff.av_rescale_q(t->offset, AV_TIME_BASE_Q, t->aist->time_base),
+                                          t->aist->time_base, t->aenc->time_base);
         // Audio that starts after the video (or a data stream) starts at 0 with silence before it, so both
-        // tracks start together in sync.
+        // tracks start together in sync (at most an hour of it: later than that is a broken timestamp).
         t->next_apts = 0;
-        if (start != AV_NOPTS_VALUE && start > 0 && start <= hour && (ret = put_silence(t, start)) < 0) return ret;
-    } else if (start != AV_NOPTS_VALUE) {
-        // A gap in the audio (packets that did not decode, a broadcast's pause) is filled with silence, so what
-        // follows stays in sync; less than a tenth of a second is timestamps' jitter, left alone.
-        int64_t heard = t->next_apts + ff.av_audio_fifo_size(t->fifo) + ff.swr_get_delay(t->swr, t->aenc->sample_rate);
-        int64_t gap = start - heard;
-        if (gap > t->aenc->sample_rate / 10 && gap <= hour) {
-            ff.av_log(NULL, AV_LOG_WARNING, "the audio has a gap of %.3f s at %.3f s: filled with silence\n",
-                      (double)gap / t->aenc->sample_rate, (double)heard / t->aenc->sample_rate);
-            if ((ret = put_silence(t, gap)) < 0) return ret;
-        }
+        if (start > 0 && start <= 3600LL * t->aenc->sample_rate && (ret = put_silence(t, start)) < 0) return ret;
     }
     if ((ret = resample(t, (const uint8_t **)f->extended_data, f->nb_samples)) < 0) return ret;
     return drain_fifo(t, 0);
@@ -181,7 +171,7 @@ int ms_transcode_audio_frame(transcoder *t, AVFrame *f) {
 // MARK: - Decoding
 
 int ms_transcode_flush_audio(transcoder *t) {
-    if (!t->swr) return 0;
-    int ret = resample(t, NULL, 0);
+    // Without a resampler (the last frames could not be converted) the fifo still holds what was heard before.
+    int ret = t->swr ? resample(t, NULL, 0) : 0;
     return ret < 0 ? ret : drain_fifo(t, 1);
 }

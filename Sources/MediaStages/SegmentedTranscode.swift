@@ -368,16 +368,26 @@ struct Join {
     let faststart: Bool
     /// Room reserved for the index, with faststart (0: +faststart).
     let indexSpace: Int64
+    /// How the shim's join says that it had nothing to join.
+    private static let everyPartEmpty = "every part is empty"
 
     func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
+        let report: TranscodeReport
         do {
-            return try await MediaToolkit.join(
+            report = try await MediaToolkit.join(
                 parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
                 gate: gate, logger: context.logger)
-        } catch let error as MediaError where error.code == .noFrames {
+        } catch var error as MediaError where error.code == .noFrames && error.message.hasPrefix(Self.everyPartEmpty) {
             // Every range was empty: the source, not a part, is what could not be decoded (as a whole transcode says).
-            throw MediaError(code: .noFrames, message: "'\(input)': no video frame could be decoded")
+            error.message = "'\(input)': no video frame could be decoded"
+            throw error
         }
+        if report.partsLeftOut > 0 {
+            context.logger.warning(
+                "\(report.partsLeftOut) segment(s) left out: nothing in their range could be decoded (a damaged or lost stretch of the source), so the video has a gap there"
+            )
+        }
+        return report
     }
 }
 

@@ -160,6 +160,8 @@ public struct TranscodeReport: Sendable, Hashable {
     public var decodedSeconds: Double
     /// The input's duration as its container states it.
     public var inputDuration: Double
+    /// A join's parts left out because nothing in their range could be decoded.
+    public var partsLeftOut = 0
 }
 
 extension TranscodeReport {
@@ -174,5 +176,6 @@ extension TranscodeReport {
         decodeErrors = result.decode_errors
         decodedSeconds = result.decoded_seconds
         inputDuration = result.input_duration
+        partsLeftOut = Int(result.parts_left_out)
     }
 }

@@ -79,9 +79,9 @@ public struct AliyunVODWaitStage: Stage {
         @Option("The status to wait for: Normal (transcoded, playable) or UploadSucc (the source arrived).")
         public var until = Target.normal
         /// The longest wait.
-        @Option("The longest wait.", exclusiveMinimum: 0) public var timeout = TimeSpan(seconds: 1800)
+        @Option("The longest wait (0: check once).", minimum: 0) public var timeout = TimeSpan(seconds: 1800)
         /// Time between checks.
-        @Option("Time between checks.", exclusiveMinimum: 0) public var interval = TimeSpan(seconds: 5)
+        @Option("Time between checks.", minimum: 0) public var interval = TimeSpan(seconds: 5)
 
         public init() {}
     }

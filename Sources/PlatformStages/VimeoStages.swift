@@ -27,7 +27,7 @@ public struct VimeoActivateStage: Stage {
         /// tus (resumable, upload.upload_link) or the legacy streaming PUT.
         @Option("How the file was uploaded.") public var approach: VimeoTicketStage.Approach?
         /// How long to wait for upload.status complete.
-        @Option("How long to wait for upload.status complete.", exclusiveMinimum: 0)
+        @Option("How long to wait for upload.status complete (0: check once).", minimum: 0)
         public var timeout = TimeSpan(seconds: 60)
 
         public init() {}
@@ -178,9 +178,9 @@ public struct VimeoWaitStage: Stage {
         /// The video's URI.
         @Option("The video's URI.") public var uri: String
         /// How long to wait for upload.status complete.
-        @Option("The longest wait.", exclusiveMinimum: 0) public var timeout = TimeSpan(seconds: 600)
+        @Option("The longest wait (0: check once).", minimum: 0) public var timeout = TimeSpan(seconds: 600)
         /// Time between checks.
-        @Option("Time between checks.", exclusiveMinimum: 0) public var interval = TimeSpan(seconds: 5)
+        @Option("Time between checks.", minimum: 0) public var interval = TimeSpan(seconds: 5)
 
         public init() {}
     }

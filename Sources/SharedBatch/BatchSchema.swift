@@ -43,7 +43,10 @@ enum BatchSchema {
                 current = try Columns(row)[0] as Int32?
             }
             guard creating || current != nil else { return nil }
-            if let current, current >= version {
+            // A newer pipeline's batch is left as it is (refused below): its schema may have moved on from what
+            // this one would add.
+            if let current, current > version { return current }
+            if let current, current == version {
                 try await addAdditions(connection, database)
                 return current
             }

@@ -89,9 +89,11 @@ struct DatabaseAddress: CustomStringConvertible {
 
     /// `url` with its password replaced, for messages. Read by hand rather than by `URLComponents`, which refuses
     /// an address with a character it does not take (a space in a password): such an address must not be shown
-    /// whole either. The user information ends at the last `@` (a password may hold one).
+    /// whole either. The user information ends at the last `@` (a password may hold one). Text that is not a
+    /// `scheme://` address is not shown at all.
     static func redacting(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        // Not an address of ours (libpq's "host=… password=…", a scheme without slashes): never shown.
+        guard let schemeEnd = url.range(of: "://") else { return "(the address given)" }
         let rest = url[schemeEnd.upperBound...]
         guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
         return String(url[..<colon]) + ":***" + String(rest[at...])

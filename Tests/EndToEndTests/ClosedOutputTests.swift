@@ -10,6 +10,17 @@ import Testing
     @Test(arguments: [true, false]) func aCommandIntoAClosedPipeEndsQuietly(shared: Bool) async throws {
         let scratch = try Scratch()
         let server = shared ? try await PostgresServer.start() : nil
+        if let server {  // a batch, so that status has a table to print
+            try scratch.write(
+                "wf.json",
+                """
+                {"version": 1, "name": "closed", "inputs": {"path": "in"},
+                 "stages": [{"id": "hello", "uses": "exec", "with": {"command": ["true"]}}]}
+                """)
+            try scratch.write("in/a.txt", "a")
+            let submitted = try await Binary.run(["submit", "wf.json", "--db", server.url], in: scratch.root)
+            try #require(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        }
         let process = Process()
         process.executableURL = Binary.url
         process.currentDirectoryURL = scratch.root

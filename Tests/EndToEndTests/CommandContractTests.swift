@@ -145,7 +145,7 @@ import Testing
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("      crf: integer from 0 to 63 — ") }, "\(text.stdout)")
         #expect(lines.contains { $0.hasPrefix("      height: integer from 16 to 4320 (required) — ") })
-        #expect(lines.contains { $0.hasPrefix("    partSize: size of more than 0 and at most 5GiB = 8388608 — ") })
+        #expect(lines.contains { $0.hasPrefix("    partSize: size of 5GiB or less = 8388608 — ") })
         #expect(lines.contains { $0.hasPrefix("    stallTimeout: duration of more than 0s = 30 — ") })
         #expect(lines.contains { $0.hasPrefix("      bitrate: bit rate of 1k or more — ") })
         #expect(lines.contains { $0.hasPrefix("    command: [string] of at least 1 element (required) — ") })
@@ -162,8 +162,9 @@ import Testing
         #expect(command?["minimumCount"] == 1, "\(String(describing: command))")
     }
 
-    /// A part size under the store's minimum is raised to it when the upload starts, as it always was: bounds refuse
-    /// only what cannot work (0, over 5 GiB), so a workflow that ran before still validates.
+    /// A part size under the store's minimum (0 too) is raised to it when the upload starts, as it always was: bounds
+    /// refuse only what cannot work (over 5 GiB), so a workflow that ran before still validates; so do a wait's
+    /// timeout of 0 (check once) and a shared link of exactly 7 days.
     @Test func aPartSizeUnderTheStoresMinimumStillValidates() async throws {
         let scratch = try Scratch()
         try scratch.write(
@@ -171,7 +172,9 @@ import Testing
             """
             {"version": 1, "name": "parts", "stages": [
               {"id": "s3", "uses": "s3.upload", "with": {"bucket": "b", "key": "k", "partSize": "1MiB"}},
-              {"id": "oss", "uses": "oss.upload", "with": {"endpoint": "https://oss.example", "bucket": "b", "key": "k", "partSize": "10KiB"}}
+              {"id": "oss", "uses": "oss.upload", "with": {"endpoint": "https://oss.example", "bucket": "b", "key": "k", "partSize": "10KiB"}},
+              {"id": "s3zero", "uses": "s3.upload", "with": {"bucket": "b", "key": "k", "partSize": 0, "shareFor": "7d"}},
+              {"id": "wait", "uses": "aliyun.vod.wait", "with": {"api": "https://vod.example", "accessKeyId": "a", "accessKeySecret": "s", "videoId": "v", "timeout": "0s", "interval": "0s"}}
             ]}
             """)
         let validate = try await Binary.run(["validate", "wf.json"], in: scratch.root)

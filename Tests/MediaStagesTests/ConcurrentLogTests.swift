@@ -7,14 +7,17 @@ import Testing
 @testable import MediaStages
 
 /// A batch runs several FFmpeg operations at once: each line FFmpeg logs reaches the logger of the operation that
-/// made it, and counts against that operation's cap, whichever operation started last.
-struct ConcurrentLogTests {
+/// made it, and counts against that operation's cap, whichever operation started last. The tests read the
+/// process's routes, so they run one at a time; the damaged file decodes on one thread, since a frame-threaded
+/// decoder's workers log some lines without saying for which file.
+@Suite(.serialized) struct ConcurrentLogTests {
     @Test func aDamagedFilesLinesStayWithItsTranscodeWhileAnotherTranscodeRuns() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (damaged, clean) = try await Self.clips(in: folder, random: SeededRandom(#function))
         var settings = TranscodeSettings()
         settings.preset = "ultrafast"
+        settings.threads = 1
         let alone = try await DamagedInputLogTests.ffmpegLines(
             damaged.path, settings: settings, level: .debug, folder: folder)
         #expect(alone.count > FFmpegLog.linesShown + 1, "the damage makes more lines than are shown: \(alone.count)")
@@ -63,6 +66,7 @@ struct ConcurrentLogTests {
         let (damaged, clean) = try await Self.clips(in: folder, random: SeededRandom(#function))
         var settings = TranscodeSettings()
         settings.preset = "ultrafast"
+        settings.threads = 1
         let alone = try await DamagedInputLogTests.ffmpegLines(
             damaged.path, settings: settings, level: .debug, folder: folder)
 

@@ -43,7 +43,10 @@ import Testing
         let url = try await server.createDatabase("newer")
         let database = try await BatchDatabase(url: url)
         await database.close()
-        _ = try await server.psql("UPDATE pipeline_schema SET version = \(BatchSchema.version + 1)", database: "newer")
+        // A newer schema without a table this one adds: refusing it must leave it so.
+        _ = try await server.psql(
+            "UPDATE pipeline_schema SET version = \(BatchSchema.version + 1); DROP TABLE notifications",
+            database: "newer")
         for opening in [BatchDatabase.Opening.existingBatch, .creatingBatch] {
             let error = await #expect(throws: StateError.self) {
                 _ = try await BatchDatabase(url: url, opening: opening)
@@ -51,6 +54,8 @@ import Testing
             #expect(error?.code == .incompatible, "\(opening)")
             #expect(error?.message.contains("newer than this pipeline reads") == true, "\(String(describing: error))")
         }
+        let left = try await server.psql("SELECT to_regclass('notifications') IS NULL", database: "newer")
+        #expect(left == "t", "the refused batch was changed: \(left)")
     }
 
     /// The batch's tables dropped under an open database (the database emptied for a new start): its reads say

@@ -90,6 +90,12 @@ import Testing
             #expect(!message.contains("qq7") && !path.contains("qq7"), "\(message)")
             #expect(message.contains("postgres://u:***@") && message.contains(reason), "\(message)")
         }
+        // Not a postgres:// address at all (libpq's keywords, a scheme without slashes, no scheme): not shown.
+        for url in ["host=localhost user=u password=qq7 dbname=d", "postgres:/u:qq7@h/db", "u:qq7@localhost/db"] {
+            let error = #expect(throws: StateError.self) { _ = try DatabaseAddress(url, environment: [:]) }
+            let (message, path) = (error?.message ?? "", error?.path ?? "")
+            #expect(!message.contains("qq7") && !path.contains("qq7"), "\(message) \(path)")
+        }
     }
 
     @Test func aPortNobodyListensOnFailsAfterTheStartsPatienceWithTheNetworksReason() async throws {

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 8
+#define MS_ABI_VERSION 9
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -280,6 +280,8 @@ typedef struct ms_transcode_result {
     int64_t decode_errors;    ///< packets/frames that could not be read or decoded and were skipped
     double decoded_seconds;   ///< how far into the input video decoding (or copying) got
     double input_duration;    ///< the input's duration as its container states it; 0 if unknown
+    // ABI 9
+    int64_t parts_left_out;   ///< ms_join: empty parts left out (ranges with nothing decodable); else 0
 } ms_transcode_result;
 
 /// Converts `in` into an MP4 at `out`. `out` is created (or truncated) only once the input is open
@@ -307,9 +309,8 @@ typedef struct ms_transcode_result {
 /// starts at 0: the earliest stream starts there, and a track that starts later is made to start
 /// at 0 too (the first picture is shown from 0; silence is put before the first audio sample), so
 /// both start together and stay in sync. Audio is re-timed from its first sample and encoded
-/// continuously; a gap of more than 0.1 s between decoded samples (packets that did not decode) is filled
-/// with silence, and a damaged frame in a channel layout that cannot be converted is heard as silence of its
-/// length, so what follows stays in sync. Each track keeps its own length.
+/// continuously; a damaged frame in a channel layout that cannot be converted is heard as silence of its
+/// packet's length, so what follows stays in sync. Each track keeps its own length.
 /// (The ffmpeg CLI instead forces constant frame rate for MP4, duplicating or dropping frames, so
 /// on inputs with gaps or jitter its frame count differs from ours.)
 ///

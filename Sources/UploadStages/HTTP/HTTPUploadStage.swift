@@ -24,7 +24,7 @@ public struct HTTPUploadStage: Stage {
         /// Content-Type of the body (default: from the file extension).
         @Option("Content-Type of the body (default: from the file extension).") public var contentType: String?
         /// Bytes per request (default: one request for the rest of the file).
-        @Option("Bytes per request (default: one request for the rest of the file).", minimum: 1)
+        @Option("Bytes per request (default: one request for the rest of the file).")
         public var chunkSize: ByteCount?
         /// Abort a request that sends nothing for this long, then resume.
         @Option("Abort a request that sends nothing for this long, then resume.", exclusiveMinimum: 0)

@@ -44,7 +44,7 @@ public struct OSSUploadStage: Stage {
         /// Bytes per part (a smaller one is raised to 100 KiB; grown so there are at most 10,000 parts).
         @Option(
             "Bytes per part (a smaller one is raised to 100 KiB; grown so there are at most 10,000 parts).",
-            maximum: 5_368_709_120, exclusiveMinimum: 0)
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once.
         @Option(

@@ -36,9 +36,7 @@ public struct PresignedUploadStage: Stage {
         /// The file's type (default: from its extension).
         @Option("The file's type (default: from its extension).") public var contentType: String?
         /// Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).
-        @Option(
-            "Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).",
-            maximum: 5_368_709_120, exclusiveMinimum: 0)
+        @Option("Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).")
         public var partSize = ByteCount(5 << 20)
         /// Parts in flight at once.
         @Option("Parts in flight at once, 1–32.", minimum: 1, maximum: 32) public var concurrency = 3

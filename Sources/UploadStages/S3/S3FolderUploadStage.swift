@@ -36,7 +36,7 @@ public struct S3FolderUploadStage: Stage {
         /// Bytes per part of a file sent in parts; a file no larger (and at most 16 MiB) goes in one PUT.
         @Option(
             "Bytes per part of a file sent in parts (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts); a file no larger (and at most 16 MiB) goes in one PUT.",
-            maximum: 5_368_709_120, exclusiveMinimum: 0)
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
         /// Address the bucket in the path (default: true with a custom endpoint).
         @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?

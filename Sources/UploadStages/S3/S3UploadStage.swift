@@ -29,7 +29,7 @@ public struct S3UploadStage: Stage {
         /// Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).
         @Option(
             "Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).",
-            maximum: 5_368_709_120, exclusiveMinimum: 0)
+            maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
         @Option(
@@ -106,11 +106,11 @@ public struct S3UploadStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let shareSeconds = try options.shareFor.map { span in
-            let seconds = Int(span.seconds.rounded())
-            guard (1...604_800).contains(seconds) else {
+            // The bounds validate checks, for a value from a template.
+            guard (1...604_800).contains(span.seconds) else {
                 throw StageFailure("shareFor must be between 1 second and 7 days, not \(span)", kind: .invalidOptions)
             }
-            return seconds
+            return Int(span.seconds.rounded())
         }
         if let stream = context.services[ExportStreamKey.self] {
             return try await runStreamed(options, stream: stream, shareSeconds: shareSeconds, context: context)
