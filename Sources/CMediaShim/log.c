@@ -4,6 +4,7 @@
 #include "ms_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@ typedef struct ms_log_thread {
 } ms_log_thread;
 
 static _Thread_local ms_log_thread tls;
+
+/// The most verbose FFmpeg level formatted and handed on (ms_set_log_level).
+static _Atomic int wanted_level = AV_LOG_INFO;
 
 // A route travels in a codec context's `opaque`, which FFmpeg copies into the contexts of its frame threads.
 _Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a route fits in a pointer");
@@ -69,7 +73,7 @@ static uint64_t line_route(const ms_log_thread *t, void *avcl, const AVClass *cl
 
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     level &= 0xff;
-    if (level > ff.av_log_get_level() && level > AV_LOG_ERROR) return;
+    if (level > atomic_load_explicit(&wanted_level, memory_order_relaxed) && level > AV_LOG_ERROR) return;
     ms_log_thread *t = &tls;
     if (t->len == 0) {
         t->level = level;
@@ -125,8 +129,8 @@ void ms_set_log_handler(ms_log_fn fn, void *ctx) {
 
 void ms_set_log_level(int level) {
     static const int levels[] = {AV_LOG_ERROR, AV_LOG_WARNING, AV_LOG_INFO, AV_LOG_DEBUG};
-    if (ms_ffmpeg_load(NULL, 0) < 0) return;  // the next media call reports why
     if (level < MS_LOG_ERROR) level = MS_LOG_ERROR;
     if (level > MS_LOG_DEBUG) level = MS_LOG_DEBUG;
-    ff.av_log_set_level(levels[level]);
+    // Kept here rather than as FFmpeg's own level, so that setting it never waits for the libraries to load.
+    atomic_store_explicit(&wanted_level, levels[level], memory_order_relaxed);
 }

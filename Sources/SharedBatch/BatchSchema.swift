@@ -77,10 +77,24 @@ enum BatchSchema {
     /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
     /// how far the encode of each running segment unit is (renewed with its lease), and the items' counts
     /// (``ItemTallies``).
+    /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
+    /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
+    /// exists; ALTER TABLE locks the table even when the column is there).
     private static let additions = [
-        "CREATE TABLE IF NOT EXISTS notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now())",
-        "CREATE INDEX IF NOT EXISTS items_by_status ON items(workflow, status, updated_at)",
-        // Checked first: ALTER TABLE locks the table even when the column is there.
+        """
+        DO $$ BEGIN
+            IF to_regclass('notifications') IS NULL THEN
+                CREATE TABLE notifications(key text PRIMARY KEY, sent_at timestamptz NOT NULL DEFAULT now());
+            END IF;
+        END $$
+        """,
+        """
+        DO $$ BEGIN
+            IF to_regclass('items_by_status') IS NULL THEN
+                CREATE INDEX items_by_status ON items(workflow, status, updated_at);
+            END IF;
+        END $$
+        """,
         """
         DO $$ BEGIN
             IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass

@@ -72,6 +72,6 @@ import Testing
                 == "pipeline: cannot connect to the database postgres://\(user)@127.0.0.1:\(server.port)/pipeline: "
                 + "password authentication failed for user \"\(user)\": check the password of user \(user) "
                 + "(in the address or in PGPASSWORD)\n")
-        #expect(!ran.stdout.contains("wrong-one"))
+        #expect(!(ran.stdout + ran.stderr).contains("wrong-one"))
     }
 }

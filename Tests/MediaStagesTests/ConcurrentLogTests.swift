@@ -11,13 +11,19 @@ import Testing
 /// process's routes, so they run one at a time; the damaged file decodes on one thread, since a frame-threaded
 /// decoder's workers log some lines without saying for which file.
 @Suite(.serialized) struct ConcurrentLogTests {
+    /// Quick, and one decoding thread.
+    static let settings: TranscodeSettings = {
+        var settings = TranscodeSettings()
+        settings.preset = "ultrafast"
+        settings.threads = 1
+        return settings
+    }()
+
     @Test func aDamagedFilesLinesStayWithItsTranscodeWhileAnotherTranscodeRuns() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (damaged, clean) = try await Self.clips(in: folder, random: SeededRandom(#function))
-        var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
-        settings.threads = 1
+        let settings = Self.settings
         let alone = try await DamagedInputLogTests.ffmpegLines(
             damaged.path, settings: settings, level: .debug, folder: folder)
         #expect(alone.count > FFmpegLog.linesShown + 1, "the damage makes more lines than are shown: \(alone.count)")
@@ -64,9 +70,7 @@ import Testing
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (damaged, clean) = try await Self.clips(in: folder, random: SeededRandom(#function))
-        var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
-        settings.threads = 1
+        let settings = Self.settings
         let alone = try await DamagedInputLogTests.ffmpegLines(
             damaged.path, settings: settings, level: .debug, folder: folder)
 

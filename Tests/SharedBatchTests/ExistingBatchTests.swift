@@ -38,6 +38,21 @@ import Testing
         #expect(try await Self.tables(server, "someone_else").contains("pipeline_schema"))
     }
 
+    /// A role that may only read the batch (a dashboard's) can open it: what the schema's additions would add is
+    /// there, so nothing is created, and nothing waits for a lock on the items.
+    @Test func aRoleThatMayOnlyReadOpensABatch() async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("readable")
+        let created = try await BatchDatabase(url: url, opening: .creatingBatch)
+        await created.close()
+        _ = try await server.psql(
+            "CREATE ROLE reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database: "readable")
+        let reader = try await BatchDatabase(
+            url: "postgres://reader@127.0.0.1:\(server.port)/readable", opening: .existingBatch)
+        _ = try await BatchQueue(database: reader).status()
+        await reader.close()
+    }
+
     @Test func aBatchOfANewerPipelineIsRefusedByEveryOpening() async throws {
         let server = try await PostgresServer.start()
         let url = try await server.createDatabase("newer")

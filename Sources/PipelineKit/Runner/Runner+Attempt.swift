@@ -133,7 +133,7 @@ extension Runner {
             do {
                 try await Task.sleep(for: delay)
             } catch {
-                try await interrupt(journal, spec: spec, label: label, seconds: 0)
+                try await interrupt(journal, spec: spec, label: label, seconds: seconds)
             }
             return
         }
