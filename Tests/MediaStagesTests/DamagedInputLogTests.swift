@@ -9,7 +9,9 @@ import Testing
 
 /// A damaged file makes FFmpeg complain about every packet it skips: a transcode passes on its first lines and
 /// then one line with the number left out, unless the logger is at debug level (`--verbose`).
-struct DamagedInputLogTests {
+/// Its transcodes run one at a time: a frame-threaded decoder's workers log some lines without saying for which
+/// file, and with two operations running those lines are no one operation's.
+@Suite(.serialized) struct DamagedInputLogTests {
     @Test func ffmpegsComplaintsAboutADamagedFileAreCapped() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
