@@ -133,14 +133,19 @@ unsigned ms_cpu_flags(void) { return ms_ffmpeg_load(NULL, 0) < 0 ? 0 : (unsigned
 
 char *ms_file_url(const char *path) { return ff.av_asprintf("file:%s", path); }
 
-int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {
+int ms_open_file(const char *path, AVFormatContext **ifmt) {
     AVDictionary *opts = NULL;
     char *url = ms_file_url(path);
-    if (!url) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "cannot open '%s'", path);
+    if (!url) return AVERROR(ENOMEM);
     ff.av_dict_set(&opts, "protocol_whitelist", "file", 0);
     int ret = ff.avformat_open_input(ifmt, url, NULL, &opts);
     ff.av_dict_free(&opts);
     ff.av_free(url);
+    return ret;
+}
+
+int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen) {
+    int ret = ms_open_file(path, ifmt);
     if (ret < 0) {
         int code = ret == AVERROR(ENOENT) ? MS_ERROR_INPUT_NOT_FOUND
                    : ret == AVERROR_INVALIDDATA ? MS_ERROR_NOT_MEDIA : ret;

@@ -63,15 +63,8 @@ static int pass_gate(joiner *j, int part) {
 /// no frame could be decoded (a damaged or lost stretch of the source). Asked only of a part that ms_open_input
 /// refused as not media.
 static int is_empty_part(const char *path) {
-    char *url = ms_file_url(path);
-    if (!url) return 0;
-    AVDictionary *opts = NULL;
-    ff.av_dict_set(&opts, "protocol_whitelist", "file", 0);
     AVFormatContext *fmt = NULL;
-    int ret = ff.avformat_open_input(&fmt, url, NULL, &opts);
-    ff.av_dict_free(&opts);
-    ff.av_free(url);
-    if (ret < 0) return 0;
+    if (ms_open_file(path, &fmt) < 0) return 0;
     int empty = fmt->nb_streams == 0;
     ff.avformat_close_input(&fmt);
     return empty;

@@ -74,7 +74,10 @@ int ms_begin(char *errbuf, size_t errlen);
 // common.c: input side.
 /// "file:<path>" (av_free it): a path is never parsed as a protocol or URL. NULL if out of memory.
 char *ms_file_url(const char *path);
-/// Opens `path` as a local file (file: prefix, protocol_whitelist=file) and reads stream info.
+/// Opens `path` as a local file (file: prefix, protocol_whitelist=file) with its header read, nothing more; an
+/// AVERROR on failure.
+int ms_open_file(const char *path, AVFormatContext **ifmt);
+/// ms_open_file, then reads stream info; a file without streams is refused.
 /// Maps ENOENT to MS_ERROR_INPUT_NOT_FOUND and unreadable data to MS_ERROR_NOT_MEDIA.
 int ms_open_input(const char *path, AVFormatContext **ifmt, char *errbuf, size_t errlen);
 /// The best video stream that is not a cover picture, or -1.
