@@ -10,7 +10,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger given to the call that made them (see `FFmpegLog`).
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 8.
+    /// The shim's ABI version; the Swift side was written for 9.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
@@ -402,9 +402,6 @@ enum FFmpegLog {
     }
 
     private static let routes = NIOLockedValueBox(Routes())
-    /// Held while the process-wide level follows the routes, so that two operations starting or ending at once
-    /// set it in the order they changed the routes.
-    private static let levelChange = NIOLock()
     private static let counter = Atomic<UInt64>(0)
     private static let installed: Void = {
         ms_set_log_handler(
@@ -453,9 +450,11 @@ enum FFmpegLog {
 
     /// Changes the routes and sets the level FFmpeg formats lines up to from them.
     private static func changeRoutes<T>(_ change: (inout Routes) -> T) -> T {
-        levelChange.withLock {
-            let (result, level) = routes.withLockedValue { routes in (change(&routes), routes.level) }
-            ms_set_log_level(level)
+        // Set under the routes' lock (the shim only stores it), so two operations starting or ending at once set it
+        // in the order they changed the routes.
+        routes.withLockedValue { routes in
+            let result = change(&routes)
+            ms_set_log_level(routes.level)
             return result
         }
     }
