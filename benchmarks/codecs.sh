@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # HEVC and AV1 exports (ffmpeg.transcode with video.codec hevc / av1) against the ffmpeg CLI with the same
-# settings, on a 10 s 720p clip: libx265 -preset veryfast -crf 26 with the same pinned pool and frame threads,
+# settings, on a 720p clip of CLIP_SECONDS (default 10; the fixed cost of a run, its start and its checkpoints,
+# weighs less on a longer one): libx265 -preset veryfast -crf 26 with the same pinned pool and frame threads,
 # and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
 # Rounds pair pipeline and CLI (the hosts drift within minutes), the one that goes first swapping every round so
 # that neither always meets the same moment of a drift; prints per codec the median wall time, CPU time and peak
@@ -19,6 +20,7 @@ cd "$(dirname "$0")/.."
 . benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
+CLIP_SECONDS=${CLIP_SECONDS:-10}
 if [ "${SHIM:-0}" = 1 ]; then
   shim_objects=$PWD/.build/release/CMediaShim.build
   shim_source=$PWD/benchmarks/shim-transcode.c
@@ -29,7 +31,8 @@ if [ "${SHIM:-0}" = 1 ]; then
   gcc -O2 -I"$shim_include" "$shim_source" "$shim_objects"/*.o -o shim-transcode -ldl -lpthread -lm
 fi
 
-ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=10" -f lavfi -i "sine=frequency=440:duration=10" \
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$CLIP_SECONDS" \
+  -f lavfi -i "sine=frequency=440:duration=$CLIP_SECONDS" \
   -c:v libx264 -preset ultrafast -crf 18 -c:a aac -shortest clip.mp4
 
 
@@ -86,8 +89,8 @@ JSON
     awk -v p="$pw" -v c="$cw" 'BEGIN { print p / c }' >> ratio.txt
     awk -v p="$pc" -v c="$cc" 'BEGIN { print p / c }' >> cpu-ratio.txt
   done
-  printf '%-5s pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB\n' \
-    "$codec" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
+  printf '%-5s %ds pipeline %6.2f s wall %6.2f s CPU %6.1f MiB | ffmpeg CLI %6.2f s wall %6.2f s CPU %6.1f MiB\n' \
+    "$codec" "$CLIP_SECONDS" "$(cut -d' ' -f1 p.txt | median)" "$(cut -d' ' -f2 p.txt | median)" "$(cut -d' ' -f3 p.txt | median | awk '{ print $1 / 1024 }')" \
     "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')"
   printf '      wall ratio %s, CPU ratio %s\n' "$(spread < ratio.txt)" "$(spread < cpu-ratio.txt)"
   printf '      per round (wall ratio): %s\n' "$(paste -sd' ' ratio.txt)"

@@ -150,16 +150,16 @@ struct MediaOutput {
     /// SHA-256 of the size, the first MiB and the last MiB: enough to recognise our own finished file
     /// after a crash, without reading a large output again (a full hash doubled the time of a remux).
     static func fingerprint(of url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        let size = try handle.seekToEnd()
+        guard let size = size(of: url) else {
+            throw MediaError(code: .outputNotWritable, message: "cannot read \(url.path): it is not there")
+        }
         var hasher = SHA256()
         hasher.update(data: Data(String(size).utf8))
-        try handle.seek(toOffset: 0)
-        hasher.update(data: try handle.read(upToCount: 1 << 20) ?? Data())
-        if size > 2 << 20 {
-            try handle.seek(toOffset: size - (1 << 20))
-            hasher.update(data: try handle.read(upToCount: 1 << 20) ?? Data())
+        let mebibyte: Int64 = 1 << 20
+        var ranges: [FileHashing.Range] = [(0, min(size, mebibyte))]
+        if size > 2 * mebibyte { ranges.append((size - mebibyte, mebibyte)) }
+        try FileHashing.update(&hasher, path: url.path, ranges: ranges) {
+            MediaError(code: .outputNotWritable, message: "cannot read \(url.path): \($0)")
         }
         return HexDigest.text(hasher.finalize())
     }

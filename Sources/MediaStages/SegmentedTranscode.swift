@@ -346,13 +346,11 @@ struct SegmentedTranscode {
         }
     }
 
-    /// SHA-256 of a whole file, read a MiB at a time.
+    /// SHA-256 of a whole file.
     static func sha256(of url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
         var hasher = SHA256()
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
-            hasher.update(data: data)
+        try FileHashing.update(&hasher, path: url.path, ranges: [(0, nil)]) {
+            MediaError(code: .outputNotWritable, message: "cannot read \(url.path): \($0)")
         }
         return HexDigest.text(hasher.finalize())
     }

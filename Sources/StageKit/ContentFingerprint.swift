@@ -1,9 +1,4 @@
 import Crypto
-import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// How an item's content is identified: `inputs.fingerprint` in a workflow.
 public enum FingerprintMethod: String, Sendable, Hashable, Codable, CaseIterable {
@@ -31,46 +26,17 @@ package enum ContentFingerprint {
 
     /// Fingerprints the file at `path`, whose size is `size`.
     package static func compute(path: String, size: Int64, method: FingerprintMethod) throws(ReadError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ReadError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
         var hasher = SHA256()
         withUnsafeBytes(of: size.littleEndian) { hasher.update(bufferPointer: $0) }
-        let ranges: [(offset: Int64, length: Int)]
+        let ranges: [FileHashing.Range]
         if method == .full || size <= Int64(sampleBudget) {
-            ranges = [(0, Int(clamping: size))]
+            ranges = [(0, size)]
         } else {
             let blocks = sampleBudget / blockSize
             let stride = (size - Int64(blockSize)) / Int64(blocks - 1)
-            ranges = (0..<blocks).map { (Int64($0) * stride, blockSize) }
+            ranges = (0..<blocks).map { (Int64($0) * stride, Int64(blockSize)) }
         }
-        if ranges.count > 1 {
-            // Every sampled block is asked for at once: a disk serves the reads side by side instead of one seek
-            // after another.
-            for (start, length) in ranges {
-                _ = posix_fadvise(descriptor, off_t(start), off_t(length), POSIX_FADV_WILLNEED)
-            }
-        }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        for (start, length) in ranges {
-            var offset = start
-            var remaining = length
-            while remaining > 0 {
-                let count = buffer.withUnsafeMutableBytes { raw in
-                    pread(descriptor, raw.baseAddress, min(raw.count, remaining), off_t(offset))
-                }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    let reason = count == 0 ? "it shrank while it was read" : String(cString: strerror(errno))
-                    throw ReadError(message: "cannot read \(path): \(reason)")
-                }
-                buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-                offset += Int64(count)
-                remaining -= count
-            }
-        }
+        try FileHashing.update(&hasher, path: path, ranges: ranges) { ReadError(message: "cannot read \(path): \($0)") }
         let digest = HexDigest.text(hasher.finalize().prefix(16))
         return "\(method == .full || size <= Int64(sampleBudget) ? "full" : "sampled"):\(size):\(digest)"
     }
