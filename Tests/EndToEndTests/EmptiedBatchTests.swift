@@ -28,7 +28,7 @@ import Testing
         try scratch.write("b/second.txt", "second\n")
         try scratch.write("a.json", workflow(folder: "a", stage: "from-a"))
         try scratch.write("b.json", workflow(folder: "b", stage: "from-b"))
-        func items() async -> String {
+        @Sendable func items() async -> String {
             (try? await server.psql("SELECT relative_path, status FROM items ORDER BY id", database: "emptied")) ?? ""
         }
 
