@@ -36,13 +36,13 @@ public struct BatchQueue: Sendable {
         return try database.decoding("store the workflow") { try Columns(rows[0])[0] }
     }
 
-    /// A stored workflow by number.
-    public func workflow(_ id: Int64) async throws(StateError) -> SubmittedWorkflow {
+    /// A stored workflow by its ``SubmittedWorkflow/key``.
+    public func workflow(_ key: String) async throws(StateError) -> SubmittedWorkflow {
         let rows = try await database.rows(
-            "read the workflow", "SELECT name, file, document, vars, digest, stages FROM workflows WHERE id = \(id)")
+            "read the workflow", "SELECT name, file, document, vars, digest, stages FROM workflows WHERE key = \(key)")
         guard let row = rows.first else {
             throw StateError(
-                code: .corrupt, message: "the database \(database.location) has no workflow \(id)",
+                code: .corrupt, message: "the database \(database.location) has no workflow \(key)",
                 path: database.location)
         }
         return try database.decoding("read the workflow") {
@@ -92,9 +92,10 @@ public struct BatchQueue: Sendable {
 
     /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
     /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
-    /// Items the worker still runs and workflows it cannot run are left out. The claim gives up within the lease.
+    /// Items the worker still runs and workflows it cannot run (by ``SubmittedWorkflow/key``) are left out. The claim
+    /// gives up within the lease.
     public func claim(
-        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [Int64] = []
+        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = []
     ) async throws(StateError) -> Claim? {
         let rows = try await database.rows(
             "claim an item", patience: lease,
@@ -102,14 +103,16 @@ public struct BatchQueue: Sendable {
             WITH next AS (
                 SELECT id AS next_id, lease_owner AS previous_owner FROM items
                 WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
-                    AND id <> ALL(\(items)) AND queued_with <> ALL(\(workflows))
+                    AND id <> ALL(\(items))
+                    AND NOT EXISTS (SELECT 1 FROM workflows
+                        WHERE workflows.id = items.queued_with AND workflows.key = ANY(\(workflows)))
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
                 lease_expires = now() + make_interval(secs => \(lease.inSeconds))
             FROM next WHERE items.id = next.next_id
-            RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation, queued_with, queued_digest,
-                previous_owner
+            RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
+                (SELECT key FROM workflows WHERE workflows.id = items.queued_with), queued_digest, previous_owner
             """)
         guard let row = rows.first else { return nil }
         return try database.decoding("claim an item") {
@@ -313,8 +316,9 @@ public struct Claim: Sendable {
     public var item: LedgerItem
     /// The lease's generation: the fencing token of the worker's writes.
     public var generation: Int64
-    /// The stored workflow to run it with.
-    public var workflow: Int64
+    /// The stored workflow to run it with, by its ``SubmittedWorkflow/key``: what it is, unlike its number, which
+    /// starts again at 1 in a database emptied for a new batch.
+    public var workflow: String
     /// What the item is done with once it succeeds.
     public var digest: String
     /// The worker whose expired lease this claim took over, if any.

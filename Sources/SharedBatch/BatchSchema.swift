@@ -46,6 +46,7 @@ enum BatchSchema {
             // A newer pipeline's batch is left as it is (refused below): its schema may have moved on from what
             // this one would add.
             if let current, current > version { return current }
+            if let current { try await refuseDamage(connection, database, version: current) }
             if let current, current == version {
                 try await addAdditions(connection, database)
                 return current
@@ -70,6 +71,37 @@ enum BatchSchema {
                 message:
                     "the database \(location) has schema \(found), newer than this pipeline reads (\(version)); use a newer pipeline",
                 path: location)
+        }
+    }
+
+    /// Refuses a batch that lacks some of the tables its version has (dropped by hand, or an emptying stopped half
+    /// way). None is made again: the tables left refer to items and workflows by numbers that a table made anew
+    /// would hand out again from 1, so a new item would take up an old one's checkpoints, cancel request or segment
+    /// plan, and a queued item another workflow.
+    private static func refuseDamage(_ connection: PostgresConnection, _ database: BatchDatabase, version: Int32)
+        async throws
+    {
+        var missing: [String] = []
+        for try await row in try await connection.query(
+            "SELECT name FROM unnest(\(tables(of: version))) AS name WHERE to_regclass(name) IS NULL",
+            logger: database.logger)
+        {
+            missing.append(try Columns(row)[0])
+        }
+        guard !missing.isEmpty else { return }
+        let (tables, are) = missing.count == 1 ? ("table", "is") : ("tables", "are")
+        throw StateError(
+            code: .corrupt,
+            message:
+                "the batch in the database \(database.location) is damaged: its \(tables) \(missing.joined(separator: ", ")) \(are) missing; pipeline does not re-create part of a batch, whose other tables refer to its items and workflows by number: restore the database from a backup, or drop the batch's other tables (pipeline_schema among them) and submit its workflows again",
+            path: database.location)
+    }
+
+    /// The tables a batch of schema `version` has: those its migrations create.
+    static func tables(of version: Int32) -> [String] {
+        migrations.prefix(Int(version)).joined().compactMap { statement in
+            guard statement.hasPrefix("CREATE TABLE ") else { return nil }
+            return String(statement.dropFirst("CREATE TABLE ".count).prefix { $0 != "(" })
         }
     }
 

@@ -60,10 +60,12 @@ public final class Worker: Sendable {
     private let segments: (work: SegmentWork, farm: WorkerSegmentFarm)?
     private let state = NIOLockedValueBox(State())
 
+    /// Runners and unrunnable workflows are kept by the workflow's key (its document and vars), not its number: a
+    /// database emptied and given a new batch numbers its workflows from 1 again.
     private struct State {
-        var runners: [Int64: Runner] = [:]
+        var runners: [String: Runner] = [:]
         /// Workflows this worker cannot run, with the reason: their items are left to other workers.
-        var unrunnable: [Int64: String] = [:]
+        var unrunnable: [String: String] = [:]
         var working: [Int64: Working] = [:]
         /// Items this worker stopped itself because it lost contact with the database: nobody took them over.
         var letGo: Set<Int64> = []
@@ -287,10 +289,10 @@ public final class Worker: Sendable {
         }
     }
 
-    /// The runner of a submitted workflow, built once per workflow version; nil when this worker cannot run it
-    /// (a plugin or an environment variable it lacks): the reason is reported once, and its items are left to
+    /// The runner of a submitted workflow (by its key), built once per workflow version; nil when this worker cannot
+    /// run it (a plugin or an environment variable it lacks): the reason is reported once, and its items are left to
     /// other workers.
-    private func runner(for workflow: Int64) async -> Runner? {
+    private func runner(for workflow: String) async -> Runner? {
         if let runner = state.withLockedValue({ $0.runners[workflow] }) { return runner }
         var runner: Runner
         do {

@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 
 /// The commands that read a shared batch, given a database without one (a typo in its name, another application's
-/// database): they say so with exit code 3 and create nothing there; and a database that refuses its user ends
-/// a command with one line that names the cause without the password (exit code 1).
+/// database): they say so with exit code 3 and create nothing there; a batch that lost some of its tables is refused
+/// by every command, and a database that refuses its user ends a command with one line that names the cause without
+/// the password (both exit code 1).
 @Suite struct DatabaseFrontTests {
     @Test func readingCommandsRefuseADatabaseWithoutABatchAndCreateNothing() async throws {
         let scratch = try Scratch()
@@ -57,6 +58,39 @@ import Testing
         }
         await (try await BatchDatabase(url: url)).close()
         #expect(try await served.request("/api/status").0 == 200)
+    }
+
+    /// A batch whose `items` table alone was dropped: `submit` and `worker` do not make it again beside the tables
+    /// that still number its items (nor tell anyone to submit a batch), and the reading commands do not take it for
+    /// no batch: each names the missing table and ends with exit code 1, and the database is left as it was.
+    @Test func aDamagedBatchIsRefusedByEveryCommandWithWhatIsMissing() async throws {
+        let scratch = try Scratch()
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("damaged")
+        try scratch.write("in/clip.txt", "clip\n")
+        try scratch.write(
+            "wf.json",
+            #"{"version": 1, "name": "w", "inputs": {"path": "in"}, "stages": [{"id": "a", "uses": "exec", "with": {"command": ["true"]}}]}"#
+        )
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        _ = try await server.psql("DROP TABLE items CASCADE", database: "damaged")
+        let listing = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+        let tables = try await server.psql(listing, database: "damaged")
+        for arguments in [
+            ["submit", "wf.json", "--db", url], ["worker", "--db", url], ["status", "--db", url],
+            ["forget", "wf.json", "--failed", "--yes", "--db", url],
+        ] {
+            let ran = try await Binary.run(arguments, in: scratch.root)
+            #expect(ran.status == 1, "\(arguments): \(ran.status) \(ran.stdout) \(ran.stderr)")
+            #expect(
+                ran.stderr.hasPrefix(
+                    "pipeline: the batch in the database postgres://pipeline@127.0.0.1:\(server.port)/damaged is damaged: "
+                        + "its table items is missing; ") && ran.stderr.contains("restore the database from a backup"),
+                "\(arguments): \(ran.stderr)")
+            #expect(!ran.stderr.contains("submit one"), "\(arguments)")
+        }
+        #expect(try await server.psql(listing, database: "damaged") == tables, "a command changed the damaged batch")
     }
 
     @Test func aWrongPasswordIsOneLineWithoutThePassword() async throws {
