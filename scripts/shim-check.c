@@ -21,6 +21,9 @@
 static const char *samples, *tmp;
 static int failures;
 
+/// shim-check-routes.c: the lines of FFmpeg's own threads; returns the number of failures.
+int check_ffmpeg_thread_routes(void);
+
 static void fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -589,6 +592,13 @@ int main(int argc, char **argv) {
     check_cancel(1.0);
     check_package();
     check_errors();
+
+    // HDR tone mapping (a filter graph with threads of its own) beside the AAC and mov_text encoders, at debug level:
+    // every line of theirs must come with the route (on_log).
+    ms_set_log_level(MS_LOG_DEBUG);
+    check_transcode(out_path("hdr-subtitled.mkv"), "hdr-subtitled.mp4", &t, (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
+    ms_set_log_level(MS_LOG_INFO);
+    failures += check_ffmpeg_thread_routes();
 
     ms_set_log_handler(NULL, NULL);
     printf("log lines received: %d error, %d warning, %d info, %d debug\n", log_lines[0], log_lines[1], log_lines[2],

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 9
+#define MS_ABI_VERSION 10
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -115,11 +115,12 @@ void ms_set_log_level(int level);
 /// this thread runs from now on (0: none, the default), passed to the log handler with every line
 /// logged for them, so that operations running at once on different threads each get their own
 /// lines. A line carries the route when it is logged on this thread, on a thread the shim starts for
-/// the operation (the reading thread, a ladder's rendition threads), or by a decoder or encoder the
-/// operation opened, also on the codec's own threads (frame-threaded decoding; an encoder's pool
-/// that logs through FFmpeg, as libx264 does). A line FFmpeg logs elsewhere (a filter graph's
-/// threads, a library that logs without a context) has route 0. Encoders that print on stderr
-/// themselves (libx265, SVT-AV1) never reach the handler.
+/// the operation (the reading thread, a ladder's rendition threads), or by a decoder, encoder or
+/// filter graph the operation opened, also on their own threads (frame-threaded decoding and
+/// encoding; an encoder's pool that logs through FFmpeg, as libx264 does; a filter graph's slice
+/// threads, ABI 10). A line FFmpeg logs elsewhere (a library that logs without a context on a thread
+/// of its own) has route 0. Encoders that print on stderr themselves (libx265, SVT-AV1) never reach
+/// the handler.
 void ms_log_set_route(uint64_t route);
 
 // MARK: - Probe
