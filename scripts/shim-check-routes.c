@@ -54,7 +54,8 @@ int check_ffmpeg_thread_routes(void) {
                    *subtitles = encoder(AV_CODEC_ID_MOV_TEXT);
     AVFilterGraph *graph = ms_new_filter_graph();
     AVFilterContext *tonemap = NULL;
-    if (graph) ffl.avfilter_graph_create_filter(&tonemap, ffl.avfilter_get_by_name("tonemap"), "tonemap", NULL, NULL, graph);
+    if (graph)
+        ffl.avfilter_graph_create_filter(&tonemap, ffl.avfilter_get_by_name("tonemap"), "tonemap", NULL, NULL, graph);
     ms_log_set_route(route);
 
     int failures = 0;

@@ -12,14 +12,16 @@ if [ "${SHIM_CHECK_KEEP:-0}" = 1 ]; then echo "outputs in $work"; else trap 'rm 
 
 # Every codec context and filter graph carries the log route of the operation it is made for: the shim makes them
 # only through log.c's ms_new_codec_context and ms_new_filter_graph, never with FFmpeg's allocators elsewhere.
-if grep -n "avcodec_alloc_context3(\|avfilter_graph_alloc(" Sources/CMediaShim/*.c | grep -v "^Sources/CMediaShim/log.c:"; then
-    echo "FAIL: a codec context or filter graph made without its log route (use ms_new_codec_context, ms_new_filter_graph)"
+if grep -n "avcodec_alloc_context3(\|avfilter_graph_alloc(" Sources/CMediaShim/*.c |
+    grep -v "^Sources/CMediaShim/log.c:"; then
+    echo "FAIL: a codec context or filter graph made without its log route (ms_new_codec_context, ms_new_filter_graph)"
     exit 1
 fi
 
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
 gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
-    Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
+    Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c \
+    $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
     -o "$work/shim-check"
 
 # Inputs that are not committed samples: an audio-only file, a full-range (yuvj420p) MJPEG AVI

@@ -62,6 +62,9 @@ typedef enum ms_error {
     MS_ERROR_FFMPEG_UNAVAILABLE = -10011,
     /// Audio alone was asked for (MS_STREAMS_AUDIO) but the input has no audio stream.
     MS_ERROR_NO_AUDIO = -10012,
+    /// ms_join: every part is empty (ABI 10): no frame of any part's range could be decoded, so the source had
+    /// nothing to join, as MS_ERROR_NO_FRAMES says of a whole transcode.
+    MS_ERROR_EVERY_PART_EMPTY = -10013,
 } ms_error;
 
 /// Returns MS_ABI_VERSION as compiled into the library.
@@ -349,8 +352,8 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
 /// parameters describe them all. An empty part (an MP4 without a track: see `range_start`) is left out, with a
 /// warning, so the video has a gap there as a whole transcode of a damaged stretch has; when every part is empty
-/// the join fails with MS_ERROR_NO_FRAMES. Timestamps stay strictly increasing across the joins; both tracks start
-/// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
+/// the join fails with MS_ERROR_EVERY_PART_EMPTY. Timestamps stay strictly increasing across the joins; both tracks
+/// start where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
 /// samples are written in runs of MS_JOIN_CHUNK_MICROSECONDS (one chunk each, unless it reaches 1 MiB).
 /// With `faststart` and `index_space` > 0 the index is written into that many bytes reserved ahead of the media
 /// data (one pass, a `free` box keeps what is left), so every byte after the head is final once written; when
@@ -360,7 +363,7 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// rewrites: file type, index room, mdat header) and `final` (bytes written and synced so far); a non-zero
 /// return stops the join (MS_ERROR_CANCELLED).
 /// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO,
-/// MS_ERROR_NO_FRAMES, MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
+/// MS_ERROR_EVERY_PART_EMPTY, MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
 int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
             int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
             ms_transcode_result *res, char *errbuf, size_t errlen);
