@@ -369,6 +369,7 @@ struct Join {
     let faststart: Bool
     /// Room reserved for the index, with faststart (0: +faststart).
     let indexSpace: Int64
+
     func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
         let report: TranscodeReport
         do {
