@@ -269,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "MediaStagesTests",
             dependencies: [
-                "MediaStages", "StageKit", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "MediaStages", "CMediaShim", "StageKit", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

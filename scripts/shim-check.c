@@ -21,6 +21,9 @@
 static const char *samples, *tmp;
 static int failures;
 
+/// shim-check-routes.c: the lines of FFmpeg's own threads; returns the number of failures.
+int check_ffmpeg_thread_routes(void);
+
 static void fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -76,6 +79,7 @@ static const char *code_name(int code) {
     case MS_ERROR_DISK_FULL: return "MS_ERROR_DISK_FULL";
     case MS_ERROR_CANCELLED: return "MS_ERROR_CANCELLED";
     case MS_ERROR_NO_FRAMES: return "MS_ERROR_NO_FRAMES";
+    case MS_ERROR_EVERY_PART_EMPTY: return "MS_ERROR_EVERY_PART_EMPTY";
     default: return "ffmpeg error";
     }
 }
@@ -468,6 +472,26 @@ static void check_errors(void) {
     CHECK(probe_route_lines > 0, "the probing thread's lines did not come with its route");
     CHECK(ret == 0, "concurrent transcode: %s", err);
 
+    // A join whose every part is empty (ranges past the end: nothing in them to decode) has a code of its own.
+    ms_transcode_options range;
+    ms_transcode_options_init(&range);
+    snprintf(range.video_options, sizeof range.video_options, "preset=ultrafast");
+    range.streams = MS_STREAMS_VIDEO;
+    range.range_duration = 1;
+    const char *parts[2] = {out_path("empty-part-0.mp4"), out_path("empty-part-1.mp4")};
+    double starts[2] = {100, 101};
+    for (int i = 0; i < 2; i++) {
+        range.range_start = starts[i];
+        ret = ms_transcode(in_path("clip-no-audio.mp4"), parts[i], &range, NULL, NULL, NULL, err, sizeof err);
+        CHECK(ret == 0, "range past the end: %s", err);
+    }
+    expect_code("join of empty parts",
+                ms_join(parts, starts, 2, NULL, out_path("empty-join.mp4"), 1, 0, NULL, NULL, NULL, NULL, NULL, err,
+                        sizeof err),
+                MS_ERROR_EVERY_PART_EMPTY, err);
+    CHECK(!strncmp(err, "every part is empty", 19), "join of empty parts: %s", err);
+    CHECK(!exists(out_path("empty-join.mp4")), "join of empty parts: output left behind");
+
     char text[128];
     ms_strerror(MS_ERROR_DISK_FULL, text, sizeof text);
     CHECK(!strcmp(text, "disk full"), "ms_strerror ours: %s", text);
@@ -589,6 +613,14 @@ int main(int argc, char **argv) {
     check_cancel(1.0);
     check_package();
     check_errors();
+
+    // HDR tone mapping (a filter graph with threads of its own) beside the AAC and mov_text encoders, at debug level:
+    // every line of theirs must come with the route (on_log).
+    ms_set_log_level(MS_LOG_DEBUG);
+    check_transcode(out_path("hdr-subtitled.mkv"), "hdr-subtitled.mp4", &t,
+                    (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
+    ms_set_log_level(MS_LOG_INFO);
+    failures += check_ffmpeg_thread_routes();
 
     ms_set_log_handler(NULL, NULL);
     printf("log lines received: %d error, %d warning, %d info, %d debug\n", log_lines[0], log_lines[1], log_lines[2],

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds scripts/shim-check.c against CMediaShim and runs it over samples/ (see shim-check.c).
+# Builds scripts/shim-check.c (and shim-check-routes.c) against CMediaShim and runs it over samples/ (see shim-check.c).
 #   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
 #   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
 # Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI, valgrind for --valgrind.
@@ -10,15 +10,29 @@ LIBS="libavformat libavcodec libavutil libswscale libswresample"
 work=$(mktemp -d "${TMPDIR:-/tmp}/shim-check.XXXXXX")
 if [ "${SHIM_CHECK_KEEP:-0}" = 1 ]; then echo "outputs in $work"; else trap 'rm -rf "$work"' EXIT; fi
 
+# Every codec context and filter graph carries the log route of the operation it is made for: the shim makes them
+# only through log.c's ms_new_codec_context and ms_new_filter_graph, never with FFmpeg's allocators elsewhere.
+if grep -n "avcodec_alloc_context3(\|avfilter_graph_alloc(" Sources/CMediaShim/*.c |
+    grep -v "^Sources/CMediaShim/log.c:"; then
+    echo "FAIL: a codec context or filter graph made without its log route (ms_new_codec_context, ms_new_filter_graph)"
+    exit 1
+fi
+
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
 gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
-    Sources/CMediaShim/*.c scripts/shim-check.c $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
+    Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c \
+    $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
     -o "$work/shim-check"
 
 # Inputs that are not committed samples: an audio-only file, a full-range (yuvj420p) MJPEG AVI
-# (shim-check turns a copy into an unknown codec), and a sample whose name has a colon.
+# (shim-check turns a copy into an unknown codec), an HDR (PQ) clip with audio and a subtitle, and a sample whose
+# name has a colon.
 ffmpeg -nostdin -v error -f lavfi -i sine=d=1 -c:a aac "$work/audio-only.m4a"
 ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=320x240:r=25:d=1 -c:v mjpeg -pix_fmt yuvj420p "$work/mjpeg.avi"
+printf '1\n00:00:00,100 --> 00:00:00,400\nHDR\n' > "$work/hdr.srt"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=320x240:r=25:d=0.5 -f lavfi -i sine=d=0.5 -i "$work/hdr.srt" \
+    -c:v libx265 -preset ultrafast -x265-params log-level=error -pix_fmt yuv420p10le -color_primaries bt2020 \
+    -color_trc smpte2084 -colorspace bt2020nc -c:a aac -c:s srt "$work/hdr-subtitled.mkv"
 cp samples/clip-no-audio.mp4 "$work/a:b.mp4"
 
 status=0

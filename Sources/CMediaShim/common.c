@@ -18,11 +18,11 @@
 #include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
-_Static_assert(MS_ERROR_NO_AUDIO < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(MS_ERROR_EVERY_PART_EMPTY < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 9, "update the layout checks below with the ABI version");
+_Static_assert(MS_ABI_VERSION == 10, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
 _Static_assert(sizeof(ms_transcode_options) == 392, "ms_transcode_options layout changed");
 _Static_assert(sizeof(ms_transcode_result) == 80, "ms_transcode_result layout changed");
@@ -44,6 +44,7 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_NO_FRAMES: return "no video frame could be decoded";
     case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
     case MS_ERROR_NO_AUDIO: return "no audio stream";
+    case MS_ERROR_EVERY_PART_EMPTY: return "every part is empty: no frame of any range could be decoded";
     default: return NULL;
     }
 }
@@ -197,13 +198,12 @@ int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char 
                        ff.avcodec_get_name(st->codecpar->codec_id),
                        ff.av_fourcc_make_string(tag, st->codecpar->codec_tag), st->index);
     }
-    *dec = ff.avcodec_alloc_context3(codec);
+    *dec = ms_new_codec_context(codec);
     if (!*dec) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "decoder");
     int ret = ff.avcodec_parameters_to_context(*dec, st->codecpar);
     if (ret >= 0) {
         (*dec)->pkt_timebase = st->time_base;
         (*dec)->thread_count = threads;
-        ms_log_tag(*dec);
         ret = ff.avcodec_open2(*dec, codec, NULL);
     }
     if (ret < 0) {

@@ -85,6 +85,7 @@ static void load_filters(void) {
     }
 #include "ffmpeg_filter_symbols.h"
 #undef MS_FFMPEG_FILTER
+    if (!filters_status) ms_log_install_filters();
 }
 
 int ms_ffmpeg_load_filters(char *errbuf, size_t errlen) {

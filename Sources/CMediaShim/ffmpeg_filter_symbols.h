@@ -4,6 +4,7 @@
 MS_FFMPEG_FILTER(av_buffersink_get_frame)
 MS_FFMPEG_FILTER(av_buffersrc_add_frame_flags)
 MS_FFMPEG_FILTER(avfilter_get_by_name)
+MS_FFMPEG_FILTER(avfilter_get_class)
 MS_FFMPEG_FILTER(avfilter_graph_alloc)
 MS_FFMPEG_FILTER(avfilter_graph_config)
 MS_FFMPEG_FILTER(avfilter_graph_create_filter)

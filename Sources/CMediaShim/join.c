@@ -175,7 +175,8 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
         return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
     int ret = ms_new_mp4_muxer(out, &j->ofmt, j->errbuf, j->errlen);
     if (ret < 0 || (ret = open_part(j, 0)) < 0) return ret;
-    if (ret > 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "every part is empty");
+    if (ret > 0)
+        return ms_fail(j->errbuf, j->errlen, MS_ERROR_EVERY_PART_EMPTY, MS_ERROR_NO_FRAMES, "every part is empty");
     if ((ret = ff.av_dict_copy(&j->ofmt->metadata, j->video.fmt->metadata, 0)) < 0)
         return ms_fail(j->errbuf, j->errlen, ret, ret, "metadata");
     if ((ret = ms_add_copy_stream(j->ofmt, j->video.fmt->streams[j->video.stream], j->errbuf, j->errlen)) < 0)

@@ -27,9 +27,12 @@ static _Thread_local ms_log_thread tls;
 /// The most verbose FFmpeg level formatted and handed on (ms_set_log_level).
 static _Atomic int wanted_level = AV_LOG_INFO;
 
-// A route travels in a codec context's `opaque`, which FFmpeg copies into the contexts of its frame threads.
+// A route travels in a codec context's `opaque`, which FFmpeg copies into the contexts of its frame threads, and in
+// a filter graph's, which its filters point to.
 _Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a route fits in a pointer");
 static const AVClass *codec_class;  ///< AVCodecContext's class, set before the callback is installed
+/// AVFilterContext's class, set when libavfilter is loaded, while the callback may already run.
+static _Atomic(const AVClass *) filter_class;
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static ms_log_fn handler_fn;
@@ -64,11 +67,20 @@ static void append(ms_log_thread *t, const char *s, size_t n) {
     t->line[t->len] = '\0';
 }
 
-/// The route of a line: the thread's, else the one its codec context carries (a line from one of FFmpeg's own
-/// threads: a frame-threaded decoder's, an encoder's pool through its log callback), else 0.
+/// The route a context was given when it was made (ms_new_codec_context, ms_new_filter_graph).
+static uint64_t tagged_route(const void *opaque) { return (uint64_t)(uintptr_t)opaque; }
+
+/// The route of a line: the thread's, else the one its codec context or its filter's graph carries (a line from one
+/// of FFmpeg's own threads: a frame-threaded codec's, an encoder's pool through its log callback, a filter graph's
+/// slice threads), else 0.
 static uint64_t line_route(const ms_log_thread *t, void *avcl, const AVClass *cls) {
-    if (t->route || !cls || cls != codec_class) return t->route;
-    return (uint64_t)(uintptr_t)((const AVCodecContext *)avcl)->opaque;
+    if (t->route || !cls) return t->route;
+    if (cls == codec_class) return tagged_route(((const AVCodecContext *)avcl)->opaque);
+    if (cls == atomic_load_explicit(&filter_class, memory_order_relaxed)) {
+        const AVFilterGraph *graph = ((const AVFilterContext *)avcl)->graph;
+        return graph ? tagged_route(graph->opaque) : 0;
+    }
+    return 0;
 }
 
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
@@ -110,6 +122,10 @@ void ms_log_install(void) {
     ff.av_log_set_callback(on_av_log);
 }
 
+void ms_log_install_filters(void) {
+    atomic_store_explicit(&filter_class, ffl.avfilter_get_class(), memory_order_relaxed);
+}
+
 void ms_log_clear(void) { tls.last_error[0] = '\0'; }
 
 const char *ms_log_last_error(void) { return tls.last_error; }
@@ -118,7 +134,17 @@ void ms_log_set_route(uint64_t route) { tls.route = route; }
 
 uint64_t ms_log_route(void) { return tls.route; }
 
-void ms_log_tag(AVCodecContext *ctx) { ctx->opaque = (void *)(uintptr_t)tls.route; }
+AVCodecContext *ms_new_codec_context(const AVCodec *codec) {
+    AVCodecContext *ctx = ff.avcodec_alloc_context3(codec);
+    if (ctx) ctx->opaque = (void *)(uintptr_t)tls.route;
+    return ctx;
+}
+
+AVFilterGraph *ms_new_filter_graph(void) {
+    AVFilterGraph *graph = ffl.avfilter_graph_alloc();
+    if (graph) graph->opaque = (void *)(uintptr_t)tls.route;
+    return graph;
+}
 
 void ms_set_log_handler(ms_log_fn fn, void *ctx) {
     pthread_mutex_lock(&handler_lock);

@@ -34,7 +34,7 @@ extern ms_ffmpeg ff;
 /// MS_ERROR_FFMPEG_UNAVAILABLE with a message naming the library or function that is missing.
 int ms_ffmpeg_load(char *errbuf, size_t errlen);
 
-/// libavfilter, loaded apart on first need (ffmpeg_filter_symbols.h). Call it as `ffl.avfilter_graph_alloc()`.
+/// libavfilter, loaded apart on first need (ffmpeg_filter_symbols.h). Call it as `ffl.avfilter_graph_config(...)`.
 typedef struct ms_ffmpeg_filters {
 #define MS_FFMPEG_FILTER(function) __typeof__(function) *function;
 #include "ffmpeg_filter_symbols.h"
@@ -48,6 +48,8 @@ int ms_ffmpeg_load_filters(char *errbuf, size_t errlen);
 
 // log.c: FFmpeg's log output goes through our callback, installed by ms_ffmpeg_load.
 void ms_log_install(void);
+/// Lets the callback tell a filter's lines by their graph (ms_new_filter_graph); called once libavfilter is loaded.
+void ms_log_install_filters(void);
 /// Forgets the last FFmpeg error line logged on this thread (call before a step whose cause we
 /// want to report).
 void ms_log_clear(void);
@@ -57,10 +59,15 @@ const char *ms_log_last_error(void);
 /// The calling thread's route (ms_log_set_route): a thread the shim starts for an operation takes it over, so
 /// that what FFmpeg logs there goes where the operation's lines go.
 uint64_t ms_log_route(void);
-/// Gives a codec context the calling thread's route before it is opened: FFmpeg copies it into the contexts of
-/// the codec's own threads (frame-threaded decoding; an encoder's pool logging through its callback), which the
-/// shim does not start and whose lines no thread route reaches.
-void ms_log_tag(AVCodecContext *ctx);
+/// A codec context (avcodec_alloc_context3) that carries the calling thread's route: FFmpeg copies it into the
+/// contexts of the codec's own threads (frame-threaded decoding and encoding; an encoder's pool logging through its
+/// callback), which the shim does not start and whose lines no thread route reaches. Every codec context the shim
+/// opens is made here (scripts/shim-check.sh checks), so that no line of an operation's codecs goes without its
+/// route. NULL when out of memory.
+AVCodecContext *ms_new_codec_context(const AVCodec *codec);
+/// A filter graph (avfilter_graph_alloc, after ms_ffmpeg_load_filters) that carries the calling thread's route, for
+/// the lines its filters log on the graph's slice threads; as ms_new_codec_context, the only maker of graphs.
+AVFilterGraph *ms_new_filter_graph(void);
 
 // common.c: error messages.
 /// Fills errbuf with "<what>: <description of cause>[ (<last FFmpeg error line>)]" and returns

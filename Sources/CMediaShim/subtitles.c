@@ -31,7 +31,7 @@ static int open_track(ms_subtitle_track *track, const AVStream *ist, AVFormatCon
     if (ret < 0) return ret;
     const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT);
     if (!codec) return MS_ERROR_UNSUPPORTED_CODEC;
-    if (!(track->enc = ff.avcodec_alloc_context3(codec))) return AVERROR(ENOMEM);
+    if (!(track->enc = ms_new_codec_context(codec))) return AVERROR(ENOMEM);
     AVCodecContext *dec = track->dec, *enc = track->enc;
     // The encoder reads the decoder's styles (an ASS header) and scales its font to the picture, as the CLI sets it.
     if (dec->subtitle_header_size > 0) {

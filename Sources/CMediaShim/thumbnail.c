@@ -126,7 +126,7 @@ static int upright_picture(thumbnailer *t, int max_width, AVFrame **pic) {
 static int write_jpeg(thumbnailer *t, AVFrame *pic, const char *in, const char *out) {
     const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_MJPEG);
     if (!codec) return fail(t, MS_ERROR_UNSUPPORTED_CODEC, "encoder mjpeg");
-    if (!(t->enc = ff.avcodec_alloc_context3(codec))) return fail(t, AVERROR(ENOMEM), "JPEG encoder");
+    if (!(t->enc = ms_new_codec_context(codec))) return fail(t, AVERROR(ENOMEM), "JPEG encoder");
     t->enc->width = pic->width;
     t->enc->height = pic->height;
     t->enc->pix_fmt = AV_PIX_FMT_YUV420P;

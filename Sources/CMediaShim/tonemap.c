@@ -38,7 +38,7 @@ static int open_graph(ms_tonemap *tm, const AVFrame *f, int width, int height, c
     snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=1/1:pixel_aspect=1/1", f->width, f->height,
              f->format);
     int ret = AVERROR(ENOMEM);
-    if (!(tm->out = ff.av_frame_alloc()) || !(tm->graph = ffl.avfilter_graph_alloc()) ||
+    if (!(tm->out = ff.av_frame_alloc()) || !(tm->graph = ms_new_filter_graph()) ||
         !(in = ffl.avfilter_inout_alloc()) || !(out = ffl.avfilter_inout_alloc()))
         goto done;
     tm->graph->nb_threads = tm->threads;

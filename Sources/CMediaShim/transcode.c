@@ -136,9 +136,8 @@ int ms_transcode_open_video(transcoder *t) {
     if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
         return ms_fail(t->errbuf, t->errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
                        "video encoder '%s' (not in this FFmpeg build)", name);
-    AVCodecContext *dec = t->vdec, *enc = t->venc = ff.avcodec_alloc_context3(codec);
+    AVCodecContext *dec = t->vdec, *enc = t->venc = ms_new_codec_context(codec);
     if (!enc) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "video encoder");
-    ms_log_tag(enc);
     if (dec->width <= 0 || dec->height <= 0)
         return ms_transcode_fail(t, MS_ERROR_NOT_MEDIA, MS_ERROR_NOT_MEDIA, "the video stream has no picture size");
 

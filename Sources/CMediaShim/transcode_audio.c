@@ -20,7 +20,7 @@ int ms_transcode_open_audio(transcoder *t) {
     if (ret < 0) return ret;
     const AVCodec *codec = ff.avcodec_find_encoder(AV_CODEC_ID_AAC);
     if (!codec) return ms_transcode_fail(t, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC, "encoder aac");
-    AVCodecContext *enc = t->aenc = ff.avcodec_alloc_context3(codec);
+    AVCodecContext *enc = t->aenc = ms_new_codec_context(codec);
     if (!enc) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "audio encoder");
     int channels = t->opt->audio_channels;
     if (channels == 0) channels = FFMIN(FFMAX(t->adec->ch_layout.nb_channels, 1), 2);

@@ -46,7 +46,7 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
             case MS_ERROR_REMUX_UNSUPPORTED.rawValue: self = .remuxUnsupported
             case MS_ERROR_OUTPUT_OPEN.rawValue: self = .outputNotWritable
             case MS_ERROR_DISK_FULL.rawValue: self = .diskFull
-            case MS_ERROR_NO_FRAMES.rawValue: self = .noFrames
+            case MS_ERROR_NO_FRAMES.rawValue, MS_ERROR_EVERY_PART_EMPTY.rawValue: self = .noFrames
             case MS_ERROR_NO_AUDIO.rawValue: self = .noAudio
             case MS_ERROR_INVALID_ARGUMENT.rawValue: self = .invalidArgument
             case MS_ERROR_FFMPEG_UNAVAILABLE.rawValue: self = .ffmpegUnavailable

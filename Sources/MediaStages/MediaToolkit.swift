@@ -10,7 +10,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger given to the call that made them (see `FFmpegLog`).
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 9.
+    /// The shim's ABI version; the Swift side was written for 10.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
@@ -345,9 +345,10 @@ private final class ProgressRelay: Sendable {
 }
 
 /// FFmpeg has one log callback per process: each operation gets a route, set on the thread that runs it, which the
-/// shim passes with every line logged for it (also from the threads the shim starts for it and from its decoders' and
-/// encoders' own threads: `ms_log_set_route`), so a line goes to the logger of the operation that made it, also while
-/// others run (a batch with `concurrency`, a probe of one file while another transcodes, a ladder beside a thumbnail).
+/// shim passes with every line logged for it (also from the threads the shim starts for it and from its decoders',
+/// encoders' and filter graphs' own threads: `ms_log_set_route`), so a line goes to the logger of the operation that
+/// made it, also while others run (a batch with `concurrency`, a probe of one file while another transcodes, a ladder
+/// beside a thumbnail).
 ///
 /// A damaged file makes FFmpeg complain about every packet it skips (a file with a third overwritten gave 200
 /// lines for 4 s): an operation passes on its first ``linesShown`` lines, then one line with the number left
@@ -356,13 +357,13 @@ private final class ProgressRelay: Sendable {
 /// most verbose one that a running operation wants; an operation takes only the lines of its own level, so a quiet
 /// one beside a `--verbose` one neither shows nor counts FFmpeg's info lines.
 ///
-/// A line without a route (FFmpeg logged it on a thread of its own that carries no codec of an operation: a
-/// filter graph's threads, a library that logs without a context; rare) belongs to the one operation running, if
-/// only one runs. With several, nobody can tell whose it is: putting it under the latest operation's file, as if
-/// that file were damaged, would send a user reading the batch's log to the wrong file, and dropping it would hide
-/// a broken file. It goes to the latest operation's logger saying so, with every file being worked on:
-/// `ffmpeg (one of a.mp4, b.mp4): …`, under a cap of its own (``linesShown`` lines while operations overlap; the
-/// operation that ends the overlap says how many were left out).
+/// A line without a route (FFmpeg logged it on a thread of its own that carries no codec or filter of an operation: a
+/// library that logs without a context; rare) belongs to the one operation running, if only one runs. With several,
+/// nobody can tell whose it is: putting it under the latest operation's file, as if that file were damaged, would
+/// send a user reading the batch's log to the wrong file, and dropping it would hide a broken file. It goes to the
+/// latest operation's logger saying so, with every file being worked on: `ffmpeg (one of a.mp4, b.mp4): …`, under a
+/// cap of its own (``linesShown`` lines while operations overlap; the operation that ends the overlap says how many
+/// were left out).
 enum FFmpegLog {
     /// The lines an operation passes on before it leaves the rest out.
     static let linesShown = 20

@@ -1,3 +1,4 @@
+import CMediaShim
 import Crypto
 import Foundation
 import Logging
@@ -366,8 +367,6 @@ struct Join {
     let faststart: Bool
     /// Room reserved for the index, with faststart (0: +faststart).
     let indexSpace: Int64
-    /// How the shim's join says that it had nothing to join.
-    private static let everyPartEmpty = "every part is empty"
 
     func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
         let report: TranscodeReport
@@ -375,9 +374,10 @@ struct Join {
             report = try await MediaToolkit.join(
                 parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
                 gate: gate, logger: context.logger)
-        } catch var error as MediaError where error.code == .noFrames && error.message.hasPrefix(Self.everyPartEmpty) {
+        } catch var error as MediaError where error.shimCode == MS_ERROR_EVERY_PART_EMPTY.rawValue {
             // Every range was empty: the source, not a part, is what could not be decoded (as a whole transcode says).
             error.message = "'\(input)': no video frame could be decoded"
+            error.shimCode = MS_ERROR_NO_FRAMES.rawValue
             throw error
         }
         if report.partsLeftOut > 0 {

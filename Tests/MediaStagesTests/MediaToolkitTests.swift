@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 9)
+        #expect(MediaToolkit.abiVersion == 10)
     }
 
     @Test(arguments: Sample.all)

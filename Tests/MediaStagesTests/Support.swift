@@ -95,13 +95,13 @@ func moovBeforeMdat(_ path: String) throws -> Bool {
 }
 
 /// A clip made with the ffmpeg CLI (on a thread of its own) for tests that need a longer input.
-func makeClip(seconds: Int, size: String, rate: String = "30", at url: URL) async throws {
+func makeClip(seconds: Double, size: String, rate: String = "30", at url: URL) async throws {
     try await BlockingWork.runLong {
         Result { try makeClipBlocking(seconds: seconds, size: size, rate: rate, at: url) }
     }.get()
 }
 
-private func makeClipBlocking(seconds: Int, size: String, rate: String, at url: URL) throws {
+private func makeClipBlocking(seconds: Double, size: String, rate: String, at url: URL) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
     process.arguments = [

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 9
+#define MS_ABI_VERSION 10
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -62,6 +62,9 @@ typedef enum ms_error {
     MS_ERROR_FFMPEG_UNAVAILABLE = -10011,
     /// Audio alone was asked for (MS_STREAMS_AUDIO) but the input has no audio stream.
     MS_ERROR_NO_AUDIO = -10012,
+    /// ms_join: every part is empty (ABI 10): no frame of any part's range could be decoded, so the source had
+    /// nothing to join, as MS_ERROR_NO_FRAMES says of a whole transcode.
+    MS_ERROR_EVERY_PART_EMPTY = -10013,
 } ms_error;
 
 /// Returns MS_ABI_VERSION as compiled into the library.
@@ -115,11 +118,12 @@ void ms_set_log_level(int level);
 /// this thread runs from now on (0: none, the default), passed to the log handler with every line
 /// logged for them, so that operations running at once on different threads each get their own
 /// lines. A line carries the route when it is logged on this thread, on a thread the shim starts for
-/// the operation (the reading thread, a ladder's rendition threads), or by a decoder or encoder the
-/// operation opened, also on the codec's own threads (frame-threaded decoding; an encoder's pool
-/// that logs through FFmpeg, as libx264 does). A line FFmpeg logs elsewhere (a filter graph's
-/// threads, a library that logs without a context) has route 0. Encoders that print on stderr
-/// themselves (libx265, SVT-AV1) never reach the handler.
+/// the operation (the reading thread, a ladder's rendition threads), or by a decoder, encoder or
+/// filter graph the operation opened, also on their own threads (frame-threaded decoding and
+/// encoding; an encoder's pool that logs through FFmpeg, as libx264 does; a filter graph's slice
+/// threads, ABI 10). A line FFmpeg logs elsewhere (a library that logs without a context on a thread
+/// of its own) has route 0. Encoders that print on stderr themselves (libx265, SVT-AV1) never reach
+/// the handler.
 void ms_log_set_route(uint64_t route);
 
 // MARK: - Probe
@@ -348,8 +352,8 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// in front with `faststart`). The parts must share their encoder settings: the first part's codec
 /// parameters describe them all. An empty part (an MP4 without a track: see `range_start`) is left out, with a
 /// warning, so the video has a gap there as a whole transcode of a damaged stretch has; when every part is empty
-/// the join fails with MS_ERROR_NO_FRAMES. Timestamps stay strictly increasing across the joins; both tracks start
-/// where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
+/// the join fails with MS_ERROR_EVERY_PART_EMPTY. Timestamps stay strictly increasing across the joins; both tracks
+/// start where their parts do. `res` is filled as by ms_transcode (`video_frames`: video packets copied). Each track's
 /// samples are written in runs of MS_JOIN_CHUNK_MICROSECONDS (one chunk each, unless it reaches 1 MiB).
 /// With `faststart` and `index_space` > 0 the index is written into that many bytes reserved ahead of the media
 /// data (one pass, a `free` box keeps what is left), so every byte after the head is final once written; when
@@ -359,7 +363,7 @@ typedef int (*ms_join_gate_fn)(void *ctx, int part, int64_t head, int64_t final)
 /// rewrites: file type, index room, mdat header) and `final` (bytes written and synced so far); a non-zero
 /// return stops the join (MS_ERROR_CANCELLED).
 /// Errors: MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INPUT_NOT_FOUND, MS_ERROR_NOT_MEDIA, MS_ERROR_NO_VIDEO,
-/// MS_ERROR_NO_FRAMES, MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
+/// MS_ERROR_EVERY_PART_EMPTY, MS_ERROR_OUTPUT_OPEN, MS_ERROR_DISK_FULL, MS_ERROR_CANCELLED, FFmpeg errors.
 int ms_join(const char *const *parts, const double *starts, int count, const char *audio, const char *out,
             int faststart, int64_t index_space, ms_join_gate_fn gate, void *gate_ctx, ms_progress_fn cb, void *ctx,
             ms_transcode_result *res, char *errbuf, size_t errlen);
