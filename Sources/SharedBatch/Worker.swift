@@ -291,24 +291,29 @@ public final class Worker: Sendable {
 
     /// The runner of a submitted workflow (by its key), built once per workflow version; nil when this worker cannot
     /// run it (a plugin or an environment variable it lacks): the reason is reported once, and its items are left to
-    /// other workers.
+    /// other workers. Nil too when the workflow could not be read (the database away, the batch emptied meanwhile):
+    /// that is said, and the item goes back to the queue, for this worker too.
     private func runner(for workflow: String) async -> Runner? {
         if let runner = state.withLockedValue({ $0.runners[workflow] }) { return runner }
-        var runner: Runner
+        let submitted: SubmittedWorkflow
         do {
-            let submitted = try await queue.workflow(workflow)
-            do {
-                runner = try await makeRunner(submitted, store)
-            } catch {
-                throw WorkerError(
-                    message: "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)")
-            }
+            submitted = try await queue.workflow(workflow)
         } catch {
-            state.withLockedValue { $0.unrunnable[workflow] = "\(error)" }
             sink.emit(
                 LogLine(
-                    level: "error", item: nil, stage: nil,
-                    message: "\(error); leaving its items to other workers"))
+                    level: "warning", item: nil, stage: nil,
+                    message: "cannot read a claimed item's workflow: \(error); it goes back to the queue"))
+            return nil
+        }
+        var runner: Runner
+        do {
+            runner = try await makeRunner(submitted, store)
+        } catch {
+            let reason = "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)"
+            state.withLockedValue { $0.unrunnable[workflow] = reason }
+            sink.emit(
+                LogLine(level: "error", item: nil, stage: nil, message: "\(reason); leaving its items to other workers")
+            )
             return nil
         }
         if let segments {
