@@ -614,13 +614,13 @@ int main(int argc, char **argv) {
     check_package();
     check_errors();
 
-    // HDR tone mapping (a filter graph with threads of its own) beside the AAC and mov_text encoders, at debug level:
-    // every line of theirs must come with the route (on_log).
+    // HDR tone mapping beside the AAC and mov_text encoders, at debug level, together: a smoke run (their lines come
+    // from this thread here, which has the route already; check_ffmpeg_thread_routes tests the tagging itself).
     ms_set_log_level(MS_LOG_DEBUG);
     check_transcode(out_path("hdr-subtitled.mkv"), "hdr-subtitled.mp4", &t,
                     (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
     ms_set_log_level(MS_LOG_INFO);
-    failures += check_ffmpeg_thread_routes();
+    failures += check_ffmpeg_thread_routes();  // last: it replaces the log handler
 
     ms_set_log_handler(NULL, NULL);
     printf("log lines received: %d error, %d warning, %d info, %d debug\n", log_lines[0], log_lines[1], log_lines[2],

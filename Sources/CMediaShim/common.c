@@ -44,7 +44,7 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_NO_FRAMES: return "no video frame could be decoded";
     case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
     case MS_ERROR_NO_AUDIO: return "no audio stream";
-    case MS_ERROR_EVERY_PART_EMPTY: return "every part is empty: no frame of any range could be decoded";
+    case MS_ERROR_EVERY_PART_EMPTY: return "every part is empty: no video frame could be decoded";
     default: return NULL;
     }
 }

@@ -357,8 +357,8 @@ private final class ProgressRelay: Sendable {
 /// most verbose one that a running operation wants; an operation takes only the lines of its own level, so a quiet
 /// one beside a `--verbose` one neither shows nor counts FFmpeg's info lines.
 ///
-/// A line without a route (FFmpeg logged it on a thread of its own that carries no codec or filter of an operation: a
-/// library that logs without a context; rare) belongs to the one operation running, if only one runs. With several,
+/// A line without a route (FFmpeg logged it without a context on a thread of its own: a frame-threaded decoder's
+/// workers do for some damaged pictures) belongs to the one operation running, if only one runs. With several,
 /// nobody can tell whose it is: putting it under the latest operation's file, as if that file were damaged, would
 /// send a user reading the batch's log to the wrong file, and dropping it would hide a broken file. It goes to the
 /// latest operation's logger saying so, with every file being worked on: `ffmpeg (one of a.mp4, b.mp4): …`, under a

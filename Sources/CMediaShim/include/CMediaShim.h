@@ -121,8 +121,8 @@ void ms_set_log_level(int level);
 /// the operation (the reading thread, a ladder's rendition threads), or by a decoder, encoder or
 /// filter graph the operation opened, also on their own threads (frame-threaded decoding and
 /// encoding; an encoder's pool that logs through FFmpeg, as libx264 does; a filter graph's slice
-/// threads, ABI 10). A line FFmpeg logs elsewhere (a library that logs without a context on a thread
-/// of its own) has route 0. Encoders that print on stderr themselves (libx265, SVT-AV1) never reach
+/// threads, ABI 10). A line FFmpeg logs elsewhere (without a context on a thread of its own, as a
+/// frame-threaded decoder's workers do for some damaged pictures) has route 0. Encoders that print on stderr themselves (libx265, SVT-AV1) never reach
 /// the handler.
 void ms_log_set_route(uint64_t route);
 
