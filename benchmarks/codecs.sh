@@ -9,7 +9,8 @@
 # each median (how far it could move on another run of as many rounds) and the rounds' wall ratios, both output sizes and the SSIM
 # of each output against the source. SIDE_BY_SIDE=1 runs each round's two at the same time instead: then both meet
 # the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
-# little). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
+# little); with SHIM=1, each round then also runs pipeline beside the shim's transcode alone and compares their CPU
+# times (the work pipeline does beyond the encode's). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
 # (x265 writes it into the stream's VUI and its options text: the files differ by 35 bytes). CODECS="hevc" (or "av1") measures
 # one; PIPELINE=path skips the release build. SHIM=1 also runs, in every round, the shim's transcode alone
 # (benchmarks/shim-transcode.c, built against the release build's shim) with the same options: its ratios to pipeline
@@ -57,7 +58,7 @@ for codec in ${CODECS:-hevc av1}; do
 {"version": 1, "name": "bench-$codec", "stages": [{"id": "export", "uses": "ffmpeg.transcode",
   "with": {"output": "out/\${input.stem}.mp4", "threads": $THREADS, "video": {"codec": "$codec", "preset": "veryfast", "crf": $crf}}}]}
 JSON
-  run_pipeline() { measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$1" --fresh > p-round.txt; }
+  run_pipeline() { measure "$PIPELINE" run "$codec.json" --input clip.mp4 --state "state-$codec-$1" --fresh > "${2:-p-round.txt}"; }
   run_cli() { SVT_LOG=1 measure ffmpeg -v error -y -threads "$THREADS" -i clip.mp4 "${cli[@]}" -c:a aac -movflags +faststart "cli-$codec.mp4" > c-round.txt; }
   run_shim() {  # between the two others of its round, so that it meets neither's moment of a drift more often
     if [ "${SHIM:-0}" = 1 ]; then SVT_LOG=1 measure ./shim-transcode clip.mp4 "shim-$codec.mp4" "${shim[@]}" > s-round.txt; fi
@@ -68,6 +69,11 @@ JSON
       run_pipeline "$round" &
       run_cli
       wait $!
+      if [ "${SHIM:-0}" = 1 ]; then
+        run_pipeline "$round-beside-shim" q-round.txt &
+        run_shim
+        wait $!
+      fi
     elif [ $((round % 2)) = 1 ]; then
       run_pipeline "$round"
       run_shim
@@ -79,7 +85,11 @@ JSON
     fi
     read -r pw pc pm < p-round.txt
     read -r cw cc cm < c-round.txt
-    if [ "${SHIM:-0}" = 1 ]; then
+    if [ "${SHIM:-0}" = 1 ] && [ "${SIDE_BY_SIDE:-0}" = 1 ]; then
+      read -r _ qc _ < q-round.txt
+      read -r _ sc _ < s-round.txt
+      awk -v q="$qc" -v s="$sc" 'BEGIN { print q / s }' >> shim-ratio.txt
+    elif [ "${SHIM:-0}" = 1 ]; then
       read -r sw _ _ < s-round.txt
       awk -v p="$pw" -v s="$sw" 'BEGIN { print p / s }' >> shim-ratio.txt
       awk -v s="$sw" -v c="$cw" 'BEGIN { print s / c }' >> shim-cli-ratio.txt
@@ -94,7 +104,9 @@ JSON
     "$(cut -d' ' -f1 c.txt | median)" "$(cut -d' ' -f2 c.txt | median)" "$(cut -d' ' -f3 c.txt | median | awk '{ print $1 / 1024 }')"
   printf '      wall ratio %s, CPU ratio %s\n' "$(spread < ratio.txt)" "$(spread < cpu-ratio.txt)"
   printf '      per round (wall ratio): %s\n' "$(paste -sd' ' ratio.txt)"
-  if [ "${SHIM:-0}" = 1 ]; then
+  if [ "${SHIM:-0}" = 1 ] && [ "${SIDE_BY_SIDE:-0}" = 1 ]; then
+    printf '      CPU beside the shim alone: pipeline / shim alone %s\n' "$(spread < shim-ratio.txt)"
+  elif [ "${SHIM:-0}" = 1 ]; then
     printf '      wall: pipeline / shim alone %s, shim alone / ffmpeg CLI %s\n' "$(spread < shim-ratio.txt)" \
       "$(spread < shim-cli-ratio.txt)"
   fi
