@@ -10,8 +10,8 @@
 # of each output against the source. SIDE_BY_SIDE=1 runs each round's two at the same time instead: then both meet
 # the same load, and their CPU times compare the work each does even on a busy host (the wall times then say
 # little); with SHIM=1, each round then also runs pipeline beside the shim's transcode alone and compares their CPU
-# times (the work pipeline does beyond the encode's). The encoders get the same settings; the CLI alone passes the source's chroma sample location on
-# (x265 writes it into the stream's VUI and its options text: the files differ by 35 bytes). CODECS="hevc" (or "av1") measures
+# times (the work pipeline does beyond the encode's). The encoders get the same settings; the CLI alone passes the
+# source's chroma sample location on (x265 writes it into the stream's VUI and its options text: the files differ by 35 bytes). CODECS="hevc" (or "av1") measures
 # one; PIPELINE=path skips the release build. SHIM=1 also runs, in every round, the shim's transcode alone
 # (benchmarks/shim-transcode.c, built against the release build's shim) with the same options: its ratios to pipeline
 # and to the CLI split a difference into the encode's own and what pipeline does around it (start, ledger, probes,
