@@ -328,6 +328,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DashboardServerTests",
+            dependencies: [
+                "Dashboard", "PipelineKit", "StageKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import StageKit
 
@@ -8,7 +9,9 @@ enum DashboardAssets {
     static let refreshMilliseconds = 1000
 
     /// The page with its style, its script and the status it first draws inline: one request shows the counts.
-    static func page(status: JSONValue) -> String {
+    /// `csrf` is the signed-in session's token, which the script sends with every action; `mayRead` false: the
+    /// page shows only its sign-in form.
+    static func page(status: JSONValue, csrf: String?, mayRead: Bool) -> String {
         // JSON inside the page's HTML: a "<" (only ever inside a string) written as an escape cannot end the
         // element early.
         let embedded = status.serialized().replacingOccurrences(of: "<", with: "\\u003c")
@@ -18,6 +21,7 @@ enum DashboardAssets {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="csrf-token" content="\(csrf ?? "")">
             <title>pipeline dashboard</title>
             <link rel="icon" href="data:,">
             <style>
@@ -32,10 +36,12 @@ enum DashboardAssets {
               <form id="login" method="post" action="/login" hidden>
                 <input type="password" name="token" placeholder="token" autocomplete="current-password">
                 <button type="submit">Sign in</button>
+                <span id="login-result" role="alert"></span>
               </form>
               <span id="mode"></span>
+              <button id="logout" type="button" hidden>Sign out</button>
             </header>
-            <main>
+            <main data-may-read="\(mayRead)">
               <section id="overview"><div id="summary"></div><div id="lists"></div></section>
               <section id="item" hidden></section>
             </main>
@@ -47,6 +53,15 @@ enum DashboardAssets {
             </html>
             """
     }
+
+    /// What the page may load and run: its own inline script (by its digest) and style, requests to its own
+    /// origin, no frames around it. A hostile file name that escaped the page's escaping still could not run.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'sha256-\(scriptDigest)'; style-src 'unsafe-inline'; img-src 'self' data:; "
+        + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The base64 SHA-256 of the inline script, as the policy names it.
+    static let scriptDigest = Data(SHA256.hash(data: Data("\n\(script)\n".utf8))).base64EncodedString()
 
     static let style = """
         :root { --ok: #2e7d32; --bad: #c62828; --run: #1565c0; --wait: #6d6d6d; --line: #e3e3e3; }
@@ -100,9 +115,20 @@ enum DashboardAssets {
           while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; } return n.toFixed(i ? 1 : 0) + " " + u[i]; };
         const duration = (s) => s == null ? "—" : s < 90 ? s + " s" : s < 5400 ? Math.round(s / 60) + " min"
           : (s / 3600).toFixed(1) + " h";
+        const csrf = document.querySelector('meta[name="csrf-token"]').content;
         async function get(url) { const r = await fetch(url, { cache: "no-store" });
+          if (r.status === 401) { signInNeeded(); }
           if (!r.ok) { const body = await r.json().catch(() => ({}));
             throw new Error(body.error || url + ": " + r.status); } return r.json(); }
+        async function post(url, body) {
+          const headers = { "X-CSRF-Token": csrf };
+          if (body !== undefined) headers["Content-Type"] = "application/json";
+          const r = await fetch(url, { method: "POST", credentials: "same-origin", headers,
+            body: body === undefined ? undefined : JSON.stringify(body) });
+          return { ok: r.ok, status: r.status, body: await r.json().catch(() => ({})) };
+        }
+        function signInNeeded() { $("login").hidden = false; $("logout").hidden = true;
+          $("mode").textContent = "signed out"; }
 
         function chart(points) {
           if (points.length < 2) return "";
@@ -197,7 +223,11 @@ enum DashboardAssets {
           $("live").textContent = "updated " + new Date(status.time).toLocaleTimeString();
           $("mode").textContent = status.readOnly ? "read-only" : status.signedIn ? "signed in" : "signed out";
           $("login").hidden = status.readOnly || status.signedIn;
+          $("logout").hidden = !status.signedIn || !csrf;
+          document.body.dataset.canAct = String(canAct(status));
         }
+        // Actions are offered only where the server takes them: a token, and this browser signed in.
+        const canAct = (status) => !status.readOnly && status.signedIn && !!csrf;
 
         async function itemPage(id) {
           const [status, item] = await Promise.all([get("/api/status"), get("/api/items/" + id)]);
@@ -213,8 +243,9 @@ enum DashboardAssets {
             `<p><span class="status ${text(item.status)}" id="item-status">${text(item.status)}</span> ` +
             `version ${item.version} · ${bytes(item.size)} · ${text(item.workflow)} · <span class="path">${text(item.path)}</span></p>` +
             (item.error ? `<p class="message" id="item-error">${text(item.errorKind)}: ${text(item.error)}</p>` : "") +
-            `<p><button id="retry" data-action="retry">Retry</button> <button id="cancel" data-action="cancel">Cancel</button>` +
-            `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` +
+            (canAct(status) ? `<p><button id="retry" data-action="retry">Retry</button> ` +
+              `<button id="cancel" data-action="cancel">Cancel</button>` +
+              `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` : "") +
             `<h3>Stages</h3><table><tr><th>Stage</th><th>Uses</th><th>Status</th><th>Attempts</th><th>Error</th>` +
             `<th>Outputs</th></tr>${stages}</table>` + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") + `</div>`;
           for (const button of document.querySelectorAll("button[data-action]")) {
@@ -223,12 +254,21 @@ enum DashboardAssets {
         }
 
         async function act(id, action) {
-          const response = await fetch(`/api/items/${id}/${action}`, { method: "POST", credentials: "same-origin" });
-          const body = await response.json().catch(() => ({}));
+          const response = await post(`/api/items/${id}/${action}`);
           const result = $("action-result");
           result.className = response.ok ? "accepted" : "refused";
-          result.textContent = response.ok ? action + " requested" : response.status + ": " + (body.error || "refused");
+          result.textContent = response.ok ? action + " requested"
+            : response.status + ": " + (response.body.error || "refused");
         }
+
+        // Signing in and out go through the API, so a wrong token or a wait is said on the page.
+        $("login").addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const response = await post("/login", { token: $("login").querySelector("input").value });
+          if (response.ok) { location.reload(); return; }
+          $("login-result").textContent = response.body.error || ("sign-in refused: " + response.status);
+        });
+        $("logout").addEventListener("click", async () => { await post("/logout"); location.reload(); });
 
         // The status the page came with: drawn at once on the first refresh, then read from the API.
         let initialStatus = JSON.parse($("initial-status").textContent);
@@ -243,7 +283,12 @@ enum DashboardAssets {
         }
 
         window.addEventListener("hashchange", refresh);
-        refresh();
-        setInterval(refresh, \(refreshMilliseconds));
+        if (document.querySelector("main").dataset.mayRead === "true") {
+          refresh();
+          setInterval(refresh, \(refreshMilliseconds));
+        } else {
+          signInNeeded();
+          $("live").textContent = "sign in to see this batch";
+        }
         """
 }

@@ -9,52 +9,73 @@ import StageKit
 /// The dashboard's routes: the page and its assets, the JSON API the page reads, and the guarded actions.
 struct DashboardRoutes: Sendable {
     let source: DashboardSource
-    let actions: ActionGuard
+    let access: AccessGuard
 
     /// Items a list answers with at most.
     static let maxItems = 500
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { request, _ in await page(request) }
-        router.get("api/status") { request, _ in try await answering { try await status(request) } }
-        router.get("api/items") { request, _ in try await answering { try await items(request) } }
-        router.get("api/items/:id") { _, context in
+    func register(on router: Router<DashboardContext>) {
+        router.get("/") { request, context in await page(request, context) }
+        router.get("api/status") { request, context in
+            try await reading(request, context) { try await status(request, context) }
+        }
+        router.get("api/items") { request, context in
+            try await reading(request, context) { try await items(request) }
+        }
+        router.get("api/items/:id") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await answering { try await item(id) }
+            return try await reading(request, context) { try await item(id) }
         }
         router.post("api/items/:id/retry") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await answering { try await act(request, on: id, retry: true) }
+            return try await acting(request, context) { try await act(on: id, retry: true) }
         }
         router.post("api/items/:id/cancel") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await answering { try await act(request, on: id, retry: false) }
+            return try await acting(request, context) { try await act(on: id, retry: false) }
         }
-        router.post("login") { request, _ in try await login(request) }
+        router.post("login") { request, context in try await login(request, context) }
+        router.post("logout") { request, _ in logout(request) }
     }
 
     // MARK: Reading
 
     /// The page carries the status it first draws, so the counts appear without waiting for a request of its own.
-    /// When the status cannot be read, the page still loads (with none) and says why from its own request.
-    private func page(_ request: Request) async -> Response {
-        let status = (try? await statusDocument(request)) ?? .null
+    /// When the status cannot be read, the page still loads (with none) and says why from its own request; when
+    /// reads need the token and the browser has not signed in, it carries nothing but the sign-in form.
+    private func page(_ request: Request, _ context: DashboardContext) async -> Response {
+        let caller = try? access.caller(of: request, from: context.client).get()
+        let mayRead = access.readRefusal(of: request, from: context.client) == nil
+        let status = mayRead ? (try? await statusDocument(caller: caller)) ?? .null : .null
+        var csrf: String?
+        if case .session(_, let session) = caller { csrf = session.csrf }
         return Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardAssets.page(status: status))))
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: DashboardAssets.contentSecurityPolicy,
+                .xFrameOptions: "DENY", .referrerPolicy: "no-referrer",
+            ],
+            body: ResponseBody(
+                byteBuffer: ByteBuffer(string: DashboardAssets.page(status: status, csrf: csrf, mayRead: mayRead))))
     }
 
-    private func status(_ request: Request) async throws -> Response {
-        Self.json(try await statusDocument(request))
+    private func status(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        Self.json(try await statusDocument(caller: try? access.caller(of: request, from: context.client).get()))
     }
 
-    private func statusDocument(_ request: Request) async throws -> JSONValue {
+    private func statusDocument(caller: AccessGuard.Caller?) async throws -> JSONValue {
         let document = try await source.reading { ledger, queue in
             try await StatusDocument.read(
-                ledger: ledger, queue: queue, source: source.location, readOnly: !actions.allowsActions)
+                ledger: ledger, queue: queue, source: source.location, readOnly: !access.allowsActions)
         }
         guard case .object(var fields) = document else { return document }
-        fields["signedIn"] = .bool(actions.refusal(of: request) == nil)
+        if case .anonymous = caller ?? .anonymous {
+            fields["signedIn"] = false
+        } else {
+            fields["signedIn"] = true
+        }
+        fields["readsNeedToken"] = .bool(access.access.readsNeedToken)
         return .object(fields)
     }
 
@@ -105,6 +126,22 @@ struct DashboardRoutes: Sendable {
         return Self.json(document)
     }
 
+    /// Answers a read: refused when reads need the token and the request has none, else `body`'s answer.
+    private func reading(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
+        async throws -> Response
+    {
+        if let refusal = access.readRefusal(of: request, from: context.client) { return Self.refused(refusal) }
+        return try await answering(body)
+    }
+
+    /// Answers an action: refused unless a signed-in request from the dashboard's own origin asks for it.
+    private func acting(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
+        async throws -> Response
+    {
+        if let refusal = access.actionRefusal(of: request, from: context.client) { return Self.refused(refusal) }
+        return try await answering(body)
+    }
+
     /// Answers with the reason when the ledger or the database cannot be read or written: 503 while it cannot be
     /// reached or is busy (a database restarting, say: the page says so within its patience instead of a request
     /// hanging behind every refresh) or holds no batch any more (a `submit` makes one again), 500 when what it holds
@@ -120,8 +157,7 @@ struct DashboardRoutes: Sendable {
 
     // MARK: Acting
 
-    private func act(_ request: Request, on id: Int64, retry: Bool) async throws -> Response {
-        if let refusal = actions.refusal(of: request) { return Self.error(refusal.status, refusal.message) }
+    private func act(on id: Int64, retry: Bool) async throws -> Response {
         let found = try await source.reading { ledger, _ in try await ledger?.item(id) }
         guard let item = found?.item else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
         switch (source, retry) {
@@ -148,18 +184,41 @@ struct DashboardRoutes: Sendable {
         return Self.json(["item": .int(Int(id)), "action": .string(retry ? "retry" : "cancel"), "accepted": true])
     }
 
-    private func login(_ request: Request) async throws -> Response {
-        let body = try await request.body.collect(upTo: 4096)
-        let form = String(buffer: body)
-        let token = form.split(separator: "&").compactMap { pair -> String? in
+    /// Signs a browser in: the token from the form (`token=…`, form-encoded, or `{"token": …}`), from the
+    /// dashboard's own page only, at the pace ``LoginThrottle`` allows. Opens a session whose cookie the answer sets.
+    private func login(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        guard let token = access.access.token else { return Self.refused(.readOnly) }
+        if let foreign = AccessGuard.foreignOrigin(of: request) { return Self.refused(.crossSite(foreign)) }
+        if let wait = access.throttle.wait(for: context.client) { return Self.refused(.throttled(wait)) }
+        let body = String(buffer: try await request.body.collect(upTo: 4096))
+        guard let given = Self.token(inSignIn: body), secretsMatch(given, token) else {
+            access.throttle.failed(context.client)
+            return Self.refused(.wrongToken)
+        }
+        access.throttle.succeeded(context.client)
+        let (id, _) = access.sessions.open()
+        var response = Self.json(["signedIn": true])
+        response.headers[.setCookie] = AccessGuard.cookie(for: id)
+        return response
+    }
+
+    /// Signs a browser out: its session is closed, so its cookie opens nothing any more, and the cookie is cleared.
+    private func logout(_ request: Request) -> Response {
+        if let foreign = AccessGuard.foreignOrigin(of: request) { return Self.refused(.crossSite(foreign)) }
+        if let id = request.cookies[AccessGuard.cookieName]?.value { access.sessions.close(id) }
+        var response = Self.json(["signedIn": false])
+        response.headers[.setCookie] = AccessGuard.clearedCookie
+        return response
+    }
+
+    /// The token a sign-in's body gives: a JSON object's `token`, or a form's `token=…`.
+    static func token(inSignIn body: String) -> String? {
+        if let json = try? JSONValue(parsing: body), case .object = json { return json["token"]?.stringValue }
+        return body.split(separator: "&").compactMap { pair -> String? in
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, parts[0] == "token" else { return nil }
             return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
         }.first
-        guard let token, actions.accepts(token), let cookie = actions.cookie else {
-            return Response(status: .seeOther, headers: [.location: "/?login=failed"])
-        }
-        return Response(status: .seeOther, headers: [.location: "/", .setCookie: cookie])
     }
 
     // MARK: Responses
@@ -172,5 +231,12 @@ struct DashboardRoutes: Sendable {
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
         json(["error": .string(message)], status: status)
+    }
+
+    /// A refusal's answer, with `Retry-After` when the client has to wait.
+    static func refused(_ refusal: AccessRefusal) -> Response {
+        var response = error(refusal.status, refusal.message)
+        if let seconds = refusal.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 }

@@ -81,7 +81,7 @@ public final class Notifier: Sendable {
     private func deliver(_ notice: Notice, key: String, to target: NotificationTarget) async {
         let endpoint = target.url.absoluteString
         do {
-            guard try await log.claimNotification("\(key) \(endpoint)") else { return }
+            guard try await log.claimNotification("\(key) \(WebhookName.of(endpoint))") else { return }
         } catch {
             warn("notifications: cannot record \(notice.event.rawValue) for \(Self.shown(target)), not sent: \(error)")
             return

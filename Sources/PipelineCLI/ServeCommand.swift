@@ -33,9 +33,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Allow retry and cancel from the dashboard to requests that carry this token (default: PIPELINE_SERVE_TOKEN; without one the dashboard is read-only).",
+            "Require this token to see the dashboard and to retry or cancel items (default: PIPELINE_SERVE_TOKEN; without one the dashboard is read-only and its reads are open).",
             valueName: "TOKEN"))
     var token: String?
+
+    @Flag(name: .long, help: "With a token: let requests without it read the dashboard (actions still need it).")
+    var publicReads = false
+
+    @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp(
+            "Answer to this host name too (repeatable), besides 127.0.0.1, localhost and --host: a name a proxy or DNS gives this machine. Requests naming any other host are refused (421).",
+            valueName: "NAME"))
+    var allowedHosts: [String] = []
 
     /// How long a request waits for a shared batch's database that cannot be reached before it answers 503: the
     /// page asks again every second.
@@ -47,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         if let token, token.count < 8 { throw ValidationError("--token must have at least 8 characters") }
+        if let name = allowedHosts.first(where: { $0.isEmpty || $0.contains { $0 == "/" || $0 == " " } }) {
+            throw ValidationError("--allow-host takes a host name, such as media.example.com, not '\(name)'")
+        }
     }
 
     func run() async throws {
@@ -61,12 +74,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let server: DashboardServer
             do {
-                server = try await DashboardServer.start(source: source, host: host, port: port, token: token)
+                server = try await DashboardServer.start(
+                    source: source, host: host, port: port,
+                    access: DashboardAccess(token: token, publicReads: publicReads, hostNames: allowedHosts))
             } catch {
                 throw CommandFailure(.failed, "pipeline: cannot serve on \(host):\(port): \(error)")
             }
             Output.line(
-                "serving \(db == nil ? URL(fileURLWithPath: stateOptions.state).standardizedFileURL.path : "the shared batch") on http://\(host):\(server.port)/ (\(token == nil ? "read-only" : "actions need the token"))"
+                "serving \(db == nil ? URL(fileURLWithPath: stateOptions.state).standardizedFileURL.path : "the shared batch") on http://\(host):\(server.port)/ (\(Self.accessSummary(token: token, publicReads: publicReads)))"
             )
             let failure = await SignalHandling.cancellingOnSignal { () async -> (any Error)? in
                 do {
@@ -80,6 +95,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let failure { throw CommandFailure.failed(failure) }
         }
+    }
+
+    /// What the start line says of who may read and act.
+    static func accessSummary(token: String?, publicReads: Bool) -> String {
+        guard token != nil else { return "read-only" }
+        return publicReads ? "reads open, actions need the token" : "reads and actions need the token"
     }
 
     /// The state folder as a source: its ledger read per request, and a cancel left in the ledger for the run that

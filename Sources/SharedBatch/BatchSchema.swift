@@ -107,8 +107,8 @@ enum BatchSchema {
 
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
     /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
-    /// how far the encode of each running segment unit is (renewed with its lease), and the items' counts
-    /// (``ItemTallies``).
+    /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
+    /// (``ItemTallies``), and webhooks named by digest in the notifications sent.
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -136,6 +136,20 @@ enum BatchSchema {
         END $$
         """,
         ItemTallies.addition,
+        // Webhook URLs that an earlier pipeline recorded at the end of notification keys become their digests, as
+        // `WebhookName.of` computes them: a webhook's URL is its secret. A role that may only read the batch
+        // leaves them (and reads on).
+        """
+        DO $$ BEGIN
+            IF EXISTS (SELECT 1 FROM notifications WHERE key ~ ' https?://[^ ]*$') THEN
+                UPDATE notifications SET key = regexp_replace(key, 'https?://[^ ]*$', '') || 'webhook:'
+                    || encode(sha256(convert_to('pipeline-webhook:' || substring(key FROM ' (https?://[^ ]*)$'),
+                        'UTF8')), 'hex')
+                WHERE key ~ ' https?://[^ ]*$';
+            END IF;
+        EXCEPTION WHEN insufficient_privilege THEN NULL;
+        END $$
+        """,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

@@ -93,10 +93,14 @@ struct ServedDashboard {
         return ServedDashboard(process: process, port: port)
     }
 
-    /// GET or POST `path`: the status and the JSON answered.
-    func request(_ path: String, method: String = "GET", bearer: String? = nil) async throws -> (Int, JSONValue) {
-        var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method, base + path]
+    /// GET or POST `path`, with `headers` (`Name: value`) besides the bearer token: the status and the JSON
+    /// answered.
+    func request(_ path: String, method: String = "GET", bearer: String? = nil, headers: [String] = []) async throws
+        -> (Int, JSONValue)
+    {
+        var arguments = ["-s", "--max-time", "60", "-o", "-", "-w", "\n%{http_code}", "-X", method, base + path]
         if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)"] }
+        for header in headers { arguments += ["-H", header] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = arguments

@@ -66,15 +66,16 @@ import Testing
         #expect(try await browser.eval("document.getElementById('mode').textContent") == "read-only")
         try await browser.screenshot(shots.appendingPathComponent("dashboard-overview.png"))
 
-        // The failure's page: its message; Cancel is refused by a server started without a token.
+        // The failure's page: its message; a server started without a token offers no action and refuses one.
         let failedID = try await browser.eval(
             "fetch('/api/items?status=failed').then(r => r.json()).then(j => j.items[0].id)")
         try await browser.eval("location.hash = '#/item/\(failedID.intValue ?? 0)'")
         try await browser.waitFor("document.getElementById('item-error')?.textContent.includes('checksum mismatch')")
-        try await browser.eval("document.getElementById('cancel').click()")
-        try await browser.waitFor("document.querySelector('#action-result.refused')?.textContent.includes('403')")
-        let refusal = try await browser.eval("document.getElementById('action-result').textContent")
-        #expect(refusal.stringValue?.contains("read-only") == true, "\(refusal)")
+        #expect(
+            try await browser.eval(
+                "document.getElementById('cancel') === null && document.getElementById('retry') === null") == true)
+        let refusal = try await readOnly.request("/api/items/\(failedID.intValue ?? 0)/cancel", method: "POST")
+        #expect(refusal.0 == 403 && refusal.1["error"]?.stringValue?.contains("read-only") == true, "\(refusal)")
         try await browser.screenshot(shots.appendingPathComponent("dashboard-failure.png"))
 
         // No secret: not the environment's value, not a URL's signature; the item's link is there without it.
@@ -88,13 +89,18 @@ import Testing
         // With a token: a wrong bearer is refused, the login form's cookie lets the page cancel a running item.
         let wrong = try await guarded.request("/api/items/\(doneID)/cancel", method: "POST", bearer: "not-the-token")
         #expect(wrong.0 == 401, "\(wrong)")
-        let running = try await guarded.request("/api/items?status=running")
+        let running = try await guarded.request("/api/items?status=running", bearer: token)
         let runningItem = try #require(
             running.1["items"]?.arrayValue?.first { $0["relativePath"] == "c.txt" }?["id"]?.intValue)
         try await browser.navigate(guarded.base + "/")
         try await browser.waitFor("!document.getElementById('login').hidden")
         try await browser.eval(
-            "document.querySelector('#login input').value = '\(token)'; document.getElementById('login').submit()")
+            "document.querySelector('#login input').value = 'not-the-token'; document.getElementById('login').requestSubmit()"
+        )
+        try await browser.waitFor("document.getElementById('login-result').textContent === 'wrong token'")
+        try await browser.eval(
+            "document.querySelector('#login input').value = '\(token)'; document.getElementById('login').requestSubmit()"
+        )
         try await browser.waitFor("document.getElementById('mode').textContent === 'signed in'")
         try await browser.eval("location.hash = '#/item/\(runningItem)'")
         try await browser.waitFor("document.getElementById('cancel')")

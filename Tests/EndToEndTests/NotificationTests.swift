@@ -61,6 +61,11 @@ import Testing
         // bad.txt fails in each of the three runs: each run's failure is its own event.
         let failures = receiver.bodies(at: "/hook").filter { $0["event"] == "itemFailed" }
         #expect(failures.count == 3 && failures.allSatisfy { $0["path"] == "bad.txt" }, "\(failures)")
+        // The webhook's URL, its secret, is nowhere in the state folder: the ledger names it by a digest.
+        for file in try FileManager.default.contentsOfDirectory(atPath: state.path) {
+            let bytes = try Data(contentsOf: state.appendingPathComponent(file))
+            #expect(bytes.range(of: Data("/hook/generic".utf8)) == nil, "\(file) holds the webhook's URL")
+        }
     }
 
     @Test func aHangingReceiverHoldsUpNothing() async throws {

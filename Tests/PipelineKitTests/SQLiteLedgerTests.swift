@@ -32,6 +32,32 @@ import Testing
         try reopened.close()
     }
 
+    /// A webhook's URL is its secret: keys that an earlier pipeline recorded with the URL at their end name the
+    /// webhook by its digest once a writer opens the ledger, and the URL is nowhere in the file.
+    @Test func notificationKeysNameWebhooksByDigest() async throws {
+        let scratch = try Scratch()
+        let folder = scratch.path("state")
+        let url = "https://hooks.slack.com/services/T000/B000/SECRETPART"
+        let old = "itemFailed clips 1F2E a file with spaces.mp4 \(url)"
+        let ledger = try SQLiteLedger(folder: folder)
+        try ledger.close()
+        let queue = try DatabaseQueue(path: ledger.file.path)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO notifications VALUES (?, 0), ('batchFinished abc', 0)", arguments: [old])
+        }
+        try queue.close()
+
+        let reopened = try SQLiteLedger(folder: folder)
+        let named = "itemFailed clips 1F2E a file with spaces.mp4 \(WebhookName.of(url))"
+        #expect(try await reopened.claimNotification(named) == false, "the old key was not renamed")
+        #expect(try await reopened.claimNotification("batchFinished abc") == false)
+        try reopened.close()
+        let bytes = try Data(contentsOf: ledger.file)
+        #expect(bytes.range(of: Data("SECRETPART".utf8)) == nil)
+        #expect(WebhookName.of(url).hasPrefix("webhook:") && WebhookName.of(url).count == 8 + 64)
+        #expect(WebhookName.replacingURL(in: "batchFinished abc") == nil)
+    }
+
     /// The counts a dashboard reads follow admissions, status changes and forgotten items, and a ledger made
     /// before they existed is counted from its items until a writer opens it and fills them.
     @Test func theDashboardsCountsFollowEveryWrite() async throws {

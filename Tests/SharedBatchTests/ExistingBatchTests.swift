@@ -53,6 +53,27 @@ import Testing
         await reader.close()
     }
 
+    /// Webhook URLs recorded by an earlier pipeline in notification keys become their digests, computed by
+    /// PostgreSQL as `WebhookName` computes them; a role that may only read the batch still opens it.
+    @Test func notificationKeysNameWebhooksByDigest() async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("hooks")
+        let created = try await BatchDatabase(url: url, opening: .creatingBatch)
+        await created.close()
+        let webhook = "https://discord.com/api/webhooks/1/SECRETPART"
+        _ = try await server.psql(
+            "INSERT INTO notifications(key) VALUES ('batchFinished 0a1b \(webhook)'), ('batchFinished 0a1b'); "
+                + "CREATE ROLE reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+            database: "hooks")
+        let reader = try await BatchDatabase(
+            url: "postgres://reader@127.0.0.1:\(server.port)/hooks", opening: .existingBatch)
+        await reader.close()
+        let writer = try await BatchDatabase(url: url, opening: .existingBatch)
+        await writer.close()
+        let keys = try await server.psql("SELECT key FROM notifications ORDER BY key", database: "hooks")
+        #expect(keys == "batchFinished 0a1b\nbatchFinished 0a1b \(WebhookName.of(webhook))", "\(keys)")
+    }
+
     @Test func aBatchOfANewerPipelineIsRefusedByEveryOpening() async throws {
         let server = try await PostgresServer.start()
         let url = try await server.createDatabase("newer")

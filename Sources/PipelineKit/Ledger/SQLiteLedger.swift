@@ -48,6 +48,7 @@ public final class SQLiteLedger: StateStore {
                 try Self.migrate(db, file: file)
                 try db.execute(sql: Self.additions)
                 try Self.addTallies(db)
+                try Self.nameWebhooksByDigest(db)
             }
             self.pool = pool
         } catch {
@@ -179,6 +180,17 @@ public final class SQLiteLedger: StateStore {
     static func tallies(_ db: Database) throws -> (items: String, minutes: String) {
         try db.tableExists("itemTallies")
             ? ("itemTallies", "doneMinutes") : ("(\(talliedItems))", "(\(talliedMinutes))")
+    }
+
+    /// Replaces the webhook URLs that an earlier pipeline recorded at the end of notification keys with their
+    /// digests (``WebhookName``): a URL is a webhook's secret, and nothing secret stays in the ledger.
+    private static func nameWebhooksByDigest(_ db: Database) throws {
+        let keys = try String.fetchAll(
+            db, sql: "SELECT key FROM notifications WHERE key GLOB '* http://*' OR key GLOB '* https://*'")
+        for key in keys {
+            guard let named = WebhookName.replacingURL(in: key) else { continue }
+            try db.execute(sql: "UPDATE OR REPLACE notifications SET key = ? WHERE key = ?", arguments: [named, key])
+        }
     }
 
     private static func addTallies(_ db: Database) throws {
