@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 PIPELINE = .build/debug/pipeline
 
-.PHONY: deps build test lint tsan quickstart bench schema format
+.PHONY: deps build test lint tsan quickstart bench schema docs format
 
 deps:
 	scripts/install-deps.sh
@@ -44,6 +44,10 @@ bench: deps
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build
 	$(PIPELINE) schema > Workflows/workflow.schema.json
+
+## Regenerates the stage reference (docs/stages.md) from the stages' declarations; a test fails while it is stale.
+docs: build
+	$(PIPELINE) stages --markdown > docs/stages.md
 
 ## Fails when a Swift file is not formatted as `make format` would write it.
 lint:

@@ -8,8 +8,8 @@ public struct SetStage: Stage {
 
     public static let stageType = "set"
     public static let summary = "Outputs its options as resolved: names computed values for later stages."
-    public static let outputSchema = OutputSchema([], isOpen: true)
 
+    /// Its outputs are the members of `with`.
     public static func outputSchema(for with: JSONValue) -> OutputSchema {
         OutputSchema((with.objectValue ?? [:]).keys.sorted().map { OutputField($0, "As given in with.") })
     }

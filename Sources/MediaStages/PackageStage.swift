@@ -128,17 +128,22 @@ public struct PackageStage: Stage {
     }
 
     /// The outputs of `ffmpeg.package`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The package's folder.
-        public var folder: String
+        @Output("The package's folder.") public var folder = ""
         /// The HLS master playlist's path.
-        public var master: String
+        @Output("The HLS master playlist's path.") public var master = ""
         /// The DASH manifest's path; empty without `dash`.
-        public var dash: String
+        @Output("The DASH manifest's path; empty without dash.") public var dash = ""
         /// Seconds.
-        public var duration: Double
+        @Output("Seconds.") public var duration = 0.0
         /// The video renditions, largest first, then the audio rendition.
-        public var renditions: [Rendition]
+        @Output(
+            "Per rendition: name, type, width, height, frameRate, codecs, bandwidth, averageBandwidth, playlist, segments."
+        )
+        public var renditions: [Rendition] = []
+
+        public init() {}
     }
 
     /// What a crash leaves to the next run: the renditions finished so far.
@@ -166,16 +171,6 @@ public struct PackageStage: Stage {
     public static let readsMediaInput = true
     public static let summary =
         "Makes an adaptive streaming package: an HLS ladder of H.264 or HEVC renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
-    public static let outputSchema = OutputSchema([
-        OutputField("folder", "The package's folder."),
-        OutputField("master", "The HLS master playlist's path."),
-        OutputField("dash", "The DASH manifest's path; empty without dash."),
-        OutputField("duration", "Seconds."),
-        OutputField(
-            "renditions",
-            "Per rendition: name, type, width, height, frameRate, codecs, bandwidth, averageBandwidth, playlist, segments."
-        ),
-    ])
 
     /// The master playlist's name in the package's folder.
     public static let masterName = "master.m3u8"
@@ -186,22 +181,10 @@ public struct PackageStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let segmentSeconds = options.segmentSeconds.seconds
-        guard (0.5...60).contains(segmentSeconds) else {
-            throw StageFailure("segmentSeconds must be from 0.5 to 60 seconds", kind: .invalidOptions)
-        }
-        guard options.threads >= 0 else {
-            throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
-        }
         var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
         var codecs: [String: TranscodeSettings.VideoCodec] = [:]  // renditions whose codec is not the package's
         if let renditions = options.renditions {
-            guard !renditions.isEmpty else {
-                throw StageFailure("renditions must name at least one rendition", kind: .invalidOptions)
-            }
-            rungs = try renditions.map { rendition in
-                guard (16...4320).contains(rendition.height) else {
-                    throw StageFailure("a rendition's height must be from 16 to 4320", kind: .invalidOptions)
-                }
+            rungs = renditions.map { rendition in
                 let rung = StreamingLadder.Rung(
                     name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
                 codecs[rung.name] = rendition.codec?.settingsCodec
@@ -264,9 +247,13 @@ public struct PackageStage: Stage {
                 bandwidth: facts.peakBitRate, averageBandwidth: facts.averageBitRate,
                 playlist: folder.appendingPathComponent(facts.playlist).path, segments: facts.segmentDurations.count)
         }
-        return Outputs(
-            folder: folder.path, master: master.path, dash: options.dash ? dash.path : "",
-            duration: (info.duration * 1000).rounded() / 1000, renditions: renditions)
+        return Outputs.with {
+            $0.folder = folder.path
+            $0.master = master.path
+            $0.dash = options.dash ? dash.path : ""
+            $0.duration = (info.duration * 1000).rounded() / 1000
+            $0.renditions = renditions
+        }
     }
 
     private func prepare(_ folder: URL, create: Bool) throws {

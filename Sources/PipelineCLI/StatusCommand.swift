@@ -213,10 +213,17 @@ struct StagesCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Print the reference as Markdown (docs/stages.md is this, for the built-in stages).")
+    var markdown = false
+
     @OptionGroup var pluginOptions: PluginOptions
 
     func run() async throws {
         let descriptors = try StageCatalog.registry(plugins: pluginOptions.paths).all
+        if markdown {
+            Output.write(StageReference.markdown(descriptors))
+            return
+        }
         if json {
             let list: [JSONValue] = descriptors.map { descriptor in
                 [

@@ -14,18 +14,14 @@ struct ProbeStage: Stage {
         @Option("Returned as the value output.") var value: JSONValue = .null
     }
 
-    struct Outputs: Encodable, Sendable {
-        var value: JSONValue
-        var run: Int
-        var resumed: JSONValue?
+    struct Outputs: StageOutputs {
+        @Output("The value option.") var value = JSONValue.null
+        @Output("How many times it ran.") var run = 0
+        @Output("The resume data it got.") var resumed: JSONValue? = nil
     }
 
     static let stageType = "test.probe"
     static let summary = "Counts its runs (tests only)."
-    static let outputSchema = OutputSchema([
-        OutputField("value", "The value option."), OutputField("run", "How many times it ran."),
-        OutputField("resumed", "The resume data it got."),
-    ])
 
     static let counts = NIOLockedValueBox<[String: Int]>([:])
 
@@ -224,10 +220,11 @@ enum TokenService {
 
 struct TokenStage: Stage {
     struct Options: StageOptions {}
-    struct Outputs: Encodable, Sendable { var token: String }
+    struct Outputs: StageOutputs {
+        @Output("The token.") var token = ""
+    }
     static let stageType = "test.token"
     static let summary = "Hands out the current token (tests only)."
-    static let outputSchema = OutputSchema([OutputField("token", "The token.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         Outputs(token: TokenService.current.withLockedValue { $0 })
@@ -239,10 +236,11 @@ struct GuardedStage: Stage {
         @Option("The token.") var token: String
         @Option("Rotate the token on the first call.") var rotateFirst = false
     }
-    struct Outputs: Encodable, Sendable { var ok: Bool }
+    struct Outputs: StageOutputs {
+        @Output("Accepted.") var ok = false
+    }
     static let stageType = "test.guarded"
     static let summary = "Accepts only the current token (tests only)."
-    static let outputSchema = OutputSchema([OutputField("ok", "Accepted.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let first = TokenService.guardedRuns.withLockedValue { runs -> Bool in
@@ -291,10 +289,9 @@ struct OccupyOptions: StageOptions {
 /// A processor-bound stage for tests.
 struct CPUStage: Stage {
     typealias Options = OccupyOptions
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.cpu"
     static let summary = "Holds a cpu slot (tests only)."
-    static let outputSchema = OutputSchema([])
     static let resource = StageResource.cpu
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -306,10 +303,9 @@ struct CPUStage: Stage {
 /// A transfer stage for tests.
 struct TransferStage: Stage {
     typealias Options = OccupyOptions
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.transfer"
     static let summary = "Holds a network slot (tests only)."
-    static let outputSchema = OutputSchema([])
     static let resource = StageResource.network
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -324,10 +320,9 @@ struct SelfRetryingStage: Stage {
     struct Options: StageOptions {
         @Option("Counter name.") var key: String
     }
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.selfRetrying"
     static let summary = "Retries by itself, then fails (tests only)."
-    static let outputSchema = OutputSchema([])
     static let retriesItself = true
     static let runs = NIOLockedValueBox<[String: Int]>([:])
     init() {}
@@ -351,13 +346,12 @@ struct FileMakerStage: Stage {
         @Option("Write different bytes at every run.") var vary = false
     }
 
-    struct Outputs: Encodable, Sendable {
-        var path: String
+    struct Outputs: StageOutputs {
+        @Output("The file.") var path = ""
     }
 
     static let stageType = "test.file"
     static let summary = "Writes a file (tests only)."
-    static let outputSchema = OutputSchema([OutputField("path", "The file.")])
 
     init() {}
 

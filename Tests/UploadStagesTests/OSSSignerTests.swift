@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import StageKit
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
         // oss2 2.19: ProviderAuth._ProviderAuth__make_signature for PUT /bucket/dir/key name.mp4
         // ?partNumber=1&uploadId=U1&max-parts=5 with Content-Type text/plain, x-oss-meta-a: b and the token.
         let signer = OSSSigner(
-            credentials: OSSCredentials(accessKeyID: "ak", accessKeySecret: "sk", securityToken: "tok"))
+            credentials: AlibabaAccessKey(id: "ak", secret: "sk", securityToken: "tok"))
         let added = signer.sign(
             method: "PUT", bucket: "bucket", key: "dir/key name.mp4",
             query: [("partNumber", "1"), ("uploadId", "U1"), ("max-parts", "5")],

@@ -28,7 +28,7 @@ public struct StageDescriptor: Sendable {
     /// The options.
     public var optionSchema: OptionSchema { schema.value }
     /// The outputs in general.
-    public let outputSchema: OutputSchema
+    public var outputSchema: OutputSchema { outputs.value }
     /// Where it comes from.
     public let source: StageSource
     /// What it mostly consumes.
@@ -37,9 +37,10 @@ public struct StageDescriptor: Sendable {
     public let readsMediaInput: Bool
     /// Whether the stage retries its own requests (``Stage/retriesItself``): the engine runs it once.
     public let retriesItself: Bool
-    /// Read on first use: reading a stage's schema reflects over its options, and a command uses few of the
-    /// registered stages.
-    private let schema: OptionSchemaOnce
+    /// Read on first use: reading a stage's schemas reflects over its options and outputs, and a command uses
+    /// few of the registered stages.
+    private let schema: SchemaOnce<OptionSchema>
+    private let outputs: SchemaOnce<OutputSchema>
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let problemsInOptions: @Sendable (JSONValue) -> [OptionProblem]
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
@@ -50,9 +51,9 @@ public struct StageDescriptor: Sendable {
     public init<S: Stage>(_ stage: S.Type, source: StageSource) {
         self.stageType = S.stageType
         self.summary = S.summary
-        let schema = OptionSchemaOnce { S.optionSchema }
+        let schema = SchemaOnce { S.optionSchema }
         self.schema = schema
-        self.outputSchema = S.outputSchema
+        self.outputs = SchemaOnce { S.outputSchema }
         self.source = source
         self.resource = S.resource
         self.readsMediaInput = S.readsMediaInput
@@ -85,8 +86,8 @@ public struct StageDescriptor: Sendable {
     ) {
         self.stageType = stageType
         self.summary = summary
-        self.schema = OptionSchemaOnce { optionSchema }
-        self.outputSchema = outputSchema
+        self.schema = SchemaOnce { optionSchema }
+        self.outputs = SchemaOnce { outputSchema }
         self.source = source
         self.resource = resource
         self.readsMediaInput = readsMediaInput
@@ -122,16 +123,16 @@ public struct StageDescriptor: Sendable {
     }
 }
 
-/// A stage type's option schema, made the first time it is read and kept, shared by copies of the descriptor.
-private final class OptionSchemaOnce: Sendable {
-    private let make: @Sendable () -> OptionSchema
-    private let made = NIOLockedValueBox<OptionSchema?>(nil)
+/// A stage type's schema, made the first time it is read and kept, shared by copies of the descriptor.
+private final class SchemaOnce<Schema: Sendable>: Sendable {
+    private let make: @Sendable () -> Schema
+    private let made = NIOLockedValueBox<Schema?>(nil)
 
-    init(_ make: @escaping @Sendable () -> OptionSchema) {
+    init(_ make: @escaping @Sendable () -> Schema) {
         self.make = make
     }
 
-    var value: OptionSchema {
+    var value: Schema {
         made.withLockedValue { made in
             if let made { return made }
             let schema = make()

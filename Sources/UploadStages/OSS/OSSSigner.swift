@@ -1,14 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTransport
 import StageKit
-
-/// An OSS credential: an AccessKey pair, or a temporary one from STS (with its security token), as VOD's
-/// `UploadAuth` hands out.
-struct OSSCredentials: Sendable, Equatable {
-    var accessKeyID: String
-    var accessKeySecret: String
-    var securityToken: String?
-}
 
 /// OSS's V1 header signature: `Authorization: OSS AccessKeyId:Signature`, where the signature is the
 /// base64 HMAC-SHA1 (keyed with the secret) of the verb, `Content-MD5`, `Content-Type`, `Date`, the
@@ -16,7 +9,7 @@ struct OSSCredentials: Sendable, Equatable {
 /// the signed sub-resources (`uploads`, `uploadId`, `partNumber`, …) sorted. A temporary credential's token
 /// goes in `x-oss-security-token`, which is signed with the other `x-oss-*` headers.
 struct OSSSigner: Sendable {
-    let credentials: OSSCredentials
+    let credentials: AlibabaAccessKey
 
     /// The sub-resources the signature covers; other query parameters are not signed.
     static let subresources: Set<String> = [
@@ -44,8 +37,8 @@ struct OSSSigner: Sendable {
         ]
         .joined(separator: "\n")
         let signature = HMAC<Insecure.SHA1>.authenticationCode(
-            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data(credentials.accessKeySecret.utf8)))
-        added.append(("Authorization", "OSS \(credentials.accessKeyID):\(Data(signature).base64EncodedString())"))
+            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data(credentials.secret.utf8)))
+        added.append(("Authorization", "OSS \(credentials.id):\(Data(signature).base64EncodedString())"))
         return added
     }
 

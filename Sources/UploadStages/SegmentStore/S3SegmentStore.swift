@@ -102,7 +102,7 @@ public struct S3SegmentStore: SegmentStore {
         }
         let credentials: AWSCredentials
         do {
-            credentials = try S3Backend.credentials(S3UploadStage.Options(), environment: environment)
+            credentials = try S3Connection().credentials(environment: environment)
         } catch {
             throw Self.storeError(error, doing: "opening the segment store \(address)")
         }
