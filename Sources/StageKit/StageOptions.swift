@@ -294,12 +294,18 @@ extension JSONValue: StageOptions {
 }
 
 extension OptionSchema {
-    /// `with` with the default of every absent option filled in, also inside nested option objects.
+    /// `with` with the default of every absent option filled in, also inside nested option objects and in each
+    /// element of an array of them.
     public func applyingDefaults(to with: JSONValue) -> JSONValue {
         guard case .object(var members) = with else { return with }
         for field in fields {
             if let present = members[field.name] {
-                if case .object(let nested) = field.type { members[field.name] = nested.applyingDefaults(to: present) }
+                switch (field.type, present) {
+                case (.object(let nested), _): members[field.name] = nested.applyingDefaults(to: present)
+                case (.array(.object(let nested)), .array(let elements)):
+                    members[field.name] = .array(elements.map(nested.applyingDefaults(to:)))
+                default: break
+                }
             } else if let defaultValue = field.defaultValue {
                 members[field.name] = defaultValue
             }

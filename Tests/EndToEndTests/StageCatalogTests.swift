@@ -110,10 +110,11 @@ import Testing
         if let maximum = field.maximum { return JSONValue(bound: maximum + 1) }
         if let above = field.exclusiveMinimum { return JSONValue(bound: above) }
         guard let minimum = field.minimum else { return nil }
+        // Sizes, bit rates and durations are never negative (nor is `nil` a `.null` here: JSONValue takes the literal).
         switch field.type {
         case .integer, .number: return JSONValue(bound: minimum - 1)
-        case .size, .bitRate: return minimum >= 1 ? JSONValue(bound: minimum - 1) : nil
-        default: return minimum > 0 ? JSONValue(bound: minimum / 2) : nil
+        case .size, .bitRate: return minimum >= 1 ? .some(JSONValue(bound: minimum - 1)) : .none
+        default: return minimum > 0 ? .some(JSONValue(bound: minimum / 2)) : .none
         }
     }
 
@@ -134,8 +135,16 @@ import Testing
 
     private func minimalOptions(_ schema: OptionSchema) -> JSONValue {
         .object(
-            Dictionary(uniqueKeysWithValues: schema.fields.filter(\.isRequired).map { ($0.name, placeholder($0.type)) })
+            Dictionary(uniqueKeysWithValues: schema.fields.filter(\.isRequired).map { ($0.name, placeholder($0)) })
         )
+    }
+
+    /// A value of the option's type within its bounds (an array of as few elements as it takes).
+    private func placeholder(_ field: OptionField) -> JSONValue {
+        guard case .array(let element) = field.type, let count = field.minimumCount else {
+            return placeholder(field.type)
+        }
+        return .array(Array(repeating: placeholder(element), count: count))
     }
 
     private func placeholder(_ type: OptionType) -> JSONValue {
