@@ -138,7 +138,8 @@ struct OSSBackend: MultipartBackend {
         let token = options.securityToken ?? environment["ALIBABA_CLOUD_SECURITY_TOKEN"]
         signer = OSSSigner(
             credentials: OSSCredentials(
-                accessKeyID: id, accessKeySecret: secret, securityToken: token.flatMap { $0.isEmpty ? nil : $0 }))
+                accessKeyID: id, accessKeySecret: secret, securityToken: token.flatMap { $0.isEmpty ? nil : $0 }),
+            version: .v1)
         let stall = options.stallTimeout
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
