@@ -324,7 +324,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: ["tuspy_client.py", "aliyun_sdk_client.py"],
+            exclude: ["tuspy_client.py", "aliyun_sdk_client.py", "Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

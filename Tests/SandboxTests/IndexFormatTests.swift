@@ -1,0 +1,171 @@
+import Foundation
+import NIOHTTP1
+import StageKit
+import Testing
+
+@testable import Sandbox
+
+/// `index.json` keeps the format the sandbox has always written, now that each platform keeps its own
+/// state: a data folder from before loads, and what the sandbox writes loads in a sandbox from before.
+@Suite("index format")
+struct IndexFormatTests {
+    /// A data folder the sandbox wrote before each platform had its own state: Vimeo videos (a tus upload half
+    /// there with tags, a streaming upload, a file replaced by a version with an active picture, a video made
+    /// from a ticket, a failed pull), an open ticket, a ready and a half uploaded generic asset, a standalone
+    /// tus upload, VOD videos (one whose object arrived) and an image, an OSS object and an open multipart upload.
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/data-folder-v1")
+
+    /// The keys of every index the sandbox wrote before the split, which it read back as required.
+    static let keys = [
+        "aliyun", "assets", "idempotencyKeys", "nextVideoNumber", "pictures", "tickets", "uploads", "version",
+        "versions", "videos",
+    ]
+
+    /// The picture of the fixture.
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 56)
+
+    @Test("a data folder from before the split is written back byte for byte")
+    func rewrittenUnchanged() async throws {
+        let folder = try Self.copyOfFixture()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let index = try Self.fixtureIndex()
+        let half = try #require(Self.video(named: "Half there", in: index))
+        try await withSandbox(SandboxConfiguration(dataFolder: folder)) { _, client in
+            let video = try #require(try await client.send(.GET, "/videos/\(half)").json)
+            let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
+            // An empty PATCH takes and returns the write lease, which writes the index.
+            #expect(try await client.tusPatch(link, offset: 2048, bytes: []).status == 204)
+            let written = try Data(contentsOf: URL(fileURLWithPath: folder + "/index.json"))
+            #expect(written == (try Data(contentsOf: Self.fixture.appendingPathComponent("index.json"))))
+        }
+    }
+
+    @Test("every platform finds its records in a data folder from before the split, and carries on")
+    func everyPlatformLoads() async throws {
+        let folder = try Self.copyOfFixture()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let index = try Self.fixtureIndex()
+        try await withSandbox(SandboxConfiguration(dataFolder: folder)) { _, client in
+            try await Self.checkVimeo(client, index)
+            try await Self.checkTicket(client, index)
+            try await Self.checkGenericAndTus(client, index)
+            try await Self.checkAliyun(client)
+            let stats = try #require(try await client.send(.GET, "/sandbox/stats", auth: false).json)
+            #expect(stats["videos"] == 5)
+            #expect(stats["assets"] == 2)
+            #expect(stats["uploads"] == 10)
+        }
+    }
+
+    @Test("a new data folder's index has every key an index had before the split, whichever platform wrote it")
+    func freshIndexKeys() async throws {
+        let folder = Fixture.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await withSandbox(SandboxConfiguration(dataFolder: folder)) { _, client in
+            let created = try await client.send(
+                .POST, "/upload", headers: [("Tus-Resumable", "1.0.0"), ("Upload-Length", "10")], auth: false)
+            #expect(created.status == 201)
+            let written = try Data(contentsOf: URL(fileURLWithPath: folder + "/index.json"))
+            let keys = try #require(JSONValue.parse(Array(written))?.objectValue?.keys.sorted())
+            #expect(keys == Self.keys)
+        }
+    }
+
+    /// The tus video carries on from its half, the others show what they were.
+    private static func checkVimeo(_ client: SandboxClient, _ index: JSONValue) async throws {
+        let half = try #require(Self.video(named: "Half there", in: index))
+        let video = try #require(try await client.send(.GET, "/videos/\(half)").json)
+        #expect(video.value(at: "upload.status") == "in_progress")
+        #expect(video["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["alpha", "beta"])
+        let link = try #require(video.value(at: "upload.upload_link")?.stringValue)
+        #expect(try await client.tusOffset(link) == 2048)
+        let rest = Fixture.bytes(2048, seed: 11)
+        #expect(try await client.tusPatch(link, offset: 2048, bytes: rest[...]).status == 204)
+        #expect(try await client.storedSHA256(video: half) == Fixture.sha256Hex(Fixture.bytes(2048, seed: 1) + rest))
+
+        let streamed = try #require(Self.video(named: "Streamed", in: index))
+        #expect(try await client.send(.GET, "/videos/\(streamed)").json?.value(at: "upload.status") == "complete")
+        #expect(try await client.storedSHA256(video: streamed) == Fixture.sha256Hex(Fixture.bytes(1000, seed: 2)))
+
+        let replaced = try #require(Self.video(named: "Replaced", in: index))
+        let versions = try #require(try await client.send(.GET, "/videos/\(replaced)/versions").json)
+        #expect(versions["total"] == 2)
+        #expect(versions["data"]?.arrayValue?.first?["file_name"] == "new.mp4")
+        #expect(versions["data"]?.arrayValue?.first?["active"] == true)
+        #expect(try await client.storedSHA256(video: replaced) == Fixture.sha256Hex(Fixture.bytes(500, seed: 4)))
+        let pictured = try #require(try await client.send(.GET, "/videos/\(replaced)").json)
+        let picture = try #require(pictured.value(at: "pictures.uri")?.stringValue?.split(separator: "/").last)
+        let image = try await client.send(.GET, "/sandbox/pictures/\(picture)/sha256", auth: false).text
+        #expect(image == Fixture.sha256Hex(Self.png))
+
+        let pulled = try #require(Self.video(named: "Pulled", in: index))
+        #expect(try await client.send(.GET, "/videos/\(pulled)").json?.value(at: "upload.status") == "error")
+    }
+
+    /// `complete_uri` of the ticket that became a video answers that video again; the open ticket takes its
+    /// first `PUT`.
+    private static func checkTicket(_ client: SandboxClient, _ index: JSONValue) async throws {
+        let tickets = try #require(index["tickets"]?.objectValue)
+        let done = try #require(tickets.values.first { $0["videoID"] != nil })
+        let uri =
+            "/users/1/uploads/\(done["id"]?.stringValue ?? "")?video_file_id="
+            + "\(done["videoFileID"]?.stringValue ?? "")&signature=\(done["signature"]?.stringValue ?? "")"
+        let completed = try await client.send(.DELETE, uri)
+        #expect(completed.status == 201)
+        #expect(completed.header("Location") == "/videos/\(done["videoID"]?.stringValue ?? "")")
+
+        let open = try #require(tickets.values.first { $0["videoID"] == nil }?["id"]?.stringValue)
+        let token = try #require(index["uploads"]?[open]?["token"]?.stringValue)
+        let bytes = Fixture.bytes(300, seed: 12)
+        let put = try await client.send(
+            .PUT, "/upload/\(open)?token=\(token)", headers: [("Content-Range", "bytes 0-299/300")], body: bytes,
+            auth: false)
+        #expect(put.status == 200)
+    }
+
+    /// The ready asset is still ready; the standalone tus upload resumes where it was.
+    private static func checkGenericAndTus(_ client: SandboxClient, _ index: JSONValue) async throws {
+        let assets = try #require(index["assets"]?.objectValue)
+        let ready = try #require(assets.values.first { $0["name"] == "ready.bin" }?["id"]?.stringValue)
+        let asset = try #require(try await client.send(.GET, "/generic/assets/\(ready)").json)
+        #expect(asset["status"] == "ready")
+        #expect(asset["title"] == "Ready")
+        #expect(asset["sha256"]?.stringValue == Fixture.sha256Hex(Fixture.bytes(1500, seed: 6)))
+        let half = try #require(assets.values.first { $0["name"] == "half.bin" }?["id"]?.stringValue)
+        #expect(try await client.send(.GET, "/generic/assets/\(half)").json?["received"] == 800)
+
+        let uploads = try #require(index["uploads"]?.objectValue)
+        let standalone = try #require(uploads.values.first { $0["metadata"] != nil }?["id"]?.stringValue)
+        #expect(try await client.tusOffset(client.baseURL + "/upload/\(standalone)") == 1200)
+    }
+
+    /// VOD's videos and image and OSS's object and multipart upload are all there.
+    private static func checkAliyun(_ client: SandboxClient) async throws {
+        let aliyun = try #require(try await client.send(.GET, "/sandbox/aliyun", auth: false).json)
+        let statuses = aliyun["videos"]?.arrayValue?.compactMap { $0["Status"]?.stringValue }.sorted()
+        #expect(statuses == ["Normal", "Uploading"])
+        #expect(aliyun["images"] == 1)
+        #expect(aliyun["multipartUploads"] == 1)
+        #expect(
+            aliyun["objects"]?.arrayValue?.first?["SHA256"]?.stringValue
+                == Fixture.sha256Hex(Fixture.bytes(900, seed: 9)))
+    }
+
+    /// The id of the fixture's video called `name`.
+    private static func video(named name: String, in index: JSONValue) -> String? {
+        index["videos"]?.objectValue?.values.first { $0["name"]?.stringValue == name }?["id"]?.stringValue
+    }
+
+    private static func fixtureIndex() throws -> JSONValue {
+        let data = try Data(contentsOf: Self.fixture.appendingPathComponent("index.json"))
+        return try #require(JSONValue.parse(Array(data)))
+    }
+
+    /// A copy of the fixture in a fresh folder, since a sandbox writes to its data folder.
+    private static func copyOfFixture() throws -> String {
+        let folder = Fixture.temporaryFolder() + "/data"
+        try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: folder)
+        return folder
+    }
+}
