@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import StageKit
 
 /// OSS: the bucket's objects and multipart uploads.

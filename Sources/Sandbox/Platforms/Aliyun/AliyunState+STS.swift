@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import StageKit
 
 /// Security Token Service: the temporary credentials issued with upload addresses, and the RPC nonces seen.
