@@ -6,7 +6,9 @@ import StageKit
 /// Vimeo's pull approach: the sandbox fetches `upload.link` itself, in the background, into the upload's
 /// file. The upload is complete when the last byte is in. A fetch that fails (an error status, a broken
 /// connection, a size other than `upload.size`) is recorded on the upload, and the video shows
-/// `upload.status: error`. A pull under way when the sandbox stops is not resumed.
+/// `upload.status: error`. A pull under way when the sandbox stops is not resumed. Cancelled, it records
+/// nothing, since the sandbox may have stopped and another may be using the data folder by then; the next
+/// start on the folder marks it failed (``VimeoState``).
 struct PullFetch {
     let vimeo: VimeoState
 
@@ -18,6 +20,8 @@ struct PullFetch {
             do {
                 try await Self.fetch(link, into: upload, vimeo: vimeo)
             } catch {
+                // Cancelled: the video is gone, or the sandbox is stopping and the next start marks the pull failed.
+                guard !Task.isCancelled else { return }
                 await vimeo.failPull(upload.id, "fetching \(link): \(error)")
             }
         }
