@@ -323,6 +323,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["tuspy_client.py", "aliyun_sdk_client.py", "Fixtures"],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOHTTP1
 import StageKit
 import Testing
@@ -73,6 +74,46 @@ struct IndexFormatTests {
             let keys = try #require(JSONValue.parse(Array(written))?.objectValue?.keys.sorted())
             #expect(keys == Self.keys)
         }
+    }
+
+    @Test("each section of the index writes top-level keys of its own, and together they are the format's keys")
+    func sectionsKeepTheirOwnKeys() async throws {
+        let folder = try Self.copyOfFixture()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platforms = try await SandboxPlatforms.load(
+            configuration: SandboxConfiguration(dataFolder: folder), folder: try DataFolder.prepare(folder),
+            logger: Logger(label: "IndexFormatTests"))
+        var writers: [String: String] = [:]
+        for section in await platforms.core.index.sections {
+            let name = String(describing: type(of: section))
+            let keys = try #require(JSONValue.parse(try JSONEncoder().encode(section))?.objectValue?.keys)
+            for key in keys {
+                let other = writers.updateValue(name, forKey: key)
+                #expect(other == nil, "\(key) is written by both \(other ?? "") and \(name)")
+            }
+        }
+        #expect(writers.keys.sorted() == Self.keys)
+    }
+
+    @Test("sections that write the same top-level key are refused")
+    func overlappingSectionsRefused() async throws {
+        let folder = Fixture.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let overlaps: [[any IndexSection]] = [[VimeoSection(), VideosAgain()], [VersionAgain()]]
+        for sections in overlaps {
+            await #expect(throws: SandboxError.self, "\(sections)") {
+                try await Self.keep(sections, in: folder)
+            }
+        }
+    }
+
+    /// Makes `sections` the sections of a new index of `folder`.
+    @SandboxActor
+    private static func keep(_ sections: [any IndexSection], in folder: String) throws {
+        let dataFolder = try DataFolder.prepare(folder)
+        let index = try SandboxIndex(
+            IndexDocument.read(dataFolder), folder: dataFolder, logger: Logger(label: "IndexFormatTests"))
+        try index.keep(sections.map(SectionKeeper.init))
     }
 
     /// The tus video carries on from its half, the others show what they were.
@@ -171,4 +212,24 @@ struct IndexFormatTests {
         try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: folder)
         return folder
     }
+}
+
+/// Keeps any section, to try sections that collide.
+@SandboxActor
+private final class SectionKeeper: IndexSectionKeeper {
+    let indexSection: any IndexSection
+
+    init(_ section: any IndexSection) {
+        self.indexSection = section
+    }
+}
+
+/// A section that writes `videos`, as Vimeo's does.
+private struct VideosAgain: IndexSection {
+    var videos: [String: String] = [:]
+}
+
+/// A section that writes `version`, as the header does.
+private struct VersionAgain: IndexSection {
+    var version = 2
 }

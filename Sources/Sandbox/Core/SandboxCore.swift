@@ -26,7 +26,7 @@ struct SandboxCore: Sendable {
         self.address = SandboxAddress()
         self.index = index
         self.uploads = try UploadStore(document, folder: folder, configuration: configuration, index: index)
-        self.idempotencyKeys = try IdempotencyKeys(document, index: index)
+        self.idempotencyKeys = try IdempotencyKeys(document)
         self.faults = FaultInjector(configuration.faults)
         self.stats = SandboxStats()
     }

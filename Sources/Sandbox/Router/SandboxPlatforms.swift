@@ -12,20 +12,24 @@ struct SandboxPlatforms: Sendable {
     let assets: GenericAssetState
     let aliyun: AliyunState
 
-    /// Reads the data folder's index: the core's sections, then each platform's.
+    /// Reads the data folder's index: the core's sections, then each platform's; then makes every state that
+    /// keeps a section part of the index written from now on.
     @SandboxActor
     static func load(configuration: SandboxConfiguration, folder: DataFolder, logger: Logger) throws
         -> SandboxPlatforms
     {
         let document = try IndexDocument.read(folder)
         let core = try SandboxCore(configuration: configuration, folder: folder, document: document, logger: logger)
-        return SandboxPlatforms(
+        let platforms = SandboxPlatforms(
             core: core,
             tokens: AccessTokens(configured: configuration.tokens),
             vimeo: try VimeoState(document, core: core),
             assets: try GenericAssetState(document, core: core),
             aliyun: try AliyunState(document, core: core)
         )
+        // Every section of index.json: a state missing here would be missing from the file.
+        try core.index.keep([core.uploads, core.idempotencyKeys, platforms.vimeo, platforms.assets, platforms.aliyun])
+        return platforms
     }
 
     /// Counts for `GET /sandbox/stats`.

@@ -17,9 +17,9 @@ final class IdempotencyKeys: IndexSectionKeeper {
 
     var indexSection: any IndexSection { self.section }
 
-    init(_ document: IndexDocument, index: SandboxIndex) throws {
+    /// Reads the keys of `document`.
+    init(_ document: IndexDocument) throws {
         self.section = try document.section(Section.self)
-        index.keep(self)
     }
 
     /// The id an earlier request with `key` created in `scope`; `nil` without a key or when none did.

@@ -32,28 +32,70 @@ final class SandboxIndex {
         self.logger = logger
     }
 
-    /// Adds `keeper`'s section to every document written from now on.
-    func keep(_ keeper: some IndexSectionKeeper) {
-        self.keepers.append(WeakKeeper(keeper: keeper))
+    /// Makes the sections of `keepers`, after the header, the document written from now on.
+    ///
+    /// ``SandboxPlatforms`` passes every keeper in one list, so that list shows everything `index.json` holds,
+    /// and a state cannot be left out of the file by forgetting a line in its own initializer.
+    ///
+    /// - Throws: ``SandboxError`` when two sections write the same top-level key: the encoder would keep one
+    ///   of the two silently, and the other's records would be lost at the next write.
+    func keep(_ keepers: [any IndexSectionKeeper]) throws {
+        var writers: [String: String] = [:]
+        for section in [Header()] + keepers.map(\.indexSection) {
+            let name = String(describing: type(of: section))
+            for key in try self.topLevelKeys(of: section) {
+                if let other = writers.updateValue(name, forKey: key) {
+                    let message = "\(other) and \(name) both write the key \(key) of \(self.folder.indexPath)"
+                    throw SandboxError(code: .index, message: message)
+                }
+            }
+        }
+        self.keepers = keepers.map { WeakKeeper(keeper: $0, name: String(describing: type(of: $0))) }
+    }
+
+    /// The sections the next write holds, the header first (only those whose keeper still exists).
+    var sections: [any IndexSection] {
+        [Header()] + self.keepers.compactMap { $0.keeper?.indexSection }
     }
 
     /// Writes the index; a failure is logged, not answered, since the change already happened in memory and
     /// the next write will carry it.
     func persist() {
-        let sections = self.keepers.compactMap { $0.keeper?.indexSection }
-        // A keeper gone means the sandbox is being torn down: a document without its section must not
-        // replace one with it.
-        guard sections.count == self.keepers.count else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.dateEncodingStrategy = .iso8601
+        // A keeper gone means the sandbox is being torn down while something still changes: a document
+        // without its section must not replace one with it.
+        let gone = self.keepers.filter { $0.keeper == nil }.map(\.name)
+        guard gone.isEmpty else {
+            let states = gone.joined(separator: ", ")
+            self.logger.error(
+                "sandbox: not writing \(self.folder.indexPath): \(states) no longer exists, so it would lose records")
+            return
+        }
         do {
-            let data = try encoder.encode(Document(sections: [Header()] + sections))
+            let data = try Self.encoder.encode(Document(sections: self.sections))
             try AtomicFile.write(data, to: URL(fileURLWithPath: self.folder.indexPath))
         } catch {
             let failure = SandboxError(code: .index, message: "Cannot write \(self.folder.indexPath)", cause: error)
             self.logger.error("sandbox: \(failure)")
         }
+    }
+
+    /// The keys `section` writes at the top level of the document.
+    private func topLevelKeys(of section: some IndexSection) throws -> [String] {
+        do {
+            let keys = JSONValue.parse(try Self.encoder.encode(section))?.objectValue?.keys
+            return keys.map(Array.init) ?? []
+        } catch {
+            let failure = "Cannot encode \(type(of: section)) for \(self.folder.indexPath)"
+            throw SandboxError(code: .index, message: failure, cause: error)
+        }
+    }
+
+    /// The format of the file: sorted keys, so a document written again from the same records is the same bytes.
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
     }
 
     /// Every section's keys in one JSON object.
@@ -69,7 +111,9 @@ final class SandboxIndex {
         }
     }
 
+    /// A keeper, and its type's name for the log when it is gone.
     private struct WeakKeeper {
         weak var keeper: (any IndexSectionKeeper)?
+        let name: String
     }
 }

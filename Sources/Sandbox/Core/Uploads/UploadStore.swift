@@ -38,7 +38,6 @@ final class UploadStore: IndexSectionKeeper {
         self.folder = folder
         self.configuration = configuration
         self.index = index
-        index.keep(self)
     }
 
     /// Tells `owner` about its uploads from now on.

@@ -20,10 +20,10 @@ final class AliyunState: IndexSectionKeeper {
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 
+    /// Reads Alibaba Cloud's section of `document`.
     init(_ document: IndexDocument, core: SandboxCore) throws {
         self.records = try document.section(AliyunSection.self).aliyun
         self.core = core
-        core.index.keep(self)
     }
 
     nonisolated var baseURL: String { self.core.address.baseURL }

@@ -9,10 +9,10 @@ final class GenericAssetState: IndexSectionKeeper {
 
     var indexSection: any IndexSection { self.section }
 
+    /// Reads the generic API's section of `document`.
     init(_ document: IndexDocument, core: SandboxCore) throws {
         self.section = try document.section(GenericAssetSection.self)
         self.core = core
-        core.index.keep(self)
     }
 
     /// How many assets there are, for `GET /sandbox/stats`.

@@ -15,6 +15,7 @@ final class VimeoState: IndexSectionKeeper, UploadOwner {
 
     var indexSection: any IndexSection { self.section }
 
+    /// Reads Vimeo's section of `document` and follows the core's uploads from now on.
     init(_ document: IndexDocument, core: SandboxCore) throws {
         self.section = try document.section(VimeoSection.self)
         self.core = core
@@ -23,7 +24,6 @@ final class VimeoState: IndexSectionKeeper, UploadOwner {
         where upload.uploadProtocol == .pull && !upload.isComplete && upload.failure == nil {
             _ = core.uploads.recordFailure(upload.id, "the sandbox stopped while fetching the file")
         }
-        core.index.keep(self)
         core.uploads.register(self)
     }
 
