@@ -95,6 +95,21 @@ struct IndexFormatTests {
         #expect(writers.keys.sorted() == Self.keys)
     }
 
+    @Test("an index of a later version is refused, naming its version, and left as it is")
+    func laterVersionRefused() async throws {
+        let folder = Fixture.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let later = Data(#"{"version": 2, "uploads": {}}"#.utf8)
+        try later.write(to: URL(fileURLWithPath: folder + "/index.json"))
+        let error = await #expect(throws: SandboxError.self) {
+            try await SandboxServer.start(SandboxConfiguration(dataFolder: folder))
+        }
+        #expect(error?.code == .index)
+        let message = error?.message ?? ""
+        #expect(message.contains("version 2 (a newer pipeline wrote it)"), "\(message)")
+        #expect(FileManager.default.contents(atPath: folder + "/index.json") == later)
+    }
+
     @Test("sections that write the same top-level key are refused")
     func overlappingSectionsRefused() async throws {
         let folder = Fixture.temporaryFolder()

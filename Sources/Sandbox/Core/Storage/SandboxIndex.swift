@@ -17,7 +17,10 @@ protocol IndexSectionKeeper: AnyObject {
 final class SandboxIndex {
     /// The first section of every document: the format's version.
     struct Header: IndexSection {
-        var version = 1
+        /// The version this sandbox reads and writes.
+        static let currentVersion = 1
+
+        var version = Self.currentVersion
     }
 
     private let folder: DataFolder
@@ -25,9 +28,19 @@ final class SandboxIndex {
     /// Held weakly: the keepers hold the index, and live as long as the sandbox.
     private var keepers: [WeakKeeper] = []
 
-    /// Checks that `document` is an index (it has its header) and prepares to write it again.
+    /// Checks that `document` is an index of the version this sandbox writes, and prepares to write it again.
+    ///
+    /// - Throws: ``SandboxError`` for an index of another version: written by a newer pipeline, it may hold
+    ///   records this sandbox would drop when it writes the index again.
     init(_ document: IndexDocument, folder: DataFolder, logger: Logger) throws {
-        _ = try document.section(Header.self)
+        let version = try document.section(Header.self).version
+        guard version == Header.currentVersion else {
+            let writer = version > Header.currentVersion ? "a newer pipeline wrote it" : "no pipeline writes it"
+            throw SandboxError(
+                code: .index,
+                message: "\(document.path) is index version \(version) (\(writer)); this sandbox reads version "
+                    + "\(Header.currentVersion) only")
+        }
         self.folder = folder
         self.logger = logger
     }
