@@ -28,7 +28,7 @@ final class GenericAssetState: IndexSectionKeeper {
     /// Creates an asset of the generic API with its upload, or returns the one an earlier request
     /// with the same `Idempotency-Key` created (second value `false`).
     func createAsset(name: String, size: Int64, idempotencyKey: String?) -> (asset: AssetRecord, created: Bool) {
-        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: "asset"),
+        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: .asset),
             let existing = self.section.assets[existingID]
         {
             return (existing, false)
@@ -49,7 +49,7 @@ final class GenericAssetState: IndexSectionKeeper {
             modifiedAt: now
         )
         self.section.assets[id] = asset
-        self.core.idempotencyKeys.remember(idempotencyKey, in: "asset", created: id)
+        self.core.idempotencyKeys.remember(idempotencyKey, in: .asset, created: id)
         self.core.index.persist()
         return (asset, true)
     }

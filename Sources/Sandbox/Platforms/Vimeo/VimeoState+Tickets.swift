@@ -5,7 +5,7 @@ extension VimeoState {
     /// Legacy streaming (`POST /me/videos` with `type: streaming`): a ticket and its upload, whose size the
     /// first `PUT` declares. An `Idempotency-Key` seen before returns the ticket it created.
     func createTicket(idempotencyKey: String?) -> TicketRecord {
-        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: "ticket"),
+        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: .ticket),
             let existing = self.section.tickets[existingID]
         {
             return existing
@@ -15,7 +15,7 @@ extension VimeoState {
             signature: RandomID.hex(bytes: 16), createdAt: Date())
         _ = self.uploads.add(id: ticket.id, uploadProtocol: .streaming, length: nil, token: RandomID.hex(bytes: 16))
         self.section.tickets[ticket.id] = ticket
-        self.core.idempotencyKeys.remember(idempotencyKey, in: "ticket", created: ticket.id)
+        self.core.idempotencyKeys.remember(idempotencyKey, in: .ticket, created: ticket.id)
         self.persist()
         return ticket
     }

@@ -9,7 +9,7 @@ extension VimeoState {
         of videoID: String, fileName: String, approach: UploadProtocol, size: Int64?, link: String?,
         idempotencyKey: String?
     ) throws -> VersionRecord {
-        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: "version"),
+        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: .version),
             let existing = self.section.versions[existingID], existing.videoID == videoID
         {
             return existing
@@ -31,7 +31,7 @@ extension VimeoState {
         video.modifiedAt = Date()
         self.section.videos[videoID] = video
         let version = self.addVersion(of: videoID, fileName: fileName, uploadID: upload.id)
-        self.core.idempotencyKeys.remember(idempotencyKey, in: "version", created: version.id)
+        self.core.idempotencyKeys.remember(idempotencyKey, in: .version, created: version.id)
         self.persist()
         return version
     }

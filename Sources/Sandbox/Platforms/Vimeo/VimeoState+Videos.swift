@@ -26,7 +26,7 @@ extension VimeoState {
     /// Creates a video and its upload, or returns the one an earlier request with the same
     /// `Idempotency-Key` created.
     func createVideo(_ creation: VideoCreation, idempotencyKey: String?) throws -> VideoRecord {
-        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: "video"),
+        if let existingID = self.core.idempotencyKeys.created(by: idempotencyKey, in: .video),
             let existing = self.section.videos[existingID]
         {
             return existing
@@ -42,7 +42,7 @@ extension VimeoState {
         let video = self.addVideo(
             id: id, name: creation.name, description: creation.description, privacyView: creation.privacyView,
             upload: upload, fileName: creation.name ?? "Untitled")
-        self.core.idempotencyKeys.remember(idempotencyKey, in: "video", created: id)
+        self.core.idempotencyKeys.remember(idempotencyKey, in: .video, created: id)
         self.persist()
         return video
     }
