@@ -68,8 +68,9 @@ struct OSSMultipartRecord: Codable, Sendable {
     var createdAt: Date
 }
 
-/// Alibaba Cloud's records.
-struct AliyunIndex: Codable, Sendable {
+/// Alibaba Cloud's records: what ``AliyunState`` keeps, written under the key `aliyun` of `index.json`
+/// (``AliyunSection``).
+struct AliyunRecords: Codable, Sendable {
     var videos: [String: VODVideoRecord] = [:]
     var images: [String: VODImageRecord] = [:]
     /// `bucket/key` → object.
@@ -79,14 +80,14 @@ struct AliyunIndex: Codable, Sendable {
 
 /// Alibaba Cloud's part of `index.json`: its records under one key, `aliyun`.
 struct AliyunSection: IndexSection {
-    var aliyun = AliyunIndex()
+    var aliyun = AliyunRecords()
 }
 
 extension AliyunSection {
     /// Reads the section; an index written before Alibaba Cloud existed has none.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(aliyun: try container.decodeIfPresent(AliyunIndex.self, forKey: .aliyun) ?? AliyunIndex())
+        self.init(aliyun: try container.decodeIfPresent(AliyunRecords.self, forKey: .aliyun) ?? AliyunRecords())
     }
 }
 

@@ -75,7 +75,7 @@ extension AliyunState {
     }
 
     /// Everything Alibaba Cloud's part of the sandbox holds, for `GET /sandbox/aliyun`.
-    func snapshot() -> AliyunIndex {
+    func snapshot() -> AliyunRecords {
         self.records
     }
 }

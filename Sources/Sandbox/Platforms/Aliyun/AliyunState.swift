@@ -9,7 +9,7 @@ import StageKit
 @SandboxActor
 final class AliyunState: IndexSectionKeeper {
     nonisolated let core: SandboxCore
-    var records: AliyunIndex
+    var records: AliyunRecords
     /// Temporary credentials issued with upload addresses, by access key id (kept in memory: after a
     /// restart they are unknown, and a client asks for new ones as it would after they expired).
     var stsCredentials: [String: STSCredential] = [:]
