@@ -20,8 +20,8 @@ final class UploadStore: IndexSectionKeeper {
     private var section: Section
     /// Uploads with a request writing to them right now.
     private var writers: Set<String> = []
-    /// Held weakly: the owners hold the store.
-    private var owners: [WeakOwner] = []
+    /// Held weakly: the observers hold the store.
+    private var observers: [WeakObserver] = []
 
     var indexSection: any IndexSection { self.section }
 
@@ -40,9 +40,9 @@ final class UploadStore: IndexSectionKeeper {
         self.index = index
     }
 
-    /// Tells `owner` about its uploads from now on.
-    func register(_ owner: some UploadOwner) {
-        self.owners.append(WeakOwner(owner: owner))
+    /// Tells `observer` about every upload from now on.
+    func register(_ observer: some UploadObserver) {
+        self.observers.append(WeakObserver(observer: observer))
     }
 
     /// Stores a new, empty upload (record and file) that expires after the configured lifetime. A
@@ -127,7 +127,7 @@ final class UploadStore: IndexSectionKeeper {
     // MARK: Writing
 
     /// Sets the size of an upload whose size was not known (``UploadRecord/lengthDeferred``), within the
-    /// largest upload and the room its owners leave.
+    /// largest upload and the room its observers leave.
     func declareLength(_ id: String, _ length: Int64) throws -> UploadRecord {
         guard var upload = self.section.uploads[id] else { throw UploadFailure(.notFound, "No such upload.") }
         guard upload.lengthDeferred == true else { return upload }
@@ -136,13 +136,13 @@ final class UploadStore: IndexSectionKeeper {
             throw UploadFailure(
                 .contentTooLarge, "The file exceeds the largest upload, \(self.configuration.maxUploadSize) bytes.")
         }
-        if let room = self.owners.compactMap({ $0.owner?.room(forDeclaring: upload) }).min(), length > room {
+        if let room = self.observers.compactMap({ $0.observer?.room(forDeclaring: upload) }).min(), length > room {
             throw UploadFailure(.contentTooLarge, "The file needs \(length) bytes but the account has \(room) free.")
         }
         upload.length = length
         upload.lengthDeferred = nil
         self.section.uploads[id] = upload
-        for owner in self.owners { owner.owner?.uploadDeclaredLength(upload) }
+        for observer in self.observers { observer.observer?.uploadDeclaredLength(upload) }
         self.index.persist()
         return upload
     }
@@ -196,18 +196,18 @@ final class UploadStore: IndexSectionKeeper {
         self.index.persist()
     }
 
-    /// When the last byte is in: stamps the upload and tells its owners.
+    /// When the last byte is in: stamps the upload and tells the observers.
     private func markCompleteIfDone(_ id: String) {
         guard var upload = self.section.uploads[id], upload.isComplete, upload.completedAt == nil else { return }
         upload.completedAt = Date()
         self.section.uploads[id] = upload
-        for owner in self.owners { owner.owner?.uploadCompleted(upload) }
+        for observer in self.observers { observer.observer?.uploadCompleted(upload) }
     }
 
     private static let locked = UploadFailure(
         .init(code: 423, reasonPhrase: "Locked"), "Another request is writing to this upload.")
 
-    private struct WeakOwner {
-        weak var owner: (any UploadOwner)?
+    private struct WeakObserver {
+        weak var observer: (any UploadObserver)?
     }
 }

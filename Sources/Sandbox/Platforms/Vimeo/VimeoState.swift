@@ -4,10 +4,10 @@ import StageKit
 /// Vimeo's account as the sandbox plays it: videos and their uploads, legacy streaming tickets, versions,
 /// pictures and pulls, and the upload quota the videos take.
 ///
-/// The uploads themselves are the core's; the state follows them as their ``UploadOwner`` (a video's size
+/// The uploads themselves are the core's; the state follows them as an ``UploadObserver`` (a video's size
 /// and `upload.status` come from its upload).
 @SandboxActor
-final class VimeoState: IndexSectionKeeper, UploadOwner {
+final class VimeoState: IndexSectionKeeper, UploadObserver {
     nonisolated let core: SandboxCore
     var section: VimeoSection
     /// The fetches of pull uploads under way, by upload id.
@@ -52,7 +52,7 @@ final class VimeoState: IndexSectionKeeper, UploadOwner {
         self.section.videos.count
     }
 
-    // MARK: UploadOwner
+    // MARK: UploadObserver
 
     /// A video's (or a ticket's) file must fit in the free quota when its size becomes known.
     func room(forDeclaring upload: UploadRecord) -> Int64? {
