@@ -1,8 +1,9 @@
 import Logging
 import StageKit
 
-/// What the platforms of a sandbox share: the data folder and its index, the uploads, idempotency keys,
-/// injected faults and traffic counters. Platforms use the core; the core knows none of them.
+/// What the platforms of a sandbox share: the data folder and its index, the uploads, idempotency keys, the
+/// REST APIs' bearer tokens, injected faults and traffic counters. Platforms use the core; the core knows none
+/// of them.
 struct SandboxCore: Sendable {
     let configuration: SandboxConfiguration
     let folder: DataFolder
@@ -11,6 +12,7 @@ struct SandboxCore: Sendable {
     let index: SandboxIndex
     let uploads: UploadStore
     let idempotencyKeys: IdempotencyKeys
+    let tokens: AccessTokens
     let faults: FaultInjector
     let stats: SandboxStats
 
@@ -27,6 +29,7 @@ struct SandboxCore: Sendable {
         self.index = index
         self.uploads = try UploadStore(document, folder: folder, configuration: configuration, index: index)
         self.idempotencyKeys = try IdempotencyKeys(document)
+        self.tokens = AccessTokens(configured: configuration.tokens)
         self.faults = FaultInjector(configuration.faults)
         self.stats = SandboxStats()
     }

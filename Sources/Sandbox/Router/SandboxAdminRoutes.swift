@@ -36,7 +36,7 @@ enum SandboxAdminRoutes {
                 throw APIError.malformedBody("The faults must be a JSON object: \(error)")
             }
             core.faults.replace(faults)
-            await platforms.tokens.resetClocks()
+            await core.tokens.resetClocks()
             return try self.faultsResponse(faults)
         }
     }

@@ -7,7 +7,6 @@ import StageKit
 /// in ``SandboxRouter``.
 struct SandboxPlatforms: Sendable {
     let core: SandboxCore
-    let tokens: AccessTokens
     let vimeo: VimeoState
     let assets: GenericAssetState
     let aliyun: AliyunState
@@ -22,7 +21,6 @@ struct SandboxPlatforms: Sendable {
         let core = try SandboxCore(configuration: configuration, folder: folder, document: document, logger: logger)
         let platforms = SandboxPlatforms(
             core: core,
-            tokens: AccessTokens(configured: configuration.tokens),
             vimeo: try VimeoState(document, core: core),
             assets: try GenericAssetState(document, core: core),
             aliyun: try AliyunState(document, core: core)

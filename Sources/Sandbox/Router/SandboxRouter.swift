@@ -18,14 +18,14 @@ enum SandboxRouter {
 
         let api = router.group()
             .add(middleware: FaultMiddleware(core))
-            .add(middleware: BearerAuthMiddleware(tokens: platforms.tokens, faults: core.faults))
+            .add(middleware: BearerAuthMiddleware(tokens: core.tokens, faults: core.faults))
         let tusUploads = router.group()
             .add(middleware: TusMiddleware())
             .add(middleware: FaultMiddleware(core))
         let contentUploads = router.group().add(middleware: FaultMiddleware(core))
 
         TusRoutes.register(on: tusUploads, core: core)
-        OAuthRoutes.register(on: router, tokens: platforms.tokens, core: core)
+        OAuthRoutes.register(on: router, core: core)
         SandboxAdminRoutes.register(on: router, platforms: platforms)
         VimeoRoutes.register(api: api, contentUploads: contentUploads, router: router, vimeo: platforms.vimeo)
         GenericAssetRoutes.register(api: api, uploads: contentUploads, assets: platforms.assets)

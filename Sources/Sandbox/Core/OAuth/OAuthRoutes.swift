@@ -10,15 +10,17 @@ import StageKit
 /// checked, and `expires_in` is the fault's lifetime (a year when none is set, since Vimeo tokens
 /// do not expire).
 enum OAuthRoutes {
-    static func register(on router: Router<SandboxRequestContext>, tokens: AccessTokens, core: SandboxCore) {
+    /// Registers both paths on `router`, outside bearer auth: a client comes here because its token stopped
+    /// working.
+    static func register(on router: Router<SandboxRequestContext>, core: SandboxCore) {
         for path in ["oauth/token", "oauth/authorize/client"] {
             router.post(RouterPath(path)) { request, _ in
-                try await self.token(request, tokens: tokens, core: core)
+                try await self.token(request, core: core)
             }
         }
     }
 
-    private static func token(_ request: Request, tokens: AccessTokens, core: SandboxCore) async throws -> Response {
+    private static func token(_ request: Request, core: SandboxCore) async throws -> Response {
         guard let credentials = request.headers[.authorization].flatMap(self.basicCredentials),
             credentials == core.configuration.client
         else {
@@ -35,7 +37,7 @@ enum OAuthRoutes {
         guard grantType == "client_credentials" else {
             throw APIError.invalidParameter("grant_type", "`grant_type` must be `client_credentials`.")
         }
-        let token = await tokens.issue()
+        let token = await core.tokens.issue()
         let lifetime = core.faults.faults.tokenLifetime.map { Int64($0.rounded(.up)) } ?? 31_536_000
         return JSONResponse.make(
             [
