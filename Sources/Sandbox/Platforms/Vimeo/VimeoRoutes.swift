@@ -30,8 +30,8 @@ enum VimeoRoutes {
         router.get("sandbox/pictures/:id/sha256") { _, context in
             let id = try context.parameters.require("id")
             guard let bytes = await vimeo.picture(id)?.bytes else { throw APIError.notFound("image") }
-            return JSONResponse.text(
-                try await FileDigest.sha256Hex(path: vimeo.core.folder.picturePath(id), length: bytes))
+            let path = vimeo.core.folder.uploadPath(VimeoFiles.picture(id))
+            return JSONResponse.text(try await FileDigest.sha256Hex(path: path, length: bytes))
         }
     }
 }

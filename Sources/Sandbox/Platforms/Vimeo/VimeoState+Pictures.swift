@@ -33,7 +33,8 @@ extension VimeoState {
             throw APIError.notFound("picture")
         }
         do {
-            try image.write(to: URL(fileURLWithPath: self.core.folder.picturePath(pictureID)), options: .atomic)
+            let path = self.core.folder.uploadPath(VimeoFiles.picture(pictureID))
+            try image.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw APIError(
                 status: .internalServerError, code: 8000, message: "The image could not be stored.",
@@ -74,14 +75,7 @@ extension VimeoState {
     func removePictures(of videoID: String) {
         for picture in self.pictures(of: videoID) {
             self.section.pictures.removeValue(forKey: picture.id)
-            try? FileManager.default.removeItem(atPath: self.core.folder.picturePath(picture.id))
+            try? FileManager.default.removeItem(atPath: self.core.folder.uploadPath(VimeoFiles.picture(picture.id)))
         }
-    }
-}
-
-extension DataFolder {
-    /// Where a picture's image is kept.
-    func picturePath(_ pictureID: String) -> String {
-        self.uploadPath("picture-" + pictureID)
     }
 }
