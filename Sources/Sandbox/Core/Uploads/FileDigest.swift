@@ -19,11 +19,3 @@ enum FileDigest {
         return HexDigest.text(hash.finalize())
     }
 }
-
-extension UploadStore {
-    /// The SHA-256 of upload `id`'s stored bytes, for the sandbox's inspection endpoints.
-    nonisolated func storedSHA256(_ id: String) async throws -> String {
-        guard let upload = await self.record(id) else { throw APIError.notFound("upload") }
-        return try await FileDigest.sha256Hex(path: self.path(of: id), length: upload.offset)
-    }
-}

@@ -119,6 +119,13 @@ final class UploadStore: IndexSectionKeeper {
         self.folder.uploadPath(id)
     }
 
+    /// The SHA-256 of upload `id`'s stored bytes, for the sandbox's inspection endpoints; read off the actor,
+    /// so a large file does not hold up every other request.
+    nonisolated func storedSHA256(_ id: String) async throws -> String {
+        guard let upload = await self.record(id) else { throw APIError.notFound("upload") }
+        return try await FileDigest.sha256Hex(path: self.path(of: id), length: upload.offset)
+    }
+
     /// How many uploads there are and how many bytes they hold, for `GET /sandbox/stats`.
     var counts: (uploads: Int, storedBytes: Int64) {
         (self.section.uploads.count, self.section.uploads.values.reduce(0) { $0 + $1.offset })
