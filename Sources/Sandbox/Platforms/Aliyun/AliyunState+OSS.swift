@@ -23,7 +23,7 @@ extension AliyunState {
         for (id, image) in self.records.images where image.bucket == object.bucket && image.object == object.key {
             self.records.images[id]?.uploadedAt = now
         }
-        self.persist()
+        self.core.index.persist()
     }
 
     /// Removes an object and its file; false when there was none.
@@ -31,7 +31,7 @@ extension AliyunState {
     func removeObject(bucket: String, key: String) -> Bool {
         guard let object = self.records.objects.removeValue(forKey: bucket + "/" + key) else { return false }
         self.core.folder.removeUpload(OSSFiles.object(object.fileID))
-        self.persist()
+        self.core.index.persist()
         return true
     }
 
@@ -40,7 +40,7 @@ extension AliyunState {
             id: RandomID.hex(bytes: 16).uppercased(), bucket: bucket, key: key, contentType: contentType, parts: [],
             createdAt: Date())
         self.records.multipartUploads[upload.id] = upload
-        self.persist()
+        self.core.index.persist()
         return upload
     }
 
@@ -64,14 +64,14 @@ extension AliyunState {
         upload.parts.sort { $0.number < $1.number }
         self.records.multipartUploads[uploadID] = upload
         self.ossPartsStored += 1
-        self.persist()
+        self.core.index.persist()
     }
 
     /// Ends a multipart upload (completed or aborted): its record and part files go.
     func endMultipart(_ id: String) {
         guard let upload = self.records.multipartUploads.removeValue(forKey: id) else { return }
         for part in upload.parts { self.core.folder.removeUpload(OSSFiles.part(uploadID: id, number: part.number)) }
-        self.persist()
+        self.core.index.persist()
     }
 
     /// Everything Alibaba Cloud's part of the sandbox holds, for `GET /sandbox/aliyun`.

@@ -14,7 +14,7 @@ extension AliyunState {
                 message: "The ReferenceId \(reference) is already used by another video.")
         }
         self.records.videos[video.id] = video
-        self.persist()
+        self.core.index.persist()
         return video
     }
 
@@ -31,7 +31,7 @@ extension AliyunState {
         change(&video)
         video.modifiedAt = Date()
         self.records.videos[id] = video
-        self.persist()
+        self.core.index.persist()
         return video
     }
 
@@ -45,7 +45,7 @@ extension AliyunState {
             }
             self.removeObject(bucket: video.bucket, key: video.object)
         }
-        self.persist()
+        self.core.index.persist()
         return missing
     }
 
@@ -62,7 +62,7 @@ extension AliyunState {
     /// `CreateUploadImage`.
     func createVODImage(_ image: VODImageRecord) -> VODImageRecord {
         self.records.images[image.id] = image
-        self.persist()
+        self.core.index.persist()
         return image
     }
 }

@@ -27,9 +27,4 @@ final class AliyunState: IndexSectionKeeper {
     }
 
     nonisolated var baseURL: String { self.core.address.baseURL }
-
-    /// Writes the index after a change.
-    func persist() {
-        self.core.index.persist()
-    }
 }

@@ -11,7 +11,7 @@ extension VimeoState {
             bytes: nil, contentType: nil, createdAt: Date())
         self.section.nextVideoNumber += 1
         self.section.pictures[picture.id] = picture
-        self.persist()
+        self.core.index.persist()
         return picture
     }
 
@@ -43,7 +43,7 @@ extension VimeoState {
         picture.bytes = Int64(image.count)
         picture.contentType = contentType
         self.section.pictures[pictureID] = picture
-        self.persist()
+        self.core.index.persist()
     }
 
     /// Makes a picture its video's active one (the others stop being active), or not active.
@@ -62,7 +62,7 @@ extension VimeoState {
         }
         picture.active = active
         self.section.pictures[pictureID] = picture
-        self.persist()
+        self.core.index.persist()
         return picture
     }
 

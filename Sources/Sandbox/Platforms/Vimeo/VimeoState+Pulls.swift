@@ -28,7 +28,7 @@ extension VimeoState {
         self.pulls[id] = nil
         guard self.uploads.recordFailure(id, reason) else { return }
         self.core.logger.warning("sandbox: pull of upload \(id) failed: \(reason)")
-        self.persist()
+        self.core.index.persist()
     }
 
     /// Cancels the pull of `id`, if one is under way.

@@ -16,7 +16,7 @@ extension VimeoState {
         _ = self.uploads.add(id: ticket.id, uploadProtocol: .streaming, length: nil, token: RandomID.hex(bytes: 16))
         self.section.tickets[ticket.id] = ticket
         self.core.idempotencyKeys.remember(idempotencyKey, in: .ticket, created: ticket.id)
-        self.persist()
+        self.core.index.persist()
         return ticket
     }
 
@@ -51,7 +51,7 @@ extension VimeoState {
         self.section.videos[videoID] = video
         ticket.videoID = videoID
         self.section.tickets[id] = ticket
-        self.persist()
+        self.core.index.persist()
         return video
     }
 

@@ -32,7 +32,7 @@ extension VimeoState {
         self.section.videos[videoID] = video
         let version = self.addVersion(of: videoID, fileName: fileName, uploadID: upload.id)
         self.core.idempotencyKeys.remember(idempotencyKey, in: .version, created: version.id)
-        self.persist()
+        self.core.index.persist()
         return version
     }
 

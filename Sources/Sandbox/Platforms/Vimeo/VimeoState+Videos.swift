@@ -43,7 +43,7 @@ extension VimeoState {
             id: id, name: creation.name, description: creation.description, privacyView: creation.privacyView,
             upload: upload, fileName: creation.name ?? "Untitled")
         self.core.idempotencyKeys.remember(idempotencyKey, in: .video, created: id)
-        self.persist()
+        self.core.index.persist()
         return video
     }
 
@@ -98,7 +98,7 @@ extension VimeoState {
         if let view = change.privacyView { video.privacyView = view }
         video.modifiedAt = Date()
         self.section.videos[id] = video
-        self.persist()
+        self.core.index.persist()
         return video
     }
 
@@ -111,7 +111,7 @@ extension VimeoState {
         video.tags = unique
         video.modifiedAt = Date()
         self.section.videos[id] = video
-        self.persist()
+        self.core.index.persist()
         return video
     }
 
@@ -126,7 +126,7 @@ extension VimeoState {
         let tickets = Set(self.section.tickets.values.filter { $0.videoID == id }.map(\.id))
         for ticket in tickets { self.section.tickets.removeValue(forKey: ticket) }
         self.core.idempotencyKeys.forget(tickets.union([id]))
-        self.persist()
+        self.core.index.persist()
         return true
     }
 
@@ -146,7 +146,7 @@ extension VimeoState {
         video.uploadComplete = true
         video.uploadCompletedAt = Date()
         self.section.videos[videoID] = video
-        self.persist()
+        self.core.index.persist()
         return video
     }
 }

@@ -31,11 +31,6 @@ final class VimeoState: IndexSectionKeeper, UploadObserver {
 
     nonisolated var baseURL: String { self.core.address.baseURL }
 
-    /// Writes the index after a change.
-    func persist() {
-        self.core.index.persist()
-    }
-
     // MARK: Quota
 
     /// Bytes reserved by existing videos.
