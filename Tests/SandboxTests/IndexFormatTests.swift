@@ -6,18 +6,20 @@ import Testing
 
 @testable import Sandbox
 
-/// `index.json` keeps the format the sandbox has always written, now that each platform keeps its own
-/// state: a data folder from before loads, and what the sandbox writes loads in a sandbox from before.
+/// `index.json` in format version 1: a version-1 data folder loads with every platform's records and is written
+/// back byte for byte, and a new data folder's index has every key of the format, so whatever reads version 1
+/// reads what the sandbox writes.
 @Suite("index format")
 struct IndexFormatTests {
-    /// A data folder the sandbox wrote before each platform had its own state: Vimeo videos (a tus upload half
-    /// there with tags, a streaming upload, a file replaced by a version with an active picture, a video made
-    /// from a ticket, a failed pull), an open ticket, a ready and a half uploaded generic asset, a standalone
-    /// tus upload, VOD videos (one whose object arrived) and an image, an OSS object and an open multipart upload.
+    /// A version-1 data folder, the format's reference (never regenerated from the code under test): Vimeo
+    /// videos (a tus upload half there with tags, a streaming upload, a file replaced by a version with an
+    /// active picture, a video made from a ticket, a failed pull), an open ticket, a ready and a half uploaded
+    /// generic asset, a standalone tus upload, VOD videos (one whose object arrived) and an image, an OSS object
+    /// and an open multipart upload.
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/data-folder-v1")
 
-    /// The keys of every index the sandbox wrote before the split, which it read back as required.
+    /// The top-level keys of a version-1 index.
     static let keys = [
         "aliyun", "assets", "idempotencyKeys", "nextVideoNumber", "pictures", "tickets", "uploads", "version",
         "versions", "videos",
@@ -26,7 +28,7 @@ struct IndexFormatTests {
     /// The picture of the fixture.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 56)
 
-    @Test("a data folder from before the split is written back byte for byte")
+    @Test("a version-1 data folder is written back byte for byte")
     func rewrittenUnchanged() async throws {
         let folder = try Self.copyOfFixture()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -45,7 +47,7 @@ struct IndexFormatTests {
         }
     }
 
-    @Test("every platform finds its records in a data folder from before the split, and carries on")
+    @Test("every platform finds its records in a version-1 data folder, and carries on")
     func everyPlatformLoads() async throws {
         let folder = try Self.copyOfFixture()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -62,7 +64,7 @@ struct IndexFormatTests {
         }
     }
 
-    @Test("a new data folder's index has every key an index had before the split, whichever platform wrote it")
+    @Test("a new data folder's index has every key of a version-1 index, whichever platform wrote it")
     func freshIndexKeys() async throws {
         let folder = Fixture.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
