@@ -20,11 +20,11 @@ extension AliyunState {
         return self.stsCredentials[id].map { ($0.accessKeySecret, $0) }
     }
 
-    /// Accepts an RPC `SignatureNonce` once; nonces older than the timestamp window are forgotten, since a
-    /// request that old is refused for its `Timestamp` anyway.
+    /// Accepts an RPC `SignatureNonce` once; nonces older than ``AliyunSignature/requestTimeWindow`` are
+    /// forgotten, since a request that old is refused for its `Timestamp` anyway.
     func useNonce(_ nonce: String) -> Bool {
         let now = Date()
-        self.rpcNonces = self.rpcNonces.filter { now.timeIntervalSince($0.value) < RPCAuthentication.timestampWindow }
+        self.rpcNonces = self.rpcNonces.filter { now.timeIntervalSince($0.value) < AliyunSignature.requestTimeWindow }
         guard self.rpcNonces[nonce] == nil else { return false }
         self.rpcNonces[nonce] = now
         return true

@@ -7,9 +7,6 @@ import StageKit
 /// (`Authorization: OSS AccessKeyId:Signature`), the `Date`, and for a temporary credential from `UploadAuth`
 /// its `x-oss-security-token`, its expiry (`SecurityTokenExpired`) and the one object it opens.
 enum OSSAuthentication {
-    /// How far `Date` may be from the sandbox's clock.
-    static let dateWindow: TimeInterval = 15 * 60
-
     /// Checks `request` to `bucket/key`.
     static func check(
         _ request: Request, bucket: String, key: String, query: [String: String], aliyun: AliyunState
@@ -67,14 +64,15 @@ enum OSSAuthentication {
         }
     }
 
-    /// `x-oss-date` (or `Date`) is an HTTP date within ``dateWindow`` of the sandbox's clock.
+    /// `x-oss-date` (or `Date`) is an HTTP date within ``AliyunSignature/requestTimeWindow`` of the sandbox's
+    /// clock.
     private static func checkDate(of request: Request) throws {
         let dateText = request.headers[.ossDate] ?? request.headers[.date] ?? ""
         guard let date = HTTPDate.parse(dateText) else {
             throw OSSError(
                 status: .forbidden, code: "AccessDenied", message: "The request needs a valid Date header.")
         }
-        guard abs(date.timeIntervalSinceNow) <= self.dateWindow else {
+        guard abs(date.timeIntervalSinceNow) <= AliyunSignature.requestTimeWindow else {
             throw OSSError(
                 status: .forbidden, code: "RequestTimeTooSkewed",
                 message: "The difference between the request time and the current time is too large.")

@@ -9,6 +9,12 @@ import StageKit
 /// `secret&`) and OSS's V1 header signature (`Authorization: OSS AccessKeyId:Signature`, HMAC-SHA1 over the
 /// verb, `Content-MD5`, `Content-Type`, `Date`, the `x-oss-*` headers and the canonical resource).
 enum AliyunSignature {
+    /// How far the time a signed request carries (the RPC API's `Timestamp`, OSS's `Date` or `x-oss-date`) may be
+    /// from the sandbox's clock. Alibaba Cloud has one rule for both: a request more than 15 minutes off is
+    /// refused (`InvalidTimeStamp.Expired`, `RequestTimeTooSkewed`), so a signed request cannot be replayed
+    /// later.
+    static let requestTimeWindow: TimeInterval = 15 * 60
+
     /// RFC 3986 encoding as the RPC signature uses it: every byte but `A-Z a-z 0-9 - _ . ~` as `%XX`.
     static func percentEncode(_ text: String) -> String {
         var encoded = ""

@@ -6,8 +6,6 @@ import StageKit
 /// signature method, the `Timestamp`, the AccessKey, the signature (HMAC-SHA1 keyed with `AccessKeySecret&`)
 /// and the `SignatureNonce`, each failing with the code Alibaba Cloud documents.
 enum RPCAuthentication {
-    /// How far `Timestamp` may be from the sandbox's clock.
-    static let timestampWindow: TimeInterval = 15 * 60
     /// The parameters every call carries.
     static let commonParameters = [
         "Action", "Version", "AccessKeyId", "Signature", "SignatureMethod", "SignatureVersion", "SignatureNonce",
@@ -52,14 +50,14 @@ enum RPCAuthentication {
         }
     }
 
-    /// `Timestamp` is an ISO 8601 time within ``timestampWindow`` of the sandbox's clock.
+    /// `Timestamp` is an ISO 8601 time within ``AliyunSignature/requestTimeWindow`` of the sandbox's clock.
     private static func checkTimestamp(_ call: RPCCall) throws {
         guard let timestamp = ISO8601DateFormatter().date(from: call["Timestamp"] ?? "") else {
             throw VODError(
                 status: .badRequest, code: "InvalidTimeStamp.Format",
                 message: "Specified time stamp or date value is not well formatted.")
         }
-        guard abs(timestamp.timeIntervalSinceNow) <= self.timestampWindow else {
+        guard abs(timestamp.timeIntervalSinceNow) <= AliyunSignature.requestTimeWindow else {
             throw VODError(
                 status: .badRequest, code: "InvalidTimeStamp.Expired",
                 message: "Specified time stamp or date value is expired.")
