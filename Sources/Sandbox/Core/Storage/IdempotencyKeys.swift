@@ -23,6 +23,7 @@ enum IdempotencyScope: String, Sendable {
 /// response and the retry still finds what it created.
 @SandboxActor
 final class IdempotencyKeys: IndexSectionKeeper {
+    /// The keys' part of `index.json`, so that a create retried after a restart still finds what it made.
     struct Section: IndexSection {
         /// `scope:key` → the id it created.
         var idempotencyKeys: [String: String] = [:]

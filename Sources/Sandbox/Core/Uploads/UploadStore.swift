@@ -10,6 +10,7 @@ import StageKit
 /// and ends the lease with the final offset.
 @SandboxActor
 final class UploadStore: IndexSectionKeeper {
+    /// The store's part of `index.json`: every upload's record under `uploads`, by id.
     struct Section: IndexSection {
         var uploads: [String: UploadRecord] = [:]
     }

@@ -3,6 +3,7 @@ import StageKit
 
 /// OSS: the bucket's objects and multipart uploads.
 extension AliyunState {
+    /// The object `key` of `bucket`, `nil` when there is none (OSS answers `NoSuchKey`).
     func ossObject(bucket: String, key: String) -> OSSObjectRecord? {
         self.records.objects[bucket + "/" + key]
     }
@@ -35,6 +36,8 @@ extension AliyunState {
         return true
     }
 
+    /// `InitiateMultipartUpload`: a multipart upload of `bucket/key` with a new upload id (32 upper-case hex
+    /// digits, as OSS's), recorded in the index so its parts survive a restart.
     func initiateMultipart(bucket: String, key: String, contentType: String) -> OSSMultipartRecord {
         let upload = OSSMultipartRecord(
             id: RandomID.hex(bytes: 16).uppercased(), bucket: bucket, key: key, contentType: contentType, parts: [],
@@ -52,6 +55,7 @@ extension AliyunState {
         return upload
     }
 
+    /// `ListMultipartUploads`: the multipart uploads of `bucket` still open, by key, as OSS lists them.
     func multipartUploads(bucket: String) -> [OSSMultipartRecord] {
         self.records.multipartUploads.values.filter { $0.bucket == bucket }.sorted { $0.key < $1.key }
     }

@@ -26,5 +26,6 @@ final class AliyunState: IndexSectionKeeper {
         self.core = core
     }
 
+    /// Where the sandbox listens, for the upload addresses VOD answers.
     nonisolated var baseURL: String { self.core.address.baseURL }
 }

@@ -54,10 +54,13 @@ final class GenericAssetState: IndexSectionKeeper {
         return (asset, true)
     }
 
+    /// The asset `id`, `nil` when there is none (the routes answer 404).
     func asset(_ id: String) -> AssetRecord? {
         self.section.assets[id]
     }
 
+    /// `PATCH /generic/assets/ID`: sets the title (`.some(nil)` clears it) and the tags given, and writes the
+    /// index.
     func updateAsset(_ id: String, title: String??, tags: [String]?) throws -> AssetRecord {
         guard var asset = self.section.assets[id] else { throw APIError.notFound("asset") }
         if let title { asset.title = title }
@@ -68,6 +71,8 @@ final class GenericAssetState: IndexSectionKeeper {
         return asset
     }
 
+    /// Deletes an asset with its upload and forgets the idempotency key that created it, so a create retried
+    /// with that key makes a new asset. `false` when there is no such asset.
     func deleteAsset(_ id: String) -> Bool {
         guard let asset = self.section.assets.removeValue(forKey: id) else { return false }
         self.core.uploads.remove(asset.uploadID)

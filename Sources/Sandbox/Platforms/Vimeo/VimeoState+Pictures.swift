@@ -15,6 +15,7 @@ extension VimeoState {
         return picture
     }
 
+    /// The picture `id`, `nil` when there is none.
     func picture(_ id: String) -> PictureRecord? {
         self.section.pictures[id]
     }

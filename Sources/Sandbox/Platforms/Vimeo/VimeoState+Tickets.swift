@@ -20,6 +20,7 @@ extension VimeoState {
         return ticket
     }
 
+    /// The legacy streaming ticket `id`, `nil` when there is none.
     func ticket(_ id: String) -> TicketRecord? {
         self.section.tickets[id]
     }

@@ -79,6 +79,7 @@ extension VimeoState {
         return video
     }
 
+    /// The video `id`, `nil` when there is none (the routes answer Vimeo's 404).
     func video(_ id: String) -> VideoRecord? {
         self.section.videos[id]
     }
@@ -91,6 +92,7 @@ extension VimeoState {
         }
     }
 
+    /// `PATCH /videos/ID`: applies `change` (fields left `nil` keep their value) and writes the index.
     func updateVideo(_ id: String, _ change: VideoChange) throws -> VideoRecord {
         guard var video = self.section.videos[id] else { throw APIError.notFound("video") }
         if let name = change.name { video.name = name }
@@ -102,6 +104,8 @@ extension VimeoState {
         return video
     }
 
+    /// `PUT /videos/ID/tags`: replaces the video's tags, each once in the order first given, as Vimeo keeps
+    /// them.
     func setTags(_ id: String, _ tags: [String]) throws -> VideoRecord {
         guard var video = self.section.videos[id] else { throw APIError.notFound("video") }
         var unique: [String] = []

@@ -27,8 +27,10 @@ final class VimeoState: IndexSectionKeeper, UploadObserver {
         core.uploads.register(self)
     }
 
+    /// The core's uploads, which hold the bytes of every video, ticket and version.
     nonisolated var uploads: UploadStore { self.core.uploads }
 
+    /// Where the sandbox listens, for the links in the JSON it answers.
     nonisolated var baseURL: String { self.core.address.baseURL }
 
     // MARK: Quota
@@ -38,6 +40,8 @@ final class VimeoState: IndexSectionKeeper, UploadObserver {
         self.section.videos.values.reduce(0) { $0 + $1.size }
     }
 
+    /// Bytes a new video (or a new file of a video) may still take: creates and declared sizes beyond it are
+    /// refused, as Vimeo refuses an upload beyond the account's quota.
     var quotaFree: Int64 {
         max(0, self.core.configuration.quotaBytes - self.quotaUsed)
     }
