@@ -323,8 +323,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["tuspy_client.py", "aliyun_sdk_client.py"],
+            exclude: ["tuspy_client.py", "aliyun_sdk_client.py", "Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
