@@ -190,10 +190,7 @@ private final class PluginRun: @unchecked Sendable {
                 },
                 log: { context, level, message in
                     guard let run = PluginRun.from(context), let message else { return }
-                    let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-                    run.context.logger.log(
-                        level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info,
-                        "\(String(cString: message))")
+                    run.context.logger.log(level: Logger.Level(pluginCode: level), "\(String(cString: message))")
                 },
                 checkpoint: { context, json in
                     guard let run = PluginRun.from(context), let json,

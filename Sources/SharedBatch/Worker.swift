@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 public import PipelineKit
 import StageKit
@@ -120,14 +121,14 @@ public final class Worker: Sendable {
         }
         sink.emit(
             LogLine(
-                level: "notice", item: nil, stage: nil,
+                level: .notice, item: nil, stage: nil,
                 message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
         let renewals = segments.map { segments in Task { await segments.farm.run() } }
         await work()
         beats.cancel()
         renewals?.cancel()
         try? await queue.stopped(record)
-        sink.emit(LogLine(level: "notice", item: nil, stage: nil, message: "worker \(identity.id) stopped"))
+        sink.emit(LogLine(level: .notice, item: nil, stage: nil, message: "worker \(identity.id) stopped"))
     }
 
     private enum Event: Sendable {
@@ -184,7 +185,7 @@ public final class Worker: Sendable {
                 if let unit = try await segments.farm.claim(in: nil) { return .unit(unit) }
             } catch {
                 sink.emit(
-                    LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
+                    LogLine(level: .warning, item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
             }
         }
         return await claimItem().map(Work.item)
@@ -201,7 +202,7 @@ public final class Worker: Sendable {
             if claim != nil { metrics.claimed(after: clock.now - started) }
             return claim
         } catch {
-            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim an item: \(error)"))
+            sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot claim an item: \(error)"))
             return nil
         }
     }
@@ -218,7 +219,7 @@ public final class Worker: Sendable {
             metrics.tookOver()
             sink.emit(
                 LogLine(
-                    level: "notice", item: label, stage: nil,
+                    level: .notice, item: label, stage: nil,
                     message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
         }
         let task = Task { await runner.resume(item, digest: claim.digest) }
@@ -239,7 +240,7 @@ public final class Worker: Sendable {
             if letGo {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: label, stage: nil,
+                        level: .warning, item: label, stage: nil,
                         message:
                             "stopped without contact with the database; a worker resumes it from its checkpoints once the database is back"
                     ))
@@ -247,7 +248,7 @@ public final class Worker: Sendable {
             }
             sink.emit(
                 LogLine(
-                    level: "warning", item: label, stage: nil,
+                    level: .warning, item: label, stage: nil,
                     message: "another worker took this item over (this worker's lease expired): dropped its result"))
             return
         }
@@ -268,7 +269,7 @@ public final class Worker: Sendable {
         if let previous = claim.takenOverFrom {
             sink.emit(
                 LogLine(
-                    level: "notice", item: nil, stage: nil,
+                    level: .notice, item: nil, stage: nil,
                     message:
                         "taking unit \(claim.unit.index) of segment plan \(claim.plan.id) over from worker \(previous), whose lease expired"
                 ))
@@ -282,7 +283,7 @@ public final class Worker: Sendable {
             if !(error is CancellationError) {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: nil, stage: nil,
+                        level: .warning, item: nil, stage: nil,
                         message: "unit \(claim.unit.index) of segment plan \(claim.plan.id) failed: \(error)"))
             }
             await segments.farm.abandon(claim)
@@ -301,7 +302,7 @@ public final class Worker: Sendable {
         } catch {
             sink.emit(
                 LogLine(
-                    level: "warning", item: nil, stage: nil,
+                    level: .warning, item: nil, stage: nil,
                     message: "cannot read a claimed item's workflow: \(error); it goes back to the queue"))
             return nil
         }
@@ -312,7 +313,7 @@ public final class Worker: Sendable {
             let reason = "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)"
             state.withLockedValue { $0.unrunnable[workflow] = reason }
             sink.emit(
-                LogLine(level: "error", item: nil, stage: nil, message: "\(reason); leaving its items to other workers")
+                LogLine(level: .error, item: nil, stage: nil, message: "\(reason); leaving its items to other workers")
             )
             return nil
         }
@@ -341,12 +342,12 @@ public final class Worker: Sendable {
             beat = try await queue.heartbeat(
                 record, holding: leases.all, lease: settings.lease, patience: settings.heartbeat)
         } catch {
-            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot renew leases: \(error)"))
+            sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot renew leases: \(error)"))
             let (silent, working) = state.withLockedValue { (ContinuousClock.now - $0.renewed, $0.working) }
             if silent >= settings.lease - settings.heartbeat, !working.isEmpty {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: nil, stage: nil,
+                        level: .warning, item: nil, stage: nil,
                         message:
                             "no contact with the database for \(silent.components.seconds) s: stopping \(working.count) item(s) before their leases run out; they resume from their checkpoints"
                     ))

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 public import PipelineKit
 import PostgresNIO
@@ -82,13 +83,13 @@ public final class WorkerSegmentFarm: SegmentFarm {
         for (plan, build) in try await queue.openPlans(otherThan: encoder) {
             guard leftAlone.withLockedValue({ $0.insert(plan).inserted }) else { continue }
             note(
-                "notice",
+                .notice,
                 "leaving the units of segment plan \(plan) to other workers: they are encoded with \(build), this worker has \(encoder)"
             )
         }
     }
 
-    private func note(_ level: String, _ message: String) {
+    private func note(_ level: Logger.Level, _ message: String) {
         sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
     }
 
@@ -118,7 +119,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
             try await queue.abandon(claim, by: worker)
         } catch {
             // Its lease lapses, and another worker claims it then.
-            note("warning", "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
+            note(.warning, "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
         }
     }
 
@@ -156,15 +157,15 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 renewed = .now
                 for claim in lost {
                     note(
-                        "warning",
+                        .warning,
                         "unit \(claim.unit.index) of segment plan \(claim.plan.id) was taken over by another worker: stopping its encode"
                     )
                     held.withLockedValue { $0[Self.key(claim)] }?.stop()
                 }
             } catch {
-                note("warning", "cannot renew the leases of segment units: \(error)")
+                note(.warning, "cannot renew the leases of segment units: \(error)")
                 if ContinuousClock.now - renewed >= lease - lease / 3 {
-                    note("warning", "stopping \(holding.count) unit encode(s) before their leases run out")
+                    note(.warning, "stopping \(holding.count) unit encode(s) before their leases run out")
                     for holding in holding { holding.stop() }
                 }
             }
