@@ -64,7 +64,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 message: "cannot \(doing) \(item.path): this worker holds no lease on its item",
                 path: database.location)
         }
-        let id: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
+        let id: Int64 = try database.decoding("find the item of a segment plan") { try row.decode(Int64.self) }
         guard let generation = held[id] else {
             throw StateError(
                 code: .leaseLost, message: "cannot \(doing) \(item.path): its lease was lost", path: database.location)

@@ -210,7 +210,7 @@ import Testing
 
         let reopened = try await BatchDatabase(url: url)
         let versions = try await reopened.rows("read the schema version", "SELECT version FROM pipeline_schema")
-        #expect(try versions.map { try Columns($0)[0] as Int32 } == [BatchSchema.version])
+        #expect(try versions.map { try $0.decode(Int32.self) } == [BatchSchema.version])
         #expect(try await SegmentQueue(database: reopened).splits().isEmpty, "the segment tables exist")
         await reopened.close()
         try await server.stop()
