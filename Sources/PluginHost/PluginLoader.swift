@@ -28,7 +28,9 @@ public enum PluginLoader {
     public static func load(_ path: String) throws(PluginError) -> [StageDescriptor] {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
         guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
-        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        // dlopen looks a name without a slash up on the library path, not in the current folder: `--plugin
+        // name.so` means the file here, as it does to `fileExists`.
+        guard let library = dlopen(URL(fileURLWithPath: path).standardizedFileURL.path, RTLD_NOW | RTLD_LOCAL) else {
             throw refuse(
                 "cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
         }

@@ -64,6 +64,16 @@ import Testing
         #expect(stages.stdout.contains("hello.greet  [plugin \(Self.plugin.path)]"))
     }
 
+    /// `--plugin NAME.so` names the file in the current folder, as any relative path does (dlopen alone would look
+    /// a bare name up on the library path and not find it).
+    @Test func aPluginNamedWithoutAFolderIsTheFileInTheCurrentFolder() async throws {
+        try requireBuilt(Self.plugin)
+        let name = Self.plugin.lastPathComponent
+        let stages = try await Binary.run(["stages", "--plugin", name], in: Self.plugin.deletingLastPathComponent())
+        #expect(stages.status == 0, "\(stages.stderr)")
+        #expect(stages.stdout.contains("hello.greet  [plugin \(name)]"), "\(stages.stdout)")
+    }
+
     @Test func timeoutsAndRetriesApplyToPluginStagesAsToBuiltInOnes() async throws {
         try requireBuilt(Self.plugin)
         let scratch = try Scratch()

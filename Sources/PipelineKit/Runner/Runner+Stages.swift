@@ -15,16 +15,18 @@ struct ResolvedStage: Sendable {
     /// registered; a workflow built by hand with one fails that stage when it runs.
     init(_ spec: StageSpec, registry: StageRegistry, after: [String] = []) {
         self.spec = spec
-        self.descriptor = registry.descriptor(for: spec.uses) ?? Self.unknown(spec.uses)
+        self.descriptor =
+            registry.descriptor(for: spec.uses)
+            ?? Self.unknown(spec.uses, message: registry.unknownTypeMessage(spec.uses))
         self.after = after
     }
 
-    private static func unknown(_ uses: String) -> StageDescriptor {
+    private static func unknown(_ uses: String, message: String) -> StageDescriptor {
         StageDescriptor(
             stageType: uses, summary: "", optionSchema: OptionSchema([]), outputSchema: OutputSchema([]),
             source: .compiledIn, resource: .light, readsMediaInput: false, retriesItself: false,
             outputs: { _ in OutputSchema([]) },
-            run: { _, _ in throw StageFailure("unknown stage type \(uses)", kind: .invalidOptions) })
+            run: { _, _ in throw StageFailure(message, kind: .invalidOptions) })
     }
 }
 
