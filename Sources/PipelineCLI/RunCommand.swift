@@ -154,7 +154,7 @@ struct RunOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
     )
-    var bwlimit: String?
+    var bwlimit: ByteCount?
 
     @Flag(name: .long, help: "Print events as JSON lines, for machines.")
     var json = false
@@ -167,7 +167,7 @@ struct RunOptions: ParsableArguments {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 64") }
         if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
         guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
-        if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
+        if let bwlimit, bwlimit.bytes <= 0 {
             throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
         }
     }
@@ -198,8 +198,8 @@ struct RunOptions: ParsableArguments {
     ) -> Runner {
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
-        if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
-            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
+        if let bwlimit {
+            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: bwlimit.bytes)
         }
         var runner = Runner(
             workflow: workflow, registry: registry, store: store,

@@ -32,16 +32,10 @@ struct WatchCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "How long a file's size and modification time must stay the same before it is taken, e.g. 5s.",
             valueName: "DURATION"))
-    var settle: String = "5s"
+    var settle = TimeSpan(seconds: 5)
 
     @Flag(name: .long, help: "Look for changes every second instead of asking the kernel (inotify) to tell.")
     var poll = false
-
-    func validate() throws {
-        guard TimeSpan(parsing: settle) != nil else {
-            throw ValidationError("--settle expects a duration such as 5s or 500ms, not \(settle)")
-        }
-    }
 
     func run() async throws {
         let (workflow, registry) = try WorkflowFile.load(
@@ -61,9 +55,8 @@ struct WatchCommand: AsyncParsableCommand {
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
             file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, inputs: inputOptions.input,
             state: stateOptions.state)
-        let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
         let failure = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
-            await watch.run(WatchSession(settle: settle))
+            await watch.run(WatchSession(settle: settle.duration))
         }
         try? await client.shutdown()
         if let failure { throw failure }

@@ -13,15 +13,24 @@ public struct WorkerSettings: Sendable {
     /// How often an idle worker looks for work.
     public var poll: Duration
 
+    /// The lease when none is given (`pipeline worker --lease`).
+    public static let defaultLease: Duration = .seconds(30)
+    /// How often an idle worker looks for work when not told (`pipeline worker --poll`).
+    public static let defaultPoll: Duration = .milliseconds(500)
+
     /// Settings; the heartbeat renews the leases three times per lease.
-    public init(jobs: Int = 1, lease: Duration = .seconds(30), poll: Duration = .milliseconds(500)) {
+    public init(jobs: Int = 1, lease: Duration = defaultLease, poll: Duration = defaultPoll) {
         self.jobs = max(1, jobs)
         self.lease = lease
         self.poll = poll
     }
 
-    /// How often the leases are renewed.
+    /// How often the leases are renewed: three times per lease, so that one late or failed renewal loses nothing.
     public var heartbeat: Duration { lease / 3 }
+
+    /// How long the leases may go unrenewed before the work under them stops: they are about to run out, other
+    /// workers may take the work over, and this one could not record it anyway.
+    public var silenceLimit: Duration { lease - heartbeat }
 }
 
 /// Builds the runner for a submitted workflow, writing to `store` (the command line loads the stage types,
@@ -95,7 +104,7 @@ public final class Worker: Sendable {
             (
                 work,
                 WorkerSegmentFarm(
-                    database: database, worker: identity.id, lease: settings.lease, leases: leases,
+                    database: database, worker: identity.id, settings: settings, leases: leases,
                     encoder: work.encoder, sink: sink)
             )
         }
@@ -344,7 +353,7 @@ public final class Worker: Sendable {
         } catch {
             sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot renew leases: \(error)"))
             let (silent, working) = state.withLockedValue { (ContinuousClock.now - $0.renewed, $0.working) }
-            if silent >= settings.lease - settings.heartbeat, !working.isEmpty {
+            if silent >= settings.silenceLimit, !working.isEmpty {
                 sink.emit(
                     LogLine(
                         level: .warning, item: nil, stage: nil,

@@ -13,7 +13,8 @@ public final class WorkerSegmentFarm: SegmentFarm {
     private let queue: SegmentQueue
     private let database: BatchDatabase
     private let worker: String
-    private let lease: Duration
+    /// The lease its claims hold units for, and how often it renews them.
+    private let settings: WorkerSettings
     private let leases: LeaseBook
     private let sink: any RunEventSink
     private let held = NIOLockedValueBox<[String: Holding]>([:])
@@ -27,16 +28,16 @@ public final class WorkerSegmentFarm: SegmentFarm {
         var stop: @Sendable () -> Void
     }
 
-    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for `lease` and
-    /// only those planned with `encoder`; what it has to say goes to `sink`.
+    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for the lease of
+    /// `settings` and only those planned with `encoder`; what it has to say goes to `sink`.
     public init(
-        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String,
+        database: BatchDatabase, worker: String, settings: WorkerSettings, leases: LeaseBook, encoder: String,
         sink: any RunEventSink
     ) {
         self.database = database
         self.queue = SegmentQueue(database: database)
         self.worker = worker
-        self.lease = lease
+        self.settings = settings
         self.leases = leases
         self.encoder = encoder
         self.sink = sink
@@ -73,7 +74,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
-        let claim = try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+        let claim = try await queue.claim(for: worker, lease: settings.lease, encoder: encoder, in: plan)
         if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
         return claim
     }
@@ -135,14 +136,14 @@ public final class WorkerSegmentFarm: SegmentFarm {
         try await queue.retire(plan)
     }
 
-    /// Renews the leases of the units being encoded three times per lease, and stops the encodes of those lost,
-    /// until the task is cancelled. When the leases could not be renewed for nearly a lease (the database is
-    /// unreachable), every encode stops: another worker may claim those units once their leases run out.
+    /// Renews the leases of the units being encoded at the worker's heartbeat, and stops the encodes of those lost,
+    /// until the task is cancelled. When the leases could not be renewed for the worker's silence limit (the
+    /// database is unreachable), every encode stops: another worker may claim those units once their leases run out.
     public func run() async {
         var renewed = ContinuousClock.now
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: lease / 3)
+                try await Task.sleep(for: settings.heartbeat)
             } catch {
                 return
             }
@@ -153,7 +154,8 @@ public final class WorkerSegmentFarm: SegmentFarm {
             }
             do {
                 let lost = try await queue.renew(
-                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker, lease: lease)
+                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker,
+                    lease: settings.lease)
                 renewed = .now
                 for claim in lost {
                     note(
@@ -164,7 +166,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 }
             } catch {
                 note(.warning, "cannot renew the leases of segment units: \(error)")
-                if ContinuousClock.now - renewed >= lease - lease / 3 {
+                if ContinuousClock.now - renewed >= settings.silenceLimit {
                     note(.warning, "stopping \(holding.count) unit encode(s) before their leases run out")
                     for holding in holding { holding.stop() }
                 }

@@ -124,7 +124,8 @@ import Testing
         let segments = SegmentQueue(database: database)
         _ = try await segments.publish(Self.plan("p", input: "/a.mp4", seconds: 10), item: item, generation: generation)
         let farm = WorkerSegmentFarm(
-            database: database, worker: "w", lease: .milliseconds(900), leases: LeaseBook(), encoder: "x264-164",
+            database: database, worker: "w", settings: WorkerSettings(lease: .milliseconds(900)), leases: LeaseBook(),
+            encoder: "x264-164",
             sink: QuietSink())
         let renewing = Task { await farm.run() }
         defer { renewing.cancel() }

@@ -31,12 +31,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How long a claim holds an item without a heartbeat; a dead worker's items are taken over after it.",
+            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it.",
             valueName: "DURATION"))
-    var lease: String = "30s"
+    var lease = TimeSpan(WorkerSettings.defaultLease)
 
-    @Option(name: .long, help: ArgumentHelp("How often an idle worker looks for work.", valueName: "DURATION"))
-    var poll: String = "500ms"
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How often an idle worker looks for work, such as 500ms or 2s.", valueName: "DURATION"))
+    var poll = TimeSpan(WorkerSettings.defaultPoll)
 
     @Option(
         name: .long,
@@ -63,10 +65,10 @@ struct WorkerCommand: AsyncParsableCommand {
     var metricsHost: String = "127.0.0.1"
 
     func validate() throws {
-        guard let lease = TimeSpan(parsing: lease)?.duration, lease >= .seconds(1) else {
+        guard lease.duration >= .seconds(1) else {
             throw ValidationError("--lease expects a duration of at least 1s, such as 30s or 2m, not \(lease)")
         }
-        guard let poll = TimeSpan(parsing: poll)?.duration, poll >= .milliseconds(10) else {
+        guard poll.duration >= .milliseconds(10) else {
             throw ValidationError("--poll expects a duration of at least 10ms, such as 500ms or 2s, not \(poll)")
         }
         if let metricsPort, !(0...65535).contains(metricsPort) {
@@ -90,9 +92,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let metrics = WorkerMetrics()
         let database = try await batch.openForWorker()
         let client = HTTPClient.makeForStages()
-        let settings = WorkerSettings(
-            jobs: runOptions.jobs, lease: TimeSpan(parsing: lease)?.duration ?? .seconds(30),
-            poll: TimeSpan(parsing: poll)?.duration ?? .milliseconds(500))
+        let settings = WorkerSettings(jobs: runOptions.jobs, lease: lease.duration, poll: poll.duration)
         // Item numbers are a database's own: the default folder is one per database.
         let scratch = URL(
             fileURLWithPath: artifacts
