@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "SharedBatch",
             dependencies: [
-                "PipelineKit", "StageKit",
+                "PipelineKit", "StageKit", "PluginHost",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -300,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "SharedBatchTests",
             dependencies: [
-                "SharedBatch", "PipelineKit", "StageKit", "TestSupport",
+                "SharedBatch", "PipelineKit", "StageKit", "PluginHost", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
@@ -339,10 +339,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The commands in this process: their arguments, exit codes and failures, without the built binary.
+        .testTarget(
+            name: "PipelineCLITests",
+            dependencies: [
+                "PipelineCLI", "PipelineKit", "PluginHost", "SharedBatch", "Sandbox", "StageKit", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
+                "pipeline", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
                 "Notifications", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

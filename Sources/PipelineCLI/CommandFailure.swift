@@ -27,6 +27,29 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
 
         /// The process's exit code.
         var exitCode: ExitCode { ExitCode(kind.rawValue) }
+
+        /// Every code a command ends with when it does not succeed, in the order `--help` lists them.
+        static let all: [Code] = [.failed, .invalid, .noBatch, .interrupted]
+
+        /// What the code tells a script, as `--help` says it.
+        var meaning: String {
+            switch kind {
+            case .failed:
+                "at least one item failed (the others still ran), or the state folder is busy or damaged, or the "
+                    + "database cannot be used"
+            case .invalid: "the workflow or the arguments are invalid (nothing ran)"
+            case .noBatch:
+                "a command that reads a shared batch (status, serve, cancel and forget with --db) was given a "
+                    + "database without one (it created nothing there)"
+            case .interrupted: "interrupted by a signal (run the same command again to resume)"
+            }
+        }
+
+        /// The exit codes as `pipeline --help` lists them: success, then every code of ``all``.
+        static var helpText: String {
+            "Exit codes: 0 no item failed (items skipped with a reason, such as a filter or a limit, are not "
+                + "failures); " + all.map { "\($0.kind.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
+        }
     }
 
     /// The exit code.

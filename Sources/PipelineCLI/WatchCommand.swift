@@ -3,13 +3,14 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import PipelineKit
+import PluginHost
 
 import enum StageKit.BlockingWork
 import struct StageKit.TimeSpan
 
 /// `pipeline watch WORKFLOW`: processes files as they appear in the input folders, once each has stopped
 /// growing; the ledger carries what is done across restarts.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Process files as they appear in the input folders, once they stop growing; Ctrl-C stops.")
@@ -37,9 +38,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Look for changes every second instead of asking the kernel (inotify) to tell.")
     var poll = false
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let first = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
@@ -47,9 +48,8 @@ struct WatchCommand: AsyncParsableCommand {
         defer { state.close() }
         let client = HTTPClient.makeForStages()
         // Only a batch's failures are read (and reported), so results are not kept for the whole session.
-        let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment, client: client,
-            keepsEveryResult: false)
+        let runner = runOptions.runnerSettings(scratchRoot: state.scratchRoot, client: client, keepsEveryResult: false)
+            .runner(workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let watch = Watch(
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
