@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "SharedBatch",
             dependencies: [
-                "PipelineKit", "StageKit", "PluginHost",
+                "PipelineKit", "StageKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -300,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "SharedBatchTests",
             dependencies: [
-                "SharedBatch", "PipelineKit", "StageKit", "PluginHost", "TestSupport",
+                "SharedBatch", "PipelineKit", "StageKit", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

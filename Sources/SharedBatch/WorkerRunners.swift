@@ -1,6 +1,5 @@
 import Foundation
 public import PipelineKit
-public import PluginHost
 
 /// A worker's runners, one per submitted workflow version. A submitted workflow is loaded with this machine's stage
 /// types and plugins (and those it declares, relative to the folder it was submitted from), checked against this
@@ -9,19 +8,27 @@ public import PluginHost
 /// their way to the settings' sink.
 public struct WorkerRunners: Sendable {
     private let settings: RunnerSettings
-    private let catalog: StageCatalog
+    private let makeRegistry: Registry
     private let plugins: [String]
     private let environment: [String: String]
     private let events: @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink
 
-    /// Runners made with `settings`, the stage types of `catalog` and the plugin libraries at `plugins`, and the
-    /// variables of `environment`.
+    /// The stage types of a workflow that uses the plugin libraries at `plugins`, or why they cannot be had (a
+    /// plugin that cannot be loaded, a stage type whose name is taken). A function rather than the program's stage
+    /// catalog, so that this library (and the dashboard above it) does not link the plugin loader: the command line
+    /// passes its catalog's `registry(plugins:)`, a test a fixed registry. The error's description is the reason
+    /// the worker gives, as it reads.
+    public typealias Registry = @Sendable (_ plugins: [String]) throws -> StageRegistry
+
+    /// Runners made with `settings`, the stage types `registry` gives for the plugin libraries at `plugins` (and
+    /// those each workflow declares), and the variables of `environment`.
     public init(
-        settings: RunnerSettings, catalog: StageCatalog, plugins: [String] = [], environment: [String: String],
+        settings: RunnerSettings, registry: @escaping Registry, plugins: [String] = [],
+        environment: [String: String],
         events: @escaping @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink = { sink, _ in sink }
     ) {
         self.settings = settings
-        self.catalog = catalog
+        self.makeRegistry = registry
         self.plugins = plugins
         self.environment = environment
         self.events = events
@@ -33,7 +40,7 @@ public struct WorkerRunners: Sendable {
         let declared = WorkflowLoader.pluginPaths(in: submitted.document, file: URL(fileURLWithPath: submitted.file))
         let registry: StageRegistry
         do {
-            registry = try catalog.registry(plugins: plugins + declared)
+            registry = try makeRegistry(plugins + declared)
         } catch {
             throw WorkerError(message: "\(error)")
         }

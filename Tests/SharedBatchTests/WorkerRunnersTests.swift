@@ -1,6 +1,5 @@
 import Foundation
 import PipelineKit
-import PluginHost
 import StageKit
 import Synchronization
 import TestSupport
@@ -19,14 +18,24 @@ import Testing
             name: name, file: file, document: Data(document.utf8), vars: [:], digest: "d", stages: ["a"])
     }
 
+    /// Runners whose machine has the stage type `test.quiet` and no plugin: a plugin is refused as the program's
+    /// catalog refuses one whose file is missing.
     static func runners(
         environment: [String: String] = [:], events: NamesSeen = NamesSeen()
-    ) -> (WorkerRunners, RunnerSettings) {
+    ) throws -> (WorkerRunners, RunnerSettings) {
         let settings = RunnerSettings(
             scratchRoot: URL(fileURLWithPath: "/tmp/scratch"), jobs: 3,
             slots: ResourceSlots(ResourceLimits([.cpu: 1])), sink: QuietSink(), keepsEveryResult: false)
+        var quiet = StageRegistry()
+        try quiet.register(QuietStage.self, source: .builtIn)
+        let registry = quiet
         let runners = WorkerRunners(
-            settings: settings, catalog: StageCatalog(builtIn: [QuietStage.self]), environment: environment
+            settings: settings,
+            registry: { plugins in
+                if let plugin = plugins.first { throw MissingPlugin(path: plugin) }
+                return registry
+            },
+            environment: environment
         ) { sink, workflow in
             events.note(workflow)
             return sink
@@ -42,7 +51,7 @@ import Testing
         let store = try SQLiteLedger(folder: scratch.root)
         defer { try? store.close() }
         let events = NamesSeen()
-        let (runners, settings) = Self.runners(events: events)
+        let (runners, settings) = try Self.runners(events: events)
         let first = try runners.runner(for: Self.submitted("first"), store: store)
         let second = try runners.runner(for: Self.submitted("second"), store: store)
         for runner in [first, second] {
@@ -59,7 +68,7 @@ import Testing
         let scratch = try Scratch()
         let store = try SQLiteLedger(folder: scratch.root)
         defer { try? store.close() }
-        let (runners, _) = Self.runners(environment: ["OTHER": "x"])
+        let (runners, _) = try Self.runners(environment: ["OTHER": "x"])
         let cases: [(SubmittedWorkflow, String)] = [
             (
                 Self.submitted("env", #""vars": {"token": "${env.TOKEN}"},"#),
@@ -85,6 +94,13 @@ import Testing
             #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
         }
     }
+}
+
+/// A plugin library that is not there, described as the plugin loader describes it.
+private struct MissingPlugin: Error, CustomStringConvertible {
+    /// The plugin's path, as the worker resolved it.
+    var path: String
+    var description: String { "plugin \(path): no such file" }
 }
 
 /// The workflow names a worker's event wrapper was given, in order.

@@ -107,7 +107,8 @@ struct WorkerCommand: StageCatalogCommand {
         let runners = WorkerRunners(
             settings: runOptions.runnerSettings(
                 scratchRoot: scratch, client: client, keepsEveryResult: false, slots: slots),
-            catalog: catalog, plugins: pluginOptions.paths, environment: ProcessInfo.processInfo.environment
+            registry: catalog.registry(plugins:), plugins: pluginOptions.paths,
+            environment: ProcessInfo.processInfo.environment
         ) { sink, workflow in
             guard let notifier, let drain else { return metrics.recording(to: sink) }
             return metrics.recording(
