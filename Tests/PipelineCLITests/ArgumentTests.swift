@@ -31,7 +31,7 @@ import Testing
         #expect(
             try parsed(["run", "wf.json", "--bwlimit", "5000000"], as: RunCommand.self).runOptions.bwlimit?.bytes
                 == 5_000_000)
-        #expect(try parsed(["sandbox", "--sts-ttl", "50m"], as: SandboxCommand.self).stsTTL.duration == .seconds(3000))
+        #expect(try parsed(["sandbox", "--sts-ttl", "20m"], as: SandboxCommand.self).stsTTL.duration == .seconds(1200))
         #expect(try parsed(["sandbox"], as: SandboxCommand.self).stsTTL.duration == SandboxConfiguration().stsTTL)
     }
 
