@@ -7,7 +7,9 @@ import PipelineKit
 struct CommandFailure: Error, Sendable, CustomStringConvertible {
     /// The exit code: what a script calling `pipeline` can tell from it.
     struct Code: Sendable, Hashable {
-        private enum Kind: Int32 {
+        /// The codes themselves, in the order `--help` lists them; ``all`` is derived from this list, so that a code
+        /// added here cannot be left out of `--help`.
+        private enum Kind: Int32, CaseIterable {
             case failed = 1
             case invalid = 2
             case noBatch = 3
@@ -28,8 +30,9 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         /// The process's exit code.
         var exitCode: ExitCode { ExitCode(kind.rawValue) }
 
-        /// Every code a command ends with when it does not succeed, in the order `--help` lists them.
-        static let all: [Code] = [.failed, .invalid, .noBatch, .interrupted]
+        /// Every code a command ends with when it does not succeed, in the order `--help` lists them: every
+        /// `Kind`, so that none can be missing from `--help`.
+        static let all: [Code] = Kind.allCases.map { Code(kind: $0) }
 
         /// What the code tells a script, as `--help` says it.
         var meaning: String {
