@@ -60,7 +60,8 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
     /// The lines printed to standard error, in order; none when the command already said everything.
     var messages: [String]
 
-    /// The messages, for a caller that reports the failure itself (a worker that cannot build a runner).
+    /// The messages, one per line, for a caller that shows the failure as text rather than letting
+    /// `PipelineCommand.main(stages:)` print it: a test's diagnostics, or a log line that interpolates the error.
     var description: String { messages.joined(separator: "\n") }
 
     /// A failure with `code` that prints `messages`.

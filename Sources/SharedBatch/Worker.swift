@@ -33,8 +33,10 @@ public struct WorkerSettings: Sendable {
     public var silenceLimit: Duration { lease - heartbeat }
 }
 
-/// Builds the runner for a submitted workflow, writing to `store` (the command line loads the stage types,
-/// plugins and the environment).
+/// Builds the runner for a submitted workflow, writing to `store`; an error is the reason the worker logs when it
+/// leaves the workflow's items to other workers. ``WorkerRunners/factory`` is the one the worker command uses (it
+/// loads the stage types, plugins and environment); a function, so that claiming and leases do not depend on how a
+/// runner is made.
 public typealias RunnerFactory = @Sendable (SubmittedWorkflow, any StateStore) async throws -> Runner
 
 /// A submitted workflow this worker cannot run: a plugin or an environment variable it lacks, say.
