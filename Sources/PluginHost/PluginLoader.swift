@@ -29,8 +29,11 @@ public enum PluginLoader {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
         guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
         // dlopen looks a name without a slash up on the library path, not in the current folder: `--plugin
-        // name.so` means the file here, as it does to `fileExists`.
-        guard let library = dlopen(URL(fileURLWithPath: path).standardizedFileURL.path, RTLD_NOW | RTLD_LOCAL) else {
+        // name.so` means the file here, as it does to `fileExists`. Only that search is stopped; any other path is
+        // opened as given, so that the file system resolves it as it did for `fileExists` (removing `..` as text
+        // would name another file after a symbolic link: `dir/link/../lib.so`).
+        let file = path.contains("/") ? path : "./" + path
+        guard let library = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
             throw refuse(
                 "cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
         }
