@@ -48,6 +48,7 @@ public struct PipelineCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         do {
             switch try parseAsRoot() {
+            // Before the plain async commands: a StageCatalogCommand's own run() refuses to run.
             case let command as any StageCatalogCommand: try await command.run(stages: catalog)
             case var command as any AsyncParsableCommand: try await command.run()
             case var command: try command.run()
@@ -78,10 +79,15 @@ protocol StageCatalogCommand: AsyncParsableCommand {
 }
 
 extension StageCatalogCommand {
-    /// Runs the command with the built-in stage types (when it is run other than through
-    /// ``PipelineCommand/main(stages:)``).
+    /// ArgumentParser's entry point, which has no catalog to give: refused, so that a caller that runs the command
+    /// other than through ``PipelineCommand/main(stages:)`` learns it at once instead of running without a custom
+    /// executable's compiled-in stage types. It cannot be left out: ArgumentParser's own default would print the
+    /// help and succeed.
     func run() async throws {
-        try await run(stages: .shipped)
+        throw CommandFailure(
+            .failed,
+            "pipeline: internal error: `\(Self._commandName)` was run without the program's stage types (it is run "
+                + "through PipelineCommand.main(stages:)); nothing ran")
     }
 }
 

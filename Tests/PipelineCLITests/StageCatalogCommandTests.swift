@@ -26,6 +26,20 @@ import Testing
         try await validate.run(stages: catalog)
     }
 
+    /// A command that needs the stage types, run through ArgumentParser's `run()` rather than with the program's
+    /// catalog, refuses to run (it would lose a custom executable's compiled-in stage types without a word), with
+    /// exit code 1.
+    @Test func aCommandRunWithoutTheCatalogRefusesToRun() async throws {
+        let stages = try parsed(["stages"], as: StagesCommand.self)
+        let failure = await #expect(throws: CommandFailure.self) { try await stages.run() }
+        #expect(failure?.code == .failed)
+        #expect(
+            failure?.messages == [
+                "pipeline: internal error: `stages` was run without the program's stage types (it is run through "
+                    + "PipelineCommand.main(stages:)); nothing ran"
+            ])
+    }
+
     /// A workflow path that is not a readable file (a workflow's name given to `status`, a folder) is refused with
     /// a sentence that says so, and exit code 2.
     @Test func aWorkflowPathThatIsNotAFileIsExplained() async throws {
