@@ -255,7 +255,7 @@ public struct BatchQueue: Sendable {
                 counts.queued = max(0, counts.queued - Int(running))
                 status.workflows[workflow] = counts
             }
-            status.failed = try failedRows?.map(PostgresStore.item) ?? []
+            status.failed = try failedRows.map { try NamedColumns.rows(of: $0).map(PostgresStore.item) } ?? []
             status.splits = splits
             return status
         }

@@ -31,7 +31,7 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
                 """
             }
         let rows = try await database.rows("read the items", query)
-        return try database.decoding("read the items") { try rows.map(Self.item) }
+        return try database.decoding("read the items") { try NamedColumns.rows(of: rows).map(Self.item) }
     }
 
     public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {

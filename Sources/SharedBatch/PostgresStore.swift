@@ -32,11 +32,6 @@ public final class PostgresStore: StateStore {
         updated_at
         """
 
-    /// The item of a row that has the ``itemColumns``.
-    static func item(_ row: PostgresRow) throws -> LedgerItem {
-        try item(NamedColumns(row))
-    }
-
     /// The item of a row that has the ``itemColumns``, among others its caller reads.
     static func item(_ columns: NamedColumns) throws -> LedgerItem {
         LedgerItem(
@@ -49,7 +44,7 @@ public final class PostgresStore: StateStore {
 
     private func items(_ doing: String, _ query: PostgresQuery) async throws(StateError) -> [LedgerItem] {
         let rows = try await database.rows(doing, query)
-        return try database.decoding(doing) { try rows.map(Self.item) }
+        return try database.decoding(doing) { try NamedColumns.rows(of: rows).map(Self.item) }
     }
 
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {

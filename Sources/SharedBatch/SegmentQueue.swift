@@ -77,8 +77,7 @@ public struct SegmentQueue: Sendable {
             """)
         return try database.decoding("read the item's other segment plans") {
             var plans: [String: [SegmentUnit]] = [:]
-            for row in rows {
-                let columns = try NamedColumns(row)
+            for columns in try NamedColumns.rows(of: rows) {
                 let plan: String = try columns["plan"]
                 plans[plan, default: []].append(try Self.unit(columns))
             }
@@ -96,8 +95,7 @@ public struct SegmentQueue: Sendable {
             FROM segment_units WHERE plan = \(plan) ORDER BY unit
             """)
         return try database.decoding("read a segment plan's units") {
-            try rows.map { row in
-                let columns = try NamedColumns(row)
+            try NamedColumns.rows(of: rows).map { columns in
                 let status: String = try columns["status"]
                 return SegmentUnitState(
                     unit: try Self.unit(columns), status: SegmentUnitState.Status(rawValue: status) ?? .queued,

@@ -52,4 +52,26 @@ import Testing
         await database.close()
         try await server.stop()
     }
+
+    /// The rows of one result are read by name with the result's names checked once: every row reads its own
+    /// values, a result with two columns of one name is refused however many rows it has, and a result without
+    /// rows reads as none.
+    @Test func theRowsOfAResultAreReadByNameAndTheirNamesChecked() async throws {
+        let server = try await PostgresServer.start()
+        let database = try await BatchDatabase(url: try await server.createDatabase())
+        let rows = try await database.rows(
+            "read rows", "SELECT n AS number, n * 2 AS twice FROM generate_series(1, 3) AS n")
+        let read = try NamedColumns.rows(of: rows).map { columns in
+            (number: try columns["number"] as Int32, twice: try columns["twice"] as Int32)
+        }
+        #expect(read.map(\.number) == [1, 2, 3] && read.map(\.twice) == [2, 4, 6])
+        let doubled = try await database.rows(
+            "read doubled rows", "SELECT n AS seconds, n AS seconds FROM generate_series(1, 3) AS n")
+        let doubledError = #expect(throws: RowShapeError.self) { try NamedColumns.rows(of: doubled) }
+        #expect(doubledError?.message == "the row has two columns named seconds")
+        let none = try await database.rows("read no rows", "SELECT 1 AS seconds WHERE false")
+        #expect(try NamedColumns.rows(of: none).isEmpty)
+        await database.close()
+        try await server.stop()
+    }
 }
