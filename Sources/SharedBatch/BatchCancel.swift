@@ -66,12 +66,14 @@ public struct BatchCancel: Sendable {
         var waiting = items
         var failed = false
         while !waiting.isEmpty {
-            // The requests before the items: a worker answers a request once its item is cancelled, so an item read
-            // after its request is gone shows whether the undo succeeded (read the other way round, an item
-            // cancelled between the two reads looked as if its undo had failed).
+            // The requests, then the leases, then the items. A worker that cancels its item takes it off the queue
+            // (it no longer counts as running) and answers its request: read in this order, an item cancelled
+            // between two reads is seen cancelled at the last one. Read with the items before the requests, it
+            // looked as if its undo had failed; with the items before the leases, as if its worker had died, and it
+            // was undone here a second time.
             let requested = try await store.cancelRequests(workflow: workflow)
-            let known = try await store.snapshot(workflow: workflow).items.filter { waiting.contains($0.id) }
             let running = try await queue.queueState(of: Array(waiting)).running
+            let known = try await store.snapshot(workflow: workflow).items.filter { waiting.contains($0.id) }
             for item in known {
                 if item.status == .cancelled {
                     report(.cancelledByWorker(item))
