@@ -340,10 +340,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The commands in this process: their arguments, exit codes and failures, without the built binary.
+        .testTarget(
+            name: "PipelineCLITests",
+            dependencies: [
+                "PipelineCLI", "PipelineKit", "PluginHost", "SharedBatch", "Sandbox", "StageKit", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
+                "pipeline", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
                 "Notifications", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -171,8 +171,7 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
     }
 
     func log(_ level: Logger.Level, _ message: String) {
-        let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-        host.log(host.context, Int32(levels.firstIndex(of: level) ?? 2), message)
+        host.log(host.context, level.pluginCode, message)
     }
 
     /// The host's checkpoint call blocks until the data is durable, so it runs on ``BlockingWork``.

@@ -28,7 +28,12 @@ public enum PluginLoader {
     public static func load(_ path: String) throws(PluginError) -> [StageDescriptor] {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
         guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
-        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        // dlopen looks a name without a slash up on the library path, not in the current folder: `--plugin
+        // name.so` means the file here, as it does to `fileExists`. Only that search is stopped; any other path is
+        // opened as given, so that the file system resolves it as it did for `fileExists` (removing `..` as text
+        // would name another file after a symbolic link: `dir/link/../lib.so`).
+        let file = path.contains("/") ? path : "./" + path
+        guard let library = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
             throw refuse(
                 "cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
         }
@@ -190,10 +195,7 @@ private final class PluginRun: @unchecked Sendable {
                 },
                 log: { context, level, message in
                     guard let run = PluginRun.from(context), let message else { return }
-                    let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-                    run.context.logger.log(
-                        level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info,
-                        "\(String(cString: message))")
+                    run.context.logger.log(level: Logger.Level(pluginCode: level), "\(String(cString: message))")
                 },
                 checkpoint: { context, json in
                     guard let run = PluginRun.from(context), let json,

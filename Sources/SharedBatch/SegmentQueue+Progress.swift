@@ -87,18 +87,16 @@ extension SegmentQueue {
         return try database.decoding("read the split items") {
             var encoding: [String: [EncodingUnit]] = [:]
             for row in running {
-                let columns = Columns(row)
-                encoding[try columns[0], default: []].append(
-                    EncodingUnit(
-                        unit: Int(try columns[1] as Int32), worker: try columns[2] as String? ?? "",
-                        progress: try columns[3]))
+                let (plan, unit, worker, progress) = try row.decode((String, Int32, String?, Double).self)
+                encoding[plan, default: []].append(
+                    EncodingUnit(unit: Int(unit), worker: worker ?? "", progress: progress))
             }
             return try plans.map { row in
-                let columns = Columns(row)
-                let plan: String = try columns[2]
+                let (item, path, plan, units, done, progress) = try row.decode(
+                    (Int64, String, String, Int64, Int64, Double).self)
                 return SegmentSplit(
-                    item: try columns[0], path: try columns[1], plan: plan, units: Int(try columns[3] as Int64),
-                    done: Int(try columns[4] as Int64), progress: try columns[5], encoding: encoding[plan] ?? [])
+                    item: item, path: path, plan: plan, units: Int(units), done: Int(done), progress: progress,
+                    encoding: encoding[plan] ?? [])
             }
         }
     }

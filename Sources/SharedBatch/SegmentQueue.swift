@@ -77,9 +77,9 @@ public struct SegmentQueue: Sendable {
             """)
         return try database.decoding("read the item's other segment plans") {
             var plans: [String: [SegmentUnit]] = [:]
-            for row in rows {
-                let columns = Columns(row)
-                plans[try columns[5], default: []].append(try Self.unit(columns))
+            for columns in try NamedColumns.rows(of: rows) {
+                let plan: String = try columns["plan"]
+                plans[plan, default: []].append(try Self.unit(columns))
             }
             return plans
         }
@@ -91,17 +91,16 @@ public struct SegmentQueue: Sendable {
             "read a segment plan's units",
             """
             SELECT \(unescaped: Self.unitColumns), status, CASE WHEN status = 'done' THEN encoded_by
-                WHEN lease_expires > now() THEN lease_owner END, size, sha256, attempts
+                WHEN lease_expires > now() THEN lease_owner END AS worker, size, sha256, attempts
             FROM segment_units WHERE plan = \(plan) ORDER BY unit
             """)
         return try database.decoding("read a segment plan's units") {
-            try rows.map { row in
-                let columns = Columns(row)
-                let status: String = try columns[5]
+            try NamedColumns.rows(of: rows).map { columns in
+                let status: String = try columns["status"]
                 return SegmentUnitState(
                     unit: try Self.unit(columns), status: SegmentUnitState.Status(rawValue: status) ?? .queued,
-                    worker: try columns[6], size: try columns[7], sha256: try columns[8],
-                    attempts: Int(try columns[9] as Int32))
+                    worker: try columns["worker"], size: try columns["size"], sha256: try columns["sha256"],
+                    attempts: Int(try columns["attempts"] as Int32))
             }
         }
     }
@@ -137,16 +136,17 @@ public struct SegmentQueue: Sendable {
             WHERE segment_units.plan = next.next_plan AND segment_units.unit = next.next_unit
                 AND segment_plans.id = next.next_plan
             RETURNING \(unescaped: Self.unitColumns), segment_units.lease_generation, next.previous_owner,
-                segment_plans.id, segment_plans.input, segment_plans.settings, segment_plans.threads,
-                segment_plans.encoder, segment_plans.seconds
+                segment_plans.id AS plan_id, segment_plans.input, segment_plans.settings, segment_plans.threads,
+                segment_plans.encoder, segment_plans.seconds AS plan_seconds
             """)
         guard let row = rows.first else { return nil }
         let claimed: (SegmentUnit, Int64, String?, String, String, String, Int32, String, Double) =
             try database.decoding("claim a segment unit") {
-                let columns = Columns(row)
+                let columns = try NamedColumns(row)
                 return (
-                    try Self.unit(columns), try columns[5], try columns[6], try columns[7], try columns[8],
-                    try columns[9], try columns[10], try columns[11], try columns[12]
+                    try Self.unit(columns), try columns["lease_generation"], try columns["previous_owner"],
+                    try columns["plan_id"], try columns["input"], try columns["settings"], try columns["threads"],
+                    try columns["encoder"], try columns["plan_seconds"]
                 )
             }
         let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds) = claimed
@@ -227,8 +227,8 @@ public struct SegmentQueue: Sendable {
         let kept: Set<String> = try database.decoding("renew segment unit leases") {
             Set(
                 try rows.map { row in
-                    let columns = Columns(row)
-                    return "\(try columns[0] as String)/\(try columns[1] as Int32)"
+                    let (plan, unit) = try row.decode((String, Int32).self)
+                    return "\(plan)/\(unit)"
                 })
         }
         return held.map(\.claim).filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
@@ -246,10 +246,7 @@ public struct SegmentQueue: Sendable {
             """)
         return try database.decoding("read the open segment plans") {
             Dictionary(
-                try rows.map { row in
-                    let columns = Columns(row)
-                    return (try columns[0] as String, try columns[1] as String)
-                }, uniquingKeysWith: { first, _ in first })
+                try rows.map { row in try row.decode((String, String).self) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -258,15 +255,17 @@ public struct SegmentQueue: Sendable {
         try await database.rows("retire a segment plan", "DELETE FROM segment_plans WHERE id = \(plan)")
     }
 
+    /// The columns ``unit(_:)`` reads, by name: a query may select more, in any order.
     private static let unitColumns = """
         segment_units.unit, segment_units.kind, segment_units.start_seconds, segment_units.end_seconds,
         segment_units.seconds
         """
 
-    private static func unit(_ columns: Columns) throws -> SegmentUnit {
-        let kind: String = try columns[1]
+    /// The unit of a row that has the ``unitColumns``.
+    private static func unit(_ columns: NamedColumns) throws -> SegmentUnit {
+        let kind: String = try columns["kind"]
         return SegmentUnit(
-            index: Int(try columns[0] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
-            start: try columns[2], end: try columns[3], seconds: try columns[4])
+            index: Int(try columns["unit"] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
+            start: try columns["start_seconds"], end: try columns["end_seconds"], seconds: try columns["seconds"])
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 public import PipelineKit
 import PostgresNIO
@@ -12,7 +13,8 @@ public final class WorkerSegmentFarm: SegmentFarm {
     private let queue: SegmentQueue
     private let database: BatchDatabase
     private let worker: String
-    private let lease: Duration
+    /// The lease its claims hold units for, and how often it renews them.
+    private let settings: WorkerSettings
     private let leases: LeaseBook
     private let sink: any RunEventSink
     private let held = NIOLockedValueBox<[String: Holding]>([:])
@@ -26,16 +28,16 @@ public final class WorkerSegmentFarm: SegmentFarm {
         var stop: @Sendable () -> Void
     }
 
-    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for `lease` and
-    /// only those planned with `encoder`; what it has to say goes to `sink`.
+    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for the lease of
+    /// `settings` and only those planned with `encoder`; what it has to say goes to `sink`.
     public init(
-        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String,
+        database: BatchDatabase, worker: String, settings: WorkerSettings, leases: LeaseBook, encoder: String,
         sink: any RunEventSink
     ) {
         self.database = database
         self.queue = SegmentQueue(database: database)
         self.worker = worker
-        self.lease = lease
+        self.settings = settings
         self.leases = leases
         self.encoder = encoder
         self.sink = sink
@@ -63,7 +65,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 message: "cannot \(doing) \(item.path): this worker holds no lease on its item",
                 path: database.location)
         }
-        let id: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
+        let id: Int64 = try database.decoding("find the item of a segment plan") { try row.decode(Int64.self) }
         guard let generation = held[id] else {
             throw StateError(
                 code: .leaseLost, message: "cannot \(doing) \(item.path): its lease was lost", path: database.location)
@@ -72,7 +74,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
     }
 
     public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
-        let claim = try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+        let claim = try await queue.claim(for: worker, lease: settings.lease, encoder: encoder, in: plan)
         if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
         return claim
     }
@@ -82,13 +84,13 @@ public final class WorkerSegmentFarm: SegmentFarm {
         for (plan, build) in try await queue.openPlans(otherThan: encoder) {
             guard leftAlone.withLockedValue({ $0.insert(plan).inserted }) else { continue }
             note(
-                "notice",
+                .notice,
                 "leaving the units of segment plan \(plan) to other workers: they are encoded with \(build), this worker has \(encoder)"
             )
         }
     }
 
-    private func note(_ level: String, _ message: String) {
+    private func note(_ level: Logger.Level, _ message: String) {
         sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
     }
 
@@ -118,7 +120,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
             try await queue.abandon(claim, by: worker)
         } catch {
             // Its lease lapses, and another worker claims it then.
-            note("warning", "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
+            note(.warning, "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
         }
     }
 
@@ -134,14 +136,14 @@ public final class WorkerSegmentFarm: SegmentFarm {
         try await queue.retire(plan)
     }
 
-    /// Renews the leases of the units being encoded three times per lease, and stops the encodes of those lost,
-    /// until the task is cancelled. When the leases could not be renewed for nearly a lease (the database is
-    /// unreachable), every encode stops: another worker may claim those units once their leases run out.
+    /// Renews the leases of the units being encoded at the worker's heartbeat, and stops the encodes of those lost,
+    /// until the task is cancelled. When the leases could not be renewed for the worker's silence limit (the
+    /// database is unreachable), every encode stops: another worker may claim those units once their leases run out.
     public func run() async {
         var renewed = ContinuousClock.now
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: lease / 3)
+                try await Task.sleep(for: settings.heartbeat)
             } catch {
                 return
             }
@@ -152,19 +154,20 @@ public final class WorkerSegmentFarm: SegmentFarm {
             }
             do {
                 let lost = try await queue.renew(
-                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker, lease: lease)
+                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker,
+                    lease: settings.lease)
                 renewed = .now
                 for claim in lost {
                     note(
-                        "warning",
+                        .warning,
                         "unit \(claim.unit.index) of segment plan \(claim.plan.id) was taken over by another worker: stopping its encode"
                     )
                     held.withLockedValue { $0[Self.key(claim)] }?.stop()
                 }
             } catch {
-                note("warning", "cannot renew the leases of segment units: \(error)")
-                if ContinuousClock.now - renewed >= lease - lease / 3 {
-                    note("warning", "stopping \(holding.count) unit encode(s) before their leases run out")
+                note(.warning, "cannot renew the leases of segment units: \(error)")
+                if ContinuousClock.now - renewed >= settings.silenceLimit {
+                    note(.warning, "stopping \(holding.count) unit encode(s) before their leases run out")
                     for holding in holding { holding.stop() }
                 }
             }

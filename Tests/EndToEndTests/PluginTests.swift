@@ -64,6 +64,34 @@ import Testing
         #expect(stages.stdout.contains("hello.greet  [plugin \(Self.plugin.path)]"))
     }
 
+    /// `--plugin NAME.so` names the file in the current folder, as any relative path does (dlopen alone would look
+    /// a bare name up on the library path and not find it).
+    @Test func aPluginNamedWithoutAFolderIsTheFileInTheCurrentFolder() async throws {
+        try requireBuilt(Self.plugin)
+        let name = Self.plugin.lastPathComponent
+        let stages = try await Binary.run(["stages", "--plugin", name], in: Self.plugin.deletingLastPathComponent())
+        #expect(stages.status == 0, "\(stages.stderr)")
+        #expect(stages.stdout.contains("hello.greet  [plugin \(name)]"), "\(stages.stdout)")
+    }
+
+    /// A plugin path is opened as the file system reads it, the file `fileExists` found: through a symbolic link
+    /// and `..`, which lead elsewhere than the same path with `..` removed as text.
+    @Test func aPluginPathThroughALinkAndDotDotIsTheFileItNames() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        let files = FileManager.default
+        try files.createDirectory(at: scratch.path("deep/inner"), withIntermediateDirectories: true)
+        try files.createSymbolicLink(at: scratch.path("link"), withDestinationURL: scratch.path("deep/inner"))
+        try files.createSymbolicLink(
+            at: scratch.path("deep/\(Self.plugin.lastPathComponent)"), withDestinationURL: Self.plugin)
+        // `link/..` is `deep`, where the plugin is; as text it is the scratch folder, where it is not.
+        let path = "link/../\(Self.plugin.lastPathComponent)"
+        #expect(!files.fileExists(atPath: scratch.path(Self.plugin.lastPathComponent).path))
+        let stages = try await Binary.run(["stages", "--plugin", path], in: scratch.root)
+        #expect(stages.status == 0, "\(stages.stderr)")
+        #expect(stages.stdout.contains("hello.greet  [plugin \(path)]"), "\(stages.stdout)")
+    }
+
     @Test func timeoutsAndRetriesApplyToPluginStagesAsToBuiltInOnes() async throws {
         try requireBuilt(Self.plugin)
         let scratch = try Scratch()

@@ -33,6 +33,15 @@ public struct StageRegistry: Sendable {
     public var all: [StageDescriptor] {
         descriptors.values.sorted { $0.stageType < $1.stageType }
     }
+
+    /// What is said of a stage type this registry does not have, by `validate` and by a run: the closest name it
+    /// has, where the known ones are listed, and how a plugin's stage types are added.
+    package func unknownTypeMessage(_ stageType: String) -> String {
+        "unknown stage type \"\(stageType)\""
+            + Suggestion.phrase(for: stageType, among: all.map(\.stageType))
+            + " (pipeline stages lists them; a plugin's stage types are added with --plugin PATH"
+            + " or the workflow's \"plugins\")"
+    }
 }
 
 /// A second stage type of a name that is already registered.

@@ -1,4 +1,5 @@
 import Foundation
+import PluginHost
 import StageKit
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
 
 /// Every built-in stage applies exactly the defaults its schema shows (`pipeline stages`, `pipeline schema`).
 @Suite struct StageCatalogTests {
-    @Test(arguments: StageCatalog.builtInStages.map { $0.stageType })
+    @Test(arguments: StageCatalog.shipped.builtIn.map { $0.stageType })
     func everyDefaultIsTheValueTheStageUses(stageType: String) throws {
-        let stage = try #require(StageCatalog.builtInStages.first { $0.stageType == stageType })
+        let stage = try #require(StageCatalog.shipped.builtIn.first { $0.stageType == stageType })
         try checkDefaults(of: stage)
     }
 
