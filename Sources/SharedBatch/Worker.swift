@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 public import PipelineKit
 import StageKit
+import StageRuntime
 
 /// How a worker claims and holds items.
 public struct WorkerSettings: Sendable {
@@ -83,7 +84,7 @@ public final class Worker: Sendable {
 
     /// A worker on `database`; with `segments`, it shares the units of segmented encodes with the other workers
     /// (it publishes those of its items, and encodes any worker's when it has a free job).
-    public init(
+    package init(
         database: BatchDatabase, settings: WorkerSettings, sink: any RunEventSink, metrics: WorkerMetrics,
         segments: SegmentWork? = nil, makeRunner: @escaping RunnerFactory
     ) {

@@ -185,6 +185,49 @@ import Testing
         #expect(scratch.read("after.txt").hasSuffix("out/a.txt in 1 requests\n"), "\(scratch.read("after.txt"))")
     }
 
+    /// `hello.follow` declares the follower role: with `"stream": true` it reads a segmented export through the host
+    /// while the export writes it, and its copy is the export byte for byte. `hello.send`, which does not follow,
+    /// says why in its own words.
+    @Test func aPluginStageStreamsAnExportWhileItIsWritten() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try await StreamedUploadTests.makeClip(in: scratch)
+        func workflow(_ uses: String) -> String {
+            """
+            {"version": 1, "name": "follow", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              \(StreamedUploadTests.export()),
+              {"id": "copy", "uses": "\(uses)", "after": ["export"], "stream": true, "with": {"file": "${export.path}", "to": "copies"}}
+            ]}
+            """
+        }
+        try scratch.write("send.json", workflow("hello.send"))
+        let refused = try await Binary.run(["validate", "send.json"], in: scratch.root)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "stages[1].stream: hello.send cannot stream an export: it copies a finished file in one request"),
+            "\(refused.stderr)")
+        try scratch.write("wf.json", workflow("hello.follow"))
+        let validated = try await Binary.run(["validate", "wf.json"], in: scratch.root)
+        #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+        let exported = scratch.path("out/clip.mp4").path
+        let copy = scratch.path("copies/clip.mp4").path
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        // Observed from outside: the copy has bytes while the export's file is not finished (not yet in place).
+        try await waitUntil("copied bytes, or the end of the run") {
+            guard process.isRunning else { return true }
+            return ((try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0) > 0
+        }
+        let copiedEarly = !FileManager.default.fileExists(atPath: exported)
+        #expect(await process.exit() == 0)
+        #expect(copiedEarly, "the plugin stage copied nothing before the export was finished")
+        #expect(await sha256sum(copy) == sha256sum(exported))
+        let checkpoint = await stageCheckpoints(under: scratch.path(".pipeline"), workflow: "follow").first?.value
+        let outputs = try #require(checkpoint?["copy"]?["outputs"])
+        #expect((outputs["copiedWhileWritten"]?.intValue ?? 0) > 0, "\(outputs)")
+        #expect(outputs["path"]?.stringValue?.hasSuffix("copies/clip.mp4") == true, "\(outputs)")
+    }
+
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
         try requireBuilt(Self.customPipeline)
         let scratch = try Scratch()
@@ -326,12 +369,13 @@ import Testing
         let cases: [(String, String)] = [
             (
                 oldABI.path,
-                "was built for plugin ABI 2, but this pipeline speaks ABI 3 (ABI 3 carries each stage's resource, "
-                    + "retries and option-dependent outputs): rebuild it against this pipeline's PipelinePluginSDK"
+                "was built for plugin ABI 2, but this pipeline speaks ABI 4 (ABI 4 carries each stage's resource, "
+                    + "retries, option-dependent outputs and stream role): rebuild it against this pipeline's "
+                    + "PipelinePluginSDK"
             ),
             (
                 wrongABI.path,
-                "was built for plugin ABI 999, but this pipeline speaks ABI 3: rebuild it against this pipeline's "
+                "was built for plugin ABI 999, but this pipeline speaks ABI 4: rebuild it against this pipeline's "
                     + "PipelinePluginSDK"
             ),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),

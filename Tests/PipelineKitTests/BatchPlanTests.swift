@@ -1,4 +1,5 @@
 import Foundation
+import StageRuntime
 import TestSupport
 import Testing
 

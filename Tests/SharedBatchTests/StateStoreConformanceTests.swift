@@ -1,6 +1,7 @@
 import Foundation
 import PipelineKit
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-public import StageKit
+import StageKit
+package import StageRuntime
 
 /// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
 public struct BatchPlanner: Sendable {
     /// How content is identified.
-    public var method: FingerprintMethod
+    package var method: FingerprintMethod
     /// The workflow's digest: a done item whose digest differs is checked stage by stage.
     public var digest: String
     /// Items that are done run again as a new version.
@@ -20,7 +21,7 @@ public struct BatchPlanner: Sendable {
     public var prober: MediaProber?
 
     /// Creates a planner.
-    public init(
+    package init(
         method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
         limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil
     ) {
@@ -34,14 +35,13 @@ public struct BatchPlanner: Sendable {
     }
 
     /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
-    /// input as media (a stage type that says so, without a `file` option of its own).
+    /// input file as media (a stage type that says so, whose input-file option the stage leaves to the input file).
     public init(
         workflow: Workflow, registry: StageRegistry, prober: MediaProber? = nil, reprocess: Bool = false,
         onlyFailed: Bool = false
     ) {
         let needsMedia = workflow.stages.contains { spec in
-            registry.descriptor(for: spec.uses)?.readsMediaInput == true
-                && (spec.with["file"] == nil || spec.with["file"] == "${input.path}")
+            registry.descriptor(for: spec.uses)?.readsMediaInputFile(with: spec.with) == true
         }
         self.init(
             method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,

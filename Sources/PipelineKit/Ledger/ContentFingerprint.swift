@@ -1,5 +1,6 @@
 import Foundation
-public import StageKit
+import StageKit
+package import StageRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -34,14 +35,14 @@ public struct FingerprintCacheEntry: Sendable, Hashable {
     /// The file as it was.
     public var stamp: FileStamp
     /// How it was fingerprinted.
-    public var method: FingerprintMethod
+    package var method: FingerprintMethod
     /// The fingerprint.
     public var fingerprint: String
     /// What a media probe found, once a run needed it.
     public var media: MediaProbeResult?
 
     /// Creates an entry.
-    public init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String, media: MediaProbeResult? = nil) {
+    package init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String, media: MediaProbeResult? = nil) {
         self.stamp = stamp
         self.method = method
         self.fingerprint = fingerprint

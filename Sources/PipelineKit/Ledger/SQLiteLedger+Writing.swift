@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StageKit
+import StageRuntime
 
 // The ledger's writes. Each is one transaction (``write(_:)``), committed with the writes queued beside it.
 extension SQLiteLedger {

@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import StageRuntime
 
 /// A stage of the workflow with its stage type, looked up once when the runner is made.
 struct ResolvedStage: Sendable {

@@ -1,5 +1,8 @@
+package import Foundation
+package import Logging
 import NIOConcurrencyHelpers
 public import StageKit
+package import StageRuntime
 
 /// Where a registered stage type comes from, as `pipeline stages` shows it.
 public enum StageSource: Sendable, Hashable, CustomStringConvertible {
@@ -37,12 +40,21 @@ public struct StageDescriptor: Sendable {
     public let readsMediaInput: Bool
     /// Whether the stage retries its own requests (``Stage/retriesItself``): the engine runs it once.
     public let retriesItself: Bool
+    /// How it takes part in `"stream": true` (``Stage/streamRole``).
+    public let streamRole: StreamRole
+    /// The option that names the file it reads (``Stage/inputFileOption``).
+    public let inputFileOption: String?
+    /// The output that says where its result landed (``Stage/landingOutput``).
+    public let landingOutput: String?
     /// Read on first use: reading a stage's schema reflects over its options, and a command uses few of the
     /// registered stages.
     private let schema: OptionSchemaOnce
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let problemsInOptions: @Sendable (JSONValue) -> [OptionProblem]
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    private let refusalToStream: @Sendable (JSONValue, InputSummary) -> String?
+    /// ``StageRuntime/SegmentFarming/segmentEncoding(store:folder:logger:)``, for a stage type that farms segments.
+    private let encodingOfSegments: (@Sendable (any SegmentStore, URL, Logger) async -> SegmentEncoding)?
     /// ``PlanDescribing/planNote(json:input:checkpoint:)``, for the stages that have one.
     private let noteForPlan: (@Sendable (JSONValue, String, JSONValue?) async -> String?)?
 
@@ -57,14 +69,30 @@ public struct StageDescriptor: Sendable {
         self.resource = S.resource
         self.readsMediaInput = S.readsMediaInput
         self.retriesItself = S.retriesItself
+        self.streamRole = S.streamRole
+        self.inputFileOption = S.inputFileOption
+        self.landingOutput = S.landingOutput
         self.outputsForOptions = { S.outputSchema(for: $0) }
         self.problemsInOptions = { S.Options.problems(in: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
+        self.refusalToStream = { S.streamRefusal(with: $0, inputs: $1) }
         if let describing = S.self as? any PlanDescribing.Type {
             self.noteForPlan = Self.planNote(of: describing)
         } else {
             self.noteForPlan = nil
         }
+        if let farming = S.self as? any SegmentFarming.Type {
+            self.encodingOfSegments = Self.segmentEncoding(of: farming)
+        } else {
+            self.encodingOfSegments = nil
+        }
+    }
+
+    /// What ``segmentEncoding(store:folder:logger:)`` calls for a stage type that farms segments.
+    private static func segmentEncoding<F: SegmentFarming>(
+        of stage: F.Type
+    ) -> @Sendable (any SegmentStore, URL, Logger) async -> SegmentEncoding {
+        { store, folder, logger in await F.segmentEncoding(store: store, folder: folder, logger: logger) }
     }
 
     /// What ``planNote(options:input:checkpoint:)`` calls for a stage type that describes its plan.
@@ -80,6 +108,8 @@ public struct StageDescriptor: Sendable {
     package init(
         stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
         source: StageSource, resource: StageResource, readsMediaInput: Bool, retriesItself: Bool,
+        streamRole: StreamRole = .none, inputFileOption: String? = nil, landingOutput: String? = nil,
+        streamRefusal: @escaping @Sendable (JSONValue, InputSummary) -> String? = { _, _ in nil },
         outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
         run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
     ) {
@@ -91,10 +121,15 @@ public struct StageDescriptor: Sendable {
         self.resource = resource
         self.readsMediaInput = readsMediaInput
         self.retriesItself = retriesItself
+        self.streamRole = streamRole
+        self.inputFileOption = inputFileOption
+        self.landingOutput = landingOutput
         self.outputsForOptions = outputs
         self.problemsInOptions = { _ in [] }
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
+        self.refusalToStream = streamRefusal
         self.noteForPlan = nil
+        self.encodingOfSegments = nil
     }
 
     /// The outputs the stage declares for this `with` object.
@@ -105,6 +140,17 @@ public struct StageDescriptor: Sendable {
     /// The problems its options type finds in a workflow's literal `with` (``StageOptions/problems(in:)``).
     public func problems(in with: JSONValue) -> [OptionProblem] {
         problemsInOptions(with)
+    }
+
+    /// Why the stage cannot stream with a workflow's `with` on `inputs` (``Stage/streamRefusal(with:inputs:)``).
+    public func streamRefusal(with: JSONValue, inputs: InputSummary) -> String? {
+        refusalToStream(with, inputs)
+    }
+
+    /// How this machine encodes the segment units of this stage type's plans (``StageRuntime/SegmentFarming``);
+    /// nil for a stage type that does not farm segments.
+    package func segmentEncoding(store: any SegmentStore, folder: URL, logger: Logger) async -> SegmentEncoding? {
+        await encodingOfSegments?(store, folder, logger)
     }
 
     /// Whether the stage says how it would run (``StageKit/PlanDescribing``).

@@ -1,4 +1,7 @@
+package import Foundation
+package import Logging
 public import StageKit
+package import StageRuntime
 
 /// The stage types a workflow may `use`.
 public struct StageRegistry: Sendable {
@@ -32,6 +35,18 @@ public struct StageRegistry: Sendable {
     /// Every registered type, sorted by name.
     public var all: [StageDescriptor] {
         descriptors.values.sorted { $0.stageType < $1.stageType }
+    }
+
+    /// How this machine encodes the units of segment plans (`pipeline worker --segments`), as the stage type that
+    /// farms segments provides it; nil when no registered type does. A plan's units name no stage type: the first
+    /// farming type by name encodes them.
+    package func segmentEncoding(store: any SegmentStore, folder: URL, logger: Logger) async -> SegmentEncoding? {
+        for descriptor in all {
+            if let encoding = await descriptor.segmentEncoding(store: store, folder: folder, logger: logger) {
+                return encoding
+            }
+        }
+        return nil
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import StageKit
+package import StageRuntime
 
 /// A checked workflow (format version 1): which files to take and which stages to run on each.
 public struct Workflow: Sendable {
@@ -26,6 +27,9 @@ public struct Workflow: Sendable {
     public var plugins: [String]
     /// Where `pipeline run` announces the batch's events.
     public var notify: [NotifySpec]
+    /// Which stages stream which export (`"stream": true`), as their stage types declare it when the workflow is
+    /// loaded.
+    public var streaming: StreamPlan
     /// Where each value of the file is, for messages.
     package var sourceMap: SourceMap
 
@@ -75,14 +79,14 @@ public struct InputSelection: Sendable, Hashable {
     /// Whether to descend into subfolders.
     public var recursive: Bool
     /// How a file's content is identified.
-    public var fingerprint: FingerprintMethod
+    package var fingerprint: FingerprintMethod
     /// Files outside these limits are skipped before any stage runs.
     public var limits: InputLimits
     /// A CSV or JSON file of per-file metadata (`${input.meta.*}`), relative to the workflow file.
     public var manifest: String?
 
     /// Creates a selection.
-    public init(
+    package init(
         path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false,
         fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits(), manifest: String? = nil
     ) {

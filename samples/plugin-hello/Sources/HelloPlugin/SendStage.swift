@@ -38,12 +38,18 @@ struct SendStage: Stage {
         OutputField("requests", "Requests it took."),
     ])
     static let resource = StageResource.network
+    static let landingOutput: String? = "path"
     static let retriesItself = true
 
     /// `receipt` is an output only when the workflow gives the option.
     static func outputSchema(for with: JSONValue) -> OutputSchema {
         guard with["receipt"] != nil else { return outputSchema }
         return OutputSchema(outputSchema.fields + [OutputField("receipt", "The receipt file.")])
+    }
+
+    /// A plugin stage gives its own reason not to stream, as a built-in one does.
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
+        "it copies a finished file in one request; hello.follow copies an export while it is written"
     }
 
     init() {}
