@@ -1,7 +1,9 @@
 /// What is known of a followed export's file at one moment (``FollowedExport/waitFor(bytes:of:)``).
 public struct ExportState: Sendable, Hashable {
     /// The file to read: the one being written, or the finished file once ``finishedSize`` is known; nil before
-    /// the export began writing and when it ended without a file.
+    /// the export began writing and when it ended without a file. Open it once per ``attempt`` and keep it open:
+    /// the export renames the file it writes into place when it finishes (a file gone before it could be opened
+    /// was renamed: wait for the export to end).
     public var file: String?
     /// Bytes at the start that change when the export finishes: read them last, from the finished file.
     public var head: Int64

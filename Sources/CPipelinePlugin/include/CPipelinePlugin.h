@@ -82,9 +82,10 @@ typedef struct pipeline_stage_host {
     /// For a run whose request has `followsExport`: blocks until the bytes up to `bytes` of the export's file are
     /// final, the export ended, or its attempt is no longer `attempt` (0 before the first); then fills `state` and
     /// writes into `text` the file to read (the one being written, or the finished one) or, when the export
-    /// failed, why. 0 on success; nonzero when the run follows no export, the path does not fit `length` bytes,
-    /// or the run is being cancelled (the host wakes the call then). It blocks like `checkpoint`, for as long as
-    /// the export takes.
+    /// failed, why. Open that file once per attempt and keep it open: the export renames the file it writes into
+    /// place when it finishes. 0 on success; nonzero when the run follows no export, the path does not fit in
+    /// `length` bytes, or the run is being cancelled (the host wakes the call then). It blocks like `checkpoint`,
+    /// for as long as the export takes.
     int32_t (*export_wait)(
         void *context, int64_t bytes, int32_t attempt, pipeline_export_state *state, char *text, size_t length);
 } pipeline_stage_host;
@@ -122,8 +123,8 @@ typedef int32_t (*pipeline_plugin_stream_refusal_fn)(
 /// Exported by every plugin: starts stage number `stage` with a JSON request {stageID, attempt, item,
 /// options, resume, previousOutputs, scratchFolder, retryPolicy {attempts, initialDelay, maxDelay, multiplier}
 /// (delays in seconds), followsExport (true when the host's `export_wait` reads the export the run streams)};
-/// returns a handle for cancel. The run ends
-/// with one call of host->finish, possibly on another thread; the plugin copies *host.
+/// returns a handle for cancel. The run ends with one call of host->finish, possibly on another thread; the
+/// plugin copies *host.
 typedef void *(*pipeline_plugin_start_fn)(int32_t stage, const char *request_json, const pipeline_stage_host *host);
 /// Exported by every plugin: asks a run to stop. The host never calls it after finish returned.
 typedef void (*pipeline_plugin_cancel_fn)(void *handle);

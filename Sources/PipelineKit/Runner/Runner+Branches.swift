@@ -111,7 +111,9 @@ extension Runner {
                 // Its file is the output its type declares; the stage said so itself unless its checkpoint was reused.
                 let outputs = progress.scope.stageOutputs[stages[index].spec.id]
                 if let path = stages[index].descriptor.landingOutput.flatMap({ outputs?[$0]?.stringValue }),
-                    let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                    let size = try? await BlockingWork.run({
+                        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                    })
                 {
                     stream.finish(destination: path, size: Int64(size))
                 } else {

@@ -40,65 +40,70 @@ struct FollowStage: Stage {
         let target = URL(fileURLWithPath: options.to).appendingPathComponent((source as NSString).lastPathComponent)
         try FileManager.default.createDirectory(
             at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: target.path, contents: nil),
+            let output = FileHandle(forWritingAtPath: target.path)
+        else { throw StageFailure("cannot write \(target.path)") }
+        defer { try? output.close() }
         guard let export = context.services[FollowedExportKey.self] else {
-            let size = try await Self.copy(from: source, to: target, range: 0..<Int64.max, truncating: true)
+            guard let input = FileHandle(forReadingAtPath: source) else { throw StageFailure("cannot read \(source)") }
+            defer { try? input.close() }
+            let size = try await Self.copy(from: input, to: output, range: 0..<Int64.max)
             return Outputs(path: target.path, size: size, copiedWhileWritten: 0)
         }
-        return try await follow(export, into: target)
+        let (size, whileWritten) = try await follow(export, into: output)
+        return Outputs(path: target.path, size: size, copiedWhileWritten: whileWritten)
     }
 
-    /// Copies the export's final bytes as they come, then its head from the finished file. A new attempt of the
-    /// export, or a file written again, is copied again from its head on.
-    private func follow(_ export: any FollowedExport, into target: URL) async throws -> Outputs {
+    /// Copies the export's final bytes as they come, then its head from the finished file; returns the file's size
+    /// and the bytes copied before it was finished. The file is opened once per attempt and kept open: the export
+    /// renames it into place when it finishes. A new attempt of the export, or a file written again, is copied
+    /// again from its head on.
+    private func follow(_ export: any FollowedExport, into output: FileHandle) async throws -> (Int64, Int64) {
         var attempt = 0
-        var copied: Int64 = 0
-        var whileWritten: Int64 = 0
+        var input: FileHandle?
+        defer { try? input?.close() }
+        var (copied, whileWritten): (Int64, Int64) = (0, 0)
         var state = try await export.waitFor(bytes: 1, of: attempt)
         while true {
             if let failure = state.failure { throw StageFailure("the export it follows did not finish: \(failure)") }
-            guard let source = state.file else { throw StageFailure("the export it follows wrote no file") }
             if state.attempt != attempt || state.rewritten {
-                attempt = state.attempt
-                copied = state.head
-                whileWritten = 0
+                try? input?.close()
+                (attempt, input, copied, whileWritten) = (state.attempt, nil, state.head, 0)
             }
+            guard let file = state.file else { throw StageFailure("the export it follows wrote no file") }
+            if input == nil {
+                input = FileHandle(forReadingAtPath: file)
+                if input == nil, state.finishedSize == nil {
+                    // Renamed into place meanwhile: the export finished, or began again.
+                    state = try await export.waitFor(bytes: .max, of: attempt)
+                    continue
+                }
+            }
+            guard let input else { throw StageFailure("cannot read \(file)") }
             let end = state.finishedSize ?? state.final
             if end > copied {
-                _ = try await Self.copy(from: source, to: target, range: copied..<end, truncating: false)
-                if state.finishedSize == nil { whileWritten += end - copied }
-                copied = end
+                copied += try await Self.copy(from: input, to: output, range: copied..<end)
+                if state.finishedSize == nil { whileWritten = copied - state.head }
             }
             if let size = state.finishedSize {
-                _ = try await Self.copy(from: source, to: target, range: 0..<min(state.head, size), truncating: false)
-                try await BlockingWork.run { try FileHandle(forWritingTo: target).truncate(atOffset: UInt64(size)) }
-                return Outputs(path: target.path, size: size, copiedWhileWritten: whileWritten)
+                _ = try await Self.copy(from: input, to: output, range: 0..<min(state.head, size))
+                try await BlockingWork.run { try output.truncate(atOffset: UInt64(size)) }
+                return (size, whileWritten)
             }
             state = try await export.waitFor(bytes: copied + 1, of: attempt)
         }
     }
 
-    /// Copies `range` of `source` (to its end at most) to the same offsets of `target`, which it creates, a chunk at
-    /// a time; returns the bytes copied.
-    private static func copy(
-        from source: String, to target: URL, range: Range<Int64>, truncating: Bool
-    ) async throws -> Int64 {
-        if truncating || !FileManager.default.fileExists(atPath: target.path) {
-            guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
-                throw StageFailure("cannot create \(target.path)")
-            }
-        }
+    /// Copies `range` of `input` (to its end at most) to the same offsets of `output`, a chunk at a time; returns the
+    /// bytes copied.
+    private static func copy(from input: FileHandle, to output: FileHandle, range: Range<Int64>) async throws -> Int64 {
         var offset = range.lowerBound
         while offset < range.upperBound {
             try Task.checkCancellation()
-            let length = Int(min(Int64(chunk), range.upperBound - offset))
-            let start = offset
+            let (start, length) = (offset, Int(min(Int64(chunk), range.upperBound - offset)))
             let read = try await BlockingWork.run { () -> Int in
-                let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: source))
-                defer { try? input.close() }
                 try input.seek(toOffset: UInt64(start))
                 let bytes = try input.read(upToCount: length) ?? Data()
-                let output = try FileHandle(forWritingTo: target)
-                defer { try? output.close() }
                 try output.seek(toOffset: UInt64(start))
                 try output.write(contentsOf: bytes)
                 return bytes.count
