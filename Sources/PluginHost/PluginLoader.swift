@@ -264,18 +264,7 @@ private final class PluginRun: @unchecked Sendable {
                     run.context.retrying(attempt: Int(attempt), after: .milliseconds(max(0, delay)), because: failure)
                 },
                 export_wait: { context, bytes, attempt, state, text, length in
-                    guard let run = PluginRun.from(context), let state, let text,
-                        let export = run.context.services[FollowedExportKey.self],
-                        let known = run.waitUnlessCancelled({ try await export.waitFor(bytes: bytes, of: Int(attempt)) }
-                        )
-                    else { return 1 }
-                    state.pointee = PluginRun.exportState(known)
-                    let said = known.failure ?? known.file ?? ""
-                    // A reason may be cut to fit; a path may not.
-                    guard known.failure != nil || said.utf8.count < length else { return 1 }
-                    _ = said.withCString { strncpy(text, $0, length) }
-                    if length > 0 { text[length - 1] = 0 }
-                    return 0
+                    PluginRun.from(context)?.waitForExport(bytes: bytes, attempt: attempt, state, text, length) ?? 1
                 }))
         host.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -318,6 +307,24 @@ private final class PluginRun: @unchecked Sendable {
         done.wait()
         locked { _ = $0.waits.removeValue(forKey: id) }
         return result.withLockedValue { $0 }
+    }
+
+    /// `export_wait`: waits for the followed export as the ABI says, and writes its state and the file to read (or
+    /// why it failed) into the plugin's buffers.
+    func waitForExport(
+        bytes: Int64, attempt: Int32, _ state: UnsafeMutablePointer<pipeline_export_state>?,
+        _ text: UnsafeMutablePointer<CChar>?, _ length: Int
+    ) -> Int32 {
+        guard let state, let text, let export = context.services[FollowedExportKey.self],
+            let known = waitUnlessCancelled({ try await export.waitFor(bytes: bytes, of: Int(attempt)) })
+        else { return 1 }
+        state.pointee = Self.exportState(known)
+        let said = known.failure ?? known.file ?? ""
+        // A reason may be cut to fit; a path may not.
+        guard known.failure != nil || said.utf8.count < length else { return 1 }
+        _ = said.withCString { strncpy(text, $0, length) }
+        if length > 0 { text[length - 1] = 0 }
+        return 0
     }
 
     /// A followed export's state as the ABI carries it.

@@ -366,6 +366,30 @@ import Testing
             void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
             void pipeline_plugin_cancel(void *handle) {}
             """, in: scratch, name: "oldabi")
+        // A plugin of this ABI whose stage says it writes a stream, which the ABI has no calls for.
+        let producer = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            typedef struct {
+                int32_t abi_version;
+                void *context;
+                int32_t (*register_stage)(void *context, int32_t stage, const char *json);
+                void (*fail)(void *context, const char *message);
+            } registrar;
+            int32_t pipeline_plugin_abi_version(void) { return 4; }
+            int32_t pipeline_plugin_register(const registrar *r) {
+                return r->register_stage(r->context, 0, "{\\"type\\": \\"c.export\\", \\"summary\\": \\"\\", "
+                    "\\"optionSchema\\": {\\"fields\\": []}, \\"outputSchema\\": {\\"fields\\": [], \\"isOpen\\": false}, "
+                    "\\"resource\\": \\"cpu\\", \\"readsMediaInput\\": false, \\"retriesItself\\": false, "
+                    "\\"streamRole\\": \\"producer\\", \\"inputFileOption\\": null, \\"landingOutput\\": \\"path\\"}");
+            }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            int32_t pipeline_plugin_stream_refusal(
+                int32_t stage, const char *with, const char *inputs, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "producer")
         let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
         try scratch.write("notalibrary.so", "this is text, not a shared library\n")
         let cases: [(String, String)] = [
@@ -379,6 +403,11 @@ import Testing
                 wrongABI.path,
                 "was built for plugin ABI 999, but this pipeline speaks ABI 4: rebuild it against this pipeline's "
                     + "PipelinePluginSDK"
+            ),
+            (
+                producer.path,
+                "stage c.export says it writes a stream (streamRole producer), which a plugin stage cannot: it may "
+                    + "follow one"
             ),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),
             (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),

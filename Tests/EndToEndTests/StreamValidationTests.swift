@@ -73,6 +73,22 @@ import Testing
         #expect(exec.count == 1 && exec[0].contains("only an upload (s3.upload, tus.upload) streams"), "\(exec)")
     }
 
+    @Test func aFollowerRefusesAConfigurationItCannotStream() {
+        let tus = streamProblems(
+            #"{"id": "up", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {"url": "http://x/u/1", "file": "${export.path}"}}"#
+        )
+        #expect(
+            tus.count == 1
+                && tus[0].contains(
+                    "stages[1].stream: tus.upload cannot stream an export: a streamed tus upload creates partial uploads"
+                )
+                && tus[0].contains("give endpoint, not url"), "\(tus)")
+        #expect(
+            streamProblems(
+                #"{"id": "up", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {"endpoint": "http://x/", "file": "${export.path}"}}"#
+            ).isEmpty)
+    }
+
     @Test func refusesExportsThatCannotWriteAGrowingFile() {
         let upload =
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#

@@ -51,16 +51,10 @@ extension WorkflowReader {
         let graph = StageGraph(stages)
         for (index, stage) in stages.enumerated() where stage.stream {
             let path = stage.path.appending("stream")
-            let follower = registry.descriptor(for: stage.uses)
-            guard let follower, follower.streamRole == .follower else {
-                let reason = follower.flatMap {
-                    $0.streamRefusal(with: stage.with, inputs: $0.inputSummary(with: stage.with, inputs: inputs))
-                }
-                log.error(path, "\(stage.uses) cannot stream an export: \(reason ?? onlyFollowersStream)")
-                continue
-            }
-            guard let option = follower.inputFileOption else {
-                log.error(path, "\(stage.uses) cannot stream an export: its type names no option for the file it reads")
+            guard let follower = registry.descriptor(for: stage.uses), follower.streamRole == .follower,
+                let option = follower.inputFileOption
+            else {
+                log.error(path, "\(stage.uses) cannot stream an export: \(notFollowing(stage, inputs: inputs))")
                 continue
             }
             guard let export = plan.follows[index] else {
@@ -112,6 +106,15 @@ extension WorkflowReader {
         }
         return producer.streamRefusal(
             with: export.with, inputs: producer.inputSummary(with: export.with, inputs: inputs))
+    }
+
+    /// Why `stage` cannot follow an export at all: its type's reason, else the registered followers.
+    private func notFollowing(_ stage: StageSpec, inputs: InputSelection?) -> String {
+        guard let descriptor = registry.descriptor(for: stage.uses) else { return onlyFollowersStream }
+        if descriptor.streamRole == .follower { return "its type names no option for the file it reads" }
+        return descriptor.streamRefusal(
+            with: stage.with, inputs: descriptor.inputSummary(with: stage.with, inputs: inputs))
+            ?? onlyFollowersStream
     }
 
     /// Why a stage type that is no follower cannot stream, when it says nothing itself.
