@@ -156,8 +156,8 @@ public struct TranscodeStage: Stage {
     public static let stageType = "ffmpeg.transcode"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
-    public static let inputFileOption: String? = "file"
-    public static let landingOutput: String? = "path"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
     /// Segments joined into a faststart MP4, or a remux of an MP4 or MOV, are final behind the head as written.
     public static let streamRole = StreamRole.producer
     public static let summary =
@@ -273,8 +273,8 @@ public struct RemuxStage: Stage {
 
     public static let stageType = "ffmpeg.remux"
     public static let readsMediaInput = true
-    public static let inputFileOption: String? = "file"
-    public static let landingOutput: String? = "path"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
     /// A remux of an MP4 or MOV copies behind room reserved for the index.
     public static let streamRole = StreamRole.producer
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."

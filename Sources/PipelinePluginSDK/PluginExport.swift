@@ -38,8 +38,8 @@ public enum PluginExport {
                     "outputSchema": try JSONValue(encoding: stage.outputSchema),
                     "resource": .string(stage.resource.rawValue), "readsMediaInput": .bool(stage.readsMediaInput),
                     "retriesItself": .bool(stage.retriesItself), "streamRole": .string(stage.streamRole.rawValue),
-                    "inputFileOption": stage.inputFileOption.map(JSONValue.string) ?? .null,
-                    "landingOutput": stage.landingOutput.map(JSONValue.string) ?? .null,
+                    "inputFileOption": stage.inputFileOption.isEmpty ? .null : .string(stage.inputFileOption),
+                    "landingOutput": stage.landingOutput.isEmpty ? .null : .string(stage.landingOutput),
                 ]
             } catch {
                 registrar.fail(registrar.context, "cannot describe stage \(stage.stageType): \(error)")

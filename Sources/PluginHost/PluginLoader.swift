@@ -87,7 +87,8 @@ public enum PluginLoader {
     }
 
     /// The stage number `index` of the plugin at `path`, from the description it registered. A stage that says it
-    /// writes a stream is refused: the ABI has no calls for writing one.
+    /// writes a stream is refused: the ABI has no calls for writing one. So is one whose declarations the engine
+    /// could not act on, as a compiled stage type would be (a follower that names no option for the file it reads).
     private static func describe(
         stage index: Int32, _ json: String, calls: PluginCalls, path: String
     ) throws(PluginError) -> StageDescriptor {
@@ -109,15 +110,19 @@ public enum PluginLoader {
                     "stage \(stageType) says it writes a stream (streamRole producer), which a plugin stage cannot: it may follow one"
             )
         }
-        return StageDescriptor(
-            stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
-            outputSchema: outputSchema, source: .plugin(path), resource: resource, readsMediaInput: readsMediaInput,
-            retriesItself: retriesItself, streamRole: streamRole,
-            inputFileOption: message["inputFileOption"]?.stringValue,
-            landingOutput: message["landingOutput"]?.stringValue,
-            streamRefusal: { with, inputs in calls.streamRefusal(stage: index, with: with, inputs: inputs) },
-            outputs: { with in calls.outputs(stage: index, with: with) ?? outputSchema },
-            run: { options, context in try await calls.run(stage: index, options: options, context: context) })
+        do {
+            return try StageDescriptor(
+                stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
+                outputSchema: outputSchema, source: .plugin(path), resource: resource,
+                readsMediaInput: readsMediaInput, retriesItself: retriesItself, streamRole: streamRole,
+                inputFileOption: message["inputFileOption"]?.stringValue,
+                landingOutput: message["landingOutput"]?.stringValue,
+                streamRefusal: { with, inputs in calls.streamRefusal(stage: index, with: with, inputs: inputs) },
+                outputs: { with in calls.outputs(stage: index, with: with) ?? outputSchema },
+                run: { options, context in try await calls.run(stage: index, options: options, context: context) })
+        } catch {
+            throw PluginError(path: path, message: error.description)
+        }
     }
 }
 

@@ -55,6 +55,11 @@ import Testing
         let resumed = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root)
         #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
         #expect(resumed.stdout.contains("resuming at line"), "\(resumed.stdout)")
+        // hello.greet declares no landing: the convention finds its `path` output, as before stages declared one, so
+        // a plugin rebuilt without a change keeps its `→ …`.
+        let stem = item.replacingOccurrences(of: ".txt", with: "")
+        let landed = resumed.stdout.split(separator: "\n").first { $0.contains("✓ \(item) → ") }
+        #expect(landed?.hasSuffix("out/\(stem).txt") == true, "\(resumed.stdout)")
         for name in ["a", "b"] {
             let lines = scratch.read("out/\(name).txt").split(separator: "\n")
             #expect(lines.count == 12 && Set(lines).count == 12, "\(name): \(lines)")
@@ -390,6 +395,31 @@ import Testing
             int32_t pipeline_plugin_stream_refusal(
                 int32_t stage, const char *with, const char *inputs, void *context, void *deliver) { return 1; }
             """, in: scratch, name: "producer")
+        // A plugin of this ABI whose follower names no option for the file it reads.
+        let follower = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            typedef struct {
+                int32_t abi_version;
+                void *context;
+                int32_t (*register_stage)(void *context, int32_t stage, const char *json);
+                void (*fail)(void *context, const char *message);
+            } registrar;
+            int32_t pipeline_plugin_abi_version(void) { return 4; }
+            int32_t pipeline_plugin_register(const registrar *r) {
+                return r->register_stage(r->context, 0, "{\\"type\\": \\"c.follow\\", \\"summary\\": \\"\\", "
+                    "\\"optionSchema\\": {\\"fields\\": []}, "
+                    "\\"outputSchema\\": {\\"fields\\": [{\\"name\\": \\"url\\", \\"summary\\": \\"\\"}], \\"isOpen\\": false}, "
+                    "\\"resource\\": \\"network\\", \\"readsMediaInput\\": false, \\"retriesItself\\": false, "
+                    "\\"streamRole\\": \\"follower\\", \\"inputFileOption\\": null, \\"landingOutput\\": \\"url\\"}");
+            }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            int32_t pipeline_plugin_stream_refusal(
+                int32_t stage, const char *with, const char *inputs, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "follower")
         let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
         try scratch.write("notalibrary.so", "this is text, not a shared library\n")
         let cases: [(String, String)] = [
@@ -408,6 +438,11 @@ import Testing
                 producer.path,
                 "stage c.export says it writes a stream (streamRole producer), which a plugin stage cannot: it may "
                     + "follow one"
+            ),
+            (
+                follower.path,
+                "stage type \"c.follow\" is refused: it follows an export (streamRole follower) but names no option "
+                    + "for the file it reads: declare inputFileOption, the option a workflow sets to the export's file"
             ),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),
             (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),

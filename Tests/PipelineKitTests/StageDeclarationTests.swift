@@ -25,8 +25,10 @@ import Testing
         static let outputSchema = OutputSchema([OutputField("movie", "The file."), OutputField("frames", "Frames.")])
         static let readsMediaInput = true
         static let streamRole = StreamRole.producer
-        static let inputFileOption: String? = "clip"
-        static let landingOutput: String? = "movie"
+        // Declared as literals: the requirements are `String`, so this is the declaration (see
+        // theDeclarationsAreTheStagesLiteralsAndTheDefaultsTheConventions).
+        static let inputFileOption = "clip"
+        static let landingOutput = "movie"
 
         static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
             if options["slow"] == .bool(true) { return "slow is true" }
@@ -58,8 +60,8 @@ import Testing
             OutputField("place", "Where it went."), OutputField("path", "Not this."),
         ])
         static let streamRole = StreamRole.follower
-        static let inputFileOption: String? = "source"
-        static let landingOutput: String? = "place"
+        static let inputFileOption = "source"
+        static let landingOutput = "place"
 
         static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
             options["target"] == nil ? nil : "a target is not streamed"
@@ -72,11 +74,49 @@ import Testing
         }
     }
 
+    /// The options of the stages below: a file, named as the convention names it.
+    struct FileOptions: StageOptions {
+        @Option("The file.") var file: String?
+    }
+
+    /// A media stage written before stages declared their input file and landing: the conventions apply.
+    struct Conventional: Stage {
+        typealias Options = FileOptions
+        static let stageType = "test.conventional"
+        static let summary = "Declares nothing (tests only)."
+        // `url` comes before `path` in the convention, whatever the order here.
+        static let outputSchema = OutputSchema([
+            OutputField("name", "A name."), OutputField("path", "Not the landing."), OutputField("url", "The landing."),
+        ])
+        static let readsMediaInput = true
+        init() {}
+        func run(_ options: Options, context: StageContext) async throws -> JSONValue {
+            ["name": "n", "path": "/not/the/landing", "url": "conventional://landed"]
+        }
+    }
+
+    /// The same stage, declaring that it has neither.
+    struct Undeclared: Stage {
+        typealias Options = FileOptions
+        static let stageType = "test.undeclared"
+        static let summary = "Declares none (tests only)."
+        static let outputSchema = Conventional.outputSchema
+        static let readsMediaInput = true
+        static let inputFileOption = noOption
+        static let landingOutput = noOutput
+        init() {}
+        func run(_ options: Options, context: StageContext) async throws -> JSONValue {
+            ["name": "n", "path": "/p", "url": "undeclared://not-landed"]
+        }
+    }
+
     private let registry: StageRegistry = {
         var registry = Sandbox.registry
         do {
             try registry.register(Export.self)
             try registry.register(Mirror.self)
+            try registry.register(Conventional.self)
+            try registry.register(Undeclared.self)
         } catch {
             Issue.record("\(error)")
         }
@@ -165,6 +205,112 @@ import Testing
         #expect(try needsMedia("{}"))
         #expect(try needsMedia(#"{"clip": "${input.path}"}"#))
         #expect(try !needsMedia(#"{"clip": "other.mov"}"#))
+    }
+
+    /// What a stage declares is its literals (`static let inputFileOption = "clip"`: a `String`, the requirement's
+    /// type), `noOption` and `noOutput` declare none, and a stage that declares nothing gets what the engine assumed
+    /// of every stage before: the option `file`, the first of `link`, `url`, `location`, `path`.
+    @Test func theDeclarationsAreTheStagesLiteralsAndTheDefaultsTheConventions() throws {
+        let export = try StageDescriptor(Export.self, source: .compiledIn)
+        #expect(export.inputFileOption == "clip" && export.landingOutput == "movie")
+        let conventional = try StageDescriptor(Conventional.self, source: .compiledIn)
+        #expect(conventional.inputFileOption == "file" && conventional.landingOutput == "url")
+        let undeclared = try StageDescriptor(Undeclared.self, source: .compiledIn)
+        #expect(undeclared.inputFileOption == nil && undeclared.landingOutput == nil)
+
+        func needsMedia(_ uses: String, _ with: String) throws -> Bool {
+            let workflow = try WorkflowLoader(registry: registry).load(
+                data: Data(#"{"version": 1, "stages": [{"id": "a", "uses": "\#(uses)", "with": \#(with)}]}"#.utf8),
+                file: "wf.json")
+            return BatchPlanner(workflow: workflow, registry: registry).needsMedia
+        }
+        // As before stages declared it: the input file is read unless `file` names another.
+        #expect(try needsMedia("test.conventional", "{}"))
+        #expect(try needsMedia("test.conventional", #"{"file": "${input.path}"}"#))
+        #expect(try !needsMedia("test.conventional", #"{"file": "other.mov"}"#))
+        // A stage that names no input-file option reads the input file, whatever its options say.
+        #expect(try needsMedia("test.undeclared", #"{"file": "other.mov"}"#))
+    }
+
+    @Test func aStageThatDeclaresNoLandingGetsTheConventionalOne() async throws {
+        let sandbox = try Sandbox()
+        for (uses, landed) in [("test.conventional", "conventional://landed"), ("test.undeclared", nil)] {
+            let log = EventLog()
+            try await sandbox.run(
+                #"{"version": 1, "name": "\#(uses)", "stages": [{"id": "a", "uses": "\#(uses)"}]}"#, log: log,
+                registry: registry)
+            #expect(log.all(ItemFinished.self).map(\.landed) == [landed], "\(uses)")
+        }
+    }
+
+    /// Declarations the engine could not act on are refused when the stage type is registered, saying what to
+    /// declare.
+    @Test func declarationsTheEngineCannotActOnAreRefusedWhenRegistered() {
+        struct OtherLanding: Stage {
+            typealias Options = FileOptions
+            static let stageType = "test.other-landing"
+            static let summary = "Lands at an output it lacks (tests only)."
+            static let outputSchema = OutputSchema([OutputField("uri", "Its address.")])
+            static let landingOutput = "link"
+            init() {}
+            func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
+        }
+        struct OtherInputFile: Stage {
+            typealias Options = FileOptions
+            static let stageType = "test.other-input"
+            static let summary = "Reads media through an option it lacks (tests only)."
+            static let outputSchema = OutputSchema([])
+            static let readsMediaInput = true
+            static let inputFileOption = "clip"
+            init() {}
+            func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
+        }
+        struct OptionlessFollower: Stage {
+            typealias Options = JSONValue
+            static let stageType = "test.optionless-follower"
+            static let summary = "Follows without an option for the file (tests only)."
+            static let outputSchema = OutputSchema([OutputField("url", "Where it went.")])
+            static let streamRole = StreamRole.follower
+            init() {}
+            func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
+        }
+        struct FilelessProducer: Stage {
+            typealias Options = FileOptions
+            static let stageType = "test.fileless-producer"
+            static let summary = "Writes a stream without an output for the file (tests only)."
+            static let outputSchema = OutputSchema([OutputField("frames", "Frames.")])
+            static let streamRole = StreamRole.producer
+            init() {}
+            func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
+        }
+        let cases: [(any Stage.Type, String)] = [
+            (
+                OtherLanding.self,
+                #"stage type "test.other-landing" is refused: its landingOutput "link" is not one of its outputs (uri): declare the output that says where its result landed, or noOutput"#
+            ),
+            (
+                OtherInputFile.self,
+                #"stage type "test.other-input" is refused: its inputFileOption "clip" is not one of its options (file): declare the option that names the file it reads, or noOption"#
+            ),
+            (
+                OptionlessFollower.self,
+                #"stage type "test.optionless-follower" is refused: it follows an export (streamRole follower) but names no option for the file it reads: declare inputFileOption, the option a workflow sets to the export's file"#
+            ),
+            (
+                FilelessProducer.self,
+                #"stage type "test.fileless-producer" is refused: it writes a stream (streamRole producer) but names no output for the file it writes: declare landingOutput"#
+            ),
+        ]
+        for (stage, message) in cases {
+            var registry = StageRegistry()
+            do {
+                try registry.register(stage)
+                Issue.record("\(stage) was registered")
+            } catch {
+                #expect("\(error)" == message)
+            }
+            #expect(registry.all.isEmpty)
+        }
     }
 
     @Test func anItemLandsWhereItsLastLandingStageSays() async throws {

@@ -42,13 +42,15 @@ public struct StageDescriptor: Sendable {
     public let retriesItself: Bool
     /// How it takes part in `"stream": true` (``Stage/streamRole``).
     public let streamRole: StreamRole
-    /// The option that names the file it reads (``Stage/inputFileOption``).
-    public let inputFileOption: String?
-    /// The output that says where its result landed (``Stage/landingOutput``).
+    /// The option that names the file it reads (``Stage/inputFileOption``); nil when it names none.
+    public var inputFileOption: String? { fileOption.value }
+    /// The output that says where its result landed (``Stage/landingOutput``); nil when it names none.
     public let landingOutput: String?
     /// Read on first use: reading a stage's schema reflects over its options, and a command uses few of the
     /// registered stages.
-    private let schema: OptionSchemaOnce
+    private let schema: Once<OptionSchema>
+    /// Read on first use for the same reason: the default of ``Stage/inputFileOption`` looks for an option `file`.
+    private let fileOption: Once<String?>
     private let outputsForOptions: @Sendable (JSONValue) -> OutputSchema
     private let problemsInOptions: @Sendable (JSONValue) -> [OptionProblem]
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
@@ -58,11 +60,15 @@ public struct StageDescriptor: Sendable {
     /// ``PlanDescribing/planNote(json:input:checkpoint:)``, for the stages that have one.
     private let noteForPlan: (@Sendable (JSONValue, String, JSONValue?) async -> String?)?
 
-    /// Describes a stage type.
-    public init<S: Stage>(_ stage: S.Type, source: StageSource) {
+    /// Describes a stage type; a declaration the engine could not act on is refused (``StageDeclarationError``).
+    ///
+    /// The engine looks at a stage's input-file option only when the stage streams or reads media: only those types
+    /// have their options read (and that declaration checked) now. The others' options are read when first needed,
+    /// so that registering every stage a command might use does not reflect over all their options.
+    public init<S: Stage>(_ stage: S.Type, source: StageSource) throws(StageDeclarationError) {
         self.stageType = S.stageType
         self.summary = S.summary
-        let schema = OptionSchemaOnce { S.optionSchema }
+        let schema = Once { S.optionSchema }
         self.schema = schema
         self.outputSchema = S.outputSchema
         self.source = source
@@ -70,8 +76,14 @@ public struct StageDescriptor: Sendable {
         self.readsMediaInput = S.readsMediaInput
         self.retriesItself = S.retriesItself
         self.streamRole = S.streamRole
-        self.inputFileOption = S.inputFileOption
-        self.landingOutput = S.landingOutput
+        let fileOption = Once<String?> { Self.named(S.inputFileOption) }
+        self.fileOption = fileOption
+        let landingOutput = Self.named(S.landingOutput)
+        self.landingOutput = landingOutput
+        let readsInputFile = S.streamRole != .none || S.readsMediaInput
+        try Self.check(
+            S.stageType, streamRole: S.streamRole, inputFileOption: readsInputFile ? fileOption.value : nil,
+            landingOutput: landingOutput, options: readsInputFile ? schema.value : nil, outputs: S.outputSchema)
         self.outputsForOptions = { S.outputSchema(for: $0) }
         self.problemsInOptions = { S.Options.problems(in: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
@@ -104,25 +116,61 @@ public struct StageDescriptor: Sendable {
 
     /// Describes a stage type whose work is done elsewhere (a plugin across a C boundary), with everything
     /// the ``Stage`` protocol declares: `outputs` answers ``Stage/outputSchema(for:)``, and `run` gets the
-    /// resolved options with their defaults filled in and returns the outputs object.
+    /// resolved options with their defaults filled in and returns the outputs object. Its declarations are checked
+    /// as a compiled stage type's are (its options are at hand).
     package init(
         stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
         source: StageSource, resource: StageResource, readsMediaInput: Bool, retriesItself: Bool,
-        streamRole: StreamRole = .none, inputFileOption: String? = nil, landingOutput: String? = nil,
-        streamRefusal: @escaping @Sendable (JSONValue, InputSummary) -> String? = { _, _ in nil },
+        streamRole: StreamRole, inputFileOption: String?, landingOutput: String?,
+        streamRefusal: @escaping @Sendable (JSONValue, InputSummary) -> String?,
+        outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
+        run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    ) throws(StageDeclarationError) {
+        let (inputFileOption, landingOutput) = (inputFileOption.flatMap(Self.named), landingOutput.flatMap(Self.named))
+        try Self.check(
+            stageType, streamRole: streamRole, inputFileOption: inputFileOption, landingOutput: landingOutput,
+            options: optionSchema, outputs: outputSchema)
+        self.init(
+            elsewhere: stageType, summary: summary, optionSchema: optionSchema, outputSchema: outputSchema,
+            source: source, resource: resource, readsMediaInput: readsMediaInput, retriesItself: retriesItself,
+            streamRole: streamRole, inputFileOption: inputFileOption, landingOutput: landingOutput,
+            streamRefusal: streamRefusal, outputs: outputs, run: run)
+    }
+
+    /// Describes a stage type that declares nothing about streaming, its input file or its result (a stage type a
+    /// workflow names but no registry has): there is nothing to check.
+    package init(
+        stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
+        source: StageSource, resource: StageResource, readsMediaInput: Bool, retriesItself: Bool,
+        outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
+        run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
+    ) {
+        self.init(
+            elsewhere: stageType, summary: summary, optionSchema: optionSchema, outputSchema: outputSchema,
+            source: source, resource: resource, readsMediaInput: readsMediaInput, retriesItself: retriesItself,
+            streamRole: .none, inputFileOption: nil, landingOutput: nil, streamRefusal: { _, _ in nil },
+            outputs: outputs, run: run)
+    }
+
+    /// A stage type whose work is done elsewhere, its declarations checked (or none).
+    private init(
+        elsewhere stageType: String, summary: String, optionSchema: OptionSchema, outputSchema: OutputSchema,
+        source: StageSource, resource: StageResource, readsMediaInput: Bool, retriesItself: Bool,
+        streamRole: StreamRole, inputFileOption: String?, landingOutput: String?,
+        streamRefusal: @escaping @Sendable (JSONValue, InputSummary) -> String?,
         outputs: @escaping @Sendable (JSONValue) -> OutputSchema,
         run: @escaping @Sendable (JSONValue, StageContext) async throws -> JSONValue
     ) {
         self.stageType = stageType
         self.summary = summary
-        self.schema = OptionSchemaOnce { optionSchema }
+        self.schema = Once { optionSchema }
         self.outputSchema = outputSchema
         self.source = source
         self.resource = resource
         self.readsMediaInput = readsMediaInput
         self.retriesItself = retriesItself
         self.streamRole = streamRole
-        self.inputFileOption = inputFileOption
+        self.fileOption = Once { inputFileOption }
         self.landingOutput = landingOutput
         self.outputsForOptions = outputs
         self.problemsInOptions = { _ in [] }
@@ -168,21 +216,22 @@ public struct StageDescriptor: Sendable {
     }
 }
 
-/// A stage type's option schema, made the first time it is read and kept, shared by copies of the descriptor.
-private final class OptionSchemaOnce: Sendable {
-    private let make: @Sendable () -> OptionSchema
-    private let made = NIOLockedValueBox<OptionSchema?>(nil)
+/// What a stage type declares that is costly to read (its option schema, and what depends on it), made the first
+/// time it is read and kept, shared by copies of the descriptor.
+private final class Once<Value: Sendable>: Sendable {
+    private let make: @Sendable () -> Value
+    private let made = NIOLockedValueBox<Value?>(nil)
 
-    init(_ make: @escaping @Sendable () -> OptionSchema) {
+    init(_ make: @escaping @Sendable () -> Value) {
         self.make = make
     }
 
-    var value: OptionSchema {
+    var value: Value {
         made.withLockedValue { made in
             if let made { return made }
-            let schema = make()
-            made = schema
-            return schema
+            let value = make()
+            made = value
+            return value
         }
     }
 }

@@ -11,10 +11,9 @@ public struct StageRegistry: Sendable {
     public init() {}
 
     /// Registers a stage type; a name that is already registered is refused, naming both sources, so a
-    /// plugin can never shadow a built-in stage.
-    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn)
-        throws(DuplicateStageType)
-    {
+    /// plugin can never shadow a built-in stage (``DuplicateStageType``), and so are declarations the engine could
+    /// not act on (``StageDeclarationError``).
+    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) throws {
         try register(StageDescriptor(stage, source: source))
     }
 

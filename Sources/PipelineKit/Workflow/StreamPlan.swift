@@ -24,12 +24,13 @@ public struct StreamPlan: Sendable, Hashable {
         follows.filter { $0.value == export }.map(\.key).sorted()
     }
 
-    /// The index of the stage whose file `stage` reads: its input-file option is exactly `${ID.FILE}`, where FILE is
-    /// the output stage ID's type declares as its file (any output, for a type that declares none: `validate` says
-    /// it cannot be streamed); nil otherwise.
+    /// The index of the stage whose file `stage`, a follower, reads: its input-file option is exactly `${ID.FILE}`,
+    /// where FILE is the output stage ID's type declares as its file (any output, for a type that declares none:
+    /// `validate` says it cannot be streamed); nil otherwise.
     static func export(followedBy stage: StageSpec, among stages: [StageSpec], registry: StageRegistry) -> Int? {
-        guard let option = registry.descriptor(for: stage.uses)?.inputFileOption,
-            let text = stage.with[option]?.stringValue, text.hasPrefix("${"), text.hasSuffix("}")
+        guard let follower = registry.descriptor(for: stage.uses), follower.streamRole == .follower,
+            let option = follower.inputFileOption, let text = stage.with[option]?.stringValue, text.hasPrefix("${"),
+            text.hasSuffix("}")
         else { return nil }
         let parts = text.dropFirst(2).dropLast().split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = stages.firstIndex(where: { $0.id == parts[0] }),
@@ -51,6 +52,7 @@ extension WorkflowReader {
         let graph = StageGraph(stages)
         for (index, stage) in stages.enumerated() where stage.stream {
             let path = stage.path.appending("stream")
+            // A follower always names its input-file option: a stage type that does not is refused when registered.
             guard let follower = registry.descriptor(for: stage.uses), follower.streamRole == .follower,
                 let option = follower.inputFileOption
             else {
@@ -111,7 +113,6 @@ extension WorkflowReader {
     /// Why `stage` cannot follow an export at all: its type's reason, else the registered followers.
     private func notFollowing(_ stage: StageSpec, inputs: InputSelection?) -> String {
         guard let descriptor = registry.descriptor(for: stage.uses) else { return onlyFollowersStream }
-        if descriptor.streamRole == .follower { return "its type names no option for the file it reads" }
         return descriptor.streamRefusal(
             with: stage.with, inputs: descriptor.inputSummary(with: stage.with, inputs: inputs))
             ?? onlyFollowersStream

@@ -89,8 +89,8 @@ public struct S3UploadStage: Stage {
     }
 
     public static let stageType = "s3.upload"
-    public static let inputFileOption: String? = "file"
-    public static let landingOutput: String? = "location"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
     /// A multipart upload sends part 1, the head, last.
     public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network

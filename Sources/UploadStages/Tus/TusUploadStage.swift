@@ -87,8 +87,8 @@ public struct TusUploadStage: Stage {
     }
 
     public static let stageType = "tus.upload"
-    public static let inputFileOption: String? = "file"
-    public static let landingOutput: String? = "url"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "url"
     /// Partial uploads concatenate in any order, the head's last.
     public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network

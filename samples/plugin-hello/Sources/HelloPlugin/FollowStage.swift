@@ -27,8 +27,8 @@ struct FollowStage: Stage {
         OutputField("copiedWhileWritten", "Bytes copied before the export finished (0 when it did not stream)."),
     ])
     static let streamRole = StreamRole.follower
-    static let inputFileOption: String? = "file"
-    static let landingOutput: String? = "path"
+    static let inputFileOption = "file"
+    static let landingOutput = "path"
 
     /// Bytes read and written at a time.
     private static let chunk = 1 << 20

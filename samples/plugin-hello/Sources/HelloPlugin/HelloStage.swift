@@ -32,7 +32,6 @@ struct HelloStage: Stage {
         OutputField("path", "The greeting file."),
         OutputField("lines", "Lines written."),
     ])
-    static let landingOutput: String? = "path"
 
     init() {}
 

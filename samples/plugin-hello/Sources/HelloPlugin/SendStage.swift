@@ -38,7 +38,6 @@ struct SendStage: Stage {
         OutputField("requests", "Requests it took."),
     ])
     static let resource = StageResource.network
-    static let landingOutput: String? = "path"
     static let retriesItself = true
 
     /// `receipt` is an output only when the workflow gives the option.
