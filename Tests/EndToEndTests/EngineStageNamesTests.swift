@@ -1,108 +1,189 @@
 import Foundation
+import PipelineKit
 import StageKit
 import TestSupport
 import Testing
 
 @testable import PipelineCLI
-@testable import PipelineKit
 
 /// The engine knows no stage by name: what it needs of a stage (whether it streams, the file it reads, where its
-/// result lands, why it refuses a stream) the stage type declares. So `Sources/PipelineKit` and
-/// `Sources/SharedBatch` hold, outside comments, no built-in stage type's name and read no stage option or output
-/// by its key. The names and keys come from the built-in registry, so a stage added later is covered too.
+/// result lands, why it refuses a stream) the stage type declares. So the engine's sources hold, outside comments, no
+/// built-in stage type's name and read no stage option or output by its key. The names and keys come from the
+/// built-in registry, so a stage added later is covered too.
 @Suite struct EngineStageNamesTests {
-    /// The engine's folders.
-    static let engine = ["Sources/PipelineKit", "Sources/SharedBatch"]
+    /// The engine's folders: the engine, the shared batch, the runtime it shares with the stages, the plugin host,
+    /// the dashboard and the notifications.
+    static let engine = [
+        "Sources/PipelineKit", "Sources/SharedBatch", "Sources/StageRuntime", "Sources/PluginHost",
+        "Sources/Dashboard", "Sources/Notifications",
+    ]
 
     @Test func theEngineNamesNoStageTypeAndReadsNoStageKey() throws {
         let rules = try EngineRules()
         var findings: [String] = []
+        var scanned: Set<String> = []
         for folder in Self.engine {
             let root = repositoryRoot.appendingPathComponent(folder)
             let files = try FileManager.default.subpathsOfDirectory(atPath: root.path)
             for file in files.sorted() where file.hasSuffix(".swift") {
+                let path = "\(folder)/\(file)"
+                scanned.insert(path)
                 let source = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-                findings += rules.findings(in: source).map { "\(folder)/\(file): \($0)" }
+                findings += rules.findings(in: source, file: path).map { "\(path): \($0)" }
             }
         }
         #expect(rules.stageTypes.count > 20 && rules.keys.count > 100, "\(rules.stageTypes.count) types")
         #expect(findings.isEmpty, "\(findings.joined(separator: "\n"))")
+        // An allowance for a file that is gone would excuse the word in a file of that name later.
+        let stale = Set(EngineRules.ownWords.keys).subtracting(scanned)
+        #expect(stale.isEmpty, "allowances for files that are not scanned: \(stale.sorted())")
     }
 
     /// The rules find what the engine used to hold, in the forms it held it: a list of stage types, a stage's type
-    /// compared by name, an option read from `with`, output keys listed or read, a message naming stage types.
+    /// compared by name, an option read from `with`, output keys listed, read or written, a message naming stage
+    /// types.
     @Test func theRulesFindWhatTheEngineUsedToKnow() throws {
         let rules = try EngineRules()
         let before: [(String, String)] = [
             (#"static let streamingUploads: Set<String> = ["s3.upload", "tus.upload"]"#, "s3.upload"),
             (#"if stage.uses == "tus.upload", stage.with["url"] != nil {"#, "tus.upload"),
             (#"(spec.with["file"] == nil || spec.with["file"] == "${input.path}")"#, #"with["file"]"#),
+            (#"let named = spec.with.objectValue?["file"]"#, #"objectValue?["file"]"#),
             (#"if export.with["faststart"] == .bool(false) {"#, "faststart"),
             (#"for key in ["link", "url", "location", "path"] {"#, "location"),
             (
                 #"if let path = outputs?["path"]?.stringValue, let size = outputs?["size"]?.intValue {"#,
                 #"outputs?["path"]"#
             ),
+            (#"let landed = scope.stageOutputs[id]?["url"]?.stringValue"#, #"]?["url"]"#),
+            (
+                #"progress.scope.stageOutputs[exportID] = .object(["path": .string(destination)])"#,
+                #"stage key "path" as a dictionary key"#
+            ),
             (#"return "only an upload (s3.upload, tus.upload) streams the export it follows""#, "s3.upload"),
             (#"case let vimeo where vimeo.hasPrefix("vimeo."): return nil"#, "vimeo."),
         ]
         for (code, found) in before {
-            let findings = rules.findings(in: code)
+            let findings = rules.findings(in: code, file: nil)
             #expect(findings.contains { $0.contains(found) }, "\(code) → \(findings)")
         }
-        // Comments may name stages; the engine's own words (a workflow key, an `${input.*}` fact) are no stage's.
-        let allowed = """
+        // Comments may name stages and keys.
+        let comments = """
             // The stage that follows (s3.upload, tus.upload) reads `with["file"]`.
-            /* ffmpeg.transcode */ let member = "timeout"; let fact = "path"; let key = "description"
+            /* ffmpeg.transcode */ let member = 1
             """
-        #expect(rules.findings(in: allowed).isEmpty, "\(rules.findings(in: allowed))")
+        #expect(rules.findings(in: comments, file: nil).isEmpty, "\(rules.findings(in: comments, file: nil))")
+        // A word that is the engine's own in one file (the ledger's `file` column) is found in any other, and in that
+        // file too when it is read from a stage's options or outputs or through an optional.
+        let ledger = "Sources/PipelineKit/Ledger/SQLiteLedger+Reading.swift"
+        #expect(rules.findings(in: #"workflow: row["workflow"], file: row["file"],"#, file: ledger).isEmpty)
+        #expect(!rules.findings(in: #"file: row["file"],"#, file: "Sources/PipelineKit/Runner/Runner.swift").isEmpty)
+        for lookup in [#"spec.with["file"]"#, #"spec.with.objectValue?["file"]"#, #"outputs[id]?["file"]"#] {
+            #expect(!rules.findings(in: lookup, file: ledger).isEmpty, "\(lookup)")
+        }
     }
 }
 
-/// What the engine must not hold: the built-in stage types' names, and their option and output keys, except the
-/// words that are also the engine's own.
+/// What the engine must not hold: the built-in stage types' names, and their option and output keys, except where a
+/// key is a word of the engine's own in one file.
 private struct EngineRules {
     /// The built-in stage type names.
     let stageTypes: Set<String>
     /// Every option key (nested ones too) and output key of the built-in stage types.
     let keys: Set<String>
-    /// Keys that are also words of the engine's own formats: read by the engine in their own meaning, so only
-    /// reading them from a stage's `with` or outputs is stage knowledge.
-    let engineWords: Set<String>
+
+    /// Words that are stage keys too but mean the engine's own thing in one file, and why: there, and only as a
+    /// whole literal or a dictionary key, they are not found. Read from a `with`, an `outputs` or through an
+    /// optional (`?["…"]`), they are found in every file.
+    static let ownWords: [String: Set<String>] = [
+        // The column of a manifest that names the input file.
+        "Sources/PipelineKit/Batch/InputManifest.swift": ["file"],
+        // The ledger's column of the workflow file a run read.
+        "Sources/PipelineKit/Ledger/SQLiteLedger+Reading.swift": ["file"],
+        // The `${env.*}` root of an expression.
+        "Sources/PipelineKit/Expressions/Scope.swift": ["env"],
+        "Sources/PipelineKit/Workflow/Workflow.swift": ["env"],
+        "Sources/PipelineKit/Workflow/WorkflowReader+References.swift": ["env"],
+        // The workflow file's members, as the grammar declares them and the reader reads them (`name`,
+        // `inputs.path`, `defaults.timeout`, a stage's `id`, a notification's `url` and `format`).
+        "Sources/PipelineKit/Workflow/WorkflowGrammar.swift": [
+            "description", "format", "id", "name", "path", "timeout", "url", "version",
+        ],
+        "Sources/PipelineKit/Workflow/WorkflowLoader.swift": ["description", "env", "name", "version"],
+        "Sources/PipelineKit/Workflow/WorkflowReader+Notify.swift": ["env", "format", "url"],
+        "Sources/PipelineKit/Workflow/WorkflowReader+Sections.swift": ["name", "path", "timeout"],
+        "Sources/PipelineKit/Workflow/WorkflowReader+Stages.swift": ["description", "id", "timeout"],
+        // A stage's id in the document the workflow's digest hashes.
+        "Sources/PipelineKit/Workflow/WorkflowDigest.swift": ["id"],
+        // JSON Schema's keywords and the workflow's value types (`pipeline schema`).
+        "Sources/PipelineKit/Workflow/WorkflowSchema.swift": [
+            "description", "duration", "items", "object", "size", "title",
+        ],
+        // The count of items in the run's events and summary.
+        "Sources/PipelineKit/Runner/RunEvent.swift": ["items"],
+        "Sources/PipelineKit/Runner/RunSummary.swift": ["items"],
+        // The item's path in a segment plan's progress, the dashboard's documents and a notification: the input's.
+        "Sources/SharedBatch/SegmentQueue+Progress.swift": ["path"],
+        "Sources/Notifications/Notice.swift": ["path"],
+        // The dashboard's routes (an item's `id`, the `status` filter, the `items` listed, the sign-in `token`), its
+        // documents' fields, and the words of output names whose values it masks as secrets.
+        "Sources/Dashboard/DashboardRoutes.swift": ["id", "items", "status", "token"],
+        "Sources/Dashboard/ItemDocument.swift": ["id", "key", "outputs", "path", "size", "status", "token", "version"],
+        "Sources/Dashboard/StatusDocument.swift": ["id", "name"],
+        // The system call that failed, in a message.
+        "Sources/StageRuntime/FolderSegmentStore.swift": ["create"],
+        "Sources/StageRuntime/VerifiedFile.swift": ["create"],
+    ]
 
     init() throws {
         let registry = try StageCatalog.registry()
         let builtIn = registry.all.filter { $0.source == .builtIn }
         stageTypes = Set(builtIn.map(\.stageType))
         keys = Set(builtIn.flatMap { Self.names(in: $0.optionSchema) + $0.outputSchema.fields.map(\.name) })
-        engineWords = Self.grammarNames(WorkflowGrammar.workflow).union(WorkflowLoader.reservedRoots)
-            .union(InputItem.factNames)
-            // JSON Schema's keywords and the workflow's value types (`pipeline schema`), the count of items in the
-            // engine's events, and the `file` of a run in the ledger and of an input in a manifest.
-            .union(["title", "type", "object", "items", "duration", "file"])
     }
 
-    /// What `source` holds that the engine must not: each finding names the rule and the text.
-    func findings(in source: String) -> [String] {
+    /// What `source`, the file `file` (from the repository's root; nil for code of no file), holds that the engine
+    /// must not: each finding names the rule and the text.
+    func findings(in source: String, file: String?) -> [String] {
         let scanned = SwiftSource(source)
+        let own = file.flatMap { Self.ownWords[$0] } ?? []
         var findings: [String] = []
         for literal in scanned.literals {
             for name in stageTypes where Self.names(name, in: literal) {
                 findings.append("stage type \(name) in \"\(literal.text)\"")
             }
-            if literal.isWhole, keys.contains(literal.text), !engineWords.contains(literal.text) {
-                findings.append("stage key \"\(literal.text)\"")
+            if literal.isWhole, keys.contains(literal.text), !own.contains(literal.text) {
+                findings.append("stage key \"\(literal.text)\"\(literal.isDictionaryKey ? " as a dictionary key" : "")")
             }
         }
         let code = scanned.code
-        // After a `.`, a `?` or anything but a name's characters (`spec.with[…]`, `outputs?[…]`).
-        let lookup = /(?:^|[^A-Za-z0-9_])((?:with|options|outputs|Outputs)[?!]?\[\s*"([A-Za-z0-9_]+)"\s*\])/
-        for match in code.matches(of: lookup) where keys.contains(String(match.output.2)) {
-            findings.append("stage key read as \(match.output.1)")
+        // A key read from a stage's options or outputs (`spec.with[…]`, `outputs?[…]`), or from a value reached
+        // through an optional or another subscript (`objectValue?[…]`, `stageOutputs[id]?[…]`): never the engine's own.
+        let lookup =
+            /(?:(?:^|[^A-Za-z0-9_])(?:with|options|outputs|Outputs)[?!]?|[A-Za-z0-9_)\]][?!]|\])\[\s*"([A-Za-z0-9_]+)"\s*\]/
+        for match in code.matches(of: lookup) where keys.contains(String(match.output.1)) {
+            findings.append("stage key read as \(Self.expression(in: code, ending: match.range))")
         }
         return findings
     }
 
+    /// The text of `range` in `code` with the names and dots before it (`spec.with.objectValue?["file"]`), for a
+    /// finding: without the character before a name that the rule matched to know the name begins there; a
+    /// subscript of a subscript or call as it is (`]?["url"]`).
+    private static func expression(in code: String, ending range: Range<String.Index>) -> Substring {
+        var start = range.lowerBound
+        guard let first = code[start...].first, first != ")", first != "]" else { return code[range] }
+        if !isCodeNamePart(first) { start = code.index(after: start) }
+        while start > code.startIndex, isCodeNamePart(code[code.index(before: start)]) {
+            start = code.index(before: start)
+        }
+        return code[start..<range.upperBound]
+    }
+
+    /// A character of a name or of a member access (`spec.with`).
+    private static func isCodeNamePart(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_" || character == "."
+    }
     /// Whether `literal` names the stage type `name`: a dotted name anywhere as a word (a message), an undotted one
     /// (`exec`, `set`) as the whole literal, and a name's prefix up to its dot (`"vimeo."`) as a whole literal.
     private static func names(_ name: String, in literal: SwiftSource.Literal) -> Bool {
@@ -138,17 +219,6 @@ private struct EngineRules {
         }
     }
 
-    /// The member names of a section of the workflow file and of the sections it holds.
-    private static func grammarNames(_ section: WorkflowGrammar.Section) -> Set<String> {
-        section.members.reduce(into: Set<String>()) { names, member in
-            names.insert(member.name)
-            switch member.kind {
-            case .section(let inner), .list(let inner): names.formUnion(grammarNames(inner))
-            case .stages: names.formUnion(grammarNames(WorkflowGrammar.stage))
-            default: break
-            }
-        }
-    }
 }
 
 /// Swift source without its comments, and its string literals (the text between the quotes; an interpolation's
@@ -160,6 +230,8 @@ private struct SwiftSource {
         var text: String
         /// Whether it has no interpolation: the text is the whole value.
         var isWhole: Bool
+        /// Whether it is a key of a dictionary literal (`["path": …]`): after `[` or `,`, before `:`.
+        var isDictionaryKey: Bool
     }
 
     private let bytes: [UInt8]
@@ -244,6 +316,7 @@ private struct SwiftSource {
         let multiline = starts(with: raw + "\"\"\"", at: index)
         let open = raw + (multiline ? "\"\"\"" : "\"")
         let close = (multiline ? "\"\"\"" : "\"") + raw
+        let before = codeBytes.last { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }
         codeBytes += Array(open.utf8)
         index += open.utf8.count
         var text: [UInt8] = []
@@ -274,6 +347,13 @@ private struct SwiftSource {
             text.append(bytes[index])
             index += 1
         }
-        literals.append(Literal(text: String(decoding: text, as: UTF8.self), isWhole: isWhole))
+        let after = bytes[index...].first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }
+        // A `case "a", "b":` lists patterns, not keys.
+        let line = codeBytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).last ?? []
+        let isCase = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces).hasPrefix("case ")
+        let isDictionaryKey =
+            (before == UInt8(ascii: "[") || before == UInt8(ascii: ",")) && after == UInt8(ascii: ":") && !isCase
+        literals.append(
+            Literal(text: String(decoding: text, as: UTF8.self), isWhole: isWhole, isDictionaryKey: isDictionaryKey))
     }
 }
