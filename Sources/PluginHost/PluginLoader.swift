@@ -24,6 +24,16 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
 /// a missing file, a file that is not a library, a missing entry point or another ABI version is refused
 /// with a clear message.
 public enum PluginLoader {
+    /// What each ABI version added to the one before (as `CPipelinePlugin.h` lists them), so that the refusal of an
+    /// older plugin says what it lacks.
+    static let additions: [(version: Int32, what: String)] = [
+        (3, "each stage's resource, media input, retries and option-dependent outputs, and the host's retrying"),
+        (
+            4,
+            "each stage's stream role, input-file option, landing output and stream refusal, and the host's export_wait"
+        ),
+    ]
+
     /// The stage types a plugin registers, each with `source` = the plugin's path.
     public static func load(_ path: String) throws(PluginError) -> [StageDescriptor] {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
@@ -43,10 +53,9 @@ public enum PluginLoader {
         // An older plugin is refused, not adapted: it cannot say what its stages consume, whether they retry
         // themselves or stream, and guessing would run an upload outside `--transfers`, retry it twice or stream it.
         guard version == expected else {
-            let why =
-                version < expected
-                ? " (ABI \(expected) carries each stage's resource, retries, option-dependent outputs and stream role)"
-                : ""
+            let added = Self.additions.filter { $0.version > version && $0.version <= expected }
+            let since = added.map { "ABI \($0.version) adds \($0.what)" }.joined(separator: "; ")
+            let why = since.isEmpty ? "" : " (\(since))"
             throw refuse(
                 "was built for plugin ABI \(version), but this pipeline speaks ABI \(expected)\(why): rebuild it against this pipeline's PipelinePluginSDK"
             )
@@ -299,6 +308,9 @@ private final class PluginRun: @unchecked Sendable {
         let result = NIOLockedValueBox<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task {
+            // What such a call waits on throws only when it is cancelled (``FollowedExport/waitFor(bytes:of:)``
+            // throws `CancellationError`): the run is being cancelled, which the nil return tells the plugin as its
+            // host call failing, and the plugin's own cancel call tells it why. Nothing else is lost.
             let value = try? await body()
             result.withLockedValue { $0 = value }
             done.signal()

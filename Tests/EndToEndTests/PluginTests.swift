@@ -371,6 +371,17 @@ import Testing
             void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
             void pipeline_plugin_cancel(void *handle) {}
             """, in: scratch, name: "oldabi")
+        // A plugin as PipelinePluginSDK built it for ABI 3: told what ABI 4 adds, not what 3 already had.
+        let abi3 = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            int32_t pipeline_plugin_abi_version(void) { return 3; }
+            int32_t pipeline_plugin_register(const void *registrar) { return 0; }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "abi3")
         // A plugin of this ABI whose stage says it writes a stream, which the ABI has no calls for.
         let producer = try await cLibrary(
             """
@@ -425,9 +436,16 @@ import Testing
         let cases: [(String, String)] = [
             (
                 oldABI.path,
-                "was built for plugin ABI 2, but this pipeline speaks ABI 4 (ABI 4 carries each stage's resource, "
-                    + "retries, option-dependent outputs and stream role): rebuild it against this pipeline's "
-                    + "PipelinePluginSDK"
+                "was built for plugin ABI 2, but this pipeline speaks ABI 4 (ABI 3 adds each stage's resource, media "
+                    + "input, retries and option-dependent outputs, and the host's retrying; ABI 4 adds each stage's "
+                    + "stream role, input-file option, landing output and stream refusal, and the host's export_wait): "
+                    + "rebuild it against this pipeline's PipelinePluginSDK"
+            ),
+            (
+                abi3.path,
+                "was built for plugin ABI 3, but this pipeline speaks ABI 4 (ABI 4 adds each stage's stream role, "
+                    + "input-file option, landing output and stream refusal, and the host's export_wait): rebuild it "
+                    + "against this pipeline's PipelinePluginSDK"
             ),
             (
                 wrongABI.path,
