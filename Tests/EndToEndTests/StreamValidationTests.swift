@@ -70,7 +70,9 @@ import Testing
             vimeo.count == 1 && vimeo[0].contains("stream to S3 (s3.upload with shareFor)")
                 && vimeo[0].contains("vimeo.ticket with approach pull"), "\(vimeo)")
         let exec = streamProblems(#"{"id": "up", "uses": "exec", "stream": true, "with": {"command": ["true"]}}"#)
-        #expect(exec.count == 1 && exec[0].contains("only an upload (s3.upload, tus.upload) streams"), "\(exec)")
+        #expect(
+            exec.count == 1 && exec[0].contains("only a stage that follows an export (s3.upload, tus.upload) streams"),
+            "\(exec)")
     }
 
     @Test func aFollowerRefusesAConfigurationItCannotStream() {
@@ -134,14 +136,15 @@ import Testing
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${input.path}"}}"#
         )
         #expect(
-            other.count == 1 && other[0].contains(#"stages[1].with.file: a streaming upload sends the file"#),
+            other.count == 1
+                && other[0].contains(#"stages[1].with.file: a streaming stage reads the file of the export it follows"#),
             "\(other)")
         let size = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}", "contentType": "video/mp4; size=${export.size}"}}"#
         )
         #expect(
             size.count == 1
-                && size[0].contains("${export.size}: a streaming upload starts before stage \"export\" finishes"),
+                && size[0].contains("${export.size}: a streaming stage starts before stage \"export\" finishes"),
             "\(size)")
         let notWaiting = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": [], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#

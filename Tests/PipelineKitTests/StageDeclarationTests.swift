@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import StageRuntime
 import Testing
 
 @testable import PipelineKit
@@ -110,6 +111,47 @@ import Testing
         }
     }
 
+    /// Hands the stages of ``aFollowerIsToldWhenTheExportsFileIsGone()`` to each other: the follower says it follows
+    /// the export, and only then does the export end.
+    private static let following = AsyncStream<Void>.makeStream()
+
+    /// A producer that says it wrote a file that is not there, once its follower follows it.
+    struct Vanishing: Stage {
+        typealias Options = FileOptions
+        static let stageType = "test.vanishing"
+        static let summary = "Writes no file (tests only)."
+        static let outputSchema = OutputSchema([OutputField("path", "The file it did not write.")])
+        static let streamRole = StreamRole.producer
+        init() {}
+        func run(_ options: Options, context: StageContext) async throws -> JSONValue {
+            guard let stream = context.services[ExportStreamKey.self] else { throw StageFailure("nobody follows") }
+            let path = context.scratchFolder.appendingPathComponent("gone.mp4").path
+            stream.open(destination: path, writing: path + ".partial", head: 0)
+            for await _ in StageDeclarationTests.following.stream { break }
+            return ["path": .string(path)]
+        }
+    }
+
+    /// A follower that waits for its export to end, and fails with what it was told when the export has no file.
+    struct Waiting: Stage {
+        typealias Options = FileOptions
+        static let stageType = "test.waiting"
+        static let summary = "Waits for an export (tests only)."
+        static let outputSchema = OutputSchema([])
+        static let streamRole = StreamRole.follower
+        init() {}
+        func run(_ options: Options, context: StageContext) async throws -> JSONValue {
+            guard let export = context.services[FollowedExportKey.self] else { throw StageFailure("follows nothing") }
+            var state = try await export.waitFor(bytes: 1, of: 0)
+            StageDeclarationTests.following.continuation.yield()
+            while state.finishedSize == nil, state.failure == nil {
+                state = try await export.waitFor(bytes: .max, of: state.attempt)
+            }
+            if let failure = state.failure { throw StageFailure(failure) }
+            return [:]
+        }
+    }
+
     private let registry: StageRegistry = {
         var registry = Sandbox.registry
         do {
@@ -154,7 +196,7 @@ import Testing
         #expect(
             other.count == 1
                 && other[0].hasSuffix(
-                    #"stages[1].with.source: a streaming upload sends the file of the export it follows: set source to "${EXPORT.movie}", the file output of a stage it waits for (test.export)"#
+                    #"stages[1].with.source: a streaming stage reads the file of the export it follows: set source to "${EXPORT.movie}", the file output of a stage it waits for (test.export)"#
                 ), "\(other)")
         let frames = problems(
             #"{"id": "up", "uses": "test.mirror", "after": ["export"], "stream": true, "with": {"source": "${export.movie}", "target": "${export.frames}"}}"#
@@ -166,7 +208,7 @@ import Testing
         #expect(
             frames.contains {
                 $0.contains(
-                    "${export.frames}: a streaming upload starts before stage \"export\" finishes, when only its movie is known"
+                    "${export.frames}: a streaming stage starts before stage \"export\" finishes, when only its movie is known"
                 )
             }, "\(frames)")
     }
@@ -187,11 +229,15 @@ import Testing
         #expect(
             probe.contains {
                 $0.hasSuffix(
-                    "test.probe cannot stream an export: only an upload (test.mirror) streams the export it follows")
+                    "test.probe cannot stream an export: only a stage that follows an export (test.mirror) streams"
+                )
             }, "\(probe)")
         let schema = WorkflowSchema.generate(registry: registry)
         let stream = schema["$defs"]?["stage"]?["properties"]?["stream"]?["description"]?.stringValue ?? ""
-        #expect(stream.hasSuffix("as it is written (test.mirror)."), "\(stream)")
+        #expect(
+            stream
+                == "A stage that follows an export, given ${export.path}, starts when the export starts and reads the file as it is written (test.mirror).",
+            "\(stream)")
     }
 
     @Test func aMediaStageReadsTheInputFileThroughTheOptionItNames() throws {
@@ -311,6 +357,26 @@ import Testing
             }
             #expect(registry.all.isEmpty)
         }
+    }
+
+    /// An export whose file is not there when it finishes tells the stage that follows it so, not that it was
+    /// skipped.
+    @Test func aFollowerIsToldWhenTheExportsFileIsGone() async throws {
+        var registry = registry
+        try registry.register(Vanishing.self)
+        try registry.register(Waiting.self)
+        let sandbox = try Sandbox()
+        let log = EventLog()
+        _ = try? await sandbox.run(
+            """
+            {"version": 1, "name": "gone", "defaults": {"retry": {"attempts": 1}}, "stages": [
+              {"id": "export", "uses": "test.vanishing"},
+              {"id": "follow", "uses": "test.waiting", "after": ["export"], "stream": true,
+               "with": {"file": "${export.path}"}}
+            ]}
+            """, log: log, registry: registry)
+        let failure = log.all(StageFinished.self).first { $0.stage == "follow" }?.error?.message ?? ""
+        #expect(failure.hasPrefix("the file of stage export, ") && failure.hasSuffix("gone.mp4, is gone"), "\(failure)")
     }
 
     @Test func anItemLandsWhereItsLastLandingStageSays() async throws {

@@ -109,15 +109,19 @@ extension Runner {
                     throw error
                 }
                 // Its file is the output its type declares; the stage said so itself unless its checkpoint was reused.
-                let outputs = progress.scope.stageOutputs[stages[index].spec.id]
-                if let path = stages[index].descriptor.landingOutput.flatMap({ outputs?[$0]?.stringValue }),
-                    let size = try? await BlockingWork.run({
+                let exportID = stages[index].spec.id
+                let outputs = progress.scope.stageOutputs[exportID]
+                if let path = stages[index].descriptor.landingOutput.flatMap({ outputs?[$0]?.stringValue }) {
+                    if let size = try? await BlockingWork.run({
                         try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
-                    })
-                {
-                    stream.finish(destination: path, size: Int64(size))
+                    }) {
+                        stream.finish(destination: path, size: Int64(size))
+                    } else {
+                        // The stage said it wrote a file that is not there (removed since, or never written).
+                        stream.abandon("the file of stage \(exportID), \(path), is gone")
+                    }
                 } else {
-                    stream.abandon("stage \(stages[index].spec.id) was skipped")
+                    stream.abandon("stage \(exportID) was skipped")
                 }
             case .follower(let export, let stream):
                 let snapshot = await stream.started()

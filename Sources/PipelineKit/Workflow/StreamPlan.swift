@@ -62,7 +62,7 @@ extension WorkflowReader {
             guard let export = plan.follows[index] else {
                 log.error(
                     stage.path.appending("with").appending(option),
-                    "a streaming upload sends the file of the export it follows: set \(option) to \(exportFiles), the file output of a stage it waits for (\(names(of: .producer)))"
+                    "a streaming stage reads the file of the export it follows: set \(option) to \(exportFiles), the file output of a stage it waits for (\(names(of: .producer)))"
                 )
                 continue
             }
@@ -70,7 +70,7 @@ extension WorkflowReader {
             guard graph.waitIDs(of: index).contains(exportID) else {
                 log.error(
                     path,
-                    "a streaming upload starts with the export it follows: make it wait for \"\(exportID)\" directly (\"after\": [\"\(exportID)\"])"
+                    "a streaming stage starts with the export it follows: make it wait for \"\(exportID)\" directly (\"after\": [\"\(exportID)\"])"
                 )
                 continue
             }
@@ -87,14 +87,14 @@ extension WorkflowReader {
                 found += references(in: .string(condition), at: stage.path.appending("if"))
             }
             if let refresher = stage.refreshWith, refresher == exportID {
-                log.error(stage.path.appending("refreshWith"), "a streaming upload cannot renew with its export")
+                log.error(stage.path.appending("refreshWith"), "a streaming stage cannot renew with its export")
             }
             // An export that declares no file is refused above.
             guard let file = registry.descriptor(for: stages[export].uses)?.landingOutput else { continue }
             for (reference, referencePath) in found where reference.root == exportID && reference.member != file {
                 log.error(
                     referencePath,
-                    "${\(reference)}: a streaming upload starts before stage \"\(exportID)\" finishes, when only its \(file) is known"
+                    "${\(reference)}: a streaming stage starts before stage \"\(exportID)\" finishes, when only its \(file) is known"
                 )
             }
         }
@@ -120,7 +120,7 @@ extension WorkflowReader {
 
     /// Why a stage type that is no follower cannot stream, when it says nothing itself.
     private var onlyFollowersStream: String {
-        "only an upload (\(names(of: .follower))) streams the export it follows"
+        "only a stage that follows an export (\(names(of: .follower))) streams"
     }
 
     /// How a follower references its export's file: `"${EXPORT.path}"` for every producer declaring `path`.

@@ -123,7 +123,7 @@ public struct StageSpec: Sendable {
     public var isSecret: Bool
     /// The stages it waits for, as `after` names them; nil when it waits for the stage before it.
     public var after: [String]?
-    /// Whether it uploads the export it waits for while the export writes it (`"stream": true`): it starts when
+    /// Whether it follows the export it waits for while the export writes it (`"stream": true`): it starts when
     /// the export starts (``StreamPlan``).
     public var stream = false
 }

@@ -97,7 +97,7 @@ enum WorkflowGrammar {
             Member(
                 name: "stream", kind: .boolean,
                 summary:
-                    "An upload of ${export.path} starts when the export starts and sends the file as it is written.",
+                    "A stage that follows an export, given ${export.path}, starts when the export starts and reads the file as it is written.",
                 namingStageTypes: { $0.streamRole == .follower }),
             Member(name: "retry", kind: .section(retry), summary: "How often and how patiently to retry."),
             Member(name: "timeout", kind: .duration, summary: "The longest one attempt may take."),
