@@ -3,7 +3,6 @@ import Logging
 public import PipelineKit
 import PostgresNIO
 import StageKit
-import StageRuntime
 
 // The store's writes: each is one transaction, on a worker fenced by the item's lease (``write(_:_:_:)``).
 extension PostgresStore {

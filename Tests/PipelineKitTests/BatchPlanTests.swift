@@ -1,5 +1,4 @@
 import Foundation
-import StageRuntime
 import TestSupport
 import Testing
 

@@ -189,6 +189,10 @@ import Testing
             data: Data(#"{"version": 1, "stages": [{"id": "export", "uses": "test.export"}, \#(stage)]}"#.utf8),
             file: "wf.json")
         #expect(workflow.streaming.follows == [1: 0])
+        // Derived from the stages: a workflow whose stages change streams as they say.
+        var edited = workflow
+        edited.stages[1].stream = false
+        #expect(edited.streaming.follows.isEmpty)
 
         let other = problems(
             #"{"id": "up", "uses": "test.mirror", "after": ["export"], "stream": true, "with": {"source": "${export.frames}"}}"#

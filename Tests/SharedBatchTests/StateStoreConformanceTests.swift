@@ -1,7 +1,6 @@
 import Foundation
 import PipelineKit
 import StageKit
-import StageRuntime
 import TestSupport
 import Testing
 

@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
-import StageKit
-package import StageRuntime
+public import StageKit
+import StageRuntime
 
 /// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
 public struct BatchPlanner: Sendable {
     /// How content is identified.
-    package var method: FingerprintMethod
+    public var method: FingerprintMethod
     /// The workflow's digest: a done item whose digest differs is checked stage by stage.
     public var digest: String
     /// Items that are done run again as a new version.
@@ -21,7 +21,7 @@ public struct BatchPlanner: Sendable {
     public var prober: MediaProber?
 
     /// Creates a planner.
-    package init(
+    public init(
         method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
         limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil
     ) {

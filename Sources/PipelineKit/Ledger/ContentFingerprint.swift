@@ -1,6 +1,5 @@
 import Foundation
-import StageKit
-package import StageRuntime
+public import StageKit
 
 #if canImport(Glibc)
     import Glibc
@@ -35,14 +34,14 @@ public struct FingerprintCacheEntry: Sendable, Hashable {
     /// The file as it was.
     public var stamp: FileStamp
     /// How it was fingerprinted.
-    package var method: FingerprintMethod
+    public var method: FingerprintMethod
     /// The fingerprint.
     public var fingerprint: String
     /// What a media probe found, once a run needed it.
     public var media: MediaProbeResult?
 
     /// Creates an entry.
-    package init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String, media: MediaProbeResult? = nil) {
+    public init(stamp: FileStamp, method: FingerprintMethod, fingerprint: String, media: MediaProbeResult? = nil) {
         self.stamp = stamp
         self.method = method
         self.fingerprint = fingerprint

@@ -1,6 +1,5 @@
 package import Foundation
 package import StageKit
-import StageRuntime
 
 // The rules both ledgers follow (``SQLiteLedger`` and the shared batch's PostgreSQL store), written once: each store
 // reads the rows a rule needs, asks the rule, and executes its answer in its own SQL. A rule changed here changes

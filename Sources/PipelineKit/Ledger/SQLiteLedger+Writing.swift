@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import StageKit
-import StageRuntime
 
 // The ledger's writes. Each is one transaction (``write(_:)``), committed with the writes queued beside it.
 extension SQLiteLedger {

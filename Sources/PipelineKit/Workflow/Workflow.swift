@@ -1,6 +1,5 @@
 import Foundation
 public import StageKit
-package import StageRuntime
 
 /// A checked workflow (format version 1): which files to take and which stages to run on each.
 public struct Workflow: Sendable {
@@ -27,11 +26,14 @@ public struct Workflow: Sendable {
     public var plugins: [String]
     /// Where `pipeline run` announces the batch's events.
     public var notify: [NotifySpec]
-    /// Which stages stream which export (`"stream": true`), as their stage types declare it when the workflow is
-    /// loaded.
-    public var streaming: StreamPlan
+    /// The stage types the workflow was checked against, whose declarations ``streaming`` reads.
+    let stageTypes: StageRegistry
     /// Where each value of the file is, for messages.
     package var sourceMap: SourceMap
+
+    /// Which stages stream which export (`"stream": true`), as the stage types the workflow was checked against
+    /// declare it: derived from ``stages`` whenever it is read, so that the two cannot go out of step.
+    public var streaming: StreamPlan { StreamPlan(stages, registry: stageTypes) }
 
     /// Which stages each stage waits for.
     public var graph: StageGraph { StageGraph(stages) }
@@ -79,14 +81,14 @@ public struct InputSelection: Sendable, Hashable {
     /// Whether to descend into subfolders.
     public var recursive: Bool
     /// How a file's content is identified.
-    package var fingerprint: FingerprintMethod
+    public var fingerprint: FingerprintMethod
     /// Files outside these limits are skipped before any stage runs.
     public var limits: InputLimits
     /// A CSV or JSON file of per-file metadata (`${input.meta.*}`), relative to the workflow file.
     public var manifest: String?
 
     /// Creates a selection.
-    package init(
+    public init(
         path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false,
         fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits(), manifest: String? = nil
     ) {

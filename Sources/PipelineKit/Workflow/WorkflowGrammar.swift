@@ -1,5 +1,4 @@
 import StageKit
-import StageRuntime
 
 /// The structure of a workflow file, declared once: the loader checks keys and required members against
 /// it, and ``WorkflowSchema`` generates the JSON Schema from it, so the two cannot drift apart.

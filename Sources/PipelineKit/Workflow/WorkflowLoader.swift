@@ -126,8 +126,7 @@ struct WorkflowReader {
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,
-            onCancel: onCancel, plugins: plugins, notify: notify, streaming: streaming,
-            sourceMap: log.sourceMap)
+            onCancel: onCancel, plugins: plugins, notify: notify, stageTypes: registry, sourceMap: log.sourceMap)
     }
 
     // MARK: Scalars

@@ -1,6 +1,5 @@
 import Foundation
 import StageKit
-import StageRuntime
 
 /// The top-level sections of a workflow: its name, inputs, vars, defaults and plugins.
 extension WorkflowReader {
