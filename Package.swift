@@ -359,6 +359,7 @@ let package = Package(
                 "pipeline", "PipelineCLI", "StageKit", "StageRuntime", "TestSupport", "Sandbox", "SharedBatch",
                 "PipelineKit",
                 "Notifications", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

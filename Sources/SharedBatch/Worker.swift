@@ -96,7 +96,7 @@ public final class Worker: Sendable {
                 work,
                 WorkerSegmentFarm(
                     database: database, worker: identity.id, lease: settings.lease, leases: leases,
-                    encoder: work.encoder, sink: sink)
+                    encoder: work.encoding.build, sink: sink)
             )
         }
         store = PostgresStore(database: database, leases: leases)
@@ -276,7 +276,7 @@ public final class Worker: Sendable {
         }
         do {
             let encoded = try await segments.farm.whileHolding(claim) {
-                try await segments.work.encode(claim, $0)
+                try await segments.work.encoding.encode(claim, $0)
             }
             try await segments.farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
         } catch {

@@ -2,9 +2,10 @@ public import StageKit
 
 /// Why the upload stages that do not follow an export refuse `"stream": true` (``Stage/streamRefusal(with:inputs:)``).
 enum UploadStreaming {
-    /// An object store's multipart upload could send its first part last, but only these do for now.
-    static let headLastElsewhere =
-        "only \(S3UploadStage.stageType) and \(TusUploadStage.stageType) stream for now (the head goes last); upload it after the export"
+    /// An object store's multipart upload could send its first part last, but this stage does not follow an export
+    /// yet. Which stages do is theirs to declare (``StageKit/StreamRole/follower``), not this one's to list.
+    static let notFollowingYet =
+        "it does not follow an export yet, though its parts could go head last: upload it after the export (leave out stream)"
 }
 
 extension HTTPUploadStage {
@@ -17,14 +18,14 @@ extension HTTPUploadStage {
 extension PresignedUploadStage {
     /// Its parts could go head last; it does not follow an export yet.
     public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
-        UploadStreaming.headLastElsewhere
+        UploadStreaming.notFollowingYet
     }
 }
 
 extension OSSUploadStage {
     /// Its parts could go head last; it does not follow an export yet.
     public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
-        UploadStreaming.headLastElsewhere
+        UploadStreaming.notFollowingYet
     }
 }
 

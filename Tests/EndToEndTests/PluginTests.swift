@@ -1,7 +1,12 @@
 import Foundation
+import Logging
+import PipelineKit
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
+
+@testable import PipelineCLI
 
 #if canImport(Glibc)
     import Glibc
@@ -233,6 +238,48 @@ import Testing
         let outputs = try #require(checkpoint?["copy"]?["outputs"])
         #expect((outputs["copiedWhileWritten"]?.intValue ?? 0) > 0, "\(outputs)")
         #expect(outputs["path"]?.stringValue?.hasSuffix("copies/clip.mp4") == true, "\(outputs)")
+    }
+
+    /// `hello.follow` run in this process through the host, following an export driven by hand: it copies bytes
+    /// while they are written, the export writes its file again, and the copy is the finished file with the bytes
+    /// copied while written counted (not reset by the rewrite).
+    @Test func aPluginFollowerCopiesARewrittenExportAndCountsWhatItCopiedWhileItWasWritten() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        let follow = try #require(
+            try StageCatalog.registry(plugins: [Self.plugin.path]).descriptor(for: "hello.follow"))
+        let (destination, writing) = (scratch.path("out/clip.mp4").path, scratch.path("out/.clip.mp4.partial").path)
+        let copy = scratch.path("copies/clip.mp4").path
+        let (head, first) = (Data(repeating: 0, count: 16), Data(repeating: 0x61, count: 65536))
+        try FileManager.default.createDirectory(at: scratch.path("out"), withIntermediateDirectories: true)
+        try (head + first).write(to: URL(fileURLWithPath: writing))
+        let export = ExportStream()
+        var services = ServiceValues()
+        services[FollowedExportKey.self] = export
+        let item = InputItem(path: destination, relativePath: "clip.mp4", size: 0, modified: 0)
+        let context = StageContext(
+            stageID: "copy", stageType: "hello.follow", item: item, attempt: 1, logger: Logger(label: "test"),
+            scratchFolder: scratch.path("scratch"), services: services, savedCheckpoint: nil,
+            checkpointer: NoCheckpoints(), progress: { _ in })
+        let run = Task {
+            try await follow.run(
+                options: ["file": .string(destination), "to": .string(scratch.path("copies").path)], context: context)
+        }
+        export.open(destination: destination, writing: writing, head: Int64(head.count))
+        export.advance(to: Int64(head.count + first.count))
+        try await waitUntil("the first bytes copied") {
+            ((try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0) >= head.count + first.count
+        }
+        // The export writes its file again, other bytes, and finishes.
+        let finished = Data(repeating: 0x48, count: 16) + Data(repeating: 0x62, count: 100_000)
+        export.rewrite()
+        try finished.write(to: URL(fileURLWithPath: writing))
+        try FileManager.default.moveItem(atPath: writing, toPath: destination)
+        export.finish(destination: destination, size: Int64(finished.count))
+        let outputs = try await run.value
+        #expect(outputs["copiedWhileWritten"]?.intValue == first.count, "\(outputs)")
+        #expect(outputs["size"]?.intValue == finished.count, "\(outputs)")
+        #expect(FileManager.default.contents(atPath: copy) == finished)
     }
 
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
@@ -476,4 +523,10 @@ import Testing
             }
         }
     }
+}
+
+/// A stage context's checkpoints, for a run that makes none.
+private struct NoCheckpoints: StageCheckpointing {
+    func saveCheckpoint(_ value: JSONValue) async throws {}
+    func idempotencyKey(_ name: String) async throws -> String { name }
 }

@@ -69,6 +69,14 @@ import Testing
         #expect(
             vimeo.count == 1 && vimeo[0].contains("stream to S3 (s3.upload with shareFor)")
                 && vimeo[0].contains("vimeo.ticket with approach pull"), "\(vimeo)")
+        let oss = streamProblems(
+            #"{"id": "up", "uses": "oss.upload", "after": ["export"], "stream": true, "with": {"bucket": "b", "key": "k", "file": "${export.path}"}}"#
+        )
+        #expect(
+            oss.count == 1
+                && oss[0].hasSuffix(
+                    "stages[1].stream: oss.upload cannot stream an export: it does not follow an export yet, though its parts could go head last: upload it after the export (leave out stream)"
+                ), "\(oss)")
         let exec = streamProblems(#"{"id": "up", "uses": "exec", "stream": true, "with": {"command": ["true"]}}"#)
         #expect(
             exec.count == 1 && exec[0].contains("only a stage that follows an export (s3.upload, tus.upload) streams"),

@@ -163,9 +163,11 @@ struct WorkerCommand: AsyncParsableCommand {
         guard let encoding = await registry.segmentEncoding(store: store, folder: units, logger: logger) else {
             throw WorkerError(message: "no registered stage type splits its work into segment units")
         }
-        return SegmentWork(store: store, encoder: encoding.build) { claim, progress in
+        // A unit is encoded within --cpu-jobs, as a stage's encode is.
+        let limited = SegmentEncoding(build: encoding.build) { claim, progress in
             try await slots.withSlot(.cpu) { try await encoding.encode(claim, progress) }
         }
+        return SegmentWork(store: store, encoding: limited)
     }
 }
 

@@ -24,7 +24,9 @@ struct FollowStage: Stage {
     static let outputSchema = OutputSchema([
         OutputField("path", "The copy."),
         OutputField("size", "Its size in bytes."),
-        OutputField("copiedWhileWritten", "Bytes copied before the export finished (0 when it did not stream)."),
+        OutputField(
+            "copiedWhileWritten",
+            "Bytes copied before the export finished, over every attempt and rewrite (0 when it did not stream)."),
     ])
     static let streamRole = StreamRole.follower
     static let inputFileOption = "file"
@@ -55,20 +57,27 @@ struct FollowStage: Stage {
     }
 
     /// Copies the export's final bytes as they come, then its head from the finished file; returns the file's size
-    /// and the bytes copied before it was finished. The file is opened once per attempt and kept open: the export
-    /// renames it into place when it finishes. A new attempt of the export, or a file written again, is copied
-    /// again from its head on.
+    /// and the bytes copied before it was finished (over every attempt and rewrite: the work streaming did). The file
+    /// is opened once per attempt and kept open: the export renames it into place when it finishes. A new attempt
+    /// of the export is a new file, copied from its head on; a file written again is copied from its head on once it
+    /// is finished, from the finished file.
     private func follow(_ export: any FollowedExport, into output: FileHandle) async throws -> (Int64, Int64) {
-        var attempt = 0
+        var (attempt, rewritten) = (0, false)
         var input: FileHandle?
         defer { try? input?.close() }
         var (copied, whileWritten): (Int64, Int64) = (0, 0)
         var state = try await export.waitFor(bytes: 1, of: attempt)
         while true {
             if let failure = state.failure { throw StageFailure("the export it follows did not finish: \(failure)") }
-            if state.attempt != attempt || state.rewritten {
+            // Once per attempt, and once when a rewrite is first seen (the state says so until the export ends).
+            if state.attempt != attempt || (state.rewritten && !rewritten) {
                 try? input?.close()
-                (attempt, input, copied, whileWritten) = (state.attempt, nil, state.head, 0)
+                (attempt, rewritten, input, copied) = (state.attempt, state.rewritten, nil, state.head)
+            }
+            if rewritten, state.finishedSize == nil {
+                // Nothing is final until the export finishes; the file to copy then is the finished one.
+                state = try await export.waitFor(bytes: .max, of: attempt)
+                continue
             }
             guard let file = state.file else { throw StageFailure("the export it follows wrote no file") }
             if input == nil {
@@ -82,8 +91,9 @@ struct FollowStage: Stage {
             guard let input else { throw StageFailure("cannot read \(file)") }
             let end = state.finishedSize ?? state.final
             if end > copied {
-                copied += try await Self.copy(from: input, to: output, range: copied..<end)
-                if state.finishedSize == nil { whileWritten = copied - state.head }
+                let count = try await Self.copy(from: input, to: output, range: copied..<end)
+                copied += count
+                if state.finishedSize == nil { whileWritten += count }
             }
             if let size = state.finishedSize {
                 _ = try await Self.copy(from: input, to: output, range: 0..<min(state.head, size))
