@@ -164,6 +164,7 @@ public struct PackageStage: Stage {
     public static let stageType = "ffmpeg.package"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
     public static let summary =
         "Makes an adaptive streaming package: an HLS ladder of H.264 or HEVC renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
     public static let outputSchema = OutputSchema([

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import StageKit
+import StageRuntime
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import StageKit
+import StageRuntime
 
 /// `ffmpeg.transcode`: decode and re-encode into an H.264, HEVC or AV1 + AAC MP4 (faststart by default), or, with
 /// `mode: "auto"`, copy the streams when the input already plays where the profile promises (``PlaybackRules``).
@@ -155,6 +156,10 @@ public struct TranscodeStage: Stage {
     public static let stageType = "ffmpeg.transcode"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// Segments joined into a faststart MP4, or a remux of an MP4 or MOV, are final behind the head as written.
+    public static let streamRole = StreamRole.producer
     public static let summary =
         "Re-encodes into an H.264, HEVC or AV1 + AAC MP4 (faststart); profiles: "
         + ExportProfile.all.map(\.name).joined(separator: ", ")
@@ -268,6 +273,10 @@ public struct RemuxStage: Stage {
 
     public static let stageType = "ffmpeg.remux"
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// A remux of an MP4 or MOV copies behind room reserved for the index.
+    public static let streamRole = StreamRole.producer
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."
     public static let outputSchema = TranscodeStage.outputSchema
 

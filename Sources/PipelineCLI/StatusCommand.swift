@@ -105,7 +105,7 @@ struct StatusCommand: StageCatalogCommand {
                 ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
             // Which upload streams which export (`"stream": true`).
             let streams = Dictionary(
-                StreamPlan(workflow.stages).follows.map { (workflow.stages[$0.key].id, workflow.stages[$0.value].id) },
+                workflow.streaming.follows.map { (workflow.stages[$0.key].id, workflow.stages[$0.value].id) },
                 uniquingKeysWith: { first, _ in first })
             return [(record, items, plan.items.filter { $0.itemID == nil }, workflow.graph, streams)]
         } catch let error as StateError {

@@ -1,16 +1,17 @@
 public import PipelineKit
 import PostgresNIO
 public import StageKit
+package import StageRuntime
 
 /// A unit a worker encodes, with the fraction of it encoded so far: what a lease renewal records.
-public struct HeldUnit: Sendable, Hashable {
+package struct HeldUnit: Sendable, Hashable {
     /// The claim the worker holds.
-    public var claim: SegmentUnitClaim
+    package var claim: SegmentUnitClaim
     /// The fraction of the unit encoded, 0 to 1.
-    public var progress: Double
+    package var progress: Double
 
     /// A held unit.
-    public init(claim: SegmentUnitClaim, progress: Double) {
+    package init(claim: SegmentUnitClaim, progress: Double) {
         self.claim = claim
         self.progress = progress
     }

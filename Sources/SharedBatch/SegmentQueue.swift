@@ -1,7 +1,8 @@
 import Foundation
 public import PipelineKit
 import PostgresNIO
-public import StageKit
+import StageKit
+package import StageRuntime
 
 /// The units of segmented encodes in a shared batch: plans published by the workers that hold their items, units
 /// claimed by any worker under leases with generations (as items are), completed with their digest.
@@ -20,7 +21,7 @@ public struct SegmentQueue: Sendable {
     /// was taken over cannot publish), replacing other plans of the item; returns the units' states. Publishing a
     /// plan again keeps its units as they are (a plan another item published with the same source and settings
     /// moves to this one).
-    public func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
+    package func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
         -> [SegmentUnitState]
     {
         let settings = plan.settings.serialized()
@@ -67,7 +68,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// The plans recorded for `item` other than `plan`, with their units: those publishing `plan` replaces.
-    public func otherPlans(of item: Int64, than plan: String) async throws(StateError) -> [String: [SegmentUnit]] {
+    package func otherPlans(of item: Int64, than plan: String) async throws(StateError) -> [String: [SegmentUnit]] {
         let rows = try await database.rows(
             "read the item's other segment plans",
             """
@@ -86,7 +87,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// The states of a plan's units, in unit order; empty when the plan is not (or no longer) recorded.
-    public func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
+    package func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
         let rows = try await database.rows(
             "read a segment plan's units",
             """
@@ -110,7 +111,7 @@ public struct SegmentQueue: Sendable {
     /// that order, as they are in place, when an upload streams the export); only units planned with `encoder`, of items that are
     /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times. Nil when there
     /// is none.
-    public func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
+    package func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
         async throws(StateError) -> SegmentUnitClaim?
     {
         let rows = try await database.rows(
@@ -166,7 +167,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// Records a unit as encoded by `worker`, if its lease is still the claim's; returns whether it was.
-    public func complete(_ claim: SegmentUnitClaim, by worker: String, size: Int64, sha256: String)
+    package func complete(_ claim: SegmentUnitClaim, by worker: String, size: Int64, sha256: String)
         async throws(StateError) -> Bool
     {
         let rows = try await database.rows(
@@ -182,7 +183,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// Gives an unencoded unit back to the queue, if the claim still holds it.
-    public func abandon(_ claim: SegmentUnitClaim, by worker: String) async throws(StateError) {
+    package func abandon(_ claim: SegmentUnitClaim, by worker: String) async throws(StateError) {
         try await database.rows(
             "give a segment unit back",
             """
@@ -205,7 +206,7 @@ public struct SegmentQueue: Sendable {
 
     /// Extends the leases of units `worker` encodes and records how far their encodes are; returns those it lost
     /// (the lease was taken over, or the plan was retired or replaced).
-    public func renew(_ held: [HeldUnit], for worker: String, lease: Duration) async throws(StateError)
+    package func renew(_ held: [HeldUnit], for worker: String, lease: Duration) async throws(StateError)
         -> [SegmentUnitClaim]
     {
         guard !held.isEmpty else { return [] }

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 public import PipelineKit
 import StageKit
+import StageRuntime
 
 /// How a worker claims and holds items.
 public struct WorkerSettings: Sendable {
@@ -95,7 +96,7 @@ public final class Worker: Sendable {
 
     /// A worker on `database`; with `segments`, it shares the units of segmented encodes with the other workers
     /// (it publishes those of its items, and encodes any worker's when it has a free job).
-    public init(
+    package init(
         database: BatchDatabase, settings: WorkerSettings, sink: any RunEventSink, metrics: WorkerMetrics,
         segments: SegmentWork? = nil, makeRunner: @escaping RunnerFactory
     ) {
@@ -107,7 +108,7 @@ public final class Worker: Sendable {
                 work,
                 WorkerSegmentFarm(
                     database: database, worker: identity.id, settings: settings, leases: leases,
-                    encoder: work.encoder, sink: sink)
+                    encoder: work.encoding.build, sink: sink)
             )
         }
         store = PostgresStore(database: database, leases: leases)
@@ -287,7 +288,7 @@ public final class Worker: Sendable {
         }
         do {
             let encoded = try await segments.farm.whileHolding(claim) {
-                try await segments.work.encode(claim, $0)
+                try await segments.work.encoding.encode(claim, $0)
             }
             try await segments.farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
         } catch {

@@ -1,15 +1,16 @@
 import Logging
 import NIOConcurrencyHelpers
-public import PipelineKit
+package import PipelineKit
 import PostgresNIO
-public import StageKit
+package import StageKit
+package import StageRuntime
 
 /// A worker's side of the segment units of a shared batch: it publishes the plans of the items the worker holds,
 /// claims units under leases that ``run()`` renews, and cancels a unit's encode whose lease another worker took
 /// over.
-public final class WorkerSegmentFarm: SegmentFarm {
+package final class WorkerSegmentFarm: SegmentFarm {
     /// The encoder build of this worker.
-    public let encoder: String
+    package let encoder: String
     private let queue: SegmentQueue
     private let database: BatchDatabase
     private let worker: String
@@ -30,7 +31,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
 
     /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for the lease of
     /// `settings` and only those planned with `encoder`; what it has to say goes to `sink`.
-    public init(
+    package init(
         database: BatchDatabase, worker: String, settings: WorkerSettings, leases: LeaseBook, encoder: String,
         sink: any RunEventSink
     ) {
@@ -43,12 +44,12 @@ public final class WorkerSegmentFarm: SegmentFarm {
         self.sink = sink
     }
 
-    public func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
+    package func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
         let (id, generation) = try await lease(of: item, for: "publish the segment plan of")
         return try await queue.publish(plan, item: id, generation: generation)
     }
 
-    public func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]] {
+    package func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]] {
         let (id, _) = try await lease(of: item, for: "read the segment plans of")
         return try await queue.otherPlans(of: id, than: plan)
     }
@@ -73,7 +74,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
         return (id, generation)
     }
 
-    public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
+    package func claim(in plan: String?) async throws -> SegmentUnitClaim? {
         let claim = try await queue.claim(for: worker, lease: settings.lease, encoder: encoder, in: plan)
         if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
         return claim
@@ -94,7 +95,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
         sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
     }
 
-    public func whileHolding<T: Sendable>(
+    package func whileHolding<T: Sendable>(
         _ claim: SegmentUnitClaim, _ body: @escaping @Sendable (@escaping @Sendable (Double) -> Void) async throws -> T
     ) async throws -> T {
         let key = Self.key(claim)
@@ -109,13 +110,13 @@ public final class WorkerSegmentFarm: SegmentFarm {
         }
     }
 
-    public func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
+    package func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
         guard try await queue.complete(claim, by: worker, size: size, sha256: sha256) else {
             throw SegmentUnitLost(plan: claim.plan.id, unit: claim.unit.index)
         }
     }
 
-    public func abandon(_ claim: SegmentUnitClaim) async {
+    package func abandon(_ claim: SegmentUnitClaim) async {
         do {
             try await queue.abandon(claim, by: worker)
         } catch {
@@ -124,22 +125,22 @@ public final class WorkerSegmentFarm: SegmentFarm {
         }
     }
 
-    public func units(of plan: String) async throws -> [SegmentUnitState] {
+    package func units(of plan: String) async throws -> [SegmentUnitState] {
         try await queue.units(of: plan)
     }
 
-    public func requeue(_ unit: SegmentUnit, of plan: String) async throws {
+    package func requeue(_ unit: SegmentUnit, of plan: String) async throws {
         try await queue.requeue(plan: plan, unit: unit.index)
     }
 
-    public func retire(_ plan: String) async throws {
+    package func retire(_ plan: String) async throws {
         try await queue.retire(plan)
     }
 
     /// Renews the leases of the units being encoded at the worker's heartbeat, and stops the encodes of those lost,
     /// until the task is cancelled. When the leases could not be renewed for the worker's silence limit (the
     /// database is unreachable), every encode stops: another worker may claim those units once their leases run out.
-    public func run() async {
+    package func run() async {
         var renewed = ContinuousClock.now
         while !Task.isCancelled {
             do {

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PipelineKit
 import PostgresNIO
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 

@@ -3,11 +3,11 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import Logging
-import MediaStages
 import Notifications
 import PipelineKit
 import PluginHost
 import SharedBatch
+import StageRuntime
 import UploadStages
 
 import struct StageKit.TimeSpan
@@ -77,6 +77,8 @@ struct WorkerCommand: StageCatalogCommand {
     }
 
     func run(stages catalog: StageCatalog) async throws {
+        // The stage type that farms segments encodes other workers' units; a plugin that cannot load stops here.
+        let registry = segments == nil ? nil : try catalog.registry(plugins: pluginOptions.paths)
         let endpoint: MetricsEndpoint?
         if let metricsPort {
             do {
@@ -117,9 +119,9 @@ struct WorkerCommand: StageCatalogCommand {
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
         do {
-            if let segments {
+            if let segments, let registry {
                 segmentWork = try await Self.segmentWork(
-                    segments, client: client, scratch: scratch, slots: slots, sink: sink)
+                    segments, registry: registry, client: client, scratch: scratch, slots: slots, sink: sink)
             } else {
                 segmentWork = nil
             }
@@ -147,10 +149,11 @@ struct WorkerCommand: StageCatalogCommand {
         if let failure { throw CommandFailure.failed(failure) }
     }
 
-    /// The segment store at `address` and how this worker encodes a unit into it: written into `scratch`'s
-    /// `units` folder, put in the store, and removed from the folder (the joining worker fetches it).
+    /// The segment store at `address` and how this worker encodes a unit into it, as the stage type of `registry`
+    /// that farms segments does it: written into `scratch`'s `units` folder, then put in the store.
     private static func segmentWork(
-        _ address: String, client: HTTPClient, scratch: URL, slots: ResourceSlots, sink: any RunEventSink
+        _ address: String, registry: StageRegistry, client: HTTPClient, scratch: URL, slots: ResourceSlots,
+        sink: any RunEventSink
     ) async throws -> SegmentWork {
         let store = try segmentStore(
             address: address, environment: ProcessInfo.processInfo.environment, httpClient: client)
@@ -160,11 +163,13 @@ struct WorkerCommand: StageCatalogCommand {
         // A folder of this worker's own: workers that share --artifacts never write the same unit file.
         let units = scratch.appendingPathComponent("units").appendingPathComponent(
             "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)")
-        let encoder = SegmentUnitEncoder(store: store, folder: units, logger: logger)
-        return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim, progress in
-            let encoded = try await slots.withSlot(.cpu) { try await encoder.encode(claim, progress: progress) }
-            try? FileManager.default.removeItem(at: encoded.file)
-            return (encoded.size, encoded.sha256)
+        guard let encoding = await registry.segmentEncoding(store: store, folder: units, logger: logger) else {
+            throw WorkerError(message: "no registered stage type splits its work into segment units")
         }
+        // A unit is encoded within --cpu-jobs, as a stage's encode is.
+        let limited = SegmentEncoding(build: encoding.build) { claim, progress in
+            try await slots.withSlot(.cpu) { try await encoding.encode(claim, progress) }
+        }
+        return SegmentWork(store: store, encoding: limited)
     }
 }

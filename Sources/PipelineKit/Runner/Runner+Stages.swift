@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StageKit
+import StageRuntime
 
 /// A stage of the workflow with its stage type, looked up once when the runner is made.
 struct ResolvedStage: Sendable {

@@ -125,11 +125,12 @@ struct WorkflowReader {
 
         // onCancel stages come after every stage: they may use any stage's outputs.
         checkReferences(vars: vars, stages: stages, onCancel: onCancel)
-        checkStreams(stages, onCancel: onCancel, inputs: inputs)
+        let streaming = StreamPlan(stages, registry: registry)
+        checkStreams(stages, onCancel: onCancel, inputs: inputs, plan: streaming)
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,
-            onCancel: onCancel, plugins: plugins, notify: notify, sourceMap: log.sourceMap)
+            onCancel: onCancel, plugins: plugins, notify: notify, stageTypes: registry, sourceMap: log.sourceMap)
     }
 
     // MARK: Scalars

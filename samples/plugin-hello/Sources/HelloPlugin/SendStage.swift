@@ -46,6 +46,11 @@ struct SendStage: Stage {
         return OutputSchema(outputSchema.fields + [OutputField("receipt", "The receipt file.")])
     }
 
+    /// A plugin stage gives its own reason not to stream, as a built-in one does.
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
+        "it copies a finished file in one request; hello.follow copies an export while it is written"
+    }
+
     init() {}
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {

@@ -1,5 +1,6 @@
 import Crypto
 package import Foundation
+import StageKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
-public import Foundation
+package import Foundation
+import StageKit
 
 #if canImport(Glibc)
     import Glibc
@@ -12,18 +13,18 @@ public import Foundation
 /// differ, and a reader asks for the name it recorded. Files are copied in and out through ``VerifiedFile``
 /// (hashed while copied, synced, renamed), so a name never holds a partial file or bytes that do not match
 /// it. The root must exist: a shared filesystem that is not mounted must not look like an empty store.
-public struct FolderSegmentStore: SegmentStore {
+package struct FolderSegmentStore: SegmentStore {
     /// The shared folder.
-    public let root: URL
+    package let root: URL
 
     /// A store in `root`, which must exist when segments are stored or fetched.
-    public init(root: URL) {
+    package init(root: URL) {
         self.root = root.standardizedFileURL
     }
 
-    public var address: String { root.path }
+    package var address: String { root.path }
 
-    public func put(_ file: URL, as key: SegmentKey, sha256: String) async throws {
+    package func put(_ file: URL, as key: SegmentKey, sha256: String) async throws {
         let sha256 = try SegmentKey.normalizedHash(sha256)
         let folder = root.appendingPathComponent(key.plan)
         try await BlockingWork.run { [root] in
@@ -37,7 +38,7 @@ public struct FolderSegmentStore: SegmentStore {
             missing: SegmentStoreError(code: .storage, message: "cannot store \(key): \(file.path) does not exist"))
     }
 
-    public func fetch(_ key: SegmentKey, sha256: String, to destination: URL) async throws {
+    package func fetch(_ key: SegmentKey, sha256: String, to destination: URL) async throws {
         let sha256 = try SegmentKey.normalizedHash(sha256)
         do {
             try await VerifiedFile.copy(
@@ -50,7 +51,7 @@ public struct FolderSegmentStore: SegmentStore {
         }
     }
 
-    public func contains(_ key: SegmentKey, sha256: String) async throws -> Bool {
+    package func contains(_ key: SegmentKey, sha256: String) async throws -> Bool {
         let path = location(of: key, sha256: try SegmentKey.normalizedHash(sha256)).path
         return try await BlockingWork.run { [root] in
             var info = stat()
@@ -63,7 +64,7 @@ public struct FolderSegmentStore: SegmentStore {
         }
     }
 
-    public func remove(_ keys: [SegmentKey]) async throws {
+    package func remove(_ keys: [SegmentKey]) async throws {
         let root = self.root
         for (plan, keys) in Dictionary(grouping: keys, by: \.plan) {
             let folder = root.appendingPathComponent(plan).path

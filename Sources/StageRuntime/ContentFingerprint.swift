@@ -1,18 +1,11 @@
 import Crypto
-
-/// How an item's content is identified: `inputs.fingerprint` in a workflow.
-public enum FingerprintMethod: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The size and a hash of sampled blocks (the start, the end and evenly spaced blocks between): at most
-    /// ``ContentFingerprint/sampleBudget`` bytes are read, whatever the file's size.
-    case sampled
-    /// The size and a hash of every byte.
-    case full
-}
+package import StageKit
 
 /// The identity of a file's content: `"<method>:<size>:<hash>"`. Two files with the same fingerprint are one
 /// item, whatever their names. Engine-side (the ledger, output files, an upload's identity): not for stage authors.
 package enum ContentFingerprint {
-    /// The most a sampled fingerprint reads: files up to this size are hashed whole.
+    /// The most a sampled fingerprint reads (``StageKit/FingerprintMethod/sampled``): files up to this size are
+    /// hashed whole.
     package static let sampleBudget = 4 << 20
     /// A file that could not be read.
     package struct ReadError: Error, Sendable, CustomStringConvertible {

@@ -1,13 +1,22 @@
 import Foundation
+import PluginHost
+import StageKit
 import Testing
 
+@testable import PipelineCLI
 @testable import PipelineKit
-@testable import StageKit
 
-/// `validate` refuses a `"stream": true` that cannot work, saying why.
+/// `validate` refuses a `"stream": true` that cannot work, saying why: with the built-in stage types, whose
+/// declarations (stream role, input file, landing output, refusals) decide it.
 @Suite struct StreamValidationTests {
-    /// The problems about streaming in a workflow of an export and one more stage (the test registry knows neither
-    /// stage type, so only the streaming messages are kept).
+    private let registry: StageRegistry
+
+    init() throws {
+        registry = try StageCatalog.shipped.registry()
+    }
+
+    /// The problems about streaming in a workflow of an export and one more stage (the options the test leaves out
+    /// are another matter: only the messages about streaming are kept).
     private func streamProblems(
         export: String = #"{"segmentSeconds": 60}"#, exportUses: String = "ffmpeg.transcode",
         inputs: String = #"{"path": "in"}"#, _ stage: String
@@ -19,10 +28,10 @@ import Testing
             ]}
             """
         do {
-            _ = try WorkflowLoader(registry: Sandbox.registry).load(data: Data(json.utf8), file: "wf.json")
+            _ = try WorkflowLoader(registry: registry).load(data: Data(json.utf8), file: "wf.json")
             return []
         } catch {
-            return error.diagnostics.map(\.description).filter { !$0.contains("unknown stage type") }
+            return error.diagnostics.map(\.description).filter { $0.contains("stream") }
         }
     }
 
@@ -33,14 +42,16 @@ import Testing
             streamProblems(
                 #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#
             ).isEmpty)
-        let plan = StreamPlan([
-            StageSpec(
-                id: "export", uses: "ffmpeg.transcode", with: .object([:]), retry: .standard, path: .root,
-                isSecret: false),
-            StageSpec(
-                id: "up", uses: "s3.upload", with: .object(["file": "${export.path}"]), retry: .standard, path: .root,
-                isSecret: false, after: ["export"], stream: true),
-        ])
+        let plan = StreamPlan(
+            [
+                StageSpec(
+                    id: "export", uses: "ffmpeg.transcode", with: .object([:]), retry: .standard, path: .root,
+                    isSecret: false),
+                StageSpec(
+                    id: "up", uses: "s3.upload", with: .object(["file": "${export.path}"]), retry: .standard,
+                    path: .root,
+                    isSecret: false, after: ["export"], stream: true),
+            ], registry: registry)
         #expect(plan.follows == [1: 0])
         #expect(plan.followers(of: 0) == [1])
     }
@@ -59,8 +70,34 @@ import Testing
         #expect(
             vimeo.count == 1 && vimeo[0].contains("stream to S3 (s3.upload with shareFor)")
                 && vimeo[0].contains("vimeo.ticket with approach pull"), "\(vimeo)")
+        let oss = streamProblems(
+            #"{"id": "up", "uses": "oss.upload", "after": ["export"], "stream": true, "with": {"bucket": "b", "key": "k", "file": "${export.path}"}}"#
+        )
+        #expect(
+            oss.count == 1
+                && oss[0].hasSuffix(
+                    "stages[1].stream: oss.upload cannot stream an export: it does not follow an export yet, though its parts could go head last: upload it after the export (leave out stream)"
+                ), "\(oss)")
         let exec = streamProblems(#"{"id": "up", "uses": "exec", "stream": true, "with": {"command": ["true"]}}"#)
-        #expect(exec.count == 1 && exec[0].contains("only an upload (s3.upload, tus.upload) streams"), "\(exec)")
+        #expect(
+            exec.count == 1 && exec[0].contains("only a stage that follows an export (s3.upload, tus.upload) streams"),
+            "\(exec)")
+    }
+
+    @Test func aFollowerRefusesAConfigurationItCannotStream() {
+        let tus = streamProblems(
+            #"{"id": "up", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {"url": "http://x/u/1", "file": "${export.path}"}}"#
+        )
+        #expect(
+            tus.count == 1
+                && tus[0].contains(
+                    "stages[1].stream: tus.upload cannot stream an export: a streamed tus upload creates partial uploads"
+                )
+                && tus[0].contains("give endpoint, not url"), "\(tus)")
+        #expect(
+            streamProblems(
+                #"{"id": "up", "uses": "tus.upload", "after": ["export"], "stream": true, "with": {"endpoint": "http://x/", "file": "${export.path}"}}"#
+            ).isEmpty)
     }
 
     @Test func refusesExportsThatCannotWriteAGrowingFile() {
@@ -108,14 +145,15 @@ import Testing
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${input.path}"}}"#
         )
         #expect(
-            other.count == 1 && other[0].contains(#"stages[1].with.file: a streaming upload sends the file"#),
+            other.count == 1
+                && other[0].contains(#"stages[1].with.file: a streaming stage reads the file of the export it follows"#),
             "\(other)")
         let size = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {\#(s3), "file": "${export.path}", "contentType": "video/mp4; size=${export.size}"}}"#
         )
         #expect(
             size.count == 1
-                && size[0].contains("${export.size}: a streaming upload starts before stage \"export\" finishes"),
+                && size[0].contains("${export.size}: a streaming stage starts before stage \"export\" finishes"),
             "\(size)")
         let notWaiting = streamProblems(
             #"{"id": "up", "uses": "s3.upload", "after": [], "stream": true, "with": {\#(s3), "file": "${export.path}"}}"#

@@ -1,3 +1,5 @@
+package import StageKit
+
 /// The units of segmented encodes shared by the workers of a batch: a worker that reaches a segmented transcode
 /// publishes its plan, any worker may claim and encode a unit of it, and the planning worker joins the units once
 /// all are done.
@@ -5,7 +7,7 @@
 /// Present in ``StageContext/services`` (under ``SegmentFarmKey``) only where several workers share a batch; a
 /// local run encodes its segments itself. Units are claimed under leases, as items are: a unit whose worker dies
 /// is claimed again once its lease expires, and a completion under a lease that was taken over is refused.
-public protocol SegmentFarm: Sendable {
+package protocol SegmentFarm: Sendable {
     /// The encoder build units are claimed for: a worker only encodes units planned with its own build, because
     /// the joined file must not depend on which worker encoded which segment.
     var encoder: String { get }
@@ -50,30 +52,30 @@ public protocol SegmentFarm: Sendable {
 }
 
 /// The key of the ``SegmentFarm`` in ``ServiceValues``.
-public enum SegmentFarmKey: ServiceKey {
+package enum SegmentFarmKey: ServiceKey {
     /// The farm.
-    public typealias Value = any SegmentFarm
+    package typealias Value = any SegmentFarm
 }
 
 /// A segmented encode as workers share it: what to encode, with which settings, cut where.
-public struct SegmentPlan: Sendable, Hashable, Codable {
+package struct SegmentPlan: Sendable, Hashable, Codable {
     /// Identifies the plan: a digest of everything that decides the units' bytes.
-    public var id: String
+    package var id: String
     /// The source file (at the same path on every worker).
-    public var input: String
+    package var input: String
     /// The encode's settings, as the encoding stage writes and reads them: opaque to the farm.
-    public var settings: JSONValue
+    package var settings: JSONValue
     /// The encoder threads every unit is encoded with (the output depends on it).
-    public var threads: Int
+    package var threads: Int
     /// The encoder build the plan was made with (see ``SegmentFarm/encoder``).
-    public var encoder: String
+    package var encoder: String
     /// The source's duration, which orders claims (the longest sources first).
-    public var seconds: Double
+    package var seconds: Double
     /// The units.
-    public var units: [SegmentUnit]
+    package var units: [SegmentUnit]
 
     /// A plan.
-    public init(
+    package init(
         id: String, input: String, settings: JSONValue, threads: Int, encoder: String, seconds: Double,
         units: [SegmentUnit]
     ) {
@@ -88,9 +90,9 @@ public struct SegmentPlan: Sendable, Hashable, Codable {
 }
 
 /// One unit of a plan: a time range of the video, or the whole audio.
-public struct SegmentUnit: Sendable, Hashable, Codable {
+package struct SegmentUnit: Sendable, Hashable, Codable {
     /// What a unit encodes.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// A time range of the video.
         case video
         /// The whole audio, in one pass.
@@ -98,18 +100,18 @@ public struct SegmentUnit: Sendable, Hashable, Codable {
     }
 
     /// The unit's number within its plan.
-    public var index: Int
+    package var index: Int
     /// Video range or audio.
-    public var kind: Kind
+    package var kind: Kind
     /// The range's start, in seconds of the source.
-    public var start: Double
+    package var start: Double
     /// The range's end (excluded); nil: to the end of the source.
-    public var end: Double?
+    package var end: Double?
     /// Seconds of source the unit covers.
-    public var seconds: Double
+    package var seconds: Double
 
     /// A unit.
-    public init(index: Int, kind: Kind, start: Double, end: Double?, seconds: Double) {
+    package init(index: Int, kind: Kind, start: Double, end: Double?, seconds: Double) {
         self.index = index
         self.kind = kind
         self.start = start
@@ -119,9 +121,9 @@ public struct SegmentUnit: Sendable, Hashable, Codable {
 }
 
 /// A unit as the batch knows it.
-public struct SegmentUnitState: Sendable, Hashable {
+package struct SegmentUnitState: Sendable, Hashable {
     /// Where a unit is.
-    public enum Status: String, Sendable, Hashable, Codable {
+    package enum Status: String, Sendable, Hashable, Codable {
         /// Not claimed, or its claim lapsed.
         case queued
         /// A worker encodes it.
@@ -131,24 +133,24 @@ public struct SegmentUnitState: Sendable, Hashable {
     }
 
     /// The unit.
-    public var unit: SegmentUnit
+    package var unit: SegmentUnit
     /// Where it is.
-    public var status: Status
+    package var status: Status
     /// The worker that holds it (running) or encoded it (done).
-    public var worker: String?
+    package var worker: String?
     /// Bytes of the encoded unit (done).
-    public var size: Int64?
+    package var size: Int64?
     /// SHA-256 of the encoded unit (done): the join verifies it.
-    public var sha256: String?
+    package var sha256: String?
     /// How many times it was claimed.
-    public var attempts: Int
+    package var attempts: Int
 
     /// Claims a unit gets: one that failed this often on the workers (an input they cannot read, say) is claimed
     /// no more, and its item fails.
-    public static let attemptLimit = 5
+    package static let attemptLimit = 5
 
     /// A unit's state.
-    public init(
+    package init(
         unit: SegmentUnit, status: Status, worker: String? = nil, size: Int64? = nil, sha256: String? = nil,
         attempts: Int = 0
     ) {
@@ -162,36 +164,36 @@ public struct SegmentUnitState: Sendable, Hashable {
 }
 
 /// A unit whose lease another worker took over: this worker's encode of it does not count.
-public struct SegmentUnitLost: Error, Sendable, CustomStringConvertible {
+package struct SegmentUnitLost: Error, Sendable, CustomStringConvertible {
     /// The unit's plan.
-    public var plan: String
+    package var plan: String
     /// The unit.
-    public var unit: Int
+    package var unit: Int
 
     /// The unit `unit` of `plan`.
-    public init(plan: String, unit: Int) {
+    package init(plan: String, unit: Int) {
         self.plan = plan
         self.unit = unit
     }
 
-    public var description: String {
+    package var description: String {
         "unit \(unit) of segment plan \(plan) was taken over by another worker: its encode here does not count"
     }
 }
 
 /// A unit a worker claimed, under a lease whose generation fences its completion.
-public struct SegmentUnitClaim: Sendable, Hashable {
+package struct SegmentUnitClaim: Sendable, Hashable {
     /// The unit's plan.
-    public var plan: SegmentPlan
+    package var plan: SegmentPlan
     /// The unit.
-    public var unit: SegmentUnit
+    package var unit: SegmentUnit
     /// The lease's generation.
-    public var generation: Int64
+    package var generation: Int64
     /// The worker whose lapsed lease this claim took over, if any.
-    public var takenOverFrom: String?
+    package var takenOverFrom: String?
 
     /// A claim.
-    public init(plan: SegmentPlan, unit: SegmentUnit, generation: Int64, takenOverFrom: String? = nil) {
+    package init(plan: SegmentPlan, unit: SegmentUnit, generation: Int64, takenOverFrom: String? = nil) {
         self.plan = plan
         self.unit = unit
         self.generation = generation

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+package import StageKit
 
 /// The file an export is writing, as far as it is final: what a streaming upload (`"stream": true`) reads
 /// while the encode goes on. The runner makes one per export that a streaming stage follows and hands it to
@@ -7,31 +8,31 @@ import NIOConcurrencyHelpers
 ///
 /// The export writes an MP4 whose index goes into room reserved ahead of the media data: only the head (the
 /// file type, that room and the mdat header) changes at the end, every byte after it is final once written.
-public final class ExportStream: Sendable {
+package final class ExportStream: Sendable {
     /// What is known of the file at one moment.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// Where the finished file goes: the export's `path` output.
-        public var destination: String?
+        package var destination: String?
         /// The file being written (a hidden partial file next to the destination).
-        public var writing: String?
+        package var writing: String?
         /// Bytes at the start that change when the export finishes.
-        public var head: Int64 = 0
+        package var head: Int64 = 0
         /// Bytes written and synced: those after ``head`` are final.
-        public var final: Int64 = 0
+        package var final: Int64 = 0
         /// The size of the finished file, at ``destination``; nil while it is written.
-        public var finishedSize: Int64?
+        package var finishedSize: Int64?
         /// Why the export ended without a file (it failed, or was skipped); nil otherwise.
-        public var failure: String?
+        package var failure: String?
         /// The export wrote its file again after saying bytes were final: those bytes may differ.
-        public var rewritten = false
+        package var rewritten = false
         /// The export ended (finished, failed, or will not stream): no more snapshots come.
-        public var ended = false
+        package var ended = false
         /// How many attempts of the export began writing (its `retry`): a new attempt writes a new file,
         /// which a reader of an earlier attempt's file must open instead.
-        public var attempt = 0
+        package var attempt = 0
 
         /// Whether bytes are streamed: the export said where it writes them.
-        public var isStreaming: Bool { writing != nil }
+        package var isStreaming: Bool { writing != nil }
     }
 
     private struct State {
@@ -43,14 +44,14 @@ public final class ExportStream: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// A stream with nothing known yet.
-    public init() {}
+    package init() {}
 
     /// What is known now.
-    public var current: Snapshot { state.withLockedValue { $0.snapshot } }
+    package var current: Snapshot { state.withLockedValue { $0.snapshot } }
 
     /// The snapshots from now on: the current one first, then each change (only the latest one waits when the
     /// reader is slower); the sequence ends once the export ended.
-    public func snapshots() -> AsyncStream<Snapshot> {
+    package func snapshots() -> AsyncStream<Snapshot> {
         let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = state.withLockedValue { state -> Int? in
             continuation.yield(state.snapshot)
@@ -72,7 +73,7 @@ public final class ExportStream: Sendable {
     }
 
     /// Waits for the export to begin writing or to end; returns the snapshot then.
-    public func started() async -> Snapshot {
+    package func started() async -> Snapshot {
         for await snapshot in snapshots() where snapshot.isStreaming || snapshot.ended {
             return snapshot
         }
@@ -83,7 +84,7 @@ public final class ExportStream: Sendable {
 
     /// An attempt of the export began writing `destination`'s bytes into `writing` (a file of its own, even at
     /// the same path as an earlier attempt's); the first `head` bytes change at the end.
-    public func open(destination: String, writing: String, head: Int64) {
+    package func open(destination: String, writing: String, head: Int64) {
         update {
             $0.destination = destination
             $0.writing = writing
@@ -95,17 +96,17 @@ public final class ExportStream: Sendable {
     }
 
     /// The bytes up to `final` are written and synced.
-    public func advance(to final: Int64) {
+    package func advance(to final: Int64) {
         update { $0.final = max($0.final, final) }
     }
 
     /// The export writes the file again: what was final may change.
-    public func rewrite() {
+    package func rewrite() {
         update { $0.rewritten = true }
     }
 
     /// The file is finished and renamed to `destination`, with `size` bytes.
-    public func finish(destination: String, size: Int64) {
+    package func finish(destination: String, size: Int64) {
         update {
             $0.destination = destination
             $0.finishedSize = size
@@ -115,7 +116,7 @@ public final class ExportStream: Sendable {
     }
 
     /// The export ended without a file: `reason` says why.
-    public func abandon(_ reason: String) {
+    package func abandon(_ reason: String) {
         update {
             guard $0.finishedSize == nil else { return }
             $0.failure = reason
@@ -139,6 +140,33 @@ public final class ExportStream: Sendable {
 }
 
 /// The stream of the export a streaming stage follows, and of the export itself (``ExportStream``).
-public enum ExportStreamKey: ServiceKey {
-    public typealias Value = ExportStream
+package enum ExportStreamKey: ServiceKey {
+    package typealias Value = ExportStream
+}
+
+/// A follower reads the export through the stage author's view of it.
+extension ExportStream: FollowedExport {
+    package func waitFor(bytes: Int64, of attempt: Int) async throws -> ExportState {
+        for await snapshot in snapshots()
+        where snapshot.attempt != attempt || snapshot.ended
+            || (snapshot.isStreaming && !snapshot.rewritten && snapshot.final >= bytes)
+        {
+            return ExportState(snapshot)
+        }
+        try Task.checkCancellation()
+        return ExportState(current)
+    }
+}
+
+extension ExportState {
+    /// What a follower is told of a snapshot: the file to read now, and nothing final after a rewrite until the
+    /// export finishes.
+    init(_ snapshot: ExportStream.Snapshot) {
+        let finished = snapshot.finishedSize != nil
+        self.init(
+            file: snapshot.failure != nil ? nil : finished ? snapshot.destination : snapshot.writing,
+            head: snapshot.head, final: snapshot.rewritten && !finished ? 0 : snapshot.final,
+            finishedSize: snapshot.finishedSize, attempt: snapshot.attempt, rewritten: snapshot.rewritten,
+            failure: snapshot.failure)
+    }
 }

@@ -1,5 +1,6 @@
 import Crypto
-public import Foundation
+package import Foundation
+package import StageKit
 
 /// Where the encoded segments of a transcode wait for the worker that joins them, when the workers that
 /// encode them run on other machines: a folder they all share (``FolderSegmentStore``) or an S3 bucket.
@@ -13,7 +14,7 @@ public import Foundation
 /// ``SegmentStoreError/Code/hashMismatch`` tell the caller to encode that segment again; the others carry a
 /// ``FailureDisposition`` like any stage error. A store does not retry by itself: the stage's retry policy
 /// decides.
-public protocol SegmentStore: Sendable {
+package protocol SegmentStore: Sendable {
     /// The store as people name it in options and logs (`s3://bucket/prefix`, a folder's path).
     var address: String { get }
 
@@ -38,9 +39,9 @@ public protocol SegmentStore: Sendable {
 
 /// The segment store of a run in ``StageContext/services``; without one, a transcode keeps its segments in its
 /// scratch folder.
-public enum SegmentStoreKey: ServiceKey {
+package enum SegmentStoreKey: ServiceKey {
     /// The store.
-    public typealias Value = any SegmentStore
+    package typealias Value = any SegmentStore
 }
 
 /// Names one segment of one plan: `plan` identifies the encode (a digest of the source's fingerprint and the
@@ -48,15 +49,15 @@ public enum SegmentStoreKey: ServiceKey {
 ///
 /// Both are made of ASCII letters, digits, `-` and `_` (1 to 128 of them), so that a key is a safe file name
 /// and object key everywhere and the SHA-256 can follow the unit after a dot.
-public struct SegmentKey: Sendable, Hashable, CustomStringConvertible {
+package struct SegmentKey: Sendable, Hashable, CustomStringConvertible {
     /// The encode the segment belongs to.
-    public let plan: String
+    package let plan: String
     /// The segment within the encode.
-    public let unit: String
+    package let unit: String
 
     /// A key; throws ``SegmentStoreError/Code/invalidKey`` unless both parts are 1 to 128 ASCII letters,
     /// digits, `-` or `_`.
-    public init(plan: String, unit: String) throws(SegmentStoreError) {
+    package init(plan: String, unit: String) throws(SegmentStoreError) {
         for (name, value) in [("plan", plan), ("unit", unit)] where !Self.isValidPart(value) {
             throw SegmentStoreError(
                 code: .invalidKey,
@@ -69,7 +70,7 @@ public struct SegmentKey: Sendable, Hashable, CustomStringConvertible {
     /// A plan id for an encode: the SHA-256 (lowercase hex, first 32 digits) of `components`, such as the
     /// source's content fingerprint and the settings' canonical JSON. Each component is length-prefixed, so
     /// `["ab", "c"]` and `["a", "bc"]` give different ids.
-    public static func planID(digesting components: [String]) -> String {
+    package static func planID(digesting components: [String]) -> String {
         var hasher = SHA256()
         for component in components {
             withUnsafeBytes(of: UInt64(component.utf8.count).littleEndian) { hasher.update(bufferPointer: $0) }
@@ -78,7 +79,7 @@ public struct SegmentKey: Sendable, Hashable, CustomStringConvertible {
         return String(HexDigest.text(hasher.finalize()).prefix(32))
     }
 
-    public var description: String { "\(plan)/\(unit)" }
+    package var description: String { "\(plan)/\(unit)" }
 
     /// Where the version of the segment with `sha256` lives under a store's root or prefix.
     package func relativePath(sha256: String) -> String {
@@ -116,10 +117,10 @@ public struct SegmentKey: Sendable, Hashable, CustomStringConvertible {
 
 /// A segment store's failure, with a code the caller can act on: encode the segment again after
 /// ``Code/notFound`` or ``Code/hashMismatch``, retry after a retryable ``Code/transfer``.
-public struct SegmentStoreError: ClassifiedError, Sendable, CustomStringConvertible {
+package struct SegmentStoreError: ClassifiedError, Sendable, CustomStringConvertible {
     /// What went wrong, for code. A struct rather than an enum, so codes can be added without breaking a
     /// `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case notFound = "not found"
             case hashMismatch = "hash mismatch"
@@ -137,34 +138,34 @@ public struct SegmentStoreError: ClassifiedError, Sendable, CustomStringConverti
         }
 
         /// The store has no such segment (with that hash): encode it again.
-        public static let notFound = Code(.notFound)
+        package static let notFound = Code(.notFound)
         /// The bytes do not match the SHA-256 they were stored or put with: encode the segment again.
-        public static let hashMismatch = Code(.hashMismatch)
+        package static let hashMismatch = Code(.hashMismatch)
         /// A key part or a hash that a store cannot use.
-        public static let invalidKey = Code(.invalidKey)
+        package static let invalidKey = Code(.invalidKey)
         /// A store address that names no store this program can open.
-        public static let invalidAddress = Code(.invalidAddress)
+        package static let invalidAddress = Code(.invalidAddress)
         /// A file larger than the store accepts in one object.
-        public static let tooLarge = Code(.tooLarge)
+        package static let tooLarge = Code(.tooLarge)
         /// A local file or the shared folder could not be read or written.
-        public static let storage = Code(.storage)
+        package static let storage = Code(.storage)
         /// The remote store failed or refused a request; the disposition says whether retrying can help.
-        public static let transfer = Code(.transfer)
+        package static let transfer = Code(.transfer)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// What happened, for people.
-    public var message: String
+    package var message: String
     /// Whether trying again can help.
-    public var disposition: FailureDisposition
+    package var disposition: FailureDisposition
     /// The error behind this one, when there is one (a classified transfer failure, for instance).
-    public var cause: (any Error)?
+    package var cause: (any Error)?
 
     /// An error with a message; fatal unless said otherwise.
-    public init(code: Code, message: String, disposition: FailureDisposition = .fatal, cause: (any Error)? = nil) {
+    package init(code: Code, message: String, disposition: FailureDisposition = .fatal, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.disposition = disposition
@@ -172,7 +173,7 @@ public struct SegmentStoreError: ClassifiedError, Sendable, CustomStringConverti
     }
 
     /// The kind of the cause when it has one, else the code's.
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         if let classified = cause as? any ClassifiedError { return classified.kind }
         switch code {
         case .notFound: return .notFound
@@ -183,5 +184,5 @@ public struct SegmentStoreError: ClassifiedError, Sendable, CustomStringConverti
         }
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
