@@ -46,12 +46,12 @@ for codec in ${CODECS:-hevc av1}; do
   hevc)
     crf=26
     cli=(-c:v libx265 -preset veryfast -crf $crf -x265-params "log-level=error:pools=$THREADS:frame-threads=$THREADS")
-    shim=(libx265 "preset=veryfast;x265-params=log-level=error:pools=$THREADS:frame-threads=$THREADS" $crf "$THREADS")
+    shim=(hevc veryfast $crf "$THREADS")  # the shim pins x265's pools and frame threads (at most 4) to THREADS
     ;;
   av1)
     crf=35
     cli=(-c:v libsvtav1 -preset 10 -crf $crf -svtav1-params "lp=$THREADS")
-    shim=(libsvtav1 "preset=10;svtav1-params=lp=$THREADS" $crf "$THREADS")
+    shim=(av1 veryfast $crf "$THREADS")  # SVT-AV1 preset 10, lp=THREADS
     ;;
   esac
   cat > "$codec.json" <<JSON

@@ -318,7 +318,7 @@ static void check_thumbnail(const char *name, const char *out, double at, int ma
 static void check_cancel(double cancel_at) {
     ms_transcode_options opt;
     ms_transcode_options_init(&opt);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
+    opt.preset = MS_PRESET_ULTRAFAST;
     progress pr = {.monotonic = 1, .cancel_at = cancel_at};
     char err[512], what[64];
     int ret = ms_transcode(in_path("clip-h264-aac.mp4"), out_path("cancelled.mp4"), &opt, on_progress, &pr, NULL, err,
@@ -362,7 +362,7 @@ static void *probe_truncated(void *arg) {
 static void check_package(void) {
     ms_transcode_options o;
     ms_transcode_options_init(&o);
-    snprintf(o.video_options, sizeof o.video_options, "preset=veryfast");
+    o.preset = MS_PRESET_VERYFAST;
     o.streams = MS_STREAMS_VIDEO;
     o.max_width = 320;
     o.max_height = 180;
@@ -437,8 +437,13 @@ static void check_errors(void) {
                 ms_transcode(out_path("a:b.mp4"), out_path("a:b.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
     CHECK(ms_probe(out_path("a:b.mp4"), &info, err, sizeof err) == 0, "a:b.mp4 damaged by output = input: %s", err);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast;warp=9");
-    expect_code("transcode with an option libx264 does not know",
+    opt.preset = MS_PRESET_VERYSLOW + 1;
+    expect_code("transcode with a preset out of range",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    opt.preset = MS_PRESET_ULTRAFAST;
+    opt.video_codec = MS_VIDEO_AV1 + 1;
+    expect_code("transcode with a video_codec out of range",
                 ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
     expect_code("probe NULL path", ms_probe(NULL, &info, err, sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
@@ -463,7 +468,7 @@ static void check_errors(void) {
     pthread_t th;
     pthread_create(&th, NULL, probe_truncated, &c);
     ms_transcode_options_init(&opt);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
+    opt.preset = MS_PRESET_ULTRAFAST;
     int ret = ms_transcode(in_path("clip-mpeg4.mov"), out_path("concurrent.mp4"), &opt, NULL, NULL, NULL, err,
                            sizeof err);
     pthread_join(th, NULL);
@@ -475,7 +480,7 @@ static void check_errors(void) {
     // A join whose every part is empty (ranges past the end: nothing in them to decode) has a code of its own.
     ms_transcode_options range;
     ms_transcode_options_init(&range);
-    snprintf(range.video_options, sizeof range.video_options, "preset=ultrafast");
+    range.preset = MS_PRESET_ULTRAFAST;
     range.streams = MS_STREAMS_VIDEO;
     range.range_duration = 1;
     const char *parts[2] = {out_path("empty-part-0.mp4"), out_path("empty-part-1.mp4")};
@@ -548,7 +553,7 @@ int main(int argc, char **argv) {
 
     ms_transcode_options t;
     ms_transcode_options_init(&t);
-    snprintf(t.video_options, sizeof t.video_options, "preset=veryfast");
+    t.preset = MS_PRESET_VERYFAST;
     t.crf = 28;
     ms_transcode_options small = t;
     small.max_width = 320;
@@ -565,6 +570,20 @@ int main(int argc, char **argv) {
     slow.threads = 1;
     check_transcode("clip-no-audio.mp4", "no-audio.mp4", &slow, (expect){0, "h264", NULL, 426, 240, 0, 0, 0});
     check_transcode("clip-two-audio.mkv", "two-audio.mp4", &t, (expect){0, "h264", "aac", 320, 180, 0, 1, 0});
+    // The other encoders' own parameters come from the typed fields: x265's (closed GOPs, pinned threads) and
+    // SVT-AV1's (a preset number, logical processors).
+    ms_transcode_options hevc = t;
+    hevc.video_codec = MS_VIDEO_HEVC;
+    hevc.closed_gop = 1;
+    hevc.threads = 2;
+    hevc.max_width = 160;
+    hevc.max_height = 160;
+    hevc.keyframe_interval = 0.5;
+    check_transcode("clip-no-audio.mp4", "hevc.mp4", &hevc, (expect){0, "hevc", NULL, 160, 90, 0, 0, 0});
+    ms_transcode_options av1 = hevc;
+    av1.video_codec = MS_VIDEO_AV1;
+    av1.crf = 50;
+    check_transcode("clip-no-audio.mp4", "av1.mp4", &av1, (expect){0, "av1", NULL, 160, 90, 0, 0, 0});
     ms_transcode_options capped = t;
     capped.max_fps = 10;
     capped.video_bit_rate = 300000;

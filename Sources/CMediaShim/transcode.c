@@ -50,8 +50,9 @@ int ms_transcode_validate(const ms_transcode_options *o, char *errbuf, size_t er
     else if ((o->range_start > 0 || o->range_duration > 0) && (o->mode != MS_MODE_TRANSCODE || o->streams != MS_STREAMS_VIDEO))
         bad = "range (only for MS_STREAMS_VIDEO transcodes)";
     else if (!(o->keyframe_interval >= 0) || isinf(o->keyframe_interval)) bad = "keyframe_interval (seconds >= 0)";
-    else if (!memchr(o->video_encoder, '\0', sizeof o->video_encoder)) bad = "video_encoder (not terminated)";
-    else if (!memchr(o->video_options, '\0', sizeof o->video_options)) bad = "video_options (not terminated)";
+    else if (o->video_codec < MS_VIDEO_H264 || o->video_codec > MS_VIDEO_AV1) bad = "video_codec (ms_video_codec)";
+    else if (o->preset < MS_PRESET_DEFAULT || o->preset > MS_PRESET_VERYSLOW) bad = "preset (ms_preset)";
+    else if (o->closed_gop != 0 && o->closed_gop != 1) bad = "closed_gop (0 or 1)";
     return bad ? ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT, "option %s", bad) : 0;
 }
 
@@ -131,7 +132,7 @@ static void encoded_size(const transcoder *t, const AVStream *ist, int width, in
 int ms_transcode_open_video(transcoder *t) {
     const AVStream *ist = t->vist;
     int ret;
-    const char *name = t->opt->video_encoder[0] ? t->opt->video_encoder : "libx264";
+    const char *name = ms_video_encoder(t->opt->video_codec);
     const AVCodec *codec = ff.avcodec_find_encoder_by_name(name);
     if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
         return ms_fail(t->errbuf, t->errlen, MS_ERROR_UNSUPPORTED_CODEC, MS_ERROR_UNSUPPORTED_CODEC,
@@ -167,7 +168,7 @@ int ms_transcode_open_video(transcoder *t) {
     enc->thread_count = t->opt->threads;
     // SVT-AV1 (FFmpeg 5.1, SVT-AV1 1.4) ignores a frame's forced picture type and makes a keyframe every gop_size
     // frames: a ladder's AV1 rendition gets a GOP of one keyframe interval (exact at a constant frame rate).
-    if (t->opt->keyframe_interval > 0 && !strcmp(name, "libsvtav1"))
+    if (t->opt->keyframe_interval > 0 && t->opt->video_codec == MS_VIDEO_AV1)
         enc->gop_size = (int)FFMAX(1, lround(t->opt->keyframe_interval * av_q2d(fps)));
     t->interlaced = ist->codecpar->field_order == AV_FIELD_TT || ist->codecpar->field_order == AV_FIELD_BB ||
                     ist->codecpar->field_order == AV_FIELD_TB || ist->codecpar->field_order == AV_FIELD_BT;
@@ -179,22 +180,11 @@ int ms_transcode_open_video(transcoder *t) {
     } else if (t->opt->video_bit_rate > 0) {
         enc->bit_rate = t->opt->video_bit_rate;
     }
-    AVDictionary *options = NULL;
-    if (t->opt->video_options[0] && ff.av_dict_parse_string(&options, t->opt->video_options, "=", ";", 0) < 0) {
-        ff.av_dict_free(&options);
-        return ms_fail(t->errbuf, t->errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
-                       "video_options '%s' (key=value;key=value)", t->opt->video_options);
-    }
+    if ((ret = ms_set_encoder_options(enc, t->opt, t->errbuf, t->errlen)) < 0) return ret;
     ms_log_clear();
-    ret = ff.avcodec_open2(enc, codec, &options);
-    const AVDictionaryEntry *unknown = ret >= 0 ? ff.av_dict_get(options, "", NULL, AV_DICT_IGNORE_SUFFIX) : NULL;
-    if (unknown) ret = ms_fail(t->errbuf, t->errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
-                               "the %s encoder has no option '%s'", name, unknown->key);
-    else if (ret < 0)
-        ret = ms_fail(t->errbuf, t->errlen, ret == AVERROR(EINVAL) ? MS_ERROR_INVALID_ARGUMENT : ret, ret,
-                      "cannot open the %s encoder with '%s'", name, t->opt->video_options);
-    ff.av_dict_free(&options);
-    if (ret < 0) return ret;
+    if ((ret = ff.avcodec_open2(enc, codec, NULL)) < 0)
+        return ms_fail(t->errbuf, t->errlen, ret == AVERROR(EINVAL) ? MS_ERROR_INVALID_ARGUMENT : ret, ret,
+                       "cannot open the %s encoder", name);
 
     t->frame_dur = ff.av_rescale_q(1, av_inv_q(fps), enc->time_base);
     if (t->frame_dur < 1) t->frame_dur = 1;
@@ -397,13 +387,12 @@ static int run(transcoder *t, const char *in, const char *out) {
                                                AV_TIME_BASE_Q, t->vist->time_base);
             // The rolls rely on x264 making a forced keyframe an IDR frame (closed GOPs); the parts of other
             // encoders start and end cold.
-            int rolls = strcmp(t->venc->codec->name, "libx264") == 0;
+            int rolls = t->opt->video_codec == MS_VIDEO_H264;
             t->postroll_left = rolls && t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
             t->preroll_from = rolls ? FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur) : t->range_start;
             // x264 ignores regions of interest without its adaptive quantization (and says so once per encoder).
-            // Of the x264 options the stage sets (TranscodeSettings.encoderOptions), only preset ultrafast turns it
-            // off.
-            int aq = !strstr(t->opt->video_options, "preset=ultrafast");
+            // Of what the options set, only preset ultrafast turns it off.
+            int aq = t->opt->preset != MS_PRESET_ULTRAFAST;
             t->boost_left = rolls && aq && t->preroll_from < t->range_start ? RANGE_BOOST_FRAMES : 0;
             t->preroll_shift = t->range_start - t->preroll_from;
             // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.

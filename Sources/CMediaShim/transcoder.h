@@ -103,6 +103,11 @@ int ms_transcode_fail(transcoder *t, int code, int cause, const char *what);
 int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame);
 /// Opens the video encoder for t->vist as decoded by t->vdec (opened by the caller) and the output's video stream.
 int ms_transcode_open_video(transcoder *t);
+/// FFmpeg's name of the encoder that writes `codec` (an ms_video_codec).
+const char *ms_video_encoder(int codec);
+/// Sets the encoder's own options from the typed fields of `opt` (preset, closed_gop, threads), on `enc` before it
+/// is opened; an option the encoder does not have or refuses fails with MS_ERROR_INVALID_ARGUMENT.
+int ms_set_encoder_options(AVCodecContext *enc, const ms_transcode_options *opt, char *errbuf, size_t errlen);
 /// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
 int ms_transcode_video_frame(transcoder *t, AVFrame *f);
 /// What the transcode wrote, but the file's size.

@@ -9,7 +9,7 @@ import Synchronization
 /// cancelling the calling task stops a transcode within a fraction of a second, and FFmpeg's log lines
 /// go to the logger given to the call that made them (see `FFmpegLog`).
 public enum MediaToolkit {
-    /// The shim's ABI version; the Swift side was written for 10.
+    /// The shim's ABI version; the Swift side was written for 11.
     public static var abiVersion: Int { Int(ms_abi_version()) }
 
     /// Starts loading FFmpeg's libraries on a thread of its own and returns at once. Loading takes some 50 ms
@@ -48,7 +48,7 @@ public enum MediaToolkit {
     ) async throws -> TranscodeReport {
         try await runReporting(about: input, logger: logger, progress: progress, videoRead: videoRead) {
             callback, context, report, message in
-            var options = shimOptions(settings)
+            var options = settings.shimOptions
             if videoRead != nil {
                 options.video_read = { context in
                     guard let context else { return }
@@ -73,7 +73,7 @@ public enum MediaToolkit {
         settings.mode = .remux
         return try await runReporting(about: input, logger: logger, progress: progress) {
             [settings] callback, context, report, message in
-            var options = shimOptions(settings)
+            var options = settings.shimOptions
             let gateContext = Unmanaged.passUnretained(gate).toOpaque()
             return withExtendedLifetime(gate) {
                 ms_remux_streamed(
@@ -100,7 +100,7 @@ public enum MediaToolkit {
         let paths = outputs.map(\.path)
         let settings = outputs.map(\.settings)
         return try await runShim(about: input, logger: logger, progress: progress) { callback, context, message in
-            let options = settings.map(shimOptions)
+            let options = settings.map(\.shimOptions)
             var pointers = paths.map { strdup($0) }
             defer { pointers.forEach { free($0) } }
             var results = [ms_transcode_result](repeating: ms_transcode_result(), count: paths.count)
@@ -112,51 +112,6 @@ public enum MediaToolkit {
                 }
             }
             return (status, results.map(TranscodeReport.init))
-        }
-    }
-
-    /// The shim's options for `settings`.
-    private static func shimOptions(_ settings: TranscodeSettings) -> ms_transcode_options {
-        var options = ms_transcode_options()
-        ms_transcode_options_init(&options)
-        options.mode = settings.mode == .remux ? Int32(MS_MODE_REMUX.rawValue) : Int32(MS_MODE_TRANSCODE.rawValue)
-        options.crf = Int32(settings.crf ?? -1)
-        options.video_bit_rate = settings.videoBitRate ?? 0
-        copy(settings.codec.encoder, into: &options.video_encoder)
-        var encoderOptions = settings.codec.encoderOptions(preset: settings.preset, threads: settings.threads)
-        if settings.keyframeInterval != nil, settings.codec == .hevc {
-            // With open GOPs (its default) libx265 makes a forced keyframe a CRA picture, whose leading pictures
-            // refer to the segment before: closed, a forced keyframe is an IDR picture and a segment stands alone.
-            encoderOptions = encoderOptions.replacingOccurrences(of: "x265-params=", with: "x265-params=open-gop=0:")
-        }
-        copy(encoderOptions, into: &options.video_options)
-        options.max_width = Int32(settings.maxWidth ?? 0)
-        options.max_height = Int32(settings.maxHeight ?? 0)
-        options.max_fps = settings.maxFPS ?? 0
-        options.audio_bit_rate = settings.audioBitRate ?? 0
-        options.audio_channels = Int32(settings.audioChannels ?? 0)
-        options.audio_sample_rate = Int32(settings.audioSampleRate ?? 0)
-        options.faststart = settings.faststart ? 1 : 0
-        options.threads = Int32(settings.threads)
-        switch settings.streams {
-        case .all: options.streams = Int32(MS_STREAMS_ALL.rawValue)
-        case .video: options.streams = Int32(MS_STREAMS_VIDEO.rawValue)
-        case .audio: options.streams = Int32(MS_STREAMS_AUDIO.rawValue)
-        case .audioAndText: options.streams = Int32(MS_STREAMS_AUDIO_AND_TEXT.rawValue)
-        }
-        if let range = settings.range {
-            options.range_start = range.start
-            options.range_duration = range.end.map { $0 - range.start } ?? 0
-        }
-        options.keyframe_interval = settings.keyframeInterval ?? 0
-        return options
-    }
-
-    /// Copies `text` into a fixed-size C char array, cut to fit, NUL-terminated.
-    private static func copy<T>(_ text: String, into field: inout T) {
-        withUnsafeMutableBytes(of: &field) { buffer in
-            let bytes = Array(text.utf8.prefix(buffer.count - 1))
-            buffer.copyBytes(from: bytes + [0])
         }
     }
 
@@ -235,7 +190,7 @@ public enum MediaToolkit {
     /// bit for bit (x264 and the decoders compute the same on every processor, the scaler and the AAC encoder need
     /// not), so a segmented transcode records it with its parts, and workers share a plan's units only with
     /// workers of the same build.
-    public static func encoderBuild(of codec: TranscodeSettings.VideoCodec) async -> String {
+    public static func encoderBuild(of codec: VideoCodec) async -> String {
         await BlockingWork.runLong {
             var version = [CChar](repeating: 0, count: 64)
             let found = ms_library_version(codec.library, &version, version.count) == 0

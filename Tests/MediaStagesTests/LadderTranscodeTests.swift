@@ -14,7 +14,7 @@ import Testing
         settings.maxWidth = height * 16 / 9
         settings.maxHeight = height
         settings.videoBitRate = bitRate
-        settings.preset = "veryfast"
+        settings.preset = .veryfast
         settings.threads = 2
         settings.keyframeInterval = 1
         settings.faststart = false
@@ -72,12 +72,14 @@ import Testing
         try await makeClip(seconds: 2, size: "320x180", at: clip)
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        var broken = rendition(height: 90, bitRate: 100_000)
-        broken.preset = "no-such-preset"
+        // Its folder is missing: it fails once the renditions before it have started their files.
         let failing = [
             (path: out.appendingPathComponent("180p.mp4").path, settings: rendition(height: 180, bitRate: 300_000)),
             (path: out.appendingPathComponent("audio.mp4").path, settings: audio),
-            (path: out.appendingPathComponent("broken.mp4").path, settings: broken),
+            (
+                path: out.appendingPathComponent("missing/broken.mp4").path,
+                settings: rendition(height: 90, bitRate: 100_000)
+            ),
         ]
         let error = await #expect(throws: MediaError.self) {
             try await MediaToolkit.transcodeLadder(clip.path, outputs: failing)
