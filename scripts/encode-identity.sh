@@ -8,10 +8,12 @@
 # threads, SVT-AV1's mapped presets and logical processors, segmented exports, a profile, and packages whose HEVC
 # renditions close their GOPs. Compare builds on one machine: automatic threads depend on its cores.
 # Not every encode repeats its bytes, even from one build: libx264 0.164 with 2 threads gave another stream now and
-# then (3 outputs in 16 runs of the ffmpeg CLI with -threads 2; 16 of 16 alike with 1 thread), and two SVT-AV1
-# encoders running at once in one process (a package of two AV1 renditions) differed from run to run. So x264 runs
-# with 1 thread here, a package has one AV1 rendition at most, and each binary runs ROUNDS times (default 3): a
-# file's digest is the one most of its rounds gave ("3/3" says how many did), and the builds are compared by it.
+# then (3 outputs in 16 runs of the ffmpeg CLI with -threads 2; 16 of 16 alike with 1 thread; valgrind shows it
+# reading 4 bytes past the end of one of its own buffers, so what lies there can change its output), and two
+# SVT-AV1 encoders running at once in one process (a package of two AV1 renditions) differed from run to run. So
+# x264 runs with 1 thread here (each export in a process of its own), a package has one AV1 rendition at most, and
+# each binary runs ROUNDS times (default 3): a file's digest is the one most of its rounds gave ("3/3" says how
+# many did), and the builds are compared by it.
 # Run it under cpu-lock. Needs the ffmpeg CLI (lavfi). IDENTITY_KEEP=1 keeps the temporary folder.
 set -euo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 PIPELINE [OTHER_PIPELINE]" >&2; exit 2; }
