@@ -10,8 +10,9 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
 
     /// Re-encode or copy.
     public var mode: Mode = .transcode
-    /// The video codec; nil for H.264 (settings written before there was a choice): set ``codec``.
-    public var videoCodec: VideoCodec?
+    /// The video codec as stored: nil for H.264 (settings written before there was a choice). Set through
+    /// ``codec``, which keeps H.264 nil; decoding sets it as stored.
+    public private(set) var videoCodec: VideoCodec?
     /// The encoder's constant rate factor (``VideoCodec/crfRange``); nil for the encoder's default.
     public var crf: Int?
     /// Video bits per second (with a CRF: a cap).
