@@ -7,18 +7,34 @@
 
 #include <libavutil/opt.h>
 
-/// x264's name of each preset (x265 takes the same names) and SVT-AV1's number for it (0, the slowest, to 13).
-static const struct {
-    const char *name;
+/// What an encoder is told for a preset: x264's name (x265 takes the same names) and SVT-AV1's number (0, the
+/// slowest, to 13).
+typedef struct preset_setting {
+    const char *name;  // NULL: no preset (MS_PRESET_DEFAULT, or a value that is no ms_preset)
     int svt_av1;
-} presets[] = {
-    [MS_PRESET_ULTRAFAST] = {"ultrafast", 12}, [MS_PRESET_SUPERFAST] = {"superfast", 11},
-    [MS_PRESET_VERYFAST] = {"veryfast", 10},   [MS_PRESET_FASTER] = {"faster", 9},
-    [MS_PRESET_FAST] = {"fast", 8},            [MS_PRESET_MEDIUM] = {"medium", 7},
-    [MS_PRESET_SLOW] = {"slow", 5},            [MS_PRESET_SLOWER] = {"slower", 4},
-    [MS_PRESET_VERYSLOW] = {"veryslow", 2},
-};
-_Static_assert(sizeof presets / sizeof *presets == MS_PRESET_VERYSLOW + 1, "a name for every preset");
+} preset_setting;
+
+// A switch without a default, with -Wswitch an error here: a preset added to ms_preset without its case below does
+// not compile, so no preset can lack its name or number.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+/// The setting of `preset`.
+static preset_setting preset_setting_of(ms_preset preset) {
+    switch (preset) {
+    case MS_PRESET_DEFAULT: break;
+    case MS_PRESET_ULTRAFAST: return (preset_setting){"ultrafast", 12};
+    case MS_PRESET_SUPERFAST: return (preset_setting){"superfast", 11};
+    case MS_PRESET_VERYFAST: return (preset_setting){"veryfast", 10};
+    case MS_PRESET_FASTER: return (preset_setting){"faster", 9};
+    case MS_PRESET_FAST: return (preset_setting){"fast", 8};
+    case MS_PRESET_MEDIUM: return (preset_setting){"medium", 7};
+    case MS_PRESET_SLOW: return (preset_setting){"slow", 5};
+    case MS_PRESET_SLOWER: return (preset_setting){"slower", 4};
+    case MS_PRESET_VERYSLOW: return (preset_setting){"veryslow", 2};
+    }
+    return (preset_setting){NULL, 0};
+}
+#pragma GCC diagnostic pop
 
 const char *ms_video_encoder(int codec) {
     switch (codec) {
@@ -49,11 +65,15 @@ static int x265_params(const ms_transcode_options *o, AVDictionary **params) {
 
 int ms_set_encoder_options(AVCodecContext *enc, const ms_transcode_options *o, char *errbuf, size_t errlen) {
     int ret = 0;
-    if (o->preset != MS_PRESET_DEFAULT && o->video_codec == MS_VIDEO_AV1)
-        ret = ff.av_opt_set_int(enc->priv_data, "preset", presets[o->preset].svt_av1, 0);
-    else if (o->preset != MS_PRESET_DEFAULT)
-        ret = ff.av_opt_set(enc->priv_data, "preset", presets[o->preset].name, 0);
-    if (ret < 0) return refused(enc, "preset", ret, errbuf, errlen);
+    if (o->preset != MS_PRESET_DEFAULT) {
+        preset_setting preset = preset_setting_of((ms_preset)o->preset);
+        if (!preset.name)  // ms_transcode_validate refuses it first
+            return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
+                           "option preset (ms_preset): %d", o->preset);
+        ret = o->video_codec == MS_VIDEO_AV1 ? ff.av_opt_set_int(enc->priv_data, "preset", preset.svt_av1, 0)
+                                             : ff.av_opt_set(enc->priv_data, "preset", preset.name, 0);
+        if (ret < 0) return refused(enc, "preset", ret, errbuf, errlen);
+    }
     // The encoder library's own parameters, which FFmpeg's wrapper hands it one by one.
     AVDictionary *params = NULL;
     const char *key = NULL;
