@@ -17,6 +17,8 @@ static int lookup(const char *name, const char *const *names, int count) {
 }
 
 int main(int argc, char **argv) {
+    // These names repeat those of the shim's preset table (encoder_settings.c, internal to the shim) on purpose: a
+    // benchmark stands alone on the public header, as a caller of the shim would.
     static const char *const codecs[] = {[MS_VIDEO_H264] = "h264", [MS_VIDEO_HEVC] = "hevc", [MS_VIDEO_AV1] = "av1"};
     static const char *const presets[] = {
         [MS_PRESET_ULTRAFAST] = "ultrafast", [MS_PRESET_SUPERFAST] = "superfast", [MS_PRESET_VERYFAST] = "veryfast",

@@ -1,9 +1,10 @@
 // The video encoder's own settings, from the typed fields of ms_transcode_options: the one place that knows which
-// FFmpeg encoder writes each codec, each encoder's name or number for a preset, and the parameters x265 and
-// SVT-AV1 take for threads and GOPs.
+// FFmpeg encoder writes each codec, each encoder's name or number for a preset, the parameters x265 and SVT-AV1 take
+// for threads and GOPs, and which encoders a range's rolls and first-frame boost suit.
 #include "transcoder.h"
 
 #include <errno.h>
+#include <math.h>
 
 #include <libavutil/opt.h>
 
@@ -44,6 +45,14 @@ const char *ms_video_encoder(int codec) {
     }
 }
 
+int ms_encoder_takes_rolls(const ms_transcode_options *opt) { return opt->video_codec == MS_VIDEO_H264; }
+
+int ms_encoder_takes_boost(const ms_transcode_options *opt) {
+    // x264 ignores regions of interest without its adaptive quantization (and says so once per encoder). Of what
+    // the options set, only preset ultrafast turns it off.
+    return opt->video_codec == MS_VIDEO_H264 && opt->preset != MS_PRESET_ULTRAFAST;
+}
+
 /// The failure of setting the encoder's private option `key` (`ret` < 0).
 static int refused(const AVCodecContext *enc, const char *key, int ret, char *errbuf, size_t errlen) {
     if (ret == AVERROR_OPTION_NOT_FOUND)
@@ -74,6 +83,10 @@ int ms_set_encoder_options(AVCodecContext *enc, const ms_transcode_options *o, c
                                              : ff.av_opt_set(enc->priv_data, "preset", preset.name, 0);
         if (ret < 0) return refused(enc, "preset", ret, errbuf, errlen);
     }
+    // SVT-AV1 (FFmpeg 5.1, SVT-AV1 1.4) ignores a frame's forced picture type and makes a keyframe every gop_size
+    // frames: a ladder's AV1 rendition gets a GOP of one keyframe interval (exact at a constant frame rate).
+    if (o->keyframe_interval > 0 && o->video_codec == MS_VIDEO_AV1)
+        enc->gop_size = (int)FFMAX(1, lround(o->keyframe_interval * av_q2d(enc->framerate)));
     // The encoder library's own parameters, which FFmpeg's wrapper hands it one by one.
     AVDictionary *params = NULL;
     const char *key = NULL;

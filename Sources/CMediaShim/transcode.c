@@ -166,10 +166,6 @@ int ms_transcode_open_video(transcoder *t) {
     enc->color_range = AVCOL_RANGE_MPEG;  // full-range sources are converted: not every player honours the flag
     enc->field_order = AV_FIELD_PROGRESSIVE;
     enc->thread_count = t->opt->threads;
-    // SVT-AV1 (FFmpeg 5.1, SVT-AV1 1.4) ignores a frame's forced picture type and makes a keyframe every gop_size
-    // frames: a ladder's AV1 rendition gets a GOP of one keyframe interval (exact at a constant frame rate).
-    if (t->opt->keyframe_interval > 0 && t->opt->video_codec == MS_VIDEO_AV1)
-        enc->gop_size = (int)FFMAX(1, lround(t->opt->keyframe_interval * av_q2d(fps)));
     t->interlaced = ist->codecpar->field_order == AV_FIELD_TT || ist->codecpar->field_order == AV_FIELD_BB ||
                     ist->codecpar->field_order == AV_FIELD_TB || ist->codecpar->field_order == AV_FIELD_BT;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
@@ -385,15 +381,11 @@ static int run(transcoder *t, const char *in, const char *out) {
             if (t->opt->range_duration > 0)
                 t->range_end = ff.av_rescale_q(ms_microseconds(t->opt->range_start + t->opt->range_duration),
                                                AV_TIME_BASE_Q, t->vist->time_base);
-            // The rolls rely on x264 making a forced keyframe an IDR frame (closed GOPs); the parts of other
-            // encoders start and end cold.
-            int rolls = t->opt->video_codec == MS_VIDEO_H264;
+            int rolls = ms_encoder_takes_rolls(t->opt);
             t->postroll_left = rolls && t->opt->range_duration > 0 ? RANGE_POSTROLL_FRAMES : 0;
             t->preroll_from = rolls ? FFMAX(0, t->range_start - RANGE_PREROLL_FRAMES * t->frame_dur) : t->range_start;
-            // x264 ignores regions of interest without its adaptive quantization (and says so once per encoder).
-            // Of what the options set, only preset ultrafast turns it off.
-            int aq = t->opt->preset != MS_PRESET_ULTRAFAST;
-            t->boost_left = rolls && aq && t->preroll_from < t->range_start ? RANGE_BOOST_FRAMES : 0;
+            int boost = ms_encoder_takes_boost(t->opt) && t->preroll_from < t->range_start;
+            t->boost_left = boost ? RANGE_BOOST_FRAMES : 0;
             t->preroll_shift = t->range_start - t->preroll_from;
             // To the last keyframe at or before the pre-roll: its frames up to there are decoded, not encoded.
             int64_t seek = ff.av_rescale_q(t->preroll_from, t->vist->time_base, AV_TIME_BASE_Q);

@@ -105,9 +105,17 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
 int ms_transcode_open_video(transcoder *t);
 /// FFmpeg's name of the encoder that writes `codec` (an ms_video_codec).
 const char *ms_video_encoder(int codec);
-/// Sets the encoder's own options from the typed fields of `opt` (preset, closed_gop, threads), on `enc` before it
-/// is opened; an option the encoder does not have or refuses fails with MS_ERROR_INVALID_ARGUMENT.
+/// Sets the encoder's own options from the typed fields of `opt` (preset, closed_gop, threads; SVT-AV1's GOP from
+/// keyframe_interval and enc->framerate), on `enc` before it is opened; an option the encoder does not have or
+/// refuses fails with MS_ERROR_INVALID_ARGUMENT.
 int ms_set_encoder_options(AVCodecContext *enc, const ms_transcode_options *opt, char *errbuf, size_t errlen);
+/// Whether a range of `opt`'s encoder is encoded with a pre- and post-roll that are then dropped (transcode.c): they
+/// rely on a forced keyframe being an IDR frame that nothing after it looks past, as libx264 makes it; the other
+/// encoders' parts start and end cold.
+int ms_encoder_takes_rolls(const ms_transcode_options *opt);
+/// Whether a range's first frames (after a pre-roll) get a lower quantizer through a region of interest: libx264
+/// honours one with its adaptive quantization, which preset ultrafast turns off.
+int ms_encoder_takes_boost(const ms_transcode_options *opt);
 /// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
 int ms_transcode_video_frame(transcoder *t, AVFrame *f);
 /// What the transcode wrote, but the file's size.
