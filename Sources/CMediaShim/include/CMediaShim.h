@@ -10,8 +10,8 @@
 //   success. (Lines FFmpeg logs on its own worker threads reach only the log handler.)
 // - Structs are plain data. What the shim reports (ms_media_info) holds fixed-size, NUL-terminated
 //   char arrays, truncated when a name does not fit; what a caller asks for (ms_transcode_options)
-//   holds numbers and enums only, so nothing a caller sets is cut or parsed. Changing a struct's
-//   layout bumps MS_ABI_VERSION.
+//   holds no string: numbers and enums, and the `video_read` callback with its context pointer, so
+//   nothing a caller sets is cut or parsed. Changing a struct's layout bumps MS_ABI_VERSION.
 // - All functions are thread-safe: different threads may probe, transcode and thumbnail at the
 //   same time. Each call blocks until done; run it on a thread of its own, not on a shared pool.
 // - Paths are local files only: they are opened as `file:<path>` with `protocol_whitelist=file`,
