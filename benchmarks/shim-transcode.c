@@ -31,6 +31,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s INPUT OUTPUT h264|hevc|av1 PRESET CRF THREADS\n", argv[0]);
         return 2;
     }
+    // The shim's objects come from a release build that may be older than this header (codecs.sh with PIPELINE set
+    // does not rebuild it): with another layout the options would be read wrong.
+    if (ms_abi_version() != MS_ABI_VERSION) {
+        fprintf(stderr, "shim-transcode: the shim's ABI is %d, this program's %d: rebuild the release build\n",
+                ms_abi_version(), MS_ABI_VERSION);
+        return 1;
+    }
     ms_prepare_process();
     ms_transcode_options options;
     ms_transcode_options_init(&options);

@@ -26,7 +26,11 @@
 extern "C" {
 #endif
 
-/// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
+/// Version of this API and of the struct layouts. A caller that links a shim built apart from the header it was
+/// compiled with (a C program over prebuilt objects, as benchmarks/shim-transcode.c over a release build's)
+/// compares it with `ms_abi_version()` at start-up. MediaStages needs no such check: SwiftPM compiles the shim and
+/// the Swift that imports this header in one build, so the two cannot differ (its tests pin the version it was
+/// written for).
 /// ABI 11: ms_transcode_options names the video encoder's settings by type (`video_codec`, `preset`,
 /// `closed_gop`) instead of an encoder name and an options string.
 #define MS_ABI_VERSION 11
