@@ -176,8 +176,8 @@ int ms_transcode_open_video(transcoder *t) {
     } else if (t->opt->video_bit_rate > 0) {
         enc->bit_rate = t->opt->video_bit_rate;
     }
+    ms_log_clear();  // a refused option's message or the encoder's failure to open carries its own cause
     if ((ret = ms_set_encoder_options(enc, t->opt, t->errbuf, t->errlen)) < 0) return ret;
-    ms_log_clear();
     if ((ret = ff.avcodec_open2(enc, codec, NULL)) < 0)
         return ms_fail(t->errbuf, t->errlen, ret == AVERROR(EINVAL) ? MS_ERROR_INVALID_ARGUMENT : ret, ret,
                        "cannot open the %s encoder", name);
