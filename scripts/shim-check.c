@@ -23,6 +23,8 @@ static int failures;
 
 /// shim-check-routes.c: the lines of FFmpeg's own threads; returns the number of failures.
 int check_ffmpeg_thread_routes(void);
+/// shim-check-encoder.c: the options an encoder lacks or refuses (encoder_settings.c); returns the number of failures.
+int check_encoder_settings(void);
 
 static void fail(const char *fmt, ...) {
     va_list ap;
@@ -441,11 +443,44 @@ static void check_errors(void) {
     expect_code("transcode with a preset out of range",
                 ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option preset") != NULL, "preset out of range: the message names another field: %s", err);
+    opt.preset = -1;
+    expect_code("transcode with a negative preset",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option preset") != NULL, "negative preset: the message names another field: %s", err);
     opt.preset = MS_PRESET_ULTRAFAST;
     opt.video_codec = MS_VIDEO_AV1 + 1;
     expect_code("transcode with a video_codec out of range",
                 ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
+    opt.video_codec = -1;
+    expect_code("transcode with a negative video_codec",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option video_codec") != NULL, "negative video_codec: the message names another field: %s", err);
+    opt.video_codec = MS_VIDEO_HEVC;
+    opt.closed_gop = 2;
+    expect_code("transcode with closed_gop 2",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option closed_gop") != NULL, "closed_gop 2: the message names another field: %s", err);
+    opt.closed_gop = -1;
+    expect_code("transcode with closed_gop -1",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    // A ladder checks every rendition's options as ms_transcode does.
+    ms_transcode_options rungs[2];
+    ms_transcode_options_init(&rungs[0]);
+    rungs[0].streams = MS_STREAMS_VIDEO;
+    rungs[1] = rungs[0];
+    rungs[1].closed_gop = 2;
+    const char *rung_outs[2] = {out_path("rung-0.mp4"), out_path("rung-1.mp4")};
+    expect_code("ladder with a rendition's closed_gop 2",
+                ms_transcode_ladder(in_path("clip-no-audio.mp4"), 2, rung_outs, rungs, NULL, NULL, NULL, err,
+                                    sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(!exists(rung_outs[0]) && !exists(rung_outs[1]), "ladder refused: output left behind");
     expect_code("probe NULL path", ms_probe(NULL, &info, err, sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
     expect_code("probe 'a:b.mp4' (colon in the name)", ms_probe(out_path("a:b.mp4"), &info, err, sizeof err), 0, "");
     CHECK(ms_probe(in_path("not-media.mp4"), &info, NULL, 0) == MS_ERROR_NOT_MEDIA, "NULL errbuf");
@@ -639,6 +674,7 @@ int main(int argc, char **argv) {
     check_transcode(out_path("hdr-subtitled.mkv"), "hdr-subtitled.mp4", &t,
                     (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
     ms_set_log_level(MS_LOG_INFO);
+    failures += check_encoder_settings();
     failures += check_ffmpeg_thread_routes();  // last: it replaces the log handler
 
     ms_set_log_handler(NULL, NULL);
