@@ -26,7 +26,7 @@ public struct TranscodeStage: Stage {
             @Option(
                 "Speed preset by x264's names (x265 takes the same; for av1 mapped to SVT-AV1's 12 … 2) (default: the profile's, else the encoder's)."
             )
-            public var preset: X264Preset?
+            public var preset: EncoderPreset?
             /// Largest displayed width, keeping the aspect ratio.
             @Option("Largest displayed width, keeping the aspect ratio.", minimum: 1) public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
@@ -92,25 +92,10 @@ public struct TranscodeStage: Stage {
         case auto
     }
 
-    /// The video codecs the stage writes.
-    public enum VideoCodec: String, OptionChoice {
-        /// H.264 through libx264.
-        case h264
-        /// HEVC through libx265, tagged hvc1.
-        case hevc
-        /// AV1 through SVT-AV1.
-        case av1
-    }
-
     /// The audio codecs the stage writes.
     public enum AudioCodec: String, OptionChoice {
         /// AAC through FFmpeg's encoder.
         case aac
-    }
-
-    /// x264's speed presets, fastest first.
-    public enum X264Preset: String, OptionChoice {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
     }
 
     /// The name of an ``ExportProfile``.
@@ -203,13 +188,12 @@ public struct TranscodeStage: Stage {
         }
         if let video = options.video {
             if let codec = video.codec {
-                let chosen = TranscodeSettings.VideoCodec(rawValue: codec.rawValue) ?? .h264
-                if chosen != settings.codec {
+                if codec != settings.codec {
                     // Another encoder: the profile's CRF and preset mean something else there.
                     settings.crf = nil
                     settings.preset = nil
                 }
-                settings.videoCodec = chosen == .h264 ? nil : chosen
+                settings.codec = codec
             }
             if let crf = video.crf {
                 let range = settings.codec.crfRange
@@ -221,7 +205,7 @@ public struct TranscodeStage: Stage {
                 settings.crf = crf
             }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
-            if let preset = video.preset { settings.preset = preset.rawValue }
+            if let preset = video.preset { settings.preset = preset }
             if let width = video.maxWidth { settings.maxWidth = try positive(width, "video.maxWidth") }
             if let height = video.maxHeight { settings.maxHeight = try positive(height, "video.maxHeight") }
             if let fps = video.fps {

@@ -14,7 +14,7 @@ import Testing
         settings.maxWidth = height * 16 / 9
         settings.maxHeight = height
         settings.videoBitRate = bitRate
-        settings.preset = "veryfast"
+        settings.preset = .veryfast
         settings.threads = 2
         settings.keyframeInterval = 1
         settings.faststart = false
@@ -72,18 +72,31 @@ import Testing
         try await makeClip(seconds: 2, size: "320x180", at: clip)
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        var broken = rendition(height: 90, bitRate: 100_000)
-        broken.preset = "no-such-preset"
-        let failing = [
-            (path: out.appendingPathComponent("180p.mp4").path, settings: rendition(height: 180, bitRate: 300_000)),
-            (path: out.appendingPathComponent("audio.mp4").path, settings: audio),
-            (path: out.appendingPathComponent("broken.mp4").path, settings: broken),
+        // A rendition that fails once the one before it has started its file: its encoder refuses to open (SVT-AV1
+        // 1.4, this FFmpeg's, takes no picture under 64 lines), or its folder is missing.
+        var tooSmall = rendition(height: 48, bitRate: 100_000)
+        tooSmall.codec = .av1
+        let broken: [(path: String, settings: TranscodeSettings, code: MediaError.Code, cause: String)] = [
+            (out.appendingPathComponent("broken.mp4").path, tooSmall, .invalidArgument, "libsvtav1"),
+            (
+                out.appendingPathComponent("missing/broken.mp4").path, rendition(height: 90, bitRate: 100_000),
+                .outputNotWritable, "No such file or directory"
+            ),
         ]
-        let error = await #expect(throws: MediaError.self) {
-            try await MediaToolkit.transcodeLadder(clip.path, outputs: failing)
+        for rung in broken {
+            let failing = [
+                (path: out.appendingPathComponent("180p.mp4").path, settings: rendition(height: 180, bitRate: 300_000)),
+                (path: out.appendingPathComponent("audio.mp4").path, settings: audio),
+                (path: rung.path, settings: rung.settings),
+            ]
+            let error = await #expect(throws: MediaError.self) {
+                try await MediaToolkit.transcodeLadder(clip.path, outputs: failing)
+            }
+            #expect(error?.code == rung.code, "\(String(describing: error))")
+            #expect(error?.message.contains("broken.mp4") == true, "\(String(describing: error))")
+            #expect(error?.message.contains(rung.cause) == true, "\(String(describing: error))")
+            #expect(files(in: out) == [])
         }
-        #expect(error?.message.contains("broken.mp4") == true, "\(String(describing: error))")
-        #expect(files(in: out) == [])
 
         let noAudio = [
             (path: out.appendingPathComponent("180p.mp4").path, settings: rendition(height: 180, bitRate: 300_000)),
