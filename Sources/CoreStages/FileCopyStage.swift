@@ -46,6 +46,7 @@ public struct FileCopyStage: Stage {
     }
 
     public static let stageType = "file.copy"
+    public static let landingOutput = "path"
     public static let summary = "Copies a file into a folder atomically; resumes a partial copy after a crash."
 
     /// Bytes between checkpoints.

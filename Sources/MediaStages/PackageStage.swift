@@ -31,7 +31,7 @@ public struct PackageStage: Stage {
             @Option("The rendition's name and folder (default: <height>p).") public var name: String?
             /// The rendition's video codec instead of the package's.
             @Option("The rendition's video codec: h264, hevc or av1 (default: the package's codec).")
-            public var codec: RenditionCodec?
+            public var codec: VideoCodec?
 
             public init() {}
         }
@@ -60,10 +60,9 @@ public struct PackageStage: Stage {
         @Option(
             "Video codec of the renditions: h264 (libx264), hevc (libx265, tagged hvc1, forced keyframes are IDR frames) or av1 (SVT-AV1, a keyframe every segmentSeconds of frames)."
         )
-        public var codec = RenditionCodec.h264
+        public var codec = VideoCodec.h264
         /// x264's speed preset.
-        @Option("x264's speed preset (libx265 takes the same names).") public var preset = TranscodeStage.X264Preset
-            .veryfast
+        @Option("x264's speed preset (libx265 takes the same names).") public var preset = EncoderPreset.veryfast
         /// Bits per second of the audio rendition.
         @Option("Bits per second of the AAC audio rendition, stereo at most (default: 128k).", minimum: 1000)
         public var audioBitrate: BitRate?
@@ -83,24 +82,6 @@ public struct PackageStage: Stage {
         case standard
         /// 720p, 480p, 360p, 240p at lower bit rates.
         case compact
-    }
-
-    /// The video codecs of a package's renditions.
-    public enum RenditionCodec: String, OptionChoice {
-        /// H.264 through libx264: plays everywhere.
-        case h264
-        /// HEVC through libx265, tagged hvc1 (Apple's players need it): about the same picture in fewer bits.
-        case hevc
-        /// AV1 through SVT-AV1: fewer bits still, for recent browsers and phones.
-        case av1
-
-        var settingsCodec: TranscodeSettings.VideoCodec {
-            switch self {
-            case .h264: .h264
-            case .hevc: .hevc
-            case .av1: .av1
-            }
-        }
     }
 
     /// What a rendition of the package is, as the outputs give it.
@@ -169,6 +150,7 @@ public struct PackageStage: Stage {
     public static let stageType = "ffmpeg.package"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
     public static let summary =
         "Makes an adaptive streaming package: an HLS ladder of H.264 or HEVC renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
 
@@ -182,12 +164,12 @@ public struct PackageStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let segmentSeconds = options.segmentSeconds.seconds
         var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
-        var codecs: [String: TranscodeSettings.VideoCodec] = [:]  // renditions whose codec is not the package's
+        var codecs: [String: VideoCodec] = [:]  // renditions whose codec is not the package's
         if let renditions = options.renditions {
             rungs = renditions.map { rendition in
                 let rung = StreamingLadder.Rung(
                     name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
-                codecs[rung.name] = rendition.codec?.settingsCodec
+                codecs[rung.name] = rendition.codec
                 return rung
             }
         }
@@ -217,11 +199,11 @@ public struct PackageStage: Stage {
             )
         }
         let packager = Packager(
-            input: input, folder: folder, segmentSeconds: segmentSeconds, preset: options.preset.rawValue,
+            input: input, folder: folder, segmentSeconds: segmentSeconds, preset: options.preset,
             threads: options.threads, audioBitRate: options.audioBitrate?.bitsPerSecond ?? 128_000,
             duration: info.duration,
             frameRate: video.fps, context: context)
-        var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec.settingsCodec) }
+        var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec) }
         try Self.checkAV1Alignment(plans, segmentSeconds: segmentSeconds, frameRate: video.fps)
         if info.audio != nil { plans.insert(.audio, at: 0) }  // cheap: done first
         let finished = try await packager.run(plans)
@@ -285,7 +267,7 @@ extension PackageStage {
         _ plans: [Packager.Plan], segmentSeconds: Double, frameRate: Double
     ) throws(StageFailure) {
         let codecs = Set(
-            plans.compactMap { plan -> TranscodeSettings.VideoCodec? in
+            plans.compactMap { plan -> VideoCodec? in
                 if case .video(_, let codec) = plan { return codec } else { return nil }
             })
         guard codecs.contains(.av1), codecs.count > 1 else { return }

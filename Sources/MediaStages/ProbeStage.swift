@@ -56,6 +56,7 @@ public struct ProbeStage: Stage {
 
     public static let stageType = "ffmpeg.probe"
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
     public static let summary = "Reads container and stream facts (codecs, size, fps, rotation, duration) with FFmpeg."
 
     public init() {}
@@ -120,6 +121,8 @@ public struct ThumbnailStage: Stage {
     public static let stageType = "ffmpeg.thumbnail"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
     public static let summary = "Writes one JPEG frame at a time offset (default 10 % into the file), upright."
 
     public init() {}

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import StageKit
+import StageRuntime
 
 /// `ffmpeg.transcode`: decode and re-encode into an H.264, HEVC or AV1 + AAC MP4 (faststart by default), or, with
 /// `mode: "auto"`, copy the streams when the input already plays where the profile promises (``PlaybackRules``).
@@ -25,7 +26,7 @@ public struct TranscodeStage: Stage {
             @Option(
                 "Speed preset by x264's names (x265 takes the same; for av1 mapped to SVT-AV1's 12 … 2) (default: the profile's, else the encoder's)."
             )
-            public var preset: X264Preset?
+            public var preset: EncoderPreset?
             /// Largest displayed width, keeping the aspect ratio.
             @Option("Largest displayed width, keeping the aspect ratio.", minimum: 1) public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
@@ -80,7 +81,7 @@ public struct TranscodeStage: Stage {
 
         public init() {}
 
-        /// The CRF's range depends on the codec (TranscodeSettings.VideoCodec.crfRange), which the profile may
+        /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may
         /// choose: the declared bounds are those of the widest.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
             guard let crf = with["video"]?["crf"]?.intValue, let codec = TranscodeStage.codec(in: with) else {
@@ -107,25 +108,10 @@ public struct TranscodeStage: Stage {
         case auto
     }
 
-    /// The video codecs the stage writes.
-    public enum VideoCodec: String, OptionChoice {
-        /// H.264 through libx264.
-        case h264
-        /// HEVC through libx265, tagged hvc1.
-        case hevc
-        /// AV1 through SVT-AV1.
-        case av1
-    }
-
     /// The audio codecs the stage writes.
     public enum AudioCodec: String, OptionChoice {
         /// AAC through FFmpeg's encoder.
         case aac
-    }
-
-    /// x264's speed presets, fastest first.
-    public enum X264Preset: String, OptionChoice {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
     }
 
     /// The name of an ``ExportProfile``.
@@ -173,6 +159,10 @@ public struct TranscodeStage: Stage {
     public static let stageType = "ffmpeg.transcode"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// Segments joined into a faststart MP4, or a remux of an MP4 or MOV, are final behind the head as written.
+    public static let streamRole = StreamRole.producer
     public static let summary =
         "Re-encodes into an H.264, HEVC or AV1 + AAC MP4 (faststart); profiles: "
         + ExportProfile.all.map(\.name).joined(separator: ", ")
@@ -200,17 +190,16 @@ public struct TranscodeStage: Stage {
         }
         if let video = options.video {
             if let codec = video.codec {
-                let chosen = TranscodeSettings.VideoCodec(rawValue: codec.rawValue) ?? .h264
-                if chosen != settings.codec {
+                if codec != settings.codec {
                     // Another encoder: the profile's CRF and preset mean something else there.
                     settings.crf = nil
                     settings.preset = nil
                 }
-                settings.videoCodec = chosen == .h264 ? nil : chosen
+                settings.codec = codec
             }
             if let crf = video.crf { settings.crf = crf }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
-            if let preset = video.preset { settings.preset = preset.rawValue }
+            if let preset = video.preset { settings.preset = preset }
             if let width = video.maxWidth { settings.maxWidth = width }
             if let height = video.maxHeight { settings.maxHeight = height }
             if let fps = video.fps { settings.maxFPS = fps }
@@ -227,9 +216,9 @@ public struct TranscodeStage: Stage {
 
     /// The codec an export of these options writes: the video codec's, else the profile's, else H.264; nil while a
     /// template leaves it unknown.
-    static func codec(in with: JSONValue) -> TranscodeSettings.VideoCodec? {
+    static func codec(in with: JSONValue) -> VideoCodec? {
         switch with["video"]?["codec"] {
-        case .string(let name)?: return TranscodeSettings.VideoCodec(rawValue: name)
+        case .string(let name)?: return VideoCodec(rawValue: name)
         case nil, .null?: break
         default: return nil
         }
@@ -261,6 +250,10 @@ public struct RemuxStage: Stage {
 
     public static let stageType = "ffmpeg.remux"
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// A remux of an MP4 or MOV copies behind room reserved for the index.
+    public static let streamRole = StreamRole.producer
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."
 
     public init() {}

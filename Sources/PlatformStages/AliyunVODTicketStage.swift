@@ -81,6 +81,7 @@ public struct AliyunVODTicketStage: Stage {
     }
 
     public static let stageType = "aliyun.vod.ticket"
+    public static let inputFileOption = "file"
     public static let resource = StageResource.api
     public static let summary =
         "Creates an ApsaraVideo VOD video and its OSS upload address and temporary credential (CreateUploadVideo), or refreshes them (RefreshUploadVideo); reconciles an unanswered create by ReferenceId."

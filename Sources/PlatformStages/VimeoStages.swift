@@ -144,6 +144,7 @@ public struct VimeoMetadataStage: Stage {
     }
 
     public static let stageType = "vimeo.metadata"
+    public static let landingOutput = "link"
     public static let resource = StageResource.api
     public static let summary = "Sets the video's metadata (PATCH {uri}: name, description, privacy, more) and tags."
 

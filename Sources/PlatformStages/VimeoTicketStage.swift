@@ -104,6 +104,8 @@ public struct VimeoTicketStage: Stage {
     }
 
     public static let stageType = "vimeo.ticket"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "link"
     public static let resource = StageResource.api
     public static let summary =
         "Creates the video and its upload (POST /me/videos: tus, pull or legacy streaming) after a quota check, or a new version of the video's file when the content changed."

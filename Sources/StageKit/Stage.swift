@@ -47,6 +47,25 @@ public protocol Stage: Sendable {
     /// ``StageContext/retrying(attempt:after:because:)``. The engine then does not retry it again: one
     /// policy, one owner. Defaults to false: the engine retries the stage.
     static var retriesItself: Bool { get }
+    /// How the stage takes part in `"stream": true`: it writes a file others may read as it is written, it
+    /// reads one, or neither. Defaults to ``StreamRole/none``.
+    static var streamRole: StreamRole { get }
+    /// The option that names the file the stage reads, whose default is the input file: a run probes the input
+    /// files for a media stage that reads them, and a follower streams the export this option references.
+    /// Defaults to `"file"` when the stage has an option of that name, else ``noOption`` (the stage reads the
+    /// input file, if any). A `String`, not a `String?`, so that `static let inputFileOption = "source"` is the
+    /// declaration: a property of another type would not be this one, and the default would apply unseen.
+    static var inputFileOption: String { get }
+    /// The output that says where the stage's result landed (a URL or a path): a run reports the last one an
+    /// item's stages gave, and a producer's is the file it writes. Defaults to the first of `link`, `url`,
+    /// `location` and `path` among the outputs of ``outputSchema``, else ``noOutput`` (the stage lands nothing).
+    /// A `String` for the same reason as ``inputFileOption``.
+    static var landingOutput: String { get }
+    /// Why this stage cannot stream with the workflow's `options` (its `with`, templates unresolved): for a
+    /// follower, a configuration it cannot stream with; for any other stage, why it cannot follow an export at
+    /// all; for a producer, why the export cannot be streamed with these options on `inputs`. Nil when it can.
+    /// `validate` shows it. Defaults to nil (a stage that cannot follow gets a general reason).
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String?
 
     /// Creates the stage.
     init()

@@ -165,34 +165,36 @@ struct Sandbox: ~Copyable {
         return registry
     }
 
-    func workflow(_ json: String) throws -> Workflow {
-        try WorkflowLoader(registry: Self.registry).load(data: Data(json.utf8), file: "test.json")
+    func workflow(_ json: String, registry: StageRegistry = Self.registry) throws -> Workflow {
+        try WorkflowLoader(registry: registry).load(data: Data(json.utf8), file: "test.json")
     }
 
     @discardableResult
     func run(
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
-        log: EventLog = EventLog()
+        log: EventLog = EventLog(), registry: StageRegistry = Self.registry
     ) async throws -> RunSummary {
-        try await outcome(json, environment: environment, jobs: jobs, limits: limits, log: log).summary
+        try await outcome(json, environment: environment, jobs: jobs, limits: limits, log: log, registry: registry)
+            .summary
     }
 
     /// Runs a workflow over the sandbox's files as the command line does, and returns what the runner returns.
     /// `slots`, when given, are shared with other runners (as a worker's are) and stand for `limits`.
     func outcome(
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
-        slots: ResourceSlots? = nil, log: EventLog = EventLog(), keepsEveryResult: Bool = true
+        slots: ResourceSlots? = nil, log: EventLog = EventLog(), keepsEveryResult: Bool = true,
+        registry: StageRegistry = Self.registry
     ) async throws -> RunOutcome {
-        let workflow = try workflow(json)
+        let workflow = try workflow(json, registry: registry)
         let ledger = try ledger()
         // As the command line does: a clean close folds the write-ahead log back into the database file.
         defer { try? ledger.close() }
         let discovery = try InputDiscovery.discover(
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
-        let plan = try await BatchPlanner(workflow: workflow, registry: Self.registry).plan(
+        let plan = try await BatchPlanner(workflow: workflow, registry: registry).plan(
             discovery, store: ledger, workflow: workflow.name)
         var runner = Runner(
-            workflow: workflow, registry: Self.registry, store: ledger,
+            workflow: workflow, registry: registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: state.appendingPathComponent("scratch"), environment: environment, jobs: jobs,
             slots: slots ?? ResourceSlots(limits), running: RunningItems(), sink: log)

@@ -114,10 +114,7 @@ extension WorkflowReader {
     }
 
     private mutating func reportUnknownType(_ uses: String, at path: JSONPath) {
-        log.error(
-            path.appending("uses"),
-            "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
-                + " (pipeline stages lists them)")
+        log.error(path.appending("uses"), registry.unknownTypeMessage(uses))
     }
 
     /// `"if"`: a condition, written with or without `${...}`, or a constant.

@@ -61,6 +61,8 @@ public struct HTTPUploadStage: Stage {
     }
 
     public static let stageType = "http.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "url"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true

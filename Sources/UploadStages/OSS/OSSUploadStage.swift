@@ -62,6 +62,8 @@ public struct OSSUploadStage: Stage {
     public typealias Outputs = UploadedObject
 
     public static let stageType = "oss.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
@@ -102,7 +104,7 @@ struct OSSBackend: MultipartBackend {
         self.options = options
         self.file = file
         self.context = context
-        signer = OSSSigner(credentials: try options.credentials.accessKey())
+        signer = OSSSigner(credentials: try options.credentials.accessKey(), version: .v1)
         let stall = options.stallTimeout
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))

@@ -64,6 +64,8 @@ public struct PresignedUploadStage: Stage {
     }
 
     public static let stageType = "presigned.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true

@@ -72,6 +72,7 @@ public struct S3FolderUploadStage: Stage {
     }
 
     public static let stageType = "s3.uploadFolder"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true

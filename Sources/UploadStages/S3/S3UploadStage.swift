@@ -7,6 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
+import StageRuntime
 
 /// `s3.upload`: S3 multipart upload with SigV4, parallel parts, a checksum per part, and resume: the
 /// upload id and every finished part are checkpointed; after a crash the stage reconciles with
@@ -54,6 +55,10 @@ public struct S3UploadStage: Stage {
     }
 
     public static let stageType = "s3.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
+    /// A multipart upload sends part 1, the head, last.
+    public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 public import StageKit
+import StageRuntime
 
 /// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
 /// termination). It creates the upload on an `endpoint`, or continues one someone else created at
@@ -88,6 +89,10 @@ public struct TusUploadStage: Stage {
     }
 
     public static let stageType = "tus.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "url"
+    /// Partial uploads concatenate in any order, the head's last.
+    public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true

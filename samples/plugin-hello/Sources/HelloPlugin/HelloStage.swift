@@ -54,5 +54,5 @@ struct HelloStage: Stage {
 /// The plugin's entry point: registers its stages with the host.
 @_cdecl("pipeline_plugin_register")
 public func registerStages(_ registrar: PluginRegistrar?) -> Int32 {
-    PluginExport.register([HelloStage.self, SendStage.self], with: registrar)
+    PluginExport.register([HelloStage.self, SendStage.self, FollowStage.self], with: registrar)
 }

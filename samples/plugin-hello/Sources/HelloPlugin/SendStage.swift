@@ -37,6 +37,11 @@ struct SendStage: Stage {
     static let resource = StageResource.network
     static let retriesItself = true
 
+    /// A plugin stage gives its own reason not to stream, as a built-in one does.
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
+        "it copies a finished file in one request; hello.follow copies an export while it is written"
+    }
+
     init() {}
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
