@@ -11,38 +11,23 @@ enum OSSAuthentication {
     /// The region the sandbox's OSS is in, which a V4 signature's scope must name (`UploadAuth` gives it).
     static let region = "cn-shanghai"
 
+    /// A request's access key and how to check its signature with that key's secret.
+    private typealias Signed = (accessKeyID: String, verify: (_ secret: String) throws -> Void)
+
     /// Checks `request` to `bucket/key`.
     static func check(
         _ request: Request, bucket: String, key: String, query: [String: String], aliyun: AliyunState
     ) async throws {
         let authorization = request.headers[.authorization] ?? ""
-        let accessKeyID: String
-        let verify: (String) throws -> Void
+        let signed: Signed
         if let v4 = OSSV4Authorization(authorization) {
-            accessKeyID = v4.accessKeyID
-            let timestamp = try self.checkV4Date(of: request, scope: v4)
-            let canonical = v4.canonicalRequest(
-                method: request.method.rawValue, bucket: bucket, key: key, query: query, headers: request.headers,
-                host: request.head.authority)
-            verify = { secret in
-                let stringToSign = v4.stringToSign(timestamp: timestamp, canonicalRequest: canonical)
-                guard v4.expectedSignature(of: stringToSign, secret: secret) == v4.signature else {
-                    throw OSSError(
-                        status: .forbidden, code: "SignatureDoesNotMatch",
-                        message: "The request signature we calculated does not match the signature you provided.",
-                        extra: [
-                            ("StringToSign", stringToSign), ("CanonicalRequest", canonical),
-                            ("SignatureProvided", v4.signature), ("OSSAccessKeyId", accessKeyID),
-                        ], ec: "0002-00000040")
-                }
-            }
-        } else if authorization.hasPrefix("OSS4-HMAC-SHA256") {
+            signed = try self.signedV4(request, v4, bucket: bucket, key: key, query: query)
+        } else if authorization.hasPrefix(OSSV4Authorization.algorithm) {
             throw OSSError(
                 status: .badRequest, code: "InvalidArgument",
                 message: "Invalid credential in Authorization header (OSS4-HMAC-SHA256 Credential=…, Signature=…).",
                 ec: "0002-00000205")
         } else {
-            let (id, signature) = try self.credentialV1(of: request)
             guard aliyun.core.configuration.acceptsOSSV1 else {
                 throw OSSError(
                     status: .forbidden, code: "AccessDenied",
@@ -50,11 +35,59 @@ enum OSSAuthentication {
                         "OSS no longer supports V1 signatures for this account: sign the request with V4 (OSS4-HMAC-SHA256).",
                     ec: "0002-00000080")
             }
-            accessKeyID = id
-            try self.checkDate(of: request)
-            let stringToSign = AliyunSignature.ossStringToSign(
-                method: request.method.rawValue, headers: request.headers, bucket: bucket, key: key, query: query)
-            verify = { secret in
+            signed = try self.signedV1(request, bucket: bucket, key: key, query: query)
+        }
+        guard let known = await aliyun.secret(ofAccessKey: signed.accessKeyID) else {
+            throw OSSError(
+                status: .forbidden, code: "InvalidAccessKeyId",
+                message: "The OSS Access Key Id you provided does not exist in our records.",
+                extra: [("OSSAccessKeyId", signed.accessKeyID)])
+        }
+        if let temporary = known.temporary {
+            try self.checkToken(of: request, against: temporary)
+        }
+        try signed.verify(known.secret)
+        if let temporary = known.temporary, temporary.bucket != bucket || temporary.object != key {
+            throw OSSError.accessDenied
+        }
+    }
+
+    /// A V4-signed request, once its time and scope are checked.
+    private static func signedV4(
+        _ request: Request, _ v4: OSSV4Authorization, bucket: String, key: String, query: [String: String]
+    ) throws -> Signed {
+        let timestamp = try self.checkV4Date(of: request, scope: v4)
+        let canonical = v4.canonicalRequest(
+            method: request.method.rawValue, bucket: bucket, key: key, query: query, headers: request.headers,
+            host: request.head.authority)
+        let stringToSign = v4.stringToSign(timestamp: timestamp, canonicalRequest: canonical)
+        return (
+            v4.accessKeyID,
+            { secret in
+                guard v4.expectedSignature(of: stringToSign, secret: secret) == v4.signature else {
+                    throw OSSError(
+                        status: .forbidden, code: "SignatureDoesNotMatch",
+                        message: "The request signature we calculated does not match the signature you provided.",
+                        extra: [
+                            ("StringToSign", stringToSign), ("CanonicalRequest", canonical),
+                            ("SignatureProvided", v4.signature), ("OSSAccessKeyId", v4.accessKeyID),
+                        ], ec: "0002-00000040")
+                }
+            }
+        )
+    }
+
+    /// A V1-signed request, once its date is checked.
+    private static func signedV1(
+        _ request: Request, bucket: String, key: String, query: [String: String]
+    ) throws -> Signed {
+        let (accessKeyID, signature) = try self.credentialV1(of: request)
+        try self.checkDate(of: request)
+        let stringToSign = AliyunSignature.ossStringToSign(
+            method: request.method.rawValue, headers: request.headers, bucket: bucket, key: key, query: query)
+        return (
+            accessKeyID,
+            { secret in
                 guard AliyunSignature.hmacSHA1(stringToSign, key: secret) == signature else {
                     throw OSSError(
                         status: .forbidden, code: "SignatureDoesNotMatch",
@@ -65,20 +98,7 @@ enum OSSAuthentication {
                         ])
                 }
             }
-        }
-        guard let known = await aliyun.secret(ofAccessKey: accessKeyID) else {
-            throw OSSError(
-                status: .forbidden, code: "InvalidAccessKeyId",
-                message: "The OSS Access Key Id you provided does not exist in our records.",
-                extra: [("OSSAccessKeyId", accessKeyID)])
-        }
-        if let temporary = known.temporary {
-            try self.checkToken(of: request, against: temporary)
-        }
-        try verify(known.secret)
-        if let temporary = known.temporary, temporary.bucket != bucket || temporary.object != key {
-            throw OSSError.accessDenied
-        }
+        )
     }
 
     /// The access key id and signature of `Authorization: OSS AccessKeyId:Signature`.
