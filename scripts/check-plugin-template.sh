@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds a plugin made by the template (scripts/new-plugin.sh) against the SDK (sdk/), and runs its test: a
+# plugin needs StageKit alone, so its build resolves and compiles only the SDK's packages (swift-log, swift-crypto,
+# swift-nio and what they need), never the engine's. The DocC tutorial's stage (Tests/StageTutorialTests) is
+# compiled into the same plugin, so it too builds from the SDK's public API alone.
+#
+# The plugin is written anew under .build-plugin/ on every run; its build folder is kept there, so a second run
+# builds only what changed. `make test` runs this after the main suite. Prints how many packages the build
+# resolved and how long it took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+root=.build-plugin
+plugin=$root/acme-tools
+start=$SECONDS
+
+rm -rf "$plugin"
+mkdir -p "$root"
+scripts/new-plugin.sh acme-tools "$plugin" > /dev/null
+cp Tests/StageTutorialTests/ChecksumStage.swift "$plugin/Sources/AcmeTools/"
+
+$SWIFT build --package-path "$plugin" --scratch-path "$root/build" --build-tests
+$SWIFT test --package-path "$plugin" --scratch-path "$root/build" --skip-build
+
+packages=$(ls "$root/build/checkouts" | wc -l)
+echo "plugin template: built and tested against sdk/ in $((SECONDS - start)) s; $packages packages resolved:" \
+  $(ls "$root/build/checkouts")
+if [ "$packages" -gt 7 ]; then
+  echo "plugin template: a plugin should need 7 packages (swift-log, swift-crypto, swift-asn1, swift-nio," \
+    "swift-atomics, swift-collections, swift-system); check sdk/Package.swift" >&2
+  exit 1
+fi
