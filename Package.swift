@@ -261,6 +261,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The stage the DocC tutorial builds (Sources/StageKit/StageKit.docc), its tests, and a check that the
+        // tutorial's listings are these files.
+        .testTarget(
+            name: "StageTutorialTests",
+            dependencies: ["StageKit"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CoreStagesTests",
             dependencies: ["CoreStages", "StageKit", "TestSupport"],

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds a plugin made by the template (scripts/new-plugin.sh) against the SDK (sdk/), and runs its test: a
 # plugin needs StageKit alone, so its build resolves and compiles only the SDK's packages (swift-log, swift-crypto,
-# swift-nio and what they need), never the engine's. The DocC tutorial's stage (Tests/StageTutorialTests) is
-# compiled into the same plugin, so it too builds from the SDK's public API alone.
+# swift-nio and what they need), never the engine's. The DocC tutorial's stage and its tests
+# (Tests/StageTutorialTests) go into the same plugin, so they too build and pass on the SDK's public API alone.
 #
 # The plugin is written anew under .build-plugin/ on every run; its build folder is kept there, so a second run
 # builds only what changed. `make test` runs this after the main suite. Prints how many packages the build
@@ -18,6 +18,9 @@ rm -rf "$plugin"
 mkdir -p "$root"
 scripts/new-plugin.sh acme-tools "$plugin" > /dev/null
 cp Tests/StageTutorialTests/ChecksumStage.swift "$plugin/Sources/AcmeTools/"
+# The tutorial's tests, as a plugin package holds them: in a test target of their own, importing the plugin.
+sed 's/^import Testing$/import Testing\n\n@testable import AcmeTools/' Tests/StageTutorialTests/ChecksumStageTests.swift \
+  > "$plugin/Tests/AcmeToolsTests/ChecksumStageTests.swift"
 
 $SWIFT build --package-path "$plugin" --scratch-path "$root/build" --build-tests
 $SWIFT test --package-path "$plugin" --scratch-path "$root/build" --skip-build

@@ -27,8 +27,8 @@ sdk=$(realpath --relative-to="$folder" "$repository/sdk")
 
 cat > "$folder/Package.swift" <<EOF
 // swift-tools-version: 6.1
-// A stage plugin for pipeline. \`swift build\`, then
-// \`pipeline run workflow.json\` (the workflow lists the plugin) or \`pipeline run … --plugin .build/debug/lib$module.so\`.
+// A stage plugin for pipeline. \`swift build\`, then \`pipeline run workflow.json\` (the workflow lists the plugin),
+// or \`pipeline run OTHER.json --plugin .build/debug/lib$module.so\`.
 import PackageDescription
 
 let package = Package(
