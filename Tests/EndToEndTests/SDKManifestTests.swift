@@ -54,10 +54,12 @@ struct PackageManifest {
     @Test func theSDKsTargetsAreTheMainPackagesWithTheSameDependencies() async throws {
         let main = try await PackageManifest.dump(repositoryRoot)
         let sdk = try await PackageManifest.dump(repositoryRoot.appendingPathComponent("sdk"))
-        #expect(Set((sdk.json["targets"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }) == Set(Self.sdkTargets))
+        #expect(
+            Set((sdk.json["targets"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }) == Set(Self.sdkTargets))
         for name in Self.sdkTargets {
             let (ours, theirs) = (try #require(sdk.target(name)), try #require(main.target(name)))
-            #expect(ours["dependencies"] == theirs["dependencies"], "\(name): sdk/Package.swift differs from Package.swift")
+            #expect(
+                ours["dependencies"] == theirs["dependencies"], "\(name): sdk/Package.swift differs from Package.swift")
             #expect(ours["settings"] == theirs["settings"], "\(name): its settings differ between the manifests")
         }
         #expect(sdk.products.isSubset(of: main.products))

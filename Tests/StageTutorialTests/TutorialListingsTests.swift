@@ -67,6 +67,7 @@ import Testing
         #expect(package == (try Self.text(Self.listings.appendingPathComponent("package-01.swift"))))
         let entry = try Self.text(folder.appendingPathComponent("Sources/AcmeTools/Plugin.swift"))
         let listing = try Self.text(Self.listings.appendingPathComponent("plugin-01.swift"))
-        #expect(listing == entry.replacingOccurrences(of: "[SizeStage.self]", with: "[SizeStage.self, ChecksumStage.self]"))
+        #expect(
+            listing == entry.replacingOccurrences(of: "[SizeStage.self]", with: "[SizeStage.self, ChecksumStage.self]"))
     }
 }
