@@ -151,7 +151,7 @@ cat > "$folder/workflow.json" <<EOF
   "version": 1,
   "name": "$name",
   "plugins": [".build/debug/lib$module.so"],
-  "inputs": { "path": "." , "include": ["*.mp4", "*.mov"] },
+  "inputs": { "path": "media", "include": ["*.mp4", "*.mov"] },
   "stages": [
     { "id": "size", "uses": "$name.size" }
   ]
@@ -167,4 +167,4 @@ EOF
 
 echo "new-plugin: wrote $folder (module $module, stage $name.size). Next:"
 echo "  cd $folder && swift build && swift test"
-echo "  pipeline run workflow.json --input FOLDER_OF_CLIPS"
+echo "  pipeline run workflow.json --input FOLDER_OF_VIDEOS"
