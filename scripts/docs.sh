@@ -19,7 +19,7 @@ start=$SECONDS
 rm -rf "$out"
 mkdir -p "$out/symbol-graphs"
 # The symbol graphs of the package's modules, from the debug build (built first if it is not up to date).
-$SWIFT package dump-symbol-graph --minimum-access-level public --skip-synthesized-members > "$out/dump.log" 2>&1 \
+$SWIFT package dump-symbol-graph --minimum-access-level public --skip-synthesized-members --emit-extension-block-symbols > "$out/dump.log" 2>&1 \
   || { cat "$out/dump.log" >&2; exit 1; }
 graphs=$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -1)
 [ -n "$graphs" ] || graphs=.build/$(uname -m)-unknown-linux-gnu/symbolgraph
