@@ -3,7 +3,7 @@ import Crypto
 /// How an item's content is identified: `inputs.fingerprint` in a workflow.
 public enum FingerprintMethod: String, Sendable, Hashable, Codable, CaseIterable {
     /// The size and a hash of sampled blocks (the start, the end and evenly spaced blocks between): at most
-    /// ``ContentFingerprint/sampleBudget`` bytes are read, whatever the file's size.
+    /// `ContentFingerprint.sampleBudget` bytes are read, whatever the file's size.
     case sampled
     /// The size and a hash of every byte.
     case full

@@ -239,15 +239,15 @@ import Testing
         _ = file
     }
 
-    @Test func theWritingAStageExampleIsTheStageTheCustomPipelineCompiles() throws {
-        let guide = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("docs/writing-a-stage.md"), encoding: .utf8)
+    @Test(arguments: ["docs/writing-a-stage.md", "Sources/StageKit/StageKit.docc/StageKit.md"])
+    func theGuidesExampleIsTheStageTheCustomPipelineCompiles(guide: String) throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(guide), encoding: .utf8)
         let compiled = try String(
             contentsOf: repositoryRoot.appendingPathComponent(
                 "samples/custom-pipeline/Sources/custom-pipeline/FileSize.swift"), encoding: .utf8)
         #expect(
-            guide.contains("```swift\n" + compiled + "```"),
-            "docs/writing-a-stage.md's FileSize example differs from the one samples/custom-pipeline builds")
+            text.contains("```swift\n" + compiled + "```"),
+            "\(guide)'s FileSize example differs from the one samples/custom-pipeline builds")
     }
 
     @Test func theSampleManifestsAskOnlyForProductsTheirPackagesDeclare() async throws {
