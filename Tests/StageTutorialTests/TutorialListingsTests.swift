@@ -64,7 +64,10 @@ import Testing
         ).map { line in
             line.contains(".package(path: ") ? #"        .package(path: "../media-pipeline/sdk")"# : String(line)
         }.joined(separator: "\n")
-        #expect(package == (try Self.text(Self.listings.appendingPathComponent("package-01.swift"))))
+        let listed = try Self.text(Self.listings.appendingPathComponent("package-01.swift"))
+        #expect(package == listed)
+        let guide = try Self.text(Self.root.appendingPathComponent("docs/writing-a-stage.md"))
+        #expect(guide.contains("```swift\n" + listed + "```"), "docs/writing-a-stage.md shows another Package.swift")
         let entry = try Self.text(folder.appendingPathComponent("Sources/AcmeTools/Plugin.swift"))
         let listing = try Self.text(Self.listings.appendingPathComponent("plugin-01.swift"))
         #expect(
