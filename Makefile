@@ -23,10 +23,6 @@ test: deps lint
 	SWIFT=$(SWIFT) scripts/docs.sh
 	SWIFT=$(SWIFT) scripts/check-plugin-template.sh
 
-## Builds StageKit's DocC catalog (the stage author's guide) into .build/docs/StageKit; fails on a DocC warning.
-docs: deps
-	SWIFT=$(SWIFT) scripts/docs.sh
-
 ## Writes a new stage plugin package against the SDK: make plugin NAME=acme-tools [DIR=../acme-tools]
 plugin:
 	@test -n "$(NAME)" || { echo "usage: make plugin NAME=acme-tools [DIR=folder]" >&2; exit 2; }
@@ -56,6 +52,13 @@ bench: deps
 ## Regenerates the JSON Schema of workflows from the registered stages.
 schema: build
 	$(PIPELINE) schema > Workflows/workflow.schema.json
+
+## Regenerates the stage reference (docs/stages.md) from the stages' declarations (a test fails while it is
+## stale), then builds StageKit's DocC catalog (the stage author's guide) into .build/docs/StageKit; fails on a
+## DocC warning.
+docs: build
+	$(PIPELINE) stages --markdown > docs/stages.md
+	SWIFT=$(SWIFT) scripts/docs.sh
 
 ## Fails when a Swift file is not formatted as `make format` would write it.
 lint:

@@ -54,11 +54,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the engine and the media and upload stages share beyond the stage author's SDK: the stream of an
+        // export, the segment farm and store, resource slots, content fingerprints. Package-visible only.
+        .target(
+            name: "StageRuntime",
+            dependencies: [
+                "StageKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The engine: workflows, expressions, the runner and its state.
         .target(
             name: "PipelineKit",
             dependencies: [
-                "StageKit",
+                "StageKit", "StageRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -77,7 +89,7 @@ let package = Package(
         .target(
             name: "MediaStages",
             dependencies: [
-                "StageKit", "CMediaShim",
+                "StageKit", "StageRuntime", "CMediaShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -106,7 +118,7 @@ let package = Package(
         .target(
             name: "UploadStages",
             dependencies: [
-                "StageKit", "HTTPTransport", "CCRC32C",
+                "StageKit", "StageRuntime", "HTTPTransport", "CCRC32C",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -151,7 +163,7 @@ let package = Package(
         .target(
             name: "SharedBatch",
             dependencies: [
-                "PipelineKit", "StageKit",
+                "PipelineKit", "StageKit", "StageRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -211,6 +223,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit",
                 "StageKit",
+                "StageRuntime",
                 "CoreStages",
                 "MediaStages",
                 "HTTPTransport",
@@ -255,7 +268,8 @@ let package = Package(
         .testTarget(
             name: "PipelineKitTests",
             dependencies: [
-                "PipelineKit", "StageKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "PipelineKit", "StageKit", "StageRuntime", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -276,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "MediaStagesTests",
             dependencies: [
-                "MediaStages", "CMediaShim", "StageKit", "TestSupport",
+                "MediaStages", "CMediaShim", "StageKit", "StageRuntime", "TestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -294,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "UploadStagesTests",
             dependencies: [
-                "UploadStages", "HTTPTransport", "StageKit", "TestSupport", "CCRC32C", "Sandbox",
+                "UploadStages", "HTTPTransport", "StageKit", "StageRuntime", "TestSupport", "CCRC32C", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -307,7 +321,7 @@ let package = Package(
         .testTarget(
             name: "SharedBatchTests",
             dependencies: [
-                "SharedBatch", "PipelineKit", "StageKit", "TestSupport",
+                "SharedBatch", "PipelineKit", "StageKit", "StageRuntime", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
@@ -330,8 +344,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["tuspy_client.py", "aliyun_sdk_client.py"],
+            exclude: ["tuspy_client.py", "aliyun_sdk_client.py", "Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -346,11 +361,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The commands in this process: their arguments, exit codes and failures, without the built binary.
+        .testTarget(
+            name: "PipelineCLITests",
+            dependencies: [
+                "PipelineCLI", "PipelineKit", "PluginHost", "SharedBatch", "Sandbox", "StageKit", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pipeline", "PipelineCLI", "StageKit", "TestSupport", "Sandbox", "SharedBatch", "PipelineKit",
+                "pipeline", "PipelineCLI", "PluginHost", "StageKit", "StageRuntime", "TestSupport", "Sandbox",
+                "SharedBatch", "PipelineKit",
                 "Notifications", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

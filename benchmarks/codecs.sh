@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # HEVC and AV1 exports (ffmpeg.transcode with video.codec hevc / av1) against the ffmpeg CLI with the same
 # settings, on a 720p clip of CLIP_SECONDS (default 10; the fixed cost of a run, its start and its checkpoints,
-# weighs less on a longer one): libx265 -preset veryfast -crf 26 with the same pinned pool and frame threads,
-# and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with the same logical processors; AAC, faststart.
+# weighs less on a longer one): libx265 -preset veryfast -crf 26 with the pool of THREADS and the min(THREADS, 4)
+# frame threads the shim gives x265, and libsvtav1 preset 10 (x264's "veryfast") -crf 35 with THREADS logical
+# processors, as the shim's; AAC, faststart.
 # Rounds pair pipeline and CLI (the hosts drift within minutes), the one that goes first swapping every round so
 # that neither always meets the same moment of a drift; prints per codec the median wall time, CPU time and peak
 # RSS of each, the medians of the per-round wall and CPU ratios (goal: wall ≤ 1.0) with a 95 % bootstrap interval of
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.."
 . benchmarks/measure.sh
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
+FRAME_THREADS=$((THREADS < 4 ? THREADS : 4))  # x265's frame threads: the shim caps them at 4 (encoder_settings.c)
 CLIP_SECONDS=${CLIP_SECONDS:-10}
 if [ "${SHIM:-0}" = 1 ]; then
   shim_objects=$PWD/.build/release/CMediaShim.build
@@ -45,13 +47,13 @@ for codec in ${CODECS:-hevc av1}; do
   case $codec in
   hevc)
     crf=26
-    cli=(-c:v libx265 -preset veryfast -crf $crf -x265-params "log-level=error:pools=$THREADS:frame-threads=$THREADS")
-    shim=(libx265 "preset=veryfast;x265-params=log-level=error:pools=$THREADS:frame-threads=$THREADS" $crf "$THREADS")
+    cli=(-c:v libx265 -preset veryfast -crf $crf -x265-params "log-level=error:pools=$THREADS:frame-threads=$FRAME_THREADS")
+    shim=(hevc veryfast $crf "$THREADS")  # the shim gives x265 a pool of THREADS and min(THREADS, 4) frame threads
     ;;
   av1)
     crf=35
     cli=(-c:v libsvtav1 -preset 10 -crf $crf -svtav1-params "lp=$THREADS")
-    shim=(libsvtav1 "preset=10;svtav1-params=lp=$THREADS" $crf "$THREADS")
+    shim=(av1 veryfast $crf "$THREADS")  # SVT-AV1 preset 10, lp=THREADS
     ;;
   esac
   cat > "$codec.json" <<JSON

@@ -68,13 +68,12 @@ struct SizeStage: Stage {
         @Option("The file (default: the input file).") var file: String?
     }
 
-    struct Outputs: Encodable, Sendable {
-        var bytes: Int64
+    struct Outputs: StageOutputs {
+        @Output("The file's size in bytes.") var bytes: Int64 = 0
     }
 
     static let stageType = "$name.size"
     static let summary = "Counts the bytes of a file."
-    static let outputSchema = OutputSchema([OutputField("bytes", "The file's size in bytes.")])
 
     init() {}
 

@@ -1,4 +1,4 @@
-// shim-check's one look inside the shim: a line FFmpeg logs on a thread of its own (a frame-threaded codec's, a
+// One of shim-check's two looks inside the shim (shim-check-encoder.c is the other): a line FFmpeg logs on a thread of its own (a frame-threaded codec's, a
 // filter graph's slice threads) for a codec context or a filter graph the shim made for an operation comes with that
 // operation's route. No sample makes those threads log (they seldom do), so the check logs as they would: on a
 // thread without a route, for contexts made the way the shim makes each of its own, on a thread with one.

@@ -23,6 +23,8 @@ static int failures;
 
 /// shim-check-routes.c: the lines of FFmpeg's own threads; returns the number of failures.
 int check_ffmpeg_thread_routes(void);
+/// shim-check-encoder.c: the options an encoder lacks or refuses (encoder_settings.c); returns the number of failures.
+int check_encoder_settings(void);
 
 static void fail(const char *fmt, ...) {
     va_list ap;
@@ -318,7 +320,7 @@ static void check_thumbnail(const char *name, const char *out, double at, int ma
 static void check_cancel(double cancel_at) {
     ms_transcode_options opt;
     ms_transcode_options_init(&opt);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
+    opt.preset = MS_PRESET_ULTRAFAST;
     progress pr = {.monotonic = 1, .cancel_at = cancel_at};
     char err[512], what[64];
     int ret = ms_transcode(in_path("clip-h264-aac.mp4"), out_path("cancelled.mp4"), &opt, on_progress, &pr, NULL, err,
@@ -362,7 +364,7 @@ static void *probe_truncated(void *arg) {
 static void check_package(void) {
     ms_transcode_options o;
     ms_transcode_options_init(&o);
-    snprintf(o.video_options, sizeof o.video_options, "preset=veryfast");
+    o.preset = MS_PRESET_VERYFAST;
     o.streams = MS_STREAMS_VIDEO;
     o.max_width = 320;
     o.max_height = 180;
@@ -437,10 +439,48 @@ static void check_errors(void) {
                 ms_transcode(out_path("a:b.mp4"), out_path("a:b.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
     CHECK(ms_probe(out_path("a:b.mp4"), &info, err, sizeof err) == 0, "a:b.mp4 damaged by output = input: %s", err);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast;warp=9");
-    expect_code("transcode with an option libx264 does not know",
+    opt.preset = MS_PRESET_VERYSLOW + 1;
+    expect_code("transcode with a preset out of range",
                 ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
                 MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option preset") != NULL, "preset out of range: the message names another field: %s", err);
+    opt.preset = -1;
+    expect_code("transcode with a negative preset",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option preset") != NULL, "negative preset: the message names another field: %s", err);
+    opt.preset = MS_PRESET_ULTRAFAST;
+    opt.video_codec = MS_VIDEO_AV1 + 1;
+    expect_code("transcode with a video_codec out of range",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    opt.video_codec = -1;
+    expect_code("transcode with a negative video_codec",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option video_codec") != NULL, "negative video_codec: the message names another field: %s", err);
+    opt.video_codec = MS_VIDEO_HEVC;
+    opt.closed_gop = 2;
+    expect_code("transcode with closed_gop 2",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(strstr(err, "option closed_gop") != NULL, "closed_gop 2: the message names another field: %s", err);
+    opt.closed_gop = -1;
+    expect_code("transcode with closed_gop -1",
+                ms_transcode(in_path("clip-no-audio.mp4"), out_path("x.mp4"), &opt, NULL, NULL, NULL, err, sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    // A ladder checks every rendition's options as ms_transcode does.
+    ms_transcode_options rungs[2];
+    ms_transcode_options_init(&rungs[0]);
+    rungs[0].streams = MS_STREAMS_VIDEO;
+    rungs[1] = rungs[0];
+    rungs[1].closed_gop = 2;
+    const char *rung_outs[2] = {out_path("rung-0.mp4"), out_path("rung-1.mp4")};
+    expect_code("ladder with a rendition's closed_gop 2",
+                ms_transcode_ladder(in_path("clip-no-audio.mp4"), 2, rung_outs, rungs, NULL, NULL, NULL, err,
+                                    sizeof err),
+                MS_ERROR_INVALID_ARGUMENT, err);
+    CHECK(!exists(rung_outs[0]) && !exists(rung_outs[1]), "ladder refused: output left behind");
     expect_code("probe NULL path", ms_probe(NULL, &info, err, sizeof err), MS_ERROR_INVALID_ARGUMENT, err);
     expect_code("probe 'a:b.mp4' (colon in the name)", ms_probe(out_path("a:b.mp4"), &info, err, sizeof err), 0, "");
     CHECK(ms_probe(in_path("not-media.mp4"), &info, NULL, 0) == MS_ERROR_NOT_MEDIA, "NULL errbuf");
@@ -463,7 +503,7 @@ static void check_errors(void) {
     pthread_t th;
     pthread_create(&th, NULL, probe_truncated, &c);
     ms_transcode_options_init(&opt);
-    snprintf(opt.video_options, sizeof opt.video_options, "preset=ultrafast");
+    opt.preset = MS_PRESET_ULTRAFAST;
     int ret = ms_transcode(in_path("clip-mpeg4.mov"), out_path("concurrent.mp4"), &opt, NULL, NULL, NULL, err,
                            sizeof err);
     pthread_join(th, NULL);
@@ -475,7 +515,7 @@ static void check_errors(void) {
     // A join whose every part is empty (ranges past the end: nothing in them to decode) has a code of its own.
     ms_transcode_options range;
     ms_transcode_options_init(&range);
-    snprintf(range.video_options, sizeof range.video_options, "preset=ultrafast");
+    range.preset = MS_PRESET_ULTRAFAST;
     range.streams = MS_STREAMS_VIDEO;
     range.range_duration = 1;
     const char *parts[2] = {out_path("empty-part-0.mp4"), out_path("empty-part-1.mp4")};
@@ -548,7 +588,7 @@ int main(int argc, char **argv) {
 
     ms_transcode_options t;
     ms_transcode_options_init(&t);
-    snprintf(t.video_options, sizeof t.video_options, "preset=veryfast");
+    t.preset = MS_PRESET_VERYFAST;
     t.crf = 28;
     ms_transcode_options small = t;
     small.max_width = 320;
@@ -565,6 +605,20 @@ int main(int argc, char **argv) {
     slow.threads = 1;
     check_transcode("clip-no-audio.mp4", "no-audio.mp4", &slow, (expect){0, "h264", NULL, 426, 240, 0, 0, 0});
     check_transcode("clip-two-audio.mkv", "two-audio.mp4", &t, (expect){0, "h264", "aac", 320, 180, 0, 1, 0});
+    // The other encoders' own parameters come from the typed fields: x265's (closed GOPs, pinned threads) and
+    // SVT-AV1's (a preset number, logical processors).
+    ms_transcode_options hevc = t;
+    hevc.video_codec = MS_VIDEO_HEVC;
+    hevc.closed_gop = 1;
+    hevc.threads = 2;
+    hevc.max_width = 160;
+    hevc.max_height = 160;
+    hevc.keyframe_interval = 0.5;
+    check_transcode("clip-no-audio.mp4", "hevc.mp4", &hevc, (expect){0, "hevc", NULL, 160, 90, 0, 0, 0});
+    ms_transcode_options av1 = hevc;
+    av1.video_codec = MS_VIDEO_AV1;
+    av1.crf = 50;
+    check_transcode("clip-no-audio.mp4", "av1.mp4", &av1, (expect){0, "av1", NULL, 160, 90, 0, 0, 0});
     ms_transcode_options capped = t;
     capped.max_fps = 10;
     capped.video_bit_rate = 300000;
@@ -620,6 +674,7 @@ int main(int argc, char **argv) {
     check_transcode(out_path("hdr-subtitled.mkv"), "hdr-subtitled.mp4", &t,
                     (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
     ms_set_log_level(MS_LOG_INFO);
+    failures += check_encoder_settings();
     failures += check_ffmpeg_thread_routes();  // last: it replaces the log handler
 
     ms_set_log_handler(NULL, NULL);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds scripts/shim-check.c (and shim-check-routes.c) against CMediaShim and runs it over samples/ (see shim-check.c).
+# Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c) against CMediaShim and runs it over samples/ (see shim-check.c).
 #   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
 #   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
 # Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI with libx265 and zscale (zimg) for the
@@ -21,7 +21,7 @@ fi
 
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
 gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
-    Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c \
+    Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c scripts/shim-check-encoder.c \
     $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
     -o "$work/shim-check"
 

@@ -1,4 +1,5 @@
-// The state of one transcode, shared by the video path (transcode.c) and the audio path (transcode_audio.c).
+// The state of one transcode, shared by its course (transcode.c), the video path (transcode_video.c) and the audio
+// path (transcode_audio.c), and by a ladder's renditions (ladder.c).
 #pragma once
 #include "ms_internal.h"
 
@@ -103,6 +104,26 @@ int ms_transcode_fail(transcoder *t, int code, int cause, const char *what);
 int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFrame *frame);
 /// Opens the video encoder for t->vist as decoded by t->vdec (opened by the caller) and the output's video stream.
 int ms_transcode_open_video(transcoder *t);
+/// The picture size the encoder gets for `ist`, stored at width × height: square pixels, within max_width and
+/// max_height as displayed.
+void ms_transcode_encoded_size(const transcoder *t, const AVStream *ist, int width, int height, int *out_w,
+                               int *out_h);
+/// With a range in the options (after ms_transcode_open_video): its bounds, pre- and post-roll and boost, and the
+/// input seeked to the keyframe before its pre-roll. Without one, nothing.
+int ms_transcode_start_range(transcoder *t);
+/// FFmpeg's name of the encoder that writes `codec` (an ms_video_codec).
+const char *ms_video_encoder(int codec);
+/// Sets the encoder's own options from the typed fields of `opt` (preset, closed_gop, threads; SVT-AV1's GOP from
+/// keyframe_interval and enc->framerate), on `enc` before it is opened; an option the encoder does not have or
+/// refuses fails with MS_ERROR_INVALID_ARGUMENT.
+int ms_set_encoder_options(AVCodecContext *enc, const ms_transcode_options *opt, char *errbuf, size_t errlen);
+/// Whether a range of `opt`'s encoder is encoded with a pre- and post-roll that are then dropped (transcode_video.c): they
+/// rely on a forced keyframe being an IDR frame that nothing after it looks past, as libx264 makes it; the other
+/// encoders' parts start and end cold.
+int ms_encoder_takes_rolls(const ms_transcode_options *opt);
+/// Whether a range's first frames (after a pre-roll) get a lower quantizer through a region of interest: libx264
+/// honours one with its adaptive quantization, which preset ultrafast turns off.
+int ms_encoder_takes_boost(const ms_transcode_options *opt);
 /// Timestamps, frame rate cap, forced keyframes, scaling, then the encoder, for one decoded frame (borrowed).
 int ms_transcode_video_frame(transcoder *t, AVFrame *f);
 /// What the transcode wrote, but the file's size.

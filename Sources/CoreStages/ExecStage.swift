@@ -21,8 +21,8 @@ public struct ExecStage: Stage {
 
         public init() {}
 
-        /// A program that is an empty string (`"command": ["", "-v"]`) cannot run; an empty command is refused by
-        /// its count.
+        /// A program that is an empty string (`"command": ["", "-v"]`, or `[""]` once a template resolves) cannot
+        /// run; an empty command is refused by its count.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
             guard case .string("")? = with["command"]?.arrayValue?.first else { return [] }
             return [
@@ -51,30 +51,27 @@ public struct ExecStage: Stage {
     }
 
     /// The outputs of `exec`.
-    public struct Outputs: Encodable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The exit status.
-        public var exitCode: Int32
+        @Output("The exit status.") public var exitCode: Int32 = 0
         /// Standard output: the parsed JSON value when it is JSON, otherwise the text without its final newline.
-        public var stdout: JSONValue
+        @Output("Standard output, parsed as JSON when it is JSON (so ${id.stdout.field} works).")
+        public var stdout = JSONValue.null
         /// Standard error, last 64 KiB.
-        public var stderr: String
+        @Output("Standard error (last 64 KiB).") public var stderr = ""
+
+        public init() {}
     }
 
     public static let stageType = "exec"
     public static let summary = "Runs a program with templated arguments; JSON on stdout becomes outputs."
-    public static let outputSchema = OutputSchema([
-        OutputField("exitCode", "The exit status."),
-        OutputField("stdout", "Standard output, parsed as JSON when it is JSON (so ${id.stdout.field} works)."),
-        OutputField("stderr", "Standard error (last 64 KiB)."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        // The declared count and `problems(in:)` make sure there is a program, and that it is not empty.
         let command = options.command.map(\.text)
-        guard let program = command.first, !program.isEmpty else {
-            throw StageFailure("command is empty: give the program and its arguments")
-        }
+        let program = command.first ?? ""
         let result = try await ChildProcess.run(
             program: program, arguments: Array(command.dropFirst()), environment: options.env.mapValues(\.text),
             workingDirectory: options.cwd)
@@ -90,9 +87,11 @@ public struct ExecStage: Stage {
         if !result.stderr.isEmpty {
             context.logger.debug("\(String(decoding: result.stderr.suffix(2000), as: UTF8.self))")
         }
-        return Outputs(
-            exitCode: result.status, stdout: Self.parse(result.stdout),
-            stderr: String(decoding: result.stderr, as: UTF8.self))
+        return Outputs.with {
+            $0.exitCode = result.status
+            $0.stdout = Self.parse(result.stdout)
+            $0.stderr = String(decoding: result.stderr, as: UTF8.self)
+        }
     }
 
     /// JSON when the output is a JSON document, otherwise the text without its final newline.

@@ -24,11 +24,13 @@ public struct FileCopyStage: Stage {
     }
 
     /// The outputs of `file.copy`.
-    public struct Outputs: Encodable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The copy's path.
-        public var path: String
+        @Output("The copy's path.") public var path = ""
         /// Its size in bytes.
-        public var size: Int64
+        @Output("Its size in bytes.") public var size: Int64 = 0
+
+        public init() {}
     }
 
     /// What a copy in progress checkpoints.
@@ -44,11 +46,8 @@ public struct FileCopyStage: Stage {
     }
 
     public static let stageType = "file.copy"
+    public static let landingOutput = "path"
     public static let summary = "Copies a file into a folder atomically; resumes a partial copy after a crash."
-    public static let outputSchema = OutputSchema([
-        OutputField("path", "The copy's path."),
-        OutputField("size", "Its size in bytes."),
-    ])
 
     /// Bytes between checkpoints.
     static let checkpointInterval: Int64 = 64 * 1024 * 1024
@@ -86,7 +85,10 @@ public struct FileCopyStage: Stage {
         {
             if previous.renaming, Self.size(of: destination) == size {
                 context.logger.info("the copy was already complete")
-                return Outputs(path: destination.path, size: size)
+                return Outputs.with {
+                    $0.path = destination.path
+                    $0.size = size
+                }
             }
             progress.copied = min(previous.copied, Self.size(of: partial) ?? 0)
             if progress.copied > 0 { context.logger.info("resuming the copy at byte \(progress.copied) of \(size)") }
@@ -106,7 +108,10 @@ public struct FileCopyStage: Stage {
                 close(folderDescriptor)
             }
         }
-        return Outputs(path: destination.path, size: size)
+        return Outputs.with {
+            $0.path = destination.path
+            $0.size = size
+        }
     }
 
     private func copy(from source: URL, to partial: URL, progress: inout Progress, context: StageContext) async throws {

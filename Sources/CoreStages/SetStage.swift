@@ -8,8 +8,12 @@ public struct SetStage: Stage {
 
     public static let stageType = "set"
     public static let summary = "Outputs its options as resolved: names computed values for later stages."
-    public static let outputSchema = OutputSchema([], isOpen: true)
+    /// A `set` that names a `url` gives where its item landed, as it did before stages declared their landing: a
+    /// workflow that computes the address of what it published reports it that way (its outputs are its `with`,
+    /// so no convention can find one).
+    public static let landingOutput = "url"
 
+    /// Its outputs are the members of `with`.
     public static func outputSchema(for with: JSONValue) -> OutputSchema {
         OutputSchema((with.objectValue ?? [:]).keys.sorted().map { OutputField($0, "As given in with.") })
     }

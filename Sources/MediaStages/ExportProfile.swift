@@ -15,27 +15,27 @@ public struct ExportProfile: Sendable, Hashable {
     public static let all: [ExportProfile] = [
         ExportProfile(
             name: "web-720p", summary: "H.264 CRF 23 veryfast, at most 1280×720 and 60 fps, AAC 128 kb/s stereo",
-            settings: settings(crf: 23, preset: "veryfast", width: 1280, height: 720, fps: 60, audio: 128_000),
+            settings: settings(crf: 23, preset: .veryfast, width: 1280, height: 720, fps: 60, audio: 128_000),
             rules: .h264(maxLevel: 32)),
         ExportProfile(
             name: "web-1080p", summary: "H.264 CRF 22 veryfast, at most 1920×1080 and 60 fps, AAC 160 kb/s stereo",
-            settings: settings(crf: 22, preset: "veryfast", width: 1920, height: 1080, fps: 60, audio: 160_000),
+            settings: settings(crf: 22, preset: .veryfast, width: 1920, height: 1080, fps: 60, audio: 160_000),
             rules: .h264(maxLevel: 42)),
         ExportProfile(
             name: "mobile-480p", summary: "H.264 CRF 26 veryfast, at most 854×480 and 30 fps, AAC 96 kb/s stereo",
-            settings: settings(crf: 26, preset: "veryfast", width: 854, height: 480, fps: 30, audio: 96_000),
+            settings: settings(crf: 26, preset: .veryfast, width: 854, height: 480, fps: 30, audio: 96_000),
             rules: .h264(maxLevel: 31)),
         ExportProfile(
             name: "source-quality", summary: "H.264 CRF 18 medium at the source's size, AAC 192 kb/s",
-            settings: settings(crf: 18, preset: "medium", audio: 192_000), rules: .h264(maxLevel: nil)),
+            settings: settings(crf: 18, preset: .medium, audio: 192_000), rules: .h264(maxLevel: nil)),
         ExportProfile(
             name: "archive-hevc",
             summary: "HEVC (hvc1) CRF 22 medium at the source's size, AAC 192 kb/s: about half H.264's bytes",
-            settings: settings(codec: .hevc, crf: 22, preset: "medium", audio: 192_000), rules: .hevc),
+            settings: settings(codec: .hevc, crf: 22, preset: .medium, audio: 192_000), rules: .hevc),
         ExportProfile(
             name: "web-av1", summary: "AV1 (SVT-AV1) CRF 35 fast, at most 1920×1080 and 60 fps, AAC 128 kb/s stereo",
             settings: settings(
-                codec: .av1, crf: 35, preset: "fast", width: 1920, height: 1080, fps: 60, audio: 128_000),
+                codec: .av1, crf: 35, preset: .fast, width: 1920, height: 1080, fps: 60, audio: 128_000),
             rules: .av1),
     ]
 
@@ -45,11 +45,11 @@ public struct ExportProfile: Sendable, Hashable {
     }
 
     private static func settings(
-        codec: TranscodeSettings.VideoCodec = .h264, crf: Int, preset: String, width: Int? = nil, height: Int? = nil,
+        codec: VideoCodec = .h264, crf: Int, preset: EncoderPreset, width: Int? = nil, height: Int? = nil,
         fps: Double? = nil, audio: Int64
     ) -> TranscodeSettings {
         var settings = TranscodeSettings()
-        settings.videoCodec = codec == .h264 ? nil : codec
+        settings.codec = codec
         settings.crf = crf
         settings.preset = preset
         settings.maxWidth = width
@@ -69,7 +69,7 @@ public struct ExportProfile: Sendable, Hashable {
 /// tracks starting at 0, AAC-LC at 44.1 or 48 kHz.
 public struct PlaybackRules: Sendable, Hashable {
     /// The video codec.
-    public var codec: TranscodeSettings.VideoCodec
+    public var codec: VideoCodec
     /// The codec profiles that play (as FFmpeg names them: `Constrained Baseline`, `Main`, `High`).
     public var profiles: [String]
     /// The highest level, as the codec stores it (H.264: 31 is 3.1); nil for any.
@@ -93,7 +93,7 @@ public struct PlaybackRules: Sendable, Hashable {
     public static let av1 = PlaybackRules(codec: .av1, profiles: ["Main"], maxLevel: nil)
 
     /// The rules for `codec` when no profile names them: the codec's usual ones, any level.
-    public static func standard(for codec: TranscodeSettings.VideoCodec) -> PlaybackRules {
+    public static func standard(for codec: VideoCodec) -> PlaybackRules {
         switch codec {
         case .h264: .h264(maxLevel: nil)
         case .hevc: .hevc

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StageKit
+import StageRuntime
 
 /// A segmented transcode whose units every worker of a shared batch may encode (see ``SegmentFarm``).
 ///

@@ -12,7 +12,7 @@ import StageKit
 struct Packager {
     /// A rendition to make.
     enum Plan {
-        case video(StreamingLadder.Rung, TranscodeSettings.VideoCodec)
+        case video(StreamingLadder.Rung, VideoCodec)
         case audio
 
         var name: String {
@@ -30,7 +30,7 @@ struct Packager {
     let input: String
     let folder: URL
     let segmentSeconds: Double
-    let preset: String
+    let preset: EncoderPreset
     let threads: Int
     let audioBitRate: Int64
     /// The source's duration in seconds.
@@ -46,7 +46,7 @@ struct Packager {
     func plan(_ plan: Plan) -> String {
         switch plan {
         case .video(let rung, let codec):
-            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, \(codec.library.lowercased()) \(preset)"
+            "video \(rung.name) \(rung.width)x\(rung.height) \(rung.bitRate) b/s, \(segmentSeconds) s segments, \(codec.library.lowercased()) \(preset.rawValue)"
         case .audio:
             "audio aac \(audioBitRate) b/s, \(segmentSeconds) s segments"
         }
@@ -121,7 +121,7 @@ struct Packager {
         switch plan {
         case .video(let rung, let codec):
             settings.streams = .video
-            settings.videoCodec = codec == .h264 ? nil : codec
+            settings.codec = codec
             settings.maxWidth = rung.width
             settings.maxHeight = rung.height
             settings.videoBitRate = rung.bitRate

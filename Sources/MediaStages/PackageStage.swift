@@ -31,7 +31,7 @@ public struct PackageStage: Stage {
             @Option("The rendition's name and folder (default: <height>p).") public var name: String?
             /// The rendition's video codec instead of the package's.
             @Option("The rendition's video codec: h264, hevc or av1 (default: the package's codec).")
-            public var codec: RenditionCodec?
+            public var codec: VideoCodec?
 
             public init() {}
         }
@@ -60,10 +60,9 @@ public struct PackageStage: Stage {
         @Option(
             "Video codec of the renditions: h264 (libx264), hevc (libx265, tagged hvc1, forced keyframes are IDR frames) or av1 (SVT-AV1, a keyframe every segmentSeconds of frames)."
         )
-        public var codec = RenditionCodec.h264
+        public var codec = VideoCodec.h264
         /// x264's speed preset.
-        @Option("x264's speed preset (libx265 takes the same names).") public var preset = TranscodeStage.X264Preset
-            .veryfast
+        @Option("x264's speed preset (libx265 takes the same names).") public var preset = EncoderPreset.veryfast
         /// Bits per second of the audio rendition.
         @Option("Bits per second of the AAC audio rendition, stereo at most (default: 128k).", minimum: 1000)
         public var audioBitrate: BitRate?
@@ -83,24 +82,6 @@ public struct PackageStage: Stage {
         case standard
         /// 720p, 480p, 360p, 240p at lower bit rates.
         case compact
-    }
-
-    /// The video codecs of a package's renditions.
-    public enum RenditionCodec: String, OptionChoice {
-        /// H.264 through libx264: plays everywhere.
-        case h264
-        /// HEVC through libx265, tagged hvc1 (Apple's players need it): about the same picture in fewer bits.
-        case hevc
-        /// AV1 through SVT-AV1: fewer bits still, for recent browsers and phones.
-        case av1
-
-        var settingsCodec: TranscodeSettings.VideoCodec {
-            switch self {
-            case .h264: .h264
-            case .hevc: .hevc
-            case .av1: .av1
-            }
-        }
     }
 
     /// What a rendition of the package is, as the outputs give it.
@@ -128,17 +109,22 @@ public struct PackageStage: Stage {
     }
 
     /// The outputs of `ffmpeg.package`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The package's folder.
-        public var folder: String
+        @Output("The package's folder.") public var folder = ""
         /// The HLS master playlist's path.
-        public var master: String
+        @Output("The HLS master playlist's path.") public var master = ""
         /// The DASH manifest's path; empty without `dash`.
-        public var dash: String
+        @Output("The DASH manifest's path; empty without dash.") public var dash = ""
         /// Seconds.
-        public var duration: Double
+        @Output("Seconds.") public var duration = 0.0
         /// The video renditions, largest first, then the audio rendition.
-        public var renditions: [Rendition]
+        @Output(
+            "Per rendition: name, type, width, height, frameRate, codecs, bandwidth, averageBandwidth, playlist, segments."
+        )
+        public var renditions: [Rendition] = []
+
+        public init() {}
     }
 
     /// What a crash leaves to the next run: the renditions finished so far.
@@ -164,18 +150,9 @@ public struct PackageStage: Stage {
     public static let stageType = "ffmpeg.package"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
     public static let summary =
         "Makes an adaptive streaming package: an HLS ladder of H.264 or HEVC renditions and an AAC audio rendition in CMAF segments with aligned keyframes, a master playlist and a DASH manifest; one decode feeds every rendition; resumes per rendition."
-    public static let outputSchema = OutputSchema([
-        OutputField("folder", "The package's folder."),
-        OutputField("master", "The HLS master playlist's path."),
-        OutputField("dash", "The DASH manifest's path; empty without dash."),
-        OutputField("duration", "Seconds."),
-        OutputField(
-            "renditions",
-            "Per rendition: name, type, width, height, frameRate, codecs, bandwidth, averageBandwidth, playlist, segments."
-        ),
-    ])
 
     /// The master playlist's name in the package's folder.
     public static let masterName = "master.m3u8"
@@ -186,25 +163,13 @@ public struct PackageStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let segmentSeconds = options.segmentSeconds.seconds
-        guard (0.5...60).contains(segmentSeconds) else {
-            throw StageFailure("segmentSeconds must be from 0.5 to 60 seconds", kind: .invalidOptions)
-        }
-        guard options.threads >= 0 else {
-            throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
-        }
         var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
-        var codecs: [String: TranscodeSettings.VideoCodec] = [:]  // renditions whose codec is not the package's
+        var codecs: [String: VideoCodec] = [:]  // renditions whose codec is not the package's
         if let renditions = options.renditions {
-            guard !renditions.isEmpty else {
-                throw StageFailure("renditions must name at least one rendition", kind: .invalidOptions)
-            }
-            rungs = try renditions.map { rendition in
-                guard (16...4320).contains(rendition.height) else {
-                    throw StageFailure("a rendition's height must be from 16 to 4320", kind: .invalidOptions)
-                }
+            rungs = renditions.map { rendition in
                 let rung = StreamingLadder.Rung(
                     name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
-                codecs[rung.name] = rendition.codec?.settingsCodec
+                codecs[rung.name] = rendition.codec
                 return rung
             }
         }
@@ -234,11 +199,11 @@ public struct PackageStage: Stage {
             )
         }
         let packager = Packager(
-            input: input, folder: folder, segmentSeconds: segmentSeconds, preset: options.preset.rawValue,
+            input: input, folder: folder, segmentSeconds: segmentSeconds, preset: options.preset,
             threads: options.threads, audioBitRate: options.audioBitrate?.bitsPerSecond ?? 128_000,
             duration: info.duration,
             frameRate: video.fps, context: context)
-        var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec.settingsCodec) }
+        var plans = fitting.map { Packager.Plan.video($0, codecs[$0.name] ?? options.codec) }
         try Self.checkAV1Alignment(plans, segmentSeconds: segmentSeconds, frameRate: video.fps)
         if info.audio != nil { plans.insert(.audio, at: 0) }  // cheap: done first
         let finished = try await packager.run(plans)
@@ -264,9 +229,13 @@ public struct PackageStage: Stage {
                 bandwidth: facts.peakBitRate, averageBandwidth: facts.averageBitRate,
                 playlist: folder.appendingPathComponent(facts.playlist).path, segments: facts.segmentDurations.count)
         }
-        return Outputs(
-            folder: folder.path, master: master.path, dash: options.dash ? dash.path : "",
-            duration: (info.duration * 1000).rounded() / 1000, renditions: renditions)
+        return Outputs.with {
+            $0.folder = folder.path
+            $0.master = master.path
+            $0.dash = options.dash ? dash.path : ""
+            $0.duration = (info.duration * 1000).rounded() / 1000
+            $0.renditions = renditions
+        }
     }
 
     private func prepare(_ folder: URL, create: Bool) throws {
@@ -298,7 +267,7 @@ extension PackageStage {
         _ plans: [Packager.Plan], segmentSeconds: Double, frameRate: Double
     ) throws(StageFailure) {
         let codecs = Set(
-            plans.compactMap { plan -> TranscodeSettings.VideoCodec? in
+            plans.compactMap { plan -> VideoCodec? in
                 if case .video(_, let codec) = plan { return codec } else { return nil }
             })
         guard codecs.contains(.av1), codecs.count > 1 else { return }

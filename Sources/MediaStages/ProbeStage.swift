@@ -13,82 +13,76 @@ public struct ProbeStage: Stage {
     }
 
     /// The outputs of `ffmpeg.probe`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// Container (demuxer) name.
-        public var format: String
+        @Output("Container (demuxer) name.") public var format = ""
         /// Seconds.
-        public var duration: Double
+        @Output("Seconds.") public var duration = 0.0
         /// Bytes.
-        public var size: Int64
+        @Output("Bytes.") public var size: Int64 = 0
         /// Overall bits per second.
-        public var bitrate: Int64
+        @Output("Overall bits per second.") public var bitrate: Int64 = 0
         /// Displayed width (after rotation).
-        public var width: Int?
+        @Output("Displayed width (after rotation).") public var width: Int? = nil
         /// Displayed height (after rotation).
-        public var height: Int?
+        @Output("Displayed height (after rotation).") public var height: Int? = nil
         /// Degrees a player turns the picture clockwise.
-        public var rotation: Int?
+        @Output("Degrees a player turns the picture clockwise.") public var rotation: Int? = nil
         /// Average frame rate.
-        public var fps: Double?
+        @Output("Average frame rate.") public var fps: Double? = nil
         /// e.g. h264, hevc; absent without video.
-        public var videoCodec: String?
+        @Output("e.g. h264, hevc; absent without video.") public var videoCodec: String? = nil
         /// Video bits per second.
-        public var videoBitrate: Int64?
+        @Output("Video bits per second.") public var videoBitrate: Int64? = nil
         /// e.g. yuv420p.
-        public var pixelFormat: String?
+        @Output("e.g. yuv420p.") public var pixelFormat: String? = nil
         /// Frames, when the container says.
-        public var frameCount: Int64?
+        @Output("Frames, when the container says.") public var frameCount: Int64? = nil
         /// e.g. aac; absent without audio.
-        public var audioCodec: String?
+        @Output("e.g. aac; absent without audio.") public var audioCodec: String? = nil
         /// Audio samples per second.
-        public var sampleRate: Int?
+        @Output("Audio samples per second.") public var sampleRate: Int? = nil
         /// Audio channels.
-        public var channels: Int?
+        @Output("Audio channels.") public var channels: Int? = nil
         /// Audio bits per second.
-        public var audioBitrate: Int64?
+        @Output("Audio bits per second.") public var audioBitrate: Int64? = nil
         /// Number of audio streams.
-        public var audioTracks: Int
+        @Output("Number of audio streams.") public var audioTracks = 0
         /// Number of subtitle streams.
-        public var subtitleTracks: Int
+        @Output("Number of subtitle streams.") public var subtitleTracks = 0
+
+        public init() {}
     }
 
     public static let stageType = "ffmpeg.probe"
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
     public static let summary = "Reads container and stream facts (codecs, size, fps, rotation, duration) with FFmpeg."
-    public static let outputSchema = OutputSchema([
-        OutputField("format", "Container (demuxer) name."),
-        OutputField("duration", "Seconds."),
-        OutputField("size", "Bytes."),
-        OutputField("bitrate", "Overall bits per second."),
-        OutputField("width", "Displayed width (after rotation)."),
-        OutputField("height", "Displayed height (after rotation)."),
-        OutputField("rotation", "Degrees a player turns the picture clockwise."),
-        OutputField("fps", "Average frame rate."),
-        OutputField("videoCodec", "e.g. h264, hevc; absent without video."),
-        OutputField("videoBitrate", "Video bits per second."),
-        OutputField("pixelFormat", "e.g. yuv420p."),
-        OutputField("frameCount", "Frames, when the container says."),
-        OutputField("audioCodec", "e.g. aac; absent without audio."),
-        OutputField("sampleRate", "Audio samples per second."),
-        OutputField("channels", "Audio channels."),
-        OutputField("audioBitrate", "Audio bits per second."),
-        OutputField("audioTracks", "Number of audio streams."),
-        OutputField("subtitleTracks", "Number of subtitle streams."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let info = try await MediaToolkit.probe(options.file ?? context.item.path, logger: context.logger)
-        return Outputs(
-            format: info.format, duration: (info.duration * 1000).rounded() / 1000, size: info.size,
-            bitrate: info.bitRate,
-            width: info.video?.displayWidth, height: info.video?.displayHeight, rotation: info.video?.rotation,
-            fps: info.video?.fps, videoCodec: info.video?.codec, videoBitrate: info.video?.bitRate,
-            pixelFormat: info.video?.pixelFormat,
-            frameCount: info.video.map { $0.frameCount > 0 ? $0.frameCount : nil } ?? nil,
-            audioCodec: info.audio?.codec, sampleRate: info.audio?.sampleRate, channels: info.audio?.channels,
-            audioBitrate: info.audio?.bitRate, audioTracks: info.audioStreams, subtitleTracks: info.subtitleStreams)
+        return Outputs.with {
+            $0.format = info.format
+            $0.duration = (info.duration * 1000).rounded() / 1000
+            $0.size = info.size
+            $0.bitrate = info.bitRate
+            $0.width = info.video?.displayWidth
+            $0.height = info.video?.displayHeight
+            $0.rotation = info.video?.rotation
+            $0.fps = info.video?.fps
+            $0.videoCodec = info.video?.codec
+            $0.videoBitrate = info.video?.bitRate
+            $0.pixelFormat = info.video?.pixelFormat
+            $0.frameCount = info.video.flatMap { video in video.frameCount > 0 ? video.frameCount : nil }
+            $0.audioCodec = info.audio?.codec
+            $0.sampleRate = info.audio?.sampleRate
+            $0.channels = info.audio?.channels
+            $0.audioBitrate = info.audio?.bitRate
+            $0.audioTracks = info.audioStreams
+            $0.subtitleTracks = info.subtitleStreams
+        }
     }
 }
 
@@ -111,27 +105,25 @@ public struct ThumbnailStage: Stage {
     }
 
     /// The outputs of `ffmpeg.thumbnail`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs, Decodable {
         /// The JPEG.
-        public var path: String
+        @Output("The JPEG.") public var path = ""
         /// Displayed width (after rotation).
-        public var width: Int
+        @Output("Its width.") public var width = 0
         /// Displayed height (after rotation).
-        public var height: Int
+        @Output("Its height.") public var height = 0
         /// Bytes.
-        public var size: Int64
+        @Output("Its size in bytes.") public var size: Int64 = 0
+
+        public init() {}
     }
 
     public static let stageType = "ffmpeg.thumbnail"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
     public static let summary = "Writes one JPEG frame at a time offset (default 10 % into the file), upright."
-    public static let outputSchema = OutputSchema([
-        OutputField("path", "The JPEG."),
-        OutputField("width", "Its width."),
-        OutputField("height", "Its height."),
-        OutputField("size", "Its size in bytes."),
-    ])
 
     public init() {}
 
@@ -139,13 +131,16 @@ public struct ThumbnailStage: Stage {
         let input = options.file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(options.output, context: context, extension: "jpg"))
         if let outputs = output.reusable(from: context, as: Outputs.self) { return outputs }
-        guard options.maxWidth >= 0 else { throw StageFailure("maxWidth must be 0 or more", kind: .invalidOptions) }
         try output.prepareFolder(create: options.createFolder)
         do {
             let size = try await MediaToolkit.thumbnail(
                 input, to: output.partial.path, at: options.at?.seconds, maxWidth: options.maxWidth,
                 logger: context.logger)
-            var outputs = Outputs(path: output.destination.path, width: size.width, height: size.height, size: 0)
+            var outputs = Outputs.with {
+                $0.path = output.destination.path
+                $0.width = size.width
+                $0.height = size.height
+            }
             outputs.size = MediaOutput.size(of: output.partial) ?? 0
             outputs.size = try await output.commit(outputs, context: context)
             return outputs

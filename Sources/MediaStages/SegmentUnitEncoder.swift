@@ -1,6 +1,7 @@
-public import Foundation
-public import Logging
-public import StageKit
+package import Foundation
+package import Logging
+import StageKit
+package import StageRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -9,22 +10,22 @@ public import StageKit
 /// Encodes one unit of a segmented encode that workers share (see ``SegmentFarm``) and puts it in the segment
 /// store: a time range of the video, or the whole audio, with the plan's settings and thread count, so the bytes
 /// are the same whichever worker encodes it.
-public struct SegmentUnitEncoder: Sendable {
+package struct SegmentUnitEncoder: Sendable {
     /// Where encoded units go for the joining worker.
-    public let store: any SegmentStore
+    package let store: any SegmentStore
     /// Where units are written before they go to the store.
-    public let folder: URL
+    package let folder: URL
     let logger: Logger
 
     /// An encoder writing into `folder` and putting units in `store`.
-    public init(store: any SegmentStore, folder: URL, logger: Logger) {
+    package init(store: any SegmentStore, folder: URL, logger: Logger) {
         self.store = store
         self.folder = folder
         self.logger = logger
     }
 
     /// The store's key of a unit.
-    public static func key(of unit: SegmentUnit, in plan: String) throws -> SegmentKey {
+    package static func key(of unit: SegmentUnit, in plan: String) throws -> SegmentKey {
         try SegmentKey(plan: plan, unit: name(of: unit))
     }
 
@@ -34,13 +35,13 @@ public struct SegmentUnitEncoder: Sendable {
     }
 
     /// The local file of a unit of `plan`.
-    public func file(of unit: SegmentUnit, in plan: String) -> URL {
+    package func file(of unit: SegmentUnit, in plan: String) -> URL {
         folder.appendingPathComponent(plan).appendingPathComponent("\(Self.name(of: unit)).mp4")
     }
 
     /// Encodes the claimed unit into its local file (written under a temporary name, synced, renamed) and puts it
     /// in the store; returns its size and SHA-256. `progress` gets the fraction of the unit encoded.
-    public func encode(
+    package func encode(
         _ claim: SegmentUnitClaim, progress: @escaping @Sendable (Double) -> Void = { _ in }
     ) async throws -> EncodedUnit {
         let unit = claim.unit
@@ -97,11 +98,11 @@ public struct SegmentUnitEncoder: Sendable {
 }
 
 /// A unit encoded into a local file and put in the segment store.
-public struct EncodedUnit: Sendable, Hashable {
+package struct EncodedUnit: Sendable, Hashable {
     /// The local file.
-    public var file: URL
+    package var file: URL
     /// Its size in bytes.
-    public var size: Int64
+    package var size: Int64
     /// Its SHA-256 (lowercase hex).
-    public var sha256: String
+    package var sha256: String
 }

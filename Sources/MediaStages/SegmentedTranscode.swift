@@ -1,9 +1,9 @@
-import CMediaShim
 import Crypto
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import StageKit
+import StageRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -22,11 +22,6 @@ import StageKit
 /// index reserved up front (``indexSpace(duration:source:settings:)``); a streamed export joins each segment as
 /// it arrives and publishes what is final (``ExportStream``).
 struct SegmentedTranscode {
-    /// Sources longer than this are segmented when `segmentSeconds` is not given.
-    static let automaticAbove = 600.0
-    /// The segment length then.
-    static let automaticLength = 60.0
-
     /// What a crash leaves to the next run: the segments encoded so far and what they were encoded with.
     struct Progress: Codable, Equatable {
         var starts: [Double]
@@ -64,101 +59,9 @@ struct SegmentedTranscode {
     /// Where the segments and the audio wait for the join: the stage's scratch folder.
     var folder: URL { context.scratchFolder.appendingPathComponent("segments") }
 
-    /// The segment length for `option` (0: never) and a source of `duration` seconds; nil: not segmented.
-    static func length(option: TimeSpan?, duration: Double) -> Double? {
-        let length = option?.seconds ?? (duration > automaticAbove ? automaticLength : 0)
-        return length > 0 && duration > length ? length : nil
-    }
-
-    /// The segments' start times: about every `length` seconds, at the source's keyframe nearest to each
-    /// multiple of `length` when one lies within half a segment of it (so no segment decodes frames before
-    /// its start only to drop them), else at the multiple itself; a last piece under a second joins the one
-    /// before.
-    static func starts(duration: Double, length: Double, keyframes: [Double]) -> [Double] {
-        var starts = [0.0]
-        var multiple = 1
-        var after = 0  // the first keyframe at or after the target (targets only grow)
-        while Double(multiple) * length < duration - 1 {
-            let target = Double(multiple) * length
-            multiple += 1
-            while after < keyframes.count, keyframes[after] < target { after += 1 }
-            let nearest = [after - 1, after].filter(keyframes.indices.contains).map { keyframes[$0] }.min {
-                abs($0 - target) < abs($1 - target)
-            }
-            let start = nearest.flatMap { abs($0 - target) <= length / 2 ? $0 : nil } ?? target
-            if let last = starts.last, start > last + length / 2, start < duration - 1 {
-                starts.append(start)
-            }
-        }
-        return starts
-    }
-
-    /// The segments of an encode of `input` before any is done: where they start (at its keyframes), the threads
-    /// each is encoded with and the encoder's build. Segments saved with another plan cannot be joined with ones
-    /// encoded now (``Progress/matches(_:)``).
-    static func plan(
-        _ input: String, duration: Double, segmentSeconds: Double, jobs: Int, settings: TranscodeSettings,
-        logger: Logger?
-    ) async throws -> Progress {
-        let keyframes = try await MediaToolkit.keyframes(input, logger: logger)
-        return Progress(
-            starts: starts(duration: duration, length: segmentSeconds, keyframes: keyframes),
-            threads: pinnedThreads(settings.threads, jobs: jobs),
-            encoder: await MediaToolkit.encoderBuild(of: settings.codec), segments: [])
-    }
-
-    /// The thread count each of `jobs` segment encodes gets: `threads` (0: x264's own choice for "auto", 1.5
-    /// threads per core; fewer leaves cores idle, two threads on two cores encoded a 1080p clip about a quarter
-    /// slower) shared among the jobs. Pinned, because x264's output depends on it.
-    static func pinnedThreads(_ threads: Int, jobs: Int) -> Int {
-        let all = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount * 3 / 2)
-        return max(1, all / jobs)
-    }
-
     private func segmentFile(_ index: Int) -> URL {
         folder.appendingPathComponent(String(format: "part-%05d.mp4", index))
     }
-
-    /// Room for the index of the joined file, reserved ahead of its media data so that the file is written once
-    /// and every byte after its head is final when written (a streaming upload reads it as it grows). The bound
-    /// depends only on the settings and the source, so every join of the same encode (streamed or not, after a
-    /// crash, on a farm) writes the same bytes.
-    ///
-    /// Samples per second: the source's video frame rate and a fifth more (no frame is ever added; 120 when the
-    /// rate is unknown; never above `maxFPS`, above which frames are dropped), and the AAC frames of the audio's
-    /// sample rate (`settings`' or the source's, as AAC takes it; 48 kHz when unknown), each a tenth more. Per
-    /// video sample the most the index can take: size, duration, composition offset, sync flag and HEVC's
-    /// dependency flags (25 bytes); per audio sample its size (4 bytes: AAC frames all last 1,024 samples). The
-    /// join writes each track in runs of ``MediaToolkit/joinChunkSeconds`` (the muxer's runs may fall a little
-    /// short: a quarter more), and the muxer also ends a chunk before it would reach 1 MiB (for video, 8 more a
-    /// second, enough for 64 Mb/s of frames well under 1 MiB each; beyond that, the slack of the other entries
-    /// takes up the difference, or the join writes the file again); each chunk's offset and samples-per-chunk
-    /// entry take at most 20 bytes. A text subtitle track (kept as mov_text when the source has audio) gets room
-    /// for a cue a second, 64 bytes each: a cue's start and end bound at most two samples (what it shows, alone or
-    /// with cues it overlaps, and the gap after it), each with its size, duration and chunk. What the index does
-    /// not use stays a `free` box: about 1 % of a 1 Mb/s file at 25 fps.
-    static func indexSpace(duration: Double, source: MediaInfo, settings: TranscodeSettings) -> Int64 {
-        let rate = source.video?.fps ?? 0
-        let fps = min(rate > 0 ? rate * 1.2 : 120, settings.maxFPS ?? .infinity)
-        let videoFrames = Int64((duration * fps * 1.1).rounded(.up)) + 64
-        let runs = Int64((duration / MediaToolkit.joinChunkSeconds * 1.25).rounded(.up)) + 16
-        var chunks = runs + Int64((duration * 8).rounded(.up))
-        var audioFrames: Int64 = 0
-        if let audio = source.audio {
-            // The encoder takes the rate if AAC has it, else the nearest higher one.
-            let asked = settings.audioSampleRate ?? (audio.sampleRate > 0 ? audio.sampleRate : 48_000)
-            let sampleRate = aacSampleRates.first { $0 >= asked } ?? 96_000
-            audioFrames = Int64((duration * Double(sampleRate) / 1024 * 1.1).rounded(.up)) + 64
-            chunks += runs
-        }
-        let cues = source.audio == nil ? 0 : Int64(source.textSubtitleStreams) * Int64(duration.rounded(.up))
-        return 65_536 + 25 * videoFrames + 4 * audioFrames + 20 * chunks + 64 * cues
-    }
-
-    /// The sample rates AAC has, in rising order.
-    private static let aacSampleRates = [
-        8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000,
-    ]
 
     /// Encodes what is missing and joins everything into `output`. With `stream`, the join runs beside the
     /// encode: it appends each segment as soon as it is in place (after the audio pass, which is quick), and
@@ -354,38 +257,6 @@ struct SegmentedTranscode {
             MediaError(code: .outputNotWritable, message: "cannot read \(url.path): \($0)")
         }
         return HexDigest.text(hasher.finalize())
-    }
-}
-
-/// The join of the segments and the audio into the output.
-struct Join {
-    /// The source the parts were encoded from.
-    let input: String
-    let parts: [String]
-    let starts: [Double]
-    let output: String
-    let faststart: Bool
-    /// Room reserved for the index, with faststart (0: +faststart).
-    let indexSpace: Int64
-
-    func run(audio: String?, gate: JoinGate?, context: StageContext) async throws -> TranscodeReport {
-        let report: TranscodeReport
-        do {
-            report = try await MediaToolkit.join(
-                parts: parts, starts: starts, audio: audio, to: output, faststart: faststart, indexSpace: indexSpace,
-                gate: gate, logger: context.logger)
-        } catch var error as MediaError where error.shimCode == MS_ERROR_EVERY_PART_EMPTY.rawValue {
-            // Every range was empty: the source, not a part, is what could not be decoded (as a whole transcode says).
-            error.message = "'\(input)': no video frame could be decoded"
-            error.shimCode = MS_ERROR_NO_FRAMES.rawValue
-            throw error
-        }
-        if report.partsLeftOut > 0 {
-            context.logger.warning(
-                "\(report.partsLeftOut) segment(s) left out: nothing in their range could be decoded (a damaged or lost stretch of the source), so the video has a gap there"
-            )
-        }
-        return report
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import StageKit
+import StageRuntime
 
 extension JoinGate {
     /// The gate of a join (or a remux) whose output a stage streams (``ExportStream``): the stream opens with the

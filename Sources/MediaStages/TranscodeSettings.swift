@@ -1,5 +1,3 @@
-import CMediaShim
-
 /// How to produce an MP4.
 public struct TranscodeSettings: Sendable, Hashable, Codable {
     /// Re-encode, or copy the compressed streams.
@@ -10,75 +8,18 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
         case remux
     }
 
-    /// The video codecs a transcode writes, each through one FFmpeg encoder.
-    public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
-        /// H.264 through libx264.
-        case h264
-        /// HEVC through libx265, tagged `hvc1` (the sample entry Apple's players accept).
-        case hevc
-        /// AV1 through SVT-AV1 (libsvtav1): Debian's FFmpeg also has libaom and rav1e; SVT-AV1 is the fast one.
-        case av1
-
-        /// FFmpeg's name of the encoder.
-        public var encoder: String {
-            switch self {
-            case .h264: "libx264"
-            case .hevc: "libx265"
-            case .av1: "libsvtav1"
-            }
-        }
-
-        /// The library whose version decides the encoder's bytes (`libx265.so.199`: `x265`).
-        public var library: String {
-            switch self {
-            case .h264: "x264"
-            case .hevc: "x265"
-            case .av1: "SvtAv1Enc"
-            }
-        }
-
-        /// The encoder's constant rate factors.
-        public var crfRange: ClosedRange<Int> { self == .av1 ? 0...63 : 0...51 }
-
-        /// The encoder's own options for an x264 preset name (nil: the encoder's default) and a thread count (0:
-        /// the encoder's own choice). x265 takes x264's preset names; SVT-AV1's presets are numbers, 0 (slowest)
-        /// to 13, mapped from the names. Pinned threads: x265 gets a pool and frame threads of that size (its output
-        /// depends on them); SVT-AV1 its logical processors (its output does not, but its memory does).
-        func encoderOptions(preset: String?, threads: Int) -> String {
-            var options: [String] = []
-            switch self {
-            case .h264:
-                if let preset { options.append("preset=\(preset)") }
-            case .hevc:
-                if let preset { options.append("preset=\(preset)") }
-                var params = ["log-level=error"]  // x265 writes its banner straight to stderr otherwise
-                if threads > 0 { params += ["pools=\(threads)", "frame-threads=\(min(threads, 4))"] }
-                options.append("x265-params=" + params.joined(separator: ":"))
-            case .av1:
-                if let preset { options.append("preset=\(Self.svtPresets[preset] ?? 8)") }
-                if threads > 0 { options.append("svtav1-params=lp=\(threads)") }
-            }
-            return options.joined(separator: ";")
-        }
-
-        /// SVT-AV1's preset for each of x264's names.
-        static let svtPresets = [
-            "ultrafast": 12, "superfast": 11, "veryfast": 10, "faster": 9, "fast": 8, "medium": 7, "slow": 5,
-            "slower": 4, "veryslow": 2,
-        ]
-    }
-
     /// Re-encode or copy.
     public var mode: Mode = .transcode
-    /// The video codec; nil for H.264 (settings written before there was a choice).
-    public var videoCodec: VideoCodec?
+    /// The video codec as stored: nil for H.264 (settings written before there was a choice). Set through
+    /// ``codec``, which keeps H.264 nil; decoding sets it as stored.
+    public private(set) var videoCodec: VideoCodec?
     /// The encoder's constant rate factor (``VideoCodec/crfRange``); nil for the encoder's default.
     public var crf: Int?
     /// Video bits per second (with a CRF: a cap).
     public var videoBitRate: Int64?
     /// Speed preset by x264's names, such as `veryfast` (mapped for the other encoders); nil for the encoder's
     /// default.
-    public var preset: String?
+    public var preset: EncoderPreset?
     /// Fit inside this box as displayed, keeping the aspect ratio, never upscaling.
     public var maxWidth: Int?
     /// See ``maxWidth``.
@@ -134,8 +75,12 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
     /// The defaults: transcode to H.264/AAC with x264's and the AAC encoder's defaults, faststart.
     public init() {}
 
-    /// The video codec, H.264 when none was set.
-    public var codec: VideoCodec { videoCodec ?? .h264 }
+    /// The video codec, H.264 when none was set; setting H.264 stores nil, as settings written before there was a
+    /// choice have it (the stored settings and the segment plans' ids stay the same).
+    public var codec: VideoCodec {
+        get { videoCodec ?? .h264 }
+        set { videoCodec = newValue == .h264 ? nil : newValue }
+    }
 }
 
 /// What a transcode wrote.
@@ -162,20 +107,4 @@ public struct TranscodeReport: Sendable, Hashable {
     public var inputDuration: Double
     /// A join's parts left out because nothing in their range could be decoded.
     public var partsLeftOut = 0
-}
-
-extension TranscodeReport {
-    init(_ result: ms_transcode_result) {
-        duration = result.duration
-        width = Int(result.display_width)
-        height = Int(result.display_height)
-        rotation = Int(result.rotation)
-        hasAudio = result.has_audio != 0
-        size = result.size
-        videoFrames = result.video_frames
-        decodeErrors = result.decode_errors
-        decodedSeconds = result.decoded_seconds
-        inputDuration = result.input_duration
-        partsLeftOut = Int(result.parts_left_out)
-    }
 }

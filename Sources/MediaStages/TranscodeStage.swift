@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import StageKit
+import StageRuntime
 
 /// `ffmpeg.transcode`: decode and re-encode into an H.264, HEVC or AV1 + AAC MP4 (faststart by default), or, with
 /// `mode: "auto"`, copy the streams when the input already plays where the profile promises (``PlaybackRules``).
@@ -25,13 +26,13 @@ public struct TranscodeStage: Stage {
             @Option(
                 "Speed preset by x264's names (x265 takes the same; for av1 mapped to SVT-AV1's 12 … 2) (default: the profile's, else the encoder's)."
             )
-            public var preset: X264Preset?
+            public var preset: EncoderPreset?
             /// Largest displayed width, keeping the aspect ratio.
             @Option("Largest displayed width, keeping the aspect ratio.", minimum: 1) public var maxWidth: Int?
             /// Largest displayed height, keeping the aspect ratio.
             @Option("Largest displayed height, keeping the aspect ratio.", minimum: 1) public var maxHeight: Int?
             /// Frame rate cap.
-            @Option("Frame rate cap.") public var fps: Double?
+            @Option("Frame rate cap.", exclusiveMinimum: 0) public var fps: Double?
 
             public init() {}
         }
@@ -69,8 +70,8 @@ public struct TranscodeStage: Stage {
         @Option("Create the output folder if it is missing.") public var createFolder = true
         /// Encode the video in segments of this length, each checkpointed: a crash loses at most one.
         @Option(
-            "Encode the video in segments of this length, each checkpointed, so a crash loses at most one segment's work (0: never; default: 60s segments for sources over 10 minutes)."
-        )
+            "Encode the video in segments of this length, each checkpointed, so a crash loses at most one segment's work (0: never; default: 60s segments for sources over 10 minutes).",
+            minimum: 0)
         public var segmentSeconds: TimeSpan?
         /// Segments encoded at once, with the threads shared among them.
         @Option(
@@ -79,6 +80,22 @@ public struct TranscodeStage: Stage {
         public var segmentJobs = 1
 
         public init() {}
+
+        /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may
+        /// choose: the declared bounds are those of the widest.
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            guard let crf = with["video"]?["crf"]?.intValue, let codec = TranscodeStage.codec(in: with) else {
+                return []
+            }
+            let range = codec.crfRange
+            guard !range.contains(crf) else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("video").appending("crf"),
+                    "expected an integer from \(range.lowerBound) to \(range.upperBound) for \(codec.rawValue), found \(crf)"
+                )
+            ]
+        }
     }
 
     /// What the stage does with the streams.
@@ -91,25 +108,10 @@ public struct TranscodeStage: Stage {
         case auto
     }
 
-    /// The video codecs the stage writes.
-    public enum VideoCodec: String, OptionChoice {
-        /// H.264 through libx264.
-        case h264
-        /// HEVC through libx265, tagged hvc1.
-        case hevc
-        /// AV1 through SVT-AV1.
-        case av1
-    }
-
     /// The audio codecs the stage writes.
     public enum AudioCodec: String, OptionChoice {
         /// AAC through FFmpeg's encoder.
         case aac
-    }
-
-    /// x264's speed presets, fastest first.
-    public enum X264Preset: String, OptionChoice {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
     }
 
     /// The name of an ``ExportProfile``.
@@ -133,53 +135,43 @@ public struct TranscodeStage: Stage {
     }
 
     /// The outputs of `ffmpeg.transcode` and `ffmpeg.remux`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs, Decodable {
         /// The MP4.
-        public var path: String
+        @Output("The MP4.") public var path = ""
         /// Its size in bytes.
-        public var size: Int64
+        @Output("Its size in bytes.") public var size: Int64 = 0
         /// Seconds.
-        public var duration: Double
+        @Output("Seconds.") public var duration = 0.0
         /// Displayed width.
-        public var width: Int
+        @Output("Displayed width.") public var width = 0
         /// Displayed height.
-        public var height: Int
+        @Output("Displayed height.") public var height = 0
         /// `transcode` or `remux`: what was done.
-        public var mode: String
+        @Output("What was done: transcode or remux.") public var mode = ""
         /// Video frames written.
-        public var frames: Int64
+        @Output("Video frames written.") public var frames: Int64 = 0
         /// Whether it has an audio stream.
-        public var hasAudio: Bool
+        @Output("Whether it has an audio stream.") public var hasAudio = false
+
+        public init() {}
     }
 
     public static let stageType = "ffmpeg.transcode"
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// Segments joined into a faststart MP4, or a remux of an MP4 or MOV, are final behind the head as written.
+    public static let streamRole = StreamRole.producer
     public static let summary =
         "Re-encodes into an H.264, HEVC or AV1 + AAC MP4 (faststart); profiles: "
         + ExportProfile.all.map(\.name).joined(separator: ", ")
         + "; mode auto remuxes when the input already plays where the profile promises."
-    public static let outputSchema = OutputSchema([
-        OutputField("path", "The MP4."),
-        OutputField("size", "Its size in bytes."),
-        OutputField("duration", "Seconds."),
-        OutputField("width", "Displayed width."),
-        OutputField("height", "Displayed height."),
-        OutputField("mode", "What was done: transcode or remux."),
-        OutputField("frames", "Video frames written."),
-        OutputField("hasAudio", "Whether it has an audio stream."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let (settings, rules) = try Self.settings(from: options)
-        guard (1...16).contains(options.segmentJobs) else {
-            throw StageFailure("segmentJobs must be from 1 to 16", kind: .invalidOptions)
-        }
-        guard (options.segmentSeconds?.seconds ?? 1) >= 0 else {
-            throw StageFailure("segmentSeconds must be 0 (never) or more", kind: .invalidOptions)
-        }
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs), createFolder: options.createFolder,
@@ -198,53 +190,43 @@ public struct TranscodeStage: Stage {
         }
         if let video = options.video {
             if let codec = video.codec {
-                let chosen = TranscodeSettings.VideoCodec(rawValue: codec.rawValue) ?? .h264
-                if chosen != settings.codec {
+                if codec != settings.codec {
                     // Another encoder: the profile's CRF and preset mean something else there.
                     settings.crf = nil
                     settings.preset = nil
                 }
-                settings.videoCodec = chosen == .h264 ? nil : chosen
+                settings.codec = codec
             }
-            if let crf = video.crf {
-                let range = settings.codec.crfRange
-                guard range.contains(crf) else {
-                    throw StageFailure(
-                        "video.crf must be from \(range.lowerBound) to \(range.upperBound) for \(settings.codec.rawValue), not \(crf)",
-                        kind: .invalidOptions)
-                }
-                settings.crf = crf
-            }
+            if let crf = video.crf { settings.crf = crf }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
-            if let preset = video.preset { settings.preset = preset.rawValue }
-            if let width = video.maxWidth { settings.maxWidth = try positive(width, "video.maxWidth") }
-            if let height = video.maxHeight { settings.maxHeight = try positive(height, "video.maxHeight") }
-            if let fps = video.fps {
-                guard fps > 0 else { throw StageFailure("video.fps must be positive", kind: .invalidOptions) }
-                settings.maxFPS = fps
-            }
+            if let preset = video.preset { settings.preset = preset }
+            if let width = video.maxWidth { settings.maxWidth = width }
+            if let height = video.maxHeight { settings.maxHeight = height }
+            if let fps = video.fps { settings.maxFPS = fps }
         }
         if let audio = options.audio {
             if let bitrate = audio.bitrate { settings.audioBitRate = bitrate.bitsPerSecond }
-            if let channels = audio.channels {
-                guard (1...8).contains(channels) else {
-                    throw StageFailure("audio.channels must be from 1 to 8", kind: .invalidOptions)
-                }
-                settings.audioChannels = channels
-            }
+            if let channels = audio.channels { settings.audioChannels = channels }
         }
         settings.faststart = options.faststart
-        guard options.threads >= 0 else {
-            throw StageFailure("threads must be 0 (every core) or more", kind: .invalidOptions)
-        }
         settings.threads = options.threads
         let rules = profile.flatMap { $0.rules.codec == settings.codec ? $0.rules : nil }
         return (settings, rules ?? .standard(for: settings.codec))
     }
 
-    private static func positive(_ value: Int, _ name: String) throws -> Int {
-        guard value > 0 else { throw StageFailure("\(name) must be positive", kind: .invalidOptions) }
-        return value
+    /// The codec an export of these options writes: the video codec's, else the profile's, else H.264; nil while a
+    /// template leaves it unknown.
+    static func codec(in with: JSONValue) -> VideoCodec? {
+        switch with["video"]?["codec"] {
+        case .string(let name)?: return VideoCodec(rawValue: name)
+        case nil, .null?: break
+        default: return nil
+        }
+        switch with["profile"] {
+        case .string(let name)?: return ExportProfile.named(name)?.settings.codec
+        case nil, .null?: return .h264
+        default: return nil
+        }
     }
 }
 
@@ -268,8 +250,11 @@ public struct RemuxStage: Stage {
 
     public static let stageType = "ffmpeg.remux"
     public static let readsMediaInput = true
+    public static let inputFileOption = "file"
+    public static let landingOutput = "path"
+    /// A remux of an MP4 or MOV copies behind room reserved for the index.
+    public static let streamRole = StreamRole.producer
     public static let summary = "Copies the streams into an MP4 with faststart, without re-encoding (fast, lossless)."
-    public static let outputSchema = TranscodeStage.outputSchema
 
     public init() {}
 
@@ -399,11 +384,16 @@ enum Export {
                     "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped"
                 )
             }
-            var outputs = TranscodeStage.Outputs(
-                path: output.destination.path, size: report.size, duration: (report.duration * 1000).rounded() / 1000,
-                width: report.width,
-                height: report.height, mode: settings.mode.rawValue, frames: report.videoFrames,
-                hasAudio: report.hasAudio)
+            var outputs = TranscodeStage.Outputs.with {
+                $0.path = output.destination.path
+                $0.size = report.size
+                $0.duration = (report.duration * 1000).rounded() / 1000
+                $0.width = report.width
+                $0.height = report.height
+                $0.mode = settings.mode.rawValue
+                $0.frames = report.videoFrames
+                $0.hasAudio = report.hasAudio
+            }
             outputs.size = try await output.commit(outputs, context: context)
             context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)
             segmented?.removeSegments()

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTransport
 import Logging
 import PipelineKit
+import PluginHost
 import SharedBatch
 
 import struct StageKit.InputItem
@@ -12,7 +13,7 @@ import struct StageKit.ServiceValues
 /// `pipeline cancel WORKFLOW ITEM...`: undoes items' remote side effects with the workflow's `onCancel`
 /// stages (delete the video, terminate the upload) and marks them cancelled: later runs leave them alone
 /// until `--reprocess`.
-struct CancelCommand: AsyncParsableCommand {
+struct CancelCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract:
@@ -40,20 +41,18 @@ struct CancelCommand: AsyncParsableCommand {
             valueName: "URL"))
     var db: String?
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         guard !workflow.onCancel.isEmpty else {
             throw CommandFailure(
                 .invalid, "\(self.workflow): the workflow has no onCancel stages: there is nothing to run for a cancel")
         }
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         if let db {
-            let cancel = SharedCancel(
-                workflow: workflow, registry: registry, environment: environment, items: items, json: json)
             return try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
                 guard let database else { return }
-                try await cancel.run(database: database)
+                try await cancelShared(in: database, workflow: workflow, registry: registry, environment: environment)
             }
         }
         let folder = URL(fileURLWithPath: stateOptions.state).standardizedFileURL
@@ -69,6 +68,42 @@ struct CancelCommand: AsyncParsableCommand {
             environment: environment, json: json)
         if summary.interrupted { throw CommandFailure(.interrupted) }
         if summary.failed > 0 { throw CommandFailure(.failed) }
+    }
+
+    /// Cancels the items of a batch that workers share (``BatchCancel``): those a worker runs are undone by it, the
+    /// others in this process.
+    private func cancelShared(
+        in database: BatchDatabase, workflow: Workflow, registry: StageRegistry, environment: [String: String]
+    ) async throws {
+        let cancel = BatchCancel(database: database, workflow: workflow.name)
+        let (store, json) = (cancel.store, json)
+        let outcome: BatchCancel.Outcome
+        do {
+            let selected = try ItemSelection.select(
+                items, in: try await store.snapshot(workflow: workflow.name), workflow: workflow.name)
+            outcome = try await cancel.cancel(selected) { undone in
+                await Self.undo(
+                    undone, workflow: workflow, registry: registry, store: store,
+                    scratchRoot: FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-cancel"),
+                    environment: environment, json: json)
+            } report: { event in
+                switch event {
+                case .askedWorkers(let count):
+                    Output.error("pipeline: \(count) item(s) are running on workers; asked them to stop and undo them")
+                case .cancelledByWorker(let item):
+                    Output.line("cancelled \(item.input.relativePath)")
+                case .workerCouldNotUndo(let item):
+                    Output.error("pipeline: the worker could not undo \(item.input.relativePath); see its output")
+                }
+            }
+        } catch let error as StateError {
+            throw CommandFailure.failed(error)
+        }
+        switch outcome {
+        case .cancelled: return
+        case .failed: throw CommandFailure(.failed)
+        case .interrupted: throw CommandFailure(.interrupted)
+        }
     }
 
     /// Runs the onCancel stages of `items` in this process and marks them cancelled.

@@ -7,7 +7,9 @@ import PipelineKit
 struct CommandFailure: Error, Sendable, CustomStringConvertible {
     /// The exit code: what a script calling `pipeline` can tell from it.
     struct Code: Sendable, Hashable {
-        private enum Kind: Int32 {
+        /// The codes themselves, in the order `--help` lists them; ``all`` is derived from this list, so that a code
+        /// added here cannot be left out of `--help`.
+        private enum Kind: Int32, CaseIterable {
             case failed = 1
             case invalid = 2
             case noBatch = 3
@@ -27,6 +29,30 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
 
         /// The process's exit code.
         var exitCode: ExitCode { ExitCode(kind.rawValue) }
+
+        /// Every code a command ends with when it does not succeed, in the order `--help` lists them: every
+        /// `Kind`, so that none can be missing from `--help`.
+        static let all: [Code] = Kind.allCases.map { Code(kind: $0) }
+
+        /// What the code tells a script, as `--help` says it.
+        var meaning: String {
+            switch kind {
+            case .failed:
+                "at least one item failed (the others still ran), or the state folder is busy or damaged, or the "
+                    + "database cannot be used"
+            case .invalid: "the workflow or the arguments are invalid (nothing ran)"
+            case .noBatch:
+                "a command that reads a shared batch (status, serve, cancel and forget with --db) was given a "
+                    + "database without one (it created nothing there)"
+            case .interrupted: "interrupted by a signal (run the same command again to resume)"
+            }
+        }
+
+        /// The exit codes as `pipeline --help` lists them: success, then every code of ``all``.
+        static var helpText: String {
+            "Exit codes: 0 no item failed (items skipped with a reason, such as a filter or a limit, are not "
+                + "failures); " + all.map { "\($0.kind.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
+        }
     }
 
     /// The exit code.
@@ -34,7 +60,8 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
     /// The lines printed to standard error, in order; none when the command already said everything.
     var messages: [String]
 
-    /// The messages, for a caller that reports the failure itself (a worker that cannot build a runner).
+    /// The messages, one per line, for a caller that shows the failure as text rather than letting
+    /// `PipelineCommand.main(stages:)` print it: a test's diagnostics, or a log line that interpolates the error.
     var description: String { messages.joined(separator: "\n") }
 
     /// A failure with `code` that prints `messages`.

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import PluginHost
 import SharedBatch
 
 import struct StageKit.InputItem
 
 /// `pipeline forget WORKFLOW ITEM...|--failed`: removes items from the ledger, so the next run treats their
 /// files as new. Nothing remote is undone (that is `pipeline cancel`).
-struct ForgetCommand: AsyncParsableCommand {
+struct ForgetCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
         abstract: "Remove items from the ledger: the next run processes their files as new ones.")
@@ -39,15 +40,15 @@ struct ForgetCommand: AsyncParsableCommand {
         if items.isEmpty == !failed { throw ValidationError("give the items to forget, or --failed") }
     }
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
-            try await forget(database: database)
+            try await forget(database: database, catalog: catalog)
         }
     }
 
     /// Forgets items of the state folder's ledger, or with `database`, of the shared batch's.
-    private func forget(database: BatchDatabase?) async throws {
-        let (workflow, _) = try WorkflowFile.load(self.workflow, plugins: pluginOptions.paths)
+    private func forget(database: BatchDatabase?, catalog: StageCatalog) async throws {
+        let (workflow, _) = try WorkflowFile.load(self.workflow, catalog: catalog, plugins: pluginOptions.paths)
         let state = database == nil ? try StateFolder.openForWriting(stateOptions.state, fresh: false) : nil
         defer { state?.close() }
         guard let store: any StateStore = database.map({ PostgresStore(database: $0) }) ?? state?.ledger else { return }

@@ -1,6 +1,7 @@
 import PipelineKit
 
 import struct StageKit.InputItem
+import enum StageKit.Suggestion
 
 /// Items of a workflow named on the command line, as `pipeline status` shows them: by item number, path,
 /// relative path or file name.

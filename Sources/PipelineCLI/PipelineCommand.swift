@@ -2,7 +2,6 @@ public import ArgumentParser
 import CoreStages
 import Foundation
 import MediaStages
-import NIOConcurrencyHelpers
 import PipelineKit
 import PlatformStages
 import PluginHost
@@ -15,12 +14,7 @@ public struct PipelineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "pipeline",
         abstract: "Moves media files through declarative JSON workflows, resumably.",
-        discussion: """
-            Exit codes: 0 no item failed (items skipped with a reason, such as a filter or a limit, are \
-            not failures); 1 at least one item failed (the others still ran), or the state folder is busy or \
-            damaged; 2 the workflow or the arguments are invalid (nothing ran); \
-            130 interrupted by a signal (run the same command again to resume).
-            """,
+        discussion: CommandFailure.Code.helpText,
         subcommands: [
             RunCommand.self, PlanCommand.self, WatchCommand.self, ValidateCommand.self, StatusCommand.self,
             StagesCommand.self,
@@ -31,62 +25,85 @@ public struct PipelineCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// Runs the command line with the built-in stages plus `stages`.
+    /// Runs the command line with the built-in stages plus `stages`, compiled into a custom executable.
     public static func main(registering stages: [any Stage.Type]) async {
-        StageCatalog.extraStages.withLockedValue { $0 = stages }
-        await main()
+        var catalog = StageCatalog.shipped
+        catalog.compiledIn = stages
+        await main(stages: catalog)
     }
 
-    /// Parses the arguments and runs the command. A ``CommandFailure`` is printed here and ends the process with
-    /// its exit code; ArgumentParser reports its own errors (usage, `--help`) as usual, except that a usage error
-    /// ends with 2, the documented code for invalid arguments, rather than ArgumentParser's EX_USAGE (64).
+    /// Runs the command line with the built-in stages.
     public static func main() async {
+        await main(stages: .shipped)
+    }
+
+    /// Parses the arguments and runs the command, with the stage types of `catalog` for the commands that need
+    /// them. A ``CommandFailure`` is printed here and ends the process with its exit code; ArgumentParser reports
+    /// its own errors (usage, `--help`) as usual, except that a usage error ends with 2, the documented code for
+    /// invalid arguments, rather than ArgumentParser's EX_USAGE (64).
+    static func main(stages catalog: StageCatalog) async {
         MediaToolkit.prepareProcess()
         // A reader that goes away (`pipeline status | head`) ends the output (Output drops the rest), not the
         // process with SIGPIPE: every command ends with its own exit code. Children get the default back.
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
+            switch try parseAsRoot() {
+            // Before the plain async commands: a StageCatalogCommand's own run() refuses to run.
+            case let command as any StageCatalogCommand: try await command.run(stages: catalog)
+            case var command as any AsyncParsableCommand: try await command.run()
+            case var command: try command.run()
             }
-        } catch let failure as CommandFailure {
-            for message in failure.messages { Output.error(message) }
-            exit(withError: failure.code.exitCode)
-        } catch  where exitCode(for: error) == .validationFailure {
-            Output.error(fullMessage(for: error))
-            exit(withError: CommandFailure.Code.invalid.exitCode)
         } catch {
-            exit(withError: error)
+            switch error {
+            case let failure as CommandFailure: failure.messages.forEach(Output.error)
+            case _ where exitCode(for: error) == .validationFailure: Output.error(fullMessage(for: error))
+            default: exit(withError: error)
+            }
+            exit(withError: exitCode(ending: error))
         }
+    }
+
+    /// The exit code `error` ends the command line with: a ``CommandFailure``'s own, 2 for arguments that
+    /// ArgumentParser refuses, and ArgumentParser's for the rest (0 for `--help`).
+    static func exitCode(ending error: any Error) -> ExitCode {
+        if let failure = error as? CommandFailure { return failure.code.exitCode }
+        let code = exitCode(for: error)
+        return code == .validationFailure ? CommandFailure.Code.invalid.exitCode : code
     }
 }
 
-/// The stage types available to the commands of this process.
-enum StageCatalog {
-    static let extraStages = NIOLockedValueBox<[any Stage.Type]>([])
+/// A command that needs the stage types: ``PipelineCommand/main(stages:)`` hands it the program's catalog.
+protocol StageCatalogCommand: AsyncParsableCommand {
+    /// Runs the command with the stage types of `catalog`.
+    func run(stages catalog: StageCatalog) async throws
+}
 
+extension StageCatalogCommand {
+    /// ArgumentParser's entry point, which has no catalog to give: refused, so that a caller that runs the command
+    /// other than through ``PipelineCommand/main(stages:)`` learns it at once instead of running without a custom
+    /// executable's compiled-in stage types. It cannot be left out: ArgumentParser's own default would print the
+    /// help and succeed.
+    func run() async throws {
+        throw CommandFailure(
+            .failed,
+            "pipeline: internal error: `\(Self._commandName)` was run without the program's stage types (it is run "
+                + "through PipelineCommand.main(stages:)); nothing ran")
+    }
+}
+
+extension StageCatalog {
     /// The stage types that ship with `pipeline`.
-    static let builtInStages: [any Stage.Type] =
-        CoreStageTypes.all + MediaStageTypes.all + UploadStageTypes.all + PlatformStageTypes.all
+    static let shipped = StageCatalog(
+        builtIn: CoreStageTypes.all + MediaStageTypes.all + UploadStageTypes.all + PlatformStageTypes.all)
 
-    /// Built-in stages, then the compiled-in ones, then those of the plugin libraries at `plugins`. A plugin
-    /// that cannot be used, or a stage type whose name is taken, is reported and ends the command with exit
-    /// code 2.
-    static func registry(plugins: [String] = []) throws -> StageRegistry {
-        var registry = StageRegistry()
+    /// ``registry(plugins:)`` for a command: a plugin that cannot be used, or a stage type whose name is taken, is
+    /// reported and ends the command with exit code 2.
+    func commandRegistry(plugins: [String]) throws(CommandFailure) -> StageRegistry {
         do {
-            for stage in builtInStages { try registry.register(stage, source: .builtIn) }
-            for stage in extraStages.withLockedValue({ $0 }) { try registry.register(stage, source: .compiledIn) }
-            for path in plugins {
-                for descriptor in try PluginLoader.load(path) { try registry.register(descriptor) }
-            }
+            return try registry(plugins: plugins)
         } catch {
             throw CommandFailure(.invalid, "pipeline: \(error)")
         }
-        return registry
     }
 }
 

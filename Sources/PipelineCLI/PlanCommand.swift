@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import PluginHost
 
 import struct StageKit.InputItem
 import enum StageKit.JSONValue
 
 /// `pipeline plan WORKFLOW`: what the next `run` would do with each file and stage, and why. Writes nothing,
 /// contacts no server.
-struct PlanCommand: AsyncParsableCommand {
+struct PlanCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show what the next run would do with each file and stage, and why; writes nothing.")
@@ -28,9 +29,9 @@ struct PlanCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the plan as JSON.")
     var json = false
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = ProcessInfo.processInfo.environment
         let discovery = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)

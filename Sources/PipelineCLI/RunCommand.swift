@@ -5,13 +5,14 @@ import HTTPTransport
 import Logging
 import Notifications
 import PipelineKit
+import PluginHost
 
 import struct StageKit.ByteCount
 import struct StageKit.ServiceValues
 
 /// `pipeline run WORKFLOW`: runs a workflow over its inputs, resuming from the ledger: a file whose content is
 /// done runs nothing, however it is named; changed content at a known path runs as a new version.
-struct RunCommand: AsyncParsableCommand {
+struct RunCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a workflow over its input files; running it again resumes where it stopped.")
@@ -50,9 +51,9 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         BatchInputs.preloadMedia(for: workflow, registry: registry)
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let notifyTargets = try notifyOptions.resolvedTargets(workflow: workflow, environment: environment)
@@ -73,12 +74,11 @@ struct RunCommand: AsyncParsableCommand {
 
         let client = HTTPClient.makeForStages()
         let notifier = NotifyOptions.notifier(notifyTargets, log: state.ledger)
-        let runner = runOptions.runner(
-            workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
-            environment: environment, client: client, keepsEveryResult: report != nil
-        ) { sink in
-            notifier.map { NotifyingSink(sink, notifier: $0, workflow: workflow.name) as any RunEventSink } ?? sink
-        }
+        var settings = runOptions.runnerSettings(
+            scratchRoot: state.scratchRoot, client: client, keepsEveryResult: report != nil)
+        if let notifier { settings.sink = NotifyingSink(settings.sink, notifier: notifier, workflow: workflow.name) }
+        let runner = settings.runner(
+            workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
         let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
             () async -> Result<RunOutcome, StateError> in
@@ -154,7 +154,7 @@ struct RunOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp("Limit uploads to this many bytes per second across the run, e.g. 20MiB.", valueName: "SIZE")
     )
-    var bwlimit: String?
+    var bwlimit: ByteCount?
 
     @Flag(name: .long, help: "Print events as JSON lines, for machines.")
     var json = false
@@ -167,20 +167,9 @@ struct RunOptions: ParsableArguments {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 64") }
         if let cpuJobs, !(1...64).contains(cpuJobs) { throw ValidationError("--cpu-jobs must be from 1 to 64") }
         guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
-        if let bwlimit, (ByteCount(parsing: bwlimit)?.bytes ?? 0) <= 0 {
+        if let bwlimit, bwlimit.bytes <= 0 {
             throw ValidationError("--bwlimit expects bytes per second such as 20MiB or 5000000, not \(bwlimit)")
         }
-    }
-
-    /// The runner these options describe, over a state folder. Its stages send HTTP requests through `client`;
-    /// `keepsEveryResult` when the command reads every file's result (a report).
-    func runner(
-        workflow: Workflow, registry: StageRegistry, state: StateFolder, environment: [String: String],
-        client: HTTPClient, keepsEveryResult: Bool
-    ) -> Runner {
-        runner(
-            workflow: workflow, registry: registry, store: state.ledger, scratchRoot: state.scratchRoot,
-            environment: environment, client: client, keepsEveryResult: keepsEveryResult)
     }
 
     /// `--cpu-jobs` (by default from the cores) and `--transfers`.
@@ -189,27 +178,22 @@ struct RunOptions: ParsableArguments {
         return ResourceLimits([.cpu: cpu, .network: transfers])
     }
 
-    /// The runner these options describe, writing to `store` with scratch folders under `scratchRoot`; its events
-    /// go through `recording` (metrics) on their way to the terminal.
-    func runner(
-        workflow: Workflow, registry: StageRegistry, store: any StateStore, scratchRoot: URL,
-        environment: [String: String], client: HTTPClient, keepsEveryResult: Bool,
-        slots: ResourceSlots? = nil, recording: (any RunEventSink) -> any RunEventSink = { $0 }
-    ) -> Runner {
+    /// The runner settings these options describe: stages get scratch folders under `scratchRoot` and send HTTP
+    /// requests through `client`; `keepsEveryResult` when the command reads every file's result (a report). A
+    /// worker gives the `slots` it shares with units of other items' encodes.
+    func runnerSettings(
+        scratchRoot: URL, client: HTTPClient, keepsEveryResult: Bool, slots: ResourceSlots? = nil
+    ) -> RunnerSettings {
         var services = ServiceValues()
         services[HTTPClientKey.self] = client
-        if let limit = bwlimit.flatMap(ByteCount.init(parsing:)) {
-            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: limit.bytes)
+        if let bwlimit {
+            services[BandwidthLimitKey.self] = BandwidthLimiter(bytesPerSecond: bwlimit.bytes)
         }
-        var runner = Runner(
-            workflow: workflow, registry: registry, store: store,
-            redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-            scratchRoot: scratchRoot, environment: environment, jobs: jobs,
-            slots: slots ?? ResourceSlots(resourceLimits), running: RunningItems(), services: services,
+        return RunnerSettings(
+            scratchRoot: scratchRoot, jobs: jobs, slots: slots ?? ResourceSlots(resourceLimits), services: services,
             logLevel: verbose ? .debug : .info,
-            sink: recording(json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal)))
-        runner.keepsEveryResult = keepsEveryResult
-        return runner
+            sink: json ? JSONLinesRenderer() : HumanRenderer(live: Output.isTerminal),
+            keepsEveryResult: keepsEveryResult)
     }
 }
 
@@ -228,23 +212,14 @@ enum WorkflowFile {
         return environment
     }
 
-    /// The plugins a workflow document declares in `"plugins"`, relative paths resolved against the folder of
-    /// `file`, the workflow file.
-    static func declaredPlugins(in document: Data, file: URL) -> [String] {
-        WorkflowLoader.pluginPaths(in: document).map { plugin in
-            plugin.hasPrefix("/")
-                ? plugin : file.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
-        }
-    }
-
-    /// The workflow and the stage types it may use: built in, compiled in, and from the plugins given on the
-    /// command line and in the workflow's `"plugins"` (relative to the workflow file's folder).
-    static func load(_ path: String, plugins: [String], varOverrides: [String: String] = [:]) throws -> (
-        Workflow, StageRegistry
-    ) {
+    /// The workflow and the stage types it may use: those of `catalog`, and from the plugins given on the command
+    /// line and in the workflow's `"plugins"` (relative to the workflow file's folder).
+    static func load(
+        _ path: String, catalog: StageCatalog, plugins: [String], varOverrides: [String: String] = [:]
+    ) throws -> (Workflow, StageRegistry) {
         let url = URL(fileURLWithPath: path)
-        let declared = (try? Data(contentsOf: url)).map { declaredPlugins(in: $0, file: url) } ?? []
-        let registry = try StageCatalog.registry(plugins: plugins + declared)
+        let declared = (try? Data(contentsOf: url)).map { WorkflowLoader.pluginPaths(in: $0, file: url) } ?? []
+        let registry = try catalog.commandRegistry(plugins: plugins + declared)
         do {
             return (try WorkflowLoader(registry: registry).load(contentsOf: url, varOverrides: varOverrides), registry)
         } catch {

@@ -28,12 +28,12 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("sts-ttl"),
         help: ArgumentHelp(
-            "How long ApsaraVideo VOD's temporary upload credentials work (default 3000s, as on Alibaba Cloud).",
+            "How long ApsaraVideo VOD's temporary upload credentials work, such as 30s or 50m (by default as long as on Alibaba Cloud).",
             valueName: "DURATION"))
-    var stsTTL: String = "3000s"
+    var stsTTL = TimeSpan(SandboxConfiguration().stsTTL)
 
     func validate() throws {
-        guard let ttl = TimeSpan(parsing: stsTTL), ttl.duration >= .seconds(1) else {
+        guard stsTTL.duration >= .seconds(1) else {
             throw ValidationError("--sts-ttl must be a duration of at least 1s, such as 30s or 50m, not \(stsTTL)")
         }
     }
@@ -41,7 +41,7 @@ struct SandboxCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = SandboxConfiguration(port: port, dataFolder: data)
         if !token.isEmpty { configuration.tokens = token }
-        configuration.stsTTL = TimeSpan(parsing: stsTTL)?.duration ?? configuration.stsTTL
+        configuration.stsTTL = stsTTL.duration
         let sandbox = try await SandboxServer.start(configuration)
         Output.line(
             "sandbox: \(sandbox.baseURL) (token \(configuration.tokens.first ?? "")), data in \(sandbox.dataFolderPath)"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import PluginHost
 import SharedBatch
 
 import struct StageKit.InputItem
@@ -10,7 +11,7 @@ import enum StageKit.OptionType
 
 /// `pipeline status [WORKFLOW]`: what the ledger says about each workflow's items and their stages; given
 /// the workflow file, also the files of its inputs that no run has taken up yet.
-struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the ledger: a table per workflow with each item's status and stages.")
@@ -35,9 +36,9 @@ struct StatusCommand: AsyncParsableCommand {
             valueName: "URL"))
     var db: String?
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         try await SharedBatchOptions.using(db, opening: .existingBatch) { database in
-            try await show(database: database)
+            try await show(database: database, catalog: catalog)
         }
     }
 
@@ -48,7 +49,7 @@ struct StatusCommand: AsyncParsableCommand {
     )
 
     /// Shows the ledger of the state folder, or with `database`, the shared batch's workers, queues and ledger.
-    private func show(database: BatchDatabase?) async throws {
+    private func show(database: BatchDatabase?, catalog: StageCatalog) async throws {
         var batch: BatchStatus?
         let store: (any StateStore)?
         if let database {
@@ -58,7 +59,7 @@ struct StatusCommand: AsyncParsableCommand {
             store = try StateFolder.openForReading(stateOptions.state)?.ledger
         }
         if let batch, !json { BatchReport.print(batch) }
-        var sections = try await self.sections(of: store)
+        var sections = try await self.sections(of: store, catalog: catalog)
         // `--failed` over the whole ledger shows the workflows that have failed items, not an empty table for
         // every other one.
         if failed, workflow == nil { sections.removeAll { !$0.items.contains { $0.status == .failed } } }
@@ -84,7 +85,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     /// The workflow given on the command line, or every workflow the ledger knows.
-    private func sections(of store: (any StateStore)?) async throws -> [Section] {
+    private func sections(of store: (any StateStore)?, catalog: StageCatalog) async throws -> [Section] {
         do {
             let known = try await store?.workflows() ?? []
             guard let path = workflow else {
@@ -95,7 +96,7 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 return sections
             }
-            let (workflow, registry) = try WorkflowFile.load(path, plugins: pluginOptions.paths)
+            let (workflow, registry) = try WorkflowFile.load(path, catalog: catalog, plugins: pluginOptions.paths)
             let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
             let plan = try await BatchInputs.plan(workflow, registry: registry, discovery: discovery, ledger: store)
             let items = try await store?.snapshot(workflow: workflow.name).items ?? []
@@ -104,7 +105,7 @@ struct StatusCommand: AsyncParsableCommand {
                 ?? RunRecord(workflow: workflow.name, file: path, stages: workflow.stages.map(\.id))
             // Which upload streams which export (`"stream": true`).
             let streams = Dictionary(
-                StreamPlan(workflow.stages).follows.map { (workflow.stages[$0.key].id, workflow.stages[$0.value].id) },
+                workflow.streaming.follows.map { (workflow.stages[$0.key].id, workflow.stages[$0.value].id) },
                 uniquingKeysWith: { first, _ in first })
             return [(record, items, plan.items.filter { $0.itemID == nil }, workflow.graph, streams)]
         } catch let error as StateError {
@@ -206,17 +207,24 @@ struct StatusCommand: AsyncParsableCommand {
 }
 
 /// `pipeline stages`: the registered stage types, their options and outputs.
-struct StagesCommand: AsyncParsableCommand {
+struct StagesCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "stages", abstract: "List the stage types with their options and outputs.")
 
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Print the reference as Markdown (docs/stages.md is this, for the built-in stages).")
+    var markdown = false
+
     @OptionGroup var pluginOptions: PluginOptions
 
-    func run() async throws {
-        let descriptors = try StageCatalog.registry(plugins: pluginOptions.paths).all
+    func run(stages catalog: StageCatalog) async throws {
+        let descriptors = try catalog.commandRegistry(plugins: pluginOptions.paths).all
+        if markdown {
+            Output.write(StageReference.markdown(descriptors))
+            return
+        }
         if json {
             let list: [JSONValue] = descriptors.map { descriptor in
                 [

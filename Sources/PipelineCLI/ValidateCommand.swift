@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import PluginHost
 
 import enum StageKit.JSONValue
 
 /// `pipeline validate WORKFLOW`: checks a workflow without running anything.
-struct ValidateCommand: AsyncParsableCommand {
+struct ValidateCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a workflow and report every problem as file:line:column: path: message.")
@@ -15,8 +16,8 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var pluginOptions: PluginOptions
 
-    func run() async throws {
-        let (loaded, _) = try WorkflowFile.load(workflow, plugins: pluginOptions.paths)
+    func run(stages catalog: StageCatalog) async throws {
+        let (loaded, _) = try WorkflowFile.load(workflow, catalog: catalog, plugins: pluginOptions.paths)
         let missing = loaded.missingEnvironment(in: ProcessInfo.processInfo.environment)
         if !missing.isEmpty {
             Output.error(
@@ -30,16 +31,16 @@ struct ValidateCommand: AsyncParsableCommand {
 }
 
 /// `pipeline schema`: prints the JSON Schema of workflows, with the options of every registered stage.
-struct SchemaCommand: AsyncParsableCommand {
+struct SchemaCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Print the JSON Schema of workflow files (Workflows/workflow.schema.json is this output).")
 
     @OptionGroup var pluginOptions: PluginOptions
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         Output.line(
-            WorkflowSchema.generate(registry: try StageCatalog.registry(plugins: pluginOptions.paths)).serialized(
+            WorkflowSchema.generate(registry: try catalog.commandRegistry(plugins: pluginOptions.paths)).serialized(
                 pretty: true))
     }
 }

@@ -3,13 +3,14 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import PipelineKit
+import PluginHost
 
 import enum StageKit.BlockingWork
 import struct StageKit.TimeSpan
 
 /// `pipeline watch WORKFLOW`: processes files as they appear in the input folders, once each has stopped
 /// growing; the ledger carries what is done across restarts.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Process files as they appear in the input folders, once they stop growing; Ctrl-C stops.")
@@ -32,20 +33,14 @@ struct WatchCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "How long a file's size and modification time must stay the same before it is taken, e.g. 5s.",
             valueName: "DURATION"))
-    var settle: String = "5s"
+    var settle = TimeSpan(seconds: 5)
 
     @Flag(name: .long, help: "Look for changes every second instead of asking the kernel (inotify) to tell.")
     var poll = false
 
-    func validate() throws {
-        guard TimeSpan(parsing: settle) != nil else {
-            throw ValidationError("--settle expects a duration such as 5s or 500ms, not \(settle)")
-        }
-    }
-
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: try varOptions.overrides())
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let first = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
@@ -53,17 +48,15 @@ struct WatchCommand: AsyncParsableCommand {
         defer { state.close() }
         let client = HTTPClient.makeForStages()
         // Only a batch's failures are read (and reported), so results are not kept for the whole session.
-        let runner = runOptions.runner(
-            workflow: workflow, registry: registry, state: state, environment: environment, client: client,
-            keepsEveryResult: false)
+        let runner = runOptions.runnerSettings(scratchRoot: state.scratchRoot, client: client, keepsEveryResult: false)
+            .runner(workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let watch = Watch(
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
             file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, inputs: inputOptions.input,
             state: stateOptions.state)
-        let settle = TimeSpan(parsing: settle)?.duration ?? .seconds(5)
         let failure = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
-            await watch.run(WatchSession(settle: settle))
+            await watch.run(WatchSession(settle: settle.duration))
         }
         try? await client.shutdown()
         if let failure { throw failure }

@@ -37,7 +37,9 @@ public enum PluginExport {
                     "optionSchema": try JSONValue(encoding: stage.optionSchema),
                     "outputSchema": try JSONValue(encoding: stage.outputSchema),
                     "resource": .string(stage.resource.rawValue), "readsMediaInput": .bool(stage.readsMediaInput),
-                    "retriesItself": .bool(stage.retriesItself),
+                    "retriesItself": .bool(stage.retriesItself), "streamRole": .string(stage.streamRole.rawValue),
+                    "inputFileOption": stage.inputFileOption.isEmpty ? .null : .string(stage.inputFileOption),
+                    "landingOutput": stage.landingOutput.isEmpty ? .null : .string(stage.landingOutput),
                 ]
             } catch {
                 registrar.fail(registrar.context, "cannot describe stage \(stage.stageType): \(error)")
@@ -51,30 +53,44 @@ public enum PluginExport {
     /// The outputs stage `index` declares for a `with` object (called through `pipeline_plugin_outputs`), as
     /// JSON; nil when there is no such stage.
     static func outputs(_ index: Int32, with text: String) -> String? {
-        guard let stage = stages.withLockedValue({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }) else {
-            return nil
-        }
+        guard let stage = registered(index) else { return nil }
         // A `with` the host cannot have sent (it parsed it from the workflow) is no options at all.
         let with = (try? JSONValue(parsing: text)) ?? .object([:])
         return try? JSONValue(encoding: stage.outputSchema(for: with)).serialized()
     }
 
+    /// The registered stage number `index`; nil when there is none.
+    static func registered(_ index: Int32) -> (any Stage.Type)? {
+        stages.withLockedValue { $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }
+    }
+
+    /// Why `stage` cannot stream with a `with` object on the inputs the host summarised (called through
+    /// `pipeline_plugin_stream_refusal`); nil when it can.
+    static func streamRefusal(of stage: any Stage.Type, with text: String, inputs: String) -> String? {
+        // Values the host cannot have sent (it made them) are no options and nothing known of the inputs.
+        let with = (try? JSONValue(parsing: text)) ?? .object([:])
+        let summary =
+            (try? JSONValue(parsing: inputs).decode(as: InputSummary.self)) ?? InputSummary(isInputFile: false)
+        return stage.streamRefusal(with: with, inputs: summary)
+    }
+
     /// Starts stage `index` (called through `pipeline_plugin_start`).
     static func start(_ index: Int32, request text: String, host: pipeline_stage_host) -> UnsafeMutableRawPointer? {
         let bridge = HostBridge(host)
-        guard let stage = stages.withLockedValue({ $0.indices.contains(Int(index)) ? $0[Int(index)] : nil }),
-            let request = try? JSONValue(parsing: text),
+        guard let stage = registered(index), let request = try? JSONValue(parsing: text),
             let item = try? (request["item"] ?? .null).decode(as: InputItem.self)
         else {
             bridge.finish(.fatal, failure: StageFailure("the plugin cannot run stage \(index) with this request"))
             return nil
         }
+        var services = ServiceValues()
+        if request["followsExport"] == .bool(true) { services[FollowedExportKey.self] = HostExport(bridge: bridge) }
         let context = StageContext(
             stageID: request["stageID"]?.stringValue ?? stage.stageType, stageType: stage.stageType, item: item,
             attempt: request["attempt"]?.intValue ?? 1,
             logger: Logger(label: stage.stageType) { _ in HostLogHandler(bridge: bridge) },
             scratchFolder: URL(fileURLWithPath: request["scratchFolder"]?.stringValue ?? NSTemporaryDirectory()),
-            services: ServiceValues(),
+            services: services,
             previousOutputs: request["previousOutputs"] == .null ? nil : request["previousOutputs"],
             savedCheckpoint: request["resume"] == .null ? nil : request["resume"],
             checkpointer: bridge, progress: bridge.progress,
@@ -171,8 +187,28 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
     }
 
     func log(_ level: Logger.Level, _ message: String) {
-        let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-        host.log(host.context, Int32(levels.firstIndex(of: level) ?? 2), message)
+        host.log(host.context, level.pluginCode, message)
+    }
+
+    /// The host's `export_wait`, which blocks until the export is written far enough (for as long as it takes), so
+    /// it runs on a thread of its own; nil when the host has no answer (the run follows no export, or is being
+    /// cancelled).
+    func waitForExport(bytes: Int64, attempt: Int) async -> ExportState? {
+        let host = UnsafeSendable(host)
+        return await BlockingWork.runLong { () -> ExportState? in
+            var state = pipeline_export_state()
+            var text = [CChar](repeating: 0, count: 4097)
+            guard
+                host.value.export_wait(host.value.context, bytes, Int32(clamping: attempt), &state, &text, text.count)
+                    == 0
+            else { return nil }
+            let said = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let failed = UInt32(bitPattern: state.status) == PIPELINE_EXPORT_FAILED.rawValue
+            return ExportState(
+                file: failed || said.isEmpty ? nil : said, head: state.head, final: state.final,
+                finishedSize: state.finished_size < 0 ? nil : state.finished_size, attempt: Int(state.attempt),
+                rewritten: state.rewritten != 0, failure: failed ? said : nil)
+        }
     }
 
     /// The host's checkpoint call blocks until the data is durable, so it runs on ``BlockingWork``.
@@ -192,6 +228,18 @@ final class HostBridge: StageCheckpointing, @unchecked Sendable {
         }
         guard let key else { throw StageFailure("the host could not record the idempotency key \(name)", kind: .state) }
         return key
+    }
+}
+
+/// The export a follower streams, read through the host's `export_wait`.
+struct HostExport: FollowedExport {
+    let bridge: HostBridge
+
+    func waitFor(bytes: Int64, of attempt: Int) async throws -> ExportState {
+        let answer = await bridge.waitForExport(bytes: bytes, attempt: attempt)
+        try Task.checkCancellation()
+        guard let answer else { throw StageFailure("the host could not say how far the export is written") }
+        return answer
     }
 }
 
@@ -227,6 +275,21 @@ public func pipelinePluginOutputs(
         return 1
     }
     deliver(context, outputs)
+    return 0
+}
+
+/// Why a stage cannot stream with a workflow's `with` object, for the host's checks.
+@_cdecl("pipeline_plugin_stream_refusal")
+public func pipelinePluginStreamRefusal(
+    _ stage: Int32, _ with: UnsafePointer<CChar>?, _ inputs: UnsafePointer<CChar>?, _ context: UnsafeMutableRawPointer?,
+    _ deliver: pipeline_plugin_text_fn?
+) -> Int32 {
+    guard let with, let inputs, let deliver, let type = PluginExport.registered(stage) else { return 1 }
+    if let refusal = PluginExport.streamRefusal(
+        of: type, with: String(cString: with), inputs: String(cString: inputs))
+    {
+        deliver(context, refusal)
+    }
     return 0
 }
 

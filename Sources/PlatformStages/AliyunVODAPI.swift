@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-import HTTPTransport
+public import HTTPTransport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import StageKit
+public import StageKit
 
 /// ApsaraVideo VOD's RPC-style API (version 2017-03-21) as the aliyun.vod.* stages call it: the action and
 /// its parameters in the query with the common parameters (`Format`, `Version`, `AccessKeyId`,
@@ -15,27 +15,21 @@ import StageKit
 struct AliyunVODAPI: Sendable {
     /// The API's endpoint, e.g. `https://vod.cn-shanghai.aliyuncs.com`.
     let endpoint: String
-    let accessKeyID: String
-    let accessKeySecret: String
-    let securityToken: String?
+    let accessKey: AlibabaAccessKey
     let exchange: HTTPExchange
 
     static let version = "2017-03-21"
 
-    init(endpoint: String, accessKeyID: String, accessKeySecret: String, securityToken: String?, context: StageContext)
-        throws
-    {
+    init(endpoint: String, accessKey: AlibabaAccessKey, context: StageContext) throws {
         let endpoint = endpoint.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard URL(string: endpoint)?.host != nil else {
             throw PlatformError(.invalidRequest, "api \(endpoint) is not a URL")
         }
-        guard !accessKeyID.isEmpty, !accessKeySecret.isEmpty else {
+        guard !accessKey.id.isEmpty, !accessKey.secret.isEmpty else {
             throw StageFailure("the AccessKey id or secret is empty", kind: .notAuthenticated)
         }
         self.endpoint = endpoint
-        self.accessKeyID = accessKeyID
-        self.accessKeySecret = accessKeySecret
-        self.securityToken = securityToken.flatMap { $0.isEmpty ? nil : $0 }
+        self.accessKey = accessKey
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: TimeSpan(seconds: 60), answerTimeout: TimeSpan(seconds: 60))
     }
@@ -47,13 +41,13 @@ struct AliyunVODAPI: Sendable {
         all["Action"] = action
         all["Version"] = Self.version
         all["Format"] = "JSON"
-        all["AccessKeyId"] = accessKeyID
+        all["AccessKeyId"] = accessKey.id
         all["SignatureMethod"] = "HMAC-SHA1"
         all["SignatureVersion"] = "1.0"
         all["SignatureNonce"] = UUID().uuidString.lowercased()
         all["Timestamp"] = Self.timestamp(Date())
-        if let securityToken { all["SecurityToken"] = securityToken }
-        all["Signature"] = Self.signature(method: "POST", parameters: all, secret: accessKeySecret)
+        if let securityToken = accessKey.securityToken { all["SecurityToken"] = securityToken }
+        all["Signature"] = Self.signature(method: "POST", parameters: all, secret: accessKey.secret)
         let query = all.sorted { $0.key < $1.key }.map {
             "\(Self.percentEncode($0.key))=\(Self.percentEncode($0.value))"
         }
@@ -105,71 +99,18 @@ struct AliyunVODAPI: Sendable {
     }
 }
 
-/// An upload address and credential as `CreateUploadVideo`, `RefreshUploadVideo` and `CreateUploadImage`
-/// answer them: `UploadAddress` and `UploadAuth` are base64 JSON.
-struct VODUploadTicket: Sendable {
-    var endpoint: String
-    var bucket: String
-    var object: String
-    var accessKeyID: String
-    var accessKeySecret: String
-    var securityToken: String
-    /// When the credential expires, ISO 8601 (`ExpireUTCTime`, or now plus `Expiration` seconds).
-    var expiration: String
-    var region: String
+/// How every aliyun.vod.* stage reaches the VOD API: its endpoint and the AccessKey.
+public struct AliyunConnection: StageOptions {
+    /// The VOD API's endpoint.
+    @Option("The VOD API's endpoint (the Sandbox's for local runs).")
+    public var api = "https://vod.cn-shanghai.aliyuncs.com"
+    /// The AccessKey.
+    @OptionGroup public var credentials: AlibabaCredentials
 
-    init(_ answer: JSONValue, doing action: String) throws {
-        func decoded(_ field: String) throws -> JSONValue {
-            guard let text = answer[field]?.stringValue, let data = Data(base64Encoded: text),
-                let value = try? JSONValue(parsing: data), case .object = value
-            else {
-                throw PlatformError(.invalidResponse, "\(action): \(field) is not base64 JSON")
-            }
-            return value
-        }
-        let address = try decoded("UploadAddress")
-        let auth = try decoded("UploadAuth")
-        endpoint = try address.requiredString("Endpoint", in: action)
-        bucket = try address.requiredString("Bucket", in: action)
-        object = try address.requiredString("FileName", in: action)
-        accessKeyID = try auth.requiredString("AccessKeyId", in: action)
-        accessKeySecret = try auth.requiredString("AccessKeySecret", in: action)
-        securityToken = try auth.requiredString("SecurityToken", in: action)
-        region = auth["Region"]?.stringValue ?? ""
-        if let expires = auth["ExpireUTCTime"]?.stringValue, !expires.isEmpty {
-            expiration = expires
-        } else if let seconds = auth["Expiration"]?.stringValue.flatMap(Double.init) {
-            expiration = AliyunVODAPI.timestamp(Date().addingTimeInterval(seconds))
-        } else {
-            expiration = ""
-        }
-    }
-}
+    public init() {}
 
-/// The options every aliyun.vod.* stage shares: their summaries and defaults.
-enum AliyunConnection {
-    static let apiSummary = "The VOD API's endpoint (the Sandbox's for local runs)."
-    static let defaultAPI = "https://vod.cn-shanghai.aliyuncs.com"
-    static let keyIDSummary = "AccessKey id (default: ALIBABA_CLOUD_ACCESS_KEY_ID)."
-    static let secretSummary =
-        "AccessKey secret (default: ALIBABA_CLOUD_ACCESS_KEY_SECRET); use ${env.…} so it stays secret."
-    static let tokenSummary = "STS security token, for a temporary AccessKey (default: ALIBABA_CLOUD_SECURITY_TOKEN)."
-
-    /// The API with the given credentials, or those of the environment.
-    static func api(
-        _ endpoint: String, keyID: String?, secret: String?, token: String?, context: StageContext
-    ) throws -> AliyunVODAPI {
-        let environment = ProcessInfo.processInfo.environment
-        guard let id = keyID ?? environment["ALIBABA_CLOUD_ACCESS_KEY_ID"],
-            let secret = secret ?? environment["ALIBABA_CLOUD_ACCESS_KEY_SECRET"]
-        else {
-            // Fatal: no renewal can supply keys that were never configured.
-            throw StageFailure(
-                "no AccessKey: set accessKeyId and accessKeySecret (as ${env.…}) or ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET",
-                kind: .notAuthenticated)
-        }
-        return try AliyunVODAPI(
-            endpoint: endpoint, accessKeyID: id, accessKeySecret: secret,
-            securityToken: token ?? environment["ALIBABA_CLOUD_SECURITY_TOKEN"], context: context)
+    /// The API at the endpoint, signing with the AccessKey the options give, else the environment's.
+    func connect(context: StageContext) throws -> AliyunVODAPI {
+        try AliyunVODAPI(endpoint: api, accessKey: credentials.accessKey(), context: context)
     }
 }

@@ -6,14 +6,8 @@ public import StageKit
 public struct AliyunVODMetadataStage: Stage {
     /// The options of `aliyun.vod.metadata`.
     public struct Options: StageOptions {
-        /// The VOD API's endpoint.
-        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
-        /// AccessKey id.
-        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
-        /// STS security token.
-        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The VOD API and the AccessKey.
+        @OptionGroup public var connection: AliyunConnection
         /// The video.
         @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
         /// New title.
@@ -31,23 +25,22 @@ public struct AliyunVODMetadataStage: Stage {
     }
 
     /// The outputs of `aliyun.vod.metadata`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's id.
-        public var videoId: String
+        @Output("The video's id.") public var videoId = ""
+
+        public init() {}
     }
 
     public static let stageType = "aliyun.vod.metadata"
     public static let resource = StageResource.api
     public static let summary =
         "Sets an ApsaraVideo VOD video's title, description, tags, cover and category (UpdateVideoInfo)."
-    public static let outputSchema = OutputSchema([OutputField("videoId", "The video's id.")])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try AliyunConnection.api(
-            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
-            context: context)
+        let api = try options.connection.connect(context: context)
         var parameters = ["VideoId": options.videoId]
         parameters["Title"] = options.title
         parameters["Description"] = options.description
@@ -56,7 +49,9 @@ public struct AliyunVODMetadataStage: Stage {
         parameters["CateId"] = options.cateId.map(String.init)
         _ = try await api.call(
             "UpdateVideoInfo", parameters, doing: "updating video \(options.videoId) (UpdateVideoInfo)")
-        return Outputs(videoId: options.videoId)
+        return Outputs.with {
+            $0.videoId = options.videoId
+        }
     }
 }
 
@@ -65,14 +60,8 @@ public struct AliyunVODMetadataStage: Stage {
 public struct AliyunVODWaitStage: Stage {
     /// The options of `aliyun.vod.wait`.
     public struct Options: StageOptions {
-        /// The VOD API's endpoint.
-        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
-        /// AccessKey id.
-        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
-        /// STS security token.
-        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The VOD API and the AccessKey.
+        @OptionGroup public var connection: AliyunConnection
         /// The video.
         @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
         /// The status to wait for.
@@ -95,23 +84,21 @@ public struct AliyunVODWaitStage: Stage {
     }
 
     /// The outputs of `aliyun.vod.wait`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's id.
-        public var videoId: String
+        @Output("The video's id.") public var videoId = ""
         /// The status reached.
-        public var status: String
+        @Output("The status reached.") public var status = ""
         /// The source's size in bytes.
-        public var size: Int
+        @Output("The source's size in bytes.") public var size = 0
+
+        public init() {}
     }
 
     public static let stageType = "aliyun.vod.wait"
     public static let resource = StageResource.api
     public static let summary =
         "Waits until an ApsaraVideo VOD video's status (GetVideoInfo) is Normal (or UploadSucc); a failed status fails."
-    public static let outputSchema = OutputSchema([
-        OutputField("videoId", "The video's id."), OutputField("status", "The status reached."),
-        OutputField("size", "The source's size in bytes."),
-    ])
 
     /// The statuses that end the wait with a failure.
     static let failed: Set<String> = ["UploadFail", "TranscodeFail", "ProduceFail", "Blocked", "checkFail"]
@@ -121,10 +108,10 @@ public struct AliyunVODWaitStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try AliyunConnection.api(
-            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
-            context: context)
-        var outputs = Outputs(videoId: options.videoId, status: "", size: 0)
+        let api = try options.connection.connect(context: context)
+        var outputs = Outputs.with {
+            $0.videoId = options.videoId
+        }
         let goal = options.until.rawValue
         try await poll(every: options.interval, for: options.timeout, what: "status \(goal)") {
             let info = try await api.call(
@@ -149,14 +136,8 @@ public struct AliyunVODWaitStage: Stage {
 public struct AliyunVODImageStage: Stage {
     /// The options of `aliyun.vod.image`.
     public struct Options: StageOptions {
-        /// The VOD API's endpoint.
-        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
-        /// AccessKey id.
-        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
-        /// STS security token.
-        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The VOD API and the AccessKey.
+        @OptionGroup public var connection: AliyunConnection
         /// The image file; its extension is the ImageExt.
         @Option("The image file (png, jpg, jpeg or gif); its extension is the ImageExt.") public var file: String
         /// cover or default.
@@ -168,46 +149,26 @@ public struct AliyunVODImageStage: Stage {
     }
 
     /// The outputs of `aliyun.vod.image`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The image's id.
-        public var imageId: String
+        @Output("The image's id.") public var imageId = ""
         /// The image's URL (the cover URL for aliyun.vod.metadata).
-        public var imageURL: String
-        /// The OSS endpoint of the upload address.
-        public var endpoint: String
-        /// The bucket.
-        public var bucket: String
-        /// The object key.
-        public var object: String
-        /// The temporary AccessKey id.
-        public var accessKeyId: String
-        /// The temporary AccessKey secret.
-        public var accessKeySecret: String
-        /// The STS security token.
-        public var securityToken: String
-        /// When the credential expires (ISO 8601).
-        public var expiration: String
+        @Output("The image's URL.") public var imageURL = ""
+        /// Where the image goes, and the credential to send it with.
+        @OutputGroup public var address = VODUploadAddress()
+
+        public init() {}
     }
 
     public static let stageType = "aliyun.vod.image"
     public static let resource = StageResource.api
     public static let summary =
         "Gets the OSS upload address and temporary credential of an ApsaraVideo VOD image, a cover by default (CreateUploadImage)."
-    public static let outputSchema = OutputSchema([
-        OutputField("imageId", "The image's id."), OutputField("imageURL", "The image's URL."),
-        OutputField("endpoint", "The OSS endpoint."), OutputField("bucket", "The bucket."),
-        OutputField("object", "The object key."), OutputField("accessKeyId", "The temporary AccessKey id."),
-        OutputField("accessKeySecret", "The temporary AccessKey secret."),
-        OutputField("securityToken", "The STS security token."),
-        OutputField("expiration", "When the credential expires (ISO 8601)."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try AliyunConnection.api(
-            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
-            context: context)
+        let api = try options.connection.connect(context: context)
         let imageExtension = URL(fileURLWithPath: options.file).pathExtension.lowercased()
         guard ["png", "jpg", "jpeg", "gif"].contains(imageExtension) else {
             throw PlatformError(.invalidInput, "\(options.file) is not a png, jpg, jpeg or gif file")
@@ -216,13 +177,11 @@ public struct AliyunVODImageStage: Stage {
         parameters["Title"] = options.title
         let action = "creating the image (CreateUploadImage)"
         let answer = try await api.call("CreateUploadImage", parameters, doing: action)
-        let ticket = try VODUploadTicket(answer, doing: action)
-        return Outputs(
-            imageId: try answer.requiredString("ImageId", in: action),
-            imageURL: try answer.requiredString("ImageURL", in: action), endpoint: ticket.endpoint,
-            bucket: ticket.bucket, object: ticket.object, accessKeyId: ticket.accessKeyID,
-            accessKeySecret: ticket.accessKeySecret, securityToken: ticket.securityToken,
-            expiration: ticket.expiration)
+        return try Outputs.with {
+            $0.imageId = try answer.requiredString("ImageId", in: action)
+            $0.imageURL = try answer.requiredString("ImageURL", in: action)
+            $0.address = try VODUploadTicket(answer, doing: action).address
+        }
     }
 }
 
@@ -231,14 +190,8 @@ public struct AliyunVODImageStage: Stage {
 public struct AliyunVODDeleteStage: Stage {
     /// The options of `aliyun.vod.delete`.
     public struct Options: StageOptions {
-        /// The VOD API's endpoint.
-        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
-        /// AccessKey id.
-        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
-        /// STS security token.
-        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The VOD API and the AccessKey.
+        @OptionGroup public var connection: AliyunConnection
         /// The video.
         @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
 
@@ -246,29 +199,29 @@ public struct AliyunVODDeleteStage: Stage {
     }
 
     /// The outputs of `aliyun.vod.delete`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's id.
-        public var videoId: String
+        @Output("The video's id.") public var videoId = ""
         /// Whether it existed until now.
-        public var deleted: Bool
+        @Output("Whether it existed until now.") public var deleted = false
+
+        public init() {}
     }
 
     public static let stageType = "aliyun.vod.delete"
     public static let resource = StageResource.api
     public static let summary = "Deletes an ApsaraVideo VOD video and its source (DeleteVideo), e.g. in onCancel."
-    public static let outputSchema = OutputSchema([
-        OutputField("videoId", "The video's id."), OutputField("deleted", "Whether it existed until now."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try AliyunConnection.api(
-            options.api, keyID: options.accessKeyId, secret: options.accessKeySecret, token: options.securityToken,
-            context: context)
+        let api = try options.connection.connect(context: context)
         let answer = try await api.call(
             "DeleteVideo", ["VideoIds": options.videoId], doing: "deleting video \(options.videoId) (DeleteVideo)")
         let missing = answer["NonExistVideoIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        return Outputs(videoId: options.videoId, deleted: !missing.contains(options.videoId))
+        return Outputs.with {
+            $0.videoId = options.videoId
+            $0.deleted = !missing.contains(options.videoId)
+        }
     }
 }

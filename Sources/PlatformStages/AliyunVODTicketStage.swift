@@ -23,14 +23,8 @@ public import StageKit
 public struct AliyunVODTicketStage: Stage {
     /// The options of `aliyun.vod.ticket`.
     public struct Options: StageOptions {
-        /// The VOD API's endpoint.
-        @Option(AliyunConnection.apiSummary) public var api = AliyunConnection.defaultAPI
-        /// AccessKey id.
-        @Option(AliyunConnection.keyIDSummary) public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option(AliyunConnection.secretSummary) public var accessKeySecret: String?
-        /// STS security token.
-        @Option(AliyunConnection.tokenSummary) public var securityToken: String?
+        /// The VOD API and the AccessKey.
+        @OptionGroup public var connection: AliyunConnection
         /// The user's app server instead of the API.
         @Option(
             "Your app server instead of the API: a URL template GET → {VideoId, UploadAddress, UploadAuth}; placeholders {title}, {fileName}, {fileSize}, {referenceId} and {videoId} (empty for a create, the video's id for a refresh)."
@@ -70,48 +64,27 @@ public struct AliyunVODTicketStage: Stage {
     }
 
     /// The outputs of `aliyun.vod.ticket`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's id.
-        public var videoId: String
-        /// The OSS endpoint of the upload address.
-        public var endpoint: String
-        /// The bucket.
-        public var bucket: String
-        /// The object key (FileName).
-        public var object: String
-        /// The temporary AccessKey id.
-        public var accessKeyId: String
-        /// The temporary AccessKey secret.
-        public var accessKeySecret: String
-        /// The STS security token.
-        public var securityToken: String
-        /// When the credential expires (ISO 8601).
-        public var expiration: String
+        @Output("The video's id.") public var videoId = ""
+        /// Where the source goes, and the credential to send it with.
+        @OutputGroup public var address = VODUploadAddress()
         /// The region of the upload address.
-        public var region: String
+        @Output("The region of the upload address.") public var region = ""
         /// The ReferenceId the create carried (empty when the video was made by an earlier version).
-        public var referenceId: String
+        @Output("The ReferenceId the create carried.") public var referenceId = ""
         /// Whether this item version made the video (false when it uploads a new source of an earlier one).
-        public var created: Bool
+        @Output("Whether this item version made the video (an onCancel that deletes it checks it).")
+        public var created = false
+
+        public init() {}
     }
 
     public static let stageType = "aliyun.vod.ticket"
+    public static let inputFileOption = "file"
     public static let resource = StageResource.api
     public static let summary =
         "Creates an ApsaraVideo VOD video and its OSS upload address and temporary credential (CreateUploadVideo), or refreshes them (RefreshUploadVideo); reconciles an unanswered create by ReferenceId."
-    public static let outputSchema = OutputSchema([
-        OutputField("videoId", "The video's id."),
-        OutputField("endpoint", "The OSS endpoint of the upload address."),
-        OutputField("bucket", "The bucket."),
-        OutputField("object", "The object key (FileName)."),
-        OutputField("accessKeyId", "The temporary AccessKey id."),
-        OutputField("accessKeySecret", "The temporary AccessKey secret."),
-        OutputField("securityToken", "The STS security token."),
-        OutputField("expiration", "When the credential expires (ISO 8601)."),
-        OutputField("region", "The region of the upload address."),
-        OutputField("referenceId", "The ReferenceId the create carried."),
-        OutputField("created", "Whether this item version made the video (an onCancel that deletes it checks it)."),
-    ])
 
     public init() {}
 
@@ -169,9 +142,7 @@ private struct VODTicketRequest {
 
     var api: AliyunVODAPI {
         get throws {
-            try AliyunConnection.api(
-                options.api, keyID: options.accessKeyId, secret: options.accessKeySecret,
-                token: options.securityToken, context: context)
+            try options.connection.connect(context: context)
         }
     }
 
@@ -263,10 +234,12 @@ private struct VODTicketRequest {
         _ answer: JSONValue, videoId: String, reference: String, created: Bool, doing action: String
     ) throws -> AliyunVODTicketStage.Outputs {
         let ticket = try VODUploadTicket(answer, doing: action)
-        return AliyunVODTicketStage.Outputs(
-            videoId: answer["VideoId"]?.stringValue ?? videoId, endpoint: ticket.endpoint, bucket: ticket.bucket,
-            object: ticket.object, accessKeyId: ticket.accessKeyID, accessKeySecret: ticket.accessKeySecret,
-            securityToken: ticket.securityToken, expiration: ticket.expiration, region: ticket.region,
-            referenceId: reference, created: created)
+        return AliyunVODTicketStage.Outputs.with {
+            $0.videoId = answer["VideoId"]?.stringValue ?? videoId
+            $0.address = ticket.address
+            $0.region = ticket.region
+            $0.referenceId = reference
+            $0.created = created
+        }
     }
 }

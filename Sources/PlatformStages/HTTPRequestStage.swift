@@ -78,16 +78,25 @@ public struct HTTPRequestStage: Stage {
         case HEAD
     }
 
-    public typealias Outputs = JSONValue
+    /// The outputs of `http.request`.
+    public struct Outputs: StageOutputs {
+        /// The HTTP status.
+        @Output("The HTTP status.") public var status = 0
+        /// The answer: parsed JSON, or text.
+        @Output("The answer: parsed JSON, or text.") public var body = JSONValue.null
+        /// The outputs the workflow names in `outputs`, picked from the answer (a name may replace `status` or
+        /// `body`).
+        @OutputGroup public var picked = JSONValue.object([:])
+
+        public init() {}
+    }
 
     public static let stageType = "http.request"
     public static let resource = StageResource.api
     public static let summary =
         "Calls any REST API: JSON body template, expected statuses, outputs picked by JSON pointer or header."
-    public static let outputSchema = OutputSchema(
-        [OutputField("status", "The HTTP status."), OutputField("body", "The answer: parsed JSON, or text.")],
-        isOpen: true)
 
+    /// The outputs the workflow names in `outputs` beside the status and the body.
     public static func outputSchema(for with: JSONValue) -> OutputSchema {
         let declared = (with["outputs"]?.objectValue ?? [:]).keys.sorted().map {
             OutputField($0, "Picked from the answer.")
@@ -97,7 +106,7 @@ public struct HTTPRequestStage: Stage {
 
     public init() {}
 
-    public func run(_ options: Options, context: StageContext) async throws -> JSONValue {
+    public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let method = HTTPMethod(rawValue: options.method.rawValue)
         var headers = options.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let action = "\(method.rawValue) \(options.url)"
@@ -147,8 +156,8 @@ public struct HTTPRequestStage: Stage {
     /// object adopted from a listing, which has no headers.
     private func outputs(
         _ declared: [String: String], body: JSONValue, status: Int, headers answer: HTTPAnswer?, action: String
-    ) throws -> JSONValue {
-        var outputs: [String: JSONValue] = ["status": .int(status), "body": body]
+    ) throws -> Outputs {
+        var picked: [String: JSONValue] = [:]
         for (name, selector) in declared {
             if selector.hasPrefix("header:") {
                 let header = String(selector.dropFirst("header:".count)).trimmingCharacters(in: .whitespaces)
@@ -158,7 +167,7 @@ public struct HTTPRequestStage: Stage {
                         ? "the object found by reconcile has no headers" : "the answer has no \(header) header"
                     throw PlatformError(.invalidResponse, "\(action): \(source) (output \(name))")
                 }
-                outputs[name] = .string(value)
+                picked[name] = .string(value)
             } else {
                 guard let value = JSONPointer(selector)?.value(in: body) else {
                     throw PlatformError(
@@ -166,10 +175,14 @@ public struct HTTPRequestStage: Stage {
                         "\(action): the answer has nothing at \(selector) (output \(name)): \(body.serialized().prefix(300))"
                     )
                 }
-                outputs[name] = value
+                picked[name] = value
             }
         }
-        return .object(outputs)
+        return Outputs.with {
+            $0.status = status
+            $0.body = body
+            $0.picked = .object(picked)
+        }
     }
 
     /// The object an unanswered attempt created, found in the `reconcile` listing (the first that matches),

@@ -4,7 +4,7 @@ import HTTPTransport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import StageKit
+public import StageKit
 
 /// Vimeo's REST API (version 3.4) as the vimeo.* stages call it: bearer token, versioned Accept header,
 /// JSON in and out, errors mapped to ``PlatformError``. The token never reaches a log line or a state file.
@@ -98,15 +98,19 @@ extension JSONValue {
     }
 }
 
-/// The options every vimeo.* stage shares (`api`, `token`): their summaries and the API's default base URL,
-/// so each stage's `@Option` declarations say the same.
-enum VimeoConnection {
-    /// The summary of `api`.
-    static let apiSummary = "The API's base URL (the Sandbox's for local runs)."
-    /// The default of `api`.
-    static let defaultAPI = "https://api.vimeo.com"
-    /// The summary of `token`.
-    static let tokenSummary = "Bearer token; use ${env.…} so it stays secret."
+/// How every vimeo.* stage reaches the API: its base URL and the bearer token.
+public struct VimeoConnection: StageOptions {
+    /// The API's base URL (the Sandbox's for local runs).
+    @Option("The API's base URL (the Sandbox's for local runs).") public var api = "https://api.vimeo.com"
+    /// Bearer token; use ${env.…} so it stays secret.
+    @Option("Bearer token; use ${env.…} so it stays secret.") public var token: String
+
+    public init() {}
+
+    /// The API at the base URL, with the token.
+    func connect(context: StageContext) throws -> VimeoAPI {
+        try VimeoAPI(base: api, token: token, context: context)
+    }
 }
 
 /// Polls until `done` says the value is final, at most `timeout`, `interval` apart.

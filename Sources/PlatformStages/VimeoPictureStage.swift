@@ -14,10 +14,8 @@ public import StageKit
 public struct VimeoPictureStage: Stage {
     /// The options of `vimeo.picture`.
     public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The API and the token.
+        @OptionGroup public var connection: VimeoConnection
         /// The video's URI.
         @Option("The video's URI (${ticket.uri}).") public var uri: String
         /// The image: a JPEG or PNG file (${thumbnail.path}).
@@ -27,11 +25,13 @@ public struct VimeoPictureStage: Stage {
     }
 
     /// The outputs of `vimeo.picture`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The picture's URI, e.g. /videos/123/pictures/456.
-        public var uri: String
+        @Output("The picture's URI.") public var uri = ""
         /// Whether the platform reports it active.
-        public var active: Bool
+        @Output("Whether the platform reports it active.") public var active = false
+
+        public init() {}
     }
 
     /// What is known of the picture once it is created: where it is and where its image goes.
@@ -44,15 +44,11 @@ public struct VimeoPictureStage: Stage {
     public static let resource = StageResource.api
     public static let summary =
         "Makes an image the video's picture: POST {uri}/pictures, PUT the image to its link, PATCH it active."
-    public static let outputSchema = OutputSchema([
-        OutputField("uri", "The picture's URI."),
-        OutputField("active", "Whether the platform reports it active."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
+        let api = try options.connection.connect(context: context)
         let image: Data
         do {
             image = try Data(contentsOf: URL(fileURLWithPath: options.file))
@@ -81,7 +77,10 @@ public struct VimeoPictureStage: Stage {
         let picture = try await api.object(
             .PATCH, created.uri, json: ["active": true], doing: "making \(created.uri) the video's picture")
         context.logger.info("\(created.uri) is the picture of \(options.uri)")
-        return Outputs(uri: created.uri, active: picture.at("active") == .bool(true))
+        return Outputs.with {
+            $0.uri = created.uri
+            $0.active = picture.at("active") == .bool(true)
+        }
     }
 
     /// The image's type from its first bytes: Vimeo takes JPEG and PNG.

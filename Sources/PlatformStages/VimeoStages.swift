@@ -13,10 +13,8 @@ public import StageKit
 public struct VimeoActivateStage: Stage {
     /// The options of `vimeo.activate`.
     public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The API and the token.
+        @OptionGroup public var connection: VimeoConnection
         /// The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach.
         @Option("The vimeo.ticket outputs (${ticket}); or give uri, completeUri and approach.")
         public var ticket: JSONValue?
@@ -34,21 +32,22 @@ public struct VimeoActivateStage: Stage {
     }
 
     /// The outputs of `vimeo.activate`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's URI, e.g. /videos/123.
-        public var uri: String
+        @Output("The video's URI.") public var uri = ""
+
+        public init() {}
     }
 
     public static let stageType = "vimeo.activate"
     public static let resource = StageResource.api
     public static let summary =
         "Activates the upload: DELETE complete_uri (streaming) or wait for upload.status complete (tus)."
-    public static let outputSchema = OutputSchema([OutputField("uri", "The video's URI.")])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
+        let api = try options.connection.connect(context: context)
         guard let uri = options.uri ?? options.ticket?["uri"]?.stringValue else {
             throw PlatformError(.invalidRequest, "give ticket (the vimeo.ticket outputs) or uri")
         }
@@ -74,7 +73,9 @@ public struct VimeoActivateStage: Stage {
                 guard let location else {
                     throw PlatformError(.invalidResponse, "\(action): the answer has no Location naming the video")
                 }
-                return Outputs(uri: location)
+                return Outputs.with {
+                    $0.uri = location
+                }
             }
             if answer.status == .notFound {
                 // A run that died after the DELETE: the upload is already complete if the video says so.
@@ -82,9 +83,13 @@ public struct VimeoActivateStage: Stage {
                 guard video.at("upload.status")?.stringValue == "complete" else {
                     throw HTTPFailure.platform(answer, doing: action)
                 }
-                return Outputs(uri: uri)
+                return Outputs.with {
+                    $0.uri = uri
+                }
             }
-            return Outputs(uri: location ?? uri)
+            return Outputs.with {
+                $0.uri = location ?? uri
+            }
         }
         try await poll(every: TimeSpan(seconds: 0.5), for: options.timeout, what: "upload.status complete") {
             let video = try await api.object(
@@ -97,7 +102,9 @@ public struct VimeoActivateStage: Stage {
             default: return false
             }
         }
-        return Outputs(uri: uri)
+        return Outputs.with {
+            $0.uri = uri
+        }
     }
 }
 
@@ -106,10 +113,8 @@ public struct VimeoActivateStage: Stage {
 public struct VimeoMetadataStage: Stage {
     /// The options of `vimeo.metadata`.
     public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The API and the token.
+        @OptionGroup public var connection: VimeoConnection
         /// The video's URI.
         @Option("The video's URI (${ticket.uri}).") public var uri: String
         /// The video's title.
@@ -127,28 +132,26 @@ public struct VimeoMetadataStage: Stage {
     }
 
     /// The outputs of `vimeo.metadata`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's URI, e.g. /videos/123.
-        public var uri: String
+        @Output("The video's URI.") public var uri = ""
         /// The video's page.
-        public var link: String
+        @Output("The video's page.") public var link = ""
         /// Its title as the platform stored it.
-        public var name: String
+        @Output("Its title as the platform stored it.") public var name = ""
+
+        public init() {}
     }
 
     public static let stageType = "vimeo.metadata"
+    public static let landingOutput = "link"
     public static let resource = StageResource.api
     public static let summary = "Sets the video's metadata (PATCH {uri}: name, description, privacy, more) and tags."
-    public static let outputSchema = OutputSchema([
-        OutputField("uri", "The video's URI."),
-        OutputField("link", "The video's page."),
-        OutputField("name", "Its title as the platform stored it."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
+        let api = try options.connection.connect(context: context)
         var body = options.fields
         if let name = options.name { body["name"] = .string(name) }
         if let description = options.description { body["description"] = .string(description) }
@@ -161,8 +164,11 @@ public struct VimeoMetadataStage: Stage {
                 expected: [200, 201, 204], doing: "setting the tags of \(options.uri)")
             video = try await api.object(.GET, options.uri, doing: "reading \(options.uri)")
         }
-        return Outputs(
-            uri: options.uri, link: video.at("link")?.stringValue ?? "", name: video.at("name")?.stringValue ?? "")
+        return Outputs.with {
+            $0.uri = options.uri
+            $0.link = video.at("link")?.stringValue ?? ""
+            $0.name = video.at("name")?.stringValue ?? ""
+        }
     }
 }
 
@@ -171,10 +177,8 @@ public struct VimeoMetadataStage: Stage {
 public struct VimeoWaitStage: Stage {
     /// The options of `vimeo.wait`.
     public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The API and the token.
+        @OptionGroup public var connection: VimeoConnection
         /// The video's URI.
         @Option("The video's URI.") public var uri: String
         /// How long to wait for upload.status complete.
@@ -186,26 +190,24 @@ public struct VimeoWaitStage: Stage {
     }
 
     /// The outputs of `vimeo.wait`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's URI, e.g. /videos/123.
-        public var uri: String
+        @Output("The video's URI.") public var uri = ""
         /// complete.
-        public var status: String
+        @Output("complete.") public var status = ""
+
+        public init() {}
     }
 
     public static let stageType = "vimeo.wait"
     public static let resource = StageResource.api
     public static let summary =
         "Waits until the platform has transcoded the video (transcode.status complete), bounded."
-    public static let outputSchema = OutputSchema([
-        OutputField("uri", "The video's URI."),
-        OutputField("status", "complete."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let api = try VimeoAPI(base: options.api, token: options.token, context: context)
+        let api = try options.connection.connect(context: context)
         try await poll(every: options.interval, for: options.timeout, what: "transcode.status complete") {
             let video = try await api.object(
                 .GET, "\(options.uri)?fields=transcode.status,upload.status", doing: "checking \(options.uri)")
@@ -219,6 +221,9 @@ public struct VimeoWaitStage: Stage {
             default: return false
             }
         }
-        return Outputs(uri: options.uri, status: "complete")
+        return Outputs.with {
+            $0.uri = options.uri
+            $0.status = "complete"
+        }
     }
 }

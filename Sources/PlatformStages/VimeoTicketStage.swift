@@ -19,10 +19,8 @@ public import StageKit
 public struct VimeoTicketStage: Stage {
     /// The options of `vimeo.ticket`.
     public struct Options: StageOptions {
-        /// The API's base URL (the Sandbox's for local runs).
-        @Option(VimeoConnection.apiSummary) public var api = VimeoConnection.defaultAPI
-        /// Bearer token; use ${env.…} so it stays secret.
-        @Option(VimeoConnection.tokenSummary) public var token: String
+        /// The API and the token.
+        @OptionGroup public var connection: VimeoConnection
         /// How the file reaches the platform.
         @Option("tus (resumable, to upload.upload_link), pull (the platform fetches link) or the legacy streaming PUT.")
         public var approach = Approach.tus
@@ -74,50 +72,43 @@ public struct VimeoTicketStage: Stage {
     }
 
     /// The outputs of `vimeo.ticket`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The video's URI, e.g. /videos/123; a legacy ticket's URI with streaming.
-        public var uri: String
+        @Output(
+            "The video's URI, e.g. /videos/123; with streaming, the ticket's (the video's comes from vimeo.activate).")
+        public var uri = ""
         /// The video's id.
-        public var id: String
+        @Output("The video's id (the ticket's with streaming).") public var id = ""
         /// The video's page.
-        public var link: String
+        @Output("The video's page.") public var link = ""
         /// Where to upload (tus: upload.upload_link; streaming: upload_link_secure; pull: empty).
-        public var uploadLink: String
+        @Output("Where to upload (tus: upload.upload_link; streaming: upload_link_secure; pull: empty).")
+        public var uploadLink = ""
         /// streaming: the URI to DELETE when the upload is done; otherwise empty.
-        public var completeUri: String
+        @Output("streaming: the URI to DELETE when the upload is done; otherwise empty.") public var completeUri = ""
         /// tus, pull or streaming.
-        public var approach: String
+        @Output("tus, pull or streaming.") public var approach = ""
         /// Bytes the ticket expects (0 for a pull of a file of unknown size).
-        public var size: Int64
+        @Output("Bytes the ticket expects (0 for a pull of a file of unknown size).") public var size: Int64 = 0
         /// The new version's URI when the upload replaces the file of an existing video; empty otherwise.
-        public var version: String
+        @Output("The new version's URI when the upload replaces an existing video's file; empty otherwise.")
+        public var version = ""
         /// Whether this run made the video (or the ticket): false when it replaced an existing video's file.
         /// An `onCancel` that deletes the video checks it, so cancelling a new version leaves the video.
-        public var created: Bool
+        @Output(
+            "Whether this run made the video (or ticket): false when it replaced an existing video's file (an onCancel that deletes the video checks it)."
+        )
+        public var created = false
+
+        public init() {}
     }
 
     public static let stageType = "vimeo.ticket"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "link"
     public static let resource = StageResource.api
     public static let summary =
         "Creates the video and its upload (POST /me/videos: tus, pull or legacy streaming) after a quota check, or a new version of the video's file when the content changed."
-    public static let outputSchema = OutputSchema([
-        OutputField(
-            "uri",
-            "The video's URI, e.g. /videos/123; with streaming, the ticket's (the video's comes from vimeo.activate)."),
-        OutputField("id", "The video's id (the ticket's with streaming)."),
-        OutputField("link", "The video's page."),
-        OutputField(
-            "uploadLink", "Where to upload (tus: upload.upload_link; streaming: upload_link_secure; pull: empty)."),
-        OutputField("completeUri", "streaming: the URI to DELETE when the upload is done; otherwise empty."),
-        OutputField("approach", "tus, pull or streaming."),
-        OutputField("size", "Bytes the ticket expects (0 for a pull of a file of unknown size)."),
-        OutputField(
-            "version", "The new version's URI when the upload replaces an existing video's file; empty otherwise."),
-        OutputField(
-            "created",
-            "Whether this run made the video (or ticket): false when it replaced an existing video's file (an onCancel that deletes the video checks it)."
-        ),
-    ])
 
     public init() {}
 
@@ -154,7 +145,7 @@ private struct TicketRequest {
     init(options: VimeoTicketStage.Options, context: StageContext) throws {
         self.options = options
         self.context = context
-        api = try VimeoAPI(base: options.api, token: options.token, context: context)
+        api = try options.connection.connect(context: context)
         let path = options.file ?? context.item.path
         if options.approach == .pull {
             guard let link = options.link, let url = URL(string: link), url.host != nil else {
@@ -272,9 +263,17 @@ private struct TicketRequest {
     }
 
     private func outputs(uri: String, link: String, uploadLink: String) -> VimeoTicketStage.Outputs {
-        VimeoTicketStage.Outputs(
-            uri: uri, id: String(uri.split(separator: "/").last ?? ""), link: link, uploadLink: uploadLink,
-            completeUri: "", approach: options.approach.rawValue, size: size ?? 0, version: "", created: true)
+        VimeoTicketStage.Outputs.with {
+            $0.uri = uri
+            $0.id = String(uri.split(separator: "/").last ?? "")
+            $0.link = link
+            $0.uploadLink = uploadLink
+            $0.completeUri = ""
+            $0.approach = options.approach.rawValue
+            $0.size = size ?? 0
+            $0.version = ""
+            $0.created = true
+        }
     }
 
     static func fileSize(_ path: String) throws -> Int64 {

@@ -24,11 +24,26 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
 /// a missing file, a file that is not a library, a missing entry point or another ABI version is refused
 /// with a clear message.
 public enum PluginLoader {
+    /// What each ABI version added to the one before (as `CPipelinePlugin.h` lists them), so that the refusal of an
+    /// older plugin says what it lacks.
+    static let additions: [(version: Int32, what: String)] = [
+        (3, "each stage's resource, media input, retries and option-dependent outputs, and the host's retrying"),
+        (
+            4,
+            "each stage's stream role, input-file option, landing output and stream refusal, and the host's export_wait"
+        ),
+    ]
+
     /// The stage types a plugin registers, each with `source` = the plugin's path.
     public static func load(_ path: String) throws(PluginError) -> [StageDescriptor] {
         func refuse(_ message: String) -> PluginError { PluginError(path: path, message: message) }
         guard FileManager.default.fileExists(atPath: path) else { throw refuse("no such file") }
-        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        // dlopen looks a name without a slash up on the library path, not in the current folder: `--plugin
+        // name.so` means the file here, as it does to `fileExists`. Only that search is stopped; any other path is
+        // opened as given, so that the file system resolves it as it did for `fileExists` (removing `..` as text
+        // would name another file after a symbolic link: `dir/link/../lib.so`).
+        let file = path.contains("/") ? path : "./" + path
+        guard let library = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
             throw refuse(
                 "cannot be loaded as a shared library (\(dlerror().map { String(cString: $0) } ?? "unknown error"))")
         }
@@ -40,12 +55,12 @@ public enum PluginLoader {
         }
         let version = try symbol("pipeline_plugin_abi_version", as: pipeline_plugin_abi_version_fn.self)()
         let expected = pipeline_plugin_header_abi_version()
-        // An older plugin is refused, not adapted: it cannot say what its stages consume or whether they retry
-        // themselves, and guessing would run an upload outside `--transfers` or retry it twice.
+        // An older plugin is refused, not adapted: it cannot say what its stages consume, whether they retry
+        // themselves or stream, and guessing would run an upload outside `--transfers`, retry it twice or stream it.
         guard version == expected else {
-            let why =
-                version < expected
-                ? " (ABI \(expected) carries each stage's resource, retries and option-dependent outputs)" : ""
+            let added = Self.additions.filter { $0.version > version && $0.version <= expected }
+            let since = added.map { "ABI \($0.version) adds \($0.what)" }.joined(separator: "; ")
+            let why = since.isEmpty ? "" : " (\(since))"
             throw refuse(
                 "was built for plugin ABI \(version), but this pipeline speaks ABI \(expected)\(why): rebuild it against this pipeline's PipelinePluginSDK"
             )
@@ -54,7 +69,8 @@ public enum PluginLoader {
         let calls = PluginCalls(
             start: try symbol("pipeline_plugin_start", as: pipeline_plugin_start_fn.self),
             cancel: try symbol("pipeline_plugin_cancel", as: pipeline_plugin_cancel_fn.self),
-            outputs: try symbol("pipeline_plugin_outputs", as: pipeline_plugin_outputs_fn.self))
+            outputs: try symbol("pipeline_plugin_outputs", as: pipeline_plugin_outputs_fn.self),
+            streamRefusal: try symbol("pipeline_plugin_stream_refusal", as: pipeline_plugin_stream_refusal_fn.self))
 
         let registration = Registration()
         var registrar = pipeline_plugin_registrar(
@@ -79,24 +95,48 @@ public enum PluginLoader {
         }
         var descriptors: [StageDescriptor] = []
         for (index, json) in registration.stages.withLockedValue({ $0 }) {
-            guard let message = try? JSONValue(parsing: json), let stageType = message["type"]?.stringValue,
-                let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
-                let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self),
-                let resource = message["resource"]?.stringValue.flatMap(StageResource.init(rawValue:)),
-                let readsMediaInput = message["readsMediaInput"]?.boolValue,
-                let retriesItself = message["retriesItself"]?.boolValue
-            else {
-                throw refuse("registered a stage with an unreadable description: \(json.prefix(200))")
-            }
-            descriptors.append(
-                StageDescriptor(
-                    stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
-                    outputSchema: outputSchema, source: .plugin(path), resource: resource,
-                    readsMediaInput: readsMediaInput, retriesItself: retriesItself,
-                    outputs: { with in calls.outputs(stage: index, with: with) ?? outputSchema },
-                    run: { options, context in try await calls.run(stage: index, options: options, context: context) }))
+            descriptors.append(try describe(stage: index, json, calls: calls, path: path))
         }
         return descriptors
+    }
+
+    /// The stage number `index` of the plugin at `path`, from the description it registered. A stage that says it
+    /// writes a stream is refused: the ABI has no calls for writing one. So is one whose declarations the engine
+    /// could not act on, as a compiled stage type would be (a follower that names no option for the file it reads).
+    private static func describe(
+        stage index: Int32, _ json: String, calls: PluginCalls, path: String
+    ) throws(PluginError) -> StageDescriptor {
+        guard let message = try? JSONValue(parsing: json), let stageType = message["type"]?.stringValue,
+            let optionSchema = try? (message["optionSchema"] ?? .null).decode(as: OptionSchema.self),
+            let outputSchema = try? (message["outputSchema"] ?? .null).decode(as: OutputSchema.self),
+            let resource = message["resource"]?.stringValue.flatMap(StageResource.init(rawValue:)),
+            let readsMediaInput = message["readsMediaInput"]?.boolValue,
+            let retriesItself = message["retriesItself"]?.boolValue,
+            let streamRole = message["streamRole"]?.stringValue.flatMap(StreamRole.init(rawValue:))
+        else {
+            throw PluginError(
+                path: path, message: "registered a stage with an unreadable description: \(json.prefix(200))")
+        }
+        guard streamRole != .producer else {
+            throw PluginError(
+                path: path,
+                message:
+                    "stage \(stageType) says it writes a stream (streamRole producer), which a plugin stage cannot: it may follow one"
+            )
+        }
+        do {
+            return try StageDescriptor(
+                stageType: stageType, summary: message["summary"]?.stringValue ?? "", optionSchema: optionSchema,
+                outputSchema: outputSchema, source: .plugin(path), resource: resource,
+                readsMediaInput: readsMediaInput, retriesItself: retriesItself, streamRole: streamRole,
+                inputFileOption: message["inputFileOption"]?.stringValue,
+                landingOutput: message["landingOutput"]?.stringValue,
+                streamRefusal: { with, inputs in calls.streamRefusal(stage: index, with: with, inputs: inputs) },
+                outputs: { with in calls.outputs(stage: index, with: with) ?? outputSchema },
+                run: { options, context in try await calls.run(stage: index, options: options, context: context) })
+        } catch {
+            throw PluginError(path: path, message: error.description)
+        }
     }
 }
 
@@ -111,11 +151,29 @@ private final class Registration: Sendable {
     let failure = NIOLockedValueBox<String?>(nil)
 }
 
-/// A plugin's start, cancel and outputs functions.
+/// A plugin's start, cancel, outputs and stream refusal functions.
 private struct PluginCalls: Sendable {
     let start: pipeline_plugin_start_fn
     let cancel: pipeline_plugin_cancel_fn
     let outputs: pipeline_plugin_outputs_fn
+    let streamRefusal: pipeline_plugin_stream_refusal_fn
+
+    /// Why stage `stage` cannot stream with a `with` object on `inputs`; nil when it can, or when the plugin gives
+    /// no answer (its stage then streams as its role says, and fails at run time if it cannot).
+    func streamRefusal(stage: Int32, with: JSONValue, inputs: InputSummary) -> String? {
+        guard let summary = try? JSONValue(encoding: inputs) else { return nil }
+        let answer = TextAnswer()
+        _ = withExtendedLifetime(answer) {
+            streamRefusal(stage, with.serialized(), summary.serialized(), Unmanaged.passUnretained(answer).toOpaque()) {
+                context, text in
+                guard let context, let text else { return }
+                Unmanaged<TextAnswer>.fromOpaque(context).takeUnretainedValue().text.withLockedValue {
+                    $0 = String(cString: text)
+                }
+            }
+        }
+        return answer.text.withLockedValue { $0 }
+    }
 
     /// The outputs stage `stage` declares for a `with` object; nil when the plugin gives no readable answer.
     func outputs(stage: Int32, with: JSONValue) -> OutputSchema? {
@@ -140,6 +198,7 @@ private struct PluginCalls: Sendable {
             "options": options, "resume": context.savedCheckpoint ?? .null,
             "previousOutputs": context.previousOutputs ?? .null, "scratchFolder": .string(context.scratchFolder.path),
             "retryPolicy": context.retryPolicy.json,
+            "followsExport": .bool(context.services[FollowedExportKey.self] != nil),
         ]
         let run = PluginRun(context: context)
         return try await withTaskCancellationHandler {
@@ -161,6 +220,10 @@ private final class PluginRun: @unchecked Sendable {
         var continuation: CheckedContinuation<JSONValue, any Error>?
         var handle: UnsafeMutableRawPointer?
         var finished = false
+        var cancelled = false
+        /// The host calls in progress that wait for as long as something else takes: a cancel ends them.
+        var waits: [Int: Task<Void, Never>] = [:]
+        var nextWait = 0
     }
 
     let context: StageContext
@@ -190,10 +253,7 @@ private final class PluginRun: @unchecked Sendable {
                 },
                 log: { context, level, message in
                     guard let run = PluginRun.from(context), let message else { return }
-                    let levels: [Logger.Level] = [.trace, .debug, .info, .notice, .warning, .error, .critical]
-                    run.context.logger.log(
-                        level: levels.indices.contains(Int(level)) ? levels[Int(level)] : .info,
-                        "\(String(cString: message))")
+                    run.context.logger.log(level: Logger.Level(pluginCode: level), "\(String(cString: message))")
                 },
                 checkpoint: { context, json in
                     guard let run = PluginRun.from(context), let json,
@@ -218,6 +278,9 @@ private final class PluginRun: @unchecked Sendable {
                     guard let run = PluginRun.from(context) else { return }
                     let failure = PluginRun.failure(error.map { String(cString: $0) } ?? "", disposition: .retryable())
                     run.context.retrying(attempt: Int(attempt), after: .milliseconds(max(0, delay)), because: failure)
+                },
+                export_wait: { context, bytes, attempt, state, text, length in
+                    PluginRun.from(context)?.waitForExport(bytes: bytes, attempt: attempt, state, text, length) ?? 1
                 }))
         host.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -241,6 +304,59 @@ private final class PluginRun: @unchecked Sendable {
         return result.withLockedValue { $0 }
     }
 
+    /// Runs `body` and blocks the calling thread until it is done, like ``waitFor(_:)``, for a call that lasts as
+    /// long as something else takes (an export): a cancel of the run ends it early, with nil.
+    func waitUnlessCancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T? {
+        let result = NIOLockedValueBox<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            // What such a call waits on throws only when it is cancelled (``FollowedExport/waitFor(bytes:of:)``
+            // throws `CancellationError`): the run is being cancelled, which the nil return tells the plugin as its
+            // host call failing, and the plugin's own cancel call tells it why. Nothing else is lost.
+            let value = try? await body()
+            result.withLockedValue { $0 = value }
+            done.signal()
+        }
+        let id = locked { state -> Int in
+            defer { state.nextWait += 1 }
+            state.waits[state.nextWait] = task
+            if state.cancelled { task.cancel() }
+            return state.nextWait
+        }
+        done.wait()
+        locked { _ = $0.waits.removeValue(forKey: id) }
+        return result.withLockedValue { $0 }
+    }
+
+    /// `export_wait`: waits for the followed export as the ABI says, and writes its state and the file to read (or
+    /// why it failed) into the plugin's buffers.
+    func waitForExport(
+        bytes: Int64, attempt: Int32, _ state: UnsafeMutablePointer<pipeline_export_state>?,
+        _ text: UnsafeMutablePointer<CChar>?, _ length: Int
+    ) -> Int32 {
+        guard let state, let text, let export = context.services[FollowedExportKey.self],
+            let known = waitUnlessCancelled({ try await export.waitFor(bytes: bytes, of: Int(attempt)) })
+        else { return 1 }
+        state.pointee = Self.exportState(known)
+        let said = known.failure ?? known.file ?? ""
+        // A reason may be cut to fit; a path may not.
+        guard known.failure != nil || said.utf8.count < length else { return 1 }
+        _ = said.withCString { strncpy(text, $0, length) }
+        if length > 0 { text[length - 1] = 0 }
+        return 0
+    }
+
+    /// A followed export's state as the ABI carries it.
+    static func exportState(_ known: ExportState) -> pipeline_export_state {
+        let status =
+            known.failure != nil
+            ? PIPELINE_EXPORT_FAILED : known.finishedSize != nil ? PIPELINE_EXPORT_FINISHED : PIPELINE_EXPORT_WRITING
+        return pipeline_export_state(
+            head: known.head, final: known.final, finished_size: known.finishedSize ?? -1,
+            attempt: Int32(clamping: known.attempt), rewritten: known.rewritten ? 1 : 0,
+            status: Int32(bitPattern: status.rawValue))
+    }
+
     static func from(_ context: UnsafeMutableRawPointer?) -> PluginRun? {
         context.map { Unmanaged<PluginRun>.fromOpaque($0).takeUnretainedValue() }
     }
@@ -259,9 +375,12 @@ private final class PluginRun: @unchecked Sendable {
         }
     }
 
-    /// Asks the plugin to stop, unless it already finished (the lock keeps the two apart).
+    /// Asks the plugin to stop, unless it already finished (the lock keeps the two apart), and ends the host calls
+    /// it is waiting in.
     func cancel(using cancel: pipeline_plugin_cancel_fn) {
         locked { state in
+            state.cancelled = true
+            for wait in state.waits.values { wait.cancel() }
             if !state.finished, let handle = state.handle { cancel(handle) }
         }
     }

@@ -15,18 +15,18 @@ public final class RunningSandbox: Sendable {
     static let shutdownGrace: Duration = .seconds(3)
 
     private let dataFolder: DataFolder
-    private let state: SandboxState
+    private let platforms: SandboxPlatforms
     private let group: ServiceGroup
     private let serving: Task<Void, any Error>
 
     init(
-        port: Int, baseURL: String, dataFolder: DataFolder, state: SandboxState, group: ServiceGroup,
+        port: Int, baseURL: String, dataFolder: DataFolder, platforms: SandboxPlatforms, group: ServiceGroup,
         serving: Task<Void, any Error>
     ) {
         self.port = port
         self.baseURL = baseURL
         self.dataFolder = dataFolder
-        self.state = state
+        self.platforms = platforms
         self.dataFolderPath = dataFolder.path
         self.group = group
         self.serving = serving
@@ -53,7 +53,7 @@ public final class RunningSandbox: Sendable {
     /// temporary data folder is removed. Pulls under way stop (and count as failed at the next start).
     /// Calling it again does nothing more.
     public func stop() async {
-        await self.state.cancelPulls()
+        await self.platforms.stopBackgroundWork()
         await self.group.triggerGracefulShutdown()
         let serving = self.serving
         await withTaskGroup(of: Void.self) { waiters in

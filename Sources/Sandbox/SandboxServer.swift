@@ -6,7 +6,8 @@ import StageKit
 
 /// Starts the sandbox: an embedded local implementation of Vimeo's upload API (API 3.4: `/me`,
 /// `/me/videos`, `/videos/ID`, tus and legacy streaming uploads), a generic asset API for
-/// "another platform" workflows, and fault injection — all on one loopback port.
+/// "another platform" workflows, Alibaba Cloud's ApsaraVideo VOD and OSS, and fault injection — all on one
+/// loopback port.
 ///
 /// ```swift
 /// let sandbox = try await SandboxServer.start(SandboxConfiguration())
@@ -25,14 +26,9 @@ public enum SandboxServer {
         logger: Logger = Logger(label: "pipeline.sandbox")
     ) async throws -> RunningSandbox {
         let folder = try DataFolder.prepare(configuration.dataFolder)
-        let services: SandboxServices
+        let platforms: SandboxPlatforms
         do {
-            services = SandboxServices(
-                state: try SandboxState(configuration: configuration, folder: folder, logger: logger),
-                faults: FaultInjector(configuration.faults),
-                stats: SandboxStats(),
-                configuration: configuration
-            )
+            platforms = try await SandboxPlatforms.load(configuration: configuration, folder: folder, logger: logger)
         } catch {
             if folder.isTemporary { folder.removeAll() }
             throw error
@@ -40,7 +36,7 @@ public enum SandboxServer {
 
         let listening = ListeningSignal()
         let application = Application(
-            router: SandboxRouter.build(services),
+            router: SandboxRouter.build(platforms),
             server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in listening.succeed(port: channel.localAddress?.port ?? configuration.port) },
@@ -73,9 +69,9 @@ public enum SandboxServer {
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let baseURL = configuration.publicBaseURL ?? "http://\(host):\(port)"
-        await services.state.setBaseURL(baseURL)
+        platforms.core.address.set(baseURL)
         logger.info("sandbox listening", metadata: ["url": "\(baseURL)", "data": "\(folder.path)"])
         return RunningSandbox(
-            port: port, baseURL: baseURL, dataFolder: folder, state: services.state, group: group, serving: serving)
+            port: port, baseURL: baseURL, dataFolder: folder, platforms: platforms, group: group, serving: serving)
     }
 }

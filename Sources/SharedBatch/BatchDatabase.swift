@@ -244,17 +244,3 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
-
-/// A row's columns by position, decoded to the type the caller expects.
-struct Columns {
-    private let row: PostgresRandomAccessRow
-
-    init(_ row: PostgresRow) {
-        self.row = row.makeRandomAccess()
-    }
-
-    /// Column `index`, decoded.
-    subscript<T: PostgresDecodable>(_ index: Int) -> T {
-        get throws { try row[index].decode(T.self) }
-    }
-}

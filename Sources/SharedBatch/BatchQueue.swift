@@ -33,7 +33,7 @@ public struct BatchQueue: Sendable {
                 \(workflow.stages.joined(separator: "\n")))
             ON CONFLICT (key) DO UPDATE SET submitted_at = now() RETURNING id
             """)
-        return try database.decoding("store the workflow") { try Columns(rows[0])[0] }
+        return try database.decoding("store the workflow") { try rows[0].decode(Int64.self) }
     }
 
     /// A stored workflow by its ``SubmittedWorkflow/key``.
@@ -46,12 +46,12 @@ public struct BatchQueue: Sendable {
                 path: database.location)
         }
         return try database.decoding("read the workflow") {
-            let columns = Columns(row)
-            let vars = try JSONValue(parsing: try columns[3] as String).objectValue ?? [:]
+            let (name, file, document, vars, digest, stages) = try row.decode(
+                (String, String, Data, String, String, String).self)
             return SubmittedWorkflow(
-                name: try columns[0], file: try columns[1], document: try columns[2],
-                vars: vars.compactMapValues(\.stringValue), digest: try columns[4],
-                stages: (try columns[5] as String).split(separator: "\n").map(String.init))
+                name: name, file: file, document: document,
+                vars: (try JSONValue(parsing: vars).objectValue ?? [:]).compactMapValues(\.stringValue), digest: digest,
+                stages: stages.split(separator: "\n").map(String.init))
         }
     }
 
@@ -81,10 +81,9 @@ public struct BatchQueue: Sendable {
         return try database.decoding("read the queue") {
             var state: (queued: Set<Int64>, running: Set<Int64>) = ([], [])
             for row in rows {
-                let columns = Columns(row)
-                let id: Int64 = try columns[0]
+                let (id, leased) = try row.decode((Int64, Bool?).self)
                 state.queued.insert(id)
-                if try columns[1] as Bool? == true { state.running.insert(id) }
+                if leased == true { state.running.insert(id) }
             }
             return state
         }
@@ -112,15 +111,11 @@ public struct BatchQueue: Sendable {
                 lease_expires = now() + make_interval(secs => \(lease.inSeconds))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
-                (SELECT key FROM workflows WHERE workflows.id = items.queued_with), queued_digest, previous_owner
+                (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,
+                previous_owner
             """)
         guard let row = rows.first else { return nil }
-        return try database.decoding("claim an item") {
-            let columns = Columns(row)
-            return Claim(
-                item: try PostgresStore.item(row), generation: try columns[13], workflow: try columns[14],
-                digest: try columns[15] as String? ?? "", takenOverFrom: try columns[16])
-        }
+        return try database.decoding("claim an item") { try Claim(row) }
     }
 
     /// Lets a claimed item go, still queued, for another worker (this one cannot run its workflow).
@@ -157,13 +152,13 @@ public struct BatchQueue: Sendable {
                 JOIN items ON items.id = held.id AND items.lease_generation = held.generation
                 """, logger: database.logger)
             {
-                kept.insert(try Columns(row)[0])
+                kept.insert(try row.decode(Int64.self))
             }
             var cancels: Set<Int64> = []
             for try await row in try await connection.query(
                 "SELECT item FROM cancel_requests WHERE item = ANY(\(Array(kept)))", logger: database.logger)
             {
-                cancels.insert(try Columns(row)[0])
+                cancels.insert(try row.decode(Int64.self))
             }
             try await connection.query(
                 """
@@ -187,7 +182,7 @@ public struct BatchQueue: Sendable {
             "count the running items", patience: patience,
             "SELECT count(*) FROM items WHERE \(unescaped: Self.running)")
         let running = try database.decoding("count the running items") {
-            try rows.first.map { Int(try Columns($0)[0] as Int64) } ?? 0
+            try rows.first.map { Int(try $0.decode(Int64.self)) } ?? 0
         }
         // Two reads, two snapshots: an item queued and claimed between them is counted running only.
         return max(0, queued - running)
@@ -236,12 +231,11 @@ public struct BatchQueue: Sendable {
         return try database.decoding("read the status") {
             var status = BatchStatus()
             status.workers = try workerRows.map { row in
-                let columns = Columns(row)
+                let (id, host, pid, startedAt, heartbeatAt, stoppedAt, done, failed, holding, lease) = try row.decode(
+                    (String, String, Int32, Date, Date, Date?, Int64, Int64, Int64, Double).self)
                 return BatchStatus.Worker(
-                    id: try columns[0], host: try columns[1], pid: Int(try columns[2] as Int32),
-                    startedAt: try columns[3], heartbeatAt: try columns[4], stoppedAt: try columns[5],
-                    done: try columns[6], failed: try columns[7], holding: Int(try columns[8] as Int64),
-                    lease: try columns[9])
+                    id: id, host: host, pid: Int(pid), startedAt: startedAt, heartbeatAt: heartbeatAt,
+                    stoppedAt: stoppedAt, done: done, failed: failed, holding: Int(holding), lease: lease)
             }
             for tally in tallies {
                 var counts = status.workflows[tally.workflow] ?? BatchStatus.Counts()
@@ -255,14 +249,13 @@ public struct BatchQueue: Sendable {
             // Two reads, two snapshots: an item queued and claimed between them is running but not yet counted
             // as queued, so queued never goes below zero.
             for row in runningRows {
-                let columns = Columns(row)
-                let running = Int(try columns[1] as Int64)
-                var counts = status.workflows[try columns[0]] ?? BatchStatus.Counts()
-                counts.running += running
-                counts.queued = max(0, counts.queued - running)
-                status.workflows[try columns[0]] = counts
+                let (workflow, running) = try row.decode((String, Int64).self)
+                var counts = status.workflows[workflow] ?? BatchStatus.Counts()
+                counts.running += Int(running)
+                counts.queued = max(0, counts.queued - Int(running))
+                status.workflows[workflow] = counts
             }
-            status.failed = try failedRows?.map(PostgresStore.item) ?? []
+            status.failed = try failedRows.map { try NamedColumns.rows(of: $0).map(PostgresStore.item) } ?? []
             status.splits = splits
             return status
         }
@@ -308,21 +301,6 @@ public struct SubmittedWorkflow: Sendable, Hashable {
         }
         return HexDigest.text(hash.finalize())
     }
-}
-
-/// An item a worker claimed.
-public struct Claim: Sendable {
-    /// The item, as the ledger knows it.
-    public var item: LedgerItem
-    /// The lease's generation: the fencing token of the worker's writes.
-    public var generation: Int64
-    /// The stored workflow to run it with, by its ``SubmittedWorkflow/key``: what it is, unlike its number, which
-    /// starts again at 1 in a database emptied for a new batch.
-    public var workflow: String
-    /// What the item is done with once it succeeds.
-    public var digest: String
-    /// The worker whose expired lease this claim took over, if any.
-    public var takenOverFrom: String?
 }
 
 /// A worker as the database lists it.

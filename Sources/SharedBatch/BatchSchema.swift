@@ -32,7 +32,7 @@ enum BatchSchema {
                 for try await row in try await connection.query(
                     "SELECT to_regclass('pipeline_schema') IS NOT NULL", logger: database.logger)
                 {
-                    exists = try Columns(row)[0]
+                    exists = try row.decode(Bool.self)
                 }
                 guard exists else { return nil }
             }
@@ -40,7 +40,7 @@ enum BatchSchema {
             for try await row in try await connection.query(
                 "SELECT max(version) FROM pipeline_schema", logger: database.logger)
             {
-                current = try Columns(row)[0] as Int32?
+                current = try row.decode(Int32?.self)
             }
             guard creating || current != nil else { return nil }
             // A newer pipeline's batch is left as it is (refused below): its schema may have moved on from what
@@ -86,7 +86,7 @@ enum BatchSchema {
             "SELECT name FROM unnest(\(tables(of: version))) AS name WHERE to_regclass(name) IS NULL",
             logger: database.logger)
         {
-            missing.append(try Columns(row)[0])
+            missing.append(try row.decode(String.self))
         }
         guard !missing.isEmpty else { return }
         let (tables, are) = missing.count == 1 ? ("table", "is") : ("tables", "are")

@@ -88,13 +88,11 @@ enum ItemTallies {
         let (tallies, foldable) = try database.decoding("count the items") {
             var foldable = 0
             let tallies = try rows.compactMap { row -> Tally? in
-                let columns = Columns(row)
-                foldable += Int(try columns[5] as Int64)
-                let items = Int(try columns[3] as Int64)
+                let (workflow, status, queued, items, bytes, folds) = try row.decode(
+                    (String, String, Bool, Int64, Int64, Int64).self)
+                foldable += Int(folds)
                 guard items != 0 else { return nil }
-                return Tally(
-                    workflow: try columns[0], status: try columns[1], queued: try columns[2], items: items,
-                    bytes: try columns[4])
+                return Tally(workflow: workflow, status: status, queued: queued, items: Int(items), bytes: bytes)
             }
             return (tallies, foldable)
         }
@@ -118,8 +116,8 @@ enum ItemTallies {
             """)
         return try database.decoding("count the items done") {
             try rows.map { row in
-                let columns = Columns(row)
-                return (try columns[0] as Date, Int(try columns[1] as Int64))
+                let (minute, items) = try row.decode((Date, Int64).self)
+                return (minute, Int(items))
             }
         }
     }

@@ -31,14 +31,18 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
                 """
             }
         let rows = try await database.rows("read the items", query)
-        return try database.decoding("read the items") { try rows.map(Self.item) }
+        return try database.decoding("read the items") { try NamedColumns.rows(of: rows).map(Self.item) }
     }
 
     public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {
         let rows = try await database.rows(
             "read an item", "SELECT \(unescaped: Self.itemColumns), workflow FROM items WHERE id = \(id)")
         return try database.decoding("read an item") {
-            try rows.first.map { row in (workflow: try Columns(row)[13] as String, item: try Self.item(row)) }
+            try rows.first.map { row in
+                let columns = try NamedColumns(row)
+                let workflow: String = try columns["workflow"]
+                return (workflow: workflow, item: try Self.item(columns))
+            }
         }
     }
 
@@ -56,10 +60,10 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
         return try database.decoding("read the runs") {
             var totals: [String: RunTotals] = [:]
             for row in rows {
-                let columns = Columns(row)
-                let summary = (try columns[3] as String?).flatMap { try? JSONValue(parsing: $0) }
-                totals[try columns[0]] = RunTotals(
-                    startedAt: try columns[1], finishedAt: try columns[2], skipped: summary?["skipped"]?.intValue ?? 0,
+                let (workflow, startedAt, finishedAt, text) = try row.decode((String, Date, Date, String?).self)
+                let summary = text.flatMap { try? JSONValue(parsing: $0) }
+                totals[workflow] = RunTotals(
+                    startedAt: startedAt, finishedAt: finishedAt, skipped: summary?["skipped"]?.intValue ?? 0,
                     bytes: Int64(summary?["bytes"]?.intValue ?? 0))
             }
             return totals

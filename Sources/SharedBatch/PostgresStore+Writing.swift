@@ -48,7 +48,7 @@ extension PostgresStore {
                     \(run.stages.joined(separator: "\n"))) RETURNING id
                 """, logger: logger)
             {
-                id = try Columns(row)[0]
+                id = try row.decode(Int64.self)
             }
             try await Self.cache(entries, on: connection, logger: logger)
             try await Self.record(sightings, on: connection, logger: logger)
@@ -103,7 +103,7 @@ extension PostgresStore {
                 WHERE id = \(id) RETURNING version
                 """, logger: logger)
             var version: Int32?
-            for try await row in rows { version = try Columns(row)[0] }
+            for try await row in rows { version = try row.decode(Int32.self) }
             if let version { return ItemVersion(item: id, version: Int(version)) }
         }
         let rows = try await connection.query(
@@ -117,8 +117,8 @@ extension PostgresStore {
             """, logger: logger)
         var made: ItemVersion?
         for try await row in rows {
-            let columns = Columns(row)
-            made = ItemVersion(item: try columns[0], version: Int(try columns[1] as Int32))
+            let (id, version) = try row.decode((Int64, Int32).self)
+            made = ItemVersion(item: id, version: Int(version))
         }
         guard let made else { throw StateError(code: .corrupt, message: "an admitted item has no row", path: "") }
         return made
@@ -136,11 +136,8 @@ extension PostgresStore {
             WHERE item = \(item) AND version >= \(Int32(ref.version - 2))
             """, logger: logger)
         {
-            let columns = Columns(row)
-            stored.append(
-                StoredCheckpoint(
-                    version: Int(try columns[0] as Int32), stage: try columns[1], status: try columns[2],
-                    record: try columns[3]))
+            let (version, stage, status, record) = try row.decode((Int32, String, String, String).self)
+            stored.append(StoredCheckpoint(version: Int(version), stage: stage, status: status, record: record))
         }
         let compaction = try CheckpointCompaction(admitting: ref, rows: stored)
         let (older, previous) = (Int32(compaction.older), Int32(compaction.previous))
@@ -279,6 +276,6 @@ extension PostgresStore {
     @discardableResult public func forget(workflow: String) async throws(StateError) -> [Int64] {
         let rows = try await database.rows(
             "forget a workflow", "DELETE FROM items WHERE workflow = \(workflow) RETURNING id")
-        return try database.decoding("forget a workflow") { try rows.map { try Columns($0)[0] } }
+        return try database.decoding("forget a workflow") { try rows.map { try $0.decode(Int64.self) } }
     }
 }

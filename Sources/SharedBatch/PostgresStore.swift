@@ -26,24 +26,25 @@ public final class PostgresStore: StateStore {
 
     // MARK: Reading
 
-    /// The columns ``item(_:)`` reads, in order.
+    /// The columns ``item(_:)`` reads, by name: a query may select more, in any order.
     static let itemColumns = """
         id, version, fingerprint, path, relative_path, size, modified, meta, status, digest, error, error_kind,
         updated_at
         """
 
-    static func item(_ row: PostgresRow) throws -> LedgerItem {
-        let columns = Columns(row)
-        return LedgerItem(
-            storedID: try columns[0], version: Int(try columns[1] as Int32), fingerprint: try columns[2],
-            path: try columns[3], relativePath: try columns[4], size: try columns[5], modified: try columns[6],
-            meta: try columns[7], status: try columns[8], digest: try columns[9], error: try columns[10],
-            errorKind: try columns[11], updatedAt: try columns[12])
+    /// The item of a row that has the ``itemColumns``, among others its caller reads.
+    static func item(_ columns: NamedColumns) throws -> LedgerItem {
+        LedgerItem(
+            storedID: try columns["id"], version: Int(try columns["version"] as Int32),
+            fingerprint: try columns["fingerprint"], path: try columns["path"],
+            relativePath: try columns["relative_path"], size: try columns["size"], modified: try columns["modified"],
+            meta: try columns["meta"], status: try columns["status"], digest: try columns["digest"],
+            error: try columns["error"], errorKind: try columns["error_kind"], updatedAt: try columns["updated_at"])
     }
 
     private func items(_ doing: String, _ query: PostgresQuery) async throws(StateError) -> [LedgerItem] {
         let rows = try await database.rows(doing, query)
-        return try database.decoding(doing) { try rows.map(Self.item) }
+        return try database.decoding(doing) { try NamedColumns.rows(of: rows).map(Self.item) }
     }
 
     public func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
@@ -86,12 +87,12 @@ public final class PostgresStore: StateStore {
         return try database.decoding("read the fingerprint cache") {
             var entries: [String: FingerprintCacheEntry] = [:]
             for row in rows {
-                let columns = Columns(row)
+                let (path, size, modified, inode, device, method, fingerprint, media) = try row.decode(
+                    (String, Int64, Int64, Int64, Int64, String, String, String?).self)
                 guard
                     let entry = FingerprintCacheEntry(
-                        storedPath: try columns[0], size: try columns[1], modifiedNanoseconds: try columns[2],
-                        inode: try columns[3], device: try columns[4], method: try columns[5],
-                        fingerprint: try columns[6], media: try columns[7])
+                        storedPath: path, size: size, modifiedNanoseconds: modified, inode: inode, device: device,
+                        method: method, fingerprint: fingerprint, media: media)
                 else { continue }
                 entries[entry.stamp.path] = entry
             }
@@ -134,9 +135,8 @@ public final class PostgresStore: StateStore {
         return try database.decoding("read the checkpoints") {
             var found: [Int64: [String: StageRecord]] = [:]
             for row in rows {
-                let columns = Columns(row)
-                found[try columns[0] as Int64, default: [:]][try columns[1] as String] = try StageRecord(
-                    decoding: try columns[2])
+                let (item, stage, record) = try row.decode((Int64, String, String).self)
+                found[item, default: [:]][stage] = try StageRecord(decoding: record)
             }
             return found
         }
@@ -149,7 +149,7 @@ public final class PostgresStore: StateStore {
             SELECT cancel_requests.item FROM cancel_requests JOIN items ON items.id = cancel_requests.item
             WHERE items.workflow = \(workflow)
             """)
-        return try database.decoding("read the cancel requests") { Set(try rows.map { try Columns($0)[0] as Int64 }) }
+        return try database.decoding("read the cancel requests") { Set(try rows.map { try $0.decode(Int64.self) }) }
     }
 
     public func workflows() async throws(StateError) -> [RunRecord] {
@@ -161,10 +161,8 @@ public final class PostgresStore: StateStore {
             """)
         return try database.decoding("read the runs") {
             try rows.map { row in
-                let columns = Columns(row)
-                return RunRecord(
-                    workflow: try columns[0], file: try columns[1],
-                    stages: (try columns[2] as String).split(separator: "\n").map(String.init))
+                let (workflow, file, stages) = try row.decode((String, String, String).self)
+                return RunRecord(workflow: workflow, file: file, stages: stages.split(separator: "\n").map(String.init))
             }
         }
     }
@@ -202,7 +200,7 @@ public final class PostgresStore: StateStore {
             for try await row in try await connection.query(
                 "SELECT lease_generation FROM items WHERE id = \(item) FOR UPDATE", logger: logger)
             {
-                current = try Columns(row)[0]
+                current = try row.decode(Int64.self)
             }
             guard current == generation else {
                 throw StateError(

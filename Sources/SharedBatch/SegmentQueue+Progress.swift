@@ -1,16 +1,17 @@
 public import PipelineKit
 import PostgresNIO
 public import StageKit
+package import StageRuntime
 
 /// A unit a worker encodes, with the fraction of it encoded so far: what a lease renewal records.
-public struct HeldUnit: Sendable, Hashable {
+package struct HeldUnit: Sendable, Hashable {
     /// The claim the worker holds.
-    public var claim: SegmentUnitClaim
+    package var claim: SegmentUnitClaim
     /// The fraction of the unit encoded, 0 to 1.
-    public var progress: Double
+    package var progress: Double
 
     /// A held unit.
-    public init(claim: SegmentUnitClaim, progress: Double) {
+    package init(claim: SegmentUnitClaim, progress: Double) {
         self.claim = claim
         self.progress = progress
     }
@@ -87,18 +88,16 @@ extension SegmentQueue {
         return try database.decoding("read the split items") {
             var encoding: [String: [EncodingUnit]] = [:]
             for row in running {
-                let columns = Columns(row)
-                encoding[try columns[0], default: []].append(
-                    EncodingUnit(
-                        unit: Int(try columns[1] as Int32), worker: try columns[2] as String? ?? "",
-                        progress: try columns[3]))
+                let (plan, unit, worker, progress) = try row.decode((String, Int32, String?, Double).self)
+                encoding[plan, default: []].append(
+                    EncodingUnit(unit: Int(unit), worker: worker ?? "", progress: progress))
             }
             return try plans.map { row in
-                let columns = Columns(row)
-                let plan: String = try columns[2]
+                let (item, path, plan, units, done, progress) = try row.decode(
+                    (Int64, String, String, Int64, Int64, Double).self)
                 return SegmentSplit(
-                    item: try columns[0], path: try columns[1], plan: plan, units: Int(try columns[3] as Int64),
-                    done: Int(try columns[4] as Int64), progress: try columns[5], encoding: encoding[plan] ?? [])
+                    item: item, path: path, plan: plan, units: Int(units), done: Int(done), progress: progress,
+                    encoding: encoding[plan] ?? [])
             }
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
 public import PipelineKit
 import PostgresNIO
-public import StageKit
+import StageKit
+package import StageRuntime
 
 /// The units of segmented encodes in a shared batch: plans published by the workers that hold their items, units
 /// claimed by any worker under leases with generations (as items are), completed with their digest.
@@ -20,7 +21,7 @@ public struct SegmentQueue: Sendable {
     /// was taken over cannot publish), replacing other plans of the item; returns the units' states. Publishing a
     /// plan again keeps its units as they are (a plan another item published with the same source and settings
     /// moves to this one).
-    public func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
+    package func publish(_ plan: SegmentPlan, item: Int64, generation: Int64) async throws(StateError)
         -> [SegmentUnitState]
     {
         let settings = plan.settings.serialized()
@@ -67,7 +68,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// The plans recorded for `item` other than `plan`, with their units: those publishing `plan` replaces.
-    public func otherPlans(of item: Int64, than plan: String) async throws(StateError) -> [String: [SegmentUnit]] {
+    package func otherPlans(of item: Int64, than plan: String) async throws(StateError) -> [String: [SegmentUnit]] {
         let rows = try await database.rows(
             "read the item's other segment plans",
             """
@@ -77,31 +78,30 @@ public struct SegmentQueue: Sendable {
             """)
         return try database.decoding("read the item's other segment plans") {
             var plans: [String: [SegmentUnit]] = [:]
-            for row in rows {
-                let columns = Columns(row)
-                plans[try columns[5], default: []].append(try Self.unit(columns))
+            for columns in try NamedColumns.rows(of: rows) {
+                let plan: String = try columns["plan"]
+                plans[plan, default: []].append(try Self.unit(columns))
             }
             return plans
         }
     }
 
     /// The states of a plan's units, in unit order; empty when the plan is not (or no longer) recorded.
-    public func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
+    package func units(of plan: String) async throws(StateError) -> [SegmentUnitState] {
         let rows = try await database.rows(
             "read a segment plan's units",
             """
             SELECT \(unescaped: Self.unitColumns), status, CASE WHEN status = 'done' THEN encoded_by
-                WHEN lease_expires > now() THEN lease_owner END, size, sha256, attempts
+                WHEN lease_expires > now() THEN lease_owner END AS worker, size, sha256, attempts
             FROM segment_units WHERE plan = \(plan) ORDER BY unit
             """)
         return try database.decoding("read a segment plan's units") {
-            try rows.map { row in
-                let columns = Columns(row)
-                let status: String = try columns[5]
+            try NamedColumns.rows(of: rows).map { columns in
+                let status: String = try columns["status"]
                 return SegmentUnitState(
                     unit: try Self.unit(columns), status: SegmentUnitState.Status(rawValue: status) ?? .queued,
-                    worker: try columns[6], size: try columns[7], sha256: try columns[8],
-                    attempts: Int(try columns[9] as Int32))
+                    worker: try columns["worker"], size: try columns["size"], sha256: try columns["sha256"],
+                    attempts: Int(try columns["attempts"] as Int32))
             }
         }
     }
@@ -111,7 +111,7 @@ public struct SegmentQueue: Sendable {
     /// that order, as they are in place, when an upload streams the export); only units planned with `encoder`, of items that are
     /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times. Nil when there
     /// is none.
-    public func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
+    package func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
         async throws(StateError) -> SegmentUnitClaim?
     {
         let rows = try await database.rows(
@@ -137,16 +137,17 @@ public struct SegmentQueue: Sendable {
             WHERE segment_units.plan = next.next_plan AND segment_units.unit = next.next_unit
                 AND segment_plans.id = next.next_plan
             RETURNING \(unescaped: Self.unitColumns), segment_units.lease_generation, next.previous_owner,
-                segment_plans.id, segment_plans.input, segment_plans.settings, segment_plans.threads,
-                segment_plans.encoder, segment_plans.seconds
+                segment_plans.id AS plan_id, segment_plans.input, segment_plans.settings, segment_plans.threads,
+                segment_plans.encoder, segment_plans.seconds AS plan_seconds
             """)
         guard let row = rows.first else { return nil }
         let claimed: (SegmentUnit, Int64, String?, String, String, String, Int32, String, Double) =
             try database.decoding("claim a segment unit") {
-                let columns = Columns(row)
+                let columns = try NamedColumns(row)
                 return (
-                    try Self.unit(columns), try columns[5], try columns[6], try columns[7], try columns[8],
-                    try columns[9], try columns[10], try columns[11], try columns[12]
+                    try Self.unit(columns), try columns["lease_generation"], try columns["previous_owner"],
+                    try columns["plan_id"], try columns["input"], try columns["settings"], try columns["threads"],
+                    try columns["encoder"], try columns["plan_seconds"]
                 )
             }
         let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds) = claimed
@@ -166,7 +167,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// Records a unit as encoded by `worker`, if its lease is still the claim's; returns whether it was.
-    public func complete(_ claim: SegmentUnitClaim, by worker: String, size: Int64, sha256: String)
+    package func complete(_ claim: SegmentUnitClaim, by worker: String, size: Int64, sha256: String)
         async throws(StateError) -> Bool
     {
         let rows = try await database.rows(
@@ -182,7 +183,7 @@ public struct SegmentQueue: Sendable {
     }
 
     /// Gives an unencoded unit back to the queue, if the claim still holds it.
-    public func abandon(_ claim: SegmentUnitClaim, by worker: String) async throws(StateError) {
+    package func abandon(_ claim: SegmentUnitClaim, by worker: String) async throws(StateError) {
         try await database.rows(
             "give a segment unit back",
             """
@@ -205,7 +206,7 @@ public struct SegmentQueue: Sendable {
 
     /// Extends the leases of units `worker` encodes and records how far their encodes are; returns those it lost
     /// (the lease was taken over, or the plan was retired or replaced).
-    public func renew(_ held: [HeldUnit], for worker: String, lease: Duration) async throws(StateError)
+    package func renew(_ held: [HeldUnit], for worker: String, lease: Duration) async throws(StateError)
         -> [SegmentUnitClaim]
     {
         guard !held.isEmpty else { return [] }
@@ -227,8 +228,8 @@ public struct SegmentQueue: Sendable {
         let kept: Set<String> = try database.decoding("renew segment unit leases") {
             Set(
                 try rows.map { row in
-                    let columns = Columns(row)
-                    return "\(try columns[0] as String)/\(try columns[1] as Int32)"
+                    let (plan, unit) = try row.decode((String, Int32).self)
+                    return "\(plan)/\(unit)"
                 })
         }
         return held.map(\.claim).filter { !kept.contains("\($0.plan.id)/\($0.unit.index)") }
@@ -246,10 +247,7 @@ public struct SegmentQueue: Sendable {
             """)
         return try database.decoding("read the open segment plans") {
             Dictionary(
-                try rows.map { row in
-                    let columns = Columns(row)
-                    return (try columns[0] as String, try columns[1] as String)
-                }, uniquingKeysWith: { first, _ in first })
+                try rows.map { row in try row.decode((String, String).self) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -258,15 +256,17 @@ public struct SegmentQueue: Sendable {
         try await database.rows("retire a segment plan", "DELETE FROM segment_plans WHERE id = \(plan)")
     }
 
+    /// The columns ``unit(_:)`` reads, by name: a query may select more, in any order.
     private static let unitColumns = """
         segment_units.unit, segment_units.kind, segment_units.start_seconds, segment_units.end_seconds,
         segment_units.seconds
         """
 
-    private static func unit(_ columns: Columns) throws -> SegmentUnit {
-        let kind: String = try columns[1]
+    /// The unit of a row that has the ``unitColumns``.
+    private static func unit(_ columns: NamedColumns) throws -> SegmentUnit {
+        let kind: String = try columns["kind"]
         return SegmentUnit(
-            index: Int(try columns[0] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
-            start: try columns[2], end: try columns[3], seconds: try columns[4])
+            index: Int(try columns["unit"] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
+            start: try columns["start_seconds"], end: try columns["end_seconds"], seconds: try columns["seconds"])
     }
 }

@@ -1,28 +1,18 @@
-public import StageKit
+package import StageRuntime
 
 /// What a worker needs to take part in segmented encodes that workers share (`pipeline worker --segments`):
-/// where units go, which encoder build it has, and how it encodes one.
-public struct SegmentWork: Sendable {
+/// where units go, and how it encodes one (its encoder build and the encode), as the stage type that farms segments
+/// provides it.
+package struct SegmentWork: Sendable {
     /// Where encoded units go for the joining worker.
-    public var store: any SegmentStore
-    /// This worker's encoder build: it claims only units planned with it.
-    public var encoder: String
-    /// Encodes a claimed unit and puts it in ``store``, reporting the fraction encoded to the function it is
-    /// given; returns its size and SHA-256. Cancelled when the unit's lease is lost.
-    public var encode: Encode
+    package var store: any SegmentStore
+    /// This worker's encoder build, with which it claims only units planned with it, and how it encodes a claimed
+    /// unit into ``store``. The encode is cancelled when the unit's lease is lost.
+    package var encoding: SegmentEncoding
 
-    /// How a unit is encoded: the claim and where its progress goes, to its size and SHA-256.
-    public typealias Encode =
-        @Sendable (SegmentUnitClaim, @escaping @Sendable (Double) -> Void) async throws -> (
-            size: Int64, sha256: String
-        )
-
-    /// Segment work with `store`, `encoder` and `encode`.
-    public init(
-        store: any SegmentStore, encoder: String, encode: @escaping Encode
-    ) {
+    /// Segment work with `store` and `encoding`.
+    package init(store: any SegmentStore, encoding: SegmentEncoding) {
         self.store = store
-        self.encoder = encoder
-        self.encode = encode
+        self.encoding = encoding
     }
 }

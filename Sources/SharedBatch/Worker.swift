@@ -1,7 +1,9 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 public import PipelineKit
 import StageKit
+import StageRuntime
 
 /// How a worker claims and holds items.
 public struct WorkerSettings: Sendable {
@@ -12,19 +14,30 @@ public struct WorkerSettings: Sendable {
     /// How often an idle worker looks for work.
     public var poll: Duration
 
+    /// The lease when none is given (`pipeline worker --lease`).
+    public static let defaultLease: Duration = .seconds(30)
+    /// How often an idle worker looks for work when not told (`pipeline worker --poll`).
+    public static let defaultPoll: Duration = .milliseconds(500)
+
     /// Settings; the heartbeat renews the leases three times per lease.
-    public init(jobs: Int = 1, lease: Duration = .seconds(30), poll: Duration = .milliseconds(500)) {
+    public init(jobs: Int = 1, lease: Duration = defaultLease, poll: Duration = defaultPoll) {
         self.jobs = max(1, jobs)
         self.lease = lease
         self.poll = poll
     }
 
-    /// How often the leases are renewed.
+    /// How often the leases are renewed: three times per lease, so that one late or failed renewal loses nothing.
     public var heartbeat: Duration { lease / 3 }
+
+    /// How long the leases may go unrenewed before the work under them stops: they are about to run out, other
+    /// workers may take the work over, and this one could not record it anyway.
+    public var silenceLimit: Duration { lease - heartbeat }
 }
 
-/// Builds the runner for a submitted workflow, writing to `store` (the command line loads the stage types,
-/// plugins and the environment).
+/// Builds the runner for a submitted workflow, writing to `store`; an error is the reason the worker logs when it
+/// leaves the workflow's items to other workers. ``WorkerRunners/factory`` is the one the worker command uses (it
+/// loads the stage types, plugins and environment); a function, so that claiming and leases do not depend on how a
+/// runner is made.
 public typealias RunnerFactory = @Sendable (SubmittedWorkflow, any StateStore) async throws -> Runner
 
 /// A submitted workflow this worker cannot run: a plugin or an environment variable it lacks, say.
@@ -83,7 +96,7 @@ public final class Worker: Sendable {
 
     /// A worker on `database`; with `segments`, it shares the units of segmented encodes with the other workers
     /// (it publishes those of its items, and encodes any worker's when it has a free job).
-    public init(
+    package init(
         database: BatchDatabase, settings: WorkerSettings, sink: any RunEventSink, metrics: WorkerMetrics,
         segments: SegmentWork? = nil, makeRunner: @escaping RunnerFactory
     ) {
@@ -94,8 +107,8 @@ public final class Worker: Sendable {
             (
                 work,
                 WorkerSegmentFarm(
-                    database: database, worker: identity.id, lease: settings.lease, leases: leases,
-                    encoder: work.encoder, sink: sink)
+                    database: database, worker: identity.id, settings: settings, leases: leases,
+                    encoder: work.encoding.build, sink: sink)
             )
         }
         store = PostgresStore(database: database, leases: leases)
@@ -120,14 +133,14 @@ public final class Worker: Sendable {
         }
         sink.emit(
             LogLine(
-                level: "notice", item: nil, stage: nil,
+                level: .notice, item: nil, stage: nil,
                 message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
         let renewals = segments.map { segments in Task { await segments.farm.run() } }
         await work()
         beats.cancel()
         renewals?.cancel()
         try? await queue.stopped(record)
-        sink.emit(LogLine(level: "notice", item: nil, stage: nil, message: "worker \(identity.id) stopped"))
+        sink.emit(LogLine(level: .notice, item: nil, stage: nil, message: "worker \(identity.id) stopped"))
     }
 
     private enum Event: Sendable {
@@ -184,7 +197,7 @@ public final class Worker: Sendable {
                 if let unit = try await segments.farm.claim(in: nil) { return .unit(unit) }
             } catch {
                 sink.emit(
-                    LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
+                    LogLine(level: .warning, item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
             }
         }
         return await claimItem().map(Work.item)
@@ -201,7 +214,7 @@ public final class Worker: Sendable {
             if claim != nil { metrics.claimed(after: clock.now - started) }
             return claim
         } catch {
-            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot claim an item: \(error)"))
+            sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot claim an item: \(error)"))
             return nil
         }
     }
@@ -218,7 +231,7 @@ public final class Worker: Sendable {
             metrics.tookOver()
             sink.emit(
                 LogLine(
-                    level: "notice", item: label, stage: nil,
+                    level: .notice, item: label, stage: nil,
                     message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
         }
         let task = Task { await runner.resume(item, digest: claim.digest) }
@@ -239,7 +252,7 @@ public final class Worker: Sendable {
             if letGo {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: label, stage: nil,
+                        level: .warning, item: label, stage: nil,
                         message:
                             "stopped without contact with the database; a worker resumes it from its checkpoints once the database is back"
                     ))
@@ -247,7 +260,7 @@ public final class Worker: Sendable {
             }
             sink.emit(
                 LogLine(
-                    level: "warning", item: label, stage: nil,
+                    level: .warning, item: label, stage: nil,
                     message: "another worker took this item over (this worker's lease expired): dropped its result"))
             return
         }
@@ -268,21 +281,21 @@ public final class Worker: Sendable {
         if let previous = claim.takenOverFrom {
             sink.emit(
                 LogLine(
-                    level: "notice", item: nil, stage: nil,
+                    level: .notice, item: nil, stage: nil,
                     message:
                         "taking unit \(claim.unit.index) of segment plan \(claim.plan.id) over from worker \(previous), whose lease expired"
                 ))
         }
         do {
             let encoded = try await segments.farm.whileHolding(claim) {
-                try await segments.work.encode(claim, $0)
+                try await segments.work.encoding.encode(claim, $0)
             }
             try await segments.farm.complete(claim, size: encoded.size, sha256: encoded.sha256)
         } catch {
             if !(error is CancellationError) {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: nil, stage: nil,
+                        level: .warning, item: nil, stage: nil,
                         message: "unit \(claim.unit.index) of segment plan \(claim.plan.id) failed: \(error)"))
             }
             await segments.farm.abandon(claim)
@@ -301,7 +314,7 @@ public final class Worker: Sendable {
         } catch {
             sink.emit(
                 LogLine(
-                    level: "warning", item: nil, stage: nil,
+                    level: .warning, item: nil, stage: nil,
                     message: "cannot read a claimed item's workflow: \(error); it goes back to the queue"))
             return nil
         }
@@ -312,7 +325,7 @@ public final class Worker: Sendable {
             let reason = "cannot run workflow \(submitted.name) as submitted from \(submitted.file): \(error)"
             state.withLockedValue { $0.unrunnable[workflow] = reason }
             sink.emit(
-                LogLine(level: "error", item: nil, stage: nil, message: "\(reason); leaving its items to other workers")
+                LogLine(level: .error, item: nil, stage: nil, message: "\(reason); leaving its items to other workers")
             )
             return nil
         }
@@ -341,12 +354,12 @@ public final class Worker: Sendable {
             beat = try await queue.heartbeat(
                 record, holding: leases.all, lease: settings.lease, patience: settings.heartbeat)
         } catch {
-            sink.emit(LogLine(level: "warning", item: nil, stage: nil, message: "cannot renew leases: \(error)"))
+            sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot renew leases: \(error)"))
             let (silent, working) = state.withLockedValue { (ContinuousClock.now - $0.renewed, $0.working) }
-            if silent >= settings.lease - settings.heartbeat, !working.isEmpty {
+            if silent >= settings.silenceLimit, !working.isEmpty {
                 sink.emit(
                     LogLine(
-                        level: "warning", item: nil, stage: nil,
+                        level: .warning, item: nil, stage: nil,
                         message:
                             "no contact with the database for \(silent.components.seconds) s: stopping \(working.count) item(s) before their leases run out; they resume from their checkpoints"
                     ))

@@ -1,18 +1,21 @@
+import Logging
 import NIOConcurrencyHelpers
-public import PipelineKit
+package import PipelineKit
 import PostgresNIO
-public import StageKit
+package import StageKit
+package import StageRuntime
 
 /// A worker's side of the segment units of a shared batch: it publishes the plans of the items the worker holds,
 /// claims units under leases that ``run()`` renews, and cancels a unit's encode whose lease another worker took
 /// over.
-public final class WorkerSegmentFarm: SegmentFarm {
+package final class WorkerSegmentFarm: SegmentFarm {
     /// The encoder build of this worker.
-    public let encoder: String
+    package let encoder: String
     private let queue: SegmentQueue
     private let database: BatchDatabase
     private let worker: String
-    private let lease: Duration
+    /// The lease its claims hold units for, and how often it renews them.
+    private let settings: WorkerSettings
     private let leases: LeaseBook
     private let sink: any RunEventSink
     private let held = NIOLockedValueBox<[String: Holding]>([:])
@@ -26,27 +29,27 @@ public final class WorkerSegmentFarm: SegmentFarm {
         var stop: @Sendable () -> Void
     }
 
-    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for `lease` and
-    /// only those planned with `encoder`; what it has to say goes to `sink`.
-    public init(
-        database: BatchDatabase, worker: String, lease: Duration, leases: LeaseBook, encoder: String,
+    /// The farm of worker `worker` (whose item leases are `leases`) on `database`, claiming units for the lease of
+    /// `settings` and only those planned with `encoder`; what it has to say goes to `sink`.
+    package init(
+        database: BatchDatabase, worker: String, settings: WorkerSettings, leases: LeaseBook, encoder: String,
         sink: any RunEventSink
     ) {
         self.database = database
         self.queue = SegmentQueue(database: database)
         self.worker = worker
-        self.lease = lease
+        self.settings = settings
         self.leases = leases
         self.encoder = encoder
         self.sink = sink
     }
 
-    public func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
+    package func publish(_ plan: SegmentPlan, for item: InputItem) async throws -> [SegmentUnitState] {
         let (id, generation) = try await lease(of: item, for: "publish the segment plan of")
         return try await queue.publish(plan, item: id, generation: generation)
     }
 
-    public func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]] {
+    package func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]] {
         let (id, _) = try await lease(of: item, for: "read the segment plans of")
         return try await queue.otherPlans(of: id, than: plan)
     }
@@ -63,7 +66,7 @@ public final class WorkerSegmentFarm: SegmentFarm {
                 message: "cannot \(doing) \(item.path): this worker holds no lease on its item",
                 path: database.location)
         }
-        let id: Int64 = try database.decoding("find the item of a segment plan") { try Columns(row)[0] }
+        let id: Int64 = try database.decoding("find the item of a segment plan") { try row.decode(Int64.self) }
         guard let generation = held[id] else {
             throw StateError(
                 code: .leaseLost, message: "cannot \(doing) \(item.path): its lease was lost", path: database.location)
@@ -71,8 +74,8 @@ public final class WorkerSegmentFarm: SegmentFarm {
         return (id, generation)
     }
 
-    public func claim(in plan: String?) async throws -> SegmentUnitClaim? {
-        let claim = try await queue.claim(for: worker, lease: lease, encoder: encoder, in: plan)
+    package func claim(in plan: String?) async throws -> SegmentUnitClaim? {
+        let claim = try await queue.claim(for: worker, lease: settings.lease, encoder: encoder, in: plan)
         if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
         return claim
     }
@@ -82,17 +85,17 @@ public final class WorkerSegmentFarm: SegmentFarm {
         for (plan, build) in try await queue.openPlans(otherThan: encoder) {
             guard leftAlone.withLockedValue({ $0.insert(plan).inserted }) else { continue }
             note(
-                "notice",
+                .notice,
                 "leaving the units of segment plan \(plan) to other workers: they are encoded with \(build), this worker has \(encoder)"
             )
         }
     }
 
-    private func note(_ level: String, _ message: String) {
+    private func note(_ level: Logger.Level, _ message: String) {
         sink.emit(LogLine(level: level, item: nil, stage: nil, message: message))
     }
 
-    public func whileHolding<T: Sendable>(
+    package func whileHolding<T: Sendable>(
         _ claim: SegmentUnitClaim, _ body: @escaping @Sendable (@escaping @Sendable (Double) -> Void) async throws -> T
     ) async throws -> T {
         let key = Self.key(claim)
@@ -107,41 +110,41 @@ public final class WorkerSegmentFarm: SegmentFarm {
         }
     }
 
-    public func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
+    package func complete(_ claim: SegmentUnitClaim, size: Int64, sha256: String) async throws {
         guard try await queue.complete(claim, by: worker, size: size, sha256: sha256) else {
             throw SegmentUnitLost(plan: claim.plan.id, unit: claim.unit.index)
         }
     }
 
-    public func abandon(_ claim: SegmentUnitClaim) async {
+    package func abandon(_ claim: SegmentUnitClaim) async {
         do {
             try await queue.abandon(claim, by: worker)
         } catch {
             // Its lease lapses, and another worker claims it then.
-            note("warning", "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
+            note(.warning, "cannot give unit \(claim.unit.index) of segment plan \(claim.plan.id) back: \(error)")
         }
     }
 
-    public func units(of plan: String) async throws -> [SegmentUnitState] {
+    package func units(of plan: String) async throws -> [SegmentUnitState] {
         try await queue.units(of: plan)
     }
 
-    public func requeue(_ unit: SegmentUnit, of plan: String) async throws {
+    package func requeue(_ unit: SegmentUnit, of plan: String) async throws {
         try await queue.requeue(plan: plan, unit: unit.index)
     }
 
-    public func retire(_ plan: String) async throws {
+    package func retire(_ plan: String) async throws {
         try await queue.retire(plan)
     }
 
-    /// Renews the leases of the units being encoded three times per lease, and stops the encodes of those lost,
-    /// until the task is cancelled. When the leases could not be renewed for nearly a lease (the database is
-    /// unreachable), every encode stops: another worker may claim those units once their leases run out.
-    public func run() async {
+    /// Renews the leases of the units being encoded at the worker's heartbeat, and stops the encodes of those lost,
+    /// until the task is cancelled. When the leases could not be renewed for the worker's silence limit (the
+    /// database is unreachable), every encode stops: another worker may claim those units once their leases run out.
+    package func run() async {
         var renewed = ContinuousClock.now
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: lease / 3)
+                try await Task.sleep(for: settings.heartbeat)
             } catch {
                 return
             }
@@ -152,19 +155,20 @@ public final class WorkerSegmentFarm: SegmentFarm {
             }
             do {
                 let lost = try await queue.renew(
-                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker, lease: lease)
+                    holding.map { HeldUnit(claim: $0.claim, progress: $0.progress) }, for: worker,
+                    lease: settings.lease)
                 renewed = .now
                 for claim in lost {
                     note(
-                        "warning",
+                        .warning,
                         "unit \(claim.unit.index) of segment plan \(claim.plan.id) was taken over by another worker: stopping its encode"
                     )
                     held.withLockedValue { $0[Self.key(claim)] }?.stop()
                 }
             } catch {
-                note("warning", "cannot renew the leases of segment units: \(error)")
-                if ContinuousClock.now - renewed >= lease - lease / 3 {
-                    note("warning", "stopping \(holding.count) unit encode(s) before their leases run out")
+                note(.warning, "cannot renew the leases of segment units: \(error)")
+                if ContinuousClock.now - renewed >= settings.silenceLimit {
+                    note(.warning, "stopping \(holding.count) unit encode(s) before their leases run out")
                     for holding in holding { holding.stop() }
                 }
             }

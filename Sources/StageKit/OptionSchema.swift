@@ -52,7 +52,7 @@ public struct OptionField: Sendable, Hashable, Codable {
     public var defaultValue: JSONValue?
     /// The smallest value of a number, size (bytes), duration (seconds) or bit rate (bits per second) option, when
     /// it has one: `pipeline validate` refuses a smaller literal before anything runs, rather than every item
-    /// failing in the stage.
+    /// failing in the stage, and a run refuses a smaller resolved value before the stage starts.
     public var minimum: Double?
     /// The largest value, when it has one.
     public var maximum: Double?
@@ -140,6 +140,13 @@ public struct OptionSchema: Sendable, Hashable, Codable {
     public var fields: [OptionField]
     /// The type of members not in ``fields``, when any name is allowed (nil: unknown names are errors).
     public var additionalFields: OptionType?
+    /// The option groups whose options ``fields`` lists flat, by their property names in the options type. Only
+    /// decoding that type needs them (``grouping(_:)``), so they are not part of the schema's JSON.
+    package var groups: [String: OptionSchema] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+        case fields, additionalFields
+    }
 
     /// Creates a schema with known options only.
     public init(_ fields: [OptionField]) {
@@ -165,11 +172,24 @@ public struct OutputField: Sendable, Hashable, Codable {
     public var name: String
     /// One line for people.
     public var summary: String
+    /// The option without which the output does not exist (``Output``'s `whenGiven`). The stage applies it
+    /// itself (``OutputSchema/given(_:)``, across a plugin's boundary too), so it is not part of the JSON.
+    package var option: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case name, summary
+    }
 
     /// Creates an output.
     public init(_ name: String, _ summary: String) {
         self.name = name
         self.summary = summary
+    }
+
+    /// Creates an output that exists only when the workflow gives `option`.
+    package init(_ name: String, _ summary: String, whenGiven option: String?) {
+        self.init(name, summary)
+        self.option = option
     }
 }
 

@@ -12,10 +12,11 @@
 ///         @Option("Bytes read at a time.") var blockSize: ByteCount = ByteCount(1 << 20)
 ///         init() {}
 ///     }
-///     struct Outputs: Encodable, Sendable { var sha256: String }
+///     struct Outputs: StageOutputs {
+///         @Output("Hex digest.") var sha256 = ""
+///     }
 ///     static let stageType = "checksum.sha256"
 ///     static let summary = "Computes the SHA-256 of a file."
-///     static let outputSchema = OutputSchema([.init("sha256", "Hex digest.")])
 ///     init() {}
 ///     func run(_ options: Options, context: StageContext) async throws -> Outputs { ... }
 /// }
@@ -24,16 +25,16 @@ public protocol Stage: Sendable {
     /// The decoded `with` object; its ``StageOptions/optionSchema`` is what `pipeline validate` checks and
     /// `pipeline stages` lists.
     associatedtype Options: StageOptions
-    /// What the stage produces; encoded to a JSON object.
-    associatedtype Outputs: Encodable & Sendable
+    /// What the stage produces, encoded to a JSON object; its ``StageOutputs/outputSchema`` is what `pipeline
+    /// validate` checks references against and `pipeline stages` lists.
+    associatedtype Outputs: StageOutputs
 
     /// The name workflows use in `uses`, e.g. `"exec"` or `"acme.watermark"`.
     static var stageType: String { get }
     /// One line for `pipeline stages`.
     static var summary: String { get }
-    /// The outputs, so references to them can be checked.
-    static var outputSchema: OutputSchema { get }
-    /// The outputs for a particular `with` object, for stages whose outputs the workflow declares.
+    /// The outputs for a particular `with` object: ``outputSchema`` less the outputs given only with an option
+    /// it leaves out. A stage whose outputs the workflow names (`set`, `http.request`'s `outputs`) adds those.
     static func outputSchema(for with: JSONValue) -> OutputSchema
     /// What the stage mostly consumes, so a run limits each resource on its own: `--cpu-jobs` encodes,
     /// `--transfers` uploads. Defaults to ``StageResource/light``.
@@ -46,6 +47,25 @@ public protocol Stage: Sendable {
     /// ``StageContext/retrying(attempt:after:because:)``. The engine then does not retry it again: one
     /// policy, one owner. Defaults to false: the engine retries the stage.
     static var retriesItself: Bool { get }
+    /// How the stage takes part in `"stream": true`: it writes a file others may read as it is written, it
+    /// reads one, or neither. Defaults to ``StreamRole/none``.
+    static var streamRole: StreamRole { get }
+    /// The option that names the file the stage reads, whose default is the input file: a run probes the input
+    /// files for a media stage that reads them, and a follower streams the export this option references.
+    /// Defaults to `"file"` when the stage has an option of that name, else ``noOption`` (the stage reads the
+    /// input file, if any). A `String`, not a `String?`, so that `static let inputFileOption = "source"` is the
+    /// declaration: a property of another type would not be this one, and the default would apply unseen.
+    static var inputFileOption: String { get }
+    /// The output that says where the stage's result landed (a URL or a path): a run reports the last one an
+    /// item's stages gave, and a producer's is the file it writes. Defaults to the first of `link`, `url`,
+    /// `location` and `path` among the outputs of ``outputSchema``, else ``noOutput`` (the stage lands nothing).
+    /// A `String` for the same reason as ``inputFileOption``.
+    static var landingOutput: String { get }
+    /// Why this stage cannot stream with the workflow's `options` (its `with`, templates unresolved): for a
+    /// follower, a configuration it cannot stream with; for any other stage, why it cannot follow an export at
+    /// all; for a producer, why the export cannot be streamed with these options on `inputs`. Nil when it can.
+    /// `validate` shows it. Defaults to nil (a stage that cannot follow gets a general reason).
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String?
 
     /// Creates the stage.
     init()
@@ -60,6 +80,9 @@ extension Stage {
     /// The options, as ``Options`` declares them.
     public static var optionSchema: OptionSchema { Options.optionSchema }
 
+    /// The outputs, as ``Outputs`` declares them.
+    public static var outputSchema: OutputSchema { Outputs.outputSchema }
+
     /// By default a stage is light work, limited only by the number of items at once.
     public static var resource: StageResource { .light }
 
@@ -69,17 +92,24 @@ extension Stage {
     /// By default the engine retries a stage.
     public static var retriesItself: Bool { false }
 
-    /// By default the outputs do not depend on the options.
-    public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema }
+    /// By default the outputs depend on the options only through ``Output``'s `whenGiven`.
+    public static func outputSchema(for with: JSONValue) -> OutputSchema { outputSchema.given(with) }
 
-    /// Decodes resolved `with` options into ``Options``, after filling in every declared default; a value
-    /// of the wrong type is a fatal ``StageFailure`` naming the option. Hosts that run a stage often pass the
+    /// Decodes resolved `with` options into ``Options``, after filling in every declared default. A value out of
+    /// its declared bounds, or one that breaks ``StageOptions/problems(in:)``, is a fatal ``StageFailure`` of
+    /// kind `invalid-options` in the words `pipeline validate` uses for a literal (a template's value is known
+    /// only now); so is a value of the wrong type, naming the option. Hosts that run a stage often pass the
     /// schema they read once (reading it reflects over the declarations).
     public static func decodeOptions(_ with: JSONValue, schema: OptionSchema = optionSchema) throws -> Options {
+        let resolved = schema.applyingDefaults(to: with)
+        let problems =
+            schema.problems(in: resolved).filter { $0.check?.isCheckedAtRunTime == true }
+            + Options.problems(in: resolved)
+        guard problems.isEmpty else { throw StageFailure.invalidOptions(problems) }
         do {
-            return try schema.applyingDefaults(to: with).decode(as: Options.self)
+            return try schema.grouping(resolved).decode(as: Options.self)
         } catch let error as DecodingError {
-            throw StageFailure.invalidOptions(error)
+            throw StageFailure.invalidOptions(error, in: schema)
         }
     }
 

@@ -105,8 +105,17 @@ public struct StageFailure: ClassifiedError, Sendable, CustomStringConvertible {
         StageFailure(message, kind: kind, disposition: .retryable(after: delay))
     }
 
-    /// Options that do not decode into the stage's `Options`.
-    package static func invalidOptions(_ error: DecodingError) -> StageFailure {
+    /// Resolved options that break their declaration or the stage's rules, as `pipeline validate` words it.
+    package static func invalidOptions(_ problems: [OptionProblem]) -> StageFailure {
+        let described = problems.map { problem in
+            "invalid option \(JSONPath(components: [.key("with")] + problem.path.components)): \(problem.message)"
+        }
+        return StageFailure(described.joined(separator: "; "), kind: .invalidOptions)
+    }
+
+    /// Options that do not decode into the stage's `Options` (read with `schema`, whose groups the path leaves
+    /// out).
+    package static func invalidOptions(_ error: DecodingError, in schema: OptionSchema) -> StageFailure {
         let (path, reason): ([any CodingKey], String)
         switch error {
         case .typeMismatch(let type, let context): (path, reason) = (context.codingPath, "expected \(type)")
@@ -116,7 +125,7 @@ public struct StageFailure: ClassifiedError, Sendable, CustomStringConvertible {
         case .dataCorrupted(let context): (path, reason) = (context.codingPath, context.debugDescription)
         @unknown default: (path, reason) = ([], "\(error)")
         }
-        let where_ = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        let where_ = schema.flattening(path).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return StageFailure("invalid option with\(where_): \(reason)", kind: .invalidOptions)
     }
 

@@ -17,10 +17,11 @@ public protocol StageOptions: Decodable, Sendable {
     init()
     /// The options: derived from the `@Option` properties unless a type says otherwise.
     static var optionSchema: OptionSchema { get }
-    /// Problems in the literal values of a workflow's `with` that the options' types and bounds cannot state (an
-    /// `exec` command whose program is an empty string), so `pipeline validate` refuses them before anything runs
-    /// rather than every item failing in the stage. A value with `${...}` is known only when it is resolved: the
-    /// stage checks it then. None by default.
+    /// Problems in a `with` object that the options' types and bounds cannot state (an `exec` command whose
+    /// program is an empty string), so `pipeline validate` refuses literal values before anything runs rather than
+    /// every item failing in the stage. The same rules run on the resolved values before the stage runs
+    /// (``Stage/decodeOptions(_:schema:)``, defaults filled in): skip a value that is not of the option's type
+    /// (an unresolved `${...}` in a workflow), it is checked once it is resolved. None by default.
     static func problems(in with: JSONValue) -> [OptionProblem]
 }
 
@@ -30,25 +31,58 @@ public struct OptionProblem: Sendable, Hashable {
     public var path: JSONPath
     /// What is wrong, and what to write instead.
     public var message: String
+    /// What of the declaration the value breaks, when the declaration's checker found it; nil for a problem
+    /// that ``StageOptions/problems(in:)`` finds.
+    package var check: OptionCheck?
 
     /// Creates a problem.
     public init(at path: JSONPath, _ message: String) {
         self.path = path
         self.message = message
     }
+
+    /// A problem the declaration's checker found (``OptionSchema/problems(in:resolvedLater:)``).
+    package init(at path: JSONPath, _ message: String, check: OptionCheck) {
+        self.path = path
+        self.message = message
+        self.check = check
+    }
+}
+
+/// What of an option's declaration a value breaks.
+package enum OptionCheck: Sendable, Hashable {
+    /// Its type, a choice, or a required option left out. A run leaves these to decoding, which reads a resolved
+    /// value as leniently as its type allows (a number as a command's text).
+    case type
+    /// Its name: no option is called so.
+    case name
+    /// A declared minimum or maximum.
+    case bounds
+    /// A declared fewest number of elements.
+    case count
+
+    /// Whether a run refuses a resolved value that breaks it: the declared limits are checked wherever a stage
+    /// runs, since a template's value is known only then.
+    package var isCheckedAtRunTime: Bool { self == .bounds || self == .count }
 }
 
 extension StageOptions {
-    /// The options read from the `@Option` properties of `Self()`, in declaration order. A property's name is
-    /// its name in `with`.
+    /// The options read from the `@Option` properties of `Self()`, in declaration order, each `@OptionGroup`'s
+    /// options in its place. A property's name is its name in `with`.
     public static var optionSchema: OptionSchema {
-        OptionSchema(
-            Mirror(reflecting: Self()).children.compactMap { child in
-                guard let label = child.label, let declaration = child.value as? any OptionDeclaration else {
-                    return nil
-                }
-                return declaration.field(named: label.hasPrefix("_") ? String(label.dropFirst()) : label)
-            })
+        var schema = OptionSchema([])
+        for child in Mirror(reflecting: Self()).children {
+            guard let label = child.label else { continue }
+            let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+            if let declaration = child.value as? any OptionDeclaration {
+                schema.fields.append(declaration.field(named: name))
+            } else if let group = child.value as? any OptionGroupDeclaration {
+                let members = group.groupSchema
+                schema.fields += members.fields
+                schema.groups[name] = members
+            }
+        }
+        return schema
     }
 
     public static func problems(in with: JSONValue) -> [OptionProblem] { [] }
@@ -158,7 +192,8 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
     private let hasDefault: Bool
     private let bounds: Bounds
 
-    /// What `pipeline validate` checks of a literal value besides its type (``OptionField``'s bounds).
+    /// What a value must keep to besides its type (``OptionField``'s bounds): `pipeline validate` checks a literal,
+    /// and every run the resolved value, so a stage never checks them again.
     private struct Bounds: Sendable {
         var minimum: Double?
         var maximum: Double?
@@ -178,8 +213,9 @@ public struct Option<Value: OptionValue>: Sendable, Codable, OptionDeclaration {
     }
 
     /// An option with a default. A number, size (bytes), duration (seconds) or bit rate (bits per second) option
-    /// may give the bounds `pipeline validate` checks (`exclusiveMinimum`: the value must be greater), an array
-    /// option the fewest elements it works with.
+    /// may give its bounds (`exclusiveMinimum`: the value must be greater), an array option the fewest elements it
+    /// works with: `pipeline validate` refuses a literal outside them and a run a resolved value, so `run` can rely
+    /// on them.
     public init(
         wrappedValue: Value, _ summary: String, minimum: Double? = nil, maximum: Double? = nil,
         exclusiveMinimum: Double? = nil, minimumCount: Int? = nil
@@ -258,12 +294,18 @@ extension JSONValue: StageOptions {
 }
 
 extension OptionSchema {
-    /// `with` with the default of every absent option filled in, also inside nested option objects.
+    /// `with` with the default of every absent option filled in, also inside nested option objects and in each
+    /// element of an array of them.
     public func applyingDefaults(to with: JSONValue) -> JSONValue {
         guard case .object(var members) = with else { return with }
         for field in fields {
             if let present = members[field.name] {
-                if case .object(let nested) = field.type { members[field.name] = nested.applyingDefaults(to: present) }
+                switch (field.type, present) {
+                case (.object(let nested), _): members[field.name] = nested.applyingDefaults(to: present)
+                case (.array(.object(let nested)), .array(let elements)):
+                    members[field.name] = .array(elements.map(nested.applyingDefaults(to:)))
+                default: break
+                }
             } else if let defaultValue = field.defaultValue {
                 members[field.name] = defaultValue
             }

@@ -1,7 +1,13 @@
 import Foundation
+import Logging
+import PipelineKit
+import PluginHost
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
+
+@testable import PipelineCLI
 
 #if canImport(Glibc)
     import Glibc
@@ -55,6 +61,11 @@ import Testing
         let resumed = try await Binary.run(["run", "wf.json", "--verbose"], in: scratch.root)
         #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
         #expect(resumed.stdout.contains("resuming at line"), "\(resumed.stdout)")
+        // hello.greet declares no landing: the convention finds its `path` output, as before stages declared one, so
+        // a plugin rebuilt without a change keeps its `→ …`.
+        let stem = item.replacingOccurrences(of: ".txt", with: "")
+        let landed = resumed.stdout.split(separator: "\n").first { $0.contains("✓ \(item) → ") }
+        #expect(landed?.hasSuffix("out/\(stem).txt") == true, "\(resumed.stdout)")
         for name in ["a", "b"] {
             let lines = scratch.read("out/\(name).txt").split(separator: "\n")
             #expect(lines.count == 12 && Set(lines).count == 12, "\(name): \(lines)")
@@ -62,6 +73,34 @@ import Testing
         #expect(scratch.read("after.log").split(separator: "\n") == ["12", "12"])
         let stages = try await Binary.run(["stages", "--plugin", Self.plugin.path], in: scratch.root)
         #expect(stages.stdout.contains("hello.greet  [plugin \(Self.plugin.path)]"))
+    }
+
+    /// `--plugin NAME.so` names the file in the current folder, as any relative path does (dlopen alone would look
+    /// a bare name up on the library path and not find it).
+    @Test func aPluginNamedWithoutAFolderIsTheFileInTheCurrentFolder() async throws {
+        try requireBuilt(Self.plugin)
+        let name = Self.plugin.lastPathComponent
+        let stages = try await Binary.run(["stages", "--plugin", name], in: Self.plugin.deletingLastPathComponent())
+        #expect(stages.status == 0, "\(stages.stderr)")
+        #expect(stages.stdout.contains("hello.greet  [plugin \(name)]"), "\(stages.stdout)")
+    }
+
+    /// A plugin path is opened as the file system reads it, the file `fileExists` found: through a symbolic link
+    /// and `..`, which lead elsewhere than the same path with `..` removed as text.
+    @Test func aPluginPathThroughALinkAndDotDotIsTheFileItNames() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        let files = FileManager.default
+        try files.createDirectory(at: scratch.path("deep/inner"), withIntermediateDirectories: true)
+        try files.createSymbolicLink(at: scratch.path("link"), withDestinationURL: scratch.path("deep/inner"))
+        try files.createSymbolicLink(
+            at: scratch.path("deep/\(Self.plugin.lastPathComponent)"), withDestinationURL: Self.plugin)
+        // `link/..` is `deep`, where the plugin is; as text it is the scratch folder, where it is not.
+        let path = "link/../\(Self.plugin.lastPathComponent)"
+        #expect(!files.fileExists(atPath: scratch.path(Self.plugin.lastPathComponent).path))
+        let stages = try await Binary.run(["stages", "--plugin", path], in: scratch.root)
+        #expect(stages.status == 0, "\(stages.stderr)")
+        #expect(stages.stdout.contains("hello.greet  [plugin \(path)]"), "\(stages.stdout)")
     }
 
     @Test func timeoutsAndRetriesApplyToPluginStagesAsToBuiltInOnes() async throws {
@@ -185,6 +224,93 @@ import Testing
         #expect(scratch.read("after.txt").hasSuffix("out/a.txt in 1 requests\n"), "\(scratch.read("after.txt"))")
     }
 
+    /// `hello.follow` declares the follower role: with `"stream": true` it reads a segmented export through the host
+    /// while the export writes it, and its copy is the export byte for byte. `hello.send`, which does not follow,
+    /// says why in its own words.
+    @Test func aPluginStageStreamsAnExportWhileItIsWritten() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        try await StreamedUploadTests.makeClip(in: scratch)
+        func workflow(_ uses: String) -> String {
+            """
+            {"version": 1, "name": "follow", "plugins": ["\(Self.plugin.path)"], "inputs": {"path": "in"}, "stages": [
+              \(StreamedUploadTests.export()),
+              {"id": "copy", "uses": "\(uses)", "after": ["export"], "stream": true, "with": {"file": "${export.path}", "to": "copies"}}
+            ]}
+            """
+        }
+        try scratch.write("send.json", workflow("hello.send"))
+        let refused = try await Binary.run(["validate", "send.json"], in: scratch.root)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "stages[1].stream: hello.send cannot stream an export: it copies a finished file in one request"),
+            "\(refused.stderr)")
+        try scratch.write("wf.json", workflow("hello.follow"))
+        let validated = try await Binary.run(["validate", "wf.json"], in: scratch.root)
+        #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+        let exported = scratch.path("out/clip.mp4").path
+        let copy = scratch.path("copies/clip.mp4").path
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root)
+        // Observed from outside: the copy has bytes while the export's file is not finished (not yet in place).
+        try await waitUntil("copied bytes, or the end of the run") {
+            guard process.isRunning else { return true }
+            return ((try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0) > 0
+        }
+        let copiedEarly = !FileManager.default.fileExists(atPath: exported)
+        let status = await process.exit()
+        let output = await process.stdout.text() + (await process.stderr.text())
+        #expect(status == 0, "\(output)")
+        #expect(copiedEarly, "the plugin stage copied nothing before the export was finished")
+        #expect(await sha256sum(copy) == sha256sum(exported))
+        let checkpoint = await stageCheckpoints(under: scratch.path(".pipeline"), workflow: "follow").first?.value
+        let outputs = try #require(checkpoint?["copy"]?["outputs"])
+        #expect((outputs["copiedWhileWritten"]?.intValue ?? 0) > 0, "\(outputs)")
+        #expect(outputs["path"]?.stringValue?.hasSuffix("copies/clip.mp4") == true, "\(outputs)")
+    }
+
+    /// `hello.follow` run in this process through the host, following an export driven by hand: it copies bytes
+    /// while they are written, the export writes its file again, and the copy is the finished file with the bytes
+    /// copied while written counted (not reset by the rewrite).
+    @Test func aPluginFollowerCopiesARewrittenExportAndCountsWhatItCopiedWhileItWasWritten() async throws {
+        try requireBuilt(Self.plugin)
+        let scratch = try Scratch()
+        let follow = try #require(
+            try StageCatalog.shipped.registry(plugins: [Self.plugin.path]).descriptor(for: "hello.follow"))
+        let (destination, writing) = (scratch.path("out/clip.mp4").path, scratch.path("out/.clip.mp4.partial").path)
+        let copy = scratch.path("copies/clip.mp4").path
+        let (head, first) = (Data(repeating: 0, count: 16), Data(repeating: 0x61, count: 65536))
+        try FileManager.default.createDirectory(at: scratch.path("out"), withIntermediateDirectories: true)
+        try (head + first).write(to: URL(fileURLWithPath: writing))
+        let export = ExportStream()
+        var services = ServiceValues()
+        services[FollowedExportKey.self] = export
+        let item = InputItem(path: destination, relativePath: "clip.mp4", size: 0, modified: 0)
+        let context = StageContext(
+            stageID: "copy", stageType: "hello.follow", item: item, attempt: 1, logger: Logger(label: "test"),
+            scratchFolder: scratch.path("scratch"), services: services, savedCheckpoint: nil,
+            checkpointer: NoCheckpoints(), progress: { _ in })
+        let run = Task {
+            try await follow.run(
+                options: ["file": .string(destination), "to": .string(scratch.path("copies").path)], context: context)
+        }
+        export.open(destination: destination, writing: writing, head: Int64(head.count))
+        export.advance(to: Int64(head.count + first.count))
+        try await waitUntil("the first bytes copied") {
+            ((try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0) >= head.count + first.count
+        }
+        // The export writes its file again, other bytes, and finishes.
+        let finished = Data(repeating: 0x48, count: 16) + Data(repeating: 0x62, count: 100_000)
+        export.rewrite()
+        try finished.write(to: URL(fileURLWithPath: writing))
+        try FileManager.default.moveItem(atPath: writing, toPath: destination)
+        export.finish(destination: destination, size: Int64(finished.count))
+        let outputs = try await run.value
+        #expect(outputs["copiedWhileWritten"]?.intValue == first.count, "\(outputs)")
+        #expect(outputs["size"]?.intValue == finished.count, "\(outputs)")
+        #expect(FileManager.default.contents(atPath: copy) == finished)
+    }
+
     @Test func aCustomPipelineWithCompiledInStagesResumesAfterKillNine() async throws {
         try requireBuilt(Self.customPipeline)
         let scratch = try Scratch()
@@ -301,18 +427,96 @@ import Testing
             void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
             void pipeline_plugin_cancel(void *handle) {}
             """, in: scratch, name: "oldabi")
+        // A plugin as PipelinePluginSDK built it for ABI 3: told what ABI 4 adds, not what 3 already had.
+        let abi3 = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            int32_t pipeline_plugin_abi_version(void) { return 3; }
+            int32_t pipeline_plugin_register(const void *registrar) { return 0; }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "abi3")
+        // A plugin of this ABI whose stage says it writes a stream, which the ABI has no calls for.
+        let producer = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            typedef struct {
+                int32_t abi_version;
+                void *context;
+                int32_t (*register_stage)(void *context, int32_t stage, const char *json);
+                void (*fail)(void *context, const char *message);
+            } registrar;
+            int32_t pipeline_plugin_abi_version(void) { return 4; }
+            int32_t pipeline_plugin_register(const registrar *r) {
+                return r->register_stage(r->context, 0, "{\\"type\\": \\"c.export\\", \\"summary\\": \\"\\", "
+                    "\\"optionSchema\\": {\\"fields\\": []}, \\"outputSchema\\": {\\"fields\\": [], \\"isOpen\\": false}, "
+                    "\\"resource\\": \\"cpu\\", \\"readsMediaInput\\": false, \\"retriesItself\\": false, "
+                    "\\"streamRole\\": \\"producer\\", \\"inputFileOption\\": null, \\"landingOutput\\": \\"path\\"}");
+            }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            int32_t pipeline_plugin_stream_refusal(
+                int32_t stage, const char *with, const char *inputs, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "producer")
+        // A plugin of this ABI whose follower names no option for the file it reads.
+        let follower = try await cLibrary(
+            """
+            #include <stddef.h>
+            #include <stdint.h>
+            typedef struct {
+                int32_t abi_version;
+                void *context;
+                int32_t (*register_stage)(void *context, int32_t stage, const char *json);
+                void (*fail)(void *context, const char *message);
+            } registrar;
+            int32_t pipeline_plugin_abi_version(void) { return 4; }
+            int32_t pipeline_plugin_register(const registrar *r) {
+                return r->register_stage(r->context, 0, "{\\"type\\": \\"c.follow\\", \\"summary\\": \\"\\", "
+                    "\\"optionSchema\\": {\\"fields\\": []}, "
+                    "\\"outputSchema\\": {\\"fields\\": [{\\"name\\": \\"url\\", \\"summary\\": \\"\\"}], \\"isOpen\\": false}, "
+                    "\\"resource\\": \\"network\\", \\"readsMediaInput\\": false, \\"retriesItself\\": false, "
+                    "\\"streamRole\\": \\"follower\\", \\"inputFileOption\\": null, \\"landingOutput\\": \\"url\\"}");
+            }
+            void *pipeline_plugin_start(int32_t stage, const char *request, const void *host) { return NULL; }
+            void pipeline_plugin_cancel(void *handle) {}
+            int32_t pipeline_plugin_outputs(int32_t stage, const char *with, void *context, void *deliver) { return 1; }
+            int32_t pipeline_plugin_stream_refusal(
+                int32_t stage, const char *with, const char *inputs, void *context, void *deliver) { return 1; }
+            """, in: scratch, name: "follower")
         let noEntry = try await cLibrary("int unrelated(void) { return 1; }\n", in: scratch, name: "noentry")
         try scratch.write("notalibrary.so", "this is text, not a shared library\n")
         let cases: [(String, String)] = [
             (
                 oldABI.path,
-                "was built for plugin ABI 2, but this pipeline speaks ABI 3 (ABI 3 carries each stage's resource, "
-                    + "retries and option-dependent outputs): rebuild it against this pipeline's PipelinePluginSDK"
+                "was built for plugin ABI 2, but this pipeline speaks ABI 4 (ABI 3 adds each stage's resource, media "
+                    + "input, retries and option-dependent outputs, and the host's retrying; ABI 4 adds each stage's "
+                    + "stream role, input-file option, landing output and stream refusal, and the host's export_wait): "
+                    + "rebuild it against this pipeline's PipelinePluginSDK"
+            ),
+            (
+                abi3.path,
+                "was built for plugin ABI 3, but this pipeline speaks ABI 4 (ABI 4 adds each stage's stream role, "
+                    + "input-file option, landing output and stream refusal, and the host's export_wait): rebuild it "
+                    + "against this pipeline's PipelinePluginSDK"
             ),
             (
                 wrongABI.path,
-                "was built for plugin ABI 999, but this pipeline speaks ABI 3: rebuild it against this pipeline's "
+                "was built for plugin ABI 999, but this pipeline speaks ABI 4: rebuild it against this pipeline's "
                     + "PipelinePluginSDK"
+            ),
+            (
+                producer.path,
+                "stage c.export says it writes a stream (streamRole producer), which a plugin stage cannot: it may "
+                    + "follow one"
+            ),
+            (
+                follower.path,
+                "stage type \"c.follow\" is refused: it follows an export (streamRole follower) but names no option "
+                    + "for the file it reads: declare inputFileOption, the option a workflow sets to the export's file"
             ),
             (noEntry.path, "does not export pipeline_plugin_abi_version"),
             (scratch.path("notalibrary.so").path, "cannot be loaded as a shared library"),
@@ -328,4 +532,10 @@ import Testing
             }
         }
     }
+}
+
+/// A stage context's checkpoints, for a run that makes none.
+private struct NoCheckpoints: StageCheckpointing {
+    func saveCheckpoint(_ value: JSONValue) async throws {}
+    func idempotencyKey(_ name: String) async throws -> String { name }
 }

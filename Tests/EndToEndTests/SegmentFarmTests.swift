@@ -2,6 +2,7 @@ import Foundation
 import PipelineKit
 import SharedBatch
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 

@@ -14,7 +14,7 @@ import Testing
     /// Quick, and one decoding thread.
     static let settings: TranscodeSettings = {
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
         settings.threads = 1
         return settings
     }()

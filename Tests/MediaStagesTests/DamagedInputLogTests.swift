@@ -19,7 +19,7 @@ import Testing
         try await makeClip(seconds: 4, size: "320x240", rate: "25", at: input)
         try Self.damage(input, with: SeededRandom("ffmpegsComplaintsAboutADamagedFileAreCapped"))
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
 
         let verbose = try await Self.ffmpegLines(input.path, settings: settings, level: .debug, folder: folder)
         #expect(
@@ -43,7 +43,7 @@ import Testing
         // The seed with which the test above once found the case (its clip is the same bytes on every run).
         try Self.damage(input, with: SeededRandom(#function, pinned: 6_025_055_548_904_477_885))
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
 
         let lines = try await Self.ffmpegLines(input.path, settings: settings, level: .debug, folder: folder)
         #expect(

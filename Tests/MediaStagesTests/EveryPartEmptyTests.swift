@@ -50,7 +50,7 @@ struct EveryPartEmptyTests {
         let clip = folder.appendingPathComponent("clip.mp4")
         try await makeClip(seconds: 0.2, size: "64x48", rate: "25", at: clip)
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
         settings.threads = 1
         settings.streams = .video
         let starts = [10.0, 11.0]

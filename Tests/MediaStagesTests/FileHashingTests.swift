@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 10)
+        #expect(MediaToolkit.abiVersion == 11)
     }
 
     @Test(arguments: Sample.all)
@@ -34,7 +34,7 @@ import Testing
         let input = Sample.all[0].path
         let output = folder.appendingPathComponent("range.mp4").path
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
         settings.streams = .video
         settings.faststart = false
         settings.range = .init(start: 1, end: 2)
@@ -71,7 +71,7 @@ import Testing
         }
         try Data(bytes).write(to: damaged)
         var settings = TranscodeSettings()
-        settings.preset = "ultrafast"
+        settings.preset = .ultrafast
         settings.threads = 2
         let report = try await MediaToolkit.transcode(
             damaged.path, to: folder.appendingPathComponent("whole.mp4").path, settings: settings)

@@ -26,12 +26,10 @@ private struct BoundedStage: Stage {
         }
     }
 
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
 
     static let stageType = "test.bounded"
     static let summary = "Has bounded options (tests only)."
-    static let outputSchema = OutputSchema([])
-
     func run(_ options: Options, context: StageContext) async throws -> Outputs { Outputs() }
 }
 
@@ -106,6 +104,53 @@ private struct BoundedStage: Stage {
         for with in fine {
             #expect(problems(with).allSatisfy { !$0.contains("expected") && !$0.contains("needs") }, "\(with)")
         }
+    }
+
+    /// A value `pipeline validate` cannot see (a template's) is refused once resolved, before the stage runs, by the
+    /// same declaration and in the same words, whichever host runs the stage (here the harness); so is a value
+    /// that breaks the stage's own rule.
+    @Test func aRunRefusesAResolvedValueOutsideItsBoundsInValidatesWords() async {
+        let harness = StageHarness(stateFolder: FileManager.default.temporaryDirectory)
+        let refused: [(with: String, validate: String, run: String)] = [
+            (
+                #"{"partSize": 0}"#, "stages[0].with.partSize: expected a size from 5MiB to 5GiB, found 0",
+                "with.partSize: expected a size from 5MiB to 5GiB, found 0"
+            ),
+            (
+                #"{"stallTimeout": "0s"}"#,
+                #"stages[0].with.stallTimeout: expected a duration of more than 0s, found "0s""#,
+                #"with.stallTimeout: expected a duration of more than 0s, found "0s""#
+            ),
+            (
+                #"{"renditions": [{"bitrate": 999}]}"#,
+                "stages[0].with.renditions[0].bitrate: expected a bit rate of 1k or more, found 999",
+                "with.renditions[0].bitrate: expected a bit rate of 1k or more, found 999"
+            ),
+            (
+                #"{"renditions": []}"#,
+                #"stages[0].with.renditions: stage "a" (test.bounded): renditions needs at least 1 element, found []"#,
+                "with.renditions: renditions needs at least 1 element, found []"
+            ),
+            (
+                #"{"words": ["", "b"]}"#,
+                #"stages[0].with.words[0]: stage "a" (test.bounded): the first word is empty"#,
+                "with.words[0]: the first word is empty"
+            ),
+        ]
+        for (with, validate, run) in refused {
+            #expect(problems(with) == [validate])
+            let options = (try? JSONValue(parsing: Data(with.utf8))) ?? .null
+            let outputs = await harness.run(BoundedStage.self, options: options).outputs
+            guard case .failure(let failure as StageFailure) = outputs else {
+                Issue.record("\(with) ran")
+                continue
+            }
+            #expect(failure.message == "invalid option \(run)")
+            #expect(failure.kind == .invalidOptions && failure.disposition == .fatal)
+        }
+        let fine = await harness.run(
+            BoundedStage.self, options: ["partSize": "5MiB", "renditions": [["bitrate": "1k"]]])
+        #expect(throws: Never.self) { try fine.outputs.get() }
     }
 
     /// The JSON Schema editors check carries the same bounds on the number (or array) a workflow may write.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import StageRuntime
 import TestSupport
 import Testing
 

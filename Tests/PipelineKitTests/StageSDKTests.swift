@@ -22,17 +22,16 @@ private struct DeclaredStage: Stage {
         @Option("Anything.") var extra: JSONValue = .null
     }
 
-    struct Outputs: Encodable, Sendable {
-        var count: Int
-        var note: String?
-        var speed: String
-        var maxSize: Int64
-        var extra: JSONValue
+    struct Outputs: StageOutputs {
+        @Output("The count option.") var count = 0
+        @Output("The note option, when given.") var note: String? = nil
+        @Output("The speed option.") var speed = ""
+        @Output("The limits' largest size.") var maxSize: Int64 = 0
+        @Output("The extra option.") var extra = JSONValue.null
     }
 
     static let stageType = "test.declared"
     static let summary = "Echoes its options (tests only)."
-    static let outputSchema = OutputSchema([OutputField("count", "The count option.")])
 
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         Outputs(
@@ -54,7 +53,6 @@ private struct CountedSchemaStage: Stage {
 
     static let stageType = "test.counted-schema"
     static let summary = "Counts its schema (tests only)."
-    static let outputSchema = OutputSchema([])
 
     func run(_ options: Options, context: StageContext) async throws -> JSONValue { [:] }
 }

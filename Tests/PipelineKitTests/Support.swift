@@ -14,18 +14,14 @@ struct ProbeStage: Stage {
         @Option("Returned as the value output.") var value: JSONValue = .null
     }
 
-    struct Outputs: Encodable, Sendable {
-        var value: JSONValue
-        var run: Int
-        var resumed: JSONValue?
+    struct Outputs: StageOutputs {
+        @Output("The value option.") var value = JSONValue.null
+        @Output("How many times it ran.") var run = 0
+        @Output("The resume data it got.") var resumed: JSONValue? = nil
     }
 
     static let stageType = "test.probe"
     static let summary = "Counts its runs (tests only)."
-    static let outputSchema = OutputSchema([
-        OutputField("value", "The value option."), OutputField("run", "How many times it ran."),
-        OutputField("resumed", "The resume data it got."),
-    ])
 
     static let counts = NIOLockedValueBox<[String: Int]>([:])
 
@@ -169,34 +165,36 @@ struct Sandbox: ~Copyable {
         return registry
     }
 
-    func workflow(_ json: String) throws -> Workflow {
-        try WorkflowLoader(registry: Self.registry).load(data: Data(json.utf8), file: "test.json")
+    func workflow(_ json: String, registry: StageRegistry = Self.registry) throws -> Workflow {
+        try WorkflowLoader(registry: registry).load(data: Data(json.utf8), file: "test.json")
     }
 
     @discardableResult
     func run(
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
-        log: EventLog = EventLog()
+        log: EventLog = EventLog(), registry: StageRegistry = Self.registry
     ) async throws -> RunSummary {
-        try await outcome(json, environment: environment, jobs: jobs, limits: limits, log: log).summary
+        try await outcome(json, environment: environment, jobs: jobs, limits: limits, log: log, registry: registry)
+            .summary
     }
 
     /// Runs a workflow over the sandbox's files as the command line does, and returns what the runner returns.
     /// `slots`, when given, are shared with other runners (as a worker's are) and stand for `limits`.
     func outcome(
         _ json: String, environment: [String: String] = [:], jobs: Int = 1, limits: ResourceLimits = ResourceLimits(),
-        slots: ResourceSlots? = nil, log: EventLog = EventLog(), keepsEveryResult: Bool = true
+        slots: ResourceSlots? = nil, log: EventLog = EventLog(), keepsEveryResult: Bool = true,
+        registry: StageRegistry = Self.registry
     ) async throws -> RunOutcome {
-        let workflow = try workflow(json)
+        let workflow = try workflow(json, registry: registry)
         let ledger = try ledger()
         // As the command line does: a clean close folds the write-ahead log back into the database file.
         defer { try? ledger.close() }
         let discovery = try InputDiscovery.discover(
             paths: [root.appendingPathComponent("in").path], include: [], exclude: [], recursive: false)
-        let plan = try await BatchPlanner(workflow: workflow, registry: Self.registry).plan(
+        let plan = try await BatchPlanner(workflow: workflow, registry: registry).plan(
             discovery, store: ledger, workflow: workflow.name)
         var runner = Runner(
-            workflow: workflow, registry: Self.registry, store: ledger,
+            workflow: workflow, registry: registry, store: ledger,
             redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
             scratchRoot: state.appendingPathComponent("scratch"), environment: environment, jobs: jobs,
             slots: slots ?? ResourceSlots(limits), running: RunningItems(), sink: log)
@@ -224,10 +222,11 @@ enum TokenService {
 
 struct TokenStage: Stage {
     struct Options: StageOptions {}
-    struct Outputs: Encodable, Sendable { var token: String }
+    struct Outputs: StageOutputs {
+        @Output("The token.") var token = ""
+    }
     static let stageType = "test.token"
     static let summary = "Hands out the current token (tests only)."
-    static let outputSchema = OutputSchema([OutputField("token", "The token.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         Outputs(token: TokenService.current.withLockedValue { $0 })
@@ -239,10 +238,11 @@ struct GuardedStage: Stage {
         @Option("The token.") var token: String
         @Option("Rotate the token on the first call.") var rotateFirst = false
     }
-    struct Outputs: Encodable, Sendable { var ok: Bool }
+    struct Outputs: StageOutputs {
+        @Output("Accepted.") var ok = false
+    }
     static let stageType = "test.guarded"
     static let summary = "Accepts only the current token (tests only)."
-    static let outputSchema = OutputSchema([OutputField("ok", "Accepted.")])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let first = TokenService.guardedRuns.withLockedValue { runs -> Bool in
@@ -291,10 +291,9 @@ struct OccupyOptions: StageOptions {
 /// A processor-bound stage for tests.
 struct CPUStage: Stage {
     typealias Options = OccupyOptions
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.cpu"
     static let summary = "Holds a cpu slot (tests only)."
-    static let outputSchema = OutputSchema([])
     static let resource = StageResource.cpu
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -306,10 +305,9 @@ struct CPUStage: Stage {
 /// A transfer stage for tests.
 struct TransferStage: Stage {
     typealias Options = OccupyOptions
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.transfer"
     static let summary = "Holds a network slot (tests only)."
-    static let outputSchema = OutputSchema([])
     static let resource = StageResource.network
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs {
@@ -324,10 +322,9 @@ struct SelfRetryingStage: Stage {
     struct Options: StageOptions {
         @Option("Counter name.") var key: String
     }
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.selfRetrying"
     static let summary = "Retries by itself, then fails (tests only)."
-    static let outputSchema = OutputSchema([])
     static let retriesItself = true
     static let runs = NIOLockedValueBox<[String: Int]>([:])
     init() {}
@@ -351,13 +348,12 @@ struct FileMakerStage: Stage {
         @Option("Write different bytes at every run.") var vary = false
     }
 
-    struct Outputs: Encodable, Sendable {
-        var path: String
+    struct Outputs: StageOutputs {
+        @Output("The file.") var path = ""
     }
 
     static let stageType = "test.file"
     static let summary = "Writes a file (tests only)."
-    static let outputSchema = OutputSchema([OutputField("path", "The file.")])
 
     init() {}
 

@@ -27,7 +27,7 @@ import Testing
         #expect(found.count == 5)
         #expect(
             found.contains(
-                #"wf.json:3:23: stages[0].uses: unknown stage type "test.prob" (did you mean "test.probe"?) (pipeline stages lists them)"#
+                #"wf.json:3:23: stages[0].uses: unknown stage type "test.prob" (did you mean "test.probe"?) (pipeline stages lists them; a plugin's stage types are added with --plugin PATH or the workflow's "plugins")"#
             ))
         #expect(found.contains(where: { $0.hasPrefix("wf.json:4:53: stages[1].with.key: expected a string") }))
         #expect(found.contains(#"wf.json:4:56: stages[1].with.kye: unknown option "kye" (did you mean "key"?)"#))

@@ -13,7 +13,7 @@ struct AliyunSDKClientTests {
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
             let candidate = "\(folder)/python3"
             guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-            let probe = try? ChildRun.run(candidate, ["-c", "import oss2, aliyunsdkvod"])
+            let probe = try? ChildRun.runBlocking(candidate, ["-c", "import oss2, aliyunsdkvod"])
             return probe?.status == 0 ? candidate : nil
         }
         return nil
@@ -31,11 +31,8 @@ struct AliyunSDKClientTests {
         let python = try #require(Self.python)
         let configuration = SandboxConfiguration(transcodeDelay: .seconds(3), stsTTL: .seconds(1))
         try await withSandbox(configuration) { sandbox, _ in
-            let result = try await Task.detached {
-                try ChildRun.run(
-                    python,
-                    [Self.script, String(sandbox.port), "sandbox-access-key-id", "sandbox-access-key-secret", "1"])
-            }.value
+            let result = try await ChildRun.run(
+                python, [Self.script, String(sandbox.port), "sandbox-access-key-id", "sandbox-access-key-secret", "1"])
             #expect(result.status == 0, "the SDK client failed: \(result.error)")
             let report = try #require(JSONValue.parse(Array(result.output.utf8)), "it printed: \(result.output)")
             #expect(report["addressKeys"] == ["Bucket", "Endpoint", "FileName"])

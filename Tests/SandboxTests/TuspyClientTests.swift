@@ -14,7 +14,7 @@ struct TuspyClientTests {
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
             let candidate = "\(folder)/python3"
             guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-            let probe = try? ChildRun.run(candidate, ["-c", "import tusclient"])
+            let probe = try? ChildRun.runBlocking(candidate, ["-c", "import tusclient"])
             return probe?.status == 0 ? candidate : nil
         }
         return nil
@@ -37,9 +37,7 @@ struct TuspyClientTests {
             let path = folder + "/sample.bin"
             try Data(file).write(to: URL(fileURLWithPath: path))
 
-            let result = try await Task.detached {
-                try ChildRun.run(python, [Self.script, client.baseURL + "/upload", path, "65536", "3"])
-            }.value
+            let result = try await ChildRun.run(python, [Self.script, client.baseURL + "/upload", path, "65536", "3"])
             #expect(result.status == 0, "tuspy failed: \(result.error)")
             let report = try #require(JSONValue.parse(Array(result.output.utf8)), "tuspy printed: \(result.output)")
             #expect(report["interruptedAt"]?.integerValue == Int64(3 * 65536))
@@ -62,7 +60,18 @@ enum ChildRun {
         var error: String
     }
 
-    static func run(_ program: String, _ arguments: [String]) throws -> Result {
+    /// Runs the program on a thread of its own: waiting for it must not hold one of the threads that run
+    /// Swift's tasks (two on a two-core machine), which the sandbox in this process needs to answer it.
+    static func run(_ program: String, _ arguments: [String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try self.runBlocking(program, arguments) })
+            }
+        }
+    }
+
+    /// Runs the program on the calling thread: for quick probes only.
+    static func runBlocking(_ program: String, _ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments

@@ -57,7 +57,7 @@ import Testing
         let rows = try await database.rows("count the changes", "SELECT count(*) FROM item_tally_changes")
         let keys = try await database.rows(
             "count the keys", "SELECT count(DISTINCT (workflow, status, queued, minute)) FROM item_tally_changes")
-        #expect(try rows.map { try Columns($0)[0] as Int64 } == keys.map { try Columns($0)[0] as Int64 })
+        #expect(try rows.map { try $0.decode(Int64.self) } == keys.map { try $0.decode(Int64.self) })
         try await expectTalliesMatch(database)
 
         // A database of a pipeline before the tallies: the first open makes and fills them.
@@ -82,11 +82,11 @@ import Testing
             FROM items GROUP BY 1, 2, 3, 4
             """)
         {
-            let columns = Columns(row)
-            let (workflow, status): (String, String) = (try columns[0], try columns[1])
-            let key = try columns[2] as Bool ? (try columns[3] as Bool ? "running" : "queued") : status
-            expected[workflow, default: [:]][key, default: 0] += Int(try columns[4] as Int64)
-            bytes[workflow, default: [:]][status, default: 0] += try columns[5] as Int64
+            let (workflow, status, queued, running, count, size) = try row.decode(
+                (String, String, Bool, Bool, Int64, Int64).self)
+            let key = queued ? (running ? "running" : "queued") : status
+            expected[workflow, default: [:]][key, default: 0] += Int(count)
+            bytes[workflow, default: [:]][status, default: 0] += size
         }
         let status = try await BatchQueue(database: database).status(listingFailed: false)
         let read = status.workflows.mapValues { counts in
@@ -104,7 +104,8 @@ import Testing
             "count the items done",
             "SELECT date_trunc('minute', updated_at), count(*) FROM items WHERE workflow = 'v' AND status = 'succeeded' GROUP BY 1"
         ) {
-            minutes[try Columns(row)[0] as Date] = Int(try Columns(row)[1] as Int64)
+            let (minute, count) = try row.decode((Date, Int64).self)
+            minutes[minute] = Int(count)
         }
         let chart = try await PostgresStore(database: database).doneByMinute(workflow: "v", minutes: 120)
         #expect(Dictionary(uniqueKeysWithValues: chart.map { ($0.minute, $0.done) }) == minutes)

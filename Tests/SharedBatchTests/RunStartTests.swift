@@ -49,10 +49,9 @@ import Testing
 /// A stage that does nothing, for runs whose stages do not matter.
 private struct NoteStage: Stage {
     struct Options: StageOptions {}
-    struct Outputs: Encodable, Sendable {}
+    struct Outputs: StageOutputs {}
     static let stageType = "test.note"
     static let summary = "Does nothing (tests only)."
-    static let outputSchema = OutputSchema([])
     init() {}
     func run(_ options: Options, context: StageContext) async throws -> Outputs { Outputs() }
 }

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import PipelineKit
 import PostgresNIO
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 
@@ -124,7 +125,8 @@ import Testing
         let segments = SegmentQueue(database: database)
         _ = try await segments.publish(Self.plan("p", input: "/a.mp4", seconds: 10), item: item, generation: generation)
         let farm = WorkerSegmentFarm(
-            database: database, worker: "w", lease: .milliseconds(900), leases: LeaseBook(), encoder: "x264-164",
+            database: database, worker: "w", settings: WorkerSettings(lease: .milliseconds(900)), leases: LeaseBook(),
+            encoder: "x264-164",
             sink: QuietSink())
         let renewing = Task { await farm.run() }
         defer { renewing.cancel() }
@@ -210,7 +212,7 @@ import Testing
 
         let reopened = try await BatchDatabase(url: url)
         let versions = try await reopened.rows("read the schema version", "SELECT version FROM pipeline_schema")
-        #expect(try versions.map { try Columns($0)[0] as Int32 } == [BatchSchema.version])
+        #expect(try versions.map { try $0.decode(Int32.self) } == [BatchSchema.version])
         #expect(try await SegmentQueue(database: reopened).splits().isEmpty, "the segment tables exist")
         await reopened.close()
         try await server.stop()

@@ -3,6 +3,7 @@ import HTTPTransport
 import Logging
 import NIOConcurrencyHelpers
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import StageKit
+import StageRuntime
 import TestSupport
 import Testing
 import UploadStages

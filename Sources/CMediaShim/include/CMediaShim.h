@@ -8,8 +8,10 @@
 //   take `errbuf`/`errlen` (may be NULL/0) and fill it with a message for people that includes
 //   the real cause FFmpeg logged on the calling thread (e.g. "moov atom not found"); it is "" on
 //   success. (Lines FFmpeg logs on its own worker threads reach only the log handler.)
-// - Structs are plain data with fixed-size, NUL-terminated char arrays. Strings that do not fit
-//   are truncated. Changing a struct's layout bumps MS_ABI_VERSION.
+// - Structs are plain data. What the shim reports (ms_media_info) holds fixed-size, NUL-terminated
+//   char arrays, truncated when a name does not fit; what a caller asks for (ms_transcode_options)
+//   holds no string: numbers and enums, and the `video_read` callback with its context pointer, so
+//   nothing a caller sets is cut or parsed. Changing a struct's layout bumps MS_ABI_VERSION.
 // - All functions are thread-safe: different threads may probe, transcode and thumbnail at the
 //   same time. Each call blocks until done; run it on a thread of its own, not on a shared pool.
 // - Paths are local files only: they are opened as `file:<path>` with `protocol_whitelist=file`,
@@ -24,8 +26,14 @@
 extern "C" {
 #endif
 
-/// Version of this API and of the struct layouts; compare with `ms_abi_version()` at start-up.
-#define MS_ABI_VERSION 10
+/// Version of this API and of the struct layouts. A caller that links a shim built apart from the header it was
+/// compiled with (a C program over prebuilt objects, as benchmarks/shim-transcode.c over a release build's)
+/// compares it with `ms_abi_version()` at start-up. MediaStages needs no such check: SwiftPM compiles the shim and
+/// the Swift that imports this header in one build, so the two cannot differ (its tests pin the version it was
+/// written for).
+/// ABI 11: ms_transcode_options names the video encoder's settings by type (`video_codec`, `preset`,
+/// `closed_gop`) instead of an encoder name and an options string.
+#define MS_ABI_VERSION 11
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -223,19 +231,51 @@ typedef enum ms_streams {
     MS_STREAMS_AUDIO_AND_TEXT = 3,
 } ms_streams;
 
+/// The video codecs `ms_transcode` encodes, each through one FFmpeg encoder (ABI 11).
+typedef enum ms_video_codec {
+    /// H.264 through libx264 (default).
+    MS_VIDEO_H264 = 0,
+    /// HEVC through libx265, tagged hvc1 (the sample entry Apple's players need). x265's own log level is set to
+    /// error: it prints on stderr itself, not through FFmpeg's log.
+    MS_VIDEO_HEVC = 1,
+    /// AV1 through SVT-AV1 (libsvtav1), which takes no forced picture type (see `keyframe_interval`).
+    MS_VIDEO_AV1 = 2,
+} ms_video_codec;
+
+/// A video encoder's speed preset, by x264's names, fastest first (ABI 11). libx264 and libx265 get the name as
+/// their `preset`; libsvtav1 gets the number given below (its presets run from 0, the slowest, to 13).
+typedef enum ms_preset {
+    MS_PRESET_DEFAULT = 0,    ///< the encoder's own default (default)
+    MS_PRESET_ULTRAFAST = 1,  ///< SVT-AV1 12. x264 turns its adaptive quantization off, and with it a range's boost
+                              ///< (see `range_start`)
+    MS_PRESET_SUPERFAST = 2,  ///< SVT-AV1 11
+    MS_PRESET_VERYFAST = 3,   ///< SVT-AV1 10
+    MS_PRESET_FASTER = 4,     ///< SVT-AV1 9
+    MS_PRESET_FAST = 5,       ///< SVT-AV1 8
+    MS_PRESET_MEDIUM = 6,     ///< SVT-AV1 7
+    MS_PRESET_SLOW = 7,       ///< SVT-AV1 5
+    MS_PRESET_SLOWER = 8,     ///< SVT-AV1 4
+    MS_PRESET_VERYSLOW = 9,   ///< SVT-AV1 2
+} ms_preset;
+
 /// Options of `ms_transcode`. Fill with `ms_transcode_options_init` first, then change fields, so
 /// that fields added later get their defaults.
 typedef struct ms_transcode_options {
     int mode;                 ///< ms_mode; default MS_MODE_TRANSCODE
-    int crf;                  ///< the encoder's constant rate factor (libx264/libx265 0...51, libsvtav1 and
-                              ///< libaom-av1 0...63); -1 = the encoder's default
+    int crf;                  ///< the encoder's constant rate factor (libx264/libx265 0...51, libsvtav1
+                              ///< 0...63); -1 = the encoder's default
     int64_t video_bit_rate;   ///< bits/s; 0 = none. Alone: average bit rate. With crf >= 0: CRF
                               ///< capped at this rate (maxrate, buffer of 2 s)
-    char video_encoder[32];   ///< FFmpeg's name of the video encoder: "libx264" (also ""), "libx265",
-                              ///< "libsvtav1", "libaom-av1". HEVC is tagged hvc1 (Apple's players need it)
-    char video_options[256];  ///< the encoder's own options as "key=value:key=value" (e.g.
-                              ///< "preset=veryfast", "x265-params=pools=2"); "" none. An option the encoder
-                              ///< does not know, or a value it refuses, fails with MS_ERROR_INVALID_ARGUMENT
+    // ABI 11: the encoder's settings by type (before: an encoder name and a "key=value;..." options string).
+    int video_codec;          ///< ms_video_codec; default MS_VIDEO_H264. An encoder missing from this FFmpeg
+                              ///< build fails with MS_ERROR_UNSUPPORTED_CODEC
+    int preset;               ///< ms_preset; default MS_PRESET_DEFAULT. A preset the encoder refuses fails with
+                              ///< MS_ERROR_INVALID_ARGUMENT
+    int closed_gop;           ///< 1: every keyframe is an IDR picture that no later picture looks past, so
+                              ///< the stretch from one keyframe to the next stands alone (libx265 gets
+                              ///< open-gop=0; libx264 and libsvtav1 close their GOPs anyway); 0 = the
+                              ///< encoder's default (default): libx265 makes a forced keyframe a CRA picture,
+                              ///< whose leading pictures refer to the pictures before it
     int max_width;            ///< fit inside this box as displayed (after rotation and with square
     int max_height;           ///< pixels), keeping the aspect ratio, never upscaling; 0 = no limit. Output
                               ///< sizes are even
@@ -244,15 +284,21 @@ typedef struct ms_transcode_options {
     int audio_channels;       ///< 1...8; 0 = keep the source's, at most 2 (stereo downmix)
     int audio_sample_rate;    ///< Hz; 0 = the source's when AAC takes it, else the nearest higher one
     int faststart;            ///< 1 = put the index (moov) first for progressive playback; default 1
-    int threads;              ///< decoder and encoder threads; 0 = one per core (default)
+    int threads;              ///< decoder and encoder threads; 0 = one per core (default). libx265, whose output
+                              ///< depends on its threads, gets a pool of this many and as many frame threads,
+                              ///< at most 4; libsvtav1 this many logical processors (its output does not depend
+                              ///< on them, its memory does). 0 leaves them their own choice
     int streams;              ///< ms_streams; default MS_STREAMS_ALL (transcode mode only)
     double range_start;       ///< seconds from the input's start: encode only the video frames shown at
     double range_duration;    ///< range_start <= t < range_start + range_duration (0 = to the end). A
                               ///< range needs MS_STREAMS_VIDEO. The output starts with an IDR frame and
                               ///< its timestamps are the input's minus range_start, so consecutive ranges
-                              ///< split the video into parts that share no frame (see ms_join). The
-                              ///< few frames either side of a range are encoded too and then dropped,
-                              ///< so its edges are coded as they are inside one whole encode. A range in
+                              ///< split the video into parts that share no frame (see ms_join). With
+                              ///< libx264 the few frames either side of a range are encoded too and then
+                              ///< dropped, so its edges are coded as they are inside one whole encode, and
+                              ///< its first frames get a quantizer 1 lower (a boost that needs x264's
+                              ///< adaptive quantization: none with MS_PRESET_ULTRAFAST); the other
+                              ///< encoders' parts start and end cold. A range in
                               ///< which no frame can be decoded (a damaged stretch of the source) gives an
                               ///< empty part: an MP4 without a track, which ms_join leaves out.
     void (*video_read)(void *ctx);  ///< NULL, or called once on the calling thread when the video (or its
@@ -260,14 +306,15 @@ typedef struct ms_transcode_options {
                               ///< frames (transcode mode): a caller encoding consecutive ranges may
                               ///< start the next one then, while this one drains
     // ABI 5: the renditions of an adaptive streaming ladder.
-    double keyframe_interval; ///< seconds; > 0 forces a keyframe (an IDR with libx264's closed GOPs) on the first
-                              ///< frame at or after every multiple of it on the output's timeline, so renditions
-                              ///< of one source encoded apart have keyframes at the same times; 0 = the
-                              ///< encoder's own choice (default)
+    double keyframe_interval; ///< seconds; > 0 forces a keyframe on the first frame at or after every multiple of
+                              ///< it on the output's timeline, so renditions of one source encoded apart have
+                              ///< keyframes at the same times (an IDR picture with libx264, and with libx265 when
+                              ///< `closed_gop`); libsvtav1 instead gets a GOP of this many seconds of frames at
+                              ///< the frame rate. 0 = the encoder's own choice (default)
 } ms_transcode_options;
 
-/// Sets the defaults: transcode, libx264, crf -1, no encoder options, no limits, faststart 1, threads 0,
-/// all streams, no range, no video_read callback, no forced keyframes.
+/// Sets the defaults: transcode, H.264, the encoder's own preset, open GOPs as the encoder likes, crf -1, no
+/// limits, faststart 1, threads 0, all streams, no range, no video_read callback, no forced keyframes.
 void ms_transcode_options_init(ms_transcode_options *opt);
 
 /// What `ms_transcode` wrote.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import PipelineKit
 import StageKit
@@ -93,7 +94,7 @@ final class HumanRenderer: RunEventSink {
                 }
             case let line as LogLine:
                 let origin = [line.item, line.stage].compactMap { $0 }.joined(separator: " › ")
-                let level = line.level == "info" || line.level == "notice" ? "" : "[\(line.level)] "
+                let level = line.level == .info || line.level == .notice ? "" : "[\(line.level.rawValue)] "
                 lines.append("  \(origin.isEmpty ? "" : origin + ": ")\(level)\(line.message)")
             case let finished as RunFinished:
                 state.running = [:]

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import PipelineKit
+import PluginHost
 import SharedBatch
 
 /// `pipeline submit WORKFLOW --db URL`: queues a workflow's items for the workers that share the database.
 /// Items are identified by content, as in the ledger: a file already queued or done is not queued again, and
 /// submitting the same folder twice queues nothing new.
-struct SubmitCommand: AsyncParsableCommand {
+struct SubmitCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Queue a workflow's input files for the workers that share a PostgreSQL database.")
@@ -24,10 +25,10 @@ struct SubmitCommand: AsyncParsableCommand {
 
     @OptionGroup var rerunOptions: RerunOptions
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
         let overrides = try varOptions.overrides()
         let (workflow, registry) = try WorkflowFile.load(
-            self.workflow, plugins: pluginOptions.paths, varOverrides: overrides)
+            self.workflow, catalog: catalog, plugins: pluginOptions.paths, varOverrides: overrides)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL
         let discovery = try BatchInputs.discover(
             workflow, inputs: inputOptions.input.map(Self.absolute), file: self.workflow, state: ".pipeline")

@@ -3,11 +3,11 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTransport
 import Logging
-import MediaStages
-import NIOConcurrencyHelpers
 import Notifications
 import PipelineKit
+import PluginHost
 import SharedBatch
+import StageRuntime
 import UploadStages
 
 import struct StageKit.TimeSpan
@@ -15,7 +15,7 @@ import struct StageKit.TimeSpan
 /// `pipeline worker --db URL`: runs the items of the batches submitted to a PostgreSQL database, beside other
 /// workers on this machine or others, until SIGTERM or Ctrl-C (which let its items go for another worker to
 /// resume).
-struct WorkerCommand: AsyncParsableCommand {
+struct WorkerCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Run the queued items of a shared batch, beside other workers, until stopped.")
@@ -31,12 +31,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How long a claim holds an item without a heartbeat; a dead worker's items are taken over after it.",
+            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it.",
             valueName: "DURATION"))
-    var lease: String = "30s"
+    var lease = TimeSpan(WorkerSettings.defaultLease)
 
-    @Option(name: .long, help: ArgumentHelp("How often an idle worker looks for work.", valueName: "DURATION"))
-    var poll: String = "500ms"
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How often an idle worker looks for work, such as 500ms or 2s.", valueName: "DURATION"))
+    var poll = TimeSpan(WorkerSettings.defaultPoll)
 
     @Option(
         name: .long,
@@ -63,10 +65,10 @@ struct WorkerCommand: AsyncParsableCommand {
     var metricsHost: String = "127.0.0.1"
 
     func validate() throws {
-        guard let lease = TimeSpan(parsing: lease)?.duration, lease >= .seconds(1) else {
+        guard lease.duration >= .seconds(1) else {
             throw ValidationError("--lease expects a duration of at least 1s, such as 30s or 2m, not \(lease)")
         }
-        guard let poll = TimeSpan(parsing: poll)?.duration, poll >= .milliseconds(10) else {
+        guard poll.duration >= .milliseconds(10) else {
             throw ValidationError("--poll expects a duration of at least 10ms, such as 500ms or 2s, not \(poll)")
         }
         if let metricsPort, !(0...65535).contains(metricsPort) {
@@ -74,7 +76,9 @@ struct WorkerCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run(stages catalog: StageCatalog) async throws {
+        // The stage type that farms segments encodes other workers' units; a plugin that cannot load stops here.
+        let registry = segments == nil ? nil : try catalog.registry(plugins: pluginOptions.paths)
         let endpoint: MetricsEndpoint?
         if let metricsPort {
             do {
@@ -90,9 +94,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let metrics = WorkerMetrics()
         let database = try await batch.openForWorker()
         let client = HTTPClient.makeForStages()
-        let settings = WorkerSettings(
-            jobs: runOptions.jobs, lease: TimeSpan(parsing: lease)?.duration ?? .seconds(30),
-            poll: TimeSpan(parsing: poll)?.duration ?? .milliseconds(500))
+        let settings = WorkerSettings(jobs: runOptions.jobs, lease: lease.duration, poll: poll.duration)
         // Item numbers are a database's own: the default folder is one per database.
         let scratch = URL(
             fileURLWithPath: artifacts
@@ -104,19 +106,22 @@ struct WorkerCommand: AsyncParsableCommand {
         let notifier = NotifyOptions.notifier(
             try notifyOptions.resolvedTargets(), log: PostgresStore(database: database))
         let drain = notifier.map { QueueDrainWatch(database: database, notifier: $0) }
-        let factory = RunnerFactoryBuilder(
-            runOptions: runOptions, plugins: pluginOptions.paths, scratchRoot: scratch, client: client,
-            metrics: metrics, slots: slots
+        let runners = WorkerRunners(
+            settings: runOptions.runnerSettings(
+                scratchRoot: scratch, client: client, keepsEveryResult: false, slots: slots),
+            registry: catalog.registry(plugins:), plugins: pluginOptions.paths,
+            environment: ProcessInfo.processInfo.environment
         ) { sink, workflow in
-            guard let notifier, let drain else { return sink }
-            return NotifyingSink(sink, notifier: notifier, workflow: workflow, onItemChange: { drain.lookSoon() })
+            guard let notifier, let drain else { return metrics.recording(to: sink) }
+            return metrics.recording(
+                to: NotifyingSink(sink, notifier: notifier, workflow: workflow, onItemChange: { drain.lookSoon() }))
         }
         let sink: any RunEventSink = runOptions.json ? JSONLinesRenderer() : HumanRenderer(live: false)
         let segmentWork: SegmentWork?
         do {
-            if let segments {
+            if let segments, let registry {
                 segmentWork = try await Self.segmentWork(
-                    segments, client: client, scratch: scratch, slots: slots, sink: sink)
+                    segments, registry: registry, client: client, scratch: scratch, slots: slots, sink: sink)
             } else {
                 segmentWork = nil
             }
@@ -128,7 +133,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let worker = Worker(
             database: database, settings: settings, sink: sink, metrics: metrics, segments: segmentWork,
-            makeRunner: factory.runner)
+            makeRunner: runners.factory)
         let failure = await SignalHandling.cancellingOnSignal { () async -> (any Error)? in
             do {
                 try await worker.run()
@@ -144,10 +149,11 @@ struct WorkerCommand: AsyncParsableCommand {
         if let failure { throw CommandFailure.failed(failure) }
     }
 
-    /// The segment store at `address` and how this worker encodes a unit into it: written into `scratch`'s
-    /// `units` folder, put in the store, and removed from the folder (the joining worker fetches it).
+    /// The segment store at `address` and how this worker encodes a unit into it, as the stage type of `registry`
+    /// that farms segments does it: written into `scratch`'s `units` folder, then put in the store.
     private static func segmentWork(
-        _ address: String, client: HTTPClient, scratch: URL, slots: ResourceSlots, sink: any RunEventSink
+        _ address: String, registry: StageRegistry, client: HTTPClient, scratch: URL, slots: ResourceSlots,
+        sink: any RunEventSink
     ) async throws -> SegmentWork {
         let store = try segmentStore(
             address: address, environment: ProcessInfo.processInfo.environment, httpClient: client)
@@ -157,95 +163,13 @@ struct WorkerCommand: AsyncParsableCommand {
         // A folder of this worker's own: workers that share --artifacts never write the same unit file.
         let units = scratch.appendingPathComponent("units").appendingPathComponent(
             "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)")
-        let encoder = SegmentUnitEncoder(store: store, folder: units, logger: logger)
-        return SegmentWork(store: store, encoder: await MediaToolkit.encoderBuild) { claim, progress in
-            let encoded = try await slots.withSlot(.cpu) { try await encoder.encode(claim, progress: progress) }
-            try? FileManager.default.removeItem(at: encoded.file)
-            return (encoded.size, encoded.sha256)
+        guard let encoding = await registry.segmentEncoding(store: store, folder: units, logger: logger) else {
+            throw WorkerError(message: "no registered stage type splits its work into segment units")
         }
-    }
-}
-
-/// Builds a worker's runners: a submitted workflow is loaded with this machine's stage types and plugins (and
-/// those it declares, relative to the folder it was submitted from) and its environment. The first runner is made
-/// from the command's options; every later one takes its settings and running items, and all share the worker's
-/// resource slots, so `--cpu-jobs` and `--transfers` hold across workflow versions and units of other items.
-private struct RunnerFactoryBuilder: Sendable {
-    var runOptions: RunOptions
-    var plugins: [String]
-    var scratchRoot: URL
-    var client: HTTPClient
-    var metrics: WorkerMetrics
-    var slots: ResourceSlots
-    /// What a workflow's runner's events pass through besides the metrics (notifications, which name the workflow).
-    var notifying: @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink
-    private let first = NIOLockedValueBox<Runner?>(nil)
-    /// The terminal's sink that the first runner made: every runner's events end there.
-    private let terminal = NIOLockedValueBox<(any RunEventSink)?>(nil)
-
-    init(
-        runOptions: RunOptions, plugins: [String], scratchRoot: URL, client: HTTPClient, metrics: WorkerMetrics,
-        slots: ResourceSlots, notifying: @escaping @Sendable (any RunEventSink, _ workflow: String) -> any RunEventSink
-    ) {
-        self.runOptions = runOptions
-        self.plugins = plugins
-        self.scratchRoot = scratchRoot
-        self.client = client
-        self.metrics = metrics
-        self.slots = slots
-        self.notifying = notifying
-    }
-
-    var runner: RunnerFactory {
-        { submitted, store in try self.make(submitted, store: store) }
-    }
-
-    private func make(_ submitted: SubmittedWorkflow, store: any StateStore) throws -> Runner {
-        let (workflow, registry) = try load(submitted)
-        let environment = ProcessInfo.processInfo.environment
-        let missing = workflow.missingEnvironment(in: environment)
-        guard missing.isEmpty else {
-            throw WorkerError(
-                message:
-                    "the workflow needs these environment variables, which are not set on this worker: \(missing.joined(separator: ", "))"
-            )
+        // A unit is encoded within --cpu-jobs, as a stage's encode is.
+        let limited = SegmentEncoding(build: encoding.build) { claim, progress in
+            try await slots.withSlot(.cpu) { try await encoding.encode(claim, progress) }
         }
-        return first.withLockedValue { first in
-            guard let settings = first else {
-                let runner = runOptions.runner(
-                    workflow: workflow, registry: registry, store: store, scratchRoot: scratchRoot,
-                    environment: environment, client: client, keepsEveryResult: false, slots: slots,
-                    recording: { sink in
-                        terminal.withLockedValue { $0 = sink }
-                        return metrics.recording(to: notifying(sink, workflow.name))
-                    })
-                first = runner
-                return runner
-            }
-            var runner = Runner(
-                workflow: workflow, registry: registry, store: store,
-                redactor: SecretRedactor(names: workflow.environmentNames, environment: environment),
-                scratchRoot: settings.scratchRoot, environment: environment, jobs: settings.jobs,
-                slots: slots, running: settings.running, services: settings.services,
-                logLevel: settings.logLevel,
-                sink: terminal.withLockedValue { $0 }.map { metrics.recording(to: notifying($0, workflow.name)) }
-                    ?? settings.sink)
-            runner.keepsEveryResult = settings.keepsEveryResult
-            return runner
-        }
-    }
-
-    /// A submitted workflow loaded with this machine's stage types, its own plugins and the worker's.
-    private func load(_ submitted: SubmittedWorkflow) throws -> (Workflow, StageRegistry) {
-        let declared = WorkflowFile.declaredPlugins(
-            in: submitted.document, file: URL(fileURLWithPath: submitted.file))
-        let registry = try StageCatalog.registry(plugins: plugins + declared)
-        do {
-            let workflow = try WorkflowLoader(registry: registry).load(
-                data: submitted.document, file: submitted.file, varOverrides: submitted.vars)
-            return (workflow, registry)
-        } catch {
-            throw WorkerError(message: error.diagnostics.map(\.description).joined(separator: "\n"))
-        }
+        return SegmentWork(store: store, encoding: limited)
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 public import StageKit
+import StageRuntime
 
 /// Decides a ``BatchPlan`` from the files found, the ledger's items and its fingerprint cache.
 public struct BatchPlanner: Sendable {
@@ -34,14 +35,13 @@ public struct BatchPlanner: Sendable {
     }
 
     /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
-    /// input as media (a stage type that says so, without a `file` option of its own).
+    /// input file as media (a stage type that says so, whose input-file option the stage leaves to the input file).
     public init(
         workflow: Workflow, registry: StageRegistry, prober: MediaProber? = nil, reprocess: Bool = false,
         onlyFailed: Bool = false
     ) {
         let needsMedia = workflow.stages.contains { spec in
-            registry.descriptor(for: spec.uses)?.readsMediaInput == true
-                && (spec.with["file"] == nil || spec.with["file"] == "${input.path}")
+            registry.descriptor(for: spec.uses)?.readsMediaInputFile(with: spec.with) == true
         }
         self.init(
             method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 public import StageKit
+import StageRuntime
 
 /// How many stages may use each resource at once (`--cpu-jobs`, `--transfers`); a resource without a limit
 /// is bounded only by the items running at once (`--jobs`).

@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 public import StageKit
 
 /// How a stage ended in this run.
@@ -221,8 +222,8 @@ public struct ItemFinished: RunEvent {
 /// A log line of a stage or of the engine.
 public struct LogLine: RunEvent {
     public static let name = "log"
-    /// `debug`, `info`, `notice`, `warning`, `error`.
-    public var level: String
+    /// How much the line matters; `--json` writes swift-log's name for it (`notice`, `warning`, …).
+    public var level: Logger.Level
     /// The item, when the line is about one.
     public var item: String?
     /// The stage, when a stage wrote it.
@@ -231,7 +232,7 @@ public struct LogLine: RunEvent {
     public var message: String
 
     /// Creates a line.
-    public init(level: String, item: String?, stage: String?, message: String) {
+    public init(level: Logger.Level, item: String?, stage: String?, message: String) {
         self.level = level
         self.item = item
         self.stage = stage
@@ -240,7 +241,7 @@ public struct LogLine: RunEvent {
 
     public var fields: [String: JSONValue] {
         [
-            "level": .string(level), "item": item.map(JSONValue.string) ?? .null,
+            "level": .string(level.rawValue), "item": item.map(JSONValue.string) ?? .null,
             "stage": stage.map(JSONValue.string) ?? .null, "message": .string(message),
         ]
     }

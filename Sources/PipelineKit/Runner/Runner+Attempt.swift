@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import StageKit
+import StageRuntime
 
 /// A stage's credentials expired: renew them with its `refreshWith` stage, or fail the item.
 struct CredentialsExpired: Error {
@@ -65,6 +66,7 @@ extension Runner {
                     after: stage.after))
             var services = services.holding(slot)
             services[ExportStreamKey.self] = stream
+            if stage.descriptor.streamRole == .follower { services[FollowedExportKey.self] = stream }
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
                 logger: logger(item: label, stage: spec.id),

@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import StageRuntime
 
 /// How one stage's task ended: the item's progress as the stage left it, and the error that stopped it.
 private struct StageEnd: Sendable {
@@ -13,8 +14,8 @@ private struct FollowedExportEnded: Error {
     var export: Int
 }
 
-/// The ``StageKit/ExportStream`` a stage's task takes part in.
-private enum StreamRole: Sendable {
+/// The ``StageRuntime/ExportStream`` a stage's task takes part in.
+private enum StreamPart: Sendable {
     /// The stage is an export that streaming stages follow: it publishes its file there.
     case export(ExportStream)
     /// The stage streams the export at this index.
@@ -34,7 +35,7 @@ extension Runner {
         var done: Set<Int> = []
         var failure: (any Error)?
         var interrupted = false
-        let streaming = StreamPlan(stages.map(\.spec))
+        let streaming = workflow.streaming
         var exportStreams: [Int: ExportStream] = [:]
         await withTaskGroup(of: StageEnd.self) { group in
             var startedFrom: [Int: ItemProgress] = [:]
@@ -50,7 +51,7 @@ extension Runner {
                     for index in graph.order where waiting.contains(index) && isReady(index) {
                         waiting.remove(index)
                         startedFrom[index] = progress
-                        var role: StreamRole?
+                        var role: StreamPart?
                         if let export = streaming.follows[index], let stream = exportStreams[export] {
                             role = .follower(export: export, stream)
                         } else if !streaming.followers(of: index).isEmpty {
@@ -93,8 +94,9 @@ extension Runner {
 
     /// Runs one stage on a copy of the item's progress and returns the copy as the stage left it. An export that
     /// streaming stages follow tells its stream how it ended; a streaming stage first waits for its export's first
-    /// bytes (or end), and resolves its options with the export's `path`, the one output known before it ends.
-    private func runStage(at index: Int, from start: ItemProgress, role: StreamRole?) async -> StageEnd {
+    /// bytes (or end), and resolves its options with the export's file (the output its type declares), the one
+    /// output known before it ends.
+    private func runStage(at index: Int, from start: ItemProgress, role: StreamPart?) async -> StageEnd {
         var progress = start
         do {
             try Task.checkCancellation()
@@ -106,11 +108,20 @@ extension Runner {
                     stream.abandon("stage \(stages[index].spec.id) did not finish")
                     throw error
                 }
-                let outputs = progress.scope.stageOutputs[stages[index].spec.id]
-                if let path = outputs?["path"]?.stringValue, let size = outputs?["size"]?.intValue {
-                    stream.finish(destination: path, size: Int64(size))
+                // Its file is the output its type declares; the stage said so itself unless its checkpoint was reused.
+                let exportID = stages[index].spec.id
+                let outputs = progress.scope.stageOutputs[exportID]
+                if let path = stages[index].descriptor.landingOutput.flatMap({ outputs?[$0]?.stringValue }) {
+                    if let size = try? await BlockingWork.run({
+                        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                    }) {
+                        stream.finish(destination: path, size: Int64(size))
+                    } else {
+                        // The stage said it wrote a file that is not there (removed since, or never written).
+                        stream.abandon("the file of stage \(exportID), \(path), is gone")
+                    }
                 } else {
-                    stream.abandon("stage \(stages[index].spec.id) was skipped")
+                    stream.abandon("stage \(exportID) was skipped")
                 }
             case .follower(let export, let stream):
                 let snapshot = await stream.started()
@@ -128,7 +139,9 @@ extension Runner {
                     progress.invalidated.insert(followerID)
                 }
                 let exportID = stages[export].spec.id
-                progress.scope.stageOutputs[exportID] = .object(["path": .string(destination)])
+                if let file = stages[export].descriptor.landingOutput {
+                    progress.scope.stageOutputs[exportID] = .object([file: .string(destination)])
+                }
                 defer { progress.scope.stageOutputs[exportID] = start.scope.stageOutputs[exportID] }
                 try await runStage(stages[index], index: index, progress: &progress, stream: stream)
             case nil:

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StageKit
 
 /// An item `pipeline cancel` stopped and undid.
@@ -20,7 +21,7 @@ extension Runner {
             checkpoints = try await store.checkpoints(workflow: workflow.name, items: Set(items.map(\.id)))
         } catch {
             summary.failed = items.count
-            sink.emit(LogLine(level: "error", item: nil, stage: nil, message: error.message))
+            sink.emit(LogLine(level: .error, item: nil, stage: nil, message: error.message))
             return summary
         }
         for item in items {
@@ -63,7 +64,7 @@ extension Runner {
         if !stopped.isEmpty {
             sink.emit(
                 LogLine(
-                    level: "notice", item: nil, stage: nil,
+                    level: .notice, item: nil, stage: nil,
                     message: "pipeline cancel: stopping \(stopped.count) running item(s) and undoing them"))
         }
     }

@@ -128,7 +128,7 @@ extension Runner {
             _ = try await undo(input: item.input, ref: admitted.ref, scope: progress.scope)
             throw CancelledByRequest()
         }
-        return Self.landing(of: progress.scope)
+        return landing(of: progress.scope)
     }
 
     /// Runs the stages in a task of their own, which `pipeline cancel` from another process can stop; returns
@@ -172,14 +172,14 @@ extension Runner {
         return record
     }
 
-    /// Where an item's result landed: the first of `link`, `url`, `location`, `path` in the outputs of its
-    /// last stage that has one.
-    private static func landing(of scope: EvaluationScope) -> String? {
+    /// Where an item's result landed: the output its type declares as such (``StageDescriptor/landingOutput``), of
+    /// the last of its stages that gave one.
+    private func landing(of scope: EvaluationScope) -> String? {
         for id in scope.stageOrder.reversed() {
-            guard let outputs = scope.stageOutputs[id]?.objectValue else { continue }
-            for key in ["link", "url", "location", "path"] {
-                if let value = outputs[key]?.stringValue, !value.isEmpty { return value }
-            }
+            guard let output = stages.first(where: { $0.spec.id == id })?.descriptor.landingOutput,
+                let value = scope.stageOutputs[id]?[output]?.stringValue, !value.isEmpty
+            else { continue }
+            return value
         }
         return nil
     }

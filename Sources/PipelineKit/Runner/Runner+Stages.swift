@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import StageKit
+import StageRuntime
 
 /// A stage of the workflow with its stage type, looked up once when the runner is made.
 struct ResolvedStage: Sendable {
@@ -14,16 +16,18 @@ struct ResolvedStage: Sendable {
     /// registered; a workflow built by hand with one fails that stage when it runs.
     init(_ spec: StageSpec, registry: StageRegistry, after: [String] = []) {
         self.spec = spec
-        self.descriptor = registry.descriptor(for: spec.uses) ?? Self.unknown(spec.uses)
+        self.descriptor =
+            registry.descriptor(for: spec.uses)
+            ?? Self.unknown(spec.uses, message: registry.unknownTypeMessage(spec.uses))
         self.after = after
     }
 
-    private static func unknown(_ uses: String) -> StageDescriptor {
+    private static func unknown(_ uses: String, message: String) -> StageDescriptor {
         StageDescriptor(
             stageType: uses, summary: "", optionSchema: OptionSchema([]), outputSchema: OutputSchema([]),
             source: .compiledIn, resource: .light, readsMediaInput: false, retriesItself: false,
             outputs: { _ in OutputSchema([]) },
-            run: { _, _ in throw StageFailure("unknown stage type \(uses)", kind: .invalidOptions) })
+            run: { _, _ in throw StageFailure(message, kind: .invalidOptions) })
     }
 }
 
@@ -62,7 +66,7 @@ extension Runner {
         case .regenerate(let reason, let resolved):
             (options, regenerating) = (resolved, record?.files)
             sink.emit(
-                LogLine(level: "notice", item: label, stage: spec.id, message: "\(reason): running it again"))
+                LogLine(level: .notice, item: label, stage: spec.id, message: "\(reason): running it again"))
         }
         // A secret stage (a token) runs whenever it is needed; that does not make later stages stale. Nor does
         // one that makes files it made before again, unless they come out different.
@@ -161,7 +165,7 @@ extension Runner {
                 refreshes += 1
                 sink.emit(
                     LogLine(
-                        level: "notice", item: progress.input.relativePath, stage: spec.id,
+                        level: .notice, item: progress.input.relativePath, stage: spec.id,
                         message: "credentials expired; renewing them with stage \(refresher.spec.id), then continuing"))
                 try await renew(refresher, progress: &progress)
                 let (renewed, hash) = try decisions.resolveOptions(spec, scope: progress.scope)

@@ -63,7 +63,7 @@ extension StageDecisions {
             ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : previous
         let graph = workflow.graph
         var scope = EvaluationScope()
-        let streaming = StreamPlan(workflow.stages)
+        let streaming = workflow.streaming
         var previews = workflow.stages.enumerated().map { index, spec in
             StagePreview(
                 stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index),

@@ -1,4 +1,7 @@
+package import Foundation
+package import Logging
 public import StageKit
+package import StageRuntime
 
 /// The stage types a workflow may `use`.
 public struct StageRegistry: Sendable {
@@ -8,10 +11,9 @@ public struct StageRegistry: Sendable {
     public init() {}
 
     /// Registers a stage type; a name that is already registered is refused, naming both sources, so a
-    /// plugin can never shadow a built-in stage.
-    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn)
-        throws(DuplicateStageType)
-    {
+    /// plugin can never shadow a built-in stage (``DuplicateStageType``), and so are declarations the engine could
+    /// not act on (``StageDeclarationError``).
+    public mutating func register<S: Stage>(_ stage: S.Type, source: StageSource = .compiledIn) throws {
         try register(StageDescriptor(stage, source: source))
     }
 
@@ -33,6 +35,27 @@ public struct StageRegistry: Sendable {
     public var all: [StageDescriptor] {
         descriptors.values.sorted { $0.stageType < $1.stageType }
     }
+
+    /// What is said of a stage type this registry does not have, by `validate` and by a run: the closest name it
+    /// has, where the known ones are listed, and how a plugin's stage types are added.
+    package func unknownTypeMessage(_ stageType: String) -> String {
+        "unknown stage type \"\(stageType)\""
+            + Suggestion.phrase(for: stageType, among: all.map(\.stageType))
+            + " (pipeline stages lists them; a plugin's stage types are added with --plugin PATH"
+            + " or the workflow's \"plugins\")"
+    }
+
+    /// How this machine encodes the units of segment plans (`pipeline worker --segments`), as the stage type that
+    /// farms segments provides it; nil when no registered type does. A plan's units name no stage type: the first
+    /// farming type by name encodes them.
+    package func segmentEncoding(store: any SegmentStore, folder: URL, logger: Logger) async -> SegmentEncoding? {
+        for descriptor in all {
+            if let encoding = await descriptor.segmentEncoding(store: store, folder: folder, logger: logger) {
+                return encoding
+            }
+        }
+        return nil
+    }
 }
 
 /// A second stage type of a name that is already registered.
@@ -47,44 +70,5 @@ public struct DuplicateStageType: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "stage type \"\(stageType)\" from \(refused) is refused: \"\(stageType)\" is already registered (\(registered)); "
             + "give one of them another name"
-    }
-}
-
-/// "Did you mean" suggestions by edit distance.
-package enum Suggestion {
-    /// The candidate closest to `word`, if it is close enough to be a likely typo.
-    package static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
-        let lowered = word.lowercased()
-        var best: (String, Int)?
-        for candidate in candidates {
-            let distance = editDistance(lowered, candidate.lowercased())
-            if distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
-        }
-        guard let (candidate, distance) = best else { return nil }
-        let limit = max(2, min(word.count, candidate.count) / 3)
-        return distance <= limit ? candidate : nil
-    }
-
-    /// `" (did you mean \"x\"?)"` or an empty string.
-    package static func phrase(for word: String, among candidates: some Sequence<String>) -> String {
-        closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
-    }
-
-    static func editDistance(_ lhs: String, _ rhs: String) -> Int {
-        let a = Array(lhs)
-        let b = Array(rhs)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import StageRuntime
 
 /// The files a stage's outputs name, and whether they are still what the stage made.
 ///

@@ -26,8 +26,14 @@ public struct Workflow: Sendable {
     public var plugins: [String]
     /// Where `pipeline run` announces the batch's events.
     public var notify: [NotifySpec]
+    /// The stage types the workflow was checked against, whose declarations ``streaming`` reads.
+    let stageTypes: StageRegistry
     /// Where each value of the file is, for messages.
     package var sourceMap: SourceMap
+
+    /// Which stages stream which export (`"stream": true`), as the stage types the workflow was checked against
+    /// declare it: derived from ``stages`` whenever it is read, so that the two cannot go out of step.
+    public var streaming: StreamPlan { StreamPlan(stages, registry: stageTypes) }
 
     /// Which stages each stage waits for.
     public var graph: StageGraph { StageGraph(stages) }
@@ -119,7 +125,7 @@ public struct StageSpec: Sendable {
     public var isSecret: Bool
     /// The stages it waits for, as `after` names them; nil when it waits for the stage before it.
     public var after: [String]?
-    /// Whether it uploads the export it waits for while the export writes it (`"stream": true`): it starts when
+    /// Whether it follows the export it waits for while the export writes it (`"stream": true`): it starts when
     /// the export starts (``StreamPlan``).
     public var stream = false
 }

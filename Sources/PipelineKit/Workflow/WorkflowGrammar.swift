@@ -44,6 +44,17 @@ enum WorkflowGrammar {
         var kind: Kind
         var isRequired = false
         var summary: String
+        /// The stage types the summary ends by naming, from those registered: a member that only some stage
+        /// types take says which, as they declare it.
+        var namingStageTypes: (@Sendable (StageDescriptor) -> Bool)? = nil
+
+        /// The summary, naming the stage types of `stageTypes` that ``namingStageTypes`` picks.
+        func summary(among stageTypes: [StageDescriptor]) -> String {
+            guard let namingStageTypes else { return summary }
+            let names = stageTypes.filter(namingStageTypes).map(\.stageType)
+            guard !names.isEmpty else { return summary }
+            return "\(summary.dropLast(summary.hasSuffix(".") ? 1 : 0)) (\(names.joined(separator: ", ")))."
+        }
     }
 
     /// An object of the workflow file and its members.
@@ -85,8 +96,8 @@ enum WorkflowGrammar {
             Member(
                 name: "stream", kind: .boolean,
                 summary:
-                    "An upload of ${export.path} starts when the export starts and sends the file as it is written (s3.upload, tus.upload)."
-            ),
+                    "A stage that follows an export, given ${export.path}, starts when the export starts and reads the file as it is written.",
+                namingStageTypes: { $0.streamRole == .follower }),
             Member(name: "retry", kind: .section(retry), summary: "How often and how patiently to retry."),
             Member(name: "timeout", kind: .duration, summary: "The longest one attempt may take."),
             Member(

@@ -41,12 +41,16 @@ public struct WorkflowLoader: Sendable {
         return (error as NSError).code == NSFileReadNoPermissionError ? "permission denied" : "it cannot be read"
     }
 
-    /// The plugin paths a workflow names, read before its stages are checked (they may register stage types).
-    public static func pluginPaths(in data: Data) -> [String] {
+    /// The plugin paths a workflow names, read before its stages are checked (they may register stage types);
+    /// a relative path is relative to the folder of `file`, the workflow file, wherever the command runs.
+    public static func pluginPaths(in data: Data, file: URL) -> [String] {
         guard let (value, _) = try? JSONParser.parse(data), let plugins = value["plugins"]?.arrayValue else {
             return []
         }
-        return plugins.compactMap(\.stringValue)
+        return plugins.compactMap(\.stringValue).map { plugin in
+            plugin.hasPrefix("/")
+                ? plugin : file.deletingLastPathComponent().appendingPathComponent(plugin).standardizedFileURL.path
+        }
     }
 
     /// Reads a workflow from bytes.
@@ -121,11 +125,12 @@ struct WorkflowReader {
 
         // onCancel stages come after every stage: they may use any stage's outputs.
         checkReferences(vars: vars, stages: stages, onCancel: onCancel)
-        checkStreams(stages, onCancel: onCancel, inputs: inputs)
+        let streaming = StreamPlan(stages, registry: registry)
+        checkStreams(stages, onCancel: onCancel, inputs: inputs, plan: streaming)
 
         return Workflow(
             file: file, name: name, description: description, inputs: inputs, vars: vars, stages: stages,
-            onCancel: onCancel, plugins: plugins, notify: notify, sourceMap: log.sourceMap)
+            onCancel: onCancel, plugins: plugins, notify: notify, stageTypes: registry, sourceMap: log.sourceMap)
     }
 
     // MARK: Scalars

@@ -87,7 +87,8 @@ extension WorkflowReader {
     }
 
     /// The stage type must be registered, and `with` must be an object of its options that keeps to their types,
-    /// bounds and the stage type's own rules; a problem only a stage's rule finds names the stage (`id`).
+    /// bounds and the stage type's own rules; a problem only a rule finds (a count, or the stage's own) names the
+    /// stage (`id`).
     private mutating func checkUses(_ uses: String, with: JSONValue, of id: String, at path: JSONPath) {
         guard case .object = with else {
             log.error(path.appending("with"), "expected an object of options, found \(with.kindName)")
@@ -98,18 +99,22 @@ extension WorkflowReader {
         guard let descriptor = registry.descriptor(for: uses) else { return reportUnknownType(uses, at: path) }
         let options = path.appending("with")
         let stage = "stage \"\(id)\" (\(uses))"
-        checkOption(with, type: .object(descriptor.optionSchema), at: options, of: stage)
-        for problem in descriptor.problems(in: with) {
-            log.error(
-                JSONPath(components: options.components + problem.path.components), "\(stage): \(problem.message)")
+        // A value with `${...}` is checked when it is resolved, since its type is known only then.
+        let declared = descriptor.optionSchema.problems(in: with) { text in
+            text.contains("${") && (try? Template(parsing: text)).map { !$0.isLiteral } == true
+        }
+        for problem in declared + descriptor.problems(in: with) {
+            let at = JSONPath(components: options.components + problem.path.components)
+            switch problem.check {
+            case .name?: log.keyError(at, problem.message)
+            case .type?, .bounds?: log.error(at, problem.message)
+            case .count?, nil: log.error(at, "\(stage): \(problem.message)")
+            }
         }
     }
 
     private mutating func reportUnknownType(_ uses: String, at path: JSONPath) {
-        log.error(
-            path.appending("uses"),
-            "unknown stage type \"\(uses)\"" + Suggestion.phrase(for: uses, among: registry.all.map(\.stageType))
-                + " (pipeline stages lists them)")
+        log.error(path.appending("uses"), registry.unknownTypeMessage(uses))
     }
 
     /// `"if"`: a condition, written with or without `${...}`, or a constant.
@@ -163,81 +168,5 @@ extension WorkflowReader {
             path,
             "text around ${...} makes the condition a string, which is always true; write the whole condition inside "
                 + "one ${...}, or without it\(suggestion)")
-    }
-
-    /// Checks a literal option value against its declared type, and a number, size, duration, bit rate or array
-    /// against the bounds of its `field`;
-    /// values with `${...}` are checked when they are resolved, since their type is known only then.
-    private mutating func checkOption(
-        _ value: JSONValue, type: OptionType, field: OptionField? = nil, at path: JSONPath, of stage: String
-    ) {
-        if case .string(let text) = value, text.contains("${"), let template = try? Template(parsing: text),
-            !template.isLiteral
-        {
-            return
-        }
-        func mismatch(_ expected: String) {
-            log.error(path, "expected \(expected), found \(value.kindName) \(value.serialized().prefix(40))")
-        }
-        func checkBounds(_ number: Double, of kind: String) {
-            guard let field, !field.admits(number), let bounds = field.boundsDescription else { return }
-            log.error(path, "expected \(kind) \(bounds), found \(value.serialized())")
-        }
-        switch type {
-        case .any: return
-        case .string: if value.stringValue == nil { mismatch("a string") }
-        case .integer:
-            guard let number = value.intValue else { return mismatch("an integer") }
-            checkBounds(Double(number), of: "an integer")
-        case .number:
-            guard let number = value.doubleValue else { return mismatch("a number") }
-            checkBounds(number, of: "a number")
-        case .boolean: if value.boolValue == nil { mismatch("true or false") }
-        case .size:
-            guard let size = ByteCount(json: value) else { return mismatch(ByteCount.expected) }
-            checkBounds(Double(size.bytes), of: "a size")
-        case .duration:
-            guard let span = TimeSpan(json: value) else { return mismatch(TimeSpan.expected) }
-            checkBounds(span.seconds, of: "a duration")
-        case .bitRate:
-            guard let rate = BitRate(json: value) else { return mismatch(BitRate.expected) }
-            checkBounds(Double(rate.bitsPerSecond), of: "a bit rate")
-        case .oneOf(let choices):
-            guard let text = value.stringValue else { return mismatch("one of \(type.displayName)") }
-            if !choices.contains(text) {
-                log.error(
-                    path, "\"\(text)\" is not one of \(type.displayName)" + Suggestion.phrase(for: text, among: choices)
-                )
-            }
-        case .array(let element):
-            guard case .array(let elements) = value else { return mismatch("an array") }
-            if let field, let count = field.minimumCount, !field.admits(count: elements.count) {
-                let elements = count == 1 ? "element" : "elements"
-                log.error(
-                    path, "\(stage): \(field.name) needs at least \(count) \(elements), found \(value.serialized())")
-            }
-            for (index, item) in elements.enumerated() {
-                checkOption(item, type: element, at: path.appending(index: index), of: stage)
-            }
-        case .dictionary(let valueType):
-            guard case .object(let members) = value else { return mismatch("an object") }
-            for (key, member) in members { checkOption(member, type: valueType, at: path.appending(key), of: stage) }
-        case .object(let schema):
-            guard case .object(let members) = value else { return mismatch("an object") }
-            for field in schema.fields where field.isRequired && members[field.name] == nil {
-                log.error(path, "missing required option \"\(field.name)\" (\(field.summary))")
-            }
-            for (key, member) in members {
-                if let field = schema.field(named: key) {
-                    checkOption(member, type: field.type, field: field, at: path.appending(key), of: stage)
-                } else if let additional = schema.additionalFields {
-                    checkOption(member, type: additional, at: path.appending(key), of: stage)
-                } else {
-                    log.keyError(
-                        path.appending(key),
-                        "unknown option \"\(key)\"" + Suggestion.phrase(for: key, among: schema.fields.map(\.name)))
-                }
-            }
-        }
     }
 }

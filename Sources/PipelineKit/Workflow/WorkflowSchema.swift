@@ -38,7 +38,7 @@ public enum WorkflowSchema {
         var properties: [String: JSONValue] = [:]
         for member in section.members {
             var property = schema(for: member.kind, stageTypes: stageTypes).objectValue ?? [:]
-            property["description"] = .string(member.summary)
+            property["description"] = .string(member.summary(among: stageTypes))
             properties[member.name] = .object(property)
         }
         var object: [String: JSONValue] = [

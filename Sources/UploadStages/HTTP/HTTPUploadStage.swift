@@ -42,13 +42,15 @@ public struct HTTPUploadStage: Stage {
     }
 
     /// The outputs of `http.upload`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The URL the file went to.
-        public var url: String
+        @Output("The URL the file went to.") public var url = ""
         /// Bytes uploaded.
-        public var size: Int64
+        @Output("Bytes uploaded.") public var size: Int64 = 0
         /// The final answer's status (200, 201 or 204).
-        public var status: Int
+        @Output("The final HTTP status.") public var status = 0
+
+        public init() {}
     }
 
     /// What the stage checkpoints.
@@ -59,16 +61,13 @@ public struct HTTPUploadStage: Stage {
     }
 
     public static let stageType = "http.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "url"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Uploads a file with a resumable PUT (Content-Range, 308 Resume Incomplete); resumes from the server's range."
-    public static let outputSchema = OutputSchema([
-        OutputField("url", "The URL the file went to."),
-        OutputField("size", "Bytes uploaded."),
-        OutputField("status", "The final HTTP status."),
-    ])
 
     public init() {}
 
@@ -129,7 +128,11 @@ private final class ResumablePut: Sendable {
             }
             return true
         }
-        return HTTPUploadStage.Outputs(url: options.url, size: file.size, status: finalStatus ?? 200)
+        return HTTPUploadStage.Outputs.with {
+            $0.url = options.url
+            $0.size = file.size
+            $0.status = finalStatus ?? 200
+        }
     }
 
     private var method: HTTPMethod { HTTPMethod(rawValue: options.method.rawValue) }

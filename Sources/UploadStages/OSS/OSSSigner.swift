@@ -1,30 +1,50 @@
 import Crypto
 import Foundation
+import HTTPTransport
 import StageKit
 
-/// An OSS credential: an AccessKey pair, or a temporary one from STS (with its security token), as VOD's
-/// `UploadAuth` hands out.
-struct OSSCredentials: Sendable, Equatable {
-    var accessKeyID: String
-    var accessKeySecret: String
-    var securityToken: String?
+/// Which of OSS's signatures a request carries.
+enum OSSSignatureVersion: Sendable, Equatable {
+    /// `OSS AccessKeyId:Signature` (HMAC-SHA1): refused for accounts made since 2025-03-01 and buckets made since
+    /// 2025-09-01 (403, EC 0002-00000080), kept for older ones and for endpoints that speak nothing else.
+    case v1
+    /// `OSS4-HMAC-SHA256`, scoped to a region such as `cn-shanghai` (the region id, not `oss-cn-shanghai`).
+    case v4(region: String)
 }
 
-/// OSS's V1 header signature: `Authorization: OSS AccessKeyId:Signature`, where the signature is the
-/// base64 HMAC-SHA1 (keyed with the secret) of the verb, `Content-MD5`, `Content-Type`, `Date`, the
-/// `x-oss-*` headers (lower-case, sorted, `name:value` lines) and the canonical resource `/bucket/key` with
-/// the signed sub-resources (`uploads`, `uploadId`, `partNumber`, …) sorted. A temporary credential's token
-/// goes in `x-oss-security-token`, which is signed with the other `x-oss-*` headers.
+/// Signs OSS requests for one credential with one signature version.
 struct OSSSigner: Sendable {
-    let credentials: OSSCredentials
+    let credentials: AlibabaAccessKey
+    let version: OSSSignatureVersion
 
-    /// The sub-resources the signature covers; other query parameters are not signed.
+    init(credentials: AlibabaAccessKey, version: OSSSignatureVersion) {
+        self.credentials = credentials
+        self.version = version
+    }
+
+    /// The headers to add to a request to `/bucket/key` with `query` (decoded names and values; nil or empty
+    /// for a name alone, such as `uploads`) and `headers`: the date, the security token and `Authorization`.
+    func sign(
+        method: String, bucket: String, key: String, query: [(String, String?)], headers: [(String, String)], date: Date
+    ) -> [(String, String)] {
+        switch version {
+        case .v1: signV1(method: method, bucket: bucket, key: key, query: query, headers: headers, date: date)
+        case .v4(let region):
+            signV4(method: method, bucket: bucket, key: key, query: query, headers: headers, date: date, region: region)
+        }
+    }
+
+    /// The sub-resources the V1 signature covers; other query parameters are not signed.
     static let subresources: Set<String> = [
         "uploads", "uploadId", "partNumber", "security-token", "acl", "append", "position", "tagging",
     ]
 
-    /// The headers to add to a request: `Date`, the security token and `Authorization`.
-    func sign(
+    /// OSS's V1 header signature: `Authorization: OSS AccessKeyId:Signature`, where the signature is the base64
+    /// HMAC-SHA1 (keyed with the secret) of the verb, `Content-MD5`, `Content-Type`, `Date`, the `x-oss-*` headers
+    /// (lower-case, sorted, `name:value` lines) and the canonical resource `/bucket/key` with the signed
+    /// sub-resources (`uploads`, `uploadId`, `partNumber`, …) sorted. A temporary credential's token goes in
+    /// `x-oss-security-token`, which is signed with the other `x-oss-*` headers.
+    private func signV1(
         method: String, bucket: String, key: String, query: [(String, String?)], headers: [(String, String)], date: Date
     ) -> [(String, String)] {
         var added = [("Date", Self.httpDate(date))]
@@ -44,8 +64,8 @@ struct OSSSigner: Sendable {
         ]
         .joined(separator: "\n")
         let signature = HMAC<Insecure.SHA1>.authenticationCode(
-            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data(credentials.accessKeySecret.utf8)))
-        added.append(("Authorization", "OSS \(credentials.accessKeyID):\(Data(signature).base64EncodedString())"))
+            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data(credentials.secret.utf8)))
+        added.append(("Authorization", "OSS \(credentials.id):\(Data(signature).base64EncodedString())"))
         return added
     }
 

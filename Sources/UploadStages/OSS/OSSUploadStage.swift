@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-import HTTPTransport
+public import HTTPTransport
 import Logging
 import NIOCore
 import NIOFoundationCompat
@@ -27,14 +27,9 @@ public struct OSSUploadStage: Stage {
         @Option("The object key, e.g. ${ticket.object}.") public var key: String
         /// The file (default: the input file).
         @Option("The file (default: the input file).") public var file: String?
-        /// AccessKey id (a temporary one from UploadAuth, or ALIBABA_CLOUD_ACCESS_KEY_ID).
-        @Option("AccessKey id: ${ticket.accessKeyId}, or ALIBABA_CLOUD_ACCESS_KEY_ID.") public var accessKeyId: String?
-        /// AccessKey secret.
-        @Option("AccessKey secret: ${ticket.accessKeySecret}, or ALIBABA_CLOUD_ACCESS_KEY_SECRET.")
-        public var accessKeySecret: String?
-        /// The STS security token of a temporary credential.
-        @Option("The STS security token of a temporary credential: ${ticket.securityToken}.")
-        public var securityToken: String?
+        /// The AccessKey: a temporary one from aliyun.vod.ticket's upload address (`${ticket.accessKeyId}`, …),
+        /// or the account's.
+        @OptionGroup public var credentials: AlibabaCredentials
         /// When the credential expires (ISO 8601), to renew it before it does.
         @Option("When the credential expires (ISO 8601, ${ticket.expiration}): it is renewed renewBefore ahead.")
         public var expiration: String?
@@ -63,33 +58,17 @@ public struct OSSUploadStage: Stage {
         public init() {}
     }
 
-    /// The outputs of `oss.upload`.
-    public struct Outputs: Codable, Sendable {
-        /// The bucket.
-        public var bucket: String
-        /// The object key.
-        public var key: String
-        /// The object's ETag (`"MD5-N"` for a multipart upload).
-        public var etag: String
-        /// The object's URL.
-        public var location: String
-        /// Bytes uploaded.
-        public var size: Int64
-    }
+    /// The outputs of `oss.upload`: the object.
+    public typealias Outputs = UploadedObject
 
     public static let stageType = "oss.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Uploads a file to Alibaba Cloud OSS with multipart (V1 signature, STS security token), parallel parts and resume; renews an expiring credential through refreshWith."
-    public static let outputSchema = OutputSchema([
-        OutputField("bucket", "The bucket."),
-        OutputField("key", "The object key."),
-        OutputField("etag", "The object's ETag."),
-        OutputField("location", "The object's URL."),
-        OutputField("size", "Bytes uploaded."),
-    ])
 
     public init() {}
 
@@ -103,12 +82,10 @@ public struct OSSUploadStage: Stage {
         }
         // The target names the object, not the credential: a renewed credential resumes the same upload.
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
+            file: file, partSize: partSize, concurrency: options.concurrency,
             target: "oss:\(backend.objectURL)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
-        return Outputs(
-            bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
-            size: file.size)
+        return Outputs(bucket: options.bucket, key: options.key, completed, size: file.size)
     }
 }
 
@@ -127,18 +104,7 @@ struct OSSBackend: MultipartBackend {
         self.options = options
         self.file = file
         self.context = context
-        let environment = ProcessInfo.processInfo.environment
-        guard let id = options.accessKeyId ?? environment["ALIBABA_CLOUD_ACCESS_KEY_ID"],
-            let secret = options.accessKeySecret ?? environment["ALIBABA_CLOUD_ACCESS_KEY_SECRET"]
-        else {
-            throw StageFailure(
-                "no OSS credentials: set accessKeyId/accessKeySecret (from aliyun.vod.ticket, or as ${env.…}), or ALIBABA_CLOUD_ACCESS_KEY_ID/ALIBABA_CLOUD_ACCESS_KEY_SECRET",
-                kind: .notAuthenticated)
-        }
-        let token = options.securityToken ?? environment["ALIBABA_CLOUD_SECURITY_TOKEN"]
-        signer = OSSSigner(
-            credentials: OSSCredentials(
-                accessKeyID: id, accessKeySecret: secret, securityToken: token.flatMap { $0.isEmpty ? nil : $0 }))
+        signer = OSSSigner(credentials: try options.credentials.accessKey(), version: .v1)
         let stall = options.stallTimeout
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))

@@ -48,32 +48,29 @@ public struct PresignedUploadStage: Stage {
     }
 
     /// The outputs of `presigned.upload`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The multipart upload's id.
-        public var uploadId: String
+        @Output("The multipart upload's id.") public var uploadId = ""
         /// The object key the backend chose.
-        public var key: String
+        @Output("The object key the backend chose.") public var key = ""
         /// Number of parts.
-        public var parts: Int
+        @Output("Number of parts.") public var parts = 0
         /// The object's URL, as the backend reports it.
-        public var location: String
+        @Output("The object's URL, as the backend reports it.") public var location = ""
         /// Bytes uploaded.
-        public var size: Int64
+        @Output("Bytes uploaded.") public var size: Int64 = 0
+
+        public init() {}
     }
 
     public static let stageType = "presigned.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Multipart upload through part URLs a backend signs (Uppy/S3 contract); parallel, per-part retries, resumable."
-    public static let outputSchema = OutputSchema([
-        OutputField("uploadId", "The multipart upload's id."),
-        OutputField("key", "The object key the backend chose."),
-        OutputField("parts", "Number of parts."),
-        OutputField("location", "The object's URL, as the backend reports it."),
-        OutputField("size", "Bytes uploaded."),
-    ])
 
     public init() {}
 
@@ -87,12 +84,16 @@ public struct PresignedUploadStage: Stage {
                 answerTimeout: TimeSpan(seconds: max(120, timeout.seconds))))
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
+            file: file, partSize: partSize, concurrency: options.concurrency,
             target: "presigned:\(options.create)", context: context, backend: backend)
         let (completed, progress) = try await upload.run()
-        return Outputs(
-            uploadId: progress.uploadId, key: progress.key, parts: progress.parts.count, location: completed.location,
-            size: file.size)
+        return Outputs.with {
+            $0.uploadId = progress.uploadId
+            $0.key = progress.key
+            $0.parts = progress.parts.count
+            $0.location = completed.location
+            $0.size = file.size
+        }
     }
 }
 

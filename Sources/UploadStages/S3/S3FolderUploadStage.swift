@@ -21,13 +21,8 @@ public struct S3FolderUploadStage: Stage {
     public struct Options: StageOptions {
         /// The folder.
         @Option("The folder; files and folders whose names start with '.' are left out.") public var folder: String
-        /// Base URL (default: https://s3.<region>.amazonaws.com).
-        @Option("Base URL (default: https://s3.<region>.amazonaws.com).") public var endpoint: String?
-        /// The signing region.
-        @Option("The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).")
-        public var region: String?
-        /// The bucket.
-        @Option("The bucket.") public var bucket: String
+        /// Where the bucket is and how to send to it.
+        @OptionGroup public var connection: S3Connection
         /// Prepended to each file's path in the folder to make its key.
         @Option("Prepended to each file's path in the folder to make its key, e.g. videos/clip/ (default: none).")
         public var prefix = ""
@@ -38,39 +33,27 @@ public struct S3FolderUploadStage: Stage {
             "Bytes per part of a file sent in parts (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts); a file no larger (and at most 16 MiB) goes in one PUT.",
             maximum: 5_368_709_120)
         public var partSize = ByteCount(8 << 20)
-        /// Address the bucket in the path (default: true with a custom endpoint).
-        @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
-        /// Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.
-        @Option("Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.") public var accessKeyId: String?
-        /// Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.
-        @Option("Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.")
-        public var secretAccessKey: String?
-        /// Default: AWS_SESSION_TOKEN.
-        @Option("Default: AWS_SESSION_TOKEN.") public var sessionToken: String?
-        /// Checksum sent with each part and verified by the server.
-        @Option("Checksum sent with each part and verified by the server.")
-        public var checksum = S3UploadStage.Checksum.crc32c
-        /// Abort a part that sends nothing for this long, then retry it.
-        @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
-        public var stallTimeout = TimeSpan(seconds: 30)
 
         public init() {}
     }
 
     /// The outputs of `s3.uploadFolder`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The bucket.
-        public var bucket: String
+        @Output("The bucket.") public var bucket = ""
         /// The key prefix.
-        public var prefix: String
+        @Output("The key prefix.") public var prefix = ""
         /// Files uploaded (or found uploaded by an earlier run).
-        public var files: Int
+        @Output("Files uploaded.") public var files = 0
         /// Bytes of all files.
-        public var size: Int64
+        @Output("Bytes of all files.") public var size: Int64 = 0
         /// The keys of the top-level playlists and manifests, uploaded last.
-        public var manifests: [String]
+        @Output("The keys of the top-level playlists and manifests, uploaded last.") public var manifests: [String] = []
         /// The URL of the first of them (the HLS master playlist when there is one); empty when none.
-        public var location: String
+        @Output("The URL of the HLS master playlist (else of the first manifest); empty when none.")
+        public var location = ""
+
+        public init() {}
     }
 
     /// What the stage checkpoints: the files done (recorded in batches: a file done but not yet recorded is
@@ -89,19 +72,12 @@ public struct S3FolderUploadStage: Stage {
     }
 
     public static let stageType = "s3.uploadFolder"
+    public static let landingOutput = "location"
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Uploads a folder (an HLS/DASH package) to S3: every file resumable, several at once, content types set, playlists and manifests last."
-    public static let outputSchema = OutputSchema([
-        OutputField("bucket", "The bucket."),
-        OutputField("prefix", "The key prefix."),
-        OutputField("files", "Files uploaded."),
-        OutputField("size", "Bytes of all files."),
-        OutputField("manifests", "The keys of the top-level playlists and manifests, uploaded last."),
-        OutputField("location", "The URL of the HLS master playlist (else of the first manifest); empty when none."),
-    ])
 
     public init() {}
 
@@ -112,14 +88,9 @@ public struct S3FolderUploadStage: Stage {
             throw StageFailure("\(root.path) holds no file to upload", kind: .invalidInput)
         }
         let waves = FolderFiles.waves(files)
-        var probe = S3UploadStage.Options()
-        probe.bucket = options.bucket
-        probe.key = options.prefix
-        probe.endpoint = options.endpoint
-        probe.pathStyle = options.pathStyle
-        let environment = ProcessInfo.processInfo.environment
-        let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-        let target = try "s3:" + S3Backend.objectURL(probe, region: region)
+        let connection = options.connection
+        let region = connection.signingRegion(environment: ProcessInfo.processInfo.environment)
+        let target = try "s3:" + connection.objectURL(key: options.prefix, region: region)
         let saved = context.lastCheckpoint(as: Progress.self)
         var progress = saved ?? Progress(target: target, done: [:], uploading: [:])
         if progress.target != target {
@@ -160,15 +131,15 @@ public struct S3FolderUploadStage: Stage {
         let manifests = waves.last.map { wave in wave.filter { !$0.contains("/") } } ?? []
         let keys = manifests.map { options.prefix + $0 }
         let master = keys.first { $0.hasSuffix(".m3u8") } ?? keys.first
-        var location = ""
-        if let master {
-            var object = probe
-            object.key = master
-            location = try S3Backend.objectURL(object, region: region)
+        let location = try master.map { try connection.objectURL(key: $0, region: region) } ?? ""
+        return Outputs.with {
+            $0.bucket = connection.bucket
+            $0.prefix = options.prefix
+            $0.files = files.count
+            $0.size = total
+            $0.manifests = keys
+            $0.location = location
         }
-        return Outputs(
-            bucket: options.bucket, prefix: options.prefix, files: files.count, size: total, manifests: keys,
-            location: location)
     }
 
     /// Uploads `names` at most `concurrency` at a time. Each file catches its own failure: the first one stops
@@ -177,7 +148,7 @@ public struct S3FolderUploadStage: Stage {
         _ names: [String], options: Options, root: URL, known: [String: UploadFile], journal: FolderJournal,
         meter: FolderMeter, resuming: Bool, context: StageContext
     ) async throws {
-        let concurrency = max(1, min(options.concurrency, 32))
+        let concurrency = options.concurrency
         try await withThrowingTaskGroup(of: (any Error)?.self) { group in
             var queue = names.makeIterator()
             var failure: (any Error)?
@@ -214,19 +185,6 @@ public struct S3FolderUploadStage: Stage {
         _ name: String, file: UploadFile, options: Options, journal: FolderJournal, meter: FolderMeter,
         resuming: Bool, context: StageContext
     ) async throws {
-        var fileOptions = S3UploadStage.Options()
-        fileOptions.endpoint = options.endpoint
-        fileOptions.region = options.region
-        fileOptions.bucket = options.bucket
-        fileOptions.key = options.prefix + name
-        fileOptions.file = file.path
-        fileOptions.pathStyle = options.pathStyle
-        fileOptions.accessKeyId = options.accessKeyId
-        fileOptions.secretAccessKey = options.secretAccessKey
-        fileOptions.sessionToken = options.sessionToken
-        fileOptions.checksum = options.checksum
-        fileOptions.contentType = MediaType.guess(for: name)
-        fileOptions.stallTimeout = options.stallTimeout
         // A package holds hundreds of files: each one's start and resume are told only at debug level.
         var logger = context.logger
         if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .notice) }
@@ -238,7 +196,9 @@ public struct S3FolderUploadStage: Stage {
             checkpointer: FileCheckpointer(name: name, journal: journal, context: context),
             progress: { meter.update(name, bytes: $0.completed) }, retryPolicy: context.retryPolicy,
             retrying: { context.retrying(attempt: $0.attempt, after: $0.delay, because: $0.error) })
-        let backend = try S3Backend(options: fileOptions, file: file, context: fileContext)
+        let backend = try S3Backend(
+            options.connection, key: options.prefix + name, contentType: MediaType.guess(for: name), file: file,
+            context: fileContext)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         guard partSize <= 5 << 30 else {
             throw StageFailure(
@@ -259,7 +219,7 @@ public struct S3FolderUploadStage: Stage {
         let (completed, _) = try await upload.run()
         meter.update(name, bytes: file.size)
         try await journal.finished(name, DoneFile(fingerprint: file.fingerprint, etag: completed.etag))
-        context.logger.debug("uploaded \(name) as \(fileOptions.key)")
+        context.logger.debug("uploaded \(name) as \(backend.key)")
     }
 
     /// Sends a file in one PutObject, retried under the stage's policy; returns the object's ETag. With

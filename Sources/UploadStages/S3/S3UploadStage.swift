@@ -7,6 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
+import StageRuntime
 
 /// `s3.upload`: S3 multipart upload with SigV4, parallel parts, a checksum per part, and resume: the
 /// upload id and every finished part are checkpointed; after a crash the stage reconciles with
@@ -15,13 +16,8 @@ public import StageKit
 public struct S3UploadStage: Stage {
     /// The options of `s3.upload`.
     public struct Options: StageOptions {
-        /// Base URL (default: https://s3.<region>.amazonaws.com).
-        @Option("Base URL (default: https://s3.<region>.amazonaws.com).") public var endpoint: String?
-        /// The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).
-        @Option("The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1).")
-        public var region: String?
-        /// The bucket.
-        @Option("The bucket.") public var bucket: String
+        /// Where the bucket is and how to send to it.
+        @OptionGroup public var connection: S3Connection
         /// The object key.
         @Option("The object key.") public var key: String
         /// The file (default: the input file).
@@ -36,22 +32,8 @@ public struct S3UploadStage: Stage {
             "Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
         )
         public var concurrency = 4
-        /// Address the bucket in the path (default: true with a custom endpoint).
-        @Option("Address the bucket in the path (default: true with a custom endpoint).") public var pathStyle: Bool?
-        /// Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.
-        @Option("Default: AWS_ACCESS_KEY_ID, then ~/.aws/credentials.") public var accessKeyId: String?
-        /// Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.
-        @Option("Default: AWS_SECRET_ACCESS_KEY, then ~/.aws/credentials. Use ${env.…} so it stays secret.")
-        public var secretAccessKey: String?
-        /// Default: AWS_SESSION_TOKEN.
-        @Option("Default: AWS_SESSION_TOKEN.") public var sessionToken: String?
-        /// Checksum sent with each part and verified by the server.
-        @Option("Checksum sent with each part and verified by the server.") public var checksum = Checksum.crc32c
         /// Content-Type of the object (default: from the file extension).
         @Option("Content-Type of the object (default: from the file extension).") public var contentType: String?
-        /// Abort a part that sends nothing for this long, then retry it.
-        @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
-        public var stallTimeout = TimeSpan(seconds: 30)
         /// Also give a presigned GET URL of the object, valid this long.
         @Option(
             "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs.",
@@ -61,74 +43,50 @@ public struct S3UploadStage: Stage {
         public init() {}
     }
 
-    /// The checksum of each part.
-    public enum Checksum: String, OptionChoice {
-        /// CRC32C (x-amz-checksum-crc32c).
-        case crc32c
-        /// SHA-256 (x-amz-checksum-sha256).
-        case sha256
-        /// No checksum.
-        case none
-    }
-
     /// The outputs of `s3.upload`.
-    public struct Outputs: Codable, Sendable {
-        /// The bucket.
-        public var bucket: String
-        /// The object key.
-        public var key: String
-        /// The object's ETag.
-        public var etag: String
-        /// The object's URL.
-        public var location: String
-        /// Bytes uploaded.
-        public var size: Int64
+    public struct Outputs: StageOutputs {
+        /// The object.
+        @OutputGroup public var object = UploadedObject()
         /// A presigned GET URL of the object (shareFor); empty when not asked for.
-        public var sharedURL: String
+        @Output("A presigned GET URL of the object, valid for shareFor; empty when not asked for.")
+        public var sharedURL = ""
+
+        public init() {}
     }
 
     public static let stageType = "s3.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "location"
+    /// A multipart upload sends part 1, the head, last.
+    public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Uploads a file to S3 (or a compatible store) with multipart, SigV4, parallel parts and per-part checksums; resumes after a crash."
-    public static let outputSchema = OutputSchema([
-        OutputField("bucket", "The bucket."),
-        OutputField("key", "The object key."),
-        OutputField("etag", "The object's ETag."),
-        OutputField("location", "The object's URL."),
-        OutputField("size", "Bytes uploaded."),
-        OutputField("sharedURL", "A presigned GET URL of the object, valid for shareFor; empty when not asked for."),
-    ])
 
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
-        let shareSeconds = try options.shareFor.map { span in
-            // The bounds validate checks, for a value from a template.
-            guard (1...604_800).contains(span.seconds) else {
-                throw StageFailure("shareFor must be between 1 second and 7 days, not \(span)", kind: .invalidOptions)
-            }
-            return Int(span.seconds.rounded())
-        }
+        let shareSeconds = options.shareFor.map { Int($0.seconds.rounded()) }
         if let stream = context.services[ExportStreamKey.self] {
             return try await runStreamed(options, stream: stream, shareSeconds: shareSeconds, context: context)
         }
         let file = try UploadFile(path: options.file ?? context.item.path)
-        let backend = try S3Backend(options: options, file: file, context: context)
+        let backend = try S3Backend(options, file: file, context: context)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         guard partSize <= 5 << 30 else {
             throw StageFailure(
                 "\(ByteCount(file.size)) needs parts over 5 GiB; S3 objects are at most 5 TiB", kind: .invalidInput)
         }
         let upload = MultipartUpload(
-            file: file, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
+            file: file, partSize: partSize, concurrency: options.concurrency,
             target: "s3:\(backend.objectURL) checksum=\(backend.checksum)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
-        return Outputs(
-            bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
-            size: file.size, sharedURL: try shareSeconds.map(backend.presignedGet) ?? "")
+        return try Outputs.with {
+            $0.object = UploadedObject(bucket: options.connection.bucket, key: options.key, completed, size: file.size)
+            $0.sharedURL = try shareSeconds.map(backend.presignedGet) ?? ""
+        }
     }
 }
 
@@ -140,22 +98,25 @@ extension S3UploadStage {
         _ options: Options, stream: ExportStream, shareSeconds: Int?, context: StageContext
     ) async throws -> Outputs {
         let partSize = max(5 << 20, options.partSize.bytes, (2 * context.item.size + 9_999) / 10_000)
-        let objectURL = try S3Backend.objectURL(options, region: "us-east-1")
+        let objectURL = try options.connection.objectURL(key: options.key, region: "us-east-1")
         let upload = StreamedMultipartUpload(
-            stream: stream, partSize: partSize, concurrency: max(1, min(options.concurrency, 32)),
-            target: "s3:\(objectURL) checksum=\(options.checksum.rawValue) streamed", context: context,
-            backend: { file in try S3Backend(options: options, file: file, context: context) })
+            stream: stream, partSize: partSize, concurrency: options.concurrency,
+            target: "s3:\(objectURL) checksum=\(options.connection.checksum.rawValue) streamed", context: context,
+            backend: { file in try S3Backend(options, file: file, context: context) })
         let (completed, size) = try await upload.run()
-        let backend = try S3Backend(options: options, file: UploadFile(growing: ""), context: context)
-        return Outputs(
-            bucket: options.bucket, key: options.key, etag: completed.etag, location: completed.location,
-            size: size, sharedURL: try shareSeconds.map(backend.presignedGet) ?? "")
+        let backend = try S3Backend(options, file: UploadFile(growing: ""), context: context)
+        return try Outputs.with {
+            $0.object = UploadedObject(bucket: options.connection.bucket, key: options.key, completed, size: size)
+            $0.sharedURL = try shareSeconds.map(backend.presignedGet) ?? ""
+        }
     }
 }
 
 /// S3 itself as the storage of a multipart upload: signed requests, XML answers.
 struct S3Backend: MultipartBackend {
-    let options: S3UploadStage.Options
+    let key: String
+    /// The object's Content-Type.
+    let contentType: String
     let file: UploadFile
     let context: StageContext
     let exchange: HTTPExchange
@@ -163,18 +124,29 @@ struct S3Backend: MultipartBackend {
     let objectURL: String
     let checksum: String
 
-    init(options: S3UploadStage.Options, file: UploadFile, context: StageContext) throws {
-        self.options = options
+    /// The backend of object `key` in the bucket `connection` reaches (`contentType` by default: from the key's
+    /// extension).
+    init(
+        _ connection: S3Connection, key: String, contentType: String?, file: UploadFile, context: StageContext
+    ) throws {
+        self.key = key
+        self.contentType = contentType ?? MediaType.guess(for: key)
         self.file = file
         self.context = context
         let environment = ProcessInfo.processInfo.environment
-        let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-        signer = SigV4Signer.s3(credentials: try Self.credentials(options, environment: environment), region: region)
-        let stall = options.stallTimeout
+        let region = connection.signingRegion(environment: environment)
+        signer = SigV4Signer.s3(credentials: try connection.credentials(environment: environment), region: region)
+        let stall = connection.stallTimeout
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
-        objectURL = try Self.objectURL(options, region: region)
-        checksum = options.checksum.rawValue
+        objectURL = try connection.objectURL(key: key, region: region)
+        checksum = connection.checksum.rawValue
+    }
+
+    /// The backend of `s3.upload`'s object.
+    init(_ options: S3UploadStage.Options, file: UploadFile, context: StageContext) throws {
+        try self.init(
+            options.connection, key: options.key, contentType: options.contentType, file: file, context: context)
     }
 
     /// A GET URL of the object that needs no credentials for `seconds` (S3 allows at most 7 days).
@@ -187,7 +159,7 @@ struct S3Backend: MultipartBackend {
 
     /// CreateMultipartUpload.
     func create() async throws -> (uploadId: String, key: String) {
-        var headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
+        var headers = [("Content-Type", contentType)]
         if checksum != "none" { headers.append(("x-amz-checksum-algorithm", checksum.uppercased())) }
         let answer = try await send("POST", query: "uploads", headers: headers, doing: "starting the multipart upload")
         guard answer.status == .ok else { throw HTTPFailure.s3(answer, doing: "starting the multipart upload") }
@@ -195,7 +167,7 @@ struct S3Backend: MultipartBackend {
             throw HTTPFailure.invalidAnswer(
                 answer, "starting the multipart upload: the answer has no UploadId (\(answer.bodyExcerpt))")
         }
-        return (uploadId, options.key)
+        return (uploadId, key)
     }
 
     /// ListParts, page by page.
@@ -285,7 +257,7 @@ struct S3Backend: MultipartBackend {
     /// or part list to checkpoint. `Content-MD5` (and the stage's checksum) has the server refuse damaged bytes.
     func putObject(_ digests: ObjectDigests, meter: TransferMeter) async throws -> CompletedUpload {
         var headers = [
-            ("Content-Type", options.contentType ?? MediaType.guess(for: options.key)),
+            ("Content-Type", contentType),
             ("Content-MD5", digests.md5Base64),
         ]
         if let digest = digests.checksum { headers.append(("x-amz-checksum-\(checksum)", digest)) }
@@ -348,62 +320,6 @@ struct S3Backend: MultipartBackend {
     }
 
     // MARK: Configuration
-
-    /// Credentials from the options, the standard environment variables, or ~/.aws/credentials.
-    static func credentials(_ options: S3UploadStage.Options, environment: [String: String]) throws -> AWSCredentials {
-        if let id = options.accessKeyId ?? environment["AWS_ACCESS_KEY_ID"],
-            let secret = options.secretAccessKey ?? environment["AWS_SECRET_ACCESS_KEY"]
-        {
-            return AWSCredentials(
-                accessKeyId: id, secretAccessKey: secret,
-                sessionToken: options.sessionToken ?? environment["AWS_SESSION_TOKEN"])
-        }
-        let path = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? ((environment["HOME"] ?? "") + "/.aws/credentials")
-        let profile = environment["AWS_PROFILE"] ?? "default"
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            var section = ""
-            var values: [String: String] = [:]
-            for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                if line.hasPrefix("[") && line.hasSuffix("]") {
-                    section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                } else if section == profile, let equals = line.firstIndex(of: "=") {
-                    values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...]
-                        .trimmingCharacters(in: .whitespaces)
-                }
-            }
-            if let id = values["aws_access_key_id"], let secret = values["aws_secret_access_key"] {
-                return AWSCredentials(
-                    accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
-            }
-        }
-        throw StageFailure(
-            "no AWS credentials: set accessKeyId/secretAccessKey (as ${env.…}), AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or a [\(profile)] profile in \(path)",
-            kind: .notAuthenticated)
-    }
-
-    /// The object's URL, path-style or virtual-host style, with the key encoded as S3 signs it.
-    static func objectURL(_ options: S3UploadStage.Options, region: String) throws -> String {
-        let endpoint = options.endpoint ?? "https://s3.\(region).amazonaws.com"
-        guard var components = URLComponents(string: endpoint), let host = components.host, components.scheme != nil
-        else {
-            throw StageFailure("invalid endpoint \(endpoint)", kind: .invalidOptions)
-        }
-        let key = encode(options.key, keepingSlashes: true)
-        let pathStyle = options.pathStyle ?? (options.endpoint != nil)
-        let base =
-            components.percentEncodedPath.hasSuffix("/")
-            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
-        if pathStyle {
-            components.percentEncodedPath = base + "/" + encode(options.bucket) + "/" + key
-        } else {
-            components.host = "\(options.bucket).\(host)"
-            components.percentEncodedPath = base + "/" + key
-        }
-        guard let url = components.string else {
-            throw StageFailure("invalid S3 URL for \(options.bucket)/\(options.key)", kind: .invalidOptions)
-        }
-        return url
-    }
 
     /// Percent-encodes every byte but `A-Z a-z 0-9 - . _ ~` (and `/` when asked), as S3 expects.
     static func encode(_ text: String, keepingSlashes: Bool = false) -> String {

@@ -1,11 +1,12 @@
-public import AsyncHTTPClient
+package import AsyncHTTPClient
 import Crypto
-public import Foundation
+package import Foundation
 import HTTPTransport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-public import StageKit
+package import StageKit
+package import StageRuntime
 import Synchronization
 
 /// A segment store in an S3 bucket (or a compatible one: MinIO, moto), for workers that share no folder: the
@@ -20,13 +21,13 @@ import Synchronization
 /// Requests that send or receive nothing for the stall timeout are aborted. Failures are classified as the
 /// `s3.upload` stage classifies them (by ``HTTPFailure``'s one table, refined by S3's error codes); the store
 /// does not retry by itself.
-public struct S3SegmentStore: SegmentStore {
+package struct S3SegmentStore: SegmentStore {
     /// The bucket.
-    public let bucket: String
+    package let bucket: String
     /// The folder of the segments in the bucket, without slashes at either end; empty for the bucket's root.
-    public let prefix: String
+    package let prefix: String
     /// The largest segment a single PutObject takes: 5 GiB.
-    public static let largestSegment: Int64 = 5 << 30
+    package static let largestSegment: Int64 = 5 << 30
 
     private let signer: SigV4Signer
     private let client: HTTPClient
@@ -46,7 +47,7 @@ public struct S3SegmentStore: SegmentStore {
     ///   - httpClient: the client to send requests with (``AsyncHTTPClient/HTTPClient/makeForStages()``); its
     ///     owner shuts it down.
     ///   - stallTimeout: a request that sends or receives no byte for this long is aborted (retryable).
-    public init(
+    package init(
         bucket: String, prefix: String = "", endpoint: String? = nil, region: String, credentials: AWSCredentials,
         pathStyle: Bool? = nil, httpClient: HTTPClient, stallTimeout: TimeSpan = TimeSpan(seconds: 30)
     ) throws(SegmentStoreError) {
@@ -86,7 +87,7 @@ public struct S3SegmentStore: SegmentStore {
     /// `AWS_DEFAULT_REGION`, else `us-east-1`; the credentials as `s3.upload` finds them
     /// (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN`, else the `AWS_PROFILE` profile of
     /// `~/.aws/credentials`).
-    public init(address: String, environment: [String: String], httpClient: HTTPClient) throws {
+    package init(address: String, environment: [String: String], httpClient: HTTPClient) throws {
         guard let components = URLComponents(string: address), components.scheme?.lowercased() == "s3",
             let bucket = components.host, !bucket.isEmpty, components.query == nil, components.fragment == nil,
             components.user == nil, components.port == nil
@@ -102,7 +103,7 @@ public struct S3SegmentStore: SegmentStore {
         }
         let credentials: AWSCredentials
         do {
-            credentials = try S3Backend.credentials(S3UploadStage.Options(), environment: environment)
+            credentials = try S3Connection().credentials(environment: environment)
         } catch {
             throw Self.storeError(error, doing: "opening the segment store \(address)")
         }
@@ -112,9 +113,9 @@ public struct S3SegmentStore: SegmentStore {
             httpClient: httpClient)
     }
 
-    public var address: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
+    package var address: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
 
-    public func put(_ file: URL, as key: SegmentKey, sha256: String) async throws {
+    package func put(_ file: URL, as key: SegmentKey, sha256: String) async throws {
         let sha256 = try SegmentKey.normalizedHash(sha256)
         let action = "storing segment \(key) in \(address)"
         let upload: UploadFile
@@ -145,7 +146,7 @@ public struct S3SegmentStore: SegmentStore {
         }
     }
 
-    public func fetch(_ key: SegmentKey, sha256: String, to destination: URL) async throws {
+    package func fetch(_ key: SegmentKey, sha256: String, to destination: URL) async throws {
         let sha256 = try SegmentKey.normalizedHash(sha256)
         let action = "fetching segment \(key) from \(address)"
         do {
@@ -164,7 +165,7 @@ public struct S3SegmentStore: SegmentStore {
         }
     }
 
-    public func contains(_ key: SegmentKey, sha256: String) async throws -> Bool {
+    package func contains(_ key: SegmentKey, sha256: String) async throws -> Bool {
         let sha256 = try SegmentKey.normalizedHash(sha256)
         let action = "looking for segment \(key) in \(address)"
         do {
@@ -180,7 +181,7 @@ public struct S3SegmentStore: SegmentStore {
         }
     }
 
-    public func remove(_ keys: [SegmentKey]) async throws {
+    package func remove(_ keys: [SegmentKey]) async throws {
         for (plan, keys) in Dictionary(grouping: keys, by: \.plan) {
             let action = "removing the segments of \(plan) from \(address)"
             do {
@@ -226,7 +227,7 @@ public struct S3SegmentStore: SegmentStore {
         return request
     }
 
-    /// GetObject into `destination` through ``StageKit/VerifiedFile``, 1 MiB at a time; the HTTP client reads
+    /// GetObject into `destination` through ``StageRuntime/VerifiedFile``, 1 MiB at a time; the HTTP client reads
     /// from the socket only as fast as the file takes the bytes.
     private func download(
         _ request: HTTPClientRequest, key: SegmentKey, sha256: String, to destination: URL,

@@ -1,13 +1,14 @@
-public import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
-public import StageKit
+import StageKit
+package import StageRuntime
 
 /// Opens the segment store an option names (`--segments`): a folder's path or a `file://` URL gives a
-/// ``StageKit/FolderSegmentStore`` (the folder must exist: a shared filesystem that is not mounted must not
+/// ``StageRuntime/FolderSegmentStore`` (the folder must exist: a shared filesystem that is not mounted must not
 /// pass for an empty store), `s3://bucket/prefix` an ``S3SegmentStore`` configured from `environment` as the
 /// AWS CLI is (see ``S3SegmentStore/init(address:environment:httpClient:)``). Anything else throws
-/// ``StageKit/SegmentStoreError/Code/invalidAddress``.
-public func segmentStore(address: String, environment: [String: String], httpClient: HTTPClient) throws
+/// ``StageRuntime/SegmentStoreError/Code/invalidAddress``.
+package func segmentStore(address: String, environment: [String: String], httpClient: HTTPClient) throws
     -> any SegmentStore
 {
     let address = address.trimmingCharacters(in: .whitespaces)

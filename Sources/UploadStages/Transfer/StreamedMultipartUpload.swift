@@ -4,12 +4,13 @@ import HTTPTransport
 import Logging
 import NIOCore
 import StageKit
+import StageRuntime
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A multipart upload of an export while it is written (`"stream": true`, ``StageKit/ExportStream``): parts
+/// A multipart upload of an export while it is written (`"stream": true`, ``StageRuntime/ExportStream``): parts
 /// 2…N go out as the export's watermark passes them, part 1 (the head, which the export rewrites when it
 /// finishes, and the first media bytes) once the export is finished; then the upload is completed. Parts may
 /// be uploaded in any order, so the object is the finished file, byte for byte.

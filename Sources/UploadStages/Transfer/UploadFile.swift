@@ -4,6 +4,7 @@ import HTTPTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import StageKit
+import StageRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ import StageKit
 /// A file being uploaded: its identity when the upload began, and bounded chunked reads of any range.
 struct UploadFile: Sendable {
     /// What says a file is still the one an upload started with: its size and modification time, and a sampled
-    /// hash of its content (``StageKit/ContentFingerprint``), so that a file made again with the same bytes
+    /// hash of its content (``StageRuntime/ContentFingerprint``), so that a file made again with the same bytes
     /// (an encode repeated by a worker on another machine) still continues the upload.
     struct Fingerprint: Codable, Sendable, Hashable {
         var size: Int64

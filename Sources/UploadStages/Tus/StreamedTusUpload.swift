@@ -4,6 +4,7 @@ import HTTPTransport
 import Logging
 import NIOCore
 import StageKit
+import StageRuntime
 
 /// A tus upload of an export while it is written (`"stream": true`), through the concatenation extension: the
 /// body in partial uploads of a fixed size (`Upload-Concat: partial`) as the export's watermark passes them,

@@ -63,7 +63,7 @@ final class TusSession: Sendable {
         capabilities = await discover(options.url ?? options.endpoint ?? "")
         let algorithm = try checksumAlgorithm()
         let chunkSize = options.chunkSize?.bytes ?? (algorithm == nil ? nil : 16 << 20)
-        let parallel = max(1, min(options.parallel, 16))
+        let parallel = options.parallel
         if parallel > 1, options.endpoint == nil || !capabilities.extensions.contains("concatenation") {
             context.logger.warning(
                 "parallel needs an endpoint whose server offers the concatenation extension; uploading in one stream")
@@ -90,7 +90,10 @@ final class TusSession: Sendable {
             throw error
         }
         guard let url = progress?.uploadURL else { throw StageFailure("the upload has no URL") }
-        return TusUploadStage.Outputs(url: url, size: file.size)
+        return TusUploadStage.Outputs.with {
+            $0.url = url
+            $0.size = file.size
+        }
     }
 
     // MARK: Steps

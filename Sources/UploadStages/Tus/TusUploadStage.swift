@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 public import StageKit
+import StageRuntime
 
 /// `tus.upload`: a tus 1.0.0 client (core, creation, creation-with-upload, checksum, expiration,
 /// termination). It creates the upload on an `endpoint`, or continues one someone else created at
@@ -22,8 +23,8 @@ public struct TusUploadStage: Stage {
         public var chunkSize: ByteCount?
         /// Upload this many parts at once through the concatenation extension.
         @Option(
-            "Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it)."
-        )
+            "Upload this many parts at once through the concatenation extension (with endpoint, when the server offers it).",
+            minimum: 1, maximum: 16)
         public var parallel = 1
         /// Extra request headers (e.g. Authorization).
         @Option("Extra request headers (e.g. Authorization).") public var headers: [String: String] = [:]
@@ -57,11 +58,13 @@ public struct TusUploadStage: Stage {
     }
 
     /// The outputs of `tus.upload`.
-    public struct Outputs: Codable, Sendable {
+    public struct Outputs: StageOutputs {
         /// The upload's URL.
-        public var url: String
+        @Output("The upload's URL.") public var url = ""
         /// Bytes uploaded (the file's size).
-        public var size: Int64
+        @Output("Bytes uploaded.") public var size: Int64 = 0
+
+        public init() {}
     }
 
     /// What the stage checkpoints.
@@ -86,15 +89,15 @@ public struct TusUploadStage: Stage {
     }
 
     public static let stageType = "tus.upload"
+    public static let inputFileOption = "file"
+    public static let landingOutput = "url"
+    /// Partial uploads concatenate in any order, the head's last.
+    public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
         "Uploads a file with the tus 1.0 resumable protocol; resumes from the server's offset after a crash."
-    public static let outputSchema = OutputSchema([
-        OutputField("url", "The upload's URL."),
-        OutputField("size", "Bytes uploaded."),
-    ])
 
     public init() {}
 
@@ -112,7 +115,10 @@ public struct TusUploadStage: Stage {
                 stream: stream, options: options,
                 partSize: max(1 << 20, options.chunkSize?.bytes ?? 8 << 20), context: context)
             let (url, size) = try await upload.run()
-            return Outputs(url: url, size: size)
+            return Outputs.with {
+                $0.url = url
+                $0.size = size
+            }
         }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let session = TusSession(options: options, file: file, context: context)

@@ -10,19 +10,14 @@ struct ChecksumStage: Stage {
         var partSize = ByteCount(8 << 20)
     }
 
-    struct Outputs: Encodable, Sendable {
-        var parts: [String]
-        var partSize: Int64
-        var size: Int64
+    struct Outputs: StageOutputs {
+        @Output("The SHA-256 of each part, in hex.") var parts: [String] = []
+        @Output("Bytes per part.") var partSize: Int64 = 0
+        @Output("Bytes hashed.") var size: Int64 = 0
     }
 
     static let stageType = "acme.checksum"
     static let summary = "SHA-256 of each part of a file, checkpointed per part."
-    static let outputSchema = OutputSchema([
-        OutputField("parts", "The SHA-256 of each part, in hex."),
-        OutputField("partSize", "Bytes per part."),
-        OutputField("size", "Bytes hashed."),
-    ])
 
     init() {}
 

@@ -12,11 +12,11 @@ struct ChecksumStage: Stage {
         @Option("Write <file>.treehash next to it.") var sidecar = true
     }
 
-    struct Outputs: Encodable, Sendable {
-        var treeHash: String
-        var blocks: Int
-        var size: Int64
-        var sidecar: String?
+    struct Outputs: StageOutputs {
+        @Output("SHA-256 of the blocks' SHA-256s, hex.") var treeHash = ""
+        @Output("Number of 1 MiB blocks.") var blocks = 0
+        @Output("Bytes hashed.") var size: Int64 = 0
+        @Output("The .treehash file, when written.") var sidecar: String? = nil
     }
 
     /// The digests of the blocks hashed so far.
@@ -27,12 +27,6 @@ struct ChecksumStage: Stage {
 
     static let stageType = "checksum.blocks"
     static let summary = "Tree hash of a file in 1 MiB blocks, checkpointed per block (a compiled-in sample stage)."
-    static let outputSchema = OutputSchema([
-        OutputField("treeHash", "SHA-256 of the blocks' SHA-256s, hex."),
-        OutputField("blocks", "Number of 1 MiB blocks."),
-        OutputField("size", "Bytes hashed."),
-        OutputField("sidecar", "The .treehash file, when written."),
-    ])
 
     static let blockSize = 1 << 20
 

@@ -5,11 +5,12 @@ struct FileSize: Stage {
     struct Options: StageOptions {
         @Option("The file.") var file: String
     }
-    struct Outputs: Encodable, Sendable { var bytes: Int }
+    struct Outputs: StageOutputs {
+        @Output("Its size.") var bytes = 0
+    }
 
     static let stageType = "acme.size"
     static let summary = "Counts the bytes of a file."
-    static let outputSchema = OutputSchema([OutputField("bytes", "Its size.")])
 
     init() {}
 

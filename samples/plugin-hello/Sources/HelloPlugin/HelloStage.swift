@@ -16,9 +16,9 @@ struct HelloStage: Stage {
         @Option("Seconds between lines.") var pause = 0.0
     }
 
-    struct Outputs: Encodable, Sendable {
-        var path: String
-        var lines: Int
+    struct Outputs: StageOutputs {
+        @Output("The greeting file.") var path = ""
+        @Output("Lines written.") var lines = 0
     }
 
     /// What the stage checkpoints: the lines already written.
@@ -28,10 +28,6 @@ struct HelloStage: Stage {
 
     static let stageType = "hello.greet"
     static let summary = "Writes a greeting, one checkpointed line per step (a sample plugin)."
-    static let outputSchema = OutputSchema([
-        OutputField("path", "The greeting file."),
-        OutputField("lines", "Lines written."),
-    ])
 
     init() {}
 
@@ -58,5 +54,5 @@ struct HelloStage: Stage {
 /// The plugin's entry point: registers its stages with the host.
 @_cdecl("pipeline_plugin_register")
 public func registerStages(_ registrar: PluginRegistrar?) -> Int32 {
-    PluginExport.register([HelloStage.self, SendStage.self], with: registrar)
+    PluginExport.register([HelloStage.self, SendStage.self, FollowStage.self], with: registrar)
 }

@@ -25,25 +25,21 @@ struct SendStage: Stage {
         @Option("A receipt file to write once the file is sent (adds the output `receipt`).") var receipt: String?
     }
 
-    struct Outputs: Encodable, Sendable {
-        var path: String
-        var requests: Int
-        var receipt: String?
+    struct Outputs: StageOutputs {
+        @Output("The copy.") var path = ""
+        @Output("Requests it took.") var requests = 0
+        /// An output only when the workflow gives the option.
+        @Output("The receipt file.", whenGiven: "receipt") var receipt: String? = nil
     }
 
     static let stageType = "hello.send"
     static let summary = "Copies a file into a folder like an upload that retries itself (a sample plugin)."
-    static let outputSchema = OutputSchema([
-        OutputField("path", "The copy."),
-        OutputField("requests", "Requests it took."),
-    ])
     static let resource = StageResource.network
     static let retriesItself = true
 
-    /// `receipt` is an output only when the workflow gives the option.
-    static func outputSchema(for with: JSONValue) -> OutputSchema {
-        guard with["receipt"] != nil else { return outputSchema }
-        return OutputSchema(outputSchema.fields + [OutputField("receipt", "The receipt file.")])
+    /// A plugin stage gives its own reason not to stream, as a built-in one does.
+    static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
+        "it copies a finished file in one request; hello.follow copies an export while it is written"
     }
 
     init() {}

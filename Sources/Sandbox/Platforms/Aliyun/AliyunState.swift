@@ -1,0 +1,31 @@
+import Foundation
+import StageKit
+
+/// Alibaba Cloud as the sandbox plays it: ApsaraVideo VOD's videos and images, OSS's objects and multipart
+/// uploads, and the Security Token Service's temporary credentials that tie them together (a VOD upload
+/// address comes with a credential that opens one OSS object).
+///
+/// Its files are its own (`uploads/oss-…`), not uploads of the core.
+@SandboxActor
+final class AliyunState: IndexSectionKeeper {
+    nonisolated let core: SandboxCore
+    var records: AliyunRecords
+    /// Temporary credentials issued with upload addresses, by access key id (kept in memory: after a
+    /// restart they are unknown, and a client asks for new ones as it would after they expired).
+    var stsCredentials: [String: STSCredential] = [:]
+    /// OSS parts stored since the sandbox started (a part sent again counts again), for tests.
+    var ossPartsStored = 0
+    /// `SignatureNonce`s of the RPC API seen recently: a nonce is accepted once.
+    var rpcNonces: [String: Date] = [:]
+
+    var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
+
+    /// Reads Alibaba Cloud's section of `document`.
+    init(_ document: IndexDocument, core: SandboxCore) throws {
+        self.records = try document.section(AliyunSection.self).aliyun
+        self.core = core
+    }
+
+    /// Where the sandbox listens, for the upload addresses VOD answers.
+    nonisolated var baseURL: String { self.core.address.baseURL }
+}
