@@ -21,10 +21,13 @@ public struct ExecStage: Stage {
 
         public init() {}
 
-        /// A program that is an empty string (`"command": ["", "-v"]`, or `[""]` once a template resolves) cannot
-        /// run; an empty command is refused by its count.
+        /// A program that is an empty string (`"command": ["", "-v"]`, or `[""]` or null once a template resolves)
+        /// cannot run; an empty command is refused by its count.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            guard case .string("")? = with["command"]?.arrayValue?.first else { return [] }
+            switch with["command"]?.arrayValue?.first {
+            case .string("")?, .null?: break
+            default: return []
+            }
             return [
                 OptionProblem(
                     at: JSONPath.root.appending("command").appending(index: 0),

@@ -17,7 +17,7 @@ public struct TranscodeStage: Stage {
             public var codec: VideoCodec?
             /// Constant rate factor.
             @Option(
-                "Constant rate factor: 0–51 for h264 and hevc, 0–63 for av1 (default: the profile's, else the encoder's).",
+                "Constant rate factor, within the codec's range: h264 and hevc 0–51, av1 0–63 (default: the profile's, else the encoder's).",
                 minimum: 0, maximum: 63)
             public var crf: Int?
             /// Bits per second; with crf, a cap.
@@ -44,8 +44,8 @@ public struct TranscodeStage: Stage {
             /// Bits per second.
             @Option("Bits per second (default: the profile's, else the encoder's).", minimum: 1000)
             public var bitrate: BitRate?
-            /// 1–8.
-            @Option("1–8 (default: the source's, at most 2).", minimum: 1, maximum: 8) public var channels: Int?
+            /// Channels.
+            @Option("Channels (default: the source's, at most 2).", minimum: 1, maximum: 8) public var channels: Int?
 
             public init() {}
         }
@@ -81,10 +81,12 @@ public struct TranscodeStage: Stage {
 
         public init() {}
 
-        /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may
-        /// choose: the declared bounds are those of the widest.
+        /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
+        /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            guard let crf = with["video"]?["crf"]?.intValue, let codec = TranscodeStage.codec(in: with) else {
+            guard let crf = with["video"]?["crf"]?.intValue, let codec = TranscodeStage.codec(in: with),
+                VideoCodec.allCases.contains(where: { $0.crfRange.contains(crf) })
+            else {
                 return []
             }
             let range = codec.crfRange
@@ -376,6 +378,12 @@ enum Export {
             } else {
                 report = try await MediaToolkit.transcode(
                     input, to: output.partial.path, settings: settings, logger: context.logger, progress: progress)
+            }
+            let policy = context.services[DamagedInputPolicyKey.self] ?? .default
+            if policy != .export,
+                let short = DamagedInputPolicy.shortfall(decoded: report.decodedSeconds, declared: report.inputDuration)
+            {
+                throw StageFailure.damagedInput(short)
             }
             if report.decodeErrors > 0
                 || (report.inputDuration > 0 && report.decodedSeconds < report.inputDuration - 0.5)

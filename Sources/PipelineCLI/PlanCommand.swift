@@ -5,6 +5,7 @@ import PluginHost
 
 import struct StageKit.InputItem
 import enum StageKit.JSONValue
+import struct StageKit.StageFailure
 
 /// `pipeline plan WORKFLOW`: what the next `run` would do with each file and stage, and why. Writes nothing,
 /// contacts no server.
@@ -54,6 +55,11 @@ struct PlanCommand: StageCatalogCommand {
         var report = PlanReport(json: json, branched: workflow.graph.isBranched)
         var (described, undescribed) = (0, 0)
         for planned in plan.items {
+            // A damaged file's item fails before its stages run.
+            guard planned.damage == nil else {
+                report.add(planned, stages: [])
+                continue
+            }
             let records = planned.known.flatMap { checkpoints[$0.id] } ?? [:]
             var stages = decisions.preview(
                 planned, checkpoints: records, previous: planned.known.flatMap { previous[$0.id] } ?? [:])
@@ -79,6 +85,7 @@ struct PlanCommand: StageCatalogCommand {
 
     /// The plan word for an item, and why.
     static func describe(_ planned: PlannedItem) -> (String, String?) {
+        if let damage = planned.damage { return ("damaged", StageFailure.damagedInput(damage).message) }
         switch planned.action {
         case .run(let reason):
             switch reason {

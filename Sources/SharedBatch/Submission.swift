@@ -1,4 +1,5 @@
 public import PipelineKit
+import StageKit
 
 /// Admits the runnable items of a plan to a shared batch: new items and new versions are admitted to the ledger,
 /// then queued with the stored workflow. Items already queued are left as they are, and a new version of an item
@@ -16,6 +17,9 @@ public struct Submission: Sendable {
         public var done = 0
         /// Items the plan skips (a filter or a limit, or no admission).
         public var skipped = 0
+        /// Items whose file is named as media but FFmpeg cannot read (``PlannedItem/damage``): admitted and
+        /// recorded as failed, not queued.
+        public var damaged = 0
     }
 
     /// The plan, made against ``store``.
@@ -61,7 +65,17 @@ public struct Submission: Sendable {
                         continue
                     }
                 }
-                admitted[try await store.admit(admission, workflow: workflow.name).ref.item] = item.digest
+                let ref = try await store.admit(admission, workflow: workflow.name).ref
+                if let damage = item.damage {
+                    let failure = StageFailure.damagedInput(damage)
+                    let result = ItemResult(
+                        ref: ref, fingerprint: item.fingerprint, path: item.input.path, outcome: .failed,
+                        reason: failure.message, errorKind: failure.kind, bytes: item.input.size)
+                    try await store.finish(ref, result: result, digest: nil)
+                    summary.damaged += 1
+                    continue
+                }
+                admitted[ref.item] = item.digest
             }
         }
         try await queue.enqueue(admitted, with: id)
@@ -70,6 +84,7 @@ public struct Submission: Sendable {
         var totals = RunSummary(items: plan.items.count + plan.passedOver.count)
         totals.reused = summary.done
         totals.skipped = summary.skipped + plan.passedOver.count
+        totals.failed = summary.damaged
         try await store.finishRun(run, summary: totals)
         return summary
     }

@@ -11,7 +11,7 @@ extension Stage {
         optionSchema.field(named: conventionalInputFileOption) == nil ? noOption : conventionalInputFileOption
     }
 
-    /// By convention the first of `link`, `url`, `location` and `path` that the stage always outputs says where its
+    /// By convention the first of `link`, `url`, `location` and `path` among the stage's outputs says where its
     /// result landed; a stage without any declares none. Outputs that depend on a workflow's `with` (an open
     /// ``OutputSchema``) are not known here: such a stage declares its own.
     public static var landingOutput: String {

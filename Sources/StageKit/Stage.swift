@@ -33,6 +33,9 @@ public protocol Stage: Sendable {
     static var stageType: String { get }
     /// One line for `pipeline stages`.
     static var summary: String { get }
+    /// The outputs in general: read from the declarations of ``Outputs`` (``StageOutputs/outputSchema``). Only a
+    /// stage whose outputs are a `JSONValue` (any names) declares its own, to name the ones it always gives.
+    static var outputSchema: OutputSchema { get }
     /// The outputs for a particular `with` object: ``outputSchema`` less the outputs given only with an option
     /// it leaves out. A stage whose outputs the workflow names (`set`, `http.request`'s `outputs`) adds those.
     static func outputSchema(for with: JSONValue) -> OutputSchema

@@ -56,6 +56,9 @@ public struct ErrorKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidResponse = ErrorKind("invalid-response")
     /// The input cannot be used: missing, unreadable, corrupt or unsupported media.
     public static let invalidInput = ErrorKind("invalid-input")
+    /// The input claims to be media (by its name) but FFmpeg cannot read it, or it decodes short of the duration
+    /// its container declares: a truncated copy, a damaged file (``DamagedInputPolicy``).
+    public static let damagedInput = ErrorKind("damaged-input")
     /// The stage's options are wrong in a way only running shows.
     public static let invalidOptions = ErrorKind("invalid-options")
     /// An attempt ran longer than the stage's `timeout`.

@@ -173,7 +173,12 @@ import Testing
         #expect(records.allSatisfy { $0["stages"]?.arrayValue?.count == 2 })
     }
 
-    @Test func filesThatCannotBeProcessedAreSkippedWithTheirReasonAndTheOthersFinish() async throws {
+    /// Files named as media that FFmpeg cannot read (text, an MP4 cut before its index, an empty file) fail their
+    /// items as damaged by default, with FFmpeg's reason, exit 1 and a row in `status --failed`; with
+    /// `inputs.damaged: "skip"` they are skipped as files that do not claim to be media always are. Either way the
+    /// others finish, and a file that cannot be read at all (no permission) is skipped.
+    @Test(arguments: [nil, "skip"] as [String?])
+    func damagedMediaFailsUnlessSkippedAndTheOtherFilesFinish(damaged: String?) async throws {
         let scratch = try Scratch()
         let samples = repositoryRoot.appendingPathComponent("samples")
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
@@ -187,10 +192,11 @@ import Testing
         try scratch.write("in/notes.txt", "not a video\n")
         try scratch.write("in/locked.mp4", "locked")
         chmod(scratch.path("in/locked.mp4").path, 0)
+        let policy = damaged.map { #", "damaged": "\#($0)""# } ?? ""
         try scratch.write(
             "wf.json",
             """
-            {"version": 1, "name": "media", "inputs": {"path": "in"},
+            {"version": 1, "name": "media", "inputs": {"path": "in"\(policy)},
              "stages": [{"id": "probe", "uses": "ffmpeg.probe"}]}
             """)
         // As root every file is readable: run as nobody, so the locked file really is unreadable.
@@ -199,33 +205,56 @@ import Testing
             chmod(scratch.root.path, 0o777)
             chmod(scratch.path("in").path, 0o777)
         }
-        let command = ["run", "wf.json", "--report", "report.json"]
-        let result: Binary.Output
-        if asNobody {
-            result = try await Binary.run(
+        func pipeline(_ command: [String]) async throws -> Binary.Output {
+            guard asNobody else { return try await Binary.run(command, in: scratch.root) }
+            return try await Binary.run(
                 ["--reuid=65534", "--regid=65534", "--clear-groups", Binary.url.path] + command, in: scratch.root,
                 executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
-        } else {
-            result = try await Binary.run(command, in: scratch.root)
         }
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let result = try await pipeline(["run", "wf.json", "--report", "report.json"])
         let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
-        var outcomes: [String: (String, String)] = [:]
+        var outcomes: [String: (outcome: String, reason: String, kind: String?)] = [:]
         for record in report["items"]?.arrayValue ?? [] {
             let name = URL(fileURLWithPath: record["path"]?.stringValue ?? "").lastPathComponent
-            outcomes[name] = (record["outcome"]?.stringValue ?? "", record["reason"]?.stringValue ?? "")
+            outcomes[name] = (
+                record["outcome"]?.stringValue ?? "", record["reason"]?.stringValue ?? "",
+                record["errorKind"]?.stringValue
+            )
         }
-        #expect(outcomes["clip-h264-aac.mp4"]?.0 == "done")
-        #expect(outcomes["clip-no-audio.mp4"]?.0 == "done")
-        for name in ["not-media.mp4", "corrupt.mp4", "empty.mp4", "notes.txt"] {
-            #expect(outcomes[name]?.0 == "skipped", "\(name): \(String(describing: outcomes[name]))")
-            #expect(outcomes[name]?.1.hasPrefix("not media FFmpeg can read") == true, "\(name)")
+        #expect(outcomes["clip-h264-aac.mp4"]?.outcome == "done")
+        #expect(outcomes["clip-no-audio.mp4"]?.outcome == "done")
+        let claimingMedia = ["not-media.mp4", "corrupt.mp4", "empty.mp4"]
+        for name in claimingMedia {
+            let seen = String(describing: outcomes[name])
+            if damaged == "skip" {
+                #expect(outcomes[name]?.outcome == "skipped", "\(name): \(seen)")
+                #expect(outcomes[name]?.reason.hasPrefix("not media FFmpeg can read") == true, "\(name): \(seen)")
+            } else {
+                #expect(outcomes[name]?.outcome == "failed" && outcomes[name]?.kind == "damaged-input", "\(seen)")
+                #expect(outcomes[name]?.reason.hasPrefix("the input is damaged or truncated: ") == true, "\(seen)")
+            }
         }
-        #expect(outcomes["locked.mp4"]?.0 == "skipped")
+        #expect(outcomes["corrupt.mp4"]?.reason.contains("moov atom not found") == true)
+        // A file whose name does not say media is only not media.
+        #expect(outcomes["notes.txt"]?.outcome == "skipped")
+        #expect(outcomes["notes.txt"]?.reason.hasPrefix("not media FFmpeg can read") == true)
+        #expect(outcomes["locked.mp4"]?.outcome == "skipped")
         #expect(
-            outcomes["locked.mp4"]?.1.contains("Permission denied") == true,
+            outcomes["locked.mp4"]?.reason.contains("Permission denied") == true,
             "\(String(describing: outcomes["locked.mp4"]))")
-        #expect(report["summary"]?["skipped"] == 5 && report["summary"]?["succeeded"] == 2)
+        let failed = try await pipeline(["status", "--failed"])
+        if damaged == "skip" {
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(report["summary"]?["skipped"] == 5 && report["summary"]?["succeeded"] == 2)
+            #expect(!failed.stdout.contains(".mp4"), "\(failed.stdout)")
+        } else {
+            #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+            #expect(report["summary"]?["failed"] == 3 && report["summary"]?["skipped"] == 2)
+            for name in claimingMedia {
+                #expect(failed.stdout.contains(name), "\(failed.stdout)")
+            }
+            #expect(failed.stdout.contains("damaged-input"), "\(failed.stdout)")
+        }
     }
 
     @Test(arguments: [false, true])

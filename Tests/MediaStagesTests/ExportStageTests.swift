@@ -128,18 +128,42 @@ import Testing
                 == (sample.displayWidth > sample.displayHeight))
     }
 
-    @Test func aTruncatedInputConvertsWhatItHasWithAWarning() async throws {
+    /// A source cut short (its index says 3 s, 2 s of it are there) fails as damaged by default, before its output
+    /// is in place; with `inputs.damaged: "export"` what decodes is converted, with a warning.
+    @Test func aTruncatedInputFailsAsDamagedUnlessTheWorkflowExportsWhatDecodes() async throws {
         let output = folder.appendingPathComponent("partial.mp4")
-        let run = await harness().run(
-            TranscodeStage.self,
-            options: [
-                "file": .string(samples.appendingPathComponent("truncated-faststart.mp4").path),
-                "output": .string(output.path),
-                "video": ["preset": "ultrafast"],
-            ])
+        let options: JSONValue = [
+            "file": .string(samples.appendingPathComponent("truncated-faststart.mp4").path),
+            "output": .string(output.path),
+            "video": ["preset": "ultrafast"],
+        ]
+        let refused = await harness().run(TranscodeStage.self, options: options)
+        guard case .failure(let failure as StageFailure) = refused.outputs else {
+            Issue.record("a truncated input was exported: \(refused.outputs)")
+            return
+        }
+        #expect(failure.kind == .damagedInput)
+        #expect(failure.message.contains("of the 3.00 s its container declares"), "\(failure.message)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+
+        var services = ServiceValues()
+        services[DamagedInputPolicyKey.self] = .export
+        let run = await harness().run(TranscodeStage.self, options: options, services: services)
         let outputs = try run.outputs.get()
         #expect((outputs["duration"]?.doubleValue ?? 0) > 1 && (outputs["duration"]?.doubleValue ?? 9) < 2.5)
         #expect(try await FFprobe.of(output.path).videoFrames == outputs["frames"]?.intValue)
+    }
+
+    /// The tolerance: short by more than a second, or by more than 2 % when that is less, and by more than half a
+    /// second whatever the length.
+    @Test func aShortfallCountsBeyondASecondOrTwoPercent() {
+        #expect(DamagedInputPolicy.shortfall(decoded: 2, declared: 3) != nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 2.6, declared: 3) == nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 7198.9, declared: 7200) != nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 7199.2, declared: 7200) == nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 39.1, declared: 40) != nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 39.3, declared: 40) == nil)
+        #expect(DamagedInputPolicy.shortfall(decoded: 0, declared: 0) == nil)
     }
 
     @Test(

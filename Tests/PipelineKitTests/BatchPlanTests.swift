@@ -88,10 +88,13 @@ import Testing
         #expect(plan.cacheEntries.count == 1, "only the file within the limits is fingerprinted")
     }
 
-    @Test func mediaLimitsAndUnreadableMediaUseTheProbe() async throws {
+    /// A file outside the media limits is skipped with the limit; one FFmpeg cannot read is damaged when its name
+    /// says media (its item fails, unless `inputs.damaged` skips it) and only not media when it does not.
+    @Test(arguments: DamagedInputPolicy.allCases)
+    func mediaLimitsAndUnreadableMediaUseTheProbe(damaged: DamagedInputPolicy) async throws {
         let root = try folder()
         defer { try? FileManager.default.removeItem(at: root) }
-        for name in ["short.mp4", "long.mp4", "webm.webm", "broken.mp4"] {
+        for name in ["short.mp4", "long.mp4", "webm.webm", "broken.mp4", "notes.dat"] {
             try write(name, to: root.appendingPathComponent("in/\(name)"))
         }
         let discovery = try InputDiscovery.discover(
@@ -105,17 +108,35 @@ import Testing
         let planner = BatchPlanner(
             method: .sampled, digest: "d",
             limits: InputLimits(maxDuration: 3600, containers: ["mp4"]), needsMedia: true,
-            prober: { path in facts[(path as NSString).lastPathComponent] ?? .unreadable("unknown") })
+            prober: { path in facts[(path as NSString).lastPathComponent] ?? .unreadable("Invalid data found") },
+            damaged: damaged)
         let plan = try await planner.plan(discovery, store: nil, workflow: "t")
         var reasons: [String: String] = [:]
+        var damage: [String: String] = [:]
         for item in plan.items {
             if case .skip(let reason) = item.action { reasons[item.input.name] = reason.description }
+            if let reason = item.damage { damage[item.input.name] = reason }
         }
         #expect(reasons["short.mp4"] == nil)
         #expect(reasons["long.mp4"]?.hasPrefix("longer than inputs.limits.maxDuration") == true)
         #expect(reasons["webm.webm"]?.hasPrefix("container matroska,webm is not one of") == true)
-        #expect(reasons["broken.mp4"] == "not media FFmpeg can read: moov atom not found")
+        #expect(reasons["notes.dat"] == "not media FFmpeg can read: Invalid data found")
+        if damaged == .skip {
+            #expect(reasons["broken.mp4"] == "not media FFmpeg can read: moov atom not found")
+            #expect(damage.isEmpty)
+        } else {
+            #expect(reasons["broken.mp4"] == nil)
+            #expect(damage == ["broken.mp4": "moov atom not found"])
+            #expect(plan.runnable.contains { $0.input.name == "broken.mp4" })
+        }
         #expect(plan.cacheEntries.allSatisfy { $0.media != nil })
+    }
+
+    /// Whether a name says media: by its extension, in any case.
+    @Test func aNameClaimsMediaByItsExtension() {
+        #expect(MediaFileName.claimsMedia("/a/clip.MP4") && MediaFileName.claimsMedia("b.mkv"))
+        #expect(!MediaFileName.claimsMedia("notes.txt") && !MediaFileName.claimsMedia("mp4"))
+        #expect(!MediaFileName.claimsMedia("/a.mp4/readme"))
     }
 
     /// Decisions that need the whole batch hold when its files fall into different chunks: content moved to a

@@ -85,6 +85,25 @@ import Testing
         #expect(found.contains(where: { $0.contains(#"notify[1].when: unknown notify key "when""#) }))
     }
 
+    /// `inputs.damaged` is one of the policies, `fail` when absent.
+    @Test func readsWhatHappensToDamagedMedia() throws {
+        let loader = WorkflowLoader(registry: Sandbox.registry)
+        func workflow(_ damaged: String) -> Data {
+            Data(
+                #"{"version": 1, "inputs": {"path": "in"\#(damaged)}, "stages": [{"id": "s", "uses": "test.probe", "with": {"key": "k"}}]}"#
+                    .utf8)
+        }
+        #expect(try loader.load(data: workflow(""), file: "wf.json").inputs?.damaged == .fail)
+        for policy in DamagedInputPolicy.allCases {
+            let loaded = try loader.load(data: workflow(#", "damaged": "\#(policy.rawValue)""#), file: "wf.json")
+            #expect(loaded.inputs?.damaged == policy)
+        }
+        #expect(
+            problems(String(decoding: workflow(#", "damaged": "ignore""#), as: UTF8.self)) == [
+                #"wf.json:1:52: inputs.damaged: expected "fail", "skip" or "export", found "ignore""#
+            ])
+    }
+
     @Test func findsCyclesThroughVars() {
         let found = problems(
             #"{"version": 1, "vars": {"a": "${vars.b}", "b": "x${vars.c}", "c": "${vars.a}"}, "stages": [{"id": "s", "uses": "test.probe", "with": {"key": "k"}}]}"#

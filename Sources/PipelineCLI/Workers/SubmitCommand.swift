@@ -61,6 +61,7 @@ struct SubmitCommand: StageCatalogCommand {
                     "pipeline: warning: \(file.path): workers do not read \"notify\" (it is for pipeline run); start them with --notify"
                 )
             }
+            if summary.damaged > 0 { throw CommandFailure(.failed) }
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }
@@ -73,6 +74,9 @@ struct SubmitCommand: StageCatalogCommand {
             parts.append("\(summary.running) changed while a worker runs them (submit again later)")
         }
         if summary.skipped > 0 { parts.append("\(summary.skipped) skipped") }
+        if summary.damaged > 0 {
+            parts.append("\(summary.damaged) failed as damaged: FFmpeg cannot read them (pipeline status --failed)")
+        }
         let queued = summary.queued
         let head =
             queued == 0

@@ -88,6 +88,10 @@ public struct PlannedItem: Sendable {
     }
     /// What the item is done with once it succeeds: the workflow's digest, with its metadata when it has any.
     public var digest: String
+    /// FFmpeg's reason, for a file whose name says media that it cannot read (``DamagedInputPolicy/fail`` and
+    /// ``DamagedInputPolicy/export``): a run admits the item and fails it with ``ErrorKind/damagedInput`` before
+    /// any stage runs.
+    public var damage: String?
 
     /// `known`, held by reference: most items have none, and a plan's array of items stays small.
     private var knownItem: KnownItem?

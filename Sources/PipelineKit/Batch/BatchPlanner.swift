@@ -19,11 +19,14 @@ public struct BatchPlanner: Sendable {
     public var needsMedia: Bool
     /// Probes media files, when limits or stages need it.
     public var prober: MediaProber?
+    /// What happens to a file named as media that FFmpeg cannot read.
+    public var damaged: DamagedInputPolicy
 
     /// Creates a planner.
     public init(
         method: FingerprintMethod, digest: String, reprocess: Bool = false, onlyFailed: Bool = false,
-        limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil
+        limits: InputLimits = InputLimits(), needsMedia: Bool = false, prober: MediaProber? = nil,
+        damaged: DamagedInputPolicy = .default
     ) {
         self.method = method
         self.digest = digest
@@ -32,6 +35,7 @@ public struct BatchPlanner: Sendable {
         self.limits = limits
         self.needsMedia = needsMedia
         self.prober = prober
+        self.damaged = damaged
     }
 
     /// The planner of a workflow: its fingerprint method, limits and digest, and whether a stage reads the
@@ -46,7 +50,7 @@ public struct BatchPlanner: Sendable {
         self.init(
             method: workflow.inputs?.fingerprint ?? .sampled, digest: workflow.digest, reprocess: reprocess,
             onlyFailed: onlyFailed, limits: workflow.inputs?.limits ?? InputLimits(), needsMedia: needsMedia,
-            prober: prober)
+            prober: prober, damaged: workflow.inputs?.damaged ?? .default)
     }
 
     /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of two chunks (the one
@@ -242,7 +246,9 @@ public struct BatchPlanner: Sendable {
     }
 
     /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot
-    /// read, or one outside the limits, is skipped with the reason. Probes are cached with the fingerprint.
+    /// read, or one outside the limits, is skipped with the reason, unless a stage reads it as media and its name
+    /// says it is media (then it is damaged, and fails unless ``damaged`` skips it). Probes are cached with the
+    /// fingerprint.
     private func probed(_ plan: BatchPlan, store: (any StateStore)?) async throws(StateError) -> BatchPlan {
         guard let prober, needsMedia || limits.needProbe else { return plan }
         var plan = plan
@@ -268,8 +274,12 @@ public struct BatchPlanner: Sendable {
                 }
                 switch result {
                 case .unreadable(let reason):
-                    plan.items[index].action = .skip(
-                        reason: needsMedia ? .notMedia(reason) : .limitsUncheckable(reason))
+                    if needsMedia, damaged != .skip, MediaFileName.claimsMedia(input.path) {
+                        plan.items[index].damage = reason
+                    } else {
+                        plan.items[index].action = .skip(
+                            reason: needsMedia ? .notMedia(reason) : .limitsUncheckable(reason))
+                    }
                 case .facts(let facts):
                     if let violation = limits.violation(of: facts) {
                         plan.items[index].action = .skip(reason: .outsideLimits(violation))

@@ -13,6 +13,8 @@ struct ItemToRun: Sendable {
     var known: LedgerItem?
     /// What the item is done with once it succeeds.
     var digest: String
+    /// Why FFmpeg cannot read the file its name says is media (``PlannedItem/damage``): the item fails at once.
+    var damage: String?
 
     /// The item of a plan whose stages run; nil for one the plan reuses or skips.
     init?(_ planned: PlannedItem) {
@@ -22,6 +24,7 @@ struct ItemToRun: Sendable {
         self.admission = admission
         self.known = planned.known
         self.digest = planned.digest
+        self.damage = planned.damage
     }
 
     /// A queued item of a shared batch, taken up from its checkpoints.
@@ -117,6 +120,7 @@ extension Runner {
         }
         let admitted = try await store.admit(item.admission, workflow: workflow.name)
         result.ref = admitted.ref
+        if let damage = item.damage { throw StageFailure.damagedInput(damage) }
         var initial = ItemProgress(ref: admitted.ref, input: item.input, records: admitted.stages.mapValues(revealed))
         initial.scope = try decisions.scope(
             for: item.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))

@@ -82,6 +82,8 @@ public struct Runner: Sendable {
         self.jobs = max(1, jobs)
         self.slots = slots
         self.running = running
+        var services = services
+        services[DamagedInputPolicyKey.self] = workflow.inputs?.damaged ?? .default
         self.services = services
         self.logLevel = logLevel
         self.sink = sink

@@ -86,11 +86,14 @@ public struct InputSelection: Sendable, Hashable {
     public var limits: InputLimits
     /// A CSV or JSON file of per-file metadata (`${input.meta.*}`), relative to the workflow file.
     public var manifest: String?
+    /// What happens to a file named as media that FFmpeg cannot read or that decodes short.
+    public var damaged: DamagedInputPolicy
 
     /// Creates a selection.
     public init(
         path: String, include: [String] = [], exclude: [String] = [], recursive: Bool = false,
-        fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits(), manifest: String? = nil
+        fingerprint: FingerprintMethod = .sampled, limits: InputLimits = InputLimits(), manifest: String? = nil,
+        damaged: DamagedInputPolicy = .default
     ) {
         self.path = path
         self.include = include
@@ -99,6 +102,7 @@ public struct InputSelection: Sendable, Hashable {
         self.fingerprint = fingerprint
         self.limits = limits
         self.manifest = manifest
+        self.damaged = damaged
     }
 }
 

@@ -128,6 +128,11 @@ enum WorkflowGrammar {
             Member(
                 name: "limits", kind: .section(limits),
                 summary: "Files outside these limits are skipped, with the reason, before any stage runs."),
+            Member(
+                name: "damaged", kind: .choice(DamagedInputPolicy.allCases.map(\.rawValue)),
+                summary:
+                    "A file named as media that FFmpeg cannot read or that decodes short: fail its item (default), skip it, or export what decodes."
+            ),
         ])
 
     static let limits = Section(

@@ -42,13 +42,22 @@ extension WorkflowReader {
                     path.appending("fingerprint"), "expected \"sampled\" or \"full\", found \(value.serialized())")
             }
         }
+        var damaged = DamagedInputPolicy.default
+        if let value = members["damaged"] {
+            if let text = value.stringValue, let chosen = DamagedInputPolicy(rawValue: text) {
+                damaged = chosen
+            } else {
+                log.error(
+                    path.appending("damaged"), "expected \"fail\", \"skip\" or \"export\", found \(value.serialized())")
+            }
+        }
         return InputSelection(
             path: inputPath,
             include: patterns(members["include"], at: path.appending("include")),
             exclude: patterns(members["exclude"], at: path.appending("exclude")),
             recursive: bool(members["recursive"], at: path.appending("recursive")) ?? false,
             fingerprint: method, limits: readLimits(members["limits"], at: path.appending("limits")),
-            manifest: string(members["manifest"], at: path.appending("manifest"), required: false))
+            manifest: string(members["manifest"], at: path.appending("manifest"), required: false), damaged: damaged)
     }
 
     private mutating func readLimits(_ value: JSONValue?, at path: JSONPath) -> InputLimits {

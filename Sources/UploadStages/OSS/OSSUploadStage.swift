@@ -43,7 +43,7 @@ public struct OSSUploadStage: Stage {
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once.
         @Option(
-            "Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
+            "Parts in flight at once (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
         )
         public var concurrency = 4
         /// Content-Type of the object (default: from the file extension).

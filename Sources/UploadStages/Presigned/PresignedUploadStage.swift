@@ -39,7 +39,7 @@ public struct PresignedUploadStage: Stage {
         @Option("Bytes per part (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts).")
         public var partSize = ByteCount(5 << 20)
         /// Parts in flight at once.
-        @Option("Parts in flight at once, 1–32.", minimum: 1, maximum: 32) public var concurrency = 3
+        @Option("Parts in flight at once.", minimum: 1, maximum: 32) public var concurrency = 3
         /// Abort a request that makes no progress for this long.
         @Option("Abort a request that makes no progress for this long.", exclusiveMinimum: 0)
         public var timeout = TimeSpan(seconds: 30)

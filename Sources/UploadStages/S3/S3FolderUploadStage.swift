@@ -27,7 +27,7 @@ public struct S3FolderUploadStage: Stage {
         @Option("Prepended to each file's path in the folder to make its key, e.g. videos/clip/ (default: none).")
         public var prefix = ""
         /// Files in flight at once.
-        @Option("Files in flight at once, 1–32.", minimum: 1, maximum: 32) public var concurrency = 4
+        @Option("Files in flight at once.", minimum: 1, maximum: 32) public var concurrency = 4
         /// Bytes per part of a file sent in parts; a file no larger (and at most 16 MiB) goes in one PUT.
         @Option(
             "Bytes per part of a file sent in parts (a smaller one is raised to 5 MiB; grown so there are at most 10,000 parts); a file no larger (and at most 16 MiB) goes in one PUT.",
@@ -197,7 +197,7 @@ public struct S3FolderUploadStage: Stage {
             progress: { meter.update(name, bytes: $0.completed) }, retryPolicy: context.retryPolicy,
             retrying: { context.retrying(attempt: $0.attempt, after: $0.delay, because: $0.error) })
         let backend = try S3Backend(
-            options.connection, key: options.prefix + name, contentType: MediaType.guess(for: name), file: file,
+            options.connection, key: options.prefix + name, contentType: nil, file: file,
             context: fileContext)
         let partSize = max(5 << 20, options.partSize.bytes, (file.size + 9_999) / 10_000)
         guard partSize <= 5 << 30 else {

@@ -29,14 +29,14 @@ public struct S3UploadStage: Stage {
         public var partSize = ByteCount(8 << 20)
         /// Parts in flight at once (memory stays at a few MiB whatever the part size).
         @Option(
-            "Parts in flight at once, 1–32 (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
+            "Parts in flight at once (memory stays at a few MiB whatever the part size).", minimum: 1, maximum: 32
         )
         public var concurrency = 4
         /// Content-Type of the object (default: from the file extension).
         @Option("Content-Type of the object (default: from the file extension).") public var contentType: String?
         /// Also give a presigned GET URL of the object, valid this long.
         @Option(
-            "Also give a presigned GET URL of the object (sharedURL), valid this long (at most 7 days): for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs.",
+            "Also give a presigned GET URL of the object (sharedURL), valid this long: for a platform that pulls the file. Anybody holding it can read the object until then, and it is kept with the outputs.",
             minimum: 1, maximum: 604_800)
         public var shareFor: TimeSpan?
 
