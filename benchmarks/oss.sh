@@ -28,7 +28,8 @@ cat > oss2_upload.py <<'PY'
 import sys
 import oss2
 endpoint, path, key = sys.argv[1:4]
-bucket = oss2.Bucket(oss2.Auth("sandbox-access-key-id", "sandbox-access-key-secret"), endpoint, "vod-sandbox")
+bucket = oss2.Bucket(oss2.AuthV4("sandbox-access-key-id", "sandbox-access-key-secret"), endpoint, "vod-sandbox",
+                     region="cn-shanghai")
 oss2.resumable_upload(bucket, key, path, store=oss2.ResumableStore(root=sys.argv[4]),
                       multipart_threshold=8 << 20, part_size=8 << 20, num_threads=4)
 PY
@@ -46,7 +47,7 @@ timed() {  # label command...: appends "label seconds peak-KiB" to runs.txt
 }
 ours() {  # round file
   echo "{\"version\": 1, \"name\": \"bench-$1\", \"stages\": [{\"id\": \"up\", \"uses\": \"oss.upload\", \"with\": {
-    \"endpoint\": \"$endpoint\", \"bucket\": \"vod-sandbox\", \"key\": \"bench/ours-$1.bin\", \"file\": \"$work/$2\",
+    \"endpoint\": \"$endpoint\", \"region\": \"cn-shanghai\", \"bucket\": \"vod-sandbox\", \"key\": \"bench/ours-$1.bin\", \"file\": \"$work/$2\",
     \"partSize\": \"8MiB\", \"concurrency\": 4}}]}" > "wf-$1.json"
   timed "oss.upload-$2" "$PIPELINE" run "wf-$1.json" --state "state-$1" --input "$work/$2"
 }

@@ -275,3 +275,29 @@ void ms_scaler_free(ms_scaler *scaler) {
     ff.sws_freeContext(scaler->sws);
     scaler->sws = NULL;
 }
+
+/// A stream's duration in seconds: its own, else the `DURATION` tag Matroska muxers write per track
+/// (`00:00:02.023000000`, the time its last frame ends, so less the time its first starts); 0 when neither is
+/// known.
+static double stream_duration(const AVStream *st) {
+    if (st->duration != AV_NOPTS_VALUE) return st->duration * av_q2d(st->time_base);
+    const AVDictionaryEntry *tag = ff.av_dict_get(st->metadata, "DURATION", NULL, 0);
+    unsigned hours = 0, minutes = 0;
+    double seconds = 0;
+    if (!tag || sscanf(tag->value, "%u:%u:%lf", &hours, &minutes, &seconds) != 3) return 0;
+    double start = st->start_time != AV_NOPTS_VALUE ? st->start_time * av_q2d(st->time_base) : 0;
+    return FFMAX(0, hours * 3600.0 + minutes * 60.0 + seconds - start);
+}
+
+double ms_media_duration(const AVFormatContext *ifmt) {
+    double longest = 0;
+    for (unsigned i = 0; i < ifmt->nb_streams; i++) {
+        const AVStream *st = ifmt->streams[i];
+        enum AVMediaType type = st->codecpar->codec_type;
+        if (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) continue;
+        if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
+        longest = FFMAX(longest, stream_duration(st));
+    }
+    if (longest > 0) return longest;
+    return ifmt->duration != AV_NOPTS_VALUE ? (double)ifmt->duration / AV_TIME_BASE : 0;
+}

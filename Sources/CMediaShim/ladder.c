@@ -157,7 +157,7 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
     m->vist = m->ifmt->streams[v];
     m->aist = a >= 0 ? m->ifmt->streams[a] : NULL;
     m->offset = m->ifmt->start_time != AV_NOPTS_VALUE ? m->ifmt->start_time : 0;
-    m->progress->total = m->ifmt->duration != AV_NOPTS_VALUE ? (double)m->ifmt->duration / AV_TIME_BASE : 0;
+    m->progress->total = ms_media_duration(m->ifmt);
     if (!(m->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(m, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
     // The decoder takes the first video rendition's threads: decoding is exact, whatever the thread count.
     if ((ret = ms_open_decoder(m->vist, l->video[0]->t.opt->threads, &m->vdec, m->errbuf, m->errlen)) < 0) return ret;

@@ -66,7 +66,7 @@ static int open_output(packager *p, const char *playlist, double segment_seconds
 static int run(packager *p, const char *in, const char *playlist, double segment_seconds, ms_progress *progress) {
     int ret = ms_open_input(in, &p->ifmt, p->errbuf, p->errlen);
     if (ret < 0) return ret;
-    progress->total = p->ifmt->duration != AV_NOPTS_VALUE ? (double)p->ifmt->duration / AV_TIME_BASE : 0;
+    progress->total = ms_media_duration(p->ifmt);
     if (!(p->pkt = ff.av_packet_alloc())) return ms_fail(p->errbuf, p->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "packet");
     if ((ret = open_output(p, playlist, segment_seconds)) < 0) return ret;
     if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(p->errbuf, p->errlen, ret, ret, "packaging");

@@ -107,7 +107,7 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
                            "cannot stream-copy the %s codec '%s' of '%s'", i == 0 ? "video" : "audio",
                            ff.avcodec_get_name(id), in);
     }
-    progress->total = r->ifmt->duration != AV_NOPTS_VALUE ? (double)r->ifmt->duration / AV_TIME_BASE : 0;
+    progress->total = ms_media_duration(r->ifmt);
     if (!(r->pkt = ff.av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
 
     if ((ret = ms_new_mp4_muxer(out, &r->ofmt, errbuf, errlen)) < 0) return ret;

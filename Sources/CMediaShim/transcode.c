@@ -121,7 +121,7 @@ static int open_streams(transcoder *t, const char *in, const char *out, int *vid
     t->vist = v >= 0 ? t->ifmt->streams[v] : NULL;
     t->aist = a >= 0 ? t->ifmt->streams[a] : NULL;
     t->offset = t->ifmt->start_time != AV_NOPTS_VALUE ? t->ifmt->start_time : 0;
-    t->progress->total = t->ifmt->duration != AV_NOPTS_VALUE ? (double)t->ifmt->duration / AV_TIME_BASE : 0;
+    t->progress->total = ms_media_duration(t->ifmt);
     if (!(t->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(t, AVERROR(ENOMEM), AVERROR(ENOMEM), "transcode");
 
     if ((ret = ms_new_mp4_muxer(out, &t->ofmt, t->errbuf, t->errlen)) < 0) return ret;

@@ -27,7 +27,8 @@ extension HTTPFailure {
             return failure.refined(as: .forbidden, message: message)
         case "Throttling", "Throttling.User", "Throttling.Api", "ServiceUnavailable.Throttling":
             return failure.refined(as: .rateLimited, message: message)
-        case "InternalError", "ServiceUnavailable", "UnknownError":
+        // VOD's common error table spells it ServiceUnAvailable (503); other products ServiceUnavailable.
+        case "InternalError", "ServiceUnAvailable", "ServiceUnavailable", "UnknownError":
             return failure.refined(as: .serverFailure, message: message)
         case "InvalidVideo.NotFound", "InvalidImage.NotFound", "NoSuchUpload", "NoSuchKey", "NoSuchBucket":
             return failure.refined(as: .notFound, message: message)

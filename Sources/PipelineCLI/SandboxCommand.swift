@@ -32,6 +32,18 @@ struct SandboxCommand: AsyncParsableCommand {
             valueName: "DURATION"))
     var stsTTL = TimeSpan(SandboxConfiguration().stsTTL)
 
+    @Flag(
+        name: .customLong("oss-v1"),
+        help:
+            "Also take OSS V1 signatures, as an Alibaba Cloud account made before March 2025 does (by default only V4, as for a new account)."
+    )
+    var ossV1 = false
+
+    @Flag(
+        name: .customLong("vod-review"),
+        help: "ApsaraVideo VOD reviews videos before publishing them: a transcoded video stays Checking.")
+    var vodReview = false
+
     func validate() throws {
         guard stsTTL.duration >= .seconds(1) else {
             throw ValidationError("--sts-ttl must be a duration of at least 1s, such as 30s or 50m, not \(stsTTL)")
@@ -42,6 +54,8 @@ struct SandboxCommand: AsyncParsableCommand {
         var configuration = SandboxConfiguration(port: port, dataFolder: data)
         if !token.isEmpty { configuration.tokens = token }
         configuration.stsTTL = stsTTL.duration
+        configuration.acceptsOSSV1 = ossV1
+        configuration.vodReview = vodReview
         let sandbox = try await SandboxServer.start(configuration)
         Output.line(
             "sandbox: \(sandbox.baseURL) (token \(configuration.tokens.first ?? "")), data in \(sandbox.dataFolderPath)"

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import Logging
 public import StageKit
 
 /// `aliyun.vod.metadata`: sets a video's title, description, tags, cover and category (`UpdateVideoInfo`).
@@ -11,17 +12,25 @@ public struct AliyunVODMetadataStage: Stage {
         /// The video.
         @Option("The video's id, e.g. ${ticket.videoId}.") public var videoId: String
         /// New title.
-        @Option("New title.") public var title: String?
+        @Option("New title, at most 128 characters and no emoji.") public var title: String?
+        /// Shorten a title beyond VOD's limit instead of failing.
+        @Option("Make a title that VOD would refuse fit instead of failing: emoji left out, cut to 128 characters.")
+        public var fitTitle = false
         /// New description.
-        @Option("New description.") public var description: String?
+        @Option("New description, at most 1,024 characters.") public var description: String?
         /// New tags, comma-separated.
-        @Option("New tags, comma-separated (at most 16).") public var tags: String?
+        @Option("New tags, comma-separated: at most 16, each at most 32 characters.") public var tags: String?
         /// New cover image URL.
         @Option("New cover image URL, e.g. ${cover.imageURL}.") public var coverURL: String?
         /// New category id.
         @Option("New category id.") public var cateId: Int?
 
         public init() {}
+
+        /// VOD's documented limits on the texts (``VODLimits``), also once templates are resolved.
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            VODLimits.problems(in: with, fitTitle: with["fitTitle"]?.boolValue == true)
+        }
     }
 
     /// The outputs of `aliyun.vod.metadata`.
@@ -42,7 +51,7 @@ public struct AliyunVODMetadataStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try options.connection.connect(context: context)
         var parameters = ["VideoId": options.videoId]
-        parameters["Title"] = options.title
+        parameters["Title"] = options.fitTitle ? options.title.map(VODLimits.fitted(title:)) : options.title
         parameters["Description"] = options.description
         parameters["Tags"] = options.tags
         parameters["CoverURL"] = options.coverURL
@@ -56,7 +65,10 @@ public struct AliyunVODMetadataStage: Stage {
 }
 
 /// `aliyun.vod.wait`: polls `GetVideoInfo` until the video's status is the one asked for (`Normal`, by
-/// default: transcoded and playable); a failed status (`UploadFail`, `TranscodeFail`, `Blocked`, …) fails.
+/// default: transcoded and playable). The statuses are those of VOD's "basic data types" reference: a failed one
+/// (`UploadFail`, `TranscodeFail`, `ProduceFail`) or `Blocked` fails; `Checking` (audit before publish: the video
+/// stays in review until someone approves it in the console) ends a wait for `Normal` with that status and a
+/// warning, since no amount of waiting makes it playable.
 public struct AliyunVODWaitStage: Stage {
     /// The options of `aliyun.vod.wait`.
     public struct Options: StageOptions {
@@ -98,10 +110,13 @@ public struct AliyunVODWaitStage: Stage {
     public static let stageType = "aliyun.vod.wait"
     public static let resource = StageResource.api
     public static let summary =
-        "Waits until an ApsaraVideo VOD video's status (GetVideoInfo) is Normal (or UploadSucc); a failed status fails."
+        "Waits until an ApsaraVideo VOD video's status (GetVideoInfo) is Normal (or UploadSucc); a failed or Blocked status fails, Checking (in review) ends the wait with a warning."
 
-    /// The statuses that end the wait with a failure.
-    static let failed: Set<String> = ["UploadFail", "TranscodeFail", "ProduceFail", "Blocked", "checkFail"]
+    /// The statuses that end the wait with a failure, and the kind of each.
+    static let failed: [String: ErrorKind] = [
+        "UploadFail": .invalidInput, "TranscodeFail": .invalidInput, "ProduceFail": .serverFailure,
+        "Blocked": .forbidden,
+    ]
     /// The statuses after the source arrived, in order.
     static let afterUpload = ["UploadSucc", "Transcoding", "Checking", "Normal"]
 
@@ -119,8 +134,15 @@ public struct AliyunVODWaitStage: Stage {
             let status = info.at("Video.Status")?.stringValue ?? ""
             outputs.status = status
             outputs.size = info.at("Video.Size")?.intValue ?? 0
-            if Self.failed.contains(status) {
-                throw PlatformError(.serverFailure, "video \(options.videoId) failed: status \(status)")
+            if let kind = Self.failed[status] {
+                let reason = status == "Blocked" ? "it is blocked" : "its status is \(status)"
+                throw StageFailure("video \(options.videoId) cannot be published: \(reason)", kind: kind)
+            }
+            if goal == "Normal", status == "Checking" {
+                context.logger.warning(
+                    "video \(options.videoId) is in review (Checking: audit before publish is on); it becomes Normal once approved in the VOD console"
+                )
+                return true
             }
             guard let reached = Self.afterUpload.firstIndex(of: status),
                 let wanted = Self.afterUpload.firstIndex(of: goal)
@@ -143,9 +165,14 @@ public struct AliyunVODImageStage: Stage {
         /// cover or default.
         @Option("ImageType: cover or default.") public var imageType = "cover"
         /// Title.
-        @Option("Title.") public var title: String?
+        @Option("Title, at most 128 characters and no emoji.") public var title: String?
 
         public init() {}
+
+        /// VOD's documented limits on the title (``VODLimits``).
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            VODLimits.problems(in: with, fitTitle: false)
+        }
     }
 
     /// The outputs of `aliyun.vod.image`.
@@ -216,9 +243,16 @@ public struct AliyunVODDeleteStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try options.connection.connect(context: context)
-        let answer = try await api.call(
-            "DeleteVideo", ["VideoIds": options.videoId], doing: "deleting video \(options.videoId) (DeleteVideo)")
-        let missing = answer["NonExistVideoIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let missing: [String]
+        do {
+            let answer = try await api.call(
+                "DeleteVideo", ["VideoIds": options.videoId], doing: "deleting video \(options.videoId) (DeleteVideo)")
+            missing = answer["NonExistVideoIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        } catch let failure as HTTPFailure where failure.code == .notFound {
+            // DeleteVideo's reference: when none of the videos named exists, the answer is a 404
+            // (InvalidVideo.NotFound); when only some do not, a 200 names them in NonExistVideoIds.
+            missing = [options.videoId]
+        }
         return Outputs.with {
             $0.videoId = options.videoId
             $0.deleted = !missing.contains(options.videoId)

@@ -34,15 +34,21 @@ public struct AliyunVODTicketStage: Stage {
         @Option("The file to upload (default: the input file); its name and size go to CreateUploadVideo.")
         public var file: String?
         /// Title (default: the file's name without extension).
-        @Option("Title (default: the file's name without extension).") public var title: String?
+        @Option("Title, at most 128 characters and no emoji (default: the file's name without extension).")
+        public var title: String?
+        /// Shorten a title beyond VOD's limit instead of failing.
+        @Option(
+            "Make a title that VOD would refuse fit instead of failing: emoji left out, cut to 128 characters (for titles made from file names)."
+        )
+        public var fitTitle = false
         /// Description.
-        @Option("Description.") public var description: String?
+        @Option("Description, at most 1,024 characters.") public var description: String?
         /// Cover image URL.
         @Option("Cover image URL.") public var coverURL: String?
         /// Category id.
         @Option("Category id.") public var cateId: Int?
         /// Tags, comma-separated.
-        @Option("Tags, comma-separated (at most 16).") public var tags: String?
+        @Option("Tags, comma-separated: at most 16, each at most 32 characters.") public var tags: String?
         /// Transcode template group id.
         @Option("Transcode template group id.") public var templateGroupId: String?
         /// Storage location (bucket) of the source.
@@ -61,6 +67,12 @@ public struct AliyunVODTicketStage: Stage {
         public var onChange = VimeoTicketStage.ChangePolicy.replace
 
         public init() {}
+
+        /// VOD's documented limits on the texts known before a run (``VODLimits``); a title from a template or the
+        /// file's name is checked before the request.
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            VODLimits.problems(in: with, fitTitle: with["fitTitle"]?.boolValue == true)
+        }
     }
 
     /// The outputs of `aliyun.vod.ticket`.
@@ -69,8 +81,6 @@ public struct AliyunVODTicketStage: Stage {
         @Output("The video's id.") public var videoId = ""
         /// Where the source goes, and the credential to send it with.
         @OutputGroup public var address = VODUploadAddress()
-        /// The region of the upload address.
-        @Output("The region of the upload address.") public var region = ""
         /// The ReferenceId the create carried (empty when the video was made by an earlier version).
         @Output("The ReferenceId the create carried.") public var referenceId = ""
         /// Whether this item version made the video (false when it uploads a new source of an earlier one).
@@ -137,7 +147,17 @@ private struct VODTicketRequest {
             throw PlatformError(.invalidInput, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         fileSize = Int64(info.st_size)
-        title = options.title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        if options.appServer == nil, let problem = VODLimits.problem(withFileName: fileName) {
+            throw PlatformError(.invalidInput, problem)
+        }
+        let title = options.title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        if options.fitTitle {
+            self.title = VODLimits.fitted(title: title)
+        } else if let problem = VODLimits.problem(with: title, field: "Title", length: VODLimits.titleLength) {
+            throw PlatformError(.invalidInput, "\(problem) (fitTitle: true shortens it)")
+        } else {
+            self.title = title
+        }
     }
 
     var api: AliyunVODAPI {
@@ -237,7 +257,6 @@ private struct VODTicketRequest {
         return AliyunVODTicketStage.Outputs.with {
             $0.videoId = answer["VideoId"]?.stringValue ?? videoId
             $0.address = ticket.address
-            $0.region = ticket.region
             $0.referenceId = reference
             $0.created = created
         }

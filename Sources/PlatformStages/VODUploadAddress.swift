@@ -18,6 +18,9 @@ public struct VODUploadAddress: StageOutputs {
     @Output("The STS security token.") public var securityToken = ""
     /// When the credential expires, ISO 8601 (`ExpireUTCTime`, or now plus `Expiration` seconds).
     @Output("When the credential expires (ISO 8601).") public var expiration = ""
+    /// The region of the upload address (`UploadAuth`'s `Region`), which an OSS V4 signature names.
+    @Output("The region of the upload address (UploadAuth's Region), for oss.upload's V4 signature.")
+    public var region = ""
 
     public init() {}
 }
@@ -26,8 +29,6 @@ public struct VODUploadAddress: StageOutputs {
 /// answer them: `UploadAddress` and `UploadAuth` are base64 JSON.
 struct VODUploadTicket: Sendable {
     var address: VODUploadAddress
-    /// The region of the upload address (empty when the answer names none).
-    var region: String
 
     init(_ answer: JSONValue, doing action: String) throws {
         func decoded(_ field: String) throws -> JSONValue {
@@ -48,7 +49,7 @@ struct VODUploadTicket: Sendable {
             $0.accessKeySecret = try auth.requiredString("AccessKeySecret", in: action)
             $0.securityToken = try auth.requiredString("SecurityToken", in: action)
         }
-        region = auth["Region"]?.stringValue ?? ""
+        address.region = auth["Region"]?.stringValue ?? ""
         if let expires = auth["ExpireUTCTime"]?.stringValue, !expires.isEmpty {
             address.expiration = expires
         } else if let seconds = auth["Expiration"]?.stringValue.flatMap(Double.init) {

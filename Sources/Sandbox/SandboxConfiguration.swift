@@ -38,6 +38,13 @@ public struct SandboxConfiguration: Sendable {
     public var stsTTL: Duration
     /// The OSS bucket VOD's upload addresses name.
     public var ossBucket: String
+    /// Whether OSS takes V1 signatures, as it does for accounts made before 2025-03-01 and their buckets made
+    /// before 2025-09-01. Off by default, as for a new account: a V1-signed request gets 403 `AccessDenied`, EC
+    /// `0002-00000080`, and only V4 (`OSS4-HMAC-SHA256`) works.
+    public var acceptsOSSV1: Bool
+    /// Whether ApsaraVideo VOD reviews videos before they are published (audit before publish): a transcoded video
+    /// is then `Checking` instead of `Normal`, as until someone approves it in the console.
+    public var vodReview: Bool
 
     /// Creates a configuration; every parameter has a default suited to tests and the quick start.
     public init(
@@ -54,7 +61,9 @@ public struct SandboxConfiguration: Sendable {
         publicBaseURL: String? = nil,
         aliyunAccessKeys: [String: String] = ["sandbox-access-key-id": "sandbox-access-key-secret"],
         stsTTL: Duration = .seconds(3000),
-        ossBucket: String = "vod-sandbox"
+        ossBucket: String = "vod-sandbox",
+        acceptsOSSV1: Bool = false,
+        vodReview: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -69,6 +78,8 @@ public struct SandboxConfiguration: Sendable {
         self.publicBaseURL = publicBaseURL
         self.aliyunAccessKeys = aliyunAccessKeys
         self.stsTTL = stsTTL
+        self.acceptsOSSV1 = acceptsOSSV1
+        self.vodReview = vodReview
         self.ossBucket = ossBucket
     }
 }

@@ -79,6 +79,78 @@ import Testing
         await sandbox.stop()
     }
 
+    /// With audit before publish on, a transcoded video is `Checking` until someone approves it: the wait ends
+    /// there with a warning instead of waiting out its timeout, and the rest of the workflow runs.
+    @Test func aVideoInReviewEndsTheWaitWithAWarning() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(
+                dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), vodReview: true))
+        try scratch.write("wf.json", try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "60s"))
+        let result = try await Binary.run(
+            ["run", "wf.json", "--report", "report.json"], in: scratch.root, environment: Self.environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("is in review (Checking"), "\(result.stdout)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let stages = report["items"]?.arrayValue?.first?["stages"]?.arrayValue ?? []
+        #expect(stages.first { $0["stage"] == "wait" }?["outputs"]?["status"] == "Checking", "\(stages)")
+        #expect(stages.first { $0["stage"] == "metadata" }?["status"] == "succeeded", "\(stages)")
+        await sandbox.stop()
+    }
+
+    /// A title VOD would refuse (200 characters with emoji) is refused by `validate`, naming the limit, before
+    /// anything runs; with `fitTitle` the video is made with the title cut to fit.
+    @Test func aTitleBeyondVODsLimitIsRefusedByValidateAndFitsWhenAsked() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        let title = String(repeating: "Clip \u{1F3AC} ", count: 29)
+        func workflow(fit: Bool) -> String {
+            """
+            {"version": 1, "name": "titled", "inputs": {"path": "in"},
+             "stages": [{"id": "ticket", "uses": "aliyun.vod.ticket", "with": {"api": "\(sandbox.baseURL)", "title": "\(title)"\(
+                fit ? #", "fitTitle": true"# : "")}}]}
+            """
+        }
+        try scratch.write("wf.json", workflow(fit: false))
+        let refused = try await Binary.run(["validate", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("stages[0].with.title:")
+                && refused.stderr.contains("ApsaraVideo VOD takes a Title of at most 128 characters; this one has 203"),
+            "\(refused.stderr)")
+        try scratch.write("wf.json", workflow(fit: true))
+        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let made = try await aliyun(sandbox)["videos"]?.arrayValue?.first?["Title"]?.stringValue ?? ""
+        #expect(
+            made.unicodeScalars.count <= 128 && made.hasPrefix("Clip  Clip") && !made.contains("\u{1F3AC}"), "\(made)")
+        await sandbox.stop()
+    }
+
+    /// DeleteVideo answers 404 when none of the videos it names exists: the video is gone, which is what a
+    /// delete wants.
+    @Test func deletingAVideoThatIsGoneSucceeds() async throws {
+        let scratch = try Scratch()
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write("in/a.txt", "a")
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "gone", "inputs": {"path": "in"},
+             "stages": [{"id": "delete", "uses": "aliyun.vod.delete", "with": {"api": "\(sandbox.baseURL)", "videoId": "no-such-video"}}]}
+            """)
+        let result = try await Binary.run(
+            ["run", "wf.json", "--report", "report.json"], in: scratch.root, environment: Self.environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let outputs = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first?["outputs"]
+        #expect(
+            outputs?["deleted"] == false && outputs?["videoId"] == "no-such-video", "\(String(describing: outputs))")
+        await sandbox.stop()
+    }
+
     @Test func anUploadOutlivesThreeExpiredCredentials() async throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
@@ -94,7 +166,7 @@ import Testing
             {"version": 1, "name": "expiring", "inputs": {"path": "in"},
              "stages": [
               {"id": "ticket", "uses": "aliyun.vod.ticket", "with": {"api": "\(api)"}},
-              {"id": "upload", "uses": "oss.upload", "refreshWith": "ticket", "with": {"endpoint": "${ticket.endpoint}",
+              {"id": "upload", "uses": "oss.upload", "refreshWith": "ticket", "with": {"endpoint": "${ticket.endpoint}", "region": "${ticket.region}",
                 "bucket": "${ticket.bucket}", "key": "${ticket.object}", "accessKeyId": "${ticket.accessKeyId}",
                 "accessKeySecret": "${ticket.accessKeySecret}", "securityToken": "${ticket.securityToken}",
                 "expiration": "${ticket.expiration}", "renewBefore": "0.2s", "partSize": "100KiB", "concurrency": 1}},
@@ -156,7 +228,9 @@ import Testing
         await sandbox.stop()
     }
 
-    @Test func ourRequestsAreSignedAsTheSDKsSignThem() async throws {
+    /// Each request is the one Alibaba's SDKs sign, with OSS's V4 signature by default and V1 when asked.
+    @Test(arguments: [nil, "v1"] as [String?])
+    func ourRequestsAreSignedAsTheSDKsSignThem(signatureVersion: String?) async throws {
         let scratch = try Scratch()
         try input(scratch)
         let verifier = try await PeerServer(
@@ -168,9 +242,10 @@ import Testing
             {"version": 1, "name": "verified", "inputs": {"path": "in"},
              "stages": [
               {"id": "ticket", "uses": "aliyun.vod.ticket", "with": {"api": "\(api)", "title": "a title with spaces & *"}},
-              {"id": "upload", "uses": "oss.upload", "with": {"endpoint": "${ticket.endpoint}", "bucket": "${ticket.bucket}",
+              {"id": "upload", "uses": "oss.upload", "with": {"endpoint": "${ticket.endpoint}", "region": "${ticket.region}", "bucket": "${ticket.bucket}",
                 "key": "${ticket.object}", "accessKeyId": "${ticket.accessKeyId}", "accessKeySecret": "${ticket.accessKeySecret}",
-                "securityToken": "${ticket.securityToken}", "expiration": "${ticket.expiration}", "partSize": "100KiB"}}
+                "securityToken": "${ticket.securityToken}", "expiration": "${ticket.expiration}", "partSize": "100KiB"\(
+                signatureVersion.map { #", "signatureVersion": "\#($0)""# } ?? "")}}
              ]}
             """)
         let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
@@ -179,6 +254,8 @@ import Testing
             (try? String(contentsOf: verifier.folder.appendingPathComponent("requests.jsonl"), encoding: .utf8)) ?? ""
         let requests = log.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
         #expect(!requests.isEmpty && requests.allSatisfy { $0["verified"] == true }, "\(log)")
+        let signatures = Set(requests.filter { $0["kind"] == "oss" }.compactMap { $0["signature"]?.stringValue })
+        #expect(signatures == [signatureVersion ?? "v4"], "\(log)")
         let actions = Set(requests.compactMap { $0["action"]?.stringValue })
         #expect(
             actions.isSuperset(of: ["CreateUploadVideo", "POST uploads", "PUT partNumber&uploadId", "POST uploadId"]))

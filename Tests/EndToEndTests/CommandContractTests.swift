@@ -147,7 +147,7 @@ import Testing
             """
             {"version": 1, "name": "parts", "stages": [
               {"id": "s3", "uses": "s3.upload", "with": {"bucket": "b", "key": "k", "partSize": "1MiB"}},
-              {"id": "oss", "uses": "oss.upload", "with": {"endpoint": "https://oss.example", "bucket": "b", "key": "k", "partSize": "10KiB"}},
+              {"id": "oss", "uses": "oss.upload", "with": {"endpoint": "https://oss.example", "region": "cn-shanghai", "bucket": "b", "key": "k", "partSize": "10KiB"}},
               {"id": "s3zero", "uses": "s3.upload", "with": {"bucket": "b", "key": "k", "partSize": 0, "shareFor": "7d"}},
               {"id": "wait", "uses": "aliyun.vod.wait", "with": {"api": "https://vod.example", "accessKeyId": "a", "accessKeySecret": "s", "videoId": "v", "timeout": "0s", "interval": "0s"}}
             ]}

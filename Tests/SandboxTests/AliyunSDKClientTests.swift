@@ -45,6 +45,9 @@ struct AliyunSDKClientTests {
             #expect(report["otherObjectCode"] == "AccessDenied")
             #expect(report["objectIdentical"] == true)
             #expect(report["wrongSecretCode"] == "SignatureDoesNotMatch")
+            // As for a new account: V4 scoped to the bucket's region, V1 refused with Alibaba's error code.
+            #expect(report["wrongRegion"] == [400, "InvalidArgument", "0002-00000226"])
+            #expect(report["v1Answer"] == [403, "AccessDenied", "0002-00000080"])
             #expect(report["statuses"]?.arrayValue?.last == "Normal")
             #expect(report["statuses"]?.arrayValue?.contains("UploadSucc") == true)
             #expect(report["titleAfterUpdate"] == "Renamed")
@@ -53,10 +56,37 @@ struct AliyunSDKClientTests {
             #expect(report["openUploadsBeforeAbort"] == 1)
             #expect(report["openUploadsAfterAbort"] == 0)
             #expect(report["duplicateReferenceCode"] == "InvalidParameter.ReferenceId")
+            // The documented limits, with the codes VOD answers them with; 128 characters are accepted.
+            #expect(
+                report["limitCodes"] == [
+                    "LengthExceededMax", "IllegalCharacters", "InvalidFileName.Extension", "TagsExceededMax",
+                    "LengthExceededMax", .null,
+                ])
+            #expect(report["imageWithoutTypeCode"] == "MissingParameter")
             // The SDK says InvalidAccessKeySecret only when the server's string to sign (in its
             // SignatureDoesNotMatch message) is the one it signed: the sandbox canonicalised as the SDK does.
             #expect(report["wrongVODSecretCode"] == "InvalidAccessKeySecret")
             #expect(report["afterDeleteCode"] == "InvalidVideo.NotFound")
+        }
+    }
+
+    @Test(
+        "a sandbox told to take V1 signatures, as an account made before March 2025, takes oss2's V1 requests",
+        .enabled(if: Self.python != nil, "needs python3 with oss2 and aliyun-python-sdk-vod")
+    )
+    func v1WhenAccepted() async throws {
+        let python = try #require(Self.python)
+        let script = """
+            import sys, oss2
+            bucket = oss2.Bucket(oss2.Auth("sandbox-access-key-id", "sandbox-access-key-secret"),
+                                 "http://127.0.0.1:" + sys.argv[1], "vod-sandbox")
+            bucket.put_object("v1/object.bin", b"signed with V1")
+            print(bucket.get_object("v1/object.bin").read().decode())
+            """
+        try await withSandbox(SandboxConfiguration(acceptsOSSV1: true)) { sandbox, _ in
+            let result = try await ChildRun.run(python, ["-c", script, String(sandbox.port)])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output == "signed with V1\n")
         }
     }
 }

@@ -1,7 +1,8 @@
 """Alibaba Cloud's official Python SDKs (aliyun-python-sdk-vod, oss2) against the sandbox.
 
 Usage: aliyun_sdk_client.py PORT ACCESS_KEY_ID ACCESS_KEY_SECRET STS_TTL_SECONDS
-Prints one JSON report; every step uses the SDKs' own signing, so the sandbox must agree with it.
+Prints one JSON report; every step uses the SDKs' own signing (OSS's V4, as a new account must), so the sandbox
+must agree with it; a V1-signed request shows whether the sandbox takes V1 as an older account does.
 """
 import base64
 import json
@@ -32,8 +33,18 @@ def decode(answer):
 
 
 def bucket_for(address, auth):
-    credentials = oss2.StsAuth(auth["AccessKeyId"], auth["AccessKeySecret"], auth["SecurityToken"])
-    return oss2.Bucket(credentials, address["Endpoint"], address["Bucket"])
+    credentials = oss2.StsAuth(auth["AccessKeyId"], auth["AccessKeySecret"], auth["SecurityToken"],
+                               auth_version=oss2.AUTH_VERSION_4)
+    return oss2.Bucket(credentials, address["Endpoint"], address["Bucket"], region=auth["Region"])
+
+
+def oss_error(action):
+    """The OSS error an action ends with: [HTTP status, Code, EC], or None."""
+    try:
+        action()
+    except oss2.exceptions.OssError as error:
+        return [error.status, error.code, error.ec]
+    return None
 
 
 def server_error_code(action):
@@ -83,10 +94,17 @@ for number in (2, 3):
 report["otherObjectCode"] = server_error_code(lambda: bucket.put_object("sv/elsewhere.mp4", b"x"))
 bucket.complete_multipart_upload(key, upload_id, parts)
 
-owner = oss2.Bucket(oss2.Auth(key_id, key_secret), "http://127.0.0.1:%d" % port, address["Bucket"])
+oss_endpoint = "http://127.0.0.1:%d" % port
+owner = oss2.Bucket(oss2.AuthV4(key_id, key_secret), oss_endpoint, address["Bucket"], region="cn-shanghai")
 report["objectIdentical"] = owner.get_object(key).read() == data
 report["wrongSecretCode"] = server_error_code(
-    lambda: oss2.Bucket(oss2.Auth(key_id, "wrong"), "http://127.0.0.1:%d" % port, address["Bucket"]).get_object(key))
+    lambda: oss2.Bucket(oss2.AuthV4(key_id, "wrong"), oss_endpoint, address["Bucket"], region="cn-shanghai")
+    .get_object(key))
+report["wrongRegion"] = oss_error(
+    lambda: oss2.Bucket(oss2.AuthV4(key_id, key_secret), oss_endpoint, address["Bucket"], region="cn-hangzhou")
+    .get_object(key))
+report["v1Answer"] = oss_error(
+    lambda: oss2.Bucket(oss2.Auth(key_id, key_secret), oss_endpoint, address["Bucket"]).get_object(key))
 
 statuses = []
 get = GetVideoInfoRequest.GetVideoInfoRequest()
@@ -125,6 +143,24 @@ owner.abort_multipart_upload("sv/abandoned.mp4", abandoned)
 report["openUploadsAfterAbort"] = len(owner.list_multipart_uploads().upload_list)
 
 report["duplicateReferenceCode"] = server_error_code(lambda: call(vod, create))
+
+
+def create_code(title="ok", file_name="clip.mp4", tags=None):
+    """The error code of a CreateUploadVideo with these values, or None."""
+    request = CreateUploadVideoRequest.CreateUploadVideoRequest()
+    request.set_Title(title)
+    request.set_FileName(file_name)
+    if tags is not None:
+        request.set_Tags(tags)
+    return server_error_code(lambda: call(vod, request))
+
+
+report["limitCodes"] = [create_code(title="x" * 129), create_code(title="clip \U0001F3AC"),
+                        create_code(file_name="notes.txt"), create_code(tags=",".join(["t"] * 17)),
+                        create_code(tags="y" * 33), create_code(title="x" * 128)]
+no_type = CreateUploadImageRequest.CreateUploadImageRequest()
+no_type.set_ImageExt("png")
+report["imageWithoutTypeCode"] = server_error_code(lambda: call(vod, no_type))
 report["wrongVODSecretCode"] = server_error_code(
     lambda: call(AcsClient(key_id, "wrong", "cn-shanghai", port=port, auto_retry=False), get))
 

@@ -8,8 +8,9 @@ import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
 
-/// `oss.upload`: Alibaba Cloud OSS multipart upload signed the OSS way (V1, with `x-oss-security-token` for
-/// the temporary credentials VOD's `UploadAuth` carries), parallel parts, per-part retries and resume, on the
+/// `oss.upload`: Alibaba Cloud OSS multipart upload signed the OSS way (V4 by default, V1 by choice, with
+/// `x-oss-security-token` for the temporary credentials VOD's `UploadAuth` carries), parallel parts, per-part
+/// retries and resume, on the
 /// transfer machinery `s3.upload` uses: the upload id and each finished part are checkpointed; after a crash
 /// the server's part list (ListParts) says what arrived, and a listed part whose MD5 (its ETag) matches the
 /// file is kept even when the crash came before its checkpoint. An expired credential (`SecurityTokenExpired`,
@@ -51,11 +52,47 @@ public struct OSSUploadStage: Stage {
         /// Address the bucket in the path (default: true when the endpoint is an IP address or localhost).
         @Option("Address the bucket in the path (default: true when the endpoint is an IP address or localhost).")
         public var pathStyle: Bool?
+        /// The signature the requests carry.
+        @Option(
+            "The signature: v4 (OSS4-HMAC-SHA256, which every account takes) or v1 (refused to accounts made since 2025-03-01 and to buckets made since 2025-09-01)."
+        )
+        public var signatureVersion = SignatureVersion.v4
+        /// The region a V4 signature is scoped to.
+        @Option(
+            "The region a V4 signature is scoped to, e.g. ${ticket.region} or cn-shanghai (default: read from the endpoint's name)."
+        )
+        public var region: String?
         /// Abort a part that sends nothing for this long, then retry it.
         @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
         public var stallTimeout = TimeSpan(seconds: 30)
 
         public init() {}
+
+        /// A V4 signature needs a region: refused when neither `region` nor a literal endpoint names one (an
+        /// endpoint from a template is checked once it is resolved).
+        public static func problems(in with: JSONValue) -> [OptionProblem] {
+            guard with["signatureVersion"]?.stringValue ?? SignatureVersion.v4.rawValue == SignatureVersion.v4.rawValue,
+                with["region"]?.stringValue?.isEmpty ?? true,
+                let endpoint = with["endpoint"]?.stringValue, !endpoint.contains("${"),
+                OSSSigner.region(ofEndpoint: endpoint) == nil
+            else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("region"),
+                    "a V4 signature names a region, and the endpoint \(endpoint) does not: give region (${ticket.region} with aliyun.vod.ticket, or the bucket's region such as cn-shanghai), or signatureVersion v1"
+                )
+            ]
+        }
+    }
+
+    /// OSS's signatures: Alibaba's guide to upgrading from V1 to V4 says V1 is not available to accounts made since
+    /// 2025-03-01 nor to buckets made since 2025-09-01 (a V1-signed request gets 403, EC 0002-00000080).
+    public enum SignatureVersion: String, OptionChoice {
+        /// `OSS4-HMAC-SHA256`, scoped to a region.
+        case v4
+        /// `OSS AccessKeyId:Signature` (HMAC-SHA1), for older accounts and buckets and endpoints that speak nothing
+        /// else.
+        case v1
     }
 
     /// The outputs of `oss.upload`: the object.
@@ -68,7 +105,7 @@ public struct OSSUploadStage: Stage {
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
     public static let summary =
-        "Uploads a file to Alibaba Cloud OSS with multipart (V1 signature, STS security token), parallel parts and resume; renews an expiring credential through refreshWith."
+        "Uploads a file to Alibaba Cloud OSS with multipart (V4 signature, or V1; STS security token), parallel parts and resume; renews an expiring credential through refreshWith."
 
     public init() {}
 
@@ -104,7 +141,7 @@ struct OSSBackend: MultipartBackend {
         self.options = options
         self.file = file
         self.context = context
-        signer = OSSSigner(credentials: try options.credentials.accessKey(), version: .v1)
+        signer = OSSSigner(credentials: try options.credentials.accessKey(), version: Self.signatureVersion(options))
         let stall = options.stallTimeout
         exchange = HTTPExchange(
             client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
@@ -118,6 +155,18 @@ struct OSSBackend: MultipartBackend {
             renewAt = early > Date() ? early : date
         } else {
             renewAt = nil
+        }
+    }
+
+    /// The signature `options` ask for; V4's region is the option's, else the endpoint's (``Options/problems(in:)``
+    /// refuses options with neither before the stage runs).
+    static func signatureVersion(_ options: OSSUploadStage.Options) -> OSSSignatureVersion {
+        switch options.signatureVersion {
+        case .v1: .v1
+        case .v4:
+            .v4(
+                region: options.region.flatMap { $0.isEmpty ? nil : $0 } ?? OSSSigner.region(
+                    ofEndpoint: options.endpoint) ?? "")
         }
     }
 

@@ -1,6 +1,7 @@
 """A stand-in for ApsaraVideo VOD and OSS that checks every request's signature with the official SDKs'
-own signing code (aliyun-python-sdk-core's RPC composer, oss2's V1 ProviderAuth), so a client is known to
-sign as Alibaba's SDKs do. It answers just enough for a create and a multipart upload.
+own signing code (aliyun-python-sdk-core's RPC composer, oss2's ProviderAuthV4 and, for a V1-signed request,
+ProviderAuth), so a client is known to sign as Alibaba's SDKs do. It answers just enough for a create and a
+multipart upload; each OSS request's log entry says which signature it carried ("signature": "v4" or "v1").
 
 Usage: aliyun_verifier.py FOLDER ACCESS_KEY_ID ACCESS_KEY_SECRET; prints its port, then serves. Every
 request is logged to FOLDER/requests.jsonl as {"kind", "action", "verified"}.
@@ -29,10 +30,28 @@ def log(entry):
 
 
 class OSSRequest:
-    """What oss2's signer reads of a request."""
+    """What oss2's signers read of a request."""
 
     def __init__(self, method, headers, params):
         self.method, self.headers, self.params = method, headers, params
+        self.region, self.cloudbox_id, self.product = "cn-shanghai", None, "oss"
+
+
+def v4_expected(method, headers, params, bucket, key, credentials):
+    """The V4 Authorization header oss2 computes for the request at its own x-oss-date (no additional headers)."""
+    auth = oss2.ProviderAuthV4(oss2.credentials.StaticCredentialsProvider(
+        sts["AccessKeyId"], sts["AccessKeySecret"], sts["SecurityToken"]))
+    date_time = headers.get("x-oss-date", "")
+    signature = auth._ProviderAuthV4__make_signature(
+        OSSRequest(method, headers, params), bucket, key, None, credentials, date_time)
+    scope = "%s/cn-shanghai/oss/aliyun_v4_request" % date_time[:8]
+    return "OSS4-HMAC-SHA256 Credential=%s/%s, Signature=%s" % (sts["AccessKeyId"], scope, signature)
+
+
+def normal_v4(header):
+    """A V4 Authorization header with its fields in one order and spacing (OSS takes any)."""
+    algorithm, _, fields = header.partition(" ")
+    return algorithm + " " + ", ".join(sorted(part.strip() for part in fields.split(",")))
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -97,14 +116,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bucket, _, key = urllib.parse.unquote(url.path).lstrip("/").partition("/")
         headers = oss2.CaseInsensitiveDict(dict(self.headers.items()))
         credentials = oss2.credentials.Credentials(sts["AccessKeyId"], sts["AccessKeySecret"], sts["SecurityToken"])
-        auth = oss2.ProviderAuth(oss2.credentials.StaticCredentialsProvider(
-            sts["AccessKeyId"], sts["AccessKeySecret"], sts["SecurityToken"]))
-        expected = auth._ProviderAuth__make_signature(OSSRequest(self.command, headers, params), bucket, key, credentials)
         provided = headers.get("authorization", "")
-        verified = (provided == "OSS %s:%s" % (sts["AccessKeyId"], expected)
-                    and headers.get("x-oss-security-token") == sts["SecurityToken"])
+        if provided.startswith("OSS4-HMAC-SHA256 "):
+            signature = "v4"
+            expected = v4_expected(self.command, headers, params, bucket, key, credentials)
+            signed = normal_v4(provided) == normal_v4(expected)
+        else:
+            signature = "v1"
+            auth = oss2.ProviderAuth(oss2.credentials.StaticCredentialsProvider(
+                sts["AccessKeyId"], sts["AccessKeySecret"], sts["SecurityToken"]))
+            expected = auth._ProviderAuth__make_signature(
+                OSSRequest(self.command, headers, params), bucket, key, credentials)
+            signed = provided == "OSS %s:%s" % (sts["AccessKeyId"], expected)
+        verified = signed and headers.get("x-oss-security-token") == sts["SecurityToken"]
         action = self.command + " " + "&".join(sorted(k for k in params if k in ("uploads", "uploadId", "partNumber")))
-        log({"kind": "oss", "action": action, "verified": verified})
+        log({"kind": "oss", "action": action, "verified": verified, "signature": signature})
         if not verified:
             return self.answer(403, b"<Error><Code>SignatureDoesNotMatch</Code></Error>")
         if self.command == "POST" and "uploads" in params:

@@ -56,7 +56,8 @@ extension AliyunState {
         let elapsed = Date().timeIntervalSince(uploadedAt)
         let delay = self.core.configuration.transcodeDelay.seconds
         if elapsed < delay / 2 { return "UploadSucc" }
-        return elapsed < delay ? "Transcoding" : "Normal"
+        if elapsed < delay { return "Transcoding" }
+        return self.core.configuration.vodReview ? "Checking" : "Normal"
     }
 
     /// `CreateUploadImage`.

@@ -10,6 +10,8 @@ struct OSSError: HTTPResponseError {
     var message: String
     /// More elements of the body (`StringToSign` for a signature that does not match, …).
     var extra: [(String, String)] = []
+    /// The error's entry in OSS's error-code catalogue (`0002-00000080`), as the `EC` element and `x-oss-ec`.
+    var ec: String?
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let requestID = RandomID.requestID()
@@ -17,9 +19,11 @@ struct OSSError: HTTPResponseError {
         xml += "  <Code>\(OSSXML.escape(self.code))</Code>\n  <Message>\(OSSXML.escape(self.message))</Message>\n"
         xml += "  <RequestId>\(requestID)</RequestId>\n  <HostId>oss.sandbox.aliyuncs.com</HostId>\n"
         for (name, value) in self.extra { xml += "  <\(name)>\(OSSXML.escape(value))</\(name)>\n" }
+        if let ec { xml += "  <EC>\(ec)</EC>\n" }
         xml += "</Error>\n"
         var response = OSSXML.response(xml, status: self.status)
         response.headers[.ossRequestID] = requestID
+        if let ec { response.headers[.ossErrorCode] = ec }
         return response
     }
 

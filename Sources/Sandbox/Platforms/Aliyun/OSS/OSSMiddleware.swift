@@ -4,9 +4,9 @@ import StageKit
 
 /// OSS, path-style (`/BUCKET/KEY`, as the SDKs address an IP endpoint), for the configured bucket: the
 /// multipart upload (initiate, upload part, list parts, complete, abort), simple `PUT`/`GET`/`HEAD`/`DELETE`
-/// of objects and `GET /BUCKET?uploads`. Every request is signed with OSS's V1 header signature; a
-/// temporary credential from `UploadAuth` must carry its `x-oss-security-token`, works only for its object
-/// and stops working when it expires (`SecurityTokenExpired`).
+/// of objects and `GET /BUCKET?uploads`. Every request is signed with OSS's V4 header signature (or V1, when the
+/// sandbox takes it: ``OSSAuthentication``); a temporary credential from `UploadAuth` must carry its
+/// `x-oss-security-token`, works only for its object and stops working when it expires (`SecurityTokenExpired`).
 ///
 /// A middleware rather than routes, so that the bucket's paths never compete with the other APIs' routes.
 struct OSSMiddleware: RouterMiddleware {

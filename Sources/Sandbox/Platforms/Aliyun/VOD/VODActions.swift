@@ -30,6 +30,8 @@ struct VODActions: Sendable {
         guard !fileExtension.isEmpty else {
             throw VODError.invalid("FileName", "the file name must have an extension, e.g. video.mp4")
         }
+        try VODTextRules.checkExtension(of: fileName)
+        try VODTextRules.check(call)
         if let reference = call["ReferenceId"] { try Self.checkReference(reference) }
         let id = RandomID.hex(bytes: 16)
         let now = Date()
@@ -54,7 +56,9 @@ struct VODActions: Sendable {
     }
 
     func createUploadImage() async throws -> Response {
-        let imageType = call["ImageType"] ?? "default"
+        // CreateUploadImage's reference: ImageType is required.
+        let imageType = try call.required("ImageType")
+        try VODTextRules.check(call)
         guard ["default", "cover"].contains(imageType) else {
             throw VODError.invalid("ImageType", "use default or cover")
         }
@@ -85,7 +89,8 @@ struct VODActions: Sendable {
         var info: [String: JSONValue] = [
             "VideoId": .string(video.id), "Title": .string(video.title),
             "Status": .string(await aliyun.vodStatus(video)),
-            "Size": .integer(video.size ?? 0), "Duration": .double(0), "StorageLocation": .string(video.bucket),
+            "Size": .integer(video.size ?? 0), "Duration": .double(0),
+            "StorageLocation": .string("\(video.bucket).oss-cn-shanghai.aliyuncs.com"),
             "RegionId": "cn-shanghai", "CreationTime": .string(Self.utc(video.createdAt)),
             "ModificationTime": .string(Self.utc(video.modifiedAt)), "AppId": "app-1000000",
         ]
@@ -100,6 +105,7 @@ struct VODActions: Sendable {
     func updateVideoInfo() async throws -> Response {
         let id = try call.required("VideoId")
         let category = try call.integer("CateId")
+        try VODTextRules.check(call)
         if let title = call.parameters["Title"], title.isEmpty {
             throw VODError.invalid("Title", "a title cannot be empty")
         }
@@ -118,6 +124,8 @@ struct VODActions: Sendable {
         let ids = try call.required("VideoIds").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard ids.count <= 20 else { throw VODError.invalid("VideoIds", "at most 20 ids") }
         let missing = await aliyun.deleteVODVideos(ids)
+        // DeleteVideo's reference: when none of the videos exists the answer is a 404; else the missing are named.
+        guard missing.count < ids.count else { throw VODError.videoNotFound }
         return JSONResponse.make([
             "RequestId": .string(RandomID.requestID()), "NonExistVideoIds": .array(missing.map(JSONValue.string)),
             "ForbiddenVideoIds": [],
