@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 PIPELINE = .build/debug/pipeline
 
-.PHONY: deps build test lint tsan quickstart bench schema docs format
+.PHONY: deps build test lint tsan quickstart bench schema format docs plugin
 
 deps:
 	scripts/install-deps.sh
@@ -13,12 +13,20 @@ build: deps
 
 ## Builds and runs the whole test suite (unit and end-to-end tests of the built binary). Tests run one at a
 ## time: several spawn CPU-bound processes (x264, ffprobe) and measure how promptly cancellation works. When a
-## test fails, its issues are printed again at the end, where a log's tail shows them.
+## test fails, its issues are printed again at the end, where a log's tail shows them. Then builds StageKit's
+## DocC catalog, and builds and tests a plugin made by the template against the SDK package (sdk/).
 test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  if [ $$status -ne 0 ]; then echo "Failed tests and their issues:"; grep -A3 -E "^✘ Test .*(recorded|failed)" .build/test.log; fi; \
 	  exit $$status
+	SWIFT=$(SWIFT) scripts/docs.sh
+	SWIFT=$(SWIFT) scripts/check-plugin-template.sh
+
+## Writes a new stage plugin package against the SDK: make plugin NAME=acme-tools [DIR=../acme-tools]
+plugin:
+	@test -n "$(NAME)" || { echo "usage: make plugin NAME=acme-tools [DIR=folder]" >&2; exit 2; }
+	scripts/new-plugin.sh $(NAME) $(DIR)
 
 ## Runs the quick-start workflow over the bundled samples.
 quickstart: build
@@ -45,17 +53,22 @@ bench: deps
 schema: build
 	$(PIPELINE) schema > Workflows/workflow.schema.json
 
-## Regenerates the stage reference (docs/stages.md) from the stages' declarations; a test fails while it is stale.
+## Regenerates the stage reference (docs/stages.md) from the stages' declarations (a test fails while it is
+## stale), then builds StageKit's DocC catalog (the stage author's guide) into .build/docs/StageKit; fails on a
+## DocC warning.
 docs: build
 	$(PIPELINE) stages --markdown > docs/stages.md
+	SWIFT=$(SWIFT) scripts/docs.sh
 
 ## Fails when a Swift file is not formatted as `make format` would write it.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources \
+	  sdk/Package.swift samples/plugin-hello/Package.swift samples/custom-pipeline/Package.swift
 
 ## Runs the concurrency-heavy tests under ThreadSanitizer (its own build folder, .build-tsan).
 tsan: deps
 	scripts/tsan.sh
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources \
+	  sdk/Package.swift samples/plugin-hello/Package.swift samples/custom-pipeline/Package.swift

@@ -275,6 +275,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The stage the DocC tutorial builds (Sources/StageKit/StageKit.docc), its tests, and a check that the
+        // tutorial's listings are these files. Settings as a plugin's (samples/plugin-hello, the template).
+        .testTarget(
+            name: "StageTutorialTests",
+            dependencies: ["StageKit"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .testTarget(
             name: "CoreStagesTests",
             dependencies: ["CoreStages", "StageKit", "TestSupport"],

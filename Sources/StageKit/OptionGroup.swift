@@ -29,7 +29,7 @@ public struct OptionGroup<Group: StageOptions>: Sendable, Decodable, OptionGroup
         wrappedValue = Group()
     }
 
-    /// Decodes the group's options, which ``OptionSchema/grouping(_:)`` put under the group's property name.
+    /// Decodes the group's options, which `OptionSchema.grouping(_:)` put under the group's property name.
     public init(from decoder: any Decoder) throws {
         wrappedValue = try Group(from: decoder)
     }

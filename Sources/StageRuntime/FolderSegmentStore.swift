@@ -10,7 +10,7 @@ import StageKit
 ///
 /// The hash in the name makes a name's bytes fixed: two workers that store one segment at once write
 /// temporary files of their own and rename them onto the same name, or onto two names when their encodes
-/// differ, and a reader asks for the name it recorded. Files are copied in and out through ``VerifiedFile``
+/// differ, and a reader asks for the name it recorded. Files are copied in and out through `VerifiedFile`
 /// (hashed while copied, synced, renamed), so a name never holds a partial file or bytes that do not match
 /// it. The root must exist: a shared filesystem that is not mounted must not look like an empty store.
 package struct FolderSegmentStore: SegmentStore {

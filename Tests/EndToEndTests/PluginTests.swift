@@ -16,7 +16,7 @@ import Testing
 /// Stages from outside the project: a dynamically loaded plugin (samples/plugin-hello) and a custom
 /// executable with compiled-in stages (samples/custom-pipeline). This package builds the samples' sources
 /// beside `pipeline` (targets `SampleHelloPlugin` and `SampleCustomPipeline`); a user builds them with the
-/// samples' own manifests, which `theSampleManifestsAskOnlyForProductsThisPackageDeclares` checks.
+/// samples' own manifests, which `theSampleManifestsAskOnlyForProductsTheirPackagesDeclare` checks.
 @Suite struct PluginTests {
     static let plugin = Binary.url.deletingLastPathComponent().appendingPathComponent("libSampleHelloPlugin.so")
     static let customPipeline = Binary.url.deletingLastPathComponent().appendingPathComponent(
@@ -365,49 +365,29 @@ import Testing
         _ = file
     }
 
-    @Test func theReadmeExampleIsTheStageTheCustomPipelineCompiles() throws {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test(arguments: ["docs/writing-a-stage.md", "Sources/StageKit/StageKit.docc/StageKit.md"])
+    func theGuidesExampleIsTheStageTheCustomPipelineCompiles(guide: String) throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(guide), encoding: .utf8)
         let compiled = try String(
             contentsOf: repositoryRoot.appendingPathComponent(
                 "samples/custom-pipeline/Sources/custom-pipeline/FileSize.swift"), encoding: .utf8)
         #expect(
-            readme.contains("```swift\n" + compiled + "```"),
-            "README's FileSize example differs from the one samples/custom-pipeline builds")
+            text.contains("```swift\n" + compiled + "```"),
+            "\(guide)'s FileSize example differs from the one samples/custom-pipeline builds")
     }
 
-    /// The products the package manifest in `folder` declares (`products`) or asks of media-pipeline
-    /// (`wanted`), from `swift package dump-package`.
-    /// A scratch build folder of its own: `swift test` holds the lock of the package's `.build`.
-    private func manifestProducts(in folder: URL) async throws -> (products: Set<String>, wanted: Set<String>) {
-        let scratch = try Scratch()
-        let output = try await Binary.run(
-            [
-                "swift", "package", "--package-path", folder.path, "--scratch-path", scratch.path("build").path,
-                "dump-package",
-            ],
-            in: folder, executable: URL(fileURLWithPath: "/usr/bin/env"))
-        #expect(output.status == 0, "\(folder.path): \(output.stderr)")
-        let manifest = try JSONValue(parsing: output.stdout)
-        let products = (manifest["products"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-        let wanted = (manifest["targets"]?.arrayValue ?? []).flatMap { target in
-            (target["dependencies"]?.arrayValue ?? []).compactMap { dependency -> String? in
-                guard let product = dependency["product"]?.arrayValue, product.count > 1,
-                    product[1].stringValue == "media-pipeline"
-                else { return nil }
-                return product[0].stringValue
-            }
-        }
-        return (Set(products), Set(wanted))
-    }
-
-    @Test func theSampleManifestsAskOnlyForProductsThisPackageDeclares() async throws {
-        let declared = try await manifestProducts(in: repositoryRoot).products
+    @Test func theSampleManifestsAskOnlyForProductsTheirPackagesDeclare() async throws {
+        let declared = try await PackageManifest.dump(repositoryRoot).products
+        let sdk = try await PackageManifest.dump(repositoryRoot.appendingPathComponent("sdk")).products
         #expect(declared.contains("PipelineCLI"), "\(declared)")
-        for sample in ["plugin-hello", "custom-pipeline"] {
-            let wanted = try await manifestProducts(in: repositoryRoot.appendingPathComponent("samples/\(sample)"))
-                .wanted
-            #expect(!wanted.isEmpty, "samples/\(sample) asks for no product of media-pipeline")
-            #expect(wanted.isSubset(of: declared), "samples/\(sample) asks for \(wanted.subtracting(declared))")
+        // A plugin asks the SDK package (sdk/), a custom pipeline the whole package.
+        for (sample, package, products) in [
+            ("plugin-hello", "sdk", sdk), ("custom-pipeline", "media-pipeline", declared),
+        ] {
+            let wanted = try await PackageManifest.dump(repositoryRoot.appendingPathComponent("samples/\(sample)"))
+                .products(from: package)
+            #expect(!wanted.isEmpty, "samples/\(sample) asks for no product of \(package)")
+            #expect(wanted.isSubset(of: products), "samples/\(sample) asks for \(wanted.subtracting(products))")
         }
     }
 

@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 // A stage plugin loaded by `pipeline` at run time: `swift build`, then
 // `pipeline run workflow.json --plugin .build/debug/libHelloPlugin.so` (or list it in the workflow's "plugins").
+// It depends on the stage author's SDK (sdk/), which builds StageKit and PipelinePluginSDK with swift-log,
+// swift-crypto and swift-nio only, not on the whole media-pipeline package.
 import PackageDescription
 
 let package = Package(
@@ -10,14 +12,14 @@ let package = Package(
         .library(name: "HelloPlugin", type: .dynamic, targets: ["HelloPlugin"])
     ],
     dependencies: [
-        .package(name: "media-pipeline", path: "../..")
+        .package(path: "../../sdk")
     ],
     targets: [
         .target(
             name: "HelloPlugin",
             dependencies: [
-                .product(name: "PipelinePluginSDK", package: "media-pipeline"),
-                .product(name: "StageKit", package: "media-pipeline"),
+                .product(name: "PipelinePluginSDK", package: "sdk"),
+                .product(name: "StageKit", package: "sdk"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         )
