@@ -195,7 +195,7 @@ public struct OutputField: Sendable, Hashable, Codable {
 
 /// The outputs a stage produces, so `validate` can check `${stage.output}` references.
 public struct OutputSchema: Sendable, Hashable, Codable {
-    /// The outputs the stage produces; those with an ``OutputField/option`` only when the workflow gives it.
+    /// The outputs the stage produces; those declared `whenGiven` an option only when the workflow gives it.
     public var fields: [OutputField]
     /// Whether names not in ``fields`` may be referenced too (outputs that depend on the workflow).
     public var isOpen: Bool
