@@ -22,13 +22,6 @@ extension PresignedUploadStage {
     }
 }
 
-extension OSSUploadStage {
-    /// Its parts could go head last; it does not follow an export yet.
-    public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
-        UploadStreaming.notFollowingYet
-    }
-}
-
 extension TusUploadStage {
     /// A streamed upload concatenates partial uploads it creates itself.
     public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {

@@ -79,6 +79,46 @@ import Testing
         await sandbox.stop()
     }
 
+    /// `"stream": true`: oss.upload sends a segmented export's parts while it is written, the head last, as
+    /// s3.upload does; some bytes reach OSS before the export is finished, and after a kill -9 then and a rerun
+    /// the object is the export byte for byte, its index first.
+    @Test func aStreamedOSSUploadIsTheExportWithItsIndexFirst() async throws {
+        let scratch = try Scratch()
+        try await StreamedUploadTests.makeClip(in: scratch, seconds: 4)
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "oss-streamed", "inputs": {"path": "in"},
+             "stages": [
+              \(StreamedUploadTests.export()),
+              {"id": "archive", "uses": "oss.upload", "after": ["export"], "stream": true, "with": {
+               "endpoint": "\(sandbox.baseURL)", "region": "cn-shanghai", "bucket": "vod-sandbox",
+               "key": "videos/${input.name}", "file": "${export.path}", "partSize": "1MiB", "concurrency": 2}}
+             ]}
+            """)
+        let exported = scratch.path("out/clip.mp4").path
+        let process = try Binary.start(["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
+        try await waitUntil("parts at OSS, or the end of the run") {
+            guard process.isRunning else { return true }
+            return ((try? await aliyun(sandbox))?["partsStored"]?.intValue ?? 0) > 0
+        }
+        let sentEarly = !FileManager.default.fileExists(atPath: exported)
+        // Killed while parts are in flight (or at once, if the run ended already), then run again.
+        process.signal(SIGKILL)
+        _ = await process.exit()
+        #expect(sentEarly, "no part reached OSS before the export was finished")
+        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        let objects = try await aliyun(sandbox)["objects"]?.arrayValue ?? []
+        let object = objects.first { $0["Key"] == "videos/clip.mp4" }
+        let exportedDigest = await sha256sum(exported)
+        #expect(object?["SHA256"]?.stringValue == exportedDigest, "\(objects)")
+        let boxes = try StreamedUploadTests.boxes(exported)
+        #expect((boxes.firstIndex(of: "moov") ?? .max) < (boxes.firstIndex(of: "mdat") ?? -1), "\(boxes)")
+        await sandbox.stop()
+    }
+
     /// With audit before publish on, a transcoded video is `Checking` until someone approves it: the wait ends
     /// there with a warning instead of waiting out its timeout, and the rest of the workflow runs.
     @Test func aVideoInReviewEndsTheWaitWithAWarning() async throws {

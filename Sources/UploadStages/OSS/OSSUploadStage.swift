@@ -7,6 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 public import StageKit
+import StageRuntime
 
 /// `oss.upload`: Alibaba Cloud OSS multipart upload signed the OSS way (V4 by default, V1 by choice, with
 /// `x-oss-security-token` for the temporary credentials VOD's `UploadAuth` carries), parallel parts, per-part
@@ -101,6 +102,8 @@ public struct OSSUploadStage: Stage {
     public static let stageType = "oss.upload"
     public static let inputFileOption = "file"
     public static let landingOutput = "location"
+    /// OSS's multipart upload takes parts in any order, as S3's does: part 1, the head, goes last.
+    public static let streamRole = StreamRole.follower
     public static let resource = StageResource.network
     /// Its requests are retried by the stage itself (resuming from the server), under the stage's `retry`.
     public static let retriesItself = true
@@ -110,6 +113,9 @@ public struct OSSUploadStage: Stage {
     public init() {}
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
+        if let stream = context.services[ExportStreamKey.self] {
+            return try await runStreamed(options, stream: stream, context: context)
+        }
         let file = try UploadFile(path: options.file ?? context.item.path)
         let backend = try OSSBackend(options: options, file: file, context: context)
         let partSize = max(100 << 10, options.partSize.bytes, (file.size + 9_999) / 10_000)
@@ -123,6 +129,19 @@ public struct OSSUploadStage: Stage {
             target: "oss:\(backend.objectURL)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
         return Outputs(bucket: options.bucket, key: options.key, completed, size: file.size)
+    }
+
+    /// `"stream": true`: uploads the export the stage follows while it is written (``StreamedMultipartUpload``),
+    /// as `s3.upload` does. The part size is fixed before the file's size is known: at least the option's, and
+    /// large enough for an export twice the input's size in 10,000 parts.
+    private func runStreamed(_ options: Options, stream: ExportStream, context: StageContext) async throws -> Outputs {
+        let partSize = max(100 << 10, options.partSize.bytes, (2 * context.item.size + 9_999) / 10_000)
+        let upload = StreamedMultipartUpload(
+            stream: stream, partSize: partSize, concurrency: options.concurrency,
+            target: "oss:\(try OSSBackend.objectURL(options)) streamed", context: context,
+            backend: { file in try OSSBackend(options: options, file: file, context: context) })
+        let (completed, size) = try await upload.run()
+        return Outputs(bucket: options.bucket, key: options.key, completed, size: size)
     }
 }
 
