@@ -119,6 +119,42 @@ import Testing
         await sandbox.stop()
     }
 
+    /// A cover's credential that expired before its upload started (the run stopped after `cover`, and the rerun
+    /// comes later than the credential lives) is renewed by asking for another image (`refreshWith: "cover"` in
+    /// the shipped workflow) instead of failing every rerun.
+    @Test func aCoverCredentialThatExpiredBeforeItsUploadIsRenewed() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(
+                dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), stsTTL: .seconds(3)))
+        let full = try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "0s")
+        guard case .object(var members) = try JSONValue(parsing: Data(full.utf8)),
+            case .array(let stages)? = members["stages"]
+        else { throw StageFailure("the shipped workflow has no stages") }
+        members["stages"] = .array(stages.filter { !["cover-upload", "metadata"].contains($0["id"]?.stringValue) })
+        try scratch.write("wf.json", JSONValue.object(members).serialized())
+        let first = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let covered = Date()
+        try await waitUntil("the cover's credential expired", limit: .seconds(30)) {
+            Date().timeIntervalSince(covered) > 3.5
+        }
+        try scratch.write("wf.json", full)
+        let rerun = try await Binary.run(
+            ["run", "wf.json", "--json"], in: scratch.root, environment: Self.environment)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        let outcomes = rerun.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+            .filter { $0["event"] == "stageFinished" }.map {
+                ($0["stage"]?.stringValue ?? "", $0["outcome"]?.stringValue ?? "")
+            }
+        #expect(outcomes.contains { $0 == ("cover", "succeeded") }, "the cover was asked for again: \(outcomes)")
+        #expect(outcomes.contains { $0 == ("cover-upload", "succeeded") }, "\(outcomes)")
+        let video = try await aliyun(sandbox)["videos"]?.arrayValue?.first
+        #expect(video?["CoverURL"]?.stringValue?.contains("/image/cover/") == true)
+        await sandbox.stop()
+    }
+
     /// With audit before publish on, a transcoded video is `Checking` until someone approves it: the wait ends
     /// there with a warning instead of waiting out its timeout, and the rest of the workflow runs.
     @Test func aVideoInReviewEndsTheWaitWithAWarning() async throws {
