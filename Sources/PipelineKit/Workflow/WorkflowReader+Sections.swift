@@ -33,31 +33,28 @@ extension WorkflowReader {
         checkKeys(members, of: WorkflowGrammar.inputs, at: path)
         guard let inputPath = string(members["path"], at: path.appending("path"), required: true) else { return nil }
         if inputPath.isEmpty { log.error(path.appending("path"), "the input path is empty") }
-        var method = FingerprintMethod.sampled
-        if let value = members["fingerprint"] {
-            if let text = value.stringValue, let chosen = FingerprintMethod(rawValue: text) {
-                method = chosen
-            } else {
-                log.error(
-                    path.appending("fingerprint"), "expected \"sampled\" or \"full\", found \(value.serialized())")
-            }
-        }
-        var damaged = DamagedInputPolicy.default
-        if let value = members["damaged"] {
-            if let text = value.stringValue, let chosen = DamagedInputPolicy(rawValue: text) {
-                damaged = chosen
-            } else {
-                log.error(
-                    path.appending("damaged"), "expected \"fail\", \"skip\" or \"export\", found \(value.serialized())")
-            }
-        }
         return InputSelection(
             path: inputPath,
             include: patterns(members["include"], at: path.appending("include")),
             exclude: patterns(members["exclude"], at: path.appending("exclude")),
             recursive: bool(members["recursive"], at: path.appending("recursive")) ?? false,
-            fingerprint: method, limits: readLimits(members["limits"], at: path.appending("limits")),
-            manifest: string(members["manifest"], at: path.appending("manifest"), required: false), damaged: damaged)
+            fingerprint: choice(members["fingerprint"], at: path.appending("fingerprint")) ?? .sampled,
+            limits: readLimits(members["limits"], at: path.appending("limits")),
+            manifest: string(members["manifest"], at: path.appending("manifest"), required: false),
+            damaged: choice(members["damaged"], at: path.appending("damaged")) ?? .default)
+    }
+
+    /// One of `Choice`'s values, named by its raw value; nil (said, unless absent) for anything else.
+    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
+        _ value: JSONValue?, at path: JSONPath
+    ) -> Choice? where Choice.RawValue == String {
+        guard let value else { return nil }
+        if let text = value.stringValue, let chosen = Choice(rawValue: text) { return chosen }
+        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }
+        let listed =
+            names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "") : names.joined()
+        log.error(path, "expected \(listed), found \(value.serialized())")
+        return nil
     }
 
     private mutating func readLimits(_ value: JSONValue?, at path: JSONPath) -> InputLimits {
