@@ -5,10 +5,10 @@
 #   attribute lines right above it) does not say why it stays whole, with a line containing "stays whole:" and the
 #   reason.
 # Swift functions are `func`, `init`, `deinit` and `subscript` declarations at any indentation, ending at the first
-# line after them that holds only their closing brace at their own indentation (the layout `make format` writes);
-# requirements without a body (in protocols) are not functions. C functions start at column 0 and end at a `}` at
-# column 0.
-#   scripts/sizes.sh [folder]   (default: Sources)
+# line after them that starts with `}` at their own indentation (the layout `make format` writes); requirements
+# without a body (in protocols) are not functions. C functions are definitions starting at column 0 and ending at
+# the next `}` at column 0.
+#   scripts/sizes.sh [folder]   (default: Sources; a relative folder is taken from the repository's root)
 set -eu
 cd "$(dirname "$0")/.."
 exec python3 - "${1:-Sources}" <<'PY'
