@@ -60,8 +60,10 @@ docs: build
 	$(PIPELINE) stages --markdown > docs/stages.md
 	SWIFT=$(SWIFT) scripts/docs.sh
 
-## Fails when a Swift file is not formatted as `make format` would write it.
+## Fails when a Swift file is not formatted as `make format` would write it, or when Sources breaks the size rules
+## (scripts/sizes.sh: no file over 400 lines, no function over 60 unless its header says why it stays whole).
 lint:
+	scripts/sizes.sh
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift samples/plugin-hello/Sources samples/custom-pipeline/Sources \
 	  sdk/Package.swift samples/plugin-hello/Package.swift samples/custom-pipeline/Package.swift
 

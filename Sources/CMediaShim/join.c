@@ -170,6 +170,19 @@ static int add_subtitle_tracks(joiner *j) {
     return 0;
 }
 
+/// Opens the audio file `audio` (the audio pass's output) as the join's second source: its audio track becomes
+/// output track 1, and its subtitle tracks follow.
+static int open_audio(joiner *j, const char *audio) {
+    int ret = ms_open_input(audio, &j->audio.fmt, j->errbuf, j->errlen);
+    if (ret < 0) return ret;
+    j->audio.stream = ms_find_audio_stream(j->audio.fmt, -1);
+    if (j->audio.stream < 0) return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", audio);
+    if ((ret = ms_add_copy_stream(j->ofmt, j->audio.fmt->streams[j->audio.stream], j->errbuf, j->errlen)) < 0)
+        return ret;
+    j->audio.out = 1;
+    return add_subtitle_tracks(j);
+}
+
 static int run(joiner *j, const char *audio, const char *out, int faststart, int64_t index_space) {
     if (!(j->video.next = ff.av_packet_alloc()) || (audio && !(j->audio.next = ff.av_packet_alloc())))
         return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
@@ -182,16 +195,7 @@ static int run(joiner *j, const char *audio, const char *out, int faststart, int
     if ((ret = ms_add_copy_stream(j->ofmt, j->video.fmt->streams[j->video.stream], j->errbuf, j->errlen)) < 0)
         return ret;
     j->video.out = 0;
-    if (audio) {
-        if ((ret = ms_open_input(audio, &j->audio.fmt, j->errbuf, j->errlen)) < 0) return ret;
-        j->audio.stream = ms_find_audio_stream(j->audio.fmt, -1);
-        if (j->audio.stream < 0)
-            return ms_fail(j->errbuf, j->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", audio);
-        if ((ret = ms_add_copy_stream(j->ofmt, j->audio.fmt->streams[j->audio.stream], j->errbuf, j->errlen)) < 0)
-            return ret;
-        j->audio.out = 1;
-        if ((ret = add_subtitle_tracks(j)) < 0) return ret;
-    }
+    if (audio && (ret = open_audio(j, audio)) < 0) return ret;
     if (!(j->last_dts = malloc(j->ofmt->nb_streams * sizeof *j->last_dts)))
         return ms_fail(j->errbuf, j->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "join");
     for (unsigned i = 0; i < j->ofmt->nb_streams; i++) j->last_dts[i] = AV_NOPTS_VALUE;

@@ -142,25 +142,35 @@ static int open_rendition(ladder *l, rendition *r, const char *in) {
     return ms_start_output(r->t.ofmt, in, r->out, r->t.opt->faststart, 0, r->errbuf, sizeof r->errbuf);
 }
 
-/// Opens the input, its decoders, every rendition's output and thread; then reads and decodes the input once.
-static int run(ladder *l, const char *in, int count, const char *const *outs, const ms_transcode_options *opts) {
+/// Opens the input and its video decoder; `*v` is the video stream, and when a rendition is audio (`*audio`, or
+/// -1), `*a` is the audio stream (or -1).
+static int open_input(ladder *l, const char *in, int count, const ms_transcode_options *opts, int *v, int *a,
+                      int *audio) {
     transcoder *m = &l->main;
     int ret = ms_open_input(in, &m->ifmt, m->errbuf, m->errlen);
     if (ret < 0) return ret;
-    int v = ms_find_video_stream(m->ifmt);
-    if (v < 0) return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
-    int audio = -1, a = -1;
+    *v = ms_find_video_stream(m->ifmt);
+    if (*v < 0) return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_VIDEO, MS_ERROR_NO_VIDEO, "'%s'", in);
+    *audio = -1, *a = -1;
     for (int i = 0; i < count; i++)
-        if (opts[i].streams == MS_STREAMS_AUDIO) audio = i;
-    if (audio >= 0 && (a = ms_find_audio_stream(m->ifmt, v)) < 0)
+        if (opts[i].streams == MS_STREAMS_AUDIO) *audio = i;
+    if (*audio >= 0 && (*a = ms_find_audio_stream(m->ifmt, *v)) < 0)
         return ms_fail(m->errbuf, m->errlen, MS_ERROR_NO_AUDIO, MS_ERROR_NO_AUDIO, "'%s'", in);
-    m->vist = m->ifmt->streams[v];
-    m->aist = a >= 0 ? m->ifmt->streams[a] : NULL;
+    m->vist = m->ifmt->streams[*v];
+    m->aist = *a >= 0 ? m->ifmt->streams[*a] : NULL;
     m->offset = m->ifmt->start_time != AV_NOPTS_VALUE ? m->ifmt->start_time : 0;
     m->progress->total = ms_media_duration(m->ifmt);
     if (!(m->out_pkt = ff.av_packet_alloc())) return ms_transcode_fail(m, AVERROR(ENOMEM), AVERROR(ENOMEM), "ladder");
     // The decoder takes the first video rendition's threads: decoding is exact, whatever the thread count.
-    if ((ret = ms_open_decoder(m->vist, l->video[0]->t.opt->threads, &m->vdec, m->errbuf, m->errlen)) < 0) return ret;
+    return ms_open_decoder(m->vist, l->video[0]->t.opt->threads, &m->vdec, m->errbuf, m->errlen);
+}
+
+/// Opens every video rendition's output, the audio rendition's (rendition `audio`, when the input has audio), and
+/// starts the video renditions' threads.
+static int open_outputs(ladder *l, const char *in, const char *const *outs, const ms_transcode_options *opts,
+                        int audio) {
+    transcoder *m = &l->main;
+    int ret;
     for (int i = 0; i < l->video_count; i++) {
         if ((ret = open_rendition(l, l->video[i], in)) < 0) {
             l->failed = i;
@@ -181,8 +191,14 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
             return ms_transcode_fail(m, AVERROR(ret), AVERROR(ret), "cannot start a rendition's thread");
         r->started = 1;
     }
-    if ((ret = ms_progress_report(m->progress, 0)) < 0) return ms_transcode_fail(m, ret, ret, "ladder");
+    return 0;
+}
 
+/// Reads and decodes the input once (video stream `v`, audio stream `a` or -1): hands the pictures over to the
+/// renditions, which finish once the video ends, and encodes the audio rendition; then finishes its MP4.
+static int decode(ladder *l, const char *in, int v, int a) {
+    transcoder *m = &l->main;
+    int ret;
     if ((ret = ms_reader_start(m, v, a, &m->reader)) < 0) return ret;
     for (;;) {
         ms_read next;
@@ -213,6 +229,15 @@ static int run(ladder *l, const char *in, int count, const char *const *outs, co
     return 0;
 }
 
+/// Opens the input, its decoders, every rendition's output and thread; then reads and decodes the input once.
+static int run(ladder *l, const char *in, int count, const char *const *outs, const ms_transcode_options *opts) {
+    int v = -1, a = -1, audio = -1, ret;
+    if ((ret = open_input(l, in, count, opts, &v, &a, &audio)) < 0) return ret;
+    if ((ret = open_outputs(l, in, outs, opts, audio)) < 0) return ret;
+    if ((ret = ms_progress_report(l->main.progress, 0)) < 0) return ms_transcode_fail(&l->main, ret, ret, "ladder");
+    return decode(l, in, v, a);
+}
+
 static int validate(int count, const char *const *outs, const ms_transcode_options *opts, char *errbuf,
                     size_t errlen) {
     if (count < 1 || count > LADDER_MAX_RENDITIONS || !outs || !opts)
@@ -237,6 +262,28 @@ static int validate(int count, const char *const *outs, const ms_transcode_optio
     }
     return video ? 0 : ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
                                "ms_transcode_ladder: no video rendition");
+}
+
+/// Ends the video renditions of a ladder that returned `ret`: frees the frames still queued, closes each MP4 (and
+/// removes it when the ladder failed) and frees its encoder. On success, fills each one's `results` (may be NULL),
+/// at the index of its place in `renditions`.
+static void close_renditions(ladder *l, rendition *renditions, ms_transcode_result *results, int ret) {
+    for (int i = 0; i < l->video_count; i++) {
+        rendition *r = l->video[i];
+        if (ret >= 0 && results) {
+            int index = (int)(r - renditions);
+            ms_transcode_report(&r->t, &results[index]);
+            results[index].decode_errors = l->main.decode_errors;  // the input's: only the ladder decodes
+        }
+        for (; r->count > 0; r->count--, r->head = (r->head + 1) % LADDER_QUEUE) ff.av_frame_free(&r->queue[r->head]);
+        ms_close_output(&r->t.ofmt, r->out, ret < 0);
+        if (ret >= 0 && results) results[r - renditions].size = ms_file_size(r->out);
+        r->t.ifmt = NULL;  // the ladder's, freed with its main transcoder
+        r->t.vdec = NULL;
+        ms_transcoder_free(&r->t);
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->changed);
+    }
 }
 
 int ms_transcode_ladder(const char *in, int count, const char *const *outs, const ms_transcode_options *opts,
@@ -277,22 +324,7 @@ int ms_transcode_ladder(const char *in, int count, const char *const *outs, cons
         if (errbuf && errlen) snprintf(errbuf, errlen, "rendition '%s': %s", r->out, r->errbuf);
         if (r->status < 0) ret = r->status;
     }
-    for (int i = 0; i < l.video_count; i++) {
-        rendition *r = l.video[i];
-        if (ret >= 0 && results) {
-            int index = (int)(r - renditions);
-            ms_transcode_report(&r->t, &results[index]);
-            results[index].decode_errors = l.main.decode_errors;  // the input's: only the ladder decodes
-        }
-        for (; r->count > 0; r->count--, r->head = (r->head + 1) % LADDER_QUEUE) ff.av_frame_free(&r->queue[r->head]);
-        ms_close_output(&r->t.ofmt, r->out, ret < 0);
-        if (ret >= 0 && results) results[r - renditions].size = ms_file_size(r->out);
-        r->t.ifmt = NULL;  // the ladder's, freed below
-        r->t.vdec = NULL;
-        ms_transcoder_free(&r->t);
-        pthread_mutex_destroy(&r->lock);
-        pthread_cond_destroy(&r->changed);
-    }
+    close_renditions(&l, renditions, results, ret);
     if (audio >= 0) {
         if (ret >= 0 && results) {
             ms_transcode_report(&l.main, &results[audio]);

@@ -1,5 +1,5 @@
 // Private to CMediaShim: the helpers the .c files share. This is the only header that includes
-// FFmpeg; the public header (include/CMediaShim.h) never does.
+// FFmpeg; the public headers (include/CMediaShim.h and the ms_transcode.h it includes) never do.
 #ifndef MS_INTERNAL_H
 #define MS_INTERNAL_H
 

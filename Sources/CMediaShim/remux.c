@@ -91,8 +91,9 @@ static int64_t index_space(const remuxer *r) {
     return bytes;
 }
 
-static int run(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
-               char *errbuf, size_t errlen) {
+/// Opens `in` and picks the streams to copy: the best video stream and the best audio stream, refused (before
+/// any work) when MP4 cannot store their codecs.
+static int open_input(remuxer *r, const char *in, ms_progress *progress, char *errbuf, size_t errlen) {
     int ret = ms_open_input(in, &r->ifmt, errbuf, errlen);
     if (ret < 0) return ret;
     r->in_index[0] = ms_find_video_stream(r->ifmt);
@@ -109,7 +110,15 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
     }
     progress->total = ms_media_duration(r->ifmt);
     if (!(r->pkt = ff.av_packet_alloc())) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "remux");
+    return 0;
+}
 
+/// Creates the MP4 `out` with the input's metadata, its copied streams and the subtitle tracks, and writes its
+/// header: with room for the index when `opt` asks for faststart and the copy reserves it (see index_space). A
+/// gated copy then passes the gate over the head.
+static int open_output(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, char *errbuf,
+                       size_t errlen) {
+    int ret;
     if ((ret = ms_new_mp4_muxer(out, &r->ofmt, errbuf, errlen)) < 0) return ret;
     if ((ret = ff.av_dict_copy(&r->ofmt->metadata, r->ifmt->metadata, 0)) < 0)
         return ms_fail(errbuf, errlen, ret, ret, "metadata");
@@ -134,14 +143,49 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
         if (r->synced_fd < 0) return ms_write_error(errbuf, errlen, AVERROR(errno), "cannot sync the output");
         if ((ret = pass_gate(r, errbuf, errlen)) < 0) return ret;
     }
-    if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
+    return 0;
+}
 
+/// Writes the packet in `r->pkt`, of output stream `o` (0: video, 1: audio), retimed; counts the video packets
+/// and reports progress by them, lets the subtitles follow, and passes the gate every MS_REMUX_GATE_STEP bytes.
+static int copy_packet(remuxer *r, int o, ms_progress *progress, char *errbuf, size_t errlen) {
+    int ret;
+    const AVStream *ist = r->ifmt->streams[r->pkt->stream_index];
+    retime(r, o, ist, r->pkt);
+    AVRational tb = r->ofmt->streams[o]->time_base;
+    int64_t ts = r->pkt->pts != AV_NOPTS_VALUE ? r->pkt->pts : r->pkt->dts;
+    double end = ms_seconds(ts + r->pkt->duration, tb);
+    if (end > r->out_end) r->out_end = end;
+    if (o == 0) {
+        r->video_packets++;
+        if (end > r->copied_seconds) r->copied_seconds = end;
+        if ((ret = ms_progress_report(progress, ms_seconds(ts, tb))) < 0) {
+            ff.av_packet_unref(r->pkt);
+            return ms_fail(errbuf, errlen, ret, ret, "remux");
+        }
+    }
+    int size = r->pkt->size;
+    if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
+    if (r->subs.count &&
+        (ret = ms_subtitles_advance(&r->subs, ms_microseconds(r->out_end), r->ofmt, errbuf, errlen)) < 0)
+        return ret;
+    ms_writeback_note(&r->writeback, size);
+    if (r->synced_fd >= 0 && (r->unsynced += size) >= MS_REMUX_GATE_STEP &&
+        (ret = pass_gate(r, errbuf, errlen)) < 0)
+        return ret;
+    return 0;
+}
+
+/// Copies the input's packets to the end of the file, or to a read error (what was read so far is kept, and the
+/// error counts as a skipped packet): the kept streams' packets and the text subtitles; the packets of other
+/// streams and the corrupt ones (a cut-off last packet) are dropped.
+static int copy_packets(remuxer *r, ms_progress *progress, char *errbuf, size_t errlen) {
     for (;;) {
-        ret = ff.av_read_frame(r->ifmt, r->pkt);
+        int ret = ff.av_read_frame(r->ifmt, r->pkt);
         if (ret == AVERROR(ENOMEM)) return ms_fail(errbuf, errlen, ret, ret, "reading the input");
         if (ret < 0) {  // end of file, or a read error: what was read so far is kept
             if (ret != AVERROR_EOF) r->skipped++;
-            break;
+            return 0;
         }
         int o = r->pkt->stream_index == r->in_index[0] ? 0 : r->pkt->stream_index == r->in_index[1] ? 1 : -1;
         int sub = ms_subtitles_track(&r->subs, r->pkt->stream_index);
@@ -156,30 +200,14 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
             ff.av_packet_unref(r->pkt);
             continue;
         }
-        const AVStream *ist = r->ifmt->streams[r->pkt->stream_index];
-        retime(r, o, ist, r->pkt);
-        AVRational tb = r->ofmt->streams[o]->time_base;
-        int64_t ts = r->pkt->pts != AV_NOPTS_VALUE ? r->pkt->pts : r->pkt->dts;
-        double end = ms_seconds(ts + r->pkt->duration, tb);
-        if (end > r->out_end) r->out_end = end;
-        if (o == 0) {
-            r->video_packets++;
-            if (end > r->copied_seconds) r->copied_seconds = end;
-            if ((ret = ms_progress_report(progress, ms_seconds(ts, tb))) < 0) {
-                ff.av_packet_unref(r->pkt);
-                return ms_fail(errbuf, errlen, ret, ret, "remux");
-            }
-        }
-        int size = r->pkt->size;
-        if ((ret = ms_write_packet(r->ofmt, r->pkt, errbuf, errlen)) < 0) return ret;
-        if (r->subs.count &&
-            (ret = ms_subtitles_advance(&r->subs, ms_microseconds(r->out_end), r->ofmt, errbuf, errlen)) < 0)
-            return ret;
-        ms_writeback_note(&r->writeback, size);
-        if (r->synced_fd >= 0 && (r->unsynced += size) >= MS_REMUX_GATE_STEP &&
-            (ret = pass_gate(r, errbuf, errlen)) < 0)
-            return ret;
+        if ((ret = copy_packet(r, o, progress, errbuf, errlen)) < 0) return ret;
     }
+}
+
+/// Ends the copy: the last subtitle cues, the packets still queued (a gated copy passes the gate over them, so
+/// that only the head is left to write), and the trailer. Fails when no video packet was copied.
+static int finish_output(remuxer *r, const char *in, char *errbuf, size_t errlen) {
+    int ret;
     if (r->video_packets == 0) return ms_fail(errbuf, errlen, MS_ERROR_NO_FRAMES, MS_ERROR_NO_FRAMES, "'%s'", in);
     if ((ret = ms_subtitles_finish(&r->subs, ms_microseconds(r->out_end), r->ofmt, errbuf, errlen)) < 0) return ret;
     if (r->synced_fd >= 0) {
@@ -192,6 +220,16 @@ static int run(remuxer *r, const char *in, const char *out, const ms_transcode_o
     ret = ms_write_trailer(r->ofmt, errbuf, errlen);
     r->index_too_small = ret == AVERROR(EINVAL) && r->index_space > 0;  // the muxer's answer to an index that does not fit
     return ret;
+}
+
+static int run(remuxer *r, const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
+               char *errbuf, size_t errlen) {
+    int ret;
+    if ((ret = open_input(r, in, progress, errbuf, errlen)) < 0) return ret;
+    if ((ret = open_output(r, in, out, opt, errbuf, errlen)) < 0) return ret;
+    if ((ret = ms_progress_report(progress, 0)) < 0) return ms_fail(errbuf, errlen, ret, ret, "remux");
+    if ((ret = copy_packets(r, progress, errbuf, errlen)) < 0) return ret;
+    return finish_output(r, in, errbuf, errlen);
 }
 
 /// One copy of `in` to `out`; `reserve` asks for the one-pass index (see index_space), which `gate` (may be NULL)

@@ -163,25 +163,7 @@ public struct PackageStage: Stage {
 
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let segmentSeconds = options.segmentSeconds.seconds
-        var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
-        var codecs: [String: VideoCodec] = [:]  // renditions whose codec is not the package's
-        if let renditions = options.renditions {
-            rungs = renditions.map { rendition in
-                let rung = StreamingLadder.Rung(
-                    name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
-                codecs[rung.name] = rendition.codec
-                return rung
-            }
-        }
-        let names = rungs.map(\.name) + ["audio"]
-        guard Set(names).count == names.count,
-            names.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") })
-        else {
-            throw StageFailure(
-                "rendition names must be distinct, not 'audio', not start with '.', and hold no '/'",
-                kind: .invalidOptions)
-        }
-
+        let (rungs, codecs) = try Self.rungs(options)
         let input = options.file ?? context.item.path
         let folder =
             options.output.map { URL(fileURLWithPath: $0).standardizedFileURL }
@@ -207,20 +189,53 @@ public struct PackageStage: Stage {
         try Self.checkAV1Alignment(plans, segmentSeconds: segmentSeconds, frameRate: video.fps)
         if info.audio != nil { plans.insert(.audio, at: 0) }  // cheap: done first
         let finished = try await packager.run(plans)
+        let outputs = try Self.writeManifests(finished, folder: folder, dash: options.dash, duration: info.duration)
+        packager.removeWork()
+        return outputs
+    }
 
+    /// The renditions `options` asks for: the named ladder's rungs, or the listed renditions with the codecs of
+    /// those whose codec is not the package's. Throws when the names would clash with one another, with the audio
+    /// rendition's, or leave the package's folder.
+    private static func rungs(_ options: Options) throws -> ([StreamingLadder.Rung], codecs: [String: VideoCodec]) {
+        var rungs = StreamingLadder.named(options.ladder.rawValue)?.rungs ?? []
+        var codecs: [String: VideoCodec] = [:]  // renditions whose codec is not the package's
+        if let renditions = options.renditions {
+            rungs = renditions.map { rendition in
+                let rung = StreamingLadder.Rung(
+                    name: rendition.name, height: rendition.height, bitRate: rendition.bitrate.bitsPerSecond)
+                codecs[rung.name] = rendition.codec
+                return rung
+            }
+        }
+        let names = rungs.map(\.name) + ["audio"]
+        guard Set(names).count == names.count,
+            names.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") })
+        else {
+            throw StageFailure(
+                "rendition names must be distinct, not 'audio', not start with '.', and hold no '/'",
+                kind: .invalidOptions)
+        }
+        return (rungs, codecs)
+    }
+
+    /// Writes the master playlist (and the DASH manifest, or removes a stale one) over the `finished` renditions,
+    /// and describes the package.
+    private static func writeManifests(
+        _ finished: [Finished], folder: URL, dash writesDash: Bool, duration: Double
+    ) throws -> Outputs {
         let facts: [RenditionFacts] = finished.map { $0.facts }
         let videoFacts = facts.filter { $0.type == "video" }.sorted { $0.peakBitRate > $1.peakBitRate }
         let audioFacts = facts.first { $0.type == "audio" }
-        let master = folder.appendingPathComponent(Self.masterName)
-        let dash = folder.appendingPathComponent(Self.dashName)
-        if options.dash {
+        let master = folder.appendingPathComponent(masterName)
+        let dash = folder.appendingPathComponent(dashName)
+        if writesDash {
             try Packager.writeAtomically(
-                PackageManifests.dashManifest(video: videoFacts, audio: audioFacts, duration: info.duration), to: dash)
+                PackageManifests.dashManifest(video: videoFacts, audio: audioFacts, duration: duration), to: dash)
         } else {
             unlink(dash.path)
         }
         try Packager.writeAtomically(PackageManifests.masterPlaylist(video: videoFacts, audio: audioFacts), to: master)
-        packager.removeWork()
         let listed = videoFacts + (audioFacts.map { [$0] } ?? [])
         let renditions = listed.map { facts in
             Rendition(
@@ -232,8 +247,8 @@ public struct PackageStage: Stage {
         return Outputs.with {
             $0.folder = folder.path
             $0.master = master.path
-            $0.dash = options.dash ? dash.path : ""
-            $0.duration = (info.duration * 1000).rounded() / 1000
+            $0.dash = writesDash ? dash.path : ""
+            $0.duration = (duration * 1000).rounded() / 1000
             $0.renditions = renditions
         }
     }

@@ -73,20 +73,26 @@ private struct OptionChecker {
             for (key, member) in members { check(member, type: valueType, at: path.appending(key)) }
         case .object(let schema):
             guard case .object(let members) = value else { return mismatch("an object") }
-            for field in schema.fields where field.isRequired && members[field.name] == nil {
-                report(path, "missing required option \"\(field.name)\" (\(field.summary))", .type)
-            }
-            for (key, member) in members {
-                if let field = schema.field(named: key) {
-                    check(member, type: field.type, field: field, at: path.appending(key))
-                } else if let additional = schema.additionalFields {
-                    check(member, type: additional, at: path.appending(key))
-                } else {
-                    report(
-                        path.appending(key),
-                        "unknown option \"\(key)\"" + Suggestion.phrase(for: key, among: schema.fields.map(\.name)),
-                        .name)
-                }
+            check(members, of: schema, at: path)
+        }
+    }
+
+    /// Checks the members of an object option against its `schema`: the required ones are there, each is of its
+    /// field's type, and the others are allowed by the schema.
+    private mutating func check(_ members: [String: JSONValue], of schema: OptionSchema, at path: JSONPath) {
+        for field in schema.fields where field.isRequired && members[field.name] == nil {
+            report(path, "missing required option \"\(field.name)\" (\(field.summary))", .type)
+        }
+        for (key, member) in members {
+            if let field = schema.field(named: key) {
+                check(member, type: field.type, field: field, at: path.appending(key))
+            } else if let additional = schema.additionalFields {
+                check(member, type: additional, at: path.appending(key))
+            } else {
+                report(
+                    path.appending(key),
+                    "unknown option \"\(key)\"" + Suggestion.phrase(for: key, among: schema.fields.map(\.name)),
+                    .name)
             }
         }
     }

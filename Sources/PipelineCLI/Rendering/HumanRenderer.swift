@@ -34,6 +34,10 @@ final class HumanRenderer: RunEventSink {
         self.live = live
     }
 
+    /// Prints what `event` says, in the lines a person reads, and redraws the live block.
+    ///
+    /// It stays whole: a switch with one short case per event type, each updating the state under the lock
+    /// and choosing the lines; split up, the cases would only be scattered away from the switch that reads them.
     func emit(_ event: any RunEvent) {
         state.withLockedValue { state in
             var lines: [String] = []

@@ -79,28 +79,13 @@ struct WorkerCommand: StageCatalogCommand {
     func run(stages catalog: StageCatalog) async throws {
         // The stage type that farms segments encodes other workers' units; a plugin that cannot load stops here.
         let registry = segments == nil ? nil : try catalog.registry(plugins: pluginOptions.paths)
-        let endpoint: MetricsEndpoint?
-        if let metricsPort {
-            do {
-                endpoint = try await MetricsEndpoint.start(host: metricsHost, port: metricsPort)
-            } catch {
-                throw CommandFailure(
-                    .failed, "pipeline: cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
-            }
-        } else {
-            endpoint = nil
-        }
+        let endpoint = try await startMetrics()
         // After the metrics system is bootstrapped: a metric binds to the factory in place when it is made.
         let metrics = WorkerMetrics()
         let database = try await batch.openForWorker()
         let client = HTTPClient.makeForStages()
         let settings = WorkerSettings(jobs: runOptions.jobs, lease: lease.duration, poll: poll.duration)
-        // Item numbers are a database's own: the default folder is one per database.
-        let scratch = URL(
-            fileURLWithPath: artifacts
-                ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker")
-                .appendingPathComponent(database.location.replacingOccurrences(of: "/", with: "_")).path
-        ).standardizedFileURL
+        let scratch = scratchFolder(database: database.location)
         // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
         let slots = ResourceSlots(runOptions.resourceLimits)
         let notifier = NotifyOptions.notifier(
@@ -147,6 +132,26 @@ struct WorkerCommand: StageCatalogCommand {
         await database.close()
         await endpoint?.stop()
         if let failure { throw CommandFailure.failed(failure) }
+    }
+
+    /// Serves the metrics on `--metrics-host`:`--metrics-port`; nil without `--metrics-port`.
+    private func startMetrics() async throws -> MetricsEndpoint? {
+        guard let metricsPort else { return nil }
+        do {
+            return try await MetricsEndpoint.start(host: metricsHost, port: metricsPort)
+        } catch {
+            throw CommandFailure(.failed, "pipeline: cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
+        }
+    }
+
+    /// The folder of the runs' files: `--artifacts`, or one per database (item numbers are a database's own), named
+    /// after its `location`, in the temporary folder.
+    private func scratchFolder(database location: String) -> URL {
+        URL(
+            fileURLWithPath: artifacts
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-worker")
+                .appendingPathComponent(location.replacingOccurrences(of: "/", with: "_")).path
+        ).standardizedFileURL
     }
 
     /// The segment store at `address` and how this worker encodes a unit into it, as the stage type of `registry`

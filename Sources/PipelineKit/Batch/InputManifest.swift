@@ -46,6 +46,30 @@ public struct InputManifest: Sendable {
 
     /// RFC 4180 CSV: a header row naming a `file` column, quoted fields with `""` for a quote.
     private static func parseCSV(_ text: String, file: String) throws(InputError) -> [String: [String: JSONValue]] {
+        let rows = csvRows(text)
+        guard let header = rows.first, let fileColumn = header.firstIndex(of: "file") else {
+            throw InputError(message: "the manifest \(file) has no header row with a \"file\" column")
+        }
+        var entries: [String: [String: JSONValue]] = [:]
+        for (number, values) in rows.dropFirst().enumerated() {
+            guard values.count == header.count else {
+                throw InputError(
+                    message:
+                        "the manifest \(file), row \(number + 2): \(values.count) fields where the header has \(header.count)"
+                )
+            }
+            var fields: [String: JSONValue] = [:]
+            for (column, name) in header.enumerated() where column != fileColumn {
+                fields[name] = .string(values[column])
+            }
+            entries[values[fileColumn]] = fields
+        }
+        return entries
+    }
+
+    /// The rows of RFC 4180 CSV text, each the list of its fields: unquoted, `""` inside quotes read as a quote, and
+    /// blank lines left out.
+    private static func csvRows(_ text: String) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var field = ""
@@ -88,23 +112,6 @@ public struct InputManifest: Sendable {
             row.append(field)
             rows.append(row)
         }
-        guard let header = rows.first, let fileColumn = header.firstIndex(of: "file") else {
-            throw InputError(message: "the manifest \(file) has no header row with a \"file\" column")
-        }
-        var entries: [String: [String: JSONValue]] = [:]
-        for (number, values) in rows.dropFirst().enumerated() {
-            guard values.count == header.count else {
-                throw InputError(
-                    message:
-                        "the manifest \(file), row \(number + 2): \(values.count) fields where the header has \(header.count)"
-                )
-            }
-            var fields: [String: JSONValue] = [:]
-            for (column, name) in header.enumerated() where column != fileColumn {
-                fields[name] = .string(values[column])
-            }
-            entries[values[fileColumn]] = fields
-        }
-        return entries
+        return rows
     }
 }

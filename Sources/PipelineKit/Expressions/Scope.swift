@@ -197,50 +197,8 @@ package struct EvaluationScope: Sendable {
 
     private func lookup(_ reference: Reference, at path: JSONPath) throws(EvaluationError) -> (JSONValue, secret: Bool)
     {
-        let base: JSONValue
         var remaining = reference.components[...]
-        var secret = false
-        switch reference.root {
-        case "input":
-            base = input
-        case "vars":
-            guard case .key(let name) = remaining.popFirst() else {
-                throw EvaluationError(message: "${vars} needs a name, e.g. ${vars.api}", path: path)
-            }
-            guard let resolved = vars[name] else {
-                throw EvaluationError(message: "vars.\(name) is not defined", path: path)
-            }
-            base = resolved.value
-            secret = resolved.isSecret
-        case "env":
-            guard case .key(let name) = remaining.popFirst() else {
-                throw EvaluationError(message: "${env} needs a name, e.g. ${env.HOME}", path: path)
-            }
-            guard let value = environment[name] else {
-                throw EvaluationError(
-                    message:
-                        "environment variable \(name) is not set (write ${env.\(name) ?? 'default'} for a default)",
-                    path: path)
-            }
-            base = .string(value)
-            secret = true
-        case "previous":
-            guard case .key(let stage) = remaining.popFirst() else {
-                throw EvaluationError(message: "${previous} needs a stage id, e.g. ${previous.ticket.uri}", path: path)
-            }
-            guard let outputs = previous[stage] else {
-                throw EvaluationError(
-                    message:
-                        "previous.\(stage) does not exist: this is the item's first version, or the stage did not finish in the previous one (write ${previous.\(stage).x ?? ''} for a default)",
-                    path: path)
-            }
-            base = outputs
-        default:
-            guard let outputs = stageOutputs[reference.root] else {
-                throw EvaluationError(message: "stage '\(reference.root)' has not run for this item", path: path)
-            }
-            base = outputs
-        }
+        let (base, secret) = try root(of: reference, taking: &remaining, at: path)
         var value = base
         var walked = Reference(
             root: reference.root,
@@ -259,6 +217,52 @@ package struct EvaluationScope: Sendable {
             }
         }
         return (value, secret)
+    }
+
+    /// The value the root of `reference` names (`input`, `vars.<name>`, `env.<name>`, `previous.<stage>` or a
+    /// stage's outputs), and whether it is secret; takes from `components` the components the root consumes.
+    private func root(
+        of reference: Reference, taking components: inout ArraySlice<JSONPath.Component>, at path: JSONPath
+    ) throws(EvaluationError) -> (JSONValue, secret: Bool) {
+        switch reference.root {
+        case "input":
+            return (input, false)
+        case "vars":
+            guard case .key(let name) = components.popFirst() else {
+                throw EvaluationError(message: "${vars} needs a name, e.g. ${vars.api}", path: path)
+            }
+            guard let resolved = vars[name] else {
+                throw EvaluationError(message: "vars.\(name) is not defined", path: path)
+            }
+            return (resolved.value, resolved.isSecret)
+        case "env":
+            guard case .key(let name) = components.popFirst() else {
+                throw EvaluationError(message: "${env} needs a name, e.g. ${env.HOME}", path: path)
+            }
+            guard let value = environment[name] else {
+                throw EvaluationError(
+                    message:
+                        "environment variable \(name) is not set (write ${env.\(name) ?? 'default'} for a default)",
+                    path: path)
+            }
+            return (.string(value), true)
+        case "previous":
+            guard case .key(let stage) = components.popFirst() else {
+                throw EvaluationError(message: "${previous} needs a stage id, e.g. ${previous.ticket.uri}", path: path)
+            }
+            guard let outputs = previous[stage] else {
+                throw EvaluationError(
+                    message:
+                        "previous.\(stage) does not exist: this is the item's first version, or the stage did not finish in the previous one (write ${previous.\(stage).x ?? ''} for a default)",
+                    path: path)
+            }
+            return (outputs, false)
+        default:
+            guard let outputs = stageOutputs[reference.root] else {
+                throw EvaluationError(message: "stage '\(reference.root)' has not run for this item", path: path)
+            }
+            return (outputs, false)
+        }
     }
 }
 

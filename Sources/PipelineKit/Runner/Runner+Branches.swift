@@ -51,14 +51,7 @@ extension Runner {
                     for index in graph.order where waiting.contains(index) && isReady(index) {
                         waiting.remove(index)
                         startedFrom[index] = progress
-                        var role: StreamPart?
-                        if let export = streaming.follows[index], let stream = exportStreams[export] {
-                            role = .follower(export: export, stream)
-                        } else if !streaming.followers(of: index).isEmpty {
-                            let stream = ExportStream()
-                            exportStreams[index] = stream
-                            role = .export(stream)
-                        }
+                        let role = Self.streamPart(of: index, in: streaming, streams: &exportStreams)
                         group.addTask { [progress, role] in await runStage(at: index, from: progress, role: role) }
                     }
                 }
@@ -90,6 +83,20 @@ extension Runner {
             }
         }
         return (progress, interrupted || Task.isCancelled ? CancellationError() : failure)
+    }
+
+    /// The part stage `index` plays in streaming, as it starts: it follows the stream of the export it streams, or
+    /// it is an export that stages follow, whose new stream joins `streams`; nil when it does neither.
+    private static func streamPart(of index: Int, in streaming: StreamPlan, streams: inout [Int: ExportStream])
+        -> StreamPart?
+    {
+        if let export = streaming.follows[index], let stream = streams[export] {
+            return .follower(export: export, stream)
+        }
+        guard !streaming.followers(of: index).isEmpty else { return nil }
+        let stream = ExportStream()
+        streams[index] = stream
+        return .export(stream)
     }
 
     /// Runs one stage on a copy of the item's progress and returns the copy as the stage left it. An export that

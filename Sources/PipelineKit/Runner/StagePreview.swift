@@ -62,64 +62,84 @@ extension StageDecisions {
             admission.newVersion
             ? checkpoints.filter { $0.value.status == .succeeded }.mapValues { $0.outputs ?? .null } : previous
         let graph = workflow.graph
-        var scope = EvaluationScope()
-        let streaming = workflow.streaming
-        var previews = workflow.stages.enumerated().map { index, spec in
-            StagePreview(
-                stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index),
-                streams: streaming.follows[index].map { workflow.stages[$0].id })
-        }
-        // Per stage, why it is invalidated or blocked: the first stage it waits for that runs (or cannot start).
-        var invalidated: Set<Int> = []
-        var blocked: [Int: String] = [:]
+        var walk = PreviewWalk(previews: unrunPreviews(graph))
         var unresolvable: String?
         do {
-            scope = try self.scope(for: planned.input, previous: previous)
+            walk.scope = try self.scope(for: planned.input, previous: previous)
         } catch {
             unresolvable = "its vars cannot be resolved: \(redactor.redact("\(error)"))"
         }
         for index in graph.order {
             let spec = workflow.stages[index]
-            if let reason = unresolvable ?? blocked[index] {
-                previews[index].reason = reason
+            if let reason = unresolvable ?? walk.blocked[index] {
+                walk.previews[index].reason = reason
                 continue
-            }
-            func block(_ reason: String) {
-                for dependent in graph.dependents(of: index) where blocked[dependent] == nil {
-                    blocked[dependent] = reason
-                }
             }
             do {
                 let (decision, _) = try decide(
-                    spec, record: records[spec.id], scope: scope, invalidated: invalidated.contains(index))
-                previews[index].options = decision.options.map { redactor.redact($0.redacted) }
-                switch decision {
-                case .skip(let reason):
-                    previews[index].action = .skip
-                    previews[index].reason = reason
-                    scope.stageOutputs[spec.id] = .null
-                    if records[spec.id]?.isConditionSkip != true || invalidated.contains(index) {
-                        invalidated.formUnion(graph.dependents(of: index))
-                    }
-                case .reuse(let outputs, _):
-                    previews[index].action = .reuse
-                    scope.stageOutputs[spec.id] = outputs
-                case .regenerate(let reason, _):
-                    previews[index].reason =
-                        "\(reason) (the stages that wait for it stand if it makes the same files again)"
-                    scope.stageOutputs[spec.id] = records[spec.id]?.outputs ?? .null
-                case .run(let reason, _):
-                    previews[index].reason = reason
-                    if !spec.isSecret {
-                        invalidated.formUnion(graph.dependents(of: index))
-                        block("stage \(spec.id) runs first")
-                    }
-                }
+                    spec, record: records[spec.id], scope: walk.scope, invalidated: walk.invalidated.contains(index))
+                walk.previews[index].options = decision.options.map { redactor.redact($0.redacted) }
+                walk.apply(decision, of: index, spec: spec, record: records[spec.id], graph: graph)
             } catch {
-                previews[index].reason = "\(error)"
-                block("stage \(spec.id) cannot start")
+                walk.previews[index].reason = "\(error)"
+                walk.block(dependentsOf: index, in: graph, "stage \(spec.id) cannot start")
             }
         }
-        return previews
+        return walk.previews
+    }
+
+    /// The previews of the workflow's stages before anything is decided: each runs.
+    private func unrunPreviews(_ graph: StageGraph) -> [StagePreview] {
+        let streaming = workflow.streaming
+        return workflow.stages.enumerated().map { index, spec in
+            StagePreview(
+                stage: spec.id, uses: spec.uses, action: .run, after: graph.waitIDs(of: index),
+                streams: streaming.follows[index].map { workflow.stages[$0].id })
+        }
+    }
+}
+
+/// What a preview has decided so far, stage after stage in the order they run: each stage's preview, the outputs
+/// the later stages read, the stages invalidated by one that runs, and per stage why it is blocked: the first stage
+/// it waits for that runs (or cannot start).
+private struct PreviewWalk {
+    var previews: [StagePreview]
+    var scope = EvaluationScope()
+    var invalidated: Set<Int> = []
+    var blocked: [Int: String] = [:]
+
+    /// Blocks the stages that wait for stage `index`, unless something blocks them already.
+    mutating func block(dependentsOf index: Int, in graph: StageGraph, _ reason: String) {
+        for dependent in graph.dependents(of: index) where blocked[dependent] == nil {
+            blocked[dependent] = reason
+        }
+    }
+
+    /// Shows the `decision` about stage `index` in its preview, and passes on to the later stages what the run
+    /// would: its outputs, the stages it invalidates, and, when it runs, why they are blocked.
+    mutating func apply(
+        _ decision: StageDecisions.Decision, of index: Int, spec: StageSpec, record: StageRecord?, graph: StageGraph
+    ) {
+        switch decision {
+        case .skip(let reason):
+            previews[index].action = .skip
+            previews[index].reason = reason
+            scope.stageOutputs[spec.id] = .null
+            if record?.isConditionSkip != true || invalidated.contains(index) {
+                invalidated.formUnion(graph.dependents(of: index))
+            }
+        case .reuse(let outputs, _):
+            previews[index].action = .reuse
+            scope.stageOutputs[spec.id] = outputs
+        case .regenerate(let reason, _):
+            previews[index].reason = "\(reason) (the stages that wait for it stand if it makes the same files again)"
+            scope.stageOutputs[spec.id] = record?.outputs ?? .null
+        case .run(let reason, _):
+            previews[index].reason = reason
+            if !spec.isSecret {
+                invalidated.formUnion(graph.dependents(of: index))
+                block(dependentsOf: index, in: graph, "stage \(spec.id) runs first")
+            }
+        }
     }
 }

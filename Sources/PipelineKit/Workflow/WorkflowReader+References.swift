@@ -160,41 +160,50 @@ extension WorkflowReader {
                 checkOutput(output, of: target, at: path)
             }
         default:
-            let earlier = stage.map { Array(stages.prefix($0.index)) } ?? []
-            guard let target = stages.firstIndex(where: { $0.id == reference.root }) else {
-                let candidates = WorkflowLoader.reservedRoots + earlier.map(\.id)
-                log.error(
-                    path,
-                    "unknown reference \"\(reference.root)\" in ${\(reference)}: expected input, vars, env or the id of an earlier stage"
-                        + Suggestion.phrase(for: reference.root, among: candidates))
-                return
-            }
-            guard let (stageIndex, waits) = stage, let graph else { return }
-            if target == stageIndex {
-                log.error(
-                    path,
-                    "stage \"\(reference.root)\" refers to its own output in ${\(reference)}: a stage can use only earlier stages"
-                )
-                return
-            }
-            if !waits(target) {
-                let holder = stages[stageIndex]
-                if target > stageIndex, holder.after == nil {
-                    log.error(
-                        path,
-                        "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
-                    )
-                } else {
-                    log.error(
-                        path,
-                        "${\(reference)} refers to stage \"\(reference.root)\", which stage \"\(holder.id)\" does not wait for, "
-                            + "so its outputs may not exist yet; "
-                            + Self.afterAdvice(adding: reference.root, index: stageIndex, graph: graph))
-                }
-                return
-            }
-            if let member = reference.member { checkOutput(member, of: stages[target], at: path) }
+            checkStageReference(reference, at: path, stage: stage, stages: stages, graph: graph)
         }
+    }
+
+    /// Checks a reference to the outputs of a stage (`${ticket.uri}`): the stage exists, is not the one that
+    /// holds the reference, and runs before it (`stage`: as in ``checkReference(_:at:stage:vars:stages:graph:)``).
+    private mutating func checkStageReference(
+        _ reference: Reference, at path: JSONPath, stage: (index: Int, waits: (Int) -> Bool)?, stages: [StageSpec],
+        graph: StageGraph?
+    ) {
+        let earlier = stage.map { Array(stages.prefix($0.index)) } ?? []
+        guard let target = stages.firstIndex(where: { $0.id == reference.root }) else {
+            let candidates = WorkflowLoader.reservedRoots + earlier.map(\.id)
+            log.error(
+                path,
+                "unknown reference \"\(reference.root)\" in ${\(reference)}: expected input, vars, env or the id of an earlier stage"
+                    + Suggestion.phrase(for: reference.root, among: candidates))
+            return
+        }
+        guard let (stageIndex, waits) = stage, let graph else { return }
+        if target == stageIndex {
+            log.error(
+                path,
+                "stage \"\(reference.root)\" refers to its own output in ${\(reference)}: a stage can use only earlier stages"
+            )
+            return
+        }
+        if !waits(target) {
+            let holder = stages[stageIndex]
+            if target > stageIndex, holder.after == nil {
+                log.error(
+                    path,
+                    "${\(reference)} refers to stage \"\(reference.root)\", which runs later; move it before this stage"
+                )
+            } else {
+                log.error(
+                    path,
+                    "${\(reference)} refers to stage \"\(reference.root)\", which stage \"\(holder.id)\" does not wait for, "
+                        + "so its outputs may not exist yet; "
+                        + Self.afterAdvice(adding: reference.root, index: stageIndex, graph: graph))
+            }
+            return
+        }
+        if let member = reference.member { checkOutput(member, of: stages[target], at: path) }
     }
 
     /// A reference to an output of `stage`, now (`${ticket.uri}`) or of the previous version

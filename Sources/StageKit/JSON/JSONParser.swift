@@ -267,41 +267,7 @@ package struct JSONParser {
             case UInt8(ascii: "\\"):
                 flush(&run, into: &scalars)
                 bump()
-                guard let escape = current else { throw error("unterminated string") }
-                if escape != UInt8(ascii: "u"), pendingHighSurrogate != nil {
-                    throw error("unpaired surrogate in a \\u escape")
-                }
-                switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"):
-                    bump()
-                    let code = try parseHex4()
-                    if let high = pendingHighSurrogate {
-                        guard (0xDC00...0xDFFF).contains(code) else {
-                            throw error("unpaired surrogate in a \\u escape")
-                        }
-                        let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
-                        if let scalar = Unicode.Scalar(combined) { scalars.append(scalar) }
-                        pendingHighSurrogate = nil
-                    } else if (0xD800...0xDBFF).contains(code) {
-                        pendingHighSurrogate = code
-                    } else if let scalar = Unicode.Scalar(code) {
-                        scalars.append(scalar)
-                    } else {
-                        throw error("unpaired surrogate in a \\u escape")
-                    }
-                    continue
-                default:
-                    throw error("invalid escape '\\\(describeCurrent())' in a string")
-                }
-                bump()
+                try parseEscape(into: &scalars, pendingHighSurrogate: &pendingHighSurrogate)
             case 0x00..<0x20:
                 throw error("control character \(String(format: "0x%02X", byte)) in a string (escape it, e.g. \\n)")
             default:
@@ -310,6 +276,48 @@ package struct JSONParser {
                 bump()
             }
         }
+    }
+
+    /// Reads the escape after a backslash (`current` is its character) into `scalars`. A high surrogate (`\uD83D`)
+    /// waits in `pendingHighSurrogate` for the low one that must follow it.
+    private mutating func parseEscape(
+        into scalars: inout String.UnicodeScalarView, pendingHighSurrogate: inout UInt32?
+    ) throws(JSONSyntaxError) {
+        guard let escape = current else { throw error("unterminated string") }
+        if escape != UInt8(ascii: "u"), pendingHighSurrogate != nil {
+            throw error("unpaired surrogate in a \\u escape")
+        }
+        switch escape {
+        case UInt8(ascii: "\""): scalars.append("\"")
+        case UInt8(ascii: "\\"): scalars.append("\\")
+        case UInt8(ascii: "/"): scalars.append("/")
+        case UInt8(ascii: "b"): scalars.append("\u{08}")
+        case UInt8(ascii: "f"): scalars.append("\u{0C}")
+        case UInt8(ascii: "n"): scalars.append("\n")
+        case UInt8(ascii: "r"): scalars.append("\r")
+        case UInt8(ascii: "t"): scalars.append("\t")
+        case UInt8(ascii: "u"):
+            bump()
+            let code = try parseHex4()
+            if let high = pendingHighSurrogate {
+                guard (0xDC00...0xDFFF).contains(code) else {
+                    throw error("unpaired surrogate in a \\u escape")
+                }
+                let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
+                if let scalar = Unicode.Scalar(combined) { scalars.append(scalar) }
+                pendingHighSurrogate = nil
+            } else if (0xD800...0xDBFF).contains(code) {
+                pendingHighSurrogate = code
+            } else if let scalar = Unicode.Scalar(code) {
+                scalars.append(scalar)
+            } else {
+                throw error("unpaired surrogate in a \\u escape")
+            }
+            return
+        default:
+            throw error("invalid escape '\\\(describeCurrent())' in a string")
+        }
+        bump()
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {

@@ -79,41 +79,11 @@ struct StreamedTusUpload: Sendable {
         let file = try FileChunks.OpenFile(path: access(reading, F_OK) == 0 ? reading : destination)
         defer { withExtendedLifetime(file) {} }
         let source = UploadFile(growing: "/proc/self/fd/\(file.descriptor)")
-        var options = options
-        let name = (destination as NSString).lastPathComponent
-        if options.metadata["filename"] == nil { options.metadata["filename"] = name }
-        if options.metadata["filetype"] == nil { options.metadata["filetype"] = MediaType.guess(for: name) }
-        let session = TusSession(options: options, file: source, context: context, resuming: false)
+        let session = try await self.session(reading: source, destination: destination)
         let endpoint = options.endpoint ?? ""
-        session.capabilities = await session.discover(endpoint)
-        guard session.capabilities.extensions.contains("concatenation") else {
-            throw StageFailure(
-                "the tus server at \(endpoint) does not offer the concatenation extension, which a streamed upload needs (its head goes last); upload after the export instead",
-                kind: .invalidOptions)
-        }
         let algorithm = try session.checksumAlgorithm()
         let target = "tus:\(endpoint) streamed"
-        let journal: PartialJournal
-        if let known {
-            journal = known
-            if let progress = await journal.progress, progress.firstPart < opened.head {
-                throw StageFailure(
-                    "the export started again with a larger head than its upload's first partial; run it again",
-                    kind: .failed)
-            }
-        } else {
-            var progress = context.lastCheckpoint(as: Progress.self)
-            if let recorded = progress,
-                recorded.target != target || recorded.partSize != partSize || recorded.firstPart < opened.head
-            {
-                // Another endpoint or part size, or a head that outgrew its partial (the body's would hold head
-                // bytes).
-                context.logger.info("the endpoint, the part size or the export's head changed; starting anew")
-                progress = nil
-            }
-            journal = PartialJournal(progress: progress)
-            known = journal
-        }
+        let journal = try await self.journal(&known, head: opened.head, target: target)
         var result: (String, Int64)?
         try await TransferRetry(context: context).run(progress: { await journal.sentBytes }) {
             if await journal.progress == nil {
@@ -139,6 +109,50 @@ struct StreamedTusUpload: Sendable {
         }
         guard let result else { throw StageFailure("the upload did not complete") }
         return result
+    }
+
+    /// A session with the tus server for the file `source` reads, named after the export's `destination` unless the
+    /// options name it; throws when the server does not offer the concatenation extension.
+    private func session(reading source: UploadFile, destination: String) async throws -> TusSession {
+        var options = options
+        let name = (destination as NSString).lastPathComponent
+        if options.metadata["filename"] == nil { options.metadata["filename"] = name }
+        if options.metadata["filetype"] == nil { options.metadata["filetype"] = MediaType.guess(for: name) }
+        let session = TusSession(options: options, file: source, context: context, resuming: false)
+        let endpoint = options.endpoint ?? ""
+        session.capabilities = await session.discover(endpoint)
+        guard session.capabilities.extensions.contains("concatenation") else {
+            throw StageFailure(
+                "the tus server at \(endpoint) does not offer the concatenation extension, which a streamed upload needs (its head goes last); upload after the export instead",
+                kind: .invalidOptions)
+        }
+        return session
+    }
+
+    /// The partials so far: `known` from an earlier attempt of the export, or else (and then kept in `known`) the
+    /// checkpointed ones when they are of the same `target` and part size and their head's partial holds the
+    /// export's `head`.
+    private func journal(_ known: inout PartialJournal?, head: Int64, target: String) async throws -> PartialJournal {
+        if let known {
+            if let progress = await known.progress, progress.firstPart < head {
+                throw StageFailure(
+                    "the export started again with a larger head than its upload's first partial; run it again",
+                    kind: .failed)
+            }
+            return known
+        }
+        var progress = context.lastCheckpoint(as: Progress.self)
+        if let recorded = progress,
+            recorded.target != target || recorded.partSize != partSize || recorded.firstPart < head
+        {
+            // Another endpoint or part size, or a head that outgrew its partial (the body's would hold head
+            // bytes).
+            context.logger.info("the endpoint, the part size or the export's head changed; starting anew")
+            progress = nil
+        }
+        let journal = PartialJournal(progress: progress)
+        known = journal
+        return journal
     }
 
     /// Sends the partials as the export's `attempt` makes them final, then concatenates them; throws

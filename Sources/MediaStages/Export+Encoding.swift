@@ -1,0 +1,83 @@
+import Foundation
+import StageKit
+import StageRuntime
+
+extension Export {
+    /// How an export encodes its source: in one piece (a transcode, or a remux), in segments on this machine, or in
+    /// segments shared with the workers of a segment farm.
+    enum Encoding {
+        case whole
+        case segmented(SegmentedTranscode)
+        case farmed(FarmedTranscode)
+
+        /// The encoding `decision` asks for. A segmented export is farmed out only for the item's own file (an
+        /// earlier stage's output is on this worker's disk alone), only in H.264 (workers announce the build of
+        /// their H.264 encoder alone), and never for an HDR source: its tone mapping (zimg) picks its kernels by
+        /// the processor, so two machines may convert a picture differently.
+        init(_ decision: Decision, input: String, info: MediaInfo, context: StageContext) {
+            guard let (length, jobs) = decision.segments else {
+                self = .whole
+                return
+            }
+            let settings = decision.settings
+            let indexSpace = SegmentedTranscode.indexSpace(duration: info.duration, source: info, settings: settings)
+            if input == context.item.path, settings.codec == .h264, info.video?.highDynamicRange == nil,
+                let farm = context.services[SegmentFarmKey.self],
+                let store = context.services[SegmentStoreKey.self]
+            {
+                self = .farmed(
+                    FarmedTranscode(
+                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, farm: farm, store: store,
+                        context: context))
+            } else {
+                self = .segmented(
+                    SegmentedTranscode(
+                        input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
+                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, context: context))
+            }
+        }
+
+        /// Encodes `input` into the output's temporary file, reporting progress in seconds of the source. Returns
+        /// what the encoder reports, and for a farmed export, the plan its workers shared.
+        func run(
+            _ input: String, to output: MediaOutput, settings: TranscodeSettings, context: StageContext
+        ) async throws -> (TranscodeReport, SegmentPlan?) {
+            let progress: @Sendable (Double, Double) -> Void = { done, total in
+                context.reportProgress(
+                    StageProgress(
+                        completed: Int64(done), total: total > 0 ? Int64(total.rounded(.up)) : nil, unit: .seconds))
+            }
+            // A stage that streams this export reads the file as the segments are joined into it.
+            let stream = context.services[ExportStreamKey.self].map { ($0, output.destination.path) }
+            switch self {
+            case .farmed(let farmed):
+                return try await farmed.run(to: output.partial.path, stream: stream, progress: progress)
+            case .segmented(let segmented):
+                return (try await segmented.run(to: output.partial.path, stream: stream, progress: progress), nil)
+            case .whole:
+                if settings.mode == .remux, let (stream, destination) = stream {
+                    // A remux of an MP4 or MOV writes its index into room ahead of the media data: a stage that
+                    // streams this export reads the file as it is copied.
+                    let report = try await MediaToolkit.remux(
+                        input, to: output.partial.path, settings: settings,
+                        gate: .streaming(stream, destination: destination, writing: output.partial.path),
+                        logger: context.logger, progress: progress)
+                    return (report, nil)
+                }
+                let report = try await MediaToolkit.transcode(
+                    input, to: output.partial.path, settings: settings, logger: context.logger, progress: progress)
+                return (report, nil)
+            }
+        }
+
+        /// Once the export is committed: removes the segments encoded on this machine, or retires the farmed plan.
+        func cleanUp(farmedPlan: SegmentPlan?) async {
+            switch self {
+            case .whole: break
+            case .segmented(let segmented): segmented.removeSegments()
+            case .farmed(let farmed): if let farmedPlan { await farmed.retire(farmedPlan) }
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import StageKit
+import StageRuntime
+
+/// What transcode and remux share: choosing the mode, the temporary output, progress, warnings.
+enum Export {
+    /// How an export of a source runs: with which settings, in segments of what length and how many at once
+    /// (nil: in one piece), and for `mode: auto`, what decided it.
+    struct Decision {
+        var settings: TranscodeSettings
+        var segments: (length: Double, jobs: Int)?
+        var autoChoice: String?
+    }
+
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
+    /// decides it (and as `pipeline plan` says).
+    static func decide(
+        _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
+        segmenting: (length: TimeSpan?, jobs: Int)?
+    ) -> Decision {
+        var decision = Decision(settings: settings)
+        switch mode {
+        case .remux: decision.settings.mode = .remux
+        case .auto:
+            let standard = rules ?? .standard(for: settings.codec)
+            let reason = standard.mismatch(info, settings: settings)
+            decision.settings.mode = reason == nil ? .remux : .transcode
+            decision.autoChoice =
+                reason.map { "transcoding because \($0)" } ?? "remuxing, the input already fits (\(standard.summary))"
+        case .transcode: decision.settings.mode = .transcode
+        }
+        guard decision.settings.mode == .transcode else { return decision }
+        if let rules { decision.settings = rules.promise(decision.settings, for: info) }
+        if let segmenting, segmenting.length?.seconds != 0,
+            let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration)
+        {
+            decision.segments = (length, segmenting.jobs)
+        }
+        return decision
+    }
+
+    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
+    /// segments encoded at once (nil: never segmented).
+    static func run(
+        file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
+    ) async throws -> TranscodeStage.Outputs {
+        let input = file ?? context.item.path
+        let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
+        if let outputs = output.reusable(from: context, as: TranscodeStage.Outputs.self) { return outputs }
+        try output.prepareFolder(create: createFolder)
+
+        let info = try await probeVideo(input, logger: context.logger)
+        let decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
+        if let dropped = droppedStreams(info, segmented: decision.segments != nil) {
+            context.logger.notice(
+                "dropping \(dropped): the MP4 keeps one video and one audio track, and text subtitles as mov_text")
+        }
+        if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
+        let settings = decision.settings
+        let encoding = Encoding(decision, input: input, info: info, context: context)
+
+        do {
+            let (report, farmedPlan) = try await encoding.run(
+                input, to: output, settings: settings, context: context)
+            try checkDecoded(report, context: context)
+            var outputs = TranscodeStage.Outputs.with {
+                $0.path = output.destination.path
+                $0.size = report.size
+                $0.duration = (report.duration * 1000).rounded() / 1000
+                $0.width = report.width
+                $0.height = report.height
+                $0.mode = settings.mode.rawValue
+                $0.frames = report.videoFrames
+                $0.hasAudio = report.hasAudio
+            }
+            outputs.size = try await output.commit(outputs, context: context)
+            context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)
+            await encoding.cleanUp(farmedPlan: farmedPlan)
+            return outputs
+        } catch {
+            let located = output.locating(error, scratch: context.scratchFolder)
+            output.discard()
+            throw located
+        }
+    }
+
+    /// Probes the source of an export; throws when it is a still picture, which has nothing to export.
+    private static func probeVideo(_ input: String, logger: Logger) async throws -> MediaInfo {
+        let info = try await MediaToolkit.probe(input, logger: logger)
+        if info.isStillImage {
+            throw MediaError(
+                code: .noVideo,
+                message: "'\(input)' is a still picture (\(info.format)), not a video: nothing to export")
+        }
+        return info
+    }
+
+    /// Applies the damaged-input policy to what the export decoded (throws unless it is `export` and the source fell
+    /// short), and warns when packets were unreadable or the decoded duration falls short of the declared one.
+    private static func checkDecoded(_ report: TranscodeReport, context: StageContext) throws {
+        let policy = context.services[DamagedInputPolicyKey.self] ?? .default
+        if policy != .export,
+            let short = DamagedInputPolicy.shortfall(decoded: report.decodedSeconds, declared: report.inputDuration)
+        {
+            throw StageFailure.damagedInput(short)
+        }
+        if report.decodeErrors > 0
+            || (report.inputDuration > 0 && report.decodedSeconds < report.inputDuration - 0.5)
+        {
+            context.logger.warning(
+                "the input is damaged or truncated: decoded \(String(format: "%.2f", report.decodedSeconds)) of \(String(format: "%.2f", report.inputDuration)) s, \(report.decodeErrors) unreadable packet(s) skipped"
+            )
+        }
+    }
+
+    /// The streams an export leaves out, for a note; nil when none. A segmented export carries its subtitles in its
+    /// audio pass: one of a source without audio keeps none.
+    static func droppedStreams(_ info: MediaInfo, segmented: Bool) -> String? {
+        var dropped: [String] = []
+        if info.videoStreams > 1 { dropped.append("\(info.videoStreams - 1) more video track(s)") }
+        if info.audioStreams > 1 { dropped.append("\(info.audioStreams - 1) more audio track(s)") }
+        let pictures = info.subtitleStreams - info.textSubtitleStreams
+        if segmented, info.audio == nil, info.subtitleStreams > 0 {
+            // A segmented export carries its subtitles in the audio pass, which a source without audio has not.
+            dropped.append(
+                "\(info.subtitleStreams) subtitle track(s) (a segmented export of a source without audio keeps none)")
+        } else if pictures > 0 {
+            dropped.append("\(pictures) bitmap subtitle track(s) (DVD, Blu-ray or DVB pictures, not text)")
+        }
+        if info.dataStreams > 0 {
+            dropped.append("\(info.dataStreams) data track(s) (a timecode stays, as the MP4's timecode track)")
+        }
+        if info.attachedPictures > 0 { dropped.append("\(info.attachedPictures) cover picture(s)") }
+        return dropped.isEmpty ? nil : dropped.joined(separator: ", ")
+    }
+}
