@@ -48,15 +48,20 @@ def swift_functions(lines):
         if not match or line.lstrip().startswith("//"):
             continue
         indent = len(match.group(1))
+        opened = line.rstrip().endswith("{")
         for end in range(start + 1, len(lines)):
             text = lines[end].strip()
-            if not text or indentation(lines[end]) > indent:
-                continue
             if indentation(lines[end]) == indent and text.startswith("}"):
-                yield start, end
+                if opened:
+                    yield start, end
                 break
+            if opened or not text or indentation(lines[end]) > indent:
+                # Inside the body (where a multi-line string or `#if` may start at column 0), or inside a wrapped
+                # signature.
+                continue
             if indentation(lines[end]) < indent or not SWIFT_CONTINUATION.match(text):
                 break  # a requirement without a body, or a body on its first line
+            opened = text.endswith("{")
 
 
 def c_functions(lines):
@@ -78,6 +83,9 @@ def c_functions(lines):
         i += 1
 
 
+if not os.path.isdir(sys.argv[1]):
+    print(f"scripts/sizes.sh: no folder {sys.argv[1]}", file=sys.stderr)
+    sys.exit(2)
 problems = []
 for folder, _, names in os.walk(sys.argv[1]):
     for name in sorted(names):
