@@ -1,4 +1,5 @@
 import Foundation
+import PipelineKit
 import SharedBatch
 import StageKit
 import TestSupport
@@ -43,6 +44,49 @@ import Testing
         let finished = receiver.bodies(at: "/hook/workers").filter { $0["event"] == "batchFinished" }
         #expect(finished.count == 1, "\(finished)")
         #expect(finished.first?["counts"]?["done"] == 6)
+        _ = await batch.stopAll()
+    }
+
+    /// The ledger holds a shared batch's queued items as pending: the lists tell the running ones (a live lease
+    /// holds them) from those that wait, as the counts do; a retried item shows as queued, and retrying it again asks
+    /// for what is under way instead of failing.
+    @Test func runningItemsAreTheOnesWorkersHold() async throws {
+        let batch = try await SharedBatch(items: 4, stageSeconds: nil)
+        defer { batch.killAll() }
+        let worker = try batch.startWorker()
+        let token = "dashboard-token-1234"
+        let served = try await ServedDashboard.start(
+            ["--db", batch.url, "--public-reads"], in: batch.scratch.root,
+            environment: ["PIPELINE_SERVE_TOKEN": token])
+        defer { served.process.signal(SIGKILL) }
+        try await waitUntil("the worker holds an item") {
+            (try? await batch.status().workflows["shared"]?.running) == 1
+        }
+        let (_, running) = try await served.request("/api/items?status=running")
+        #expect(running["items"]?.arrayValue?.map { $0["status"] } == ["running"], "\(running)")
+        #expect(running["total"] == 1)
+        let (_, queued) = try await served.request("/api/items?status=queued")
+        #expect(queued["items"]?.arrayValue?.count == 3 && queued["total"] == 3, "\(queued)")
+        #expect(queued["items"]?.arrayValue?.allSatisfy { $0["status"] == "queued" } == true, "\(queued)")
+        let (_, status) = try await served.request("/api/status")
+        let counts = status["workflows"]?.arrayValue?.first?["counts"]
+        #expect(counts?["running"] == 1 && counts?["queued"] == 3, "\(String(describing: counts))")
+
+        try batch.release()
+        try await batch.waitUntilDone(4)
+        worker.signal(SIGTERM)
+        _ = await worker.exit()
+        let (_, done) = try await served.request("/api/items?status=done")
+        let id = try #require(done["items"]?.arrayValue?.first?["id"]?.intValue)
+        try await PostgresStore(database: batch.database).setStatus(.failed, of: [Int64(id)])
+        let (_, failed) = try await served.request("/api/items/\(id)", bearer: token)
+        #expect(failed["status"] == "failed" && failed["actions"] == ["retry"], "\(failed)")
+        for _ in 0..<2 {
+            let (code, answer) = try await served.request("/api/items/\(id)/retry", method: "POST", bearer: token)
+            #expect(code == 200, "\(answer)")
+        }
+        let (_, retried) = try await served.request("/api/items/\(id)", bearer: token)
+        #expect(retried["status"] == "queued" && retried["actions"] == [], "\(retried)")
         _ = await batch.stopAll()
     }
 
