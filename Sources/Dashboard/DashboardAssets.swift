@@ -103,6 +103,7 @@ enum DashboardAssets {
         #action-result { margin-left: 12px; font-size: 13px; }
         #action-result.refused { color: var(--bad); } #action-result.accepted { color: var(--ok); }
         .extent { font-weight: normal; color: #555; font-size: 13px; } .pages { margin: 8px 0 0; }
+        body[data-stale] #overview, body[data-stale] #item { opacity: .55; }
         pre { background: #f3f4f6; padding: 8px; border-radius: 5px; overflow: auto; font-size: 12px; }
         """
 
@@ -246,9 +247,14 @@ enum DashboardAssets {
           document.body.dataset[part] = "true";
         }
 
+        // When the last status was read: while reads fail, what the page shows is from then, and says so.
+        let lastRead = null;
+
         function header(status) {
           $("source").textContent = plain(status.source);
-          $("live").textContent = "updated " + new Date(status.time).toLocaleTimeString();
+          lastRead = new Date(status.time);
+          $("live").textContent = "updated " + lastRead.toLocaleTimeString();
+          delete document.body.dataset.stale;
           $("mode").textContent = status.readOnly ? "read-only" : status.signedIn ? "signed in" : "signed out";
           $("login").hidden = status.readOnly || status.signedIn;
           $("logout").hidden = !status.signedIn || !csrf;
@@ -307,7 +313,11 @@ enum DashboardAssets {
           const match = location.hash.match(/^#\\/item\\/(\\d+)/);
           $("overview").hidden = !!match; $("item").hidden = !match;
           try { if (match) { await itemPage(match[1]); shown("ready"); } else await overview(known); }
-          catch (error) { $("live").textContent = "cannot read: " + error.message; }
+          catch (error) {
+            $("live").textContent = "cannot read: " + error.message +
+              (lastRead ? ` · counts stale since ${lastRead.toLocaleTimeString()}` : "");
+            if (lastRead) document.body.dataset.stale = lastRead.toLocaleTimeString();
+          }
         }
 
         window.addEventListener("hashchange", refresh);

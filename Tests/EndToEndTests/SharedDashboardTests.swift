@@ -99,6 +99,10 @@ import Testing
         let served = try await ServedDashboard.start(["--db", batch.url], in: batch.scratch.root)
         defer { served.process.signal(SIGKILL) }
         #expect(try await served.request("/api/status").0 == 200)
+        let browser = try BrowserSession()
+        defer { browser.close() }
+        try await browser.navigate(served.base + "/")
+        try await browser.waitFor("document.body.dataset.listed === 'true'")
         try await batch.server.stop()
         for path in ["/api/status", "/api/items?status=failed", "/api/items/1"] {
             let clock = ContinuousClock()
@@ -110,8 +114,14 @@ import Testing
             #expect(code == 503, "\(path): \(code) \(body)")
             #expect(body["error"]?.stringValue?.contains("database") == true, "\(path): \(body)")
         }
+        // The page keeps what it last read, marked stale since then, and says why in words.
+        try await browser.waitFor("document.body.dataset.stale !== undefined")
+        let live = try await browser.eval("document.getElementById('live').textContent").stringValue ?? ""
+        #expect(live.contains("cannot read: ") && live.contains("counts stale since"), "\(live)")
+        #expect(!live.contains("Error("), "\(live)")
         try await batch.server.restart()
         try await waitUntil("the status reads again") { (try? await served.request("/api/status").0) == 200 }
+        try await browser.waitFor("document.body.dataset.stale === undefined")
         _ = await batch.stopAll()
     }
 
