@@ -202,18 +202,21 @@ enum DashboardAssets {
             `(${extent(list)})</span></h2>` + (html || `<p class="empty">no failures</p>`) + pages + `</div>`;
         }
 
-        function workersCard(workers, splits) {
+        function workersCard(workers, splits, status) {
           if (!workers) return "";
-          const rows = workers.map((w) => `<tr><td>${text(w.id)}</td><td>${text(w.host)}</td><td>` +
-            `<span class="status ${w.state === "live" ? "done" : w.state === "silent" ? "failed" : ""}">` +
-            `${text(w.state)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
+          const since = (w) => w.stoppedAt ? ` since ${new Date(w.stoppedAt).toLocaleTimeString()}` : "";
+          const rows = workers.map((w) => `<tr class="worker ${text(w.state)}"><td>${text(w.id)}</td>` +
+            `<td>${text(w.host)}</td><td><span class="status ${w.state === "live" ? "done" : ""}">` +
+            `${text(w.state)}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
             `<td>${w.done}</td><td>${w.failed}</td></tr>`).join("");
           const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +
             ` units done, ${s.running} encoding, ${percent(s.progress)} encoded` +
             s.encoding.map((u) => `<br>unit ${u.unit}: ${percent(u.progress)} on ${text(u.worker)}`).join("") +
             `</td></tr>`).join("");
-          return `<div class="card" id="workers"><h2>Workers</h2><table><tr><th>Worker</th><th>Host</th>` +
+          const prune = canAct(status) && workers.some((w) => w.state === "stopped")
+            ? ` <button id="prune-workers" type="button">Remove stopped workers</button>` : "";
+          return `<div class="card" id="workers"><h2>Workers${prune}</h2><table><tr><th>Worker</th><th>Host</th>` +
             `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th></tr>${rows}</table>` +
             (split ? `<h3>Split items</h3><table>${split}</table>` : "") + `</div>`;
         }
@@ -227,7 +230,8 @@ enum DashboardAssets {
             get(`/api/items?status=failed&limit=${pageSize}&offset=${failuresOffset}`)]);
           header(status);
           $("summary").innerHTML = (status.workflows.length ? status.workflows.map(workflowCard).join("")
-            : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits);
+            : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits, status);
+          if ($("prune-workers")) $("prune-workers").onclick = async () => { await post("/api/workers/prune"); refresh(); };
           shown("ready");
           const [running, failed] = await lists;
           // Fewer failures than the page started at (retried, forgotten): back to the first page.

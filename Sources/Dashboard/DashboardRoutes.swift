@@ -34,6 +34,9 @@ struct DashboardRoutes: Sendable {
             let id = try context.parameters.require("id", as: Int64.self)
             return try await acting(request, context) { try await act(on: id, retry: false) }
         }
+        router.post("api/workers/prune") { request, context in
+            try await acting(request, context) { try await pruneWorkers() }
+        }
         router.post("login") { request, context in try await login(request, context) }
         router.post("logout") { request, _ in logout(request) }
     }
@@ -280,6 +283,15 @@ struct DashboardRoutes: Sendable {
             }
         }
         return Self.json(["item": .int(Int(id)), "action": .string(retry ? "retry" : "cancel"), "accepted": true])
+    }
+
+    /// Forgets a shared batch's stopped workers, so that the list shows the workers there are.
+    private func pruneWorkers() async throws -> Response {
+        guard case .sharedBatch(let database) = source else {
+            return Self.error(.conflict, "a state folder has no workers: its runs are not listed as workers")
+        }
+        let pruned = try await BatchQueue(database: database).pruneStoppedWorkers()
+        return Self.json(["action": "prune", "pruned": .int(pruned), "accepted": true])
     }
 
     /// Signs a browser in: the token from the form (`token=…`, form-encoded, or `{"token": …}`), from the

@@ -88,11 +88,15 @@ enum StatusDocument {
         return .object(document)
     }
 
-    /// A worker as the page shows it, with the state `status --db` gives it.
+    /// A worker as the page shows it: `live`, or `stopped` once it said so or has been silent for longer than its
+    /// lease (killed, or cut off: other workers take its items), since then. `status --db` calls the second `silent`.
     private static func worker(_ worker: BatchStatus.Worker) -> JSONValue {
-        [
+        let live = worker.liveness() == "live"
+        let stoppedAt = worker.stoppedAt ?? worker.heartbeatAt.addingTimeInterval(worker.lease)
+        return [
             "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-            "state": .string(worker.liveness()),
+            "state": .string(live ? "live" : "stopped"),
+            "stoppedAt": live ? .null : .string(stoppedAt.formatted(.iso8601)),
             "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
             "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
         ]

@@ -90,6 +90,36 @@ import Testing
         _ = await batch.stopAll()
     }
 
+    /// A worker killed with SIGKILL says nothing: once its lease has run out the dashboard shows it stopped since
+    /// then (not `silent` for ever), and the token's holder removes the stopped workers from the list.
+    @Test func aKilledWorkerIsStoppedAfterItsLeaseAndCanBeRemoved() async throws {
+        let batch = try await SharedBatch(items: 2, stageSeconds: nil)
+        defer { batch.killAll() }
+        let killed = try batch.startWorker()
+        let token = "dashboard-token-1234"
+        let served = try await ServedDashboard.start(
+            ["--db", batch.url], in: batch.scratch.root, environment: ["PIPELINE_SERVE_TOKEN": token])
+        defer { served.process.signal(SIGKILL) }
+        try await waitUntil("the worker holds an item") {
+            (try? await batch.status().workflows["shared"]?.running) == 1
+        }
+        killed.signal(SIGKILL)
+        _ = await killed.exit()
+        try await waitUntil("the killed worker is stopped", limit: .seconds(30)) {
+            let (_, status) = try await served.request("/api/status", bearer: token)
+            return status["workers"]?.arrayValue?.first?["state"] == "stopped"
+        }
+        let (_, status) = try await served.request("/api/status", bearer: token)
+        #expect(status["workers"]?.arrayValue?.first?["stoppedAt"]?.stringValue != nil, "\(status)")
+        let refused = try await served.request("/api/workers/prune", method: "POST")
+        #expect(refused.0 == 401, "\(refused)")
+        let (code, pruned) = try await served.request("/api/workers/prune", method: "POST", bearer: token)
+        #expect(code == 200 && pruned["pruned"] == 1, "\(pruned)")
+        let (_, after) = try await served.request("/api/status", bearer: token)
+        #expect(after["workers"]?.arrayValue?.isEmpty == true, "\(after)")
+        _ = await batch.stopAll()
+    }
+
     /// The database stopped under `serve --db`: each read answers 503 with the reason within a few seconds (not
     /// after the operations' two minutes, with requests piling up behind the page's refreshes), and once the
     /// database is back the status reads again.
