@@ -102,6 +102,8 @@ enum DashboardAssets {
                  cursor: pointer; }
         #action-result { margin-left: 12px; font-size: 13px; }
         #action-result.refused { color: var(--bad); } #action-result.accepted { color: var(--ok); }
+        .extent { font-weight: normal; color: #555; font-size: 13px; } .pages { margin: 8px 0 0; }
+        body[data-stale] #overview, body[data-stale] #item { opacity: .55; }
         pre { background: #f3f4f6; padding: 8px; border-radius: 5px; overflow: auto; font-size: 12px; }
         """
 
@@ -109,7 +111,12 @@ enum DashboardAssets {
         "use strict";
         const names = ["queued", "running", "done", "failed", "skipped", "cancelled", "interrupted"];
         const $ = (id) => document.getElementById(id);
-        const text = (value) => String(value ?? "").replace(/[&<>"']/g,
+        // Characters that reorder or hide text (a right-to-left override makes "clip\\u202Egpj.exe" read as
+        // "clipexe.jpg") are shown as their escapes, so a name reads as what it is.
+        const reordering = /[\\u061C\\u200B-\\u200F\\u202A-\\u202E\\u2066-\\u2069\\uFEFF]/g;
+        const plain = (value) => String(value ?? "").replace(reordering,
+          (c) => "\\\\u" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0"));
+        const text = (value) => plain(value).replace(/[&<>"']/g,
           (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
         const bytes = (n) => { const u = ["B", "KiB", "MiB", "GiB", "TiB"]; let i = 0;
           while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; } return n.toFixed(i ? 1 : 0) + " " + u[i]; };
@@ -157,16 +164,29 @@ enum DashboardAssets {
             (s.attempts > 1 ? ` (${s.attempts})` : "") + `</span>`).join(" ");
         }
 
-        function runningCard(items) {
+        // How much of a list a card shows: "12" when it shows all, "1–200 of 260" when the list is longer.
+        function extent(list) {
+          const total = list.total ?? list.items.length;
+          if (list.items.length >= total && !list.offset) return String(total);
+          return `${list.offset + 1}–${list.offset + list.items.length} of ${total}`;
+        }
+
+        function runningCard(list) {
+          const items = list.items;
           const rows = items.map((i) => `<tr><td class="path"><a href="#/item/${i.id}">${text(i.relativePath)}</a></td>` +
             `<td>${text(i.workflow)}</td><td>${new Date(i.updatedAt).toLocaleTimeString()}</td>` +
             `<td>${stagesCell(i.stages) || "first stage"}</td></tr>`).join("");
-          return `<div class="card" id="running"><h2>Running</h2>` + (rows ? `<table><tr><th>Item</th>` +
+          return `<div class="card" id="running"><h2>Running <span class="extent">(${extent(list)})</span></h2>` + (rows ? `<table><tr><th>Item</th>` +
             `<th>Workflow</th><th>Since</th><th>Stages</th></tr>${rows}</table>` :
             `<p class="empty">nothing running</p>`) + `</div>`;
         }
 
-        function failuresCard(items) {
+        // The failures are read a page at a time; the buttons move between pages.
+        const pageSize = 200;
+        let failuresOffset = 0;
+
+        function failuresCard(list) {
+          const items = list.items;
           const groups = new Map();
           for (const i of items) { const key = (i.errorKind || "failed") + " in " + (i.stage || "?");
             if (!groups.has(key)) groups.set(key, []); groups.get(key).push(i); }
@@ -174,22 +194,29 @@ enum DashboardAssets {
             `<table>${list.map((i) => `<tr class="failure" data-item="${i.id}"><td class="path">` +
             `<a href="#/item/${i.id}">${text(i.relativePath)}</a></td><td>${i.attempts ?? ""} attempt(s)</td>` +
             `<td class="message">${text(i.error)}</td></tr>`).join("")}</table></div>`).join("");
-          return `<div class="card" id="failures"><h2>Failures</h2>` + (html || `<p class="empty">no failures</p>`) +
-            `</div>`;
+          const total = list.total ?? items.length;
+          const pages = total > pageSize ? `<p class="pages"><button id="newer-failures" type="button"` +
+            `${list.offset > 0 ? "" : " disabled"}>Newer</button> <button id="older-failures" type="button"` +
+            `${list.offset + items.length < total ? "" : " disabled"}>Older</button></p>` : "";
+          return `<div class="card" id="failures"><h2>Failures <span class="extent" id="failures-extent">` +
+            `(${extent(list)})</span></h2>` + (html || `<p class="empty">no failures</p>`) + pages + `</div>`;
         }
 
-        function workersCard(workers, splits) {
+        function workersCard(workers, splits, status) {
           if (!workers) return "";
-          const rows = workers.map((w) => `<tr><td>${text(w.id)}</td><td>${text(w.host)}</td><td>` +
-            `<span class="status ${w.state === "live" ? "done" : w.state === "silent" ? "failed" : ""}">` +
-            `${text(w.state)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
+          const since = (w) => w.stoppedAt ? ` since ${new Date(w.stoppedAt).toLocaleTimeString()}` : "";
+          const rows = workers.map((w) => `<tr class="worker ${text(w.state)}"><td>${text(w.id)}</td>` +
+            `<td>${text(w.host)}</td><td><span class="status ${w.state === "live" ? "done" : ""}">` +
+            `${text(w.state)}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
             `<td>${w.done}</td><td>${w.failed}</td></tr>`).join("");
           const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +
             ` units done, ${s.running} encoding, ${percent(s.progress)} encoded` +
             s.encoding.map((u) => `<br>unit ${u.unit}: ${percent(u.progress)} on ${text(u.worker)}`).join("") +
             `</td></tr>`).join("");
-          return `<div class="card" id="workers"><h2>Workers</h2><table><tr><th>Worker</th><th>Host</th>` +
+          const prune = canAct(status) && workers.some((w) => w.state === "stopped")
+            ? ` <button id="prune-workers" type="button">Remove stopped workers</button>` : "";
+          return `<div class="card" id="workers"><h2>Workers${prune}</h2><table><tr><th>Worker</th><th>Host</th>` +
             `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th></tr>${rows}</table>` +
             (split ? `<h3>Split items</h3><table>${split}</table>` : "") + `</div>`;
         }
@@ -200,13 +227,19 @@ enum DashboardAssets {
         async function overview(known) {
           const status = known ?? await get("/api/status");
           const lists = Promise.all([get("/api/items?status=running&limit=200"),
-            get("/api/items?status=failed&limit=200")]);
+            get(`/api/items?status=failed&limit=${pageSize}&offset=${failuresOffset}`)]);
           header(status);
           $("summary").innerHTML = (status.workflows.length ? status.workflows.map(workflowCard).join("")
-            : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits);
+            : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits, status);
+          if ($("prune-workers")) $("prune-workers").onclick = async () => { await post("/api/workers/prune"); refresh(); };
           shown("ready");
           const [running, failed] = await lists;
-          $("lists").innerHTML = runningCard(running.items) + failuresCard(failed.items);
+          // Fewer failures than the page started at (retried, forgotten): back to the first page.
+          if (failuresOffset > 0 && failuresOffset >= (failed.total ?? 0)) { failuresOffset = 0; return overview(status); }
+          $("lists").innerHTML = runningCard(running) + failuresCard(failed);
+          const turn = (step) => () => { failuresOffset = Math.max(0, failuresOffset + step); refresh(); };
+          if ($("newer-failures")) $("newer-failures").onclick = turn(-pageSize);
+          if ($("older-failures")) $("older-failures").onclick = turn(pageSize);
           shown("listed");
         }
 
@@ -218,9 +251,14 @@ enum DashboardAssets {
           document.body.dataset[part] = "true";
         }
 
+        // When the last status was read: while reads fail, what the page shows is from then, and says so.
+        let lastRead = null;
+
         function header(status) {
-          $("source").textContent = status.source;
-          $("live").textContent = "updated " + new Date(status.time).toLocaleTimeString();
+          $("source").textContent = plain(status.source);
+          lastRead = new Date(status.time);
+          $("live").textContent = "updated " + lastRead.toLocaleTimeString();
+          delete document.body.dataset.stale;
           $("mode").textContent = status.readOnly ? "read-only" : status.signedIn ? "signed in" : "signed out";
           $("login").hidden = status.readOnly || status.signedIn;
           $("logout").hidden = !status.signedIn || !csrf;
@@ -243,8 +281,8 @@ enum DashboardAssets {
             `<p><span class="status ${text(item.status)}" id="item-status">${text(item.status)}</span> ` +
             `version ${item.version} · ${bytes(item.size)} · ${text(item.workflow)} · <span class="path">${text(item.path)}</span></p>` +
             (item.error ? `<p class="message" id="item-error">${text(item.errorKind)}: ${text(item.error)}</p>` : "") +
-            (canAct(status) ? `<p><button id="retry" data-action="retry">Retry</button> ` +
-              `<button id="cancel" data-action="cancel">Cancel</button>` +
+            (canAct(status) ? `<p>` + (item.actions || []).map((a) => `<button id="${text(a)}" data-action="${text(a)}">` +
+              `${a === "retry" ? "Retry" : "Cancel"}</button> `).join("") +
               `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` : "") +
             `<h3>Stages</h3><table><tr><th>Stage</th><th>Uses</th><th>Status</th><th>Attempts</th><th>Error</th>` +
             `<th>Outputs</th></tr>${stages}</table>` + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") + `</div>`;
@@ -279,7 +317,11 @@ enum DashboardAssets {
           const match = location.hash.match(/^#\\/item\\/(\\d+)/);
           $("overview").hidden = !!match; $("item").hidden = !match;
           try { if (match) { await itemPage(match[1]); shown("ready"); } else await overview(known); }
-          catch (error) { $("live").textContent = "cannot read: " + error.message; }
+          catch (error) {
+            $("live").textContent = "cannot read: " + error.message +
+              (lastRead ? ` · counts stale since ${lastRead.toLocaleTimeString()}` : "");
+            if (lastRead) document.body.dataset.stale = lastRead.toLocaleTimeString();
+          }
         }
 
         window.addEventListener("hashchange", refresh);

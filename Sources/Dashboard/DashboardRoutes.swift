@@ -24,7 +24,7 @@ struct DashboardRoutes: Sendable {
         }
         router.get("api/items/:id") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await reading(request, context) { try await item(id) }
+            return try await reading(request, context) { try await item(id, request, context) }
         }
         router.post("api/items/:id/retry") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -33,6 +33,9 @@ struct DashboardRoutes: Sendable {
         router.post("api/items/:id/cancel") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try await acting(request, context) { try await act(on: id, retry: false) }
+        }
+        router.post("api/workers/prune") { request, context in
+            try await acting(request, context) { try await pruneWorkers() }
         }
         router.post("login") { request, context in try await login(request, context) }
         router.post("logout") { request, _ in logout(request) }
@@ -81,49 +84,143 @@ struct DashboardRoutes: Sendable {
 
     private func items(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        let limit = min(Self.maxItems, query.get("limit", as: Int.self) ?? 100)
+        let limit = max(0, min(Self.maxItems, query.get("limit", as: Int.self) ?? 100))
+        let offset = max(0, query.get("offset", as: Int.self) ?? 0)
         var status: ItemStatus?
+        if case .sharedBatch = source, let name = query.get("status"), name == "running" || name == "queued" {
+            // The ledger holds a shared batch's queued items as pending: only the queue tells running from waiting.
+            return try await queuedItems(
+                name == "running" ? .running : .waiting, workflow: query.get("workflow"), limit: limit, offset: offset)
+        }
         if let name = query.get("status") {
             guard let named = StatusDocument.status(named: name) else {
                 // Queued items of a shared batch and skipped files are counted, not listed.
-                return Self.json(["items": []])
+                return Self.json(["items": [], "total": 0, "offset": .int(offset)])
             }
             status = named
         }
         let only = query.get("workflow")
-        let list = try await source.reading { ledger, _ -> [JSONValue] in
-            guard let ledger else { return [] }
-            var list: [JSONValue] = []
-            let workflows = try await ledger.workflows().map(\.workflow)
-            for workflow in workflows where only == nil || only == workflow {
-                let items = try await ledger.items(workflow: workflow, status: status, limit: limit)
-                // Failed and running items show their stages; a full list does not read every checkpoint.
-                let withStages = status == .failed || status == .pending
-                let checkpoints =
-                    withStages ? try await ledger.checkpoints(workflow: workflow, items: Set(items.map(\.id))) : [:]
-                list += items.map { item in
-                    ItemDocument.summary(
-                        item, workflow: workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil)
+        let page = try await source.reading { ledger, queue -> ItemPage in
+            guard let ledger else { return ItemPage(items: [], total: 0) }
+            let workflows = try await ledger.workflows().filter { only == nil || only == $0.workflow }
+            let counts = try await ledger.statusCounts()
+            let total = workflows.reduce(0) { sum, run in
+                let tallies = counts[run.workflow] ?? [:]
+                return sum + (status.map { tallies[$0]?.count ?? 0 } ?? tallies.values.reduce(0) { $0 + $1.count })
+            }
+            // One workflow's page is read as a page; several workflows' pages are merged from the start of each.
+            let single = workflows.count == 1
+            var found: [(workflow: RunRecord, item: LedgerItem)] = []
+            for workflow in workflows {
+                let items = try await ledger.items(
+                    workflow: workflow.workflow, status: status, limit: single ? limit : offset + limit,
+                    offset: single ? offset : 0)
+                found += items.map { (workflow, $0) }
+            }
+            if !single {
+                found.sort { $0.item.updatedAt > $1.item.updatedAt }
+                found = Array(found.dropFirst(offset).prefix(limit))
+            }
+            // Failed and running items show their stages; a full list does not read every checkpoint.
+            let withStages = status == .failed || status == .pending
+            var checkpoints: [Int64: [String: StageRecord]] = [:]
+            if withStages {
+                for workflow in workflows {
+                    let ids = Set(found.filter { $0.workflow.workflow == workflow.workflow }.map(\.item.id))
+                    guard !ids.isEmpty else { continue }
+                    checkpoints.merge(try await ledger.checkpoints(workflow: workflow.workflow, items: ids)) { $1 }
                 }
             }
-            return Array(list.prefix(limit))
+            let place = try await queue?.queueState(of: found.map(\.item.id))
+            let list = found.map { workflow, item in
+                ItemDocument.placed(
+                    ItemDocument.summary(
+                        item, workflow: workflow.workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil,
+                        order: workflow.stages),
+                    id: item.id, in: place)
+            }
+            return ItemPage(items: list, total: total)
         }
-        return Self.json(["items": .array(list)])
+        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(offset)])
     }
 
-    private func item(_ id: Int64) async throws -> Response {
-        let document = try await source.reading { ledger, _ -> JSONValue? in
+    /// A shared batch's running items (held by a live lease) or waiting ones (queued, held by none), a page of them
+    /// with how many there are in all, as the status counts them.
+    private func queuedItems(_ place: BatchQueue.QueuePlace, workflow only: String?, limit: Int, offset: Int)
+        async throws -> Response
+    {
+        let page = try await source.reading { ledger, queue -> ItemPage in
+            guard let ledger, let queue else { return ItemPage(items: [], total: 0) }
+            let found = try await queue.items(place, workflow: only, limit: limit, offset: offset)
+            let batch = try await queue.status(listingFailed: false)
+            let total = batch.workflows.filter { only == nil || only == $0.key }.values.reduce(0) {
+                $0 + (place == .running ? $1.running : $1.queued)
+            }
+            let runs = Dictionary(
+                try await ledger.workflows().map { ($0.workflow, $0.stages) }, uniquingKeysWith: { $1 })
+            // Running items show their stages (a handful); waiting ones have not started any.
+            let running = place == .running
+            var list: [JSONValue] = []
+            for (workflow, item) in found {
+                let stages = running ? try await ledger.checkpoints(workflow: workflow, items: [item.id])[item.id] : nil
+                let document = ItemDocument.summary(
+                    item, workflow: workflow, stages: running ? stages ?? [:] : nil, order: runs[workflow] ?? [])
+                list.append(
+                    ItemDocument.placed(document, id: item.id, in: ([item.id], running ? [item.id] : [])))
+            }
+            return ItemPage(items: list, total: total)
+        }
+        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(offset)])
+    }
+
+    /// A page of a list of items, and how many items the whole list has.
+    private struct ItemPage: Sendable {
+        var items: [JSONValue]
+        var total: Int
+    }
+
+    private func item(_ id: Int64, _ request: Request, _ context: DashboardContext) async throws -> Response {
+        let mayAct = signedInToAct(request, context)
+        let document = try await source.reading { ledger, queue -> JSONValue? in
             guard let ledger, let found = try await ledger.item(id) else { return nil }
+            let place = try await queue?.queueState(of: [id])
             let (workflow, item) = found
             let stages = try await ledger.checkpoints(workflow: workflow, items: [id])[id] ?? [:]
-            guard case .object(var fields) = ItemDocument.summary(item, workflow: workflow, stages: stages) else {
+            let order = try await ledger.workflows().first { $0.workflow == workflow }?.stages ?? []
+            guard
+                case .object(var fields) = ItemDocument.summary(
+                    item, workflow: workflow, stages: stages, order: order)
+            else {
                 return nil
             }
             fields["links"] = .array(ItemDocument.links(stages))
-            return .object(fields)
+            let placed = ItemDocument.placed(.object(fields), id: id, in: place)
+            guard case .object(var shown) = placed else { return placed }
+            shown["actions"] = .array(mayAct ? actions(on: shown["status"]?.stringValue).map(JSONValue.string) : [])
+            return .object(shown)
         }
         guard let document else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
         return Self.json(document)
+    }
+
+    /// Whether the request comes from someone who may act: a server that takes actions, and the bearer token or a
+    /// signed-in session (the page sends its CSRF token with the action itself, not with its reads).
+    private func signedInToAct(_ request: Request, _ context: DashboardContext) -> Bool {
+        guard access.allowsActions, case .success(let caller) = access.caller(of: request, from: context.client) else {
+            return false
+        }
+        if case .anonymous = caller { return false }
+        return true
+    }
+
+    /// The actions the source takes on an item shown with `status`: a shared batch retries a failed item (a state
+    /// folder's run again with `pipeline run --failed`), and a running item can be cancelled.
+    private func actions(on status: String?) -> [String] {
+        switch (source, status) {
+        case (.sharedBatch, "failed"): ["retry"]
+        case (_, "running"): ["cancel"]
+        default: []
+        }
     }
 
     /// Answers a read: refused when reads need the token and the request has none, else `body`'s answer.
@@ -162,7 +259,11 @@ struct DashboardRoutes: Sendable {
         guard let item = found?.item else { return Self.error(.notFound, "no item \(id) in \(source.location)") }
         switch (source, retry) {
         case (.sharedBatch(let database), true):
-            guard try await BatchQueue(database: database).retryFailed(id) else {
+            let queue = BatchQueue(database: database)
+            // Retrying an item already queued again (a second click, another page) asks for what is under way.
+            let retried = try await queue.retryFailed(id)
+            let queued = retried ? [] : try await queue.queueState(of: [id]).queued
+            guard retried || (item.status == .failed && queued.contains(id)) else {
                 return Self.error(.conflict, "item \(id) is not a failed item of a submitted batch")
             }
         case (.stateFolder, true):
@@ -182,6 +283,15 @@ struct DashboardRoutes: Sendable {
             }
         }
         return Self.json(["item": .int(Int(id)), "action": .string(retry ? "retry" : "cancel"), "accepted": true])
+    }
+
+    /// Forgets a shared batch's stopped workers, so that the list shows the workers there are.
+    private func pruneWorkers() async throws -> Response {
+        guard case .sharedBatch(let database) = source else {
+            return Self.error(.conflict, "a state folder has no workers: its runs are not listed as workers")
+        }
+        let pruned = try await BatchQueue(database: database).pruneStoppedWorkers()
+        return Self.json(["action": "prune", "pruned": .int(pruned), "accepted": true])
     }
 
     /// Signs a browser in: the token from the form (`token=…`, form-encoded, or `{"token": …}`), from the

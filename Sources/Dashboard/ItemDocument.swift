@@ -6,8 +6,11 @@ import StageKit
 /// as their expressions (`${env.TOKEN}`); on top of that, a stage's options and resume data are not served at
 /// all, outputs whose name says they are secret are masked, and URLs lose their query (presigned signatures).
 enum ItemDocument {
-    /// An item of a list, with its failed stage when `stages` has one.
-    static func summary(_ item: LedgerItem, workflow: String, stages: [String: StageRecord]?) -> JSONValue {
+    /// An item of a list, with its failed stage when `stages` has one; its stages in the workflow's `order` (the
+    /// stage ids as its last run declared them), then any the workflow no longer has, in the order they started.
+    static func summary(
+        _ item: LedgerItem, workflow: String, stages: [String: StageRecord]?, order: [String] = []
+    ) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .int(Int(item.id)), "workflow": .string(workflow), "path": .string(item.input.path),
             "relativePath": .string(item.input.relativePath), "version": .int(item.version),
@@ -20,10 +23,35 @@ enum ItemDocument {
             let failed = stages.values.first { $0.status == .failed }
             fields["stage"] = failed.map { .string($0.stage) } ?? .null
             fields["attempts"] = failed.map { .int($0.attempts) } ?? .null
-            fields["stages"] = .array(
-                stages.values.sorted { ($0.startedAt ?? .distantPast) < ($1.startedAt ?? .distantPast) }.map(stage))
+            fields["stages"] = .array(inOrder(stages, order).map(stage))
         }
         return .object(fields)
+    }
+
+    /// A shared batch's item with the status its place in the queue gives it: the ledger holds a queued item as
+    /// pending, or failed until a worker takes up a retried one, while it is `running` only under a live lease and
+    /// `queued` otherwise. An item the queue does not hold (or a state folder's, `place` nil) keeps its own.
+    static func placed(_ document: JSONValue, id: Int64, in place: (queued: Set<Int64>, running: Set<Int64>)?)
+        -> JSONValue
+    {
+        guard let place, place.queued.contains(id), case .object(var fields) = document else { return document }
+        fields["status"] = .string(place.running.contains(id) ? "running" : "queued")
+        return .object(fields)
+    }
+
+    /// The checkpoints in the workflow's order: a stage's start time says when it ran, not where it stands (a stage
+    /// reused from an earlier run, or one of two branches, starts before a stage declared ahead of it).
+    static func inOrder(_ stages: [String: StageRecord], _ order: [String]) -> [StageRecord] {
+        let position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return stages.values.sorted { first, second in
+            switch (position[first.stage], position[second.stage]) {
+            case (let a?, let b?): return a < b
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil):
+                return (first.startedAt ?? .distantPast, first.stage) < (second.startedAt ?? .distantPast, second.stage)
+            }
+        }
     }
 
     /// One stage's checkpoint: status, attempts, times, outputs (masked) and error.

@@ -30,7 +30,8 @@ enum StatusDocument {
         let batch = try await queue?.status(listingFailed: false)
         let tallies = try await ledger?.statusCounts() ?? [:]
         let runs = try await ledger?.lastRunSummaries() ?? [:]
-        let names = Set(tallies.keys).union(batch.map { Array($0.workflows.keys) } ?? []).sorted()
+        let underWay = batch == nil ? try await ledger?.runsUnderWay() ?? [:] : [:]
+        let names = Set(tallies.keys).union(underWay.keys).union(batch.map { Array($0.workflows.keys) } ?? []).sorted()
         var workflows: [JSONValue] = []
         let now = Date()
         for workflow in names {
@@ -45,6 +46,9 @@ enum StatusDocument {
             } else {
                 for (status, tally) in tallies[workflow] ?? [:] { counts[name(of: status), default: 0] += tally.count }
                 counts["skipped"] = runs[workflow]?.skipped ?? 0
+                // A run admits a file only when it starts it: the files it planned and has not started are queued.
+                let items = tallies[workflow]?.values.reduce(0) { $0 + $1.count } ?? 0
+                counts["queued"] = underWay[workflow]?.queued(itemsNow: items) ?? 0
             }
             let minutes = try await ledger?.doneByMinute(workflow: workflow, minutes: chartMinutes) ?? []
             // Over the last `window` minutes, or since the first of them that had items done: a batch that started
@@ -84,11 +88,15 @@ enum StatusDocument {
         return .object(document)
     }
 
-    /// A worker as the page shows it, with the state `status --db` gives it.
+    /// A worker as the page shows it: `live`, or `stopped` once it said so or has been silent for longer than its
+    /// lease (killed, or cut off: other workers take its items), since then. `status --db` calls the second `silent`.
     private static func worker(_ worker: BatchStatus.Worker) -> JSONValue {
-        [
+        let live = worker.liveness() == "live"
+        let stoppedAt = worker.stoppedAt ?? worker.heartbeatAt.addingTimeInterval(worker.lease)
+        return [
             "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-            "state": .string(worker.liveness()),
+            "state": .string(live ? "live" : "stopped"),
+            "stoppedAt": live ? .null : .string(stoppedAt.formatted(.iso8601)),
             "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
             "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
         ]

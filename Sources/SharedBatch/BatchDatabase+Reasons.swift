@@ -1,11 +1,13 @@
 import NIOSSL
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// Why an operation on the database failed and what to change, in words for people: PostgresNIO's own descriptions
 /// of its errors are code names (`authMechanismRequiresPassword`) or say nothing, so that nothing can leak.
 extension BatchDatabase {
     /// What went wrong: the server's message, the client's problem in words, or the network's error. One line.
     static func reason(of error: any Error) -> String {
+        if let error = error as? ConnectionPoolError { return reason(ofPool: error) }
         guard let error = error as? PSQLError else { return oneLine("\(error)") }
         switch error.code {
         case .sslUnsupported:
@@ -31,6 +33,17 @@ extension BatchDatabase {
         case .clientClosedConnection, .poolClosed: "the connection was closed"
         case .queryCancelled: "the statement was cancelled"
         default: "the PostgreSQL client failed (\(error.code))"
+        }
+    }
+
+    /// The connection pool's errors, which describe themselves by their type's name (`ConnectionPoolError(…)`).
+    private static func reason(ofPool error: ConnectionPoolError) -> String {
+        switch error {
+        case .connectionCreationCircuitBreakerTripped:
+            "the server cannot be reached: connecting to it failed time after time (it may be down or restarting)"
+        case .requestCancelled: "the request was cancelled"
+        case .poolShutdown: "the connections to the server were closed"
+        default: "no connection to the server could be had"
         }
     }
 

@@ -17,17 +17,19 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
         return counts
     }
 
-    public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
+    public func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
+        -> [LedgerItem]
+    {
         let query: PostgresQuery =
             if let status {
                 """
                 SELECT \(unescaped: Self.itemColumns) FROM items WHERE workflow = \(workflow)
-                AND status = \(status.rawValue) ORDER BY updated_at DESC LIMIT \(limit)
+                AND status = \(status.rawValue) ORDER BY updated_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)
                 """
             } else {
                 """
                 SELECT \(unescaped: Self.itemColumns) FROM items WHERE workflow = \(workflow)
-                ORDER BY updated_at DESC LIMIT \(limit)
+                ORDER BY updated_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)
                 """
             }
         let rows = try await database.rows("read the items", query)

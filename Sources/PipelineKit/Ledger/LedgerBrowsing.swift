@@ -8,8 +8,10 @@ public import Foundation
 public protocol LedgerBrowsing: StateStore {
     /// How many items each workflow has in each status and their bytes, by workflow name.
     func statusCounts() async throws(StateError) -> [String: [ItemStatus: ItemTally]]
-    /// At most `limit` items of a workflow (of any status when `status` is nil), the most recently changed first.
-    func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem]
+    /// At most `limit` items of a workflow (of any status when `status` is nil), the most recently changed first,
+    /// after the first `offset` of them (a page of a long list).
+    func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
+        -> [LedgerItem]
     /// One item with the name of its workflow, or nil when the ledger has no such item.
     func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)?
     /// How many of a workflow's items were last finished (done) in each minute of the `minutes` up to the last
@@ -17,6 +19,36 @@ public protocol LedgerBrowsing: StateStore {
     func doneByMinute(workflow: String, minutes: Int) async throws(StateError) -> [(minute: Date, done: Int)]
     /// The totals of the last run of each workflow that finished, by workflow name.
     func lastRunSummaries() async throws(StateError) -> [String: RunTotals]
+    /// What the last run of each workflow planned, while it has not finished, by workflow name.
+    func runsUnderWay() async throws(StateError) -> [String: RunUnderWay]
+}
+
+extension LedgerBrowsing {
+    /// At most `limit` items of a workflow (of any status when `status` is nil), the most recently changed first.
+    public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
+        try await items(workflow: workflow, status: status, limit: limit, offset: 0)
+    }
+
+    /// No run under way is known: a shared batch counts what it will process in its queue.
+    public func runsUnderWay() async throws(StateError) -> [String: RunUnderWay] { [:] }
+}
+
+/// A run that has started and not finished, as planned: a dashboard counts the files it has not taken up yet.
+public struct RunUnderWay: Sendable, Hashable {
+    /// How many files it takes up that the ledger had no item of when it started.
+    public var newItems: Int
+    /// How many items the workflow had when it started.
+    public var itemsBefore: Int
+
+    /// A run under way.
+    public init(newItems: Int, itemsBefore: Int) {
+        self.newItems = newItems
+        self.itemsBefore = itemsBefore
+    }
+
+    /// The files it has not taken up yet, given how many items the workflow has now: each file it takes up that
+    /// the ledger did not know adds one item.
+    public func queued(itemsNow: Int) -> Int { max(0, newItems - max(0, itemsNow - itemsBefore)) }
 }
 
 /// How many items are in a status, and their size.

@@ -17,14 +17,20 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
         }
     }
 
-    public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
+    public func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
+        -> [LedgerItem]
+    {
         try await read { db in
             let condition = status == nil ? "workflow = ?" : "workflow = ? AND status = ?"
             var arguments: StatementArguments = [workflow]
             if let status { arguments += [status.rawValue] }
-            arguments += [limit]
+            arguments += [limit, offset]
             return try Row.fetchAll(
-                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY updatedAt DESC LIMIT ?",
+                db,
+                sql: """
+                    SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY updatedAt DESC, id DESC
+                    LIMIT ? OFFSET ?
+                    """,
                 arguments: arguments
             ).map(Self.item)
         }
@@ -68,6 +74,25 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
                     skipped: summary?["skipped"]?.intValue ?? 0, bytes: Int64(summary?["bytes"]?.intValue ?? 0))
             }
             return totals
+        }
+    }
+
+    public func runsUnderWay() async throws(StateError) -> [String: RunUnderWay] {
+        try await read { db in
+            // A ledger no writer of this version has opened yet has no plans to read.
+            guard try db.columns(in: "runs").contains(where: { $0.name == "newItems" }) else { return [:] }
+            var runs: [String: RunUnderWay] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT workflow, newItems, itemsBefore FROM runs
+                    WHERE id IN (SELECT max(id) FROM runs GROUP BY workflow)
+                    AND finishedAt IS NULL AND newItems IS NOT NULL
+                    """)
+            {
+                runs[row[0]] = RunUnderWay(newItems: row[1], itemsBefore: row[2] ?? 0)
+            }
+            return runs
         }
     }
 

@@ -25,9 +25,17 @@ extension SQLiteLedger {
         async throws(StateError) -> Int64
     {
         try await write { db in
+            let itemsBefore = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM items WHERE workflow = ?", arguments: [run.workflow])
             try db.execute(
-                sql: "INSERT INTO runs(workflow, file, stages, startedAt) VALUES (?, ?, ?, ?)",
-                arguments: [run.workflow, run.file, run.stages.joined(separator: "\n"), Date().timeIntervalSince1970])
+                sql: """
+                    INSERT INTO runs(workflow, file, stages, startedAt, newItems, itemsBefore)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    run.workflow, run.file, run.stages.joined(separator: "\n"), Date().timeIntervalSince1970,
+                    run.newItems, itemsBefore,
+                ])
             let id = db.lastInsertedRowID
             try Self.cache(entries, in: db)
             try Self.record(sightings, in: db)

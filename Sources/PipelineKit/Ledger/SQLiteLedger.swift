@@ -48,6 +48,7 @@ public final class SQLiteLedger: StateStore {
                 try Self.migrate(db, file: file)
                 try db.execute(sql: Self.additions)
                 try Self.addTallies(db)
+                try Self.addRunPlans(db)
                 try Self.nameWebhooksByDigest(db)
             }
             self.pool = pool
@@ -191,6 +192,18 @@ public final class SQLiteLedger: StateStore {
             guard let named = WebhookName.replacingURL(in: key) else { continue }
             try db.execute(sql: "UPDATE OR REPLACE notifications SET key = ? WHERE key = ?", arguments: [named, key])
         }
+    }
+
+    /// Columns added to `runs` within schema 1: how many files a run takes up that the ledger had no item of, and
+    /// how many items the workflow had when it started (``RunRecord/newItems``). An older pipeline names the columns
+    /// it writes, so it leaves them empty.
+    private static func addRunPlans(_ db: Database) throws {
+        guard try !db.columns(in: "runs").contains(where: { $0.name == "newItems" }) else { return }
+        try db.execute(
+            sql: """
+                ALTER TABLE runs ADD COLUMN newItems INTEGER;
+                ALTER TABLE runs ADD COLUMN itemsBefore INTEGER;
+                """)
     }
 
     private static func addTallies(_ db: Database) throws {

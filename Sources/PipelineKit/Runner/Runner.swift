@@ -107,7 +107,9 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let runID = try await store.beginRun(
-            RunRecord(workflow: workflow.name, file: file, stages: workflow.stages.map(\.id)),
+            RunRecord(
+                workflow: workflow.name, file: file, stages: workflow.stages.map(\.id),
+                newItems: plan.runnable.count { $0.known == nil }),
             caching: plan.cacheEntries, sightings: plan.sightings)
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         running.run(started: true)

@@ -100,12 +100,16 @@ public struct RunRecord: Codable, Sendable, Hashable {
     public var file: String
     /// The stage ids in order.
     public var stages: [String]
+    /// How many files the run takes up that the ledger has no item of yet (nil when not known): until it admits
+    /// them they are nowhere in the ledger, and a dashboard counts them as queued from the run's first second.
+    public var newItems: Int?
 
     /// Creates a run record.
-    public init(workflow: String, file: String, stages: [String]) {
+    public init(workflow: String, file: String, stages: [String], newItems: Int? = nil) {
         self.workflow = workflow
         self.file = file
         self.stages = stages
+        self.newItems = newItems
     }
 }
 
