@@ -102,46 +102,55 @@ struct DashboardRoutes: Sendable {
         let only = query.get("workflow")
         let page = try await source.reading { ledger, queue -> ItemPage in
             guard let ledger else { return ItemPage(items: [], total: 0) }
-            let workflows = try await ledger.workflows().filter { only == nil || only == $0.workflow }
-            let counts = try await ledger.statusCounts()
-            let total = workflows.reduce(0) { sum, run in
-                let tallies = counts[run.workflow] ?? [:]
-                return sum + (status.map { tallies[$0]?.count ?? 0 } ?? tallies.values.reduce(0) { $0 + $1.count })
-            }
-            // One workflow's page is read as a page; several workflows' pages are merged from the start of each.
-            let single = workflows.count == 1
-            var found: [(workflow: RunRecord, item: LedgerItem)] = []
-            for workflow in workflows {
-                let items = try await ledger.items(
-                    workflow: workflow.workflow, status: status, limit: single ? limit : offset + limit,
-                    offset: single ? offset : 0)
-                found += items.map { (workflow, $0) }
-            }
-            if !single {
-                found.sort { $0.item.updatedAt > $1.item.updatedAt }
-                found = Array(found.dropFirst(offset).prefix(limit))
-            }
-            // Failed and running items show their stages; a full list does not read every checkpoint.
-            let withStages = status == .failed || status == .pending
-            var checkpoints: [Int64: [String: StageRecord]] = [:]
-            if withStages {
-                for workflow in workflows {
-                    let ids = Set(found.filter { $0.workflow.workflow == workflow.workflow }.map(\.item.id))
-                    guard !ids.isEmpty else { continue }
-                    checkpoints.merge(try await ledger.checkpoints(workflow: workflow.workflow, items: ids)) { $1 }
-                }
-            }
-            let place = try await queue?.queueState(of: found.map(\.item.id))
-            let list = found.map { workflow, item in
-                ItemDocument.placed(
-                    ItemDocument.summary(
-                        item, workflow: workflow.workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil,
-                        order: workflow.stages),
-                    id: item.id, in: place)
-            }
-            return ItemPage(items: list, total: total)
+            return try await Self.page(
+                of: ledger, queue: queue, status: status, workflow: only, limit: limit, offset: offset)
         }
         return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(offset)])
+    }
+
+    /// A page of a ledger's items, `status` ones or all, of the workflow `only` names or all, with how many there are.
+    private static func page(
+        of ledger: any LedgerBrowsing, queue: BatchQueue?, status: ItemStatus?, workflow only: String?, limit: Int,
+        offset: Int
+    ) async throws -> ItemPage {
+        let workflows = try await ledger.workflows().filter { only == nil || only == $0.workflow }
+        let counts = try await ledger.statusCounts()
+        let total = workflows.reduce(0) { sum, run in
+            let tallies = counts[run.workflow] ?? [:]
+            return sum + (status.map { tallies[$0]?.count ?? 0 } ?? tallies.values.reduce(0) { $0 + $1.count })
+        }
+        // One workflow's page is read as a page; several workflows' pages are merged from the start of each.
+        let single = workflows.count == 1
+        var found: [(workflow: RunRecord, item: LedgerItem)] = []
+        for workflow in workflows {
+            let items = try await ledger.items(
+                workflow: workflow.workflow, status: status, limit: single ? limit : offset + limit,
+                offset: single ? offset : 0)
+            found += items.map { (workflow, $0) }
+        }
+        if !single {
+            found.sort { $0.item.updatedAt > $1.item.updatedAt }
+            found = Array(found.dropFirst(offset).prefix(limit))
+        }
+        // Failed and running items show their stages; a full list does not read every checkpoint.
+        let withStages = status == .failed || status == .pending
+        var checkpoints: [Int64: [String: StageRecord]] = [:]
+        if withStages {
+            for workflow in workflows {
+                let ids = Set(found.filter { $0.workflow.workflow == workflow.workflow }.map(\.item.id))
+                guard !ids.isEmpty else { continue }
+                checkpoints.merge(try await ledger.checkpoints(workflow: workflow.workflow, items: ids)) { $1 }
+            }
+        }
+        let place = try await queue?.queueState(of: found.map(\.item.id))
+        let list = found.map { workflow, item in
+            ItemDocument.placed(
+                ItemDocument.summary(
+                    item, workflow: workflow.workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil,
+                    order: workflow.stages),
+                id: item.id, in: place)
+        }
+        return ItemPage(items: list, total: total)
     }
 
     /// A shared batch's running items (held by a live lease) or waiting ones (queued, held by none), a page of them

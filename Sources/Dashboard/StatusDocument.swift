@@ -35,21 +35,9 @@ enum StatusDocument {
         var workflows: [JSONValue] = []
         let now = Date()
         for workflow in names {
-            var counts = Dictionary(uniqueKeysWithValues: statusNames.map { ($0, 0) })
-            if let queues = batch?.workflows[workflow] {
-                // A shared batch counts as `status --db` does: queued and running from the queue, the rest by status.
-                counts["queued", default: 0] += queues.queued
-                counts["running", default: 0] += queues.running
-                for (status, count) in queues.byStatus {
-                    counts[ItemStatus(rawValue: status).map(name(of:)) ?? status, default: 0] += count
-                }
-            } else {
-                for (status, tally) in tallies[workflow] ?? [:] { counts[name(of: status), default: 0] += tally.count }
-                counts["skipped"] = runs[workflow]?.skipped ?? 0
-                // A run admits a file only when it starts it: the files it planned and has not started are queued.
-                let items = tallies[workflow]?.values.reduce(0) { $0 + $1.count } ?? 0
-                counts["queued"] = underWay[workflow]?.queued(itemsNow: items) ?? 0
-            }
+            let counts = self.counts(
+                queues: batch?.workflows[workflow], tallies: tallies[workflow] ?? [:],
+                run: runs[workflow], underWay: underWay[workflow])
             let minutes = try await ledger?.doneByMinute(workflow: workflow, minutes: chartMinutes) ?? []
             // Over the last `window` minutes, or since the first of them that had items done: a batch that started
             // two minutes ago is not averaged over ten.
@@ -86,6 +74,28 @@ enum StatusDocument {
             document["splits"] = .array(batch.splits.map(\.document))
         }
         return .object(document)
+    }
+
+    /// A workflow's items by the page's status names. A shared batch counts as `status --db` does: queued and running
+    /// from the queue, the rest by status. A local state folder by status, with the files the run under way planned
+    /// and has not started as queued (a run admits a file only when it starts it).
+    private static func counts(
+        queues: BatchStatus.Counts?, tallies: [ItemStatus: ItemTally],
+        run: RunTotals?, underWay: RunUnderWay?
+    ) -> [String: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: statusNames.map { ($0, 0) })
+        if let queues {
+            counts["queued", default: 0] += queues.queued
+            counts["running", default: 0] += queues.running
+            for (status, count) in queues.byStatus {
+                counts[ItemStatus(rawValue: status).map(name(of:)) ?? status, default: 0] += count
+            }
+        } else {
+            for (status, tally) in tallies { counts[name(of: status), default: 0] += tally.count }
+            counts["skipped"] = run?.skipped ?? 0
+            counts["queued"] = underWay?.queued(itemsNow: tallies.values.reduce(0) { $0 + $1.count }) ?? 0
+        }
+        return counts
     }
 
     /// A worker as the page shows it: `live`, or `stopped` once it said so or has been silent for longer than its
