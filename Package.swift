@@ -323,6 +323,7 @@ let package = Package(
             dependencies: [
                 "SharedBatch", "PipelineKit", "StageKit", "StageRuntime", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

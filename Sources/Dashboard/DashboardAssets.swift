@@ -116,8 +116,9 @@ enum DashboardAssets {
         const reordering = /[\\u061C\\u200B-\\u200F\\u202A-\\u202E\\u2066-\\u2069\\uFEFF]/g;
         const plain = (value) => String(value ?? "").replace(reordering,
           (c) => "\\\\u" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0"));
-        const text = (value) => plain(value).replace(/[&<>"']/g,
+        const html = (value) => String(value ?? "").replace(/[&<>"']/g,
           (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+        const text = (value) => html(plain(value));
         const bytes = (n) => { const u = ["B", "KiB", "MiB", "GiB", "TiB"]; let i = 0;
           while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; } return n.toFixed(i ? 1 : 0) + " " + u[i]; };
         const duration = (s) => s == null ? "—" : s < 90 ? s + " s" : s < 5400 ? Math.round(s / 60) + " min"
@@ -207,14 +208,14 @@ enum DashboardAssets {
           const since = (w) => w.stoppedAt ? ` since ${new Date(w.stoppedAt).toLocaleTimeString()}` : "";
           const rows = workers.map((w) => `<tr class="worker ${text(w.state)}"><td>${text(w.id)}</td>` +
             `<td>${text(w.host)}</td><td><span class="status ${w.state === "live" ? "done" : ""}">` +
-            `${text(w.state)}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
+            `${w.state === "live" ? "live" : "stopped"}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
             `<td>${w.done}</td><td>${w.failed}</td></tr>`).join("");
           const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +
             ` units done, ${s.running} encoding, ${percent(s.progress)} encoded` +
             s.encoding.map((u) => `<br>unit ${u.unit}: ${percent(u.progress)} on ${text(u.worker)}`).join("") +
             `</td></tr>`).join("");
-          const prune = canAct(status) && workers.some((w) => w.state === "stopped")
+          const prune = canAct(status) && workers.some((w) => w.state !== "live")
             ? ` <button id="prune-workers" type="button">Remove stopped workers</button>` : "";
           return `<div class="card" id="workers"><h2>Workers${prune}</h2><table><tr><th>Worker</th><th>Host</th>` +
             `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th></tr>${rows}</table>` +
@@ -274,7 +275,7 @@ enum DashboardAssets {
             `<td><span class="status ${text(s.status)}">${text(s.status)}</span></td><td>${s.attempts}</td>` +
             `<td class="message">${text(s.error ?? "")}</td><td><pre>${text(JSON.stringify(s.outputs, null, 1))}</pre></td></tr>`
             ).join("");
-          const links = (item.links || []).map((l) => `<li><a href="${text(l)}" rel="noreferrer">${text(l)}</a></li>`).join("");
+          const links = (item.links || []).map((l) => `<li><a href="${html(l)}" rel="noreferrer">${text(l)}</a></li>`).join("");
           const result = $("action-result");
           const kept = result ? [result.className, result.textContent] : ["", ""];
           $("item").innerHTML = `<div class="card"><h2 class="path">${text(item.relativePath)}</h2>` +
@@ -296,7 +297,7 @@ enum DashboardAssets {
           const result = $("action-result");
           result.className = response.ok ? "accepted" : "refused";
           result.textContent = response.ok ? action + " requested"
-            : response.status + ": " + (response.body.error || "refused");
+            : response.status + ": " + plain(response.body.error || "refused");
         }
 
         // Signing in and out go through the API, so a wrong token or a wait is said on the page.
@@ -318,7 +319,7 @@ enum DashboardAssets {
           $("overview").hidden = !!match; $("item").hidden = !match;
           try { if (match) { await itemPage(match[1]); shown("ready"); } else await overview(known); }
           catch (error) {
-            $("live").textContent = "cannot read: " + error.message +
+            $("live").textContent = "cannot read: " + plain(error.message) +
               (lastRead ? ` · counts stale since ${lastRead.toLocaleTimeString()}` : "");
             if (lastRead) document.body.dataset.stale = lastRead.toLocaleTimeString();
           }

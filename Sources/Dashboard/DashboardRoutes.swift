@@ -119,6 +119,8 @@ struct DashboardRoutes: Sendable {
             let tallies = counts[run.workflow] ?? [:]
             return sum + (status.map { tallies[$0]?.count ?? 0 } ?? tallies.values.reduce(0) { $0 + $1.count })
         }
+        // A page past the end is empty, read or not (and `offset + limit` below stays within the list's size).
+        guard offset < total else { return ItemPage(items: [], total: total) }
         // One workflow's page is read as a page; several workflows' pages are merged from the start of each.
         let single = workflows.count == 1
         var found: [(workflow: RunRecord, item: LedgerItem)] = []
@@ -129,7 +131,8 @@ struct DashboardRoutes: Sendable {
             found += items.map { (workflow, $0) }
         }
         if !single {
-            found.sort { $0.item.updatedAt > $1.item.updatedAt }
+            // The stores' order: the newest first, the larger number first among items updated at once.
+            found.sort { ($0.item.updatedAt, $0.item.id) > ($1.item.updatedAt, $1.item.id) }
             found = Array(found.dropFirst(offset).prefix(limit))
         }
         // Failed and running items show their stages; a full list does not read every checkpoint.

@@ -98,14 +98,16 @@ enum StatusDocument {
         return counts
     }
 
-    /// A worker as the page shows it: `live`, or `stopped` once it said so or has been silent for longer than its
-    /// lease (killed, or cut off: other workers take its items), since then. `status --db` calls the second `silent`.
+    /// A worker with its `state` as `status --db` says it (`live`; `silent`: its lease ran out without it saying it
+    /// stopped, so it was killed or cut off and other workers take its items; `stopped`) and, unless live, since when
+    /// it is gone: the page shows both of the last as stopped.
     private static func worker(_ worker: BatchStatus.Worker) -> JSONValue {
-        let live = worker.liveness() == "live"
+        let state = worker.liveness()
+        let live = state == "live"
         let stoppedAt = worker.stoppedAt ?? worker.heartbeatAt.addingTimeInterval(worker.lease)
         return [
             "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-            "state": .string(live ? "live" : "stopped"),
+            "state": .string(state),
             "stoppedAt": live ? .null : .string(stoppedAt.formatted(.iso8601)),
             "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
             "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),

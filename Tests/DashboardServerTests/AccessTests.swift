@@ -76,9 +76,11 @@ import Testing
         }
         try await Self.application(DashboardAccess()).test(.router) { client in
             #expect(try await client.execute(uri: "/api/status", method: .get).status == .ok)
-            let action = try await client.execute(
-                uri: "/api/items/1/cancel", method: .post, headers: [.authorization: "Bearer \(Self.token)"])
-            #expect(action.status == .forbidden, "read-only without a token")
+            for uri in ["/api/items/1/cancel", "/api/workers/prune"] {
+                let action = try await client.execute(
+                    uri: uri, method: .post, headers: [.authorization: "Bearer \(Self.token)"])
+                #expect(action.status == .forbidden, "\(uri): read-only without a token")
+            }
         }
     }
 
@@ -106,6 +108,16 @@ import Testing
             let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
             #expect(try await cancel(bearer) == .notFound)
             #expect(try await cancel(bearer + [.origin: "http://evil.example"]) == .forbidden)
+            // Every action keeps to the same rules: a retry, and forgetting the stopped workers.
+            for uri in ["/api/items/7/retry", "/api/workers/prune"] {
+                func act(_ headers: HTTPFields) async throws -> HTTPResponse.Status {
+                    try await client.execute(uri: uri, method: .post, headers: headers).status
+                }
+                #expect(try await act(signedIn + [.origin: "http://evil.example"]) == .forbidden, "\(uri)")
+                #expect(try await act([.cookie: cookie, .csrfToken: otherToken]) == .forbidden, "\(uri)")
+                #expect(try await act(Self.sameOrigin) == .unauthorized, "\(uri)")
+                #expect(try await act(bearer + [.origin: "http://evil.example"]) == .forbidden, "\(uri)")
+            }
             // Signing in from another page is refused too.
             let login = try await client.execute(
                 uri: "/login", method: .post, headers: [.origin: "http://localhost:9999"],

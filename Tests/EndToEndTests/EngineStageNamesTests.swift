@@ -100,6 +100,7 @@ private struct EngineRules {
         // Columns of the shared batch's tables, read by name.
         "Sources/SharedBatch/PostgresStore.swift": ["id", "path", "size", "status", "version"],
         "Sources/SharedBatch/SegmentQueue.swift": ["size", "status", "threads"],
+        "Sources/SharedBatch/BatchQueue+Listing.swift": ["id"],
         // The column of a manifest that names the input file.
         "Sources/PipelineKit/Batch/InputManifest.swift": ["file"],
         // The ledger's column of the workflow file a run read.
