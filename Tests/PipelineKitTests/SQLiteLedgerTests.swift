@@ -58,6 +58,34 @@ import Testing
         #expect(WebhookName.replacingURL(in: "batchFinished abc") == nil)
     }
 
+    /// A ledger made before runs recorded their plans: read as it is, it has no run under way to count; a run an
+    /// older pipeline starts (naming only its own columns) counts none either, once a writer added the columns.
+    @Test func aLedgerFromBeforeRunPlansCountsNoQueuedFiles() async throws {
+        let scratch = try Scratch()
+        let folder = scratch.path("state")
+        let ledger = try SQLiteLedger(folder: folder)
+        try ledger.close()
+        let queue = try DatabaseQueue(path: ledger.file.path)
+        try await queue.write { db in
+            try db.execute(sql: "ALTER TABLE runs DROP COLUMN newItems; ALTER TABLE runs DROP COLUMN itemsBefore")
+            try db.execute(
+                sql: "INSERT INTO runs(workflow, file, stages, startedAt) VALUES ('old', 'wf.json', 'a', ?)",
+                arguments: [Date().timeIntervalSince1970])
+        }
+        try queue.close()
+
+        let reader = try SQLiteLedger(readingOnly: folder)
+        #expect(try await reader.runsUnderWay().isEmpty)
+        try reader.close()
+        let writer = try SQLiteLedger(folder: folder)
+        #expect(try await writer.runsUnderWay().isEmpty, "the older run planned nothing it said")
+        try writer.close()
+        let columns = try await DatabaseQueue(path: ledger.file.path).read { db in
+            try db.columns(in: "runs").map(\.name)
+        }
+        #expect(columns.contains("newItems") && columns.contains("itemsBefore"))
+    }
+
     /// The counts a dashboard reads follow admissions, status changes and forgotten items, and a ledger made
     /// before they existed is counted from its items until a writer opens it and fills them.
     @Test func theDashboardsCountsFollowEveryWrite() async throws {
