@@ -290,14 +290,18 @@ static double stream_duration(const AVStream *st) {
 }
 
 double ms_media_duration(const AVFormatContext *ifmt) {
-    double longest = 0;
+    double video = 0, audio = 0;
     for (unsigned i = 0; i < ifmt->nb_streams; i++) {
         const AVStream *st = ifmt->streams[i];
-        enum AVMediaType type = st->codecpar->codec_type;
-        if (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) continue;
         if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
-        longest = FFMAX(longest, stream_duration(st));
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) video = FFMAX(video, stream_duration(st));
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) audio = FFMAX(audio, stream_duration(st));
     }
-    if (longest > 0) return longest;
+    if (video > 0) return video;
+    if (audio > 0) return audio;
     return ifmt->duration != AV_NOPTS_VALUE ? (double)ifmt->duration / AV_TIME_BASE : 0;
+}
+
+double ms_declared_duration(const AVFormatContext *ifmt) {
+    return ifmt->duration_estimation_method == AVFMT_DURATION_FROM_BITRATE ? 0 : ms_media_duration(ifmt);
 }

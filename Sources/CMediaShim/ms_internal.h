@@ -95,10 +95,14 @@ int ms_find_audio_stream(AVFormatContext *ifmt, int video);
 int ms_stream_rotation(const AVStream *st);
 /// Opens a decoder for `st` with `threads` (0 = auto). MS_ERROR_UNSUPPORTED_CODEC if none exists.
 int ms_open_decoder(const AVStream *st, int threads, AVCodecContext **dec, char *errbuf, size_t errlen);
-/// How long the input's media runs, in seconds: the longest duration a video or audio stream states (its own or
-/// Matroska's per-track DURATION tag), else the container's; 0 when neither is known. A subtitle or data track that runs on past the pictures and the sound
-/// (a container's duration is its longest stream's) does not count.
+/// How long the input's media runs, in seconds: the longest duration a video stream states (its own or Matroska's
+/// per-track DURATION tag), else an audio stream's, else the container's; 0 when none is known. Sound that runs on
+/// past the pictures, or a subtitle track (a container's duration is its longest stream's), does not count when
+/// there is video: a transcode's progress and its decode are measured in video.
 double ms_media_duration(const AVFormatContext *ifmt);
+/// ms_media_duration, or 0 (unknown) when FFmpeg only estimated it from the bit rate (raw AAC or MP3, some MPEG
+/// program streams): what a decode that stops short is compared with (ms_transcode_result.input_duration).
+double ms_declared_duration(const AVFormatContext *ifmt);
 /// Fits w x h inside max_w x max_h (0 = no limit) keeping the aspect ratio, never upscaling,
 /// rounding down to even sizes (at least 2).
 void ms_fit_size(int w, int h, int max_w, int max_h, int *out_w, int *out_h);

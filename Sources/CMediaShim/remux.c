@@ -256,7 +256,7 @@ static int remux_file(const char *in, const char *out, const ms_transcode_option
             .video_frames = r.video_packets,
             .decode_errors = r.skipped,
             .decoded_seconds = r.copied_seconds,
-            .input_duration = progress->total,
+            .input_duration = ms_declared_duration(r.ifmt),
         };
     }
     ms_writeback_end(&r.writeback);

@@ -198,7 +198,7 @@ void ms_transcode_report(const transcoder *t, ms_transcode_result *res) {
         .video_frames = t->video_frames,
         .decode_errors = t->decode_errors,
         .decoded_seconds = t->decoded_seconds,
-        .input_duration = t->progress->total,
+        .input_duration = ms_declared_duration(t->ifmt),
     };
 }
 

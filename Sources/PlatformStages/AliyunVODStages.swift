@@ -51,9 +51,9 @@ public struct AliyunVODMetadataStage: Stage {
     public func run(_ options: Options, context: StageContext) async throws -> Outputs {
         let api = try options.connection.connect(context: context)
         var parameters = ["VideoId": options.videoId]
-        parameters["Title"] = options.fitTitle ? options.title.map(VODLimits.fitted(title:)) : options.title
+        parameters["Title"] = try options.fitTitle ? options.title.map(VODLimits.fitted(title:)) : options.title
         parameters["Description"] = options.description
-        parameters["Tags"] = options.tags
+        parameters["Tags"] = options.tags.map(VODLimits.normalized(tags:))
         parameters["CoverURL"] = options.coverURL
         parameters["CateId"] = options.cateId.map(String.init)
         _ = try await api.call(

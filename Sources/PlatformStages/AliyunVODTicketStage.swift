@@ -152,7 +152,7 @@ private struct VODTicketRequest {
         }
         let title = options.title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         if options.fitTitle {
-            self.title = VODLimits.fitted(title: title)
+            self.title = try VODLimits.fitted(title: title)
         } else if let problem = VODLimits.problem(with: title, field: "Title", length: VODLimits.titleLength) {
             throw PlatformError(.invalidInput, "\(problem) (fitTitle: true shortens it)")
         } else {
@@ -206,7 +206,7 @@ private struct VODTicketRequest {
         parameters["Description"] = options.description
         parameters["CoverURL"] = options.coverURL
         parameters["CateId"] = options.cateId.map(String.init)
-        parameters["Tags"] = options.tags
+        parameters["Tags"] = options.tags.map(VODLimits.normalized(tags:))
         parameters["TemplateGroupId"] = options.templateGroupId
         parameters["StorageLocation"] = options.storageLocation
         parameters["UserData"] = options.userData

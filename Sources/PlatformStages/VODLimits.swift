@@ -39,12 +39,22 @@ enum VODLimits {
 
     /// What is wrong with comma-separated `tags`; nil when nothing is.
     static func problem(withTags tags: String) -> String? {
-        let list = tags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let list = tagList(tags)
         if list.count > tagCount { return "ApsaraVideo VOD takes at most \(tagCount) tags; these are \(list.count)" }
         for tag in list {
             if let problem = problem(with: tag, field: "tag", length: tagLength) { return problem }
         }
         return nil
+    }
+
+    /// The tags of comma-separated `tags`, each without the spaces around it.
+    static func tagList(_ tags: String) -> [String] {
+        tags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// `tags` as they are checked and sent: the spaces around each left out.
+    static func normalized(tags: String) -> String {
+        tagList(tags).joined(separator: ",")
     }
 
     /// What is wrong with a file name VOD is told of (`FileName`); nil when nothing is.
@@ -57,8 +67,9 @@ enum VODLimits {
     }
 
     /// `title` made to fit: emoji left out, then cut to ``titleLength`` characters (never inside a character of
-    /// several code points) and trailing spaces dropped.
-    static func fitted(title: String) -> String {
+    /// several code points) and the spaces at either end dropped. A title of nothing but emoji has nothing left:
+    /// a failure of kind invalid-input, since VOD needs a title.
+    static func fitted(title: String) throws -> String {
         var fitted = ""
         var characters = 0
         for character in title where !character.unicodeScalars.contains(where: isEmoji) {
@@ -66,7 +77,12 @@ enum VODLimits {
             fitted.append(character)
             characters += character.unicodeScalars.count
         }
-        return fitted.trimmingCharacters(in: .whitespaces)
+        fitted = fitted.trimmingCharacters(in: .whitespaces)
+        guard !fitted.isEmpty else {
+            throw PlatformError(
+                .invalidInput, "the title \"\(title)\" has nothing ApsaraVideo VOD takes once its emoji are left out")
+        }
+        return fitted
     }
 
     /// Emoji as VOD refuses them: pictographs shown as emoji, and anything beyond the Basic Multilingual Plane

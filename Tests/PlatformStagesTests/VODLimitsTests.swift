@@ -15,16 +15,18 @@ import Testing
         #expect(VODLimits.problem(with: "clip ☀", field: "Title", length: 128) == nil, "a text symbol is no emoji")
     }
 
-    @Test func aTitleIsFittedWithoutEmojiToAtMost128Characters() {
-        let fitted = VODLimits.fitted(title: String(repeating: "Clip \u{1F3AC}\u{200D}\u{1F525} é ", count: 30))
+    @Test func aTitleIsFittedWithoutEmojiToAtMost128Characters() throws {
+        let fitted = try VODLimits.fitted(title: String(repeating: "Clip \u{1F3AC}\u{200D}\u{1F525} é ", count: 30))
         #expect(fitted.unicodeScalars.count <= 128 && fitted.unicodeScalars.count > 100, "\(fitted)")
         #expect(VODLimits.problem(with: fitted, field: "Title", length: 128) == nil)
         #expect(!fitted.hasSuffix(" ") && fitted.hasPrefix("Clip  é Clip"), "\(fitted)")
-        #expect(VODLimits.fitted(title: "short") == "short")
+        #expect(try VODLimits.fitted(title: " short ") == "short")
+        #expect(throws: PlatformError.self) { try VODLimits.fitted(title: "\u{1F3AC}\u{1F3AC} ") }
     }
 
     @Test func tagsAndFileNames() {
         #expect(VODLimits.problem(withTags: "a, b,c") == nil)
+        #expect(VODLimits.normalized(tags: " a , b,c ") == "a,b,c")
         #expect(
             VODLimits.problem(withTags: Array(repeating: "t", count: 17).joined(separator: ","))?.contains("16") == true
         )

@@ -142,8 +142,8 @@ typedef struct ms_transcode_result {
     int64_t video_frames;     ///< video frames (packets) written
     int64_t decode_errors;    ///< packets/frames that could not be read or decoded and were skipped
     double decoded_seconds;   ///< how far into the input video decoding (or copying) got
-    double input_duration;    ///< how long the input's video and audio run as its header states (the longest
-                              ///< such stream's duration, else the container's); 0 if unknown
+    double input_duration;    ///< how long the input's video runs as its header states (else its audio, else
+                              ///< the container's); 0 if unknown or only estimated from the bit rate
     // ABI 9
     int64_t parts_left_out;   ///< ms_join: empty parts left out (ranges with nothing decodable); else 0
 } ms_transcode_result;
