@@ -207,30 +207,18 @@ public struct BatchPlanner: Sendable {
     /// several paths is one item (at the path the ledger knows, else the first), and a path match counts only
     /// when the item's content is nowhere in the batch (else that content is the item, moved, and this path
     /// holds a new one): an item is never given to two files.
+    ///
+    /// The items are looked at by index, a field at a time: a loop over the items would copy each whole item
+    /// (and retain every string it holds) three times over.
     private func settle(_ items: inout [PlannedItem]) {
         var present = Set<String>(minimumCapacity: items.count)
         var repeated = Set<String>()
-        for item in items {
-            if let fingerprint = item.fingerprint, !present.insert(fingerprint).inserted {
+        for index in items.indices {
+            if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
                 repeated.insert(fingerprint)
             }
         }
-        var owners: [String: String] = [:]
-        if !repeated.isEmpty {
-            for item in items {
-                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint) else { continue }
-                if item.isDecided
-                    || (item.known?.fingerprint == fingerprint && item.known?.input.path == item.input.path)
-                {
-                    owners[fingerprint] = item.input.path
-                }
-            }
-            for item in items {
-                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
-                else { continue }
-                owners[fingerprint] = item.input.path
-            }
-        }
+        let owners = repeated.isEmpty ? [:] : Self.owners(of: repeated, among: items)
         for index in items.indices where !items[index].isDecided {
             guard let fingerprint = items[index].fingerprint else { continue }
             if let owner = owners[fingerprint], owner != items[index].input.path {
@@ -243,6 +231,26 @@ public struct BatchPlanner: Sendable {
             }
             items[index].action = action(for: items[index])
         }
+    }
+
+    /// The path that owns each content found at several paths: the one the ledger knows it by, else the first.
+    private static func owners(of repeated: Set<String>, among items: [PlannedItem]) -> [String: String] {
+        var owners: [String: String] = [:]
+        for index in items.indices {
+            guard let fingerprint = items[index].fingerprint, repeated.contains(fingerprint) else { continue }
+            let path = items[index].input.path
+            if items[index].isDecided
+                || (items[index].known?.fingerprint == fingerprint && items[index].known?.input.path == path)
+            {
+                owners[fingerprint] = path
+            }
+        }
+        for index in items.indices {
+            guard let fingerprint = items[index].fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
+            else { continue }
+            owners[fingerprint] = items[index].input.path
+        }
+        return owners
     }
 
     /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot
