@@ -140,3 +140,54 @@ extension StageRecord {
         errorKind = failure.kind
     }
 }
+
+// Coded by hand only so that an empty `intents` is left out: most stages make no remote side effect, and a
+// ledger of a million items holds millions of records.
+extension StageRecord {
+    private enum CodingKeys: String, CodingKey {
+        case stage, uses, status, attempts, optionsHash, options, outputs, resume, intents, error, errorKind
+        case startedAt, finishedAt, seconds, files, reason
+    }
+
+    /// Reads a record; one without `intents` has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        stage = try container.decode(String.self, forKey: .stage)
+        uses = try container.decode(String.self, forKey: .uses)
+        status = try container.decode(Status.self, forKey: .status)
+        attempts = try container.decode(Int.self, forKey: .attempts)
+        optionsHash = try container.decode(String.self, forKey: .optionsHash)
+        options = try container.decodeIfPresent(JSONValue.self, forKey: .options)
+        outputs = try container.decodeIfPresent(JSONValue.self, forKey: .outputs)
+        resume = try container.decodeIfPresent(JSONValue.self, forKey: .resume)
+        intents = try container.decodeIfPresent([String: String].self, forKey: .intents) ?? [:]
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        errorKind = try container.decodeIfPresent(ErrorKind.self, forKey: .errorKind)
+        startedAt = try container.decodeIfPresent(Date.self, forKey: .startedAt)
+        finishedAt = try container.decodeIfPresent(Date.self, forKey: .finishedAt)
+        seconds = try container.decodeIfPresent(Double.self, forKey: .seconds)
+        files = try container.decodeIfPresent([String: String].self, forKey: .files)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+    }
+
+    /// Writes a record, without `intents` when it has none (absent values are left out, as before).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stage, forKey: .stage)
+        try container.encode(uses, forKey: .uses)
+        try container.encode(status, forKey: .status)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(optionsHash, forKey: .optionsHash)
+        try container.encodeIfPresent(options, forKey: .options)
+        try container.encodeIfPresent(outputs, forKey: .outputs)
+        try container.encodeIfPresent(resume, forKey: .resume)
+        if !intents.isEmpty { try container.encode(intents, forKey: .intents) }
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(errorKind, forKey: .errorKind)
+        try container.encodeIfPresent(startedAt, forKey: .startedAt)
+        try container.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try container.encodeIfPresent(seconds, forKey: .seconds)
+        try container.encodeIfPresent(files, forKey: .files)
+        try container.encodeIfPresent(reason, forKey: .reason)
+    }
+}
