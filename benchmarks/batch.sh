@@ -22,7 +22,7 @@ if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
   PIPELINE=$PWD/.build/release/pipeline
 fi
-PIPELINE=$(realpath "$PIPELINE")
+PIPELINE=$(realpath "$(command -v "$PIPELINE")")
 regressed=0
 work=$(mktemp -d)
 pids=()
