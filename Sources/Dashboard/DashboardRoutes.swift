@@ -10,6 +10,8 @@ import StageKit
 struct DashboardRoutes: Sendable {
     let source: DashboardSource
     let access: AccessGuard
+    /// How often the status stream reads, and how long a stream lasts.
+    var streamTiming = StatusStream.Timing()
 
     /// Items a list answers with at most.
     static let maxItems = 500
@@ -18,6 +20,9 @@ struct DashboardRoutes: Sendable {
         router.get("/") { request, context in await page(request, context) }
         router.get("api/status") { request, context in
             try await reading(request, context) { try await status(request, context) }
+        }
+        router.get("api/events") { request, context in
+            try await reading(request, context) { events(request, context) }
         }
         router.get("api/items") { request, context in
             try await reading(request, context) { try await items(request) }
@@ -79,7 +84,30 @@ struct DashboardRoutes: Sendable {
             fields["signedIn"] = true
         }
         fields["readsNeedToken"] = .bool(access.access.readsNeedToken)
+        fields["progress"] = .array(
+            source.runningStages().sorted { $0.key < $1.key }.flatMap { workflow, stages in
+                stages.map { stage in
+                    guard case .object(var document) = stage.document else { return stage.document }
+                    document["workflow"] = .string(workflow)
+                    return .object(document)
+                }
+            })
         return .object(fields)
+    }
+
+    /// The status pushed as it changes, for as long as the caller may read it.
+    private func events(_ request: Request, _ context: DashboardContext) -> Response {
+        let client = context.client
+        return StatusStream(timing: streamTiming) {
+            if access.readRefusal(of: request, from: client) != nil { return .refused }
+            do {
+                return .status(try await statusDocument(caller: try? access.caller(of: request, from: client).get()))
+            } catch let error as StateError {
+                return .unreadable(error.message)
+            } catch {
+                return .unreadable(String(describing: error))
+            }
+        }.response()
     }
 
     private func items(_ request: Request) async throws -> Response {
@@ -289,7 +317,7 @@ struct DashboardRoutes: Sendable {
                     .conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id) --db URL")
             }
             try await PostgresStore(database: database).requestCancel(of: [id])
-        case (.stateFolder(_, _, let requestCancel), false):
+        case (.stateFolder(_, _, let requestCancel, _), false):
             guard item.status == .pending, try await requestCancel([id]) else {
                 return Self.error(.conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id)")
             }

@@ -118,6 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
                 try await ledger.requestCancel(of: items)
                 kill(holder, SIGUSR1)
                 return true
-            })
+            },
+            // A progress file is the holder's: one a killed run left is not read.
+            progress: { StateFolder.busyHolder(path) == nil ? [:] : ProgressFile.read(in: folder) })
     }
 }

@@ -1,0 +1,34 @@
+public import Foundation
+import StageKit
+
+/// A state folder's `progress.json`: the stages its run has running now, with their progress, rate and ETA, which
+/// `pipeline serve` reads. The run that holds the folder rewrites it whole (a new file renamed over the old, so a
+/// reader never sees half of it) as its ``ProgressBoard`` publishes, and removes it when it ends; one left behind by
+/// a killed run is read only while a process holds the folder.
+public enum ProgressFile {
+    /// The file's name in the state folder.
+    public static let fileName = "progress.json"
+
+    /// Writes `stages` as the running stages of the run of `workflow` holding `folder`. A failure (a full disk) is
+    /// left unsaid: the file only shows progress, and the run goes on without it.
+    public static func write(_ stages: [RunningStage], workflow: String, in folder: URL) {
+        let document: JSONValue = [
+            "workflow": .string(workflow), "time": .string(Date().formatted(.iso8601)),
+            "stages": .array(stages.map(\.document)),
+        ]
+        try? document.serializedData().write(to: folder.appendingPathComponent(fileName), options: .atomic)
+    }
+
+    /// The running stages the file in `folder` holds, by workflow; none when there is no file or it cannot be read.
+    public static func read(in folder: URL) -> [String: [RunningStage]] {
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent(fileName)),
+            let document = try? JSONValue(parsing: data), let workflow = document["workflow"]?.stringValue
+        else { return [:] }
+        return [workflow: (document["stages"]?.arrayValue ?? []).compactMap(RunningStage.init(document:))]
+    }
+
+    /// Removes the file when the run ends.
+    public static func remove(in folder: URL) {
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent(fileName))
+    }
+}
