@@ -61,6 +61,8 @@ struct RunCommand: StageCatalogCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
         defer { state.close() }
+        // A killed run's progress is not this run's, even while it plans.
+        ProgressFile.remove(in: state.folder)
         if fresh {
             try await CommandFailure.mappingErrors {
                 let items = try await state.ledger.forget(workflow: workflow.name)

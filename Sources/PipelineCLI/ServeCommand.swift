@@ -119,7 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
                 kill(holder, SIGUSR1)
                 return true
             },
-            // A progress file is the holder's: one a killed run left is not read.
-            progress: { StateFolder.busyHolder(path) == nil ? [:] : ProgressFile.read(in: folder) })
+            // Only the progress the folder's holder wrote: one a killed run left is not read, whoever holds it now.
+            progress: { ProgressFile.read(in: folder, writtenBy: StateFolder.busyHolder(path)) })
     }
 }

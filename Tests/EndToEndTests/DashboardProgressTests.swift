@@ -15,8 +15,8 @@ import Testing
     static let percent =
         "parseFloat(document.querySelector('#running tr[data-key] .progress[data-stage=\"export\"] .percent')?.textContent)"
 
-    @Test func aRunningTranscodesProgressAdvancesWithoutAReloadAndASelectionSurvives() async throws {
-        let scratch = try Scratch()
+    /// A 60 s 720p clip in `in/` and a workflow `wf.json` that transcodes it slowly enough to watch its progress.
+    static func prepare(_ scratch: borrowing Scratch) async throws {
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let made = await runTool(
             "/usr/bin/ffmpeg",
@@ -34,6 +34,11 @@ import Testing
                "segmentSeconds": 0, "video": {"preset": "medium", "crf": 23}, "threads": 1}}
             ]}
             """)
+    }
+
+    @Test func aRunningTranscodesProgressAdvancesWithoutAReloadAndASelectionSurvives() async throws {
+        let scratch = try Scratch()
+        try await Self.prepare(scratch)
         let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
         defer { if run.isRunning { run.signal(SIGKILL) } }
         var served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
@@ -60,7 +65,9 @@ import Testing
                 == true)
 
         // The stream breaks: the page reads the status itself (and says it cannot); a server on the same port brings
-        // the stream back, and the progress moves on.
+        // the stream back, and the progress moves on. The run waits meanwhile, so it cannot end first on a fast
+        // machine.
+        run.signal(SIGSTOP)
         served.process.signal(SIGKILL)
         _ = await served.process.exit()
         try await browser.waitFor(
@@ -68,9 +75,55 @@ import Testing
         )
         served = try await ServedDashboard.start(["--state", "state"], in: scratch.root, port: served.port)
         try await browser.eval("window.afterRestart = \(Self.percent)")
+        run.signal(SIGCONT)
         try await browser.waitFor(
             "document.body.dataset.transport === 'stream' && \(Self.percent) > window.afterRestart && window.notReloaded"
         )
         #expect(try await browser.eval("getSelection().toString()") == "clip.mp4")
+
+        // Interrupted, the run takes its progress file with it.
+        run.signal(SIGINT)
+        #expect(await run.exit() != 0)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("state/progress.json").path))
+    }
+
+    /// The running stages `serve` at `base` reports.
+    static func progress(at base: String) async throws -> [JSONValue] {
+        try JSONValue(parsing: Data(await httpGet(base + "/api/status").utf8))["progress"]?.arrayValue ?? []
+    }
+
+    @Test func aKilledRunsProgressIsNotShownWhenAnotherProcessHoldsTheFolder() async throws {
+        let scratch = try Scratch()
+        try await Self.prepare(scratch)
+        let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
+        defer { if run.isRunning { run.signal(SIGKILL) } }
+        let served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
+        defer { served.process.signal(SIGKILL) }
+        try await waitUntil("the transcode's progress is served") { try await !Self.progress(at: served.base).isEmpty }
+
+        run.signal(SIGKILL)
+        _ = await run.exit()
+        let (lock, file) = (scratch.path("state/lock"), scratch.path("state/progress.json"))
+        let holder = { @Sendable in
+            (try? String(contentsOf: lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(FileManager.default.fileExists(atPath: file.path), "the killed run left its progress behind")
+        // Another process takes the folder (`watch` writes no progress file): what the killed run left is not its.
+        let watch = try Binary.start(["watch", "wf.json", "--state", "state"], in: scratch.root)
+        defer { if watch.isRunning { watch.signal(SIGKILL) } }
+        try await waitUntil("watch holds the folder") { holder() == "\(watch.pid)" }
+        #expect(try await Self.progress(at: served.base).isEmpty)
+        watch.signal(SIGKILL)
+        _ = await watch.exit()
+        #expect(try await Self.progress(at: served.base).isEmpty, "nobody holds the folder")
+
+        // The next run removes it as soon as it holds the folder, before it plans.
+        let next = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
+        defer { if next.isRunning { next.signal(SIGKILL) } }
+        try await waitUntil("the next run holds the folder") { holder() == "\(next.pid)" }
+        try await waitUntil("the progress file is its own") {
+            guard let data = FileManager.default.contents(atPath: file.path) else { return true }
+            return (try? JSONValue(parsing: data))?["pid"]?.intValue == Int(next.pid)
+        }
     }
 }

@@ -50,16 +50,16 @@ import Testing
         board.advance(1.5)
         board.progress("a.mov", "upload", 300, of: 1000)
         let shown = try #require(board.last?.first)
-        #expect(board.count == 2 && shown.completed == 300 && shown.total == 1000 && shown.unit == "bytes")
+        #expect(board.count == 2 && shown.completed == 300 && shown.total == 1000 && shown.unit == .bytes)
         #expect(shown.rate == 100, "200 bytes in the 2 s since the first report")
         #expect(shown.etaSeconds == 7, "700 bytes left at 100 per second")
 
-        // The rate looks back 10 s: a stall long ago no longer slows it down.
-        board.advance(20)
-        board.progress("a.mov", "upload", 400, of: 1000)
-        board.advance(5)
+        // The rate looks back 10 s, from the last report before them: a stall long ago no longer slows it down.
+        board.advance(10)
+        board.progress("a.mov", "upload", 800, of: 1000)
+        board.advance(2)
         board.progress("a.mov", "upload", 900, of: 1000)
-        #expect(board.last?.first?.rate == 100, "500 bytes in the 5 s since the report 20 s after the first")
+        #expect(board.last?.first?.rate == 50, "100 bytes in the 2 s since the report 10 s ago")
 
         // Another item's stage; the first stage ends, then the other item with its stage still listed.
         board.board.emit(
@@ -72,11 +72,43 @@ import Testing
         #expect(board.passed.events.withLockedValue { $0.count } == 9, "every event goes on to the next sink")
     }
 
+    @Test func aPauseSlowsTheRateDownAndTheLastReportsTimeIsPublished() throws {
+        let board = Board()
+        board.board.emit(StageStarted(item: "a.mov", stage: "upload", uses: "tus.upload", attempt: 1, attempts: 1))
+        for second in 0...2 {
+            board.progress("a.mov", "upload", Int64(second) * 100, of: 10_000)
+            if second < 2 { board.advance(1) }
+        }
+        #expect(board.board.running.first?.rate == 100)
+        // 20 s without a report, then one: 100 bytes came in 20 s, not in 1 s.
+        board.advance(20)
+        board.progress("a.mov", "upload", 300, of: 10_000)
+        let shown = try #require(board.last?.first)
+        #expect(shown.rate == 5, "100 bytes in the 20 s since the last report before the pause")
+        #expect(shown.etaSeconds == 1940)
+        #expect(shown.reportedAt == Date(timeIntervalSince1970: 1_800_000_022))
+        let read = try #require(RunningStage(document: shown.document))
+        #expect(read.reportedAt == shown.reportedAt && read.unit == .bytes)
+    }
+
+    @Test func aRetriedStageIsShownAgainFromNothing() {
+        let board = Board()
+        board.board.emit(StageStarted(item: "a.mov", stage: "upload", uses: "tus.upload", attempt: 1, attempts: 2))
+        board.progress("a.mov", "upload", 500, of: 1000)
+        board.board.emit(
+            StageRetrying(
+                item: "a.mov", stage: "upload", attempt: 1, attempts: 2, delay: .seconds(1),
+                error: FailureReport(message: "connection reset", kind: .network)))
+        #expect(board.last == [] && board.board.running.isEmpty, "the failed attempt's progress is gone")
+        board.board.emit(StageStarted(item: "a.mov", stage: "upload", uses: "tus.upload", attempt: 2, attempts: 2))
+        #expect(board.last?.first?.completed == 0)
+    }
+
     @Test func theProgressFileCarriesTheStagesAndIsGoneWhenTheRunEnds() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(ProgressFile.read(in: folder).isEmpty)
+        #expect(ProgressFile.read(in: folder, writtenBy: getpid()).isEmpty)
 
         let board = Board()
         board.board.emit(StageStarted(item: "clip\u{202E}.mov", stage: "export", uses: "x", attempt: 1, attempts: 1))
@@ -86,13 +118,17 @@ import Testing
         board.progress("clip\u{202E}.mov", "export", 60, of: 100)
         let stages = try #require(board.last)
         ProgressFile.write(stages, workflow: "w", in: folder)
-        let read = ProgressFile.read(in: folder)
+        // Only the process holding the folder is believed: a file another process wrote (a run killed, and the
+        // folder held by another process since, or by none) is not read.
+        #expect(ProgressFile.read(in: folder, writtenBy: getpid() + 1).isEmpty)
+        #expect(ProgressFile.read(in: folder, writtenBy: nil).isEmpty)
+        let read = ProgressFile.read(in: folder, writtenBy: getpid())
         #expect(read.keys.sorted() == ["w"])
         let stage = try #require(read["w"]?.first)
         #expect(stage.item == "clip\u{202E}.mov" && stage.completed == 60 && stage.total == 100 && stage.rate == 10)
         #expect(stage.etaSeconds == 4)
         #expect(abs(stage.startedAt.timeIntervalSince(stages[0].startedAt)) < 0.001)
         ProgressFile.remove(in: folder)
-        #expect(ProgressFile.read(in: folder).isEmpty)
+        #expect(ProgressFile.read(in: folder, writtenBy: getpid()).isEmpty)
     }
 }

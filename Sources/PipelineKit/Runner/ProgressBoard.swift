@@ -14,10 +14,13 @@ public struct RunningStage: Sendable, Hashable {
     public var completed: Int64
     /// The whole, when known.
     public var total: Int64?
-    /// What the numbers count: `bytes`, `seconds` (of media) or `items`.
-    public var unit: String
-    /// Units per second over the last reports, once two of them were seconds apart.
+    /// What the numbers count.
+    public var unit: StageProgress.Unit
+    /// Units per second since the last report from before the last 10 s (or the first report), once two reports
+    /// were a second apart.
     public var rate: Double?
+    /// When the stage last reported its progress: a reader tells from it how old the rate and the ETA are.
+    public var reportedAt: Date?
 
     /// Seconds until the stage ends at its rate, when its whole and its rate are known.
     public var etaSeconds: Double? {
@@ -29,8 +32,10 @@ public struct RunningStage: Sendable, Hashable {
     public var document: JSONValue {
         [
             "item": .string(item), "stage": .string(stage), "startedAt": .string(startedAt.formatted(.iso8601)),
-            "completed": .int(Int(completed)), "total": total.map { .int(Int($0)) } ?? .null, "unit": .string(unit),
+            "completed": .int(Int(completed)), "total": total.map { .int(Int($0)) } ?? .null,
+            "unit": .string(unit.rawValue),
             "rate": rate.map(JSONValue.double) ?? .null, "etaSeconds": etaSeconds.map(JSONValue.double) ?? .null,
+            "reportedAt": reportedAt.map { .string($0.formatted(.iso8601)) } ?? .null,
         ]
     }
 
@@ -44,8 +49,9 @@ public struct RunningStage: Sendable, Hashable {
         self.startedAt = startedAt
         completed = Int64(document["completed"]?.intValue ?? 0)
         total = document["total"]?.intValue.map(Int64.init)
-        unit = document["unit"]?.stringValue ?? StageProgress.Unit.items.rawValue
+        unit = document["unit"]?.stringValue.flatMap(StageProgress.Unit.init(rawValue:)) ?? .items
         rate = document["rate"]?.doubleValue
+        reportedAt = document["reportedAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
     }
 
     init(item: String, stage: String, startedAt: Date) {
@@ -53,7 +59,7 @@ public struct RunningStage: Sendable, Hashable {
         self.stage = stage
         self.startedAt = startedAt
         completed = 0
-        unit = StageProgress.Unit.items.rawValue
+        unit = .items
     }
 }
 
@@ -63,7 +69,7 @@ public struct RunningStage: Sendable, Hashable {
 public final class ProgressBoard: RunEventSink {
     fileprivate struct Entry {
         var stage: RunningStage
-        /// Recent reports (time, completed), the oldest first: the rate is taken over them.
+        /// Recent reports (time, completed), the oldest first: the rate is taken from the first to the last.
         var reports: [(Date, Int64)] = []
     }
 
@@ -89,14 +95,15 @@ public final class ProgressBoard: RunEventSink {
     }
 
     /// The stages running now, the longest running first.
-    public var running: [RunningStage] {
+    var running: [RunningStage] {
         state.withLockedValue { Self.sorted($0.entries) }
     }
 
     public func emit(_ event: any RunEvent) {
         next.emit(event)
-        let now = self.now()
         state.withLockedValue { state in
+            // Read under the lock, so the times of the reports go forward in the order they are kept.
+            let now = self.now()
             let changed: Bool
             switch event {
             case let started as StageStarted:
@@ -109,6 +116,9 @@ public final class ProgressBoard: RunEventSink {
                 entry.record(progressed.progress, at: now)
                 state.entries[Self.key(progressed.item, progressed.stage)] = entry
                 changed = false
+            case let retrying as StageRetrying:
+                // The failed attempt's progress is gone; the next attempt starts again from nothing.
+                changed = state.entries.removeValue(forKey: Self.key(retrying.item, retrying.stage)) != nil
             case let finished as StageFinished:
                 changed = state.entries.removeValue(forKey: Self.key(finished.item, finished.stage)) != nil
             case let finished as ItemFinished:
@@ -135,13 +145,19 @@ extension ProgressBoard.Entry {
     mutating func record(_ progress: StageProgress, at now: Date) {
         stage.completed = progress.completed
         stage.total = progress.total
-        stage.unit = progress.unit.rawValue
+        stage.unit = progress.unit
+        stage.reportedAt = now
         reports.append((now, progress.completed))
-        // The rate is taken over the reports of the last seconds: a stall long ago no longer slows it down.
-        while reports.count > 1, now.timeIntervalSince(reports[0].0) > ProgressBoard.rateWindow {
+        // The rate is taken from the last report from before the window on: a stall long ago no longer slows it
+        // down, and a pause that just ended does (the reports before it stay the rate's start until newer ones are
+        // old enough to take over).
+        while reports.count > 1, now.timeIntervalSince(reports[1].0) >= ProgressBoard.rateWindow {
             reports.removeFirst()
         }
-        guard let first = reports.first, case let span = now.timeIntervalSince(first.0), span >= 1 else { return }
+        guard let first = reports.first, case let span = now.timeIntervalSince(first.0), span >= 1 else {
+            stage.rate = nil
+            return
+        }
         stage.rate = max(0, Double(progress.completed - first.1) / span)
     }
 }
