@@ -7,6 +7,10 @@ import StageKit
 enum DashboardAssets {
     /// How often the page reads the status while its stream of updates is down, in milliseconds.
     static let refreshMilliseconds = 1000
+    /// How long the page waits for a read before it gives up on it, in milliseconds.
+    static let readTimeoutMilliseconds = 10000
+    /// Seconds without a report after which a stage's progress says so instead of its rate and ETA.
+    static let silentSeconds = 30
 
     /// The page with its style, its script and the status it first draws inline: one request shows the counts.
     /// `csrf` is the signed-in session's token, which the script sends with every action; `mayRead` false: the

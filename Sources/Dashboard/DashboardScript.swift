@@ -19,7 +19,9 @@ extension DashboardAssets {
         const duration = (s) => s == null ? "—" : s < 90 ? s + " s" : s < 5400 ? Math.round(s / 60) + " min"
           : (s / 3600).toFixed(1) + " h";
         const csrf = document.querySelector('meta[name="csrf-token"]').content;
-        async function get(url) { const r = await fetch(url, { cache: "no-store" });
+        async function get(url) {
+          // A read that hangs (a server cut off) gives up, so the next update is not queued behind it for ever.
+          const r = await fetch(url, { cache: "no-store", signal: AbortSignal.timeout(\(readTimeoutMilliseconds)) });
           if (r.status === 401) { signInNeeded(); }
           if (!r.ok) { const body = await r.json().catch(() => ({}));
             throw new Error(body.error || url + ": " + r.status); } return r.json(); }
@@ -100,12 +102,17 @@ extension DashboardAssets {
         const amount = (n, unit) => unit === "bytes" ? bytes(n) : unit === "seconds" ? duration(Math.round(n)) : n + " items";
         const pace = (r, unit) => unit === "bytes" ? bytes(r) + "/s" : unit === "seconds" ? r.toFixed(1) + "× real time"
           : r.toFixed(1) + " items/s";
+        // A stage's progress; its ETA counts down from the stage's last report, and a stage that has not reported
+        // for a while says so instead of a rate and an ETA it no longer keeps.
         function progressLine(p) {
           const part = p.total ? Math.min(100, (100 * p.completed) / p.total) : null;
+          const age = p.reportedAt ? Math.max(0, (serverNow() - new Date(p.reportedAt)) / 1000) : 0;
+          const silent = age >= \(silentSeconds);
           return `<div class="progress" data-stage="${text(p.stage)}">${text(p.stage)}: ` +
             (part === null ? amount(p.completed, p.unit) : `<span class="percent">${part.toFixed(1)} %</span>`) +
-            (p.rate ? ` · ${pace(p.rate, p.unit)}` : "") +
-            (p.etaSeconds != null ? ` · ETA ${duration(Math.round(p.etaSeconds))}` : "") +
+            (silent ? ` · <span class="silent">no report for ${duration(Math.round(age))}</span>`
+              : (p.rate ? ` · ${pace(p.rate, p.unit)}` : "") +
+                (p.etaSeconds != null ? ` · ETA ${duration(Math.max(0, Math.round(p.etaSeconds - age)))}` : "")) +
             `<div class="bar"><i class="running" style="width:${(part ?? 0).toFixed(2)}%"></i></div></div>`;
         }
         const progressOf = (progress, workflow, item) =>
@@ -174,7 +181,9 @@ extension DashboardAssets {
             : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits, status));
           if ($("prune-workers")) $("prune-workers").onclick = async () => { await post("/api/workers/prune"); refresh(); };
           shown("ready");
-          const wanted = JSON.stringify(status.workflows.map((w) => w.counts)) + failuresOffset + Math.floor(Date.now() / 1e4);
+          // The running stages are in the key: an item that starts while another ends leaves the counts as they were.
+          const wanted = JSON.stringify([status.workflows.map((w) => w.counts),
+            (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]) + failuresOffset + Math.floor(Date.now() / 1e4);
           if (wanted !== listsFor) {
             lists = await Promise.all([get("/api/items?status=running&limit=200"),
               get(`/api/items?status=failed&limit=${pageSize}&offset=${failuresOffset}`)]);
@@ -198,11 +207,15 @@ extension DashboardAssets {
           document.body.dataset[part] = "true";
         }
 
-        // When the last status was read: while reads fail, what the page shows is from then, and says so.
-        let lastRead = null;
+        // When the last status was read (the server's time, and this browser's when it came): while reads fail,
+        // what the page shows is from then, and says so.
+        let lastRead = null, lastReadHere = Date.now(), lastStatus = null;
+        // The server's time now, as far as this page can tell.
+        const serverNow = () => (lastRead ? lastRead.getTime() + Date.now() - lastReadHere : Date.now());
 
         function header(status) {
           $("source").textContent = plain(status.source);
+          if (status !== lastStatus) { lastReadHere = Date.now(); lastStatus = status; }
           lastRead = new Date(status.time);
           $("live").textContent = "updated " + lastRead.toLocaleTimeString();
           delete document.body.dataset.stale;
@@ -214,8 +227,15 @@ extension DashboardAssets {
         // Actions are offered only where the server takes them: a token, and this browser signed in.
         const canAct = (status) => !status.readOnly && status.signedIn && !!csrf;
 
+        // The item last read, and what for: it is read again when its page is opened, the counts or the running
+        // stages change, or ten seconds went by, not at each update of the progress.
+        let shownItem = null, shownItemFor = null;
+
         async function itemPage(id, status) {
-          const item = await get("/api/items/" + id);
+          const wanted = JSON.stringify([id, status.workflows.map((w) => w.counts),
+            (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]) + Math.floor(Date.now() / 1e4);
+          if (wanted !== shownItemFor) { shownItem = await get("/api/items/" + id); shownItemFor = wanted; }
+          const item = shownItem;
           header(status);
           const progress = (status.progress || []).filter((p) => p.workflow === item.workflow && p.item === item.relativePath);
           const stages = (item.stages || []).map((s) => `<tr data-key="${text(s.id)}"><td>${text(s.id)}</td><td>${text(s.uses)}</td>` +
@@ -266,9 +286,15 @@ extension DashboardAssets {
             if (match) { await itemPage(match[1], status); shown("ready"); } else await overview(status);
           } catch (error) { unreadable(error.message); }
         }
-        // One drawing at a time, in the order the updates came.
-        let drawing = Promise.resolve();
-        const refresh = (known) => (drawing = drawing.then(() => draw(known)));
+        // One drawing at a time; of the updates that come while one is drawn, only the latest is drawn next.
+        let drawing = Promise.resolve(), next = null;
+        function schedule(task) {
+          const waiting = next !== null;
+          next = task;
+          if (!waiting) drawing = drawing.then(() => { const task = next; next = null; return task(); });
+          return drawing;
+        }
+        const refresh = (known) => schedule(() => draw(known));
 
         function unreadable(message) {
           $("live").textContent = "cannot read: " + plain(message) +
@@ -284,16 +310,30 @@ extension DashboardAssets {
           if (!on && polling) { clearInterval(polling); polling = null; }
           document.body.dataset.transport = on ? "polling" : "stream";
         }
+        // The open stream, if any. A page out of sight (another tab, a minimised window) keeps none and reads
+        // nothing: it takes none of the browser's few connections to the server, nor the server's streams.
+        let stream = null;
         function listen() {
-          const stream = new EventSource("/api/events");
-          stream.addEventListener("open", () => poll(false));
-          stream.addEventListener("status", (event) => refresh(JSON.parse(event.data)));
-          stream.addEventListener("unreadable", (event) => unreadable(JSON.parse(event.data).error));
-          stream.addEventListener("error", () => {
-            poll(true);
-            // Refused (signed out) or not a stream: the browser gives up on it; the page tries again later.
-            if (stream.readyState === EventSource.CLOSED) setTimeout(listen, 5000);
+          if (stream || document.hidden) return;
+          const mine = stream = new EventSource("/api/events");
+          mine.addEventListener("open", () => poll(false));
+          mine.addEventListener("status", (event) => refresh(JSON.parse(event.data)));
+          mine.addEventListener("unreadable", (event) => {
+            const message = JSON.parse(event.data).error;
+            schedule(() => unreadable(message));
           });
+          mine.addEventListener("error", () => {
+            if (stream !== mine) return;
+            poll(true);
+            // Refused (signed out, too many streams) or not a stream: the browser gives up on it; the page tries
+            // again later.
+            if (mine.readyState === EventSource.CLOSED) { stream = null; setTimeout(listen, 5000); }
+          });
+        }
+        function pause() {
+          if (stream) { stream.close(); stream = null; }
+          poll(false);
+          document.body.dataset.transport = "paused";
         }
 
         window.addEventListener("hashchange", () => refresh());
@@ -302,6 +342,14 @@ extension DashboardAssets {
           refresh(JSON.parse($("initial-status").textContent));
           poll(true);
           listen();
+          document.addEventListener("visibilitychange", () => {
+            if (document.hidden) { pause(); return; }
+            refresh();
+            poll(true);
+            listen();
+          });
+          // A stage that stops reporting sends nothing new: its ETA counts down and it says so all the same.
+          setInterval(() => { if (!document.hidden && lastStatus && !polling) refresh(lastStatus); }, \(silentSeconds) * 200);
         } else {
           signInNeeded();
           $("live").textContent = "sign in to see this batch";
