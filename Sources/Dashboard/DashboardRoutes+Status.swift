@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import PipelineKit
+import SharedBatch
 import StageKit
 
 /// The status: as one answer (`/api/status`, the page's first drawing) and as a stream (`/api/events`).
