@@ -55,8 +55,8 @@ struct PlanCommand: StageCatalogCommand {
         var report = PlanReport(json: json, branched: workflow.graph.isBranched)
         var (described, undescribed) = (0, 0)
         for planned in plan.items {
-            // A damaged file's item fails before its stages run.
-            guard planned.damage == nil else {
+            // A damaged file's item, and one refused for writing another's file, fail before their stages run.
+            guard planned.damage == nil, planned.collision == nil else {
                 report.add(planned, stages: [])
                 continue
             }
@@ -86,6 +86,7 @@ struct PlanCommand: StageCatalogCommand {
     /// The plan word for an item, and why.
     static func describe(_ planned: PlannedItem) -> (String, String?) {
         if let damage = planned.damage { return ("damaged", StageFailure.damagedInput(damage).message) }
+        if let collision = planned.collision { return ("refused", collision.failure.message) }
         switch planned.action {
         case .run(let reason):
             switch reason {

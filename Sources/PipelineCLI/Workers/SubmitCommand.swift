@@ -61,7 +61,7 @@ struct SubmitCommand: StageCatalogCommand {
                     "pipeline: warning: \(file.path): workers do not read \"notify\" (it is for pipeline run); start them with --notify"
                 )
             }
-            if summary.damaged > 0 { throw CommandFailure(.failed) }
+            if summary.damaged > 0 || summary.refused > 0 { throw CommandFailure(.failed) }
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }
@@ -76,6 +76,10 @@ struct SubmitCommand: StageCatalogCommand {
         if summary.skipped > 0 { parts.append("\(summary.skipped) skipped") }
         if summary.damaged > 0 {
             parts.append("\(summary.damaged) failed as damaged: FFmpeg cannot read them (pipeline status --failed)")
+        }
+        if summary.refused > 0 {
+            parts.append(
+                "\(summary.refused) refused: they would write a file another item writes (pipeline status --failed)")
         }
         let queued = summary.queued
         let head =

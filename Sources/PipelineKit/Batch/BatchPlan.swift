@@ -92,6 +92,12 @@ public struct PlannedItem: Sendable {
     /// ``DamagedInputPolicy/export``): a run admits the item and fails it with ``ErrorKind/damagedInput`` before
     /// any stage runs.
     public var damage: String?
+    /// The files its stages write at paths the workflow chose, in normal form, as far as they are known before any
+    /// stage runs (``OutputClaimCheck``): a run or a submission claims them as it admits the item.
+    public var destinations: [String] = []
+    /// Why it may not write one of them, when another item does (``OutputClaimCheck``): a run admits the item and
+    /// fails it with ``ErrorKind/outputCollision`` before any stage runs; a submission records it failed.
+    public var collision: OutputCollision?
 
     /// `known`, held by reference: most items have none, and a plan's array of items stays small.
     private var knownItem: KnownItem?
