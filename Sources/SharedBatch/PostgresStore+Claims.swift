@@ -41,10 +41,11 @@ extension PostgresStore {
         let logger = database.logger
         return try await database.transaction("claim output files") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.claimLockKey))", logger: logger)
+            var claims: [OutputClaim] = []
             for try await row in try await connection.query(Self.claimsQuery(paths), logger: logger) {
-                let claim = try Self.claim(row)
-                if claim.item != item.item { return claim }
+                claims.append(try Self.claim(row))
             }
+            if let taken = claims.first(where: { $0.item != item.item }) { return taken }
             try await connection.query(
                 """
                 INSERT INTO output_claims SELECT unnest(\(paths)), \(workflow), \(item.item), \(Int32(item.version))

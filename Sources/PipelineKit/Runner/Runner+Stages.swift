@@ -89,14 +89,17 @@ extension Runner {
         async throws
     {
         let paths = Set(
-            stage.descriptor.destinations(with: options.value).map { OutputPath.normal($0, relativeTo: workflow.folder) }
+            stage.descriptor.destinations(with: options.value).map {
+                OutputPath.normal($0, relativeTo: workflow.folder)
+            }
         ).subtracting(progress.claimed)
         guard let taken = try await store.claimOutputs(paths.sorted(), for: progress.ref, workflow: workflow.name)
         else { return }
         let failure = OutputCollision(taken).failure
         let report = FailureReport(message: failure.message, kind: failure.kind)
         sink.emit(
-            StageFinished(item: progress.input.relativePath, stage: stage.spec.id, outcome: .failed, seconds: 0, error: report))
+            StageFinished(
+                item: progress.input.relativePath, stage: stage.spec.id, outcome: .failed, seconds: 0, error: report))
         throw ItemFailure(report: report)
     }
 
