@@ -102,6 +102,31 @@ import Testing
         #expect(scratch.read("out/a.copy") == "another file\n")
     }
 
+    @Test func aFileNamedByAnEarlierStagesOutputIsClaimedAsItsStageStarts() async throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "named", "inputs": {"path": "in"},
+             "stages": [
+              {"id": "names", "uses": "set", "with": {"name": "${input.stem}.copy"}},
+              {"id": "copy", "uses": "file.copy", "with": {"from": "${input.path}", "to": "out", "name": "${names.name}"}}
+             ]}
+            """)
+        try scratch.write("in/a.dat", "first\n")
+        try scratch.write("in/a.txt", "second\n")
+        // Unknown before the stages run: nothing is refused yet.
+        let planned = try await Binary.run(["plan", "wf.json"], in: scratch.root)
+        #expect(planned.stdout.contains("2 new") && !planned.stdout.contains("refused"), "\(planned.stdout)")
+        let result = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let ended = try outcomes(scratch, "report.json")
+        #expect(ended["a.dat"]?.0 == "done", "\(ended)")
+        #expect(ended["a.txt"]?.0 == "failed" && ended["a.txt"]?.2 == "output-collision", "\(ended)")
+        #expect(ended["a.txt"]?.1.contains("in/a.dat, workflow named)") == true, "\(ended)")
+        #expect(scratch.read("out/a.copy") == "first\n")
+    }
+
     @Test func aPathNamedBySetOrExecIsNoClaim() async throws {
         let scratch = try Scratch()
         try scratch.write(

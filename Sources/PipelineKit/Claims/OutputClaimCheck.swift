@@ -38,18 +38,14 @@ public struct OutputClaimCheck: Sendable {
             if let condition = spec.condition, (try? decisions.evaluate(condition, spec: spec, scope: scope)) == false {
                 continue
             }
-            let options = Self.resolvable(spec.with, scope: scope)
+            // Options that read an earlier stage's output are known when the stage starts: it claims them then. (Left
+            // out, such an option would not be the stage's, and an optional one would name another file.)
+            guard let options = try? scope.resolve(spec.with).value else { continue }
             for path in descriptor.destinations(with: options) {
                 paths.insert(OutputPath.normal(path, relativeTo: workflow.folder))
             }
         }
         return paths.sorted()
-    }
-
-    /// The options of a stage that resolve now: each top-level option that reads no earlier stage's output.
-    private static func resolvable(_ with: JSONValue, scope: EvaluationScope) -> JSONValue {
-        guard case .object(let members) = with else { return (try? scope.resolve(with).value) ?? .null }
-        return .object(members.compactMapValues { try? scope.resolve($0).value })
     }
 
     /// Gives each item of `plan` whose stages run its ``PlannedItem/destinations``, and a ``PlannedItem/collision``
