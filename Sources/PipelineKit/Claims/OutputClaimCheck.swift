@@ -23,7 +23,7 @@ public struct OutputClaimCheck: Sendable {
         self.environment = environment
     }
 
-    /// The stages that may write files the workflow chose: those of types that declare destinations.
+    /// The stages with their types: only a type that declares destinations names any.
     private var writers: [(StageSpec, StageDescriptor)] {
         workflow.stages.compactMap { spec in registry.descriptor(for: spec.uses).map { (spec, $0) } }
     }
