@@ -38,6 +38,7 @@ extension PostgresStore {
         -> OutputClaim?
     {
         guard !paths.isEmpty else { return nil }
+        let paths = Array(Set(paths)).sorted()
         let logger = database.logger
         return try await database.transaction("claim output files") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.claimLockKey))", logger: logger)
