@@ -52,7 +52,7 @@ struct PlanCommand: StageCatalogCommand {
         }
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
-        var report = PlanReport(json: json, branched: workflow.graph.isBranched)
+        var report = PlanReport(json: json, branched: workflow.graph.isBranched, redactor: redactor)
         var (described, undescribed) = (0, 0)
         for planned in plan.items {
             // A damaged file's item, and one refused for writing another's file, fail before their stages run.
@@ -76,7 +76,7 @@ struct PlanCommand: StageCatalogCommand {
         }
         report.undescribed = undescribed
         for passed in plan.passedOver { report.add(passed) }
-        report.finish(workflow: workflow.name, redactor: redactor)
+        report.finish(workflow: workflow.name)
     }
 
     /// The files whose stages say how they would run (``StageRegistry/describe(_:of:checkpoints:)``): saying it
@@ -118,14 +118,19 @@ private struct PlanReport {
     var undescribed = 0
     private var out = BufferedLines()
 
-    init(json: Bool, branched: Bool) {
+    /// Hides the values of the workflow's `env` (a refused item's path may hold one).
+    let redactor: SecretRedactor
+
+    init(json: Bool, branched: Bool, redactor: SecretRedactor) {
         self.json = json
         self.branched = branched
+        self.redactor = redactor
     }
 
     /// A file of the batch and what its stages would do.
     mutating func add(_ planned: PlannedItem, stages: [StagePreview]) {
-        let (kind, reason) = PlanCommand.describe(planned)
+        let (kind, described) = PlanCommand.describe(planned)
+        let reason = described.map { redactor.redact($0) }
         counts[kind, default: 0] += 1
         guard json else {
             out.line(
@@ -175,7 +180,7 @@ private struct PlanReport {
     }
 
     /// Prints what is left: the lines not yet written and the totals, or the JSON document.
-    mutating func finish(workflow: String, redactor: SecretRedactor) {
+    mutating func finish(workflow: String) {
         out.flush()
         if json {
             Output.line(

@@ -32,11 +32,15 @@ public struct Submission: Sendable {
     /// The shared batch's queue.
     public var queue: BatchQueue
 
-    /// A submission of `plan` to the batch of `store` and `queue`.
-    public init(plan: BatchPlan, store: PostgresStore, queue: BatchQueue) {
+    /// Hides the values of the workflow's `env` in the failures it records (a refused item's path may hold one).
+    public var redactor: SecretRedactor
+
+    /// A submission of `plan` to the batch of `store` and `queue`, its failures redacted by `redactor`.
+    public init(plan: BatchPlan, store: PostgresStore, queue: BatchQueue, redactor: SecretRedactor) {
         self.plan = plan
         self.store = store
         self.queue = queue
+        self.redactor = redactor
     }
 
     /// Stores `workflow`, admits and queues the plan's runnable items, records where done items are now, and
@@ -105,7 +109,8 @@ public struct Submission: Sendable {
     /// Records an admitted item as failed with `failure`, without queueing it.
     private func fail(_ item: PlannedItem, ref: ItemVersion, _ failure: StageFailure) async throws(StateError) {
         let result = ItemResult(
-            ref: ref, fingerprint: item.fingerprint, path: item.input.path, outcome: .failed, reason: failure.message,
+            ref: ref, fingerprint: item.fingerprint, path: item.input.path, outcome: .failed,
+            reason: redactor.redact(failure.message),
             errorKind: failure.kind, bytes: item.input.size)
         try await store.finish(ref, result: result, digest: nil)
     }

@@ -164,4 +164,64 @@ import Testing
         let failed = try await Binary.run(["status", "wf.json", "--failed"], in: scratch.root)
         #expect(failed.stdout.contains("a.dat") && failed.stdout.contains("output-collision"), "\(failed.stdout)")
     }
+
+    /// A path with `${env.…}` in it stays redacted wherever a refusal is kept or shown: the stage-start refusal in
+    /// the ledger (`status --failed`) and the `--json` events (with the usual "stage ID (TYPE)" prefix), and `plan`.
+    @Test func aRefusalShowsAnEnvValueOnlyAsItsName() async throws {
+        let scratch = try Scratch()
+        let hidden = scratch.path("hidden-target").path
+        let environment = ["OUTDIR_X": hidden]
+        let stages = """
+              {"id": "names", "uses": "set", "with": {"name": "same.copy"}},
+              {"id": "copy", "uses": "file.copy", "with": {"from": "${input.path}", "to": "${env.OUTDIR_X}", "name": "NAME"}}
+            """
+        try scratch.write(
+            "fixed.json",
+            #"{"version": 1, "name": "fixed", "inputs": {"path": "in"}, "stages": ["#
+                + stages.replacingOccurrences(of: "NAME", with: "same.copy") + "]}")
+        try scratch.write(
+            "named.json",
+            #"{"version": 1, "name": "named", "inputs": {"path": "in"}, "stages": ["#
+                + stages.replacingOccurrences(of: "NAME", with: "${names.name}") + "]}")
+        try scratch.write("in/a.dat", "first\n")
+        try scratch.write("in/a.txt", "second\n")
+        let shown = "${env.OUTDIR_X}/same.copy"
+
+        let planned = try await Binary.run(["plan", "fixed.json"], in: scratch.root, environment: environment)
+        #expect(planned.stdout.contains("2 refused") && planned.stdout.contains(shown), "\(planned.stdout)")
+        #expect(!planned.stdout.contains(hidden), "\(planned.stdout)")
+
+        // Known only as the copy starts: the second writer is refused then.
+        let result = try await Binary.run(["run", "named.json", "--json"], in: scratch.root, environment: environment)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("output-collision") && result.stdout.contains(shown), "\(result.stdout)")
+        let refusals = result.stdout.split(separator: "\n").filter { $0.contains("output-collision") }
+        #expect(refusals.count == 2 && !refusals.contains { $0.contains(hidden) }, "\(refusals)")
+        let failed = try await Binary.run(["status", "named.json", "--failed"], in: scratch.root)
+        #expect(failed.stdout.contains("stage copy (file.copy)") && failed.stdout.contains(shown), "\(failed.stdout)")
+        #expect(!failed.stdout.contains(hidden), "\(failed.stdout)")
+    }
+
+    /// A relative output is the file the stage writes: it is taken from the folder the command runs in, for the
+    /// claim as for the copy. Two workflows in two folders, run from a third, both copying to `out`, write one file:
+    /// the second is refused, and the first one's copy stays.
+    @Test func aRelativeOutputIsClaimedInTheFolderTheCommandRunsIn() async throws {
+        let scratch = try Scratch()
+        for name in ["p", "q"] {
+            try scratch.write(
+                "\(name)/wf.json",
+                """
+                {"version": 1, "name": "\(name)", "inputs": {"path": "in"},
+                 "stages": [{"id": "copy", "uses": "file.copy", "with": {"from": "${input.path}", "to": "out", "name": "x.copy"}}]}
+                """)
+            try scratch.write("\(name)/in/x.txt", "from \(name)\n")
+        }
+        try FileManager.default.createDirectory(at: scratch.path("w"), withIntermediateDirectories: true)
+        let work = scratch.path("w")
+        let first = try await Binary.run(["run", "../p/wf.json", "--input", "../p/in"], in: work)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let second = try await Binary.run(["run", "../q/wf.json", "--input", "../q/in", "--json"], in: work)
+        #expect(second.status == 1 && second.stdout.contains("output-collision"), "\(second.stdout)\(second.stderr)")
+        #expect(scratch.read("w/out/x.copy") == "from p\n")
+    }
 }

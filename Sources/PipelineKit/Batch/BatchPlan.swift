@@ -12,6 +12,11 @@ public struct BatchPlan: Sendable {
     /// transaction (``StateStore/beginRun(_:caching:sightings:)``), a plan writes nothing.
     public var cacheEntries: [FingerprintCacheEntry]
 
+    /// A file a stage of a runnable item writes at a relative path, as "stage ID (TYPE) writes PATH" (the first
+    /// found by ``OutputClaimCheck``): taken from the working folder of the command that runs the stage, which
+    /// `submit` cannot know for its workers, so it refuses the workflow.
+    public var relativeDestination: String?
+
     /// The items a run takes up.
     public var runnable: [PlannedItem] {
         items.filter { if case .run = $0.action { true } else { false } }

@@ -29,11 +29,13 @@ public struct OutputClaimCheck: Sendable {
     }
 
     /// The files an item of `input` writes at paths the workflow chose, in normal form (``OutputPath``), sorted: what
-    /// is known of them before any of its stages runs. A stage whose `if` is false writes none.
-    public func destinations(of input: InputItem) -> [String] {
+    /// is known of them before any of its stages runs. A stage whose `if` is false writes none. `relative` is a
+    /// stage that declares one of them as a relative path, with that path (the first found).
+    public func destinations(of input: InputItem) -> (paths: [String], relative: String?) {
         let decisions = StageDecisions(workflow: workflow, redactor: .none, environment: environment)
-        guard let scope = try? decisions.scope(for: input, previous: [:]) else { return [] }
+        guard let scope = try? decisions.scope(for: input, previous: [:]) else { return ([], nil) }
         var paths: Set<String> = []
+        var relative: String?
         for (spec, descriptor) in writers {
             if let condition = spec.condition, (try? decisions.evaluate(condition, spec: spec, scope: scope)) == false {
                 continue
@@ -41,11 +43,12 @@ public struct OutputClaimCheck: Sendable {
             // Options that read an earlier stage's output are known when the stage starts: it claims them then. (Left
             // out, such an option would not be the stage's, and an optional one would name another file.)
             guard let options = try? scope.resolve(spec.with).value else { continue }
-            for path in descriptor.destinations(with: options) {
-                paths.insert(OutputPath.normal(path, relativeTo: workflow.folder))
+            if relative == nil, let path = descriptor.destinations(with: options).first(where: { !$0.hasPrefix("/") }) {
+                relative = "stage \(spec.id) (\(spec.uses)) writes \(path)"
             }
+            paths.formUnion(OutputPath.destinations(of: descriptor, options: options))
         }
-        return paths.sorted()
+        return (paths.sorted(), relative)
     }
 
     /// Gives each item of `plan` whose stages run its ``PlannedItem/destinations``, and a ``PlannedItem/collision``
@@ -54,8 +57,9 @@ public struct OutputClaimCheck: Sendable {
     public func check(_ plan: inout BatchPlan, store: (any StateStore)?) async throws(StateError) {
         var writers: [String: [Int]] = [:]
         for index in plan.items.indices where plan.items[index].admission != nil && plan.items[index].damage == nil {
-            let paths = destinations(of: plan.items[index].input)
+            let (paths, relative) = destinations(of: plan.items[index].input)
             plan.items[index].destinations = paths
+            if plan.relativeDestination == nil { plan.relativeDestination = relative }
             for path in paths { writers[path, default: []].append(index) }
         }
         guard !writers.isEmpty else { return }

@@ -1,4 +1,5 @@
 import Foundation
+public import StageKit
 
 #if canImport(Glibc)
     import Glibc
@@ -8,9 +9,16 @@ import Foundation
 
 /// The one form of a path that output claims are keyed by, so that two spellings of one file are one claim:
 /// absolute, standardized (no `.`, `..` or repeated `/`), with symbolic links in its folder resolved (as far as the
-/// folder exists). A relative path is taken from the workflow file's folder, wherever the command that reads it
-/// runs: `submit` and every worker agree on it.
+/// folder exists). A relative path is taken from the working folder of the command, as the stage that writes it
+/// takes it (`run`, `watch` and each worker; `submit` refuses relative destinations, since each worker has its own).
 public enum OutputPath {
+    /// The files a stage of type `descriptor` writes with `options` at paths the workflow chose, in normal form, as
+    /// the stage writes them: a relative path is taken from the command's working folder.
+    public static func destinations(of descriptor: StageDescriptor, options: JSONValue) -> Set<String> {
+        let folder = FileManager.default.currentDirectoryPath
+        return Set(descriptor.destinations(with: options).map { normal($0, relativeTo: folder) })
+    }
+
     /// The normal form of `path`, a relative one taken from `folder` (absolute).
     public static func normal(_ path: String, relativeTo folder: String) -> String {
         let absolute = path.hasPrefix("/") ? path : folder + "/" + path
@@ -41,12 +49,5 @@ public enum OutputPath {
         guard let real = realpath(path, nil) else { return nil }
         defer { free(real) }
         return String(cString: real)
-    }
-}
-
-extension Workflow {
-    /// The folder of the workflow file: relative output paths are claimed from there (``OutputPath``).
-    public var folder: String {
-        URL(fileURLWithPath: file).standardizedFileURL.deletingLastPathComponent().path
     }
 }

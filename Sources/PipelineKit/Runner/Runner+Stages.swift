@@ -88,19 +88,10 @@ extension Runner {
     private func claimDestinations(of stage: ResolvedStage, options: ResolvedValue, progress: ItemProgress)
         async throws
     {
-        let paths = Set(
-            stage.descriptor.destinations(with: options.value).map {
-                OutputPath.normal($0, relativeTo: workflow.folder)
-            }
-        ).subtracting(progress.claimed)
+        let paths = OutputPath.destinations(of: stage.descriptor, options: options.value).subtracting(progress.claimed)
         guard let taken = try await store.claimOutputs(paths.sorted(), for: progress.ref, workflow: workflow.name)
         else { return }
-        let failure = OutputCollision(taken).failure
-        let report = FailureReport(message: failure.message, kind: failure.kind)
-        sink.emit(
-            StageFinished(
-                item: progress.input.relativePath, stage: stage.spec.id, outcome: .failed, seconds: 0, error: report))
-        throw ItemFailure(report: report)
+        throw fail(stage.spec, label: progress.input.relativePath, OutputCollision(taken).failure)
     }
 
     /// Records a stage whose `if` is false as skipped, with the condition as its reason (for `status` and
