@@ -14,7 +14,7 @@ import Testing
 
 /// A shared batch for the chaos scenarios: small text files submitted to a database of a PostgreSQL server of its
 /// own, with three stages that record every side effect. Stages `a` and `b` (exec) append `start` and `end` lines,
-/// with their worker's pid, to one log; `ticket` (vimeo.ticket) creates a video on a Sandbox, a remote side effect
+/// with their worker's pid, to one log, and `stop` when their worker stops them (SIGTERM); `ticket` (vimeo.ticket) creates a video on a Sandbox, a remote side effect
 /// counted by listing the Sandbox's videos. With `failingFirst`, stage `a` fails its first attempt for every item
 /// (a `fail` line) and succeeds on its retry.
 final class ChaosBatch: @unchecked Sendable {
@@ -59,7 +59,7 @@ final class ChaosBatch: @unchecked Sendable {
             : ""
         func stage(_ id: String, _ prefix: String) -> String {
             """
-            {"id": "\(id)", "uses": "exec", "with": {"retryable": true, "command": ["sh", "-c", "\(prefix)echo start $PPID ${input.name} \(id) >> \(log); sleep \(stageSeconds); echo end $PPID ${input.name} \(id) >> \(log)"]}}
+            {"id": "\(id)", "uses": "exec", "with": {"retryable": true, "command": ["sh", "-c", "\(prefix)trap 'echo stop $PPID ${input.name} \(id) >> \(log); exit 143' TERM; echo start $PPID ${input.name} \(id) >> \(log); sleep \(stageSeconds); echo end $PPID ${input.name} \(id) >> \(log)"]}}
             """
         }
         return """
