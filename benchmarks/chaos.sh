@@ -7,7 +7,7 @@
 #  3. PostgreSQL restart: `pg_ctl stop -m immediate` mid-batch, started again OUTAGE seconds (5) later;
 #  4. backend kill: every session of the workers ended with pg_terminate_backend, three times;
 #  5. pool exhaustion: the server's max_connections (POOL_CONNECTIONS, 6) below what the workers' pools want
-#     (WORKERS workers of 2 jobs, each pool up to 8 connections);
+#     (WORKERS workers of 2 jobs, each pool up to 8 connections), given POOL_PATIENCE seconds (120) to finish;
 #  6. a retry storm: every item's first stage fails its first attempt, then succeeds on its retry;
 #  7. priority and starvation: a long source's segment units (a 120 s clip in 5 s segments, workers with
 #     --segments) beside many short items;
@@ -39,6 +39,7 @@ KILL_MIN=${KILL_MIN:-3}
 KILL_MAX=${KILL_MAX:-6}
 OUTAGE=${OUTAGE:-5}
 POOL_CONNECTIONS=${POOL_CONNECTIONS:-6}
+POOL_PATIENCE=${POOL_PATIENCE:-120}
 HOLD_SECONDS=${HOLD_SECONDS:-60}
 SEED=${SEED:-$RANDOM$RANDOM}
 SCENARIOS=${SCENARIOS:-1 2 3 4 5 6 7 8}
@@ -323,8 +324,9 @@ scenario_5() {
   as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
   pg_start "-c max_connections=$POOL_CONNECTIONS"
   for _ in $(seq "$WORKERS"); do start_worker --jobs 2; done
-  local peak=0 n
-  while [ "$(succeeded)" != "$items" ]; do
+  local peak=0 n deadline
+  deadline=$(echo "$(now) + $POOL_PATIENCE" | bc -l)
+  while [ "$(succeeded)" != "$items" ] && [ "$(echo "$(now) < $deadline" | bc)" = 1 ]; do
     n=$(psql_ "select count(*) from pg_stat_activity where datname = '$db' and backend_type = 'client backend'" \
       2>/dev/null || echo 0)
     [ "$n" -le "$peak" ] || peak=$n
@@ -332,7 +334,13 @@ scenario_5() {
   done
   printf '  up to %d sessions at once; claim latency %s; refused connections in the server log: %d\n' \
     "$peak" "$(latency "0 0" "$(claims)")" "$(grep -c 'too many clients' "$work/pg/server.log" || true)"
+  if [ "$(succeeded)" != "$items" ]; then
+    echo "  FAILED: pool exhaustion: $(succeeded) of $items items done after $POOL_PATIENCE s: the workers stalled"
+    failures=$((failures + 1))
+    kill -9 "${workers[@]}" 2>/dev/null || true
+  else
   check "pool exhaustion" $((WORKERS * 2))
+  fi
   as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
   pg_start
 }

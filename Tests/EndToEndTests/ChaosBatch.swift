@@ -178,7 +178,11 @@ final class ChaosBatch: @unchecked Sendable {
         #expect(
             repeated >= 0 && repeated <= repeats, "\(scenario): \(repeated) stage runs repeated (at most \(repeats))")
         let overlaps = WorkerTests.overlaps(in: effects)
-        #expect(overlaps.isEmpty, "\(scenario): held by two live workers at once: \(overlaps)")
+        let involved = Set(overlaps.map(\.2))
+        #expect(
+            overlaps.isEmpty,
+            "\(scenario): held by two live workers at once: \(overlaps); their lines: \(effects.filter { involved.contains($0.item) || $0.kind == "KILL" })"
+        )
         let videos = try await sandbox.videos(token: Self.token)
         let names = videos.compactMap { $0["name"]?.stringValue }.sorted()
         #expect(
