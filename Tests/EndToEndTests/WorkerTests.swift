@@ -130,8 +130,7 @@ import Testing
     }
 
     /// Pairs of (holder, intruder): an item's stage started by one worker while another live worker held it
-    /// (from its first stage's start to its last stage's end, or until it stopped the item's stage, a `stop` line).
-    /// A worker holds nothing once it is killed. A stage
+    /// (from its first stage's start to its last stage's end). A worker holds nothing once it is killed. A stage
     /// process whose worker was killed as it started it runs on, reparented to init (its lines say worker 1):
     /// it is no live worker either.
     static func overlaps(in effects: [Effect]) -> [(Int32, Int32, String)] {
@@ -147,8 +146,7 @@ import Testing
                     found.append((holder, effect.worker, effect.item))
                 }
                 holders[effect.item] = effect.worker
-            case "end" where effect.stage == "b" && holders[effect.item] == effect.worker,
-                "stop" where holders[effect.item] == effect.worker:
+            case "end" where effect.stage == "b" && holders[effect.item] == effect.worker:
                 holders[effect.item] = nil
             default:
                 break
