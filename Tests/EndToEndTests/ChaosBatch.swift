@@ -175,9 +175,13 @@ final class ChaosBatch: @unchecked Sendable {
                     "\(scenario): \(item) \(stage) never ended")
             }
         }
-        let repeated = effects.filter { $0.kind == "start" }.count - 2 * items.count
+        let starts = effects.filter { $0.kind == "start" }
+        let repeated = starts.count - 2 * items.count
+        let rerun = Set(starts.map(\.item).filter { item in starts.filter { $0.item == item }.count > 2 })
         #expect(
-            repeated >= 0 && repeated <= repeats, "\(scenario): \(repeated) stage runs repeated (at most \(repeats))")
+            repeated >= 0 && repeated <= repeats,
+            "\(scenario): \(repeated) stage runs repeated (at most \(repeats)); their lines: \(effects.filter { rerun.contains($0.item) })"
+        )
         let overlaps = Self.concurrentRuns(in: effects)
         let involved = Set(overlaps.map(\.2))
         #expect(
