@@ -139,7 +139,7 @@ import Testing
         let ref = try await ledger.admit(
             ItemAdmission(item: nil, newVersion: false, fingerprint: "fp", input: input), workflow: "w"
         ).ref
-        var record = StageRecord(stage: "export", uses: "set", status: .succeeded, optionsHash: "h")
+        let record = StageRecord(stage: "export", uses: "set", status: .succeeded, optionsHash: "h")
         try await ledger.save(record, for: ref)
         let moved = InputItem(path: "/in/moved/clip.mp4", relativePath: "moved/clip.mp4", size: 10, modified: 0)
         try await ledger.recordPaths([ItemSighting(item: ref.item, input: moved)])
