@@ -363,9 +363,11 @@ scenario_7() {
     -c:v libx264 -preset ultrafast -g 25 -c:a aac "$db/long/master.mp4"
   cat > "$db/long.json" <<'JSON'
 {"version": 1, "name": "long", "inputs": {"path": "long"}, "stages": [
-  {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5}}
+  {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "OUT/${input.stem}.mp4", "video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5}}
 ]}
 JSON
+  # A shared batch's outputs are absolute: every worker resolves a relative one from its own working folder.
+  sed -i "s|OUT/|$work/$db/out/|" "$db/long.json"
   (cd "$db" && "$PIPELINE" submit long.json --db "$url" >/dev/null)
   started=$(now)
   for _ in $(seq "$WORKERS"); do start_worker --segments "$work/$db/segments"; done

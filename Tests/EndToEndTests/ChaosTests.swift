@@ -129,7 +129,7 @@ import Testing
             "long.json",
             """
             {"version": 1, "name": "long", "inputs": {"path": "long"}, "stages": [
-              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "video": {"preset": "ultrafast", "crf": 35}, "threads": 1, "segmentSeconds": 2}}
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(batch.scratch.path("out").path)/${input.stem}.mp4", "video": {"preset": "ultrafast", "crf": 35}, "threads": 1, "segmentSeconds": 2}}
             ]}
             """)
         let submitted = try await Binary.run(["submit", "long.json", "--db", batch.url], in: batch.scratch.root)
