@@ -15,6 +15,10 @@ struct ItemToRun: Sendable {
     var digest: String
     /// Why FFmpeg cannot read the file its name says is media (``PlannedItem/damage``): the item fails at once.
     var damage: String?
+    /// The files it writes at paths the workflow chose, known before its stages run (``PlannedItem/destinations``).
+    var destinations: [String] = []
+    /// Why it may not write one of them (``PlannedItem/collision``): the item fails at once.
+    var collision: OutputCollision?
 
     /// The item of a plan whose stages run; nil for one the plan reuses or skips.
     init?(_ planned: PlannedItem) {
@@ -25,6 +29,8 @@ struct ItemToRun: Sendable {
         self.known = planned.known
         self.digest = planned.digest
         self.damage = planned.damage
+        self.destinations = planned.destinations
+        self.collision = planned.collision
     }
 
     /// A queued item of a shared batch, taken up from its checkpoints.
@@ -49,6 +55,8 @@ struct ItemProgress: Sendable {
     var invalidated: Set<String> = []
     var stagesRun = 0
     var stagesReused = 0
+    /// The files the item claimed when it was admitted: a stage that writes one of them claims nothing more.
+    var claimed: Set<String> = []
 
     /// Takes in what a branch did, given the progress `start` it set out from: the checkpoints and outputs it
     /// changed, the stages it invalidated, and its counts.
@@ -121,7 +129,12 @@ extension Runner {
         let admitted = try await store.admit(item.admission, workflow: workflow.name)
         result.ref = admitted.ref
         if let damage = item.damage { throw StageFailure.damagedInput(damage) }
+        if let collision = item.collision { throw collision.failure }
+        if let taken = try await store.claimOutputs(item.destinations, for: admitted.ref, workflow: workflow.name) {
+            throw OutputCollision(taken).failure
+        }
         var initial = ItemProgress(ref: admitted.ref, input: item.input, records: admitted.stages.mapValues(revealed))
+        initial.claimed = Set(item.destinations)
         initial.scope = try decisions.scope(
             for: item.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
         let (progress, failure) = await runStages(from: initial)
