@@ -1,5 +1,6 @@
 import Foundation
 import SharedBatch
+import StageKit
 import TestSupport
 import Testing
 
@@ -47,6 +48,17 @@ import Testing
         let counts = try await BatchQueue(database: database).status().workflows["copies"]
         #expect(counts?.queued == 1 && counts?.byStatus["failed"] == 1, "\(String(describing: counts))")
         await database.close()
+
+        // The dashboard cannot queue it (it was never queued) and says what can.
+        let served = try await ServedDashboard.start(
+            ["--db", url], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": "dashboard-token-1234"])
+        defer { served.process.signal(SIGKILL) }
+        let (_, listed) = try await served.request("/api/items?status=failed", bearer: "dashboard-token-1234")
+        let refusedID = try #require(listed["items"]?.arrayValue?.first?["id"]?.intValue, "\(listed)")
+        let (code, answer) = try await served.request(
+            "/api/items/\(refusedID)/retry", method: "POST", bearer: "dashboard-token-1234")
+        #expect(code == 409, "\(answer)")
+        #expect(answer["error"]?.stringValue?.contains("submit WORKFLOW --failed") == true, "\(answer)")
 
         // Once the queued writer is forgotten, the refused one is queued again and a worker copies it.
         let winner = results[0].status == 0 ? "a.txt" : "a.dat"
