@@ -130,7 +130,8 @@ extension WorkerTests {
         try scratch.write(
             "wf.json",
             StreamedUploadTests.workflow(
-                name: "streamed-farm", port: s3.port, concurrency: 1, preset: "fast", outputs: scratch.path("out").path))
+                name: "streamed-farm", port: s3.port, concurrency: 1, preset: "fast", outputs: scratch.path("out").path)
+        )
         let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
         try #require(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
         let (segments, root) = (scratch.path("segments").path, scratch.root)
