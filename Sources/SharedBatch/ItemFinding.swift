@@ -50,9 +50,9 @@ enum ItemFinding {
             let statuses = ItemQuery.stageStatuses.map(bound).joined(separator: ", ")
             terms.append(
                 """
-                id IN (SELECT stages.item FROM stages JOIN items AS current
-                    ON current.id = stages.item AND current.version = stages.version
-                    WHERE stages.stage = \(bound(stage)) AND stages.status IN (\(statuses)))
+                id IN (SELECT stages.item FROM stages
+                    WHERE stages.stage = \(bound(stage)) AND stages.status IN (\(statuses))
+                    AND stages.version = (SELECT current.version FROM items AS current WHERE current.id = stages.item))
                 """)
         }
         if let worker = query.worker { terms.append("lease_owner = \(bound(worker))") }

@@ -2,6 +2,7 @@ import Foundation
 import PipelineKit
 import SharedBatch
 import StageKit
+import Testing
 
 /// The items the finding tests look for, written into either ledger as runs and workers write them: done, failed
 /// with three error kinds in three stages (one in a second workflow), running, waiting, cancelled, and names with

@@ -1,3 +1,4 @@
+import Foundation
 import StageKit
 
 /// What a list of items asks a ledger for: which items (by name, status, error kind, stage, worker, workflow), in

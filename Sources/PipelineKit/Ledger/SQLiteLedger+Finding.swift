@@ -62,13 +62,14 @@ extension SQLiteLedger {
             arguments += [kind]
         }
         if let stage = query.stage {
+            let statuses = ItemQuery.stageStatuses.map { _ in "?" }.joined(separator: ", ")
             terms.append(
                 """
-                id IN (SELECT stages.item FROM stages JOIN items AS current
-                    ON current.id = stages.item AND current.version = stages.version
-                    WHERE stages.stage = ? AND stages.status IN (?, ?))
+                id IN (SELECT stages.item FROM stages
+                    WHERE stages.stage = ? AND stages.status IN (\(statuses))
+                    AND stages.version = (SELECT current.version FROM items AS current WHERE current.id = stages.item))
                 """)
-            arguments += [stage] + StatementArguments(ItemQuery.stageStatuses)
+            arguments += StatementArguments([stage] + ItemQuery.stageStatuses)
         }
         if query.worker != nil { terms.append("0") }  // A state folder has no workers.
         return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), arguments)
