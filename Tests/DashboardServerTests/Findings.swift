@@ -48,7 +48,7 @@ enum Findings {
         ]
         for (name, workflow, failedIn, kind) in failures {
             let item = try await admit(name, workflow: workflow)
-            for earlier in stages.prefix { $0 != failedIn } { try await stage(earlier, .succeeded, of: item) }
+            for earlier in stages.prefix(while: { $0 != failedIn }) { try await stage(earlier, .succeeded, of: item) }
             try await stage(failedIn, .failed, of: item)
             try await end(item, .failed, kind: kind)
         }
