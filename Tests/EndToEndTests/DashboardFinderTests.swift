@@ -25,8 +25,9 @@ import Testing
     @Test func aSearchAndAFilterArePagedAndSurviveAReload() async throws {
         let scratch = try Scratch()
         try scratch.write("wf.json", Self.workflow)
-        for index in 0..<120 { try scratch.write("in/bad-\(index).txt", "content \(index)\n") }
-        for index in 0..<40 { try scratch.write("in/keep-\(index).txt", "content \(index)\n") }
+        // Contents differ: a file with another's content would be left alone as its duplicate.
+        for index in 0..<120 { try scratch.write("in/bad-\(index).txt", "bad \(index)\n") }
+        for index in 0..<40 { try scratch.write("in/keep-\(index).txt", "kept \(index)\n") }
         let run = try await Binary.run(["run", "wf.json", "--state", "state", "--jobs", "4"], in: scratch.root)
         #expect(run.status == 1, "\(run.stderr)")
         let served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
