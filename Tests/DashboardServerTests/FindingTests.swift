@@ -61,6 +61,9 @@ import Testing
             #expect(Set(failed.names) == ["beta.mov", "gamma.MOV", "delta_1.mp4", "beta-v.mov"] && failed.total == 4)
             #expect(try await Self.names(client, "status=done").total == Findings.bulk + 1)
             #expect(try await Self.names(client, "status=cancelled") == (["zeta.mov"], 1))
+            // A running item names the stage it runs.
+            let held = try await ListingTests.get(client, "/api/items?status=running&q=epsilon")
+            #expect(held["items"]?.arrayValue?.first?["stage"] == "encode", "\(held)")
             let running = try await Self.names(client, "status=running")
             let queued = try await Self.names(client, "status=queued")
             switch store {
