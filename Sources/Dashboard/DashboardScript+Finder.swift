@@ -63,6 +63,8 @@ extension DashboardAssets {
             try { found = await get("/api/items?" + (query ? query + "&" : "") + "limit=" + findPageSize); foundError = null; }
             catch (error) { found = null; foundError = error.message; }
             foundFor = wanted;
+            // A page past the end (a shared link to a list that shrank) goes back to the first page.
+            if (found && finder.offset > 0 && finder.offset >= found.total) { changeFinder({ offset: 0 }); return; }
           }
           const order = finder.sort || "updated";
           const header = (key, label) => `<th data-sort="${key}" class="sortable"` +

@@ -39,12 +39,15 @@ enum ItemFinding {
         switch query.status {
         case .queued?: terms.append(BatchQueue.waiting)
         case .running?: terms.append(BatchQueue.running)
-        case let status?: terms.append("status = \(bound(status.held.rawValue))")
+        case let status?:
+            // An item queued again is queued, whatever its last run ended with (as the counts have it).
+            terms.append("status = \(bound(status.held.rawValue)) AND queued_with IS NULL")
         case nil: break
         }
         if let kind = query.errorKind {
             let unkinded = query.errorKindIncludesUnkinded ? " OR (error_kind IS NULL AND error IS NOT NULL)" : ""
-            terms.append("(error_kind = \(bound(kind))\(unkinded))")
+            // Only a failed item's error is its failure: an item queued again keeps its last error until it ends.
+            terms.append("status = 'failed' AND queued_with IS NULL AND (error_kind = \(bound(kind))\(unkinded))")
         }
         if let stage = query.stage {
             let statuses = ItemQuery.stageStatuses.map(bound).joined(separator: ", ")
@@ -105,9 +108,9 @@ extension PostgresStore {
             "read the error kinds",
             """
             WITH RECURSIVE kinds(kind) AS (
-                SELECT min(error_kind) FROM items WHERE error_kind IS NOT NULL
+                SELECT min(error_kind) FROM items WHERE error_kind IS NOT NULL AND status = 'failed'
                 UNION ALL
-                SELECT (SELECT min(error_kind) FROM items WHERE error_kind > kind) FROM kinds WHERE kind IS NOT NULL)
+                SELECT (SELECT min(error_kind) FROM items WHERE error_kind > kind AND status = 'failed') FROM kinds WHERE kind IS NOT NULL)
             SELECT kind FROM kinds WHERE kind IS NOT NULL
             """)
         return try database.decoding("read the error kinds") { try rows.map { try $0.decode(String.self) } }

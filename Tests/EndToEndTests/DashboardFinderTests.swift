@@ -63,9 +63,11 @@ import Testing
         try await browser.waitFor(Self.extent("101–120 of 120"))
 
         // Reloaded, the page shows the same list with the same controls.
-        try await browser.eval("location.reload()")
+        // The mark is gone only once the new page is there, so the wait below reads the reloaded page.
+        try await browser.eval("window.beforeReload = true; location.reload()")
         try await browser.waitFor(
-            Self.extent("101–120 of 120") + " && document.getElementById('find-q').value === 'bad'"
+            "!window.beforeReload && " + Self.extent("101–120 of 120")
+                + " && document.getElementById('find-q').value === 'bad'"
                 + " && document.getElementById('find-error').value === '\(picked)'")
 
         // Sorted by name from the header: back to the first page, in the names' order.

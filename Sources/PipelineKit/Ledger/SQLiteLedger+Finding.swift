@@ -28,9 +28,9 @@ extension SQLiteLedger {
                 db,
                 sql: """
                     WITH RECURSIVE kinds(kind) AS (
-                        SELECT min(errorKind) FROM items WHERE errorKind IS NOT NULL
+                        SELECT min(errorKind) FROM items WHERE errorKind IS NOT NULL AND status = 'failed'
                         UNION ALL
-                        SELECT (SELECT min(errorKind) FROM items WHERE errorKind > kind) FROM kinds
+                        SELECT (SELECT min(errorKind) FROM items WHERE errorKind > kind AND status = 'failed') FROM kinds
                         WHERE kind IS NOT NULL)
                     SELECT kind FROM kinds WHERE kind IS NOT NULL
                     """)
@@ -58,8 +58,9 @@ extension SQLiteLedger {
         }
         if let kind = query.errorKind {
             let unkinded = query.errorKindIncludesUnkinded ? " OR (errorKind IS NULL AND error IS NOT NULL)" : ""
-            terms.append("(errorKind = ?\(unkinded))")
-            arguments += [kind]
+            // Only a failed item's error is its failure: an item admitted again keeps its last error until it ends.
+            terms.append("status = ? AND (errorKind = ?\(unkinded))")
+            arguments += [ItemStatus.failed.rawValue, kind]
         }
         if let stage = query.stage {
             let statuses = ItemQuery.stageStatuses.map { _ in "?" }.joined(separator: ", ")
