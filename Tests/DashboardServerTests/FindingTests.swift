@@ -16,19 +16,24 @@ import Testing
     /// One PostgreSQL server for the suite; each test has a database of its own.
     static let postgres = Task { try await PostgresServer.start() }
 
-    /// A ledger of either kind holding ``Findings``, and a dashboard over it; `body` asks the dashboard.
+    /// A ledger of either kind holding ``Findings``, then what `then` writes, and a dashboard over it; `body` asks
+    /// the dashboard.
     static func finding(
-        in store: Findings.Store, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        in store: Findings.Store, then: (any LedgerBrowsing, BatchQueue?) async throws -> Void = { _, _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         switch store {
         case .stateFolder:
             let fixture = try LedgerFixture()
             defer { fixture.remove() }
             try await Findings.write(into: fixture.ledger)
+            try await then(fixture.ledger, nil)
             try await fixture.application().test(.router, body)
         case .sharedBatch:
             let database = try await BatchDatabase(url: try await postgres.value.createDatabase())
-            try await Findings.write(into: PostgresStore(database: database), queue: BatchQueue(database: database))
+            let (store, queue) = (PostgresStore(database: database), BatchQueue(database: database))
+            try await Findings.write(into: store, queue: queue)
+            try await then(store, queue)
             let router = DashboardServer.router(
                 source: .sharedBatch(database), host: "127.0.0.1", access: DashboardAccess())
             try await Application(router: router).test(.router, body)
@@ -89,6 +94,34 @@ import Testing
             let filters = try await ListingTests.get(client, "/api/filters")
             #expect(filters["errorKinds"] == ["damaged-input", "http", "output-collision"])
             #expect(filters["stages"] == ["probe", "encode", "upload"])
+        }
+    }
+
+    /// An item run again (admitted by a run, or queued by `submit --failed`) keeps its last error until it ends: it
+    /// is no failure of that kind, and the kind is not offered while no failed item has it.
+    @Test(arguments: Findings.Store.allCases) func anItemRunAgainIsNoFailure(_ store: Findings.Store) async throws {
+        try await Self.finding(
+            in: store,
+            then: { ledger, queue in
+                let failed = try await ledger.items(workflow: "w", status: .failed, limit: 10)
+                let item = try #require(failed.first { $0.input.relativePath == "delta_1.mp4" })
+                if let queue {
+                    let workflow = try await queue.store(
+                        SubmittedWorkflow(
+                            name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d",
+                            stages: Findings.stages))
+                    try await queue.enqueue([item.id: "d"], with: workflow)
+                } else {
+                    let admission = ItemAdmission(
+                        item: item.id, newVersion: true, fingerprint: item.fingerprint, input: item.input)
+                    _ = try await ledger.admit(admission, workflow: "w")
+                }
+            }
+        ) { client in
+            #expect(try await Self.names(client, "error=http") == ([], 0))
+            #expect(try await Self.names(client, "status=failed&q=delta") == ([], 0))
+            let filters = try await ListingTests.get(client, "/api/filters")
+            #expect(filters["errorKinds"] == ["damaged-input", "output-collision"])
         }
     }
 
