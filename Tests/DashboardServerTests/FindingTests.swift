@@ -103,8 +103,8 @@ import Testing
         try await Self.finding(
             in: store,
             then: { ledger, queue in
-                let failed = try await ledger.items(workflow: "w", status: .failed, limit: 10)
-                let item = try #require(failed.first { $0.input.relativePath == "delta_1.mp4" })
+                let found = try await ledger.items(matching: ItemQuery(name: "delta_1"))
+                let item = try #require(found.items.first?.item)
                 if let queue {
                     let workflow = try await queue.store(
                         SubmittedWorkflow(
