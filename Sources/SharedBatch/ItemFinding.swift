@@ -103,14 +103,15 @@ extension PostgresStore {
     }
 
     public func errorKinds() async throws(StateError) -> [String] {
-        // One step through the error-kind index per kind, however many items have each.
+        // The failed items' kinds, one after another through the error-kind index (not a scan of every item).
         let rows = try await database.rows(
             "read the error kinds",
             """
             WITH RECURSIVE kinds(kind) AS (
-                SELECT min(error_kind) FROM items WHERE error_kind IS NOT NULL AND status = 'failed'
+                SELECT min(error_kind) FROM items WHERE error_kind IS NOT NULL AND status = 'failed' AND queued_with IS NULL
                 UNION ALL
-                SELECT (SELECT min(error_kind) FROM items WHERE error_kind > kind AND status = 'failed') FROM kinds WHERE kind IS NOT NULL)
+                SELECT (SELECT min(error_kind) FROM items WHERE error_kind > kind AND status = 'failed' AND queued_with IS NULL)
+                    FROM kinds WHERE kind IS NOT NULL)
             SELECT kind FROM kinds WHERE kind IS NOT NULL
             """)
         return try database.decoding("read the error kinds") { try rows.map { try $0.decode(String.self) } }

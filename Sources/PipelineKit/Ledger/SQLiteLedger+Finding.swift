@@ -23,7 +23,7 @@ extension SQLiteLedger {
 
     public func errorKinds() async throws(StateError) -> [String] {
         try await read { db in
-            // One step through the error-kind index per kind, however many items have each.
+            // The failed items' kinds, one after another through the error-kind index (not a scan of every item).
             try String.fetchAll(
                 db,
                 sql: """
