@@ -46,7 +46,9 @@ enum DashboardAssets {
               <button id="logout" type="button" hidden>Sign out</button>
             </header>
             <main data-may-read="\(mayRead)">
-              <section id="overview"><div id="summary"></div><div id="lists"></div></section>
+              <section id="overview"><div id="summary"></div><div id="lists"></div>
+            \(finderMarkup)
+              </section>
               <section id="item" hidden></section>
             </main>
             <script type="application/json" id="initial-status">\(embedded)</script>
@@ -109,6 +111,10 @@ enum DashboardAssets {
         .extent { font-weight: normal; color: #555; font-size: 13px; } .pages { margin: 8px 0 0; }
         body[data-stale] #overview, body[data-stale] #item { opacity: .55; }
         .progress { font-size: 12px; white-space: nowrap; } .progress .bar { height: 4px; margin: 2px 0 4px; }
+        #find { display: flex; gap: 8px; flex-wrap: wrap; margin-bottom: 10px; } #find input { flex: 1; min-width: 200px; }
+        #find input, #find select { font: inherit; padding: 4px 8px; border: 1px solid #bbb; border-radius: 5px; }
+        th.sortable { cursor: pointer; text-decoration: underline dotted; }
+        th[aria-sort="ascending"]::after { content: " ▴"; } th[aria-sort="descending"]::after { content: " ▾"; }
         pre { background: #f3f4f6; padding: 8px; border-radius: 5px; overflow: auto; font-size: 12px; }
         """
 }

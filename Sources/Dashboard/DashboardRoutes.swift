@@ -24,9 +24,6 @@ struct DashboardRoutes: Sendable {
         }
     }
 
-    /// Items a list answers with at most.
-    static let maxItems = 500
-
     func register(on router: Router<DashboardContext>) {
         router.get("/") { request, context in await page(request, context) }
         router.get("api/status") { request, context in
@@ -37,6 +34,9 @@ struct DashboardRoutes: Sendable {
         }
         router.get("api/items") { request, context in
             try await reading(request, context) { try await items(request) }
+        }
+        router.get("api/filters") { request, context in
+            try await reading(request, context) { try await filters() }
         }
         router.get("api/items/:id") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -79,107 +79,66 @@ struct DashboardRoutes: Sendable {
                 byteBuffer: ByteBuffer(string: DashboardAssets.page(status: status, csrf: csrf, mayRead: mayRead))))
     }
 
+    /// A page of the items the request's parameters ask for (``ItemQuery``), with how many match in all; 400 with the
+    /// reason when a parameter is not understood.
     private func items(_ request: Request) async throws -> Response {
-        let query = request.uri.queryParameters
-        let limit = max(0, min(Self.maxItems, query.get("limit", as: Int.self) ?? 100))
-        let offset = max(0, query.get("offset", as: Int.self) ?? 0)
-        var status: ItemStatus?
-        if case .sharedBatch = source, let name = query.get("status"), name == "running" || name == "queued" {
-            // The ledger holds a shared batch's queued items as pending: only the queue tells running from waiting.
-            return try await queuedItems(
-                name == "running" ? .running : .waiting, workflow: query.get("workflow"), limit: limit, offset: offset)
+        let query: ItemQuery
+        switch Self.itemQuery(request, source: source) {
+        case .success(let parsed): query = parsed
+        case .failure(let error): return Self.error(.badRequest, error.message)
         }
-        if let name = query.get("status") {
-            guard let named = StatusDocument.status(named: name) else {
-                // Queued items of a shared batch and skipped files are counted, not listed.
-                return Self.json(["items": [], "total": 0, "offset": .int(offset)])
-            }
-            status = named
-        }
-        let only = query.get("workflow")
         let page = try await source.reading { ledger, queue -> ItemPage in
             guard let ledger else { return ItemPage(items: [], total: 0) }
-            return try await Self.page(
-                of: ledger, queue: queue, status: status, workflow: only, limit: limit, offset: offset)
-        }
-        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(offset)])
-    }
-
-    /// A page of a ledger's items, `status` ones or all, of the workflow `only` names or all, with how many there are.
-    private static func page(
-        of ledger: any LedgerBrowsing, queue: BatchQueue?, status: ItemStatus?, workflow only: String?, limit: Int,
-        offset: Int
-    ) async throws -> ItemPage {
-        let workflows = try await ledger.workflows().filter { only == nil || only == $0.workflow }
-        let counts = try await ledger.statusCounts()
-        let total = workflows.reduce(0) { sum, run in
-            let tallies = counts[run.workflow] ?? [:]
-            return sum + (status.map { tallies[$0]?.count ?? 0 } ?? tallies.values.reduce(0) { $0 + $1.count })
-        }
-        // A page past the end is empty, read or not (and `offset + limit` below stays within the list's size).
-        guard offset < total else { return ItemPage(items: [], total: total) }
-        // One workflow's page is read as a page; several workflows' pages are merged from the start of each.
-        let single = workflows.count == 1
-        var found: [(workflow: RunRecord, item: LedgerItem)] = []
-        for workflow in workflows {
-            let items = try await ledger.items(
-                workflow: workflow.workflow, status: status, limit: single ? limit : offset + limit,
-                offset: single ? offset : 0)
-            found += items.map { (workflow, $0) }
-        }
-        if !single {
-            // The stores' order: the newest first, the larger number first among items updated at once.
-            found.sort { ($0.item.updatedAt, $0.item.id) > ($1.item.updatedAt, $1.item.id) }
-            found = Array(found.dropFirst(offset).prefix(limit))
-        }
-        // Failed and running items show their stages; a full list does not read every checkpoint.
-        let withStages = status == .failed || status == .pending
-        var checkpoints: [Int64: [String: StageRecord]] = [:]
-        if withStages {
-            for workflow in workflows {
-                let ids = Set(found.filter { $0.workflow.workflow == workflow.workflow }.map(\.item.id))
-                guard !ids.isEmpty else { continue }
-                checkpoints.merge(try await ledger.checkpoints(workflow: workflow.workflow, items: ids)) { $1 }
-            }
-        }
-        let place = try await queue?.queueState(of: found.map(\.item.id))
-        let list = found.map { workflow, item in
-            ItemDocument.placed(
-                ItemDocument.summary(
-                    item, workflow: workflow.workflow, stages: withStages ? checkpoints[item.id] ?? [:] : nil,
-                    order: workflow.stages),
-                id: item.id, in: place)
-        }
-        return ItemPage(items: list, total: total)
-    }
-
-    /// A shared batch's running items (held by a live lease) or waiting ones (queued, held by none), a page of them
-    /// with how many there are in all, as the status counts them.
-    private func queuedItems(_ place: BatchQueue.QueuePlace, workflow only: String?, limit: Int, offset: Int)
-        async throws -> Response
-    {
-        let page = try await source.reading { ledger, queue -> ItemPage in
-            guard let ledger, let queue else { return ItemPage(items: [], total: 0) }
-            let found = try await queue.items(place, workflow: only, limit: limit, offset: offset)
-            let batch = try await queue.status(listingFailed: false)
-            let total = batch.workflows.filter { only == nil || only == $0.key }.values.reduce(0) {
-                $0 + (place == .running ? $1.running : $1.queued)
-            }
-            let runs = Dictionary(
+            let found = try await ledger.items(matching: query)
+            let order = Dictionary(
                 try await ledger.workflows().map { ($0.workflow, $0.stages) }, uniquingKeysWith: { $1 })
-            // Running items show their stages (a handful); waiting ones have not started any.
-            let running = place == .running
-            var list: [JSONValue] = []
-            for (workflow, item) in found {
-                let stages = running ? try await ledger.checkpoints(workflow: workflow, items: [item.id])[item.id] : nil
-                let document = ItemDocument.summary(
-                    item, workflow: workflow, stages: running ? stages ?? [:] : nil, order: runs[workflow] ?? [])
-                list.append(
-                    ItemDocument.placed(document, id: item.id, in: ([item.id], running ? [item.id] : [])))
+            // The page's items show their stages: a page holds at most a few hundred, read by their keys.
+            var checkpoints: [Int64: [String: StageRecord]] = [:]
+            for workflow in Set(found.items.map(\.workflow)) {
+                let ids = Set(found.items.filter { $0.workflow == workflow }.map(\.item.id))
+                checkpoints.merge(try await ledger.checkpoints(workflow: workflow, items: ids)) { $1 }
             }
-            return ItemPage(items: list, total: total)
+            let place = try await queue?.queueState(of: found.items.map(\.item.id))
+            let list = found.items.map { workflow, item in
+                ItemDocument.placed(
+                    ItemDocument.summary(
+                        item, workflow: workflow, stages: checkpoints[item.id] ?? [:], order: order[workflow] ?? []),
+                    id: item.id, in: place)
+            }
+            return ItemPage(items: list, total: found.total)
         }
-        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(offset)])
+        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(query.offset)])
+    }
+
+    /// The list a request asks for, from its query's parameters; a worker only of a shared batch.
+    static func itemQuery(_ request: Request, source: DashboardSource) -> Result<ItemQuery, ItemQueryError> {
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
+        let parsed = Result { () throws(ItemQueryError) -> ItemQuery in try ItemQuery(parameters: parameters) }
+        return parsed.flatMap { query in
+            if case .stateFolder = source, let worker = query.worker {
+                return .failure(
+                    ItemQueryError("a state folder has no workers: worker=\(worker) filters a shared batch's items"))
+            }
+            return .success(query)
+        }
+    }
+
+    /// What a list can be filtered by: the statuses, and the error kinds, stages and workflows the ledger holds (the
+    /// stages in their workflows' order).
+    private func filters() async throws -> Response {
+        let document = try await source.reading { ledger, _ -> JSONValue in
+            let runs = try await ledger?.workflows() ?? []
+            var stages: [String] = []
+            for run in runs { stages += run.stages.filter { !stages.contains($0) } }
+            return [
+                "statuses": .array(ItemQuery.Status.allCases.map { .string($0.rawValue) }),
+                "errorKinds": .array(try await ledger?.errorKinds().map(JSONValue.string) ?? []),
+                "stages": .array(stages.map(JSONValue.string)),
+                "workflows": .array(runs.map { .string($0.workflow) }),
+            ]
+        }
+        return Self.json(document)
     }
 
     /// A page of a list of items, and how many items the whole list has.

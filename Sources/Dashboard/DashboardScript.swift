@@ -196,6 +196,7 @@ extension DashboardAssets {
           const turn = (step) => () => { failuresOffset = Math.max(0, failuresOffset + step); refresh(); };
           if ($("newer-failures")) $("newer-failures").onclick = turn(-pageSize);
           if ($("older-failures")) $("older-failures").onclick = turn(pageSize);
+          await findItems(status);
           shown("listed");
         }
 
@@ -267,6 +268,8 @@ extension DashboardAssets {
           result.textContent = response.ok ? action + " requested"
             : response.status + ": " + plain(response.body.error || "refused");
         }
+
+        \(finderScript)
 
         // Signing in and out go through the API, so a wrong token or a wait is said on the page.
         $("login").addEventListener("submit", async (event) => {

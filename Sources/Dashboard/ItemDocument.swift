@@ -6,7 +6,7 @@ import StageKit
 /// as their expressions (`${env.TOKEN}`); on top of that, a stage's options and resume data are not served at
 /// all, outputs whose name says they are secret are masked, and URLs lose their query (presigned signatures).
 enum ItemDocument {
-    /// An item of a list, with its failed stage when `stages` has one; its stages in the workflow's `order` (the
+    /// An item of a list, with its failed or running stage when `stages` has one; its stages in the workflow's `order` (the
     /// stage ids as its last run declared them), then any the workflow no longer has, in the order they started.
     static func summary(
         _ item: LedgerItem, workflow: String, stages: [String: StageRecord]?, order: [String] = []
@@ -20,8 +20,10 @@ enum ItemDocument {
             "errorKind": item.error.map { .string($0.kind.rawValue) } ?? .null,
         ]
         if let stages {
+            // The stage it failed in, or the one it runs (as a list's stage filter matches it).
             let failed = stages.values.first { $0.status == .failed }
-            fields["stage"] = failed.map { .string($0.stage) } ?? .null
+            let running = stages.values.first { $0.status == .running }
+            fields["stage"] = (failed ?? running).map { .string($0.stage) } ?? .null
             fields["attempts"] = failed.map { .int($0.attempts) } ?? .null
             fields["stages"] = .array(inOrder(stages, order).map(stage))
         }

@@ -11,12 +11,6 @@ enum StatusDocument {
     /// The API's name of a ledger status.
     static func name(of status: ItemStatus) -> String { status.reportedName }
 
-    /// The ledger status an API name stands for; nil for `queued` and `skipped`, which are not item statuses of
-    /// the ledger (the queue of a shared batch, the files a run left alone).
-    static func status(named name: String) -> ItemStatus? {
-        ItemStatus.allCases.first { self.name(of: $0) == name }
-    }
-
     /// How many minutes the throughput looks back.
     static let window = 10
 

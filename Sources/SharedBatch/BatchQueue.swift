@@ -189,7 +189,9 @@ public struct BatchQueue: Sendable {
     }
 
     /// Items a worker runs: queued, under a lease that has not run out (a handful, found through the lease index).
-    private static let running = "lease_owner IS NOT NULL AND lease_expires > now() AND queued_with IS NOT NULL"
+    static let running = "lease_owner IS NOT NULL AND lease_expires > now() AND queued_with IS NOT NULL"
+    /// Items that wait for a worker: queued, under no lease or one that ran out.
+    static let waiting = "queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires <= now())"
 
     /// Records that a worker stopped (it holds no lease any more).
     public func stopped(_ worker: WorkerRecord) async throws(StateError) {

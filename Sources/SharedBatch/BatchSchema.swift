@@ -106,7 +106,8 @@ enum BatchSchema {
     }
 
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
-    /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
+    /// ignores: the notifications sent (``NotificationLog``), the indexes a dashboard finds and pages items with
+    /// (``ItemFinding``),
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
     /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), and webhooks named by
     /// digest in the notifications sent.
@@ -128,6 +129,7 @@ enum BatchSchema {
             END IF;
         END $$
         """,
+        ItemFinding.indexes,
         """
         DO $$ BEGIN
             IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass

@@ -17,25 +17,6 @@ extension PostgresStore: LedgerBrowsing, NotificationLog {
         return counts
     }
 
-    public func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
-        -> [LedgerItem]
-    {
-        let query: PostgresQuery =
-            if let status {
-                """
-                SELECT \(unescaped: Self.itemColumns) FROM items WHERE workflow = \(workflow)
-                AND status = \(status.rawValue) ORDER BY updated_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)
-                """
-            } else {
-                """
-                SELECT \(unescaped: Self.itemColumns) FROM items WHERE workflow = \(workflow)
-                ORDER BY updated_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)
-                """
-            }
-        let rows = try await database.rows("read the items", query)
-        return try database.decoding("read the items") { try NamedColumns.rows(of: rows).map(Self.item) }
-    }
-
     public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {
         let rows = try await database.rows(
             "read an item", "SELECT \(unescaped: Self.itemColumns), workflow FROM items WHERE id = \(id)")

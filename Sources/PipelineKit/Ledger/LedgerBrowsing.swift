@@ -8,10 +8,11 @@ public import Foundation
 public protocol LedgerBrowsing: StateStore {
     /// How many items each workflow has in each status and their bytes, by workflow name.
     func statusCounts() async throws(StateError) -> [String: [ItemStatus: ItemTally]]
-    /// At most `limit` items of a workflow (of any status when `status` is nil), the most recently changed first,
-    /// after the first `offset` of them (a page of a long list).
-    func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
-        -> [LedgerItem]
+    /// A page of the items `query` asks for, in its order, and how many match it: filtered, ordered and counted
+    /// by the database through its indexes, never by reading every item.
+    func items(matching query: ItemQuery) async throws(StateError) -> ItemList
+    /// The error kinds the ledger's failed items have, sorted (a list's filter offers them).
+    func errorKinds() async throws(StateError) -> [String]
     /// One item with the name of its workflow, or nil when the ledger has no such item.
     func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)?
     /// How many of a workflow's items were last finished (done) in each minute of the `minutes` up to the last
@@ -24,11 +25,6 @@ public protocol LedgerBrowsing: StateStore {
 }
 
 extension LedgerBrowsing {
-    /// At most `limit` items of a workflow (of any status when `status` is nil), the most recently changed first.
-    public func items(workflow: String, status: ItemStatus?, limit: Int) async throws(StateError) -> [LedgerItem] {
-        try await items(workflow: workflow, status: status, limit: limit, offset: 0)
-    }
-
     /// No run under way is known: a shared batch counts what it will process in its queue.
     public func runsUnderWay() async throws(StateError) -> [String: RunUnderWay] { [:] }
 }

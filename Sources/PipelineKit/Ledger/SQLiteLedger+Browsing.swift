@@ -17,25 +17,6 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
         }
     }
 
-    public func items(workflow: String, status: ItemStatus?, limit: Int, offset: Int) async throws(StateError)
-        -> [LedgerItem]
-    {
-        try await read { db in
-            let condition = status == nil ? "workflow = ?" : "workflow = ? AND status = ?"
-            var arguments: StatementArguments = [workflow]
-            if let status { arguments += [status.rawValue] }
-            arguments += [limit, offset]
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY updatedAt DESC, id DESC
-                    LIMIT ? OFFSET ?
-                    """,
-                arguments: arguments
-            ).map(Self.item)
-        }
-    }
-
     public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.itemColumns), workflow FROM items WHERE id = ?", arguments: [id])

@@ -161,10 +161,16 @@ public final class SQLiteLedger: StateStore {
     }
 
     /// Tables and indexes added within schema 1, which a pipeline that does not know them ignores: the
-    /// notifications sent (``NotificationLog``) and the index a dashboard counts and pages items by status with.
+    /// notifications sent (``NotificationLog``) and the indexes a dashboard finds, counts and pages items with
+    /// (``ItemQuery``): by status, by error kind, by the stage they failed in or run, newest first or by name.
     private static let additions = """
         CREATE TABLE IF NOT EXISTS notifications(key TEXT PRIMARY KEY, sentAt REAL NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS itemsByStatus ON items(workflow, status, updatedAt);
+        CREATE INDEX IF NOT EXISTS itemsByStatusAndTime ON items(status, updatedAt);
+        CREATE INDEX IF NOT EXISTS itemsByErrorKind ON items(errorKind, updatedAt);
+        CREATE INDEX IF NOT EXISTS itemsByTime ON items(updatedAt);
+        CREATE INDEX IF NOT EXISTS itemsByName ON items(relativePath);
+        CREATE INDEX IF NOT EXISTS stagesByStage ON stages(stage, status);
         """
 
     /// Counts kept beside the items by triggers, so that a dashboard over 100,000 items reads a few rows instead
