@@ -2,7 +2,10 @@
 # The dashboard (`pipeline serve`) over a ledger of ITEMS items (default 100,000; every 50th failed):
 #  - time to first byte of the page (style and script inline), and the time until headless Chromium shows the
 #    overview's counts and then its running and failed lists (from navigation start, as the page marks them);
-#  - the latency of the API the page reads: /api/status, /api/items?status=failed, one item's page;
+#  - the latency of the API the page reads: /api/status, /api/items?status=failed, one item's page, and filtered
+#    pages of 100 items (a name search, an error kind, a stage, a page deep into the list sorted by name);
+#  - serve's resident memory over MINUTES minutes (default 10) with TABS pages open (default 5), each kept up to
+#    date by its server-sent events (MINUTES=0 leaves it out);
 #  - a run of WATCHED new files (default 10,000) with and without the dashboard open in a browser that polls it,
 #    in alternating rounds (the median of the per-round ratios).
 # The server and the browser of the page measurements run at the highest priority when the script runs as root
@@ -13,6 +16,8 @@ cd "$(dirname "$0")/.."
 ITEMS=${ITEMS:-100000}
 WATCHED=${WATCHED:-10000}
 ROUNDS=${ROUNDS:-3}
+MINUTES=${MINUTES:-10}
+TABS=${TABS:-5}
 # PIPELINE=path runs that binary instead of the release build.
 if [ -z "${PIPELINE:-}" ]; then
   swift build -c release --product pipeline >/dev/null
@@ -76,6 +81,10 @@ timed "GET /api/status" "$base/api/status"
 timed "GET /api/items?status=failed" "$base/api/items?status=failed&limit=200"
 timed "GET /api/items?status=running" "$base/api/items?status=running&limit=200"
 timed "GET /api/items/ID" "$base/api/items/$failed_id"
+timed "GET /api/items?q=f0123 (search)" "$base/api/items?q=f0123&limit=100"
+timed "GET /api/items?error=command-failed" "$base/api/items?error=command-failed&limit=100"
+timed "GET /api/items?stage=check" "$base/api/items?stage=check&limit=100"
+timed "GET /api/items?sort=name&offset=50000" "$base/api/items?sort=name&offset=50000&limit=100"
 
 # The page marks when it first drew the counts (readyAt) and the running and failed lists (listedAt), in ms since
 # navigation start.
@@ -91,6 +100,30 @@ for column in 1 2; do
   values=$(awk -v c="$column" '{print $c}' <<<"$shown")
   printf "  %-34s %s ms (median of 7: %s)\n" "$what" "$(median <<<"$values")" "$(tr '\n' ' ' <<<"$values")"
 done
+
+if [ "$MINUTES" != 0 ]; then
+  echo "== serve's memory over $MINUTES minutes with $TABS pages open"
+  rss() { awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+  serve_pid=${pids[0]}
+  tab_fds=()
+  for tab in $(seq "$TABS"); do
+    mkfifo "tab-$tab"
+    python3 "$BROWSER" <"tab-$tab" >/dev/null &
+    pids+=($!)
+    exec {fd}>"tab-$tab"
+    tab_fds+=("$fd")
+    echo "{\"navigate\": \"$base/\"}" >&"$fd"
+  done
+  samples=()
+  for minute in $(seq 0 "$MINUTES"); do
+    [ "$minute" = 0 ] || sleep 60
+    samples+=("$(rss "$serve_pid")")
+    printf "  minute %2d: serve %s MiB resident\n" "$minute" "${samples[-1]}"
+  done
+  for fd in "${tab_fds[@]}"; do exec {fd}>&-; done
+  printf "  growth from minute 1 to %d: %s MiB\n" "$MINUTES" \
+    "$(awk -v a="${samples[-1]}" -v b="${samples[1]}" 'BEGIN {printf "%.1f", a - b}')"
+fi
 
 echo "== a run of $WATCHED new files, with and without the dashboard polled by a browser ($ROUNDS rounds)"
 files watched "$WATCHED" w
