@@ -50,18 +50,38 @@ extension MultipartBackend {
     func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? { nil }
 }
 
+/// The credential may not read the object (its HEAD answered 403): a credential scoped to writing, as ApsaraVideo
+/// VOD's upload credentials may be. `location` is the object's URL.
+struct UnreadableObject: Error {
+    var location: String
+}
+
 extension MultipartBackend {
     /// The object an earlier run completed from `parts` when the answer never came back (a crash or a lost
     /// connection after CompleteMultipartUpload, after which the upload is gone): every part of the file is
     /// recorded, the object has the file's size, and its ETag is the one a completion of those parts gives.
     /// Nil when it is not that object: the file is uploaded anew.
-    func completedObject(key: String, size: Int64, parts: [UploadedPart], partCount: Int) async throws
-        -> CompletedUpload?
-    {
-        guard parts.map(\.number).sorted() == Array(1...max(1, partCount)),
-            let object = try await existingObject(key: key, size: size),
-            Self.etag(object.etag, canComplete: parts)
-        else { return nil }
+    ///
+    /// When the credential may not read the object (``UnreadableObject``), what it could do decides: the upload is
+    /// gone (NoSuchUpload: "aborted or completed", in OSS's words) and `completionSent` (the completion was sent
+    /// with every part, and OSS's reference says a CompleteMultipartUpload goes on when the client disconnects),
+    /// so it was completed, with an ETag nobody could read; without `completionSent`, nil.
+    func completedObject(
+        key: String, size: Int64, parts: [UploadedPart], partCount: Int, completionSent: Bool = false,
+        logger: Logger? = nil
+    ) async throws -> CompletedUpload? {
+        guard parts.map(\.number).sorted() == Array(1...max(1, partCount)) else { return nil }
+        let object: CompletedUpload?
+        do {
+            object = try await existingObject(key: key, size: size)
+        } catch let unreadable as UnreadableObject {
+            guard completionSent else { return nil }
+            logger?.notice(
+                "the credential may not read the object; its upload is gone after a completion was sent with every part: it was completed"
+            )
+            return CompletedUpload(etag: "", location: unreadable.location)
+        }
+        guard let object, Self.etag(object.etag, canComplete: parts) else { return nil }
         return object
     }
 
@@ -103,6 +123,8 @@ struct MultipartUpload: Sendable {
         var partSize: Int64
         var fingerprint: UploadFile.Fingerprint
         var parts: [UploadedPart]
+        /// Whether CompleteMultipartUpload was sent with every part (nil in checkpoints from before it was kept).
+        var completing: Bool? = nil
     }
 
     let file: UploadFile
@@ -140,7 +162,8 @@ struct MultipartUpload: Sendable {
                     let latest = await journal.progress ?? known
                     guard let reconciled = try await reconcile(latest) else {
                         if let object = try await backend.completedObject(
-                            key: latest.key, size: file.size, parts: latest.parts, partCount: partCount)
+                            key: latest.key, size: file.size, parts: latest.parts, partCount: partCount,
+                            completionSent: latest.completing == true, logger: context.logger)
                         {
                             context.logger.info("the upload was completed before the last run stopped")
                             await journal.start(with: latest)
@@ -162,6 +185,7 @@ struct MultipartUpload: Sendable {
                 guard parts.map(\.number) == Array(1...partCount) else {
                     throw StageFailure.retryable("parts are missing before completion")
                 }
+                try await journal.completing()
                 completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
                 return true
             }
@@ -273,6 +297,13 @@ private actor PartJournal {
 
     func start(with progress: MultipartUpload.Progress) {
         self.progress = progress
+    }
+
+    /// CompleteMultipartUpload is about to be sent with every part: recorded, so that a run that never hears the
+    /// answer knows it went.
+    func completing() async throws {
+        progress?.completing = true
+        if let progress { try await context.checkpoint(progress) }
     }
 
     func finished(_ part: UploadedPart) async throws {

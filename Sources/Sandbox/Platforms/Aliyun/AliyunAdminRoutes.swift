@@ -2,7 +2,8 @@ import Hummingbird
 import StageKit
 
 /// `GET /sandbox/aliyun` (no auth, for tests and people): the VOD videos (with their status) and images,
-/// the OSS objects (with their SHA-256), the multipart uploads still open and the parts stored so far.
+/// the OSS objects (with their SHA-256), the multipart uploads still open, the parts stored so far and the URL
+/// upload jobs; `POST /sandbox/aliyun/faults` drops CompleteMultipartUpload answers.
 enum AliyunAdminRoutes {
     static func register(on router: Router<SandboxRequestContext>, aliyun: AliyunState) {
         router.get("sandbox/aliyun") { _, _ in
@@ -26,11 +27,26 @@ enum AliyunAdminRoutes {
                     "ETag": .string(object.etag), "SHA256": .string(digest),
                 ])
             }
+            let jobs = snapshot.urlJobs.values.sorted { $0.createdAt < $1.createdAt }.map { job -> JSONValue in
+                [
+                    "JobId": .string(job.id), "UploadURL": .string(job.uploadURL), "Status": .string(job.status),
+                    "MediaId": .optional(job.mediaID), "ErrorCode": .optional(job.errorCode),
+                ]
+            }
             return JSONResponse.make([
                 "videos": .array(videos), "images": .integer(Int64(snapshot.images.count)), "objects": .array(objects),
                 "multipartUploads": .integer(Int64(snapshot.multipartUploads.count)),
-                "partsStored": .integer(Int64(await aliyun.ossPartsStored)),
+                "partsStored": .integer(Int64(await aliyun.ossPartsStored)), "urlUploadJobs": .array(jobs),
             ])
+        }
+        // `{"dropCompleteAnswers": N}`: the next N CompleteMultipartUploads complete, and their connection closes
+        // before the answer (a lost answer, as after a network cut).
+        router.post("sandbox/aliyun/faults") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: JSONResponse.maxRequestBody)
+            let count = JSONValue.parse(body.readableBytesView)?["dropCompleteAnswers"]?.intValue ?? 0
+            await aliyun.dropCompleteAnswers(count)
+            return JSONResponse.make(["dropCompleteAnswers": .int(count)])
         }
     }
 }

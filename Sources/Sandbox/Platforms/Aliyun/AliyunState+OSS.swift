@@ -78,6 +78,18 @@ extension AliyunState {
         self.core.index.persist()
     }
 
+    /// Drops the answers of the next `count` CompleteMultipartUploads.
+    func dropCompleteAnswers(_ count: Int) {
+        self.completeAnswersToDrop = max(0, count)
+    }
+
+    /// Whether to drop this CompleteMultipartUpload's answer (one fewer to drop).
+    func takeCompleteAnswerDrop() -> Bool {
+        guard self.completeAnswersToDrop > 0 else { return false }
+        self.completeAnswersToDrop -= 1
+        return true
+    }
+
     /// Everything Alibaba Cloud's part of the sandbox holds, for `GET /sandbox/aliyun`.
     func snapshot() -> AliyunRecords {
         self.records

@@ -17,6 +17,11 @@ final class AliyunState: IndexSectionKeeper {
     var ossPartsStored = 0
     /// `SignatureNonce`s of the RPC API seen recently: a nonce is accepted once.
     var rpcNonces: [String: Date] = [:]
+    /// The fetches of `UploadMediaByURL` jobs under way, by JobId.
+    var urlFetches: [String: Task<Void, Never>] = [:]
+    /// How many CompleteMultipartUpload answers to drop (the upload completes, the connection closes before the
+    /// answer), set by `POST /sandbox/aliyun/faults`.
+    var completeAnswersToDrop = 0
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 
@@ -24,6 +29,12 @@ final class AliyunState: IndexSectionKeeper {
     init(_ document: IndexDocument, core: SandboxCore) throws {
         self.records = try document.section(AliyunSection.self).aliyun
         self.core = core
+        // A fetch under way when the sandbox stopped is not resumed: its job failed.
+        for (id, job) in self.records.urlJobs where job.completedAt == nil {
+            self.records.urlJobs[id]?.status = "UPLOAD_FAIL"
+            self.records.urlJobs[id]?.errorMessage = "the sandbox stopped during the fetch"
+            self.records.urlJobs[id]?.completedAt = Date()
+        }
     }
 
     /// Where the sandbox listens, for the upload addresses VOD answers.

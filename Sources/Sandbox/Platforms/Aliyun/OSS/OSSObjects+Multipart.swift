@@ -52,7 +52,9 @@ extension OSSObjects {
         return OSSXML.response(xml + "</ListPartsResult>")
     }
 
-    func complete(_ request: Request) async throws -> Response {
+    /// Completes the upload. With the `dropCompleteAnswers` fault the object is made and the connection closed
+    /// before the answer: OSS's reference says a CompleteMultipartUpload goes on when the client disconnects.
+    func complete(_ request: Request, context: SandboxRequestContext) async throws -> Response {
         var request = request
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
         let body = String(buffer: try await request.collectBody(upTo: JSONResponse.maxRequestBody))
@@ -73,6 +75,10 @@ extension OSSObjects {
                 bucket: bucket, key: key, fileID: fileID, size: size, etag: etag, contentType: upload.contentType,
                 modifiedAt: Date()))
         await aliyun.endMultipart(upload.id)
+        if await aliyun.takeCompleteAnswerDrop() {
+            aliyun.core.stats.countDroppedConnection()
+            context.channel.close(promise: nil)
+        }
         let location = "\(aliyun.baseURL)/\(bucket)/\(key)"
         return OSSXML.response(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Location>\(OSSXML.escape(location))</Location>"
