@@ -101,6 +101,10 @@ struct AliyunRecords: Codable, Sendable {
     /// `UploadMediaByURL`'s jobs by JobId.
     var urlJobs: [String: VODURLJobRecord] = [:]
 
+    private enum CodingKeys: String, CodingKey {
+        case videos, images, objects, multipartUploads, urlJobs
+    }
+
     init() {}
 
     /// Reads the records; an index written before a kind of record existed has none of it.
@@ -112,6 +116,17 @@ struct AliyunRecords: Codable, Sendable {
         multipartUploads =
             try container.decodeIfPresent([String: OSSMultipartRecord].self, forKey: .multipartUploads) ?? [:]
         urlJobs = try container.decodeIfPresent([String: VODURLJobRecord].self, forKey: .urlJobs) ?? [:]
+    }
+
+    /// Writes the records; `urlJobs` only when there are some, so an index from before they existed is written
+    /// back byte for byte.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(videos, forKey: .videos)
+        try container.encode(images, forKey: .images)
+        try container.encode(objects, forKey: .objects)
+        try container.encode(multipartUploads, forKey: .multipartUploads)
+        if !urlJobs.isEmpty { try container.encode(urlJobs, forKey: .urlJobs) }
     }
 }
 
