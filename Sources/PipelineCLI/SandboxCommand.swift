@@ -47,7 +47,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(
         name: .customLong("oss-sts-write-only"),
         help:
-            "The temporary credentials of VOD's upload addresses may only write their object: their HEAD and GET answer 403."
+            "The temporary credentials of VOD's upload addresses may write but not read their object: PutObject and the multipart calls (ListParts included) work, HEAD and GET answer 403."
     )
     var ossSTSWriteOnly = false
 

@@ -133,7 +133,8 @@ struct VODPull {
                 try await context.checkpoint(AliyunVODPullStage.Checkpoint(failures: failures + 1))
                 throw Self.failure(job, status: status, link: shownLink)
             }
-            guard status == "SUCCESS", let media = job["MediaId"]?.stringValue, !media.isEmpty else { return false }
+            let media = job["MediaId"]?.stringValue ?? ""
+            guard Self.hasSucceeded(status, mediaId: media) else { return false }
             outputs.videoId = media
             outputs.size = job["FileSize"]?.intValue ?? job["FileSize"]?.stringValue.flatMap { Int($0) } ?? 0
             return true
@@ -142,27 +143,37 @@ struct VODPull {
         return outputs
     }
 
-    /// Whether a job's status is a failure: VOD's URL-upload statuses end in `FAIL` (`DOWNLOAD_FAIL`,
-    /// `UPLOAD_FAIL`, …); `SUCCESS` ends the job, the others (`PENDING`, `PROCESSING`, `DOWNLOADING`, …) mean
-    /// it is still under way.
+    /// The statuses, upper-cased, that say a job's video exists past its upload (a video's own statuses, which
+    /// VOD's Chinese reference shows for a finished job: `Normal` with ErrorCode `200`).
+    static let videoStatuses: Set<String> = ["UPLOADSUCC", "TRANSCODING", "CHECKING", "NORMAL"]
+
+    /// Whether a job is done: a MediaId, and `SUCCESS` (VOD's English example; the UploadByURLComplete event
+    /// writes `success`) or a video status past the upload. Compared without case. VOD's table of URL-upload
+    /// statuses could not be confirmed, so this accepts every form its documents show.
+    static func hasSucceeded(_ status: String, mediaId: String) -> Bool {
+        let upper = status.uppercased()
+        return !mediaId.isEmpty && (upper == "SUCCESS" || videoStatuses.contains(upper))
+    }
+
+    /// Whether a job's status is a failure, without case: VOD's URL-upload statuses end in `FAIL`
+    /// (`DOWNLOAD_FAIL`, `UPLOAD_FAIL`, the event's `fail`, …); the others (`PENDING`, `PROCESSING`,
+    /// `DOWNLOADING`, …) mean it is still under way.
     static func hasFailed(_ status: String) -> Bool {
         let upper = status.uppercased()
         return upper.hasSuffix("FAIL") || upper.hasSuffix("FAILED")
     }
 
-    /// The failure of a job: its ErrorCode, when it is the HTTP status the source answered, says the kind (404
-    /// not-found, 403 forbidden); any other is a source VOD cannot use (invalid-input). Fatal: a later run submits
-    /// a new job.
+    /// The failure of a job, a source VOD cannot use (invalid-input), with VOD's ErrorCode and ErrorMessage. The
+    /// one code VOD documents for a pull, `URLInvalidError` ("download video failed by the url"), gets the
+    /// remedy; VOD does not say what the source answered. Fatal: a later run submits a new job.
     static func failure(_ job: JSONValue, status: String, link: String) -> StageFailure {
         let code = job["ErrorCode"]?.stringValue ?? ""
         let said = [code, job["ErrorMessage"]?.stringValue ?? ""].filter { !$0.isEmpty }.joined(separator: ": ")
-        let kind: ErrorKind =
-            switch code {
-            case "404", "410": .notFound
-            case "401", "403": .forbidden
-            default: .invalidInput
-            }
+        let remedy =
+            code == "URLInvalidError"
+            ? ": VOD could not download the URL (it must answer VOD's servers, and a presigned URL must not have expired)"
+            : ""
         return StageFailure(
-            "VOD could not pull \(link): \(status)\(said.isEmpty ? "" : " (\(said))")", kind: kind)
+            "VOD could not pull \(link): \(status)\(said.isEmpty ? "" : " (\(said))")\(remedy)", kind: .invalidInput)
     }
 }

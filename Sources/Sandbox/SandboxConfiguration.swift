@@ -45,9 +45,9 @@ public struct SandboxConfiguration: Sendable {
     /// Whether ApsaraVideo VOD reviews videos before they are published (audit before publish): a transcoded video
     /// is then `Checking` instead of `Normal`, as until someone approves it in the console.
     public var vodReview: Bool
-    /// Whether the temporary credentials of VOD's upload addresses may only write their object, as a policy that
-    /// grants `oss:PutObject` alone does: their HEAD and GET of the object answer 403 `AccessDenied` (the
-    /// multipart calls, ListParts included, still work).
+    /// Whether the temporary credentials of VOD's upload addresses may write their object but not read it: their
+    /// HEAD and GET of the object answer 403 `AccessDenied`, while PutObject and the multipart calls, ListParts
+    /// included, work (a policy granting `oss:PutObject` and `oss:ListParts` without `oss:GetObject`).
     public var ossSTSWriteOnly: Bool
 
     /// Creates a configuration; every parameter has a default suited to tests and the quick start.

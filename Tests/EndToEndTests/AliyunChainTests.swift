@@ -291,6 +291,24 @@ import Testing
         await sandbox.stop()
     }
 
+    /// A completion OSS answers with an error completed nothing: the failing run aborts the upload, and the rerun
+    /// (a write-only credential: HEAD refused, the upload gone) uploads the file again instead of reporting done.
+    @Test func aRefusedCompletionWithAWriteOnlyCredentialIsUploadedAgain() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(
+                dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), ossSTSWriteOnly: true))
+        try scratch.write("wf.json", try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "60s"))
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"refuseCompletes": 1}"#)
+        let refused = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(refused.status != 0, "InvalidPart fails the upload: \(refused.stdout)\(refused.stderr)")
+        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        try await expectOnePublishedVideo(sandbox, scratch)
+        await sandbox.stop()
+    }
+
     @Test func killNineDuringTheCreateAndTheUploadLeavesOneVideo() async throws {
         let scratch = try Scratch()
         try input(scratch)

@@ -134,10 +134,13 @@ import Testing
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let finished = result.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
             .first { $0["event"] == "itemFinished" }
-        #expect(finished?["outcome"] == "failed" && finished?["errorKind"] == "not-found", "\(result.stdout)")
-        #expect(result.stdout.contains("DOWNLOAD_FAIL") && result.stdout.contains("404"), "\(result.stdout)")
+        #expect(finished?["outcome"] == "failed" && finished?["errorKind"] == "invalid-input", "\(result.stdout)")
+        #expect(
+            result.stdout.contains("DOWNLOAD_FAIL") && result.stdout.contains("URLInvalidError")
+                && result.stdout.contains("could not download the URL"), "\(result.stdout)")
         let jobs = try await aliyun(sandbox)["urlUploadJobs"]?.arrayValue ?? []
         #expect(jobs.count == 1 && jobs.first?["Status"] == "DOWNLOAD_FAIL", "\(jobs)")
+        #expect(jobs.first?["ErrorCode"] == "URLInvalidError", "VOD's documented code, not the source's status")
         #expect(try await aliyun(sandbox)["videos"]?.arrayValue?.isEmpty == true)
         await sandbox.stop()
     }

@@ -123,8 +123,17 @@ struct MultipartUpload: Sendable {
         var partSize: Int64
         var fingerprint: UploadFile.Fingerprint
         var parts: [UploadedPart]
-        /// Whether CompleteMultipartUpload was sent with every part (nil in checkpoints from before it was kept).
-        var completing: Bool? = nil
+        /// When CompleteMultipartUpload was sent with every part and no answer came back: nil before it is sent,
+        /// and again once an answer (a success or an error) arrives or the upload is aborted.
+        var completionSentAt: Date? = nil
+
+        /// Whether a completion was sent and went unanswered recently enough that a gone upload means it was
+        /// completed: a lifecycle rule that deletes unfinished uploads works in days, so after one day a gone
+        /// upload may as well have been deleted.
+        func completionUnanswered(now: Date = Date()) -> Bool {
+            guard let completionSentAt else { return false }
+            return now.timeIntervalSince(completionSentAt) < 24 * 3600
+        }
     }
 
     let file: UploadFile
@@ -163,7 +172,7 @@ struct MultipartUpload: Sendable {
                     guard let reconciled = try await reconcile(latest) else {
                         if let object = try await backend.completedObject(
                             key: latest.key, size: file.size, parts: latest.parts, partCount: partCount,
-                            completionSent: latest.completing == true, logger: context.logger)
+                            completionSent: latest.completionUnanswered(), logger: context.logger)
                         {
                             context.logger.info("the upload was completed before the last run stopped")
                             await journal.start(with: latest)
@@ -185,18 +194,34 @@ struct MultipartUpload: Sendable {
                 guard parts.map(\.number) == Array(1...partCount) else {
                     throw StageFailure.retryable("parts are missing before completion")
                 }
-                try await journal.completing()
-                completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
+                completed = try await complete(finished, parts: parts, journal: journal)
                 return true
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
-            if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
+            if let progress {
+                try? await journal.completionAnswered()  // the record of a sent completion must not outlive an abort
+                await backend.abort(uploadId: progress.uploadId, key: progress.key)
+            }
             throw error
         }
         guard let completed, let final = await journal.progress else {
             throw StageFailure("the upload did not complete")
         }
         return (completed, final)
+    }
+
+    /// CompleteMultipartUpload, recorded as sent before it goes; an error answer clears the record (nothing was
+    /// completed), while no answer keeps it for the next run.
+    private func complete(_ finished: Progress, parts: [UploadedPart], journal: PartJournal) async throws
+        -> CompletedUpload
+    {
+        try await journal.completing()
+        do {
+            return try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
+        } catch let refused as HTTPFailure where refused.status != nil {
+            try await journal.completionAnswered()
+            throw refused
+        }
     }
 
     /// Creates the upload; its id is checkpointed before any part is sent.
@@ -302,7 +327,15 @@ private actor PartJournal {
     /// CompleteMultipartUpload is about to be sent with every part: recorded, so that a run that never hears the
     /// answer knows it went.
     func completing() async throws {
-        progress?.completing = true
+        progress?.completionSentAt = Date()
+        if let progress { try await context.checkpoint(progress) }
+    }
+
+    /// CompleteMultipartUpload was answered with an error, or the upload is being aborted: the record of a sent
+    /// completion is cleared, so that a later run does not take the gone upload for a completed one.
+    func completionAnswered() async throws {
+        guard progress?.completionSentAt != nil else { return }
+        progress?.completionSentAt = nil
         if let progress { try await context.checkpoint(progress) }
     }
 

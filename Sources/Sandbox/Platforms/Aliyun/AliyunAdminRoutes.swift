@@ -40,13 +40,22 @@ enum AliyunAdminRoutes {
             ])
         }
         // `{"dropCompleteAnswers": N}`: the next N CompleteMultipartUploads complete, and their connection closes
-        // before the answer (a lost answer, as after a network cut).
+        // before the answer (a lost answer, as after a network cut). `{"refuseCompletes": N}`: the next N are
+        // answered 400 InvalidPart and complete nothing. A key left out leaves its fault as it was.
         router.post("sandbox/aliyun/faults") { request, _ in
             var request = request
-            let body = try await request.collectBody(upTo: JSONResponse.maxRequestBody)
-            let count = JSONValue.parse(body.readableBytesView)?["dropCompleteAnswers"]?.intValue ?? 0
-            await aliyun.dropCompleteAnswers(count)
-            return JSONResponse.make(["dropCompleteAnswers": .int(count)])
+            let bytes = try await request.collectBody(upTo: JSONResponse.maxRequestBody)
+            let body = JSONValue.parse(bytes.readableBytesView)
+            var set: [String: JSONValue] = [:]
+            if let count = body?["dropCompleteAnswers"]?.intValue {
+                await aliyun.dropCompleteAnswers(count)
+                set["dropCompleteAnswers"] = .int(count)
+            }
+            if let count = body?["refuseCompletes"]?.intValue {
+                await aliyun.refuseCompletes(count)
+                set["refuseCompletes"] = .int(count)
+            }
+            return JSONResponse.make(.object(set))
         }
     }
 }

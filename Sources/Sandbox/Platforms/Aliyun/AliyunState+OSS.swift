@@ -83,6 +83,18 @@ extension AliyunState {
         self.completeAnswersToDrop = max(0, count)
     }
 
+    /// Refuses the next `count` CompleteMultipartUploads.
+    func refuseCompletes(_ count: Int) {
+        self.completesToRefuse = max(0, count)
+    }
+
+    /// Whether to refuse this CompleteMultipartUpload (one fewer to refuse).
+    func takeCompleteRefusal() -> Bool {
+        guard self.completesToRefuse > 0 else { return false }
+        self.completesToRefuse -= 1
+        return true
+    }
+
     /// Whether to drop this CompleteMultipartUpload's answer (one fewer to drop).
     func takeCompleteAnswerDrop() -> Bool {
         guard self.completeAnswersToDrop > 0 else { return false }

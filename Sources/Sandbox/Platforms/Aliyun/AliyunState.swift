@@ -22,6 +22,9 @@ final class AliyunState: IndexSectionKeeper {
     /// How many CompleteMultipartUpload answers to drop (the upload completes, the connection closes before the
     /// answer), set by `POST /sandbox/aliyun/faults`.
     var completeAnswersToDrop = 0
+    /// How many CompleteMultipartUploads to refuse with `InvalidPart` (nothing is completed), set by
+    /// `POST /sandbox/aliyun/faults`.
+    var completesToRefuse = 0
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 

@@ -59,6 +59,7 @@ extension OSSObjects {
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
         let body = String(buffer: try await request.collectBody(upTo: JSONResponse.maxRequestBody))
         let chosen = try Self.chosenParts(body, of: upload)
+        if await aliyun.takeCompleteRefusal() { throw Self.invalidPart }
         let fileID = RandomID.hex(bytes: 16)
         try await concatenate(
             chosen.map { folder.uploadPath(OSSFiles.part(uploadID: upload.id, number: $0.number)) },
@@ -86,6 +87,13 @@ extension OSSObjects {
                 + "</CompleteMultipartUploadResult>", headers: [.eTag: etag])
     }
 
+    /// OSS's answer to a completion naming a part it does not have (or, with the `refuseCompletes` fault, any).
+    private static let invalidPart = OSSError(
+        status: .badRequest, code: "InvalidPart",
+        message:
+            "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag."
+    )
+
     /// The parts a complete request lists (`body`), checked against those uploaded: a list in ascending
     /// order, each part there with its ETag, every part but the last at least ``minimumPartSize``.
     private static func chosenParts(_ body: String, of upload: OSSMultipartRecord) throws -> [OSSPartRecord] {
@@ -107,11 +115,7 @@ extension OSSObjects {
                 part.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).uppercased()
                     == etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).uppercased()
             else {
-                throw OSSError(
-                    status: .badRequest, code: "InvalidPart",
-                    message:
-                        "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag."
-                )
+                throw Self.invalidPart
             }
             chosen.append(part)
         }

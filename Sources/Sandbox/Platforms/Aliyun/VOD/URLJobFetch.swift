@@ -1,13 +1,15 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import StageKit
 
 /// The fetch of an `UploadMediaByURL` job: the sandbox downloads the URL itself (from its own OSS, through a
-/// presigned URL, or any http server) into an OSS object, then makes the video. An answer other than 2xx fails
-/// the job with `DOWNLOAD_FAIL` and the status as its ErrorCode; a broken transfer, or a file larger than the
+/// presigned URL, or any http server) into an OSS object, then makes the video. An answer other than 2xx, or a
+/// broken transfer, fails the job with `DOWNLOAD_FAIL` and VOD's one documented code, `URLInvalidError`
+/// ("download video failed by the url"), which does not say what the source answered; a file larger than the
 /// sandbox takes, with `DOWNLOAD_FAIL` too. Cancelled (the sandbox stops), it records nothing: the next start marks
 /// the job failed.
 struct URLJobFetch {
@@ -23,7 +25,8 @@ struct URLJobFetch {
         } catch {
             aliyun.core.folder.removeUpload(OSSFiles.object(fileID))
             guard !Task.isCancelled else { return }
-            let failure = error as? FetchFailure ?? FetchFailure(code: "", message: "fetching the URL: \(error)")
+            aliyun.core.logger.info("URL upload job \(job.id): \(error)")
+            let failure = error as? FetchFailure ?? .urlInvalid
             await aliyun.failURLJob(job.id, status: "DOWNLOAD_FAIL", code: failure.code, message: failure.message)
         }
     }
@@ -32,9 +35,7 @@ struct URLJobFetch {
     private func fetch(_ url: String, to path: String) async throws -> (Int64, String) {
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .hours(1))
         guard (200..<300).contains(response.status.code) else {
-            throw FetchFailure(
-                code: String(response.status.code),
-                message: "the source answered \(response.status.code) \(response.status.reasonPhrase)")
+            throw FetchFailure.urlInvalid
         }
         let limit = aliyun.core.configuration.maxUploadSize
         var digest = Insecure.MD5()
@@ -58,5 +59,8 @@ struct URLJobFetch {
     struct FetchFailure: Error {
         var code: String
         var message: String
+
+        /// VOD's documented failure of a source it could not download.
+        static let urlInvalid = FetchFailure(code: "URLInvalidError", message: "download video failed by the url")
     }
 }
