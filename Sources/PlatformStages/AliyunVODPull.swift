@@ -45,8 +45,10 @@ struct VODPull {
     /// The URL without its query, for messages: a presigned URL's query is its credential.
     var shownLink: String { options.link.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "" }
 
-    /// `UploadMediaByURL`, its marker recorded before and its job after; returns the job's id.
-    func submit(marker: String, failures: Int) async throws -> String {
+    /// `UploadMediaByURL`, its marker recorded before and its job after; returns the job's id. `earlier` is the
+    /// record of a submission with the same marker that may have made a job (never answered, or a server error):
+    /// it stays recorded as it is whatever this one meets, so no later run takes the job for one never made.
+    func submit(marker: String, earlier: CreateIntent?, failures: Int) async throws -> String {
         var metadata: [String: JSONValue] = ["SourceURL": .string(encodedLink), "Title": .string(title)]
         metadata["Description"] = options.description.map(JSONValue.string)
         metadata["Tags"] = options.tags.map { .string(VODLimits.normalized(tags: $0)) }
@@ -60,14 +62,18 @@ struct VODPull {
         parameters["TemplateGroupId"] = options.templateGroupId
         parameters["StorageLocation"] = options.storageLocation
         let action = "asking VOD to pull \(shownLink) (UploadMediaByURL)"
-        try await context.checkpoint(
-            AliyunVODPullStage.Checkpoint(intent: CreateIntent(marker: marker), failures: failures))
+        let intent = earlier ?? CreateIntent(marker: marker, sentAt: Date())
+        try await context.checkpoint(AliyunVODPullStage.Checkpoint(intent: intent, failures: failures))
         let answer: JSONValue
         do {
             answer = try await api.call("UploadMediaByURL", parameters, doing: action)
         } catch {
-            if let intent = CreateIntent(marker: marker, after: error) {
-                try await context.checkpoint(AliyunVODPullStage.Checkpoint(intent: intent, failures: failures))
+            if earlier != nil {
+                throw Self.resubmissionFailure(error, marker: marker, link: shownLink)
+            }
+            if var answered = CreateIntent(marker: marker, after: error) {
+                answered.sentAt = intent.sentAt
+                try await context.checkpoint(AliyunVODPullStage.Checkpoint(intent: answered, failures: failures))
             }
             throw error
         }
@@ -77,6 +83,71 @@ struct VODPull {
             AliyunVODPullStage.Checkpoint(intent: CreateIntent(marker: marker), jobId: jobId, failures: failures))
         context.logger.info("VOD queued pull job \(jobId)")
         return jobId
+    }
+
+    /// When a presigned `link` stops working, from its own query: OSS V4's `x-oss-date` and `x-oss-expires`, S3's
+    /// `X-Amz-Date` and `X-Amz-Expires`, or OSS V1's `Expires` (seconds since 1970); nil for a URL that says none.
+    static func expiry(ofLink link: String) -> Date? {
+        guard let items = URLComponents(string: link)?.queryItems else { return nil }
+        var query: [String: String] = [:]
+        for item in items { query[item.name.lowercased()] = item.value ?? "" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        for (date, expires) in [("x-oss-date", "x-oss-expires"), ("x-amz-date", "x-amz-expires")] {
+            if let signed = query[date].flatMap(formatter.date(from:)),
+                let seconds = query[expires].flatMap(Double.init)
+            {
+                return signed.addingTimeInterval(seconds)
+            }
+        }
+        return query["expires"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// A presigned link that has expired fails before it is submitted (VOD would queue the job and fail it with
+    /// `URLInvalidError` later): fatal, with the remedy.
+    func checkLinkExpiry(now: Date = Date()) throws {
+        guard let expiry = Self.expiry(ofLink: options.link) else { return }
+        let when = ISO8601DateFormatter().string(from: expiry)
+        guard expiry > now else {
+            throw StageFailure(
+                "the presigned URL \(shownLink) expired at \(when): VOD could not fetch it; sign a new one (run the stage that made it again, e.g. with --reprocess, and give it a longer shareFor or a credential that lives longer)",
+                kind: .invalidInput)
+        }
+        if expiry.timeIntervalSince(now) < 3600 {
+            context.logger.warning(
+                "the presigned URL \(shownLink) expires at \(when): VOD queues pulls and may fetch it later than that")
+        }
+    }
+
+    /// How long VOD refuses a repeated `SessionId`: 10 minutes, as documented, less a minute for the request's
+    /// travel. Within it a submission may go again with the same marker (VOD refuses it if the first arrived).
+    static let sessionWindow: TimeInterval = 9 * 60
+
+    /// Whether a submission may go again after `earlier`, a submission with the same marker that may have made a
+    /// job the look-up did not find: only while VOD still refuses its `SessionId`, so the repeat cannot make a
+    /// second job. Past that (or with no time recorded), the stage fails instead, retryably: a later attempt looks
+    /// for the job again.
+    static func resubmissionProblem(after earlier: CreateIntent, link: String, now: Date = Date()) -> StageFailure? {
+        if let sentAt = earlier.sentAt, now.timeIntervalSince(sentAt) < sessionWindow { return nil }
+        let when = earlier.sentAt.map { " at \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+        return StageFailure.retryable(
+            "a pull of \(link) submitted\(when) with SessionId \(earlier.marker) may have made a job that "
+                + "GetURLUploadInfos does not list, and VOD refuses a repeated SessionId only for 10 minutes: "
+                + "submitting again could make a second video, so it is not done. A later attempt looks for the job "
+                + "again; if VOD has none (see its URL upload jobs), `pipeline run --reprocess` submits anew",
+            kind: .failed)
+    }
+
+    /// The failure of a submission repeated after one that may have made a job: a refusal most likely means VOD
+    /// refused the `SessionId` because the first arrived (retryable: a later attempt looks for its job again).
+    static func resubmissionFailure(_ error: any Error, marker: String, link: String) -> any Error {
+        guard let failure = error as? HTTPFailure, failure.refusedRequest else { return error }
+        return StageFailure.retryable(
+            "VOD refused the pull of \(link) submitted again with SessionId \(marker) (\(failure.message)): the "
+                + "earlier submission most likely arrived and made a job that GetURLUploadInfos does not list yet; a "
+                + "later attempt looks for it again")
     }
 
     /// The `UserData` sent: the option's JSON with the marker under `Extend.PipelineMarker`.
@@ -123,11 +194,21 @@ struct VODPull {
             $0.jobId = jobId
             $0.created = true
         }
+        var missingSince: ContinuousClock.Instant?
         try await poll(every: options.interval, for: options.timeout, what: "VOD's pull of \(shownLink)") {
             let answer = try await api.call(
                 "GetURLUploadInfos", ["JobIds": jobId], doing: "checking pull job \(jobId) (GetURLUploadInfos)")
             guard let job = answer["URLUploadInfoList"]?.arrayValue?.first(where: { $0["JobId"]?.stringValue == jobId })
-            else { throw PlatformError(.notFound, "pull job \(jobId) does not exist (GetURLUploadInfos: NonExists)") }
+            else {
+                // A job just made may not be listed yet: it is missing only once it stays so for a minute.
+                let since = missingSince ?? ContinuousClock.now
+                missingSince = since
+                if ContinuousClock.now - since < Self.missingGrace { return false }
+                throw PlatformError(
+                    .notFound,
+                    "pull job \(jobId) does not exist (GetURLUploadInfos: NonExists for \(Self.missingGrace))")
+            }
+            missingSince = nil
             let status = job["Status"]?.stringValue ?? ""
             if Self.hasFailed(status) {
                 try await context.checkpoint(AliyunVODPullStage.Checkpoint(failures: failures + 1))
@@ -142,6 +223,10 @@ struct VODPull {
         context.logger.info("VOD pulled \(shownLink) into video \(outputs.videoId)")
         return outputs
     }
+
+    /// How long a followed job may be missing from GetURLUploadInfos (NonExists) before the stage says it does not
+    /// exist: a listing can lag behind the job's creation.
+    static let missingGrace = Duration.seconds(60)
 
     /// The statuses, upper-cased, that say a job's video exists past its upload (a video's own statuses, which
     /// VOD's Chinese reference shows for a finished job: `Normal` with ErrorCode `200`).

@@ -115,15 +115,19 @@ public struct AliyunVODPullStage: Stage {
             context.logger.info("following pull job \(jobId)")
             return try await pull.follow(jobId, failures: checkpoint.failures)
         }
-        if let intent = checkpoint.intent, intent.marker == marker,
-            let wait = intent.lookup(waiting: options.reconcileWait),
-            let jobId = try await pull.lookUp(marker: marker, waiting: wait)
-        {
-            context.logger.notice("adopted pull job \(jobId), submitted by a request that was never answered")
-            try await context.checkpoint(Checkpoint(intent: intent, jobId: jobId, failures: checkpoint.failures))
-            return try await pull.follow(jobId, failures: checkpoint.failures)
+        // A submission with this marker that may have made a job: looked for, and submitted again only while VOD
+        // would refuse the repeat.
+        let earlier = checkpoint.intent.flatMap { $0.marker == marker && $0.mayHaveActed ? $0 : nil }
+        if let earlier, let wait = earlier.lookup(waiting: options.reconcileWait) {
+            if let jobId = try await pull.lookUp(marker: marker, waiting: wait) {
+                context.logger.notice("adopted pull job \(jobId), submitted by a request that was never answered")
+                try await context.checkpoint(Checkpoint(intent: earlier, jobId: jobId, failures: checkpoint.failures))
+                return try await pull.follow(jobId, failures: checkpoint.failures)
+            }
+            if let problem = VODPull.resubmissionProblem(after: earlier, link: pull.shownLink) { throw problem }
         }
-        let jobId = try await pull.submit(marker: marker, failures: checkpoint.failures)
+        try pull.checkLinkExpiry()
+        let jobId = try await pull.submit(marker: marker, earlier: earlier, failures: checkpoint.failures)
         return try await pull.follow(jobId, failures: checkpoint.failures)
     }
 }

@@ -29,7 +29,8 @@ import Testing
                 with:
                     #""expiration": "${ticket.expiration}", "partSize": "\#(partSize)", "concurrency": 1, "renewBefore": "\#(renewBefore)", "stallTimeout": "5s" }"#
             )
-            .replacingOccurrences(of: #""interval": "1s""#, with: #""interval": "100ms""#)
+            // A source that never arrives ends the wait in 20 s with a clear failure, not after 30 minutes.
+            .replacingOccurrences(of: #""interval": "1s""#, with: #""interval": "100ms", "uploadingTimeout": "20s""#)
     }
 
     private func input(_ scratch: borrowing Scratch) throws {
@@ -277,7 +278,8 @@ import Testing
                 dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), ossSTSWriteOnly: true))
         try scratch.write("wf.json", try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "60s"))
         _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"dropCompleteAnswers": 1}"#)
-        let result = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        let result = try await Binary.run(
+            ["run", "wf.json", "--report", "report.json"], in: scratch.root, environment: Self.environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let stats = try JSONValue(parsing: await httpGet("\(sandbox.baseURL)/sandbox/stats"))
         #expect(stats["droppedConnections"] == 1, "the completion's answer was dropped: \(stats)")
@@ -288,6 +290,10 @@ import Testing
         }
         let videoParts = ((size ?? 0) + (100 << 10) - 1) / (100 << 10)
         #expect(state["partsStored"]?.intValue == videoParts + 1, "every part stored once (the video's, the cover)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let upload = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first { $0["stage"] == "upload" }
+        let object = state["objects"]?.arrayValue?.first { $0["Key"] == upload?["outputs"]?["key"] }
+        #expect(object != nil && upload?["outputs"]?["etag"] == object?["ETag"], "the etag a completion gives")
         await sandbox.stop()
     }
 

@@ -13,7 +13,7 @@ import Testing
 /// kill -9 while the submission is unanswered, and a URL VOD cannot fetch.
 @Suite struct AliyunPullTests {
     /// An export to OSS, shared for an hour, pulled by VOD, waited for and described; cancel deletes the video.
-    static func workflow(api: String) -> String {
+    static func workflow(api: String, reconcileWait: String = "10s") -> String {
         """
         {"version": 1, "name": "pulled", "inputs": {"path": "in"},
          "vars": {"api": "\(api)"},
@@ -25,7 +25,7 @@ import Testing
                     "key": "exports/${input.stem}.mp4", "file": "${export.path}", "shareFor": "1h"}},
           {"id": "pull", "uses": "aliyun.vod.pull",
            "with": {"api": "${vars.api}", "link": "${store.sharedURL}", "title": "${input.stem}", "tags": "pipeline",
-                    "interval": "100ms"}},
+                    "interval": "100ms", "reconcileWait": "\(reconcileWait)"}},
           {"id": "wait", "uses": "aliyun.vod.wait",
            "with": {"api": "${vars.api}", "videoId": "${pull.videoId}", "interval": "100ms"}}
          ],
@@ -41,6 +41,13 @@ import Testing
         try FileManager.default.copyItem(
             at: repositoryRoot.appendingPathComponent("samples/clip-h264-aac.mp4"),
             to: scratch.path("in/clip-h264-aac.mp4"))
+    }
+
+    /// `shown` names a presigned URL, and only with its signature masked.
+    static func expectMaskedSignatures(_ shown: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        let signatures = shown.components(separatedBy: "x-oss-signature=").dropFirst()
+        #expect(!signatures.isEmpty, "no presigned URL shown: \(shown)", sourceLocation: sourceLocation)
+        #expect(signatures.allSatisfy { $0.hasPrefix("redacted") }, "\(shown)", sourceLocation: sourceLocation)
     }
 
     private func aliyun(_ sandbox: RunningSandbox) async throws -> JSONValue {
@@ -72,12 +79,15 @@ import Testing
         let validate = try await Binary.run(["validate", "wf.json"], in: scratch.root)
         #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
         let result = try await Binary.run(
-            ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+            ["run", "wf.json", "--report", "report.json"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         try await expectOnePulledVideo(sandbox, scratch)
         let again = try await Binary.run(
             ["run", "wf.json", "--json"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(runFinished(again.stdout)?["stagesRun"] == 0)
+        // The shared URL reads the object: the report shows it with its signature masked.
+        let report = try String(contentsOf: scratch.path("report.json"), encoding: .utf8)
+        Self.expectMaskedSignatures(report)
         let cancel = try await Binary.run(
             ["cancel", "wf.json", "clip-h264-aac.mp4"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
@@ -103,6 +113,46 @@ import Testing
         process.signal(SIGKILL)
         _ = await process.exit()
         _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 0}"#)
+        let rerun = try await Binary.run(
+            ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        #expect(rerun.stdout.contains("adopted pull job") || rerun.stderr.contains("adopted pull job"))
+        try await expectOnePulledVideo(sandbox, scratch)
+        await sandbox.stop()
+    }
+
+    /// Killed while the submission is unanswered, then rerun while VOD's listing by URL lags: the repeated
+    /// submission is refused (VOD's SessionId rule), and that refusal must not turn the record into "nothing was
+    /// made". Once VOD would take the SessionId again (as after 10 minutes), the next run still looks for the job,
+    /// finds it and follows it: one job, one video.
+    @Test func aRefusedResubmissionStillLooksForTheFirstJob() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200)))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, reconcileWait: "1s"))
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 3}"#)
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"urlListingLag": 3600}"#)
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+        try await waitUntil("the pull job, or the end of the run") {
+            guard process.isRunning else { return true }
+            return ((try? await aliyun(sandbox))?["urlUploadJobs"]?.arrayValue?.count ?? 0) > 0
+        }
+        #expect(process.isRunning, "the run ended before the pull was submitted")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 0}"#)
+        let lagging = try await Binary.run(
+            ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+        #expect(lagging.status == 1, "\(lagging.stdout)\(lagging.stderr)")
+        #expect(lagging.stdout.contains("refused the pull") || lagging.stderr.contains("refused the pull"))
+        #expect(try await aliyun(sandbox)["urlUploadJobs"]?.arrayValue?.count == 1)
+        // The plan of the pull shows its link, the shared URL, with the signature masked.
+        let plan = try await Binary.run(
+            ["plan", "wf.json", "--json"], in: scratch.root, environment: AliyunChainTests.environment)
+        Self.expectMaskedSignatures(plan.stdout)
+        _ = await httpPost(
+            "\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"urlListingLag": 0, "sessionWindow": 0}"#)
         let rerun = try await Binary.run(
             ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")

@@ -65,7 +65,7 @@ public struct OSSUploadStage: Stage {
         public var region: String?
         /// Also give a presigned V4 GET URL of the object, valid this long.
         @Option(
-            "Also give a presigned GET URL of the object (sharedURL, V4-signed), valid this long: for a platform that pulls the file (aliyun.vod.pull). Anybody holding it can read the object until then, and it is kept with the outputs.",
+            "Also give a presigned GET URL of the object (sharedURL, V4-signed), valid this long: for a platform that pulls the file (aliyun.vod.pull). Anybody holding it can read the object until then, and it is kept with the outputs. A URL signed with a temporary credential stops working when the credential expires: it is signed for no longer than expiration allows (sharedUntil says until when).",
             minimum: 1, maximum: 604_800)
         public var shareFor: TimeSpan?
         /// Abort a part that sends nothing for this long, then retry it.
@@ -117,6 +117,11 @@ public struct OSSUploadStage: Stage {
         /// A presigned GET URL of the object (shareFor); empty when not asked for.
         @Output("A presigned V4 GET URL of the object, valid for shareFor; empty when not asked for.")
         public var sharedURL = ""
+        /// When sharedURL stops working (ISO 8601); empty when there is none.
+        @Output(
+            "When sharedURL stops working (ISO 8601): shareFor after the upload, or the temporary credential's expiration if that comes first; empty when there is no sharedURL."
+        )
+        public var sharedUntil = ""
 
         public init() {}
     }
@@ -150,27 +155,50 @@ public struct OSSUploadStage: Stage {
             file: file, partSize: partSize, concurrency: options.concurrency,
             target: "oss:\(backend.objectURL)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
-        return try Self.outputs(options, completed, size: file.size, signer: backend.signer)
+        return try Self.outputs(options, completed, size: file.size, signer: backend.signer, context: context)
     }
 
     /// The object, and its presigned URL when `shareFor` asks for one (signed now, so valid `shareFor` from the
-    /// end of the upload).
-    private static func outputs(_ options: Options, _ completed: CompletedUpload, size: Int64, signer: OSSSigner) throws
-        -> Outputs
-    {
+    /// end of the upload, or until the temporary credential it is signed with expires, if sooner).
+    private static func outputs(
+        _ options: Options, _ completed: CompletedUpload, size: Int64, signer: OSSSigner, context: StageContext
+    ) throws -> Outputs {
         try Outputs.with {
             $0.object = UploadedObject(bucket: options.bucket, key: options.key, completed, size: size)
             guard let shareFor = options.shareFor else { return }
             guard case .v4(let region) = signer.version else {
                 throw StageFailure("shareFor needs signatureVersion v4", kind: .invalidOptions)
             }
+            let now = Date()
+            let seconds = try sharedSeconds(options, shareFor: shareFor, now: now, logger: context.logger)
             let query = signer.presignV4(
-                method: "GET", bucket: options.bucket, key: options.key, expires: Int(shareFor.seconds.rounded()),
-                date: Date(), region: region)
+                method: "GET", bucket: options.bucket, key: options.key, expires: seconds, date: now, region: region)
             $0.sharedURL =
                 try OSSBackend.objectURL(options) + "?"
                 + query.map { "\(OSSBackend.encode($0.0))=\(OSSBackend.encode($0.1))" }.joined(separator: "&")
+            $0.sharedUntil = ISO8601DateFormatter().string(from: now.addingTimeInterval(TimeInterval(seconds)))
         }
+    }
+
+    /// How long the shared URL is signed for: `shareFor`, or less when the credential's `expiration` comes first
+    /// (OSS refuses a URL signed with a temporary credential once the credential has expired, so a longer one
+    /// would promise what it cannot keep). A credential already expired fails: the URL would never work.
+    static func sharedSeconds(_ options: Options, shareFor: TimeSpan, now: Date, logger: Logger) throws -> Int {
+        let wanted = Int(shareFor.seconds.rounded())
+        guard let text = options.expiration, !text.isEmpty, let expiration = ISO8601DateFormatter().date(from: text)
+        else { return wanted }
+        let left = Int(expiration.timeIntervalSince(now).rounded(.down))
+        guard left > 0 else {
+            throw StageFailure.retryable(
+                "the credential expired at \(text): a URL signed with it would not work; renew it (refreshWith)",
+                kind: .notAuthenticated)
+        }
+        if left < wanted {
+            logger.warning(
+                "sharedURL works until the credential expires at \(text), \(left) s from now, not for shareFor (\(shareFor)): give a credential that lives longer, or pull sooner"
+            )
+        }
+        return min(wanted, left)
     }
 
     /// `"stream": true`: uploads the export the stage follows while it is written (``StreamedMultipartUpload``),
@@ -185,6 +213,6 @@ public struct OSSUploadStage: Stage {
         let (completed, size) = try await upload.run()
         let signer = OSSSigner(
             credentials: try options.credentials.accessKey(), version: OSSBackend.signatureVersion(options))
-        return try Self.outputs(options, completed, size: size, signer: signer)
+        return try Self.outputs(options, completed, size: size, signer: signer, context: context)
     }
 }

@@ -65,7 +65,8 @@ extension MultipartBackend {
     /// When the credential may not read the object (``UnreadableObject``), what it could do decides: the upload is
     /// gone (NoSuchUpload: "aborted or completed", in OSS's words) and `completionSent` (the completion was sent
     /// with every part, and OSS's reference says a CompleteMultipartUpload goes on when the client disconnects),
-    /// so it was completed, with an ETag nobody could read; without `completionSent`, nil.
+    /// so it was completed; its ETag is the one a completion of the recorded parts gives (``completionETag(of:)``),
+    /// since nobody could read it. Without `completionSent`, nil.
     func completedObject(
         key: String, size: Int64, parts: [UploadedPart], partCount: Int, completionSent: Bool = false,
         logger: Logger? = nil
@@ -79,7 +80,7 @@ extension MultipartBackend {
             logger?.notice(
                 "the credential may not read the object; its upload is gone after a completion was sent with every part: it was completed"
             )
-            return CompletedUpload(etag: "", location: unreadable.location)
+            return CompletedUpload(etag: Self.completionETag(of: parts) ?? "", location: unreadable.location)
         }
         guard let object, Self.etag(object.etag, canComplete: parts) else { return nil }
         return object
@@ -89,14 +90,23 @@ extension MultipartBackend {
     /// MD5s, a dash and their count. An ETag of another form (another storage's, or parts' ETags that are not
     /// MD5s) tells nothing and passes.
     static func etag(_ etag: String, canComplete parts: [UploadedPart]) -> Bool {
-        func hex(_ text: String) -> String {
-            text.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
-        }
-        let object = hex(etag).split(separator: "-")
-        let digests = parts.sorted { $0.number < $1.number }.map { hex($0.etag) }
+        let object = etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: "-")
         guard object.count == 2, object[0].count == 32, Int(object[1]) != nil,
-            digests.allSatisfy({ $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+            let expected = completionETag(of: parts)
         else { return true }
+        return "\"\(object[0])-\(object[1])\"" == expected.lowercased()
+    }
+
+    /// The ETag S3 and OSS give the completion of `parts`: the MD5 of the parts' MD5s, a dash and their count, in
+    /// quotes (OSS writes the hex in capitals, S3 in small letters; compare without case). Nil when a part's ETag
+    /// is not an MD5.
+    static func completionETag(of parts: [UploadedPart]) -> String? {
+        let digests = parts.sorted { $0.number < $1.number }.map {
+            $0.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        }
+        guard !digests.isEmpty, digests.allSatisfy({ $0.count == 32 && $0.allSatisfy(\.isHexDigit) }) else {
+            return nil
+        }
         var hasher = Insecure.MD5()
         for digest in digests {
             let bytes = stride(from: 0, to: 32, by: 2).compactMap { offset -> UInt8? in
@@ -105,7 +115,7 @@ extension MultipartBackend {
             }
             hasher.update(data: bytes)
         }
-        return object[0] == HexDigest.text(hasher.finalize()) && object[1] == "\(parts.count)"
+        return "\"\(HexDigest.text(hasher.finalize()).uppercased())-\(parts.count)\""
     }
 }
 

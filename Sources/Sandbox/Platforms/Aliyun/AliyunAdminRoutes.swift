@@ -41,7 +41,9 @@ enum AliyunAdminRoutes {
         }
         // `{"dropCompleteAnswers": N}`: the next N CompleteMultipartUploads complete, and their connection closes
         // before the answer (a lost answer, as after a network cut). `{"refuseCompletes": N}`: the next N are
-        // answered 400 InvalidPart and complete nothing. A key left out leaves its fault as it was.
+        // answered 400 InvalidPart and complete nothing. `{"urlListingLag": S}`: GetURLUploadInfos by URL lists a
+        // job only once it is S seconds old. `{"sessionWindow": S}`: a SessionId is refused for S seconds instead of
+        // 600. A key left out leaves its fault as it was.
         router.post("sandbox/aliyun/faults") { request, _ in
             var request = request
             let bytes = try await request.collectBody(upTo: JSONResponse.maxRequestBody)
@@ -55,6 +57,11 @@ enum AliyunAdminRoutes {
                 await aliyun.refuseCompletes(count)
                 set["refuseCompletes"] = .int(count)
             }
+            let lag = body?["urlListingLag"]?.doubleValue
+            let window = body?["sessionWindow"]?.doubleValue
+            await aliyun.setURLJobFaults(listingLag: lag, sessionWindow: window)
+            set["urlListingLag"] = lag.map(JSONValue.double)
+            set["sessionWindow"] = window.map(JSONValue.double)
             return JSONResponse.make(.object(set))
         }
     }

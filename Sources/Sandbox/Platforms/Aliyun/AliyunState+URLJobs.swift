@@ -4,11 +4,11 @@ import StageKit
 
 /// VOD's URL-based uploads (`UploadMediaByURL`): jobs, their fetches, and the videos they make.
 extension AliyunState {
-    /// Records `jobs` and starts fetching each; refuses a `session` used within `window` seconds.
-    func submitURLJobs(_ jobs: [VODURLJobRecord], session: String?, within window: TimeInterval) throws {
+    /// Records `jobs` and starts fetching each; refuses a `session` used within ``sessionWindow``.
+    func submitURLJobs(_ jobs: [VODURLJobRecord], session: String?) throws {
         if let session,
             self.records.urlJobs.values.contains(where: {
-                $0.sessionID == session && Date().timeIntervalSince($0.createdAt) < window
+                $0.sessionID == session && Date().timeIntervalSince($0.createdAt) < self.sessionWindow
             })
         {
             throw VODError.invalid("SessionId", "a request with this SessionId was made in the last 10 minutes")
@@ -26,9 +26,17 @@ extension AliyunState {
         ids.compactMap { self.records.urlJobs[$0] }
     }
 
-    /// The jobs of any of `urls`, oldest first.
+    /// The jobs of any of `urls` that the listing shows (older than ``urlListingLag``), oldest first.
     func urlJobs(urls: [String]) -> [VODURLJobRecord] {
-        self.records.urlJobs.values.filter { urls.contains($0.uploadURL) }.sorted { $0.createdAt < $1.createdAt }
+        self.records.urlJobs.values.filter {
+            urls.contains($0.uploadURL) && Date().timeIntervalSince($0.createdAt) >= self.urlListingLag
+        }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// Sets the listing lag and the `SessionId` window (the faults of `POST /sandbox/aliyun/faults`).
+    func setURLJobFaults(listingLag: TimeInterval?, sessionWindow: TimeInterval?) {
+        if let listingLag { self.urlListingLag = max(0, listingLag) }
+        if let sessionWindow { self.sessionWindow = max(0, sessionWindow) }
     }
 
     /// Changes a job (its status, its outcome).

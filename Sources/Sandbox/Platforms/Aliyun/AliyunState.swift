@@ -25,6 +25,12 @@ final class AliyunState: IndexSectionKeeper {
     /// How many CompleteMultipartUploads to refuse with `InvalidPart` (nothing is completed), set by
     /// `POST /sandbox/aliyun/faults`.
     var completesToRefuse = 0
+    /// How old a URL upload job must be before `GetURLUploadInfos` by `UploadURLs` lists it (a listing that lags
+    /// behind creation), set by `POST /sandbox/aliyun/faults`; by `JobIds` it is found at once.
+    var urlListingLag: TimeInterval = 0
+    /// How long `UploadMediaByURL` refuses a `SessionId` used before: 10 minutes, as VOD documents, unless
+    /// `POST /sandbox/aliyun/faults` shortens it.
+    var sessionWindow: TimeInterval = 600
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 

@@ -9,9 +9,6 @@ import StageKit
 /// background (``URLJobFetch``). `GetURLUploadInfos` takes `JobIds` or `UploadURLs` (at most 10; `JobIds` wins) and
 /// answers `URLUploadInfoList` and `NonExists`.
 extension VODActions {
-    /// How long a `SessionId` refuses a second request.
-    static let sessionWindow: TimeInterval = 600
-
     func uploadMediaByURL() async throws -> Response {
         let urls = try Self.decodedURLs(try call.required("UploadURLs"), parameter: "UploadURLs", atMost: 20)
         let metadata = try Self.metadata(call["UploadMetadatas"])
@@ -39,7 +36,7 @@ extension VODActions {
                     metadata: entry, templateGroupID: entry["TemplateGroupId"] ?? call["TemplateGroupId"],
                     status: "PENDING", createdAt: Date()))
         }
-        try await aliyun.submitURLJobs(jobs, session: call["SessionId"], within: Self.sessionWindow)
+        try await aliyun.submitURLJobs(jobs, session: call["SessionId"])
         try await aliyun.core.faults.delayCreateAnswer()
         return JSONResponse.make([
             "RequestId": .string(RandomID.requestID()),
