@@ -188,7 +188,8 @@ struct VODPull {
         return found.first?["JobId"]?.stringValue
     }
 
-    /// Polls GetURLUploadInfos until the job succeeded (its MediaId is the video) or failed.
+    /// Polls GetURLUploadInfos until the job has pulled its file (its MediaId is the video, whatever became of the
+    /// video's transcode) or failed without a video.
     func follow(_ jobId: String, failures: Int) async throws -> AliyunVODPullStage.Outputs {
         var outputs = AliyunVODPullStage.Outputs.with {
             $0.jobId = jobId
@@ -210,12 +211,17 @@ struct VODPull {
             }
             missingSince = nil
             let status = job["Status"]?.stringValue ?? ""
-            if Self.hasFailed(status) {
+            let media = job["MediaId"]?.stringValue ?? ""
+            if media.isEmpty, Self.hasFailed(status) {
                 try await context.checkpoint(AliyunVODPullStage.Checkpoint(failures: failures + 1))
                 throw Self.failure(job, status: status, link: shownLink)
             }
-            let media = job["MediaId"]?.stringValue ?? ""
-            guard Self.hasSucceeded(status, mediaId: media) else { return false }
+            guard Self.hasPulled(status, mediaId: media) else { return false }
+            if Self.hasFailed(status) {
+                context.logger.warning(
+                    "VOD pulled \(shownLink) into video \(media), whose status is \(status): the wait for the video reports it"
+                )
+            }
             outputs.videoId = media
             outputs.size = job["FileSize"]?.intValue ?? job["FileSize"]?.stringValue.flatMap { Int($0) } ?? 0
             return true
@@ -232,12 +238,15 @@ struct VODPull {
     /// VOD's Chinese reference shows for a finished job: `Normal` with ErrorCode `200`).
     static let videoStatuses: Set<String> = ["UPLOADSUCC", "TRANSCODING", "CHECKING", "NORMAL"]
 
-    /// Whether a job is done: a MediaId, and `SUCCESS` (VOD's English example; the UploadByURLComplete event
-    /// writes `success`) or a video status past the upload. Compared without case. VOD's table of URL-upload
-    /// statuses could not be confirmed, so this accepts every form its documents show.
-    static func hasSucceeded(_ status: String, mediaId: String) -> Bool {
+    /// Whether a job has pulled its file: it has a MediaId (the video exists) and has ended, with `SUCCESS` (VOD's
+    /// English example; the UploadByURLComplete event writes `success`), a video status past the upload, or a
+    /// failure of the video after it (`TranscodeFail`, …: the job's statuses are its video's). A failed video is
+    /// the video's own outcome, which `aliyun.vod.wait` reports; pulling again would make a second video. Compared
+    /// without case. VOD's table of URL-upload statuses could not be confirmed, so this accepts every form its
+    /// documents show.
+    static func hasPulled(_ status: String, mediaId: String) -> Bool {
         let upper = status.uppercased()
-        return !mediaId.isEmpty && (upper == "SUCCESS" || videoStatuses.contains(upper))
+        return !mediaId.isEmpty && (upper == "SUCCESS" || videoStatuses.contains(upper) || hasFailed(status))
     }
 
     /// Whether a job's status is a failure, without case: VOD's URL-upload statuses end in `FAIL`
@@ -250,7 +259,8 @@ struct VODPull {
 
     /// The failure of a job, a source VOD cannot use (invalid-input), with VOD's ErrorCode and ErrorMessage. The
     /// one code VOD documents for a pull, `URLInvalidError` ("download video failed by the url"), gets the
-    /// remedy; VOD does not say what the source answered. Fatal: a later run submits a new job.
+    /// remedy; VOD does not say what the source answered. Only a job without a MediaId fails so (no video was
+    /// made). Fatal: a later run submits a new job.
     static func failure(_ job: JSONValue, status: String, link: String) -> StageFailure {
         let code = job["ErrorCode"]?.stringValue ?? ""
         let said = [code, job["ErrorMessage"]?.stringValue ?? ""].filter { !$0.isEmpty }.joined(separator: ": ")

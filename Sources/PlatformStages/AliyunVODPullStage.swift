@@ -118,12 +118,15 @@ public struct AliyunVODPullStage: Stage {
         // A submission with this marker that may have made a job: looked for, and submitted again only while VOD
         // would refuse the repeat.
         let earlier = checkpoint.intent.flatMap { $0.marker == marker && $0.mayHaveActed ? $0 : nil }
-        if let earlier, let wait = earlier.lookup(waiting: options.reconcileWait) {
-            if let jobId = try await pull.lookUp(marker: marker, waiting: wait) {
+        if let earlier {
+            if let wait = earlier.lookup(waiting: options.reconcileWait),
+                let jobId = try await pull.lookUp(marker: marker, waiting: wait)
+            {
                 context.logger.notice("adopted pull job \(jobId), submitted by a request that was never answered")
                 try await context.checkpoint(Checkpoint(intent: earlier, jobId: jobId, failures: checkpoint.failures))
                 return try await pull.follow(jobId, failures: checkpoint.failures)
             }
+            // Whether or not it was looked for, a job it may have made is not submitted for again past the window.
             if let problem = VODPull.resubmissionProblem(after: earlier, link: pull.shownLink) { throw problem }
         }
         try pull.checkLinkExpiry()

@@ -10,7 +10,7 @@ import Testing
 
 /// `aliyun.vod.pull` with the built binary against the Sandbox: an export uploaded to the Sandbox's OSS with a
 /// presigned URL (`oss.upload` with `shareFor`) that VOD fetches itself (UploadMediaByURL, GetURLUploadInfos), a
-/// kill -9 while the submission is unanswered, and a URL VOD cannot fetch.
+/// kill -9 while the submission is unanswered, a video whose transcode fails, and a URL VOD cannot fetch.
 @Suite struct AliyunPullTests {
     /// An export to OSS, shared for an hour, pulled by VOD, waited for and described; cancel deletes the video.
     static func workflow(api: String, reconcileWait: String = "10s") -> String {
@@ -158,6 +158,33 @@ import Testing
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
         #expect(rerun.stdout.contains("adopted pull job") || rerun.stderr.contains("adopted pull job"))
         try await expectOnePulledVideo(sandbox, scratch)
+        await sandbox.stop()
+    }
+
+    /// A job that ends `TranscodeFail` with a MediaId (VOD's job statuses are its video's) has pulled its file: the
+    /// pull outputs the video and the wait fails on its status; a rerun waits for the same video again rather than
+    /// pulling a second one. One job, one video.
+    @Test func aPulledVideoWhoseTranscodeFailsIsNotPulledAgain() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200)))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL))
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"transcodeFails": 1}"#)
+        for round in 1...2 {
+            let result = try await Binary.run(
+                ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+            #expect(result.status == 1, "round \(round): \(result.stdout)\(result.stderr)")
+            #expect(
+                (result.stdout + result.stderr).contains("its status is TranscodeFail"),
+                "round \(round): \(result.stdout)\(result.stderr)")
+        }
+        let state = try await aliyun(sandbox)
+        let jobs = state["urlUploadJobs"]?.arrayValue ?? []
+        #expect(jobs.count == 1 && jobs.first?["Status"] == "TranscodeFail", "jobs: \(jobs)")
+        let videos = state["videos"]?.arrayValue ?? []
+        #expect(videos.count == 1 && videos.first?["VideoId"] == jobs.first?["MediaId"], "videos: \(videos)")
+        #expect(videos.first?["Status"] == "TranscodeFail", "videos: \(videos)")
         await sandbox.stop()
     }
 

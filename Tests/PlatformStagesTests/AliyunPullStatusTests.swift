@@ -9,18 +9,25 @@ import Testing
 @Suite struct AliyunPullStatusTests {
     @Test(arguments: ["SUCCESS", "success", "Success", "Normal", "UploadSucc", "Transcoding", "Checking"])
     func aJobWithAMediaIdPastTheUploadIsDone(status: String) {
-        #expect(VODPull.hasSucceeded(status, mediaId: "a1b2c3"))
+        #expect(VODPull.hasPulled(status, mediaId: "a1b2c3"))
         #expect(!VODPull.hasFailed(status))
     }
 
-    @Test(arguments: ["SUCCESS", "Normal"])
+    @Test(arguments: ["SUCCESS", "Normal", "DOWNLOAD_FAIL", "UPLOAD_FAIL"])
     func aJobWithoutAMediaIdIsNotDone(status: String) {
-        #expect(!VODPull.hasSucceeded(status, mediaId: ""))
+        #expect(!VODPull.hasPulled(status, mediaId: ""))
     }
 
-    @Test(arguments: ["PENDING", "DOWNLOADING", "Processing", "Uploading", "DOWNLOAD_FAIL", "fail"])
-    func aJobUnderWayOrFailedIsNotDone(status: String) {
-        #expect(!VODPull.hasSucceeded(status, mediaId: "a1b2c3"))
+    @Test(arguments: ["PENDING", "DOWNLOADING", "Processing", "Uploading"])
+    func aJobUnderWayIsNotDone(status: String) {
+        #expect(!VODPull.hasPulled(status, mediaId: "a1b2c3"))
+    }
+
+    /// VOD's job statuses are its video's: a job with a MediaId that ends in a failure (`TranscodeFail`, …) made
+    /// its video, which is the pull's output (the wait reports the failure); pulling again would make a second.
+    @Test(arguments: ["TranscodeFail", "UploadFail", "ProduceFail", "fail"])
+    func aFailedJobWithAMediaIdHasPulledItsFile(status: String) {
+        #expect(VODPull.hasPulled(status, mediaId: "a1b2c3"))
     }
 
     @Test(arguments: ["DOWNLOAD_FAIL", "UPLOAD_FAIL", "fail", "Failed"])

@@ -43,7 +43,8 @@ enum AliyunAdminRoutes {
         // before the answer (a lost answer, as after a network cut). `{"refuseCompletes": N}`: the next N are
         // answered 400 InvalidPart and complete nothing. `{"urlListingLag": S}`: GetURLUploadInfos by URL lists a
         // job only once it is S seconds old. `{"sessionWindow": S}`: a SessionId is refused for S seconds instead of
-        // 600. A key left out leaves its fault as it was.
+        // 600. `{"transcodeFails": N}`: the next N URL upload jobs make a video whose transcode fails (the job ends
+        // `TranscodeFail` with its MediaId). A key left out leaves its fault as it was.
         router.post("sandbox/aliyun/faults") { request, _ in
             var request = request
             let bytes = try await request.collectBody(upTo: JSONResponse.maxRequestBody)
@@ -59,9 +60,11 @@ enum AliyunAdminRoutes {
             }
             let lag = body?["urlListingLag"]?.doubleValue
             let window = body?["sessionWindow"]?.doubleValue
-            await aliyun.setURLJobFaults(listingLag: lag, sessionWindow: window)
+            let transcodes = body?["transcodeFails"]?.intValue
+            await aliyun.setURLJobFaults(listingLag: lag, sessionWindow: window, transcodesToFail: transcodes)
             set["urlListingLag"] = lag.map(JSONValue.double)
             set["sessionWindow"] = window.map(JSONValue.double)
+            set["transcodeFails"] = transcodes.map(JSONValue.int)
             return JSONResponse.make(.object(set))
         }
     }

@@ -23,6 +23,8 @@ struct VODVideoRecord: Codable, Sendable {
     var uploadedAt: Date?
     /// The source's size once it arrived.
     var size: Int64?
+    /// Whether its transcode fails (status `TranscodeFail` once its source arrived), a sandbox fault.
+    var transcodeFails: Bool?
     var createdAt: Date
     var modifiedAt: Date
 }

@@ -33,10 +33,12 @@ extension AliyunState {
         }.sorted { $0.createdAt < $1.createdAt }
     }
 
-    /// Sets the listing lag and the `SessionId` window (the faults of `POST /sandbox/aliyun/faults`).
-    func setURLJobFaults(listingLag: TimeInterval?, sessionWindow: TimeInterval?) {
+    /// Sets the listing lag, the `SessionId` window and how many next jobs' transcodes fail (the faults of
+    /// `POST /sandbox/aliyun/faults`).
+    func setURLJobFaults(listingLag: TimeInterval?, sessionWindow: TimeInterval?, transcodesToFail: Int?) {
         if let listingLag { self.urlListingLag = max(0, listingLag) }
         if let sessionWindow { self.sessionWindow = max(0, sessionWindow) }
+        if let transcodesToFail { self.urlTranscodesToFail = max(0, transcodesToFail) }
     }
 
     /// Changes a job (its status, its outcome).
@@ -49,9 +51,12 @@ extension AliyunState {
     }
 
     /// A job whose file arrived as OSS file `fileID`: the video it makes (its source that object, already
-    /// uploaded) and the job's `SUCCESS`.
+    /// uploaded) and the job's `SUCCESS`, or, while ``urlTranscodesToFail`` counts, a video whose transcode fails
+    /// and the job's `TranscodeFail` with its MediaId.
     func finishURLJob(_ job: VODURLJobRecord, fileID: String, size: Int64, md5: String) throws {
         let id = RandomID.hex(bytes: 16)
+        let transcodeFails = self.urlTranscodesToFail > 0
+        if transcodeFails { self.urlTranscodesToFail -= 1 }
         let url = URL(string: job.uploadURL)
         let fileExtension = (job.metadata["FileExtension"] ?? url?.pathExtension ?? "mp4").lowercased()
         let now = Date()
@@ -63,18 +68,18 @@ extension AliyunState {
             templateGroupID: job.templateGroupID, userData: job.userData, referenceID: nil,
             bucket: self.core.configuration.ossBucket,
             object: "sv/\(id.prefix(8))-\(RandomID.hex(bytes: 5))/\(id).\(fileExtension)", uploadedAt: nil, size: nil,
-            createdAt: now, modifiedAt: now)
+            transcodeFails: transcodeFails ? true : nil, createdAt: now, modifiedAt: now)
         _ = try self.createVODVideo(video)
         self.putObject(
             OSSObjectRecord(
                 bucket: video.bucket, key: video.object, fileID: fileID, size: size, etag: "\"\(md5)\"",
                 contentType: "application/octet-stream", modifiedAt: now))
         self.updateURLJob(job.id) {
-            $0.status = "SUCCESS"
+            $0.status = transcodeFails ? "TranscodeFail" : "SUCCESS"
             $0.mediaID = id
             $0.fileSize = size
-            $0.errorCode = "200"
-            $0.errorMessage = "Success"
+            $0.errorCode = transcodeFails ? "TranscodeFail" : "200"
+            $0.errorMessage = transcodeFails ? "transcoding the video failed" : "Success"
             $0.completedAt = Date()
         }
     }

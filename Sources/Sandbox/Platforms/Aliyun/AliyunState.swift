@@ -31,6 +31,9 @@ final class AliyunState: IndexSectionKeeper {
     /// How long `UploadMediaByURL` refuses a `SessionId` used before: 10 minutes, as VOD documents, unless
     /// `POST /sandbox/aliyun/faults` shortens it.
     var sessionWindow: TimeInterval = 600
+    /// How many of the next URL upload jobs make a video whose transcode fails: the job ends `TranscodeFail` with
+    /// its MediaId (VOD's job statuses are its video statuses), set by `POST /sandbox/aliyun/faults`.
+    var urlTranscodesToFail = 0
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 
