@@ -134,7 +134,7 @@ struct MultipartUpload: Sendable {
         var fingerprint: UploadFile.Fingerprint
         var parts: [UploadedPart]
         /// When CompleteMultipartUpload was sent with every part and no answer came back: nil before it is sent,
-        /// and again once an answer (a success or an error) arrives or the upload is aborted.
+        /// and again once an answer (a success or an error) arrives or the upload is abandoned.
         var completionSentAt: Date? = nil
 
         /// Whether a completion was sent and went unanswered recently enough that a gone upload means it was
@@ -168,7 +168,7 @@ struct MultipartUpload: Sendable {
                 context.logger.info("the destination or part size changed; starting a new multipart upload")
                 progress = nil
             } else if file.changed(since: recorded.fingerprint) {
-                await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
+                await abandon(recorded)
                 try file.check(against: recorded.fingerprint)
             }
         }
@@ -208,16 +208,32 @@ struct MultipartUpload: Sendable {
                 return true
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
-            if let progress {
-                try? await journal.completionAnswered()  // the record of a sent completion must not outlive an abort
-                await backend.abort(uploadId: progress.uploadId, key: progress.key)
-            }
+            if let progress { await abandon(await journal.progress ?? progress) }
             throw error
         }
         guard let completed, let final = await journal.progress else {
             throw StageFailure("the upload did not complete")
         }
         return (completed, final)
+    }
+
+    /// Gives up the upload of `recorded` (the newest progress known) for good. The checkpoint is first written
+    /// without a record of a sent completion (the journal's may lag behind the checkpoint: its write can fail, or
+    /// on a rerun's first pass it holds nothing yet), and the upload is aborted only if that write succeeded: an
+    /// upload left open does no harm (the bucket's lifecycle rule frees it), while a record that outlives its abort
+    /// would have a later run count the gone upload done with no object.
+    private func abandon(_ recorded: Progress) async {
+        var cleared = recorded
+        cleared.completionSentAt = nil
+        do {
+            try await context.checkpoint(cleared)
+        } catch {
+            context.logger.warning(
+                "multipart upload \(recorded.uploadId) is left for the bucket's lifecycle rule, not aborted: its checkpoint could not be written (\(error))"
+            )
+            return
+        }
+        await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
     }
 
     /// CompleteMultipartUpload, recorded as sent before it goes; an error answer clears the record (nothing was
@@ -341,8 +357,8 @@ private actor PartJournal {
         if let progress { try await context.checkpoint(progress) }
     }
 
-    /// CompleteMultipartUpload was answered with an error, or the upload is being aborted: the record of a sent
-    /// completion is cleared, so that a later run does not take the gone upload for a completed one.
+    /// CompleteMultipartUpload was answered with an error: the record of a sent completion is cleared, so that a
+    /// later run does not take the gone upload for a completed one.
     func completionAnswered() async throws {
         guard progress?.completionSentAt != nil else { return }
         progress?.completionSentAt = nil

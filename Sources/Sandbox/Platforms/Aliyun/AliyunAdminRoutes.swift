@@ -41,7 +41,9 @@ enum AliyunAdminRoutes {
         }
         // `{"dropCompleteAnswers": N}`: the next N CompleteMultipartUploads complete, and their connection closes
         // before the answer (a lost answer, as after a network cut). `{"refuseCompletes": N}`: the next N are
-        // answered 400 InvalidPart and complete nothing. `{"urlListingLag": S}`: GetURLUploadInfos by URL lists a
+        // answered 400 InvalidPart and complete nothing. `{"loseCompletes": N}`: the next N close the connection
+        // before anything is completed. `{"refuseListParts": N}`: the next N ListParts answer 400 InvalidArgument.
+        // `{"urlListingLag": S}`: GetURLUploadInfos by URL lists a
         // job only once it is S seconds old. `{"sessionWindow": S}`: a SessionId is refused for S seconds instead of
         // 600. `{"transcodeFails": N}`: the next N URL upload jobs make a video whose transcode fails (the job ends
         // `TranscodeFail` with its MediaId). A key left out leaves its fault as it was.
@@ -58,6 +60,11 @@ enum AliyunAdminRoutes {
                 await aliyun.refuseCompletes(count)
                 set["refuseCompletes"] = .int(count)
             }
+            let lose = body?["loseCompletes"]?.intValue
+            let refuseLists = body?["refuseListParts"]?.intValue
+            await aliyun.setMultipartFaults(loseCompletes: lose, refuseListParts: refuseLists)
+            set["loseCompletes"] = lose.map(JSONValue.int)
+            set["refuseListParts"] = refuseLists.map(JSONValue.int)
             let lag = body?["urlListingLag"]?.doubleValue
             let window = body?["sessionWindow"]?.doubleValue
             let transcodes = body?["transcodeFails"]?.intValue

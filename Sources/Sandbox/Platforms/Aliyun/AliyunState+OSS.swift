@@ -88,6 +88,27 @@ extension AliyunState {
         self.completesToRefuse = max(0, count)
     }
 
+    /// Loses the next `completes` CompleteMultipartUploads and refuses the next `listParts` ListParts (a key left
+    /// out, nil, leaves its fault as it was).
+    func setMultipartFaults(loseCompletes completes: Int?, refuseListParts listParts: Int?) {
+        if let completes { self.completesToLose = max(0, completes) }
+        if let listParts { self.listPartsToRefuse = max(0, listParts) }
+    }
+
+    /// Whether to lose this CompleteMultipartUpload (one fewer to lose).
+    func takeCompleteLoss() -> Bool {
+        guard self.completesToLose > 0 else { return false }
+        self.completesToLose -= 1
+        return true
+    }
+
+    /// Whether to refuse this ListParts (one fewer to refuse).
+    func takeListPartsRefusal() -> Bool {
+        guard self.listPartsToRefuse > 0 else { return false }
+        self.listPartsToRefuse -= 1
+        return true
+    }
+
     /// Whether to refuse this CompleteMultipartUpload (one fewer to refuse).
     func takeCompleteRefusal() -> Bool {
         guard self.completesToRefuse > 0 else { return false }

@@ -32,8 +32,12 @@ extension OSSObjects {
         return OSSXML.response("", headers: [.eTag: etag])
     }
 
+    /// Lists the parts; with the `refuseListParts` fault, a 400 `InvalidArgument` instead.
     func listParts() async throws -> Response {
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
+        if await aliyun.takeListPartsRefusal() {
+            throw OSSError(status: .badRequest, code: "InvalidArgument", message: "The request could not be listed.")
+        }
         let marker = query["part-number-marker"].flatMap(Int.init) ?? 0
         let maxParts = min(1000, max(1, query["max-parts"].flatMap(Int.init) ?? 1000))
         let after = upload.parts.filter { $0.number > marker }
@@ -53,11 +57,17 @@ extension OSSObjects {
     }
 
     /// Completes the upload. With the `dropCompleteAnswers` fault the object is made and the connection closed
-    /// before the answer: OSS's reference says a CompleteMultipartUpload goes on when the client disconnects.
+    /// before the answer: OSS's reference says a CompleteMultipartUpload goes on when the client disconnects. With
+    /// the `loseCompletes` fault the connection closes before anything is completed (a request lost on its way).
     func complete(_ request: Request, context: SandboxRequestContext) async throws -> Response {
         var request = request
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
         let body = String(buffer: try await request.collectBody(upTo: JSONResponse.maxRequestBody))
+        if await aliyun.takeCompleteLoss() {
+            aliyun.core.stats.countDroppedConnection()
+            context.channel.close(promise: nil)
+            return OSSXML.response("")
+        }
         let chosen = try Self.chosenParts(body, of: upload)
         if await aliyun.takeCompleteRefusal() { throw Self.invalidPart }
         let fileID = RandomID.hex(bytes: 16)
