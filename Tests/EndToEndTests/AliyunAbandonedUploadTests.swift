@@ -10,10 +10,50 @@ import Testing
 
 /// An `oss.upload` with a credential that may not read its object (VOD's write-only upload credentials) that
 /// abandons its multipart upload: the record of a completion sent earlier must not outlive the abort, or a later
-/// run takes the gone upload for a completed one and reports done with no object.
+/// run takes the gone upload for a completed one and reports done with no object. And a video whose source never
+/// arrives.
 @Suite struct AliyunAbandonedUploadTests {
     private func aliyun(_ sandbox: RunningSandbox) async throws -> JSONValue {
         try JSONValue(parsing: await httpGet("\(sandbox.baseURL)/sandbox/aliyun"))
+    }
+
+    /// A video whose source never arrives (no upload stage) stays Uploading: the wait fails after
+    /// `uploadingTimeout`, retryably (the engine tries again, waiting for the same video), naming the video and a
+    /// remedy that leaves no second video; a rerun waits for that video again and makes none.
+    @Test func aVideoStillUploadingFailsRetryablyAndKeepsItsVideo() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        try scratch.write("in/clip.mp4", "not a video, never uploaded")
+        let sandbox = try await SandboxServer.start(SandboxConfiguration(dataFolder: scratch.path("sandbox").path))
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "unsent", "inputs": {"path": "in"},
+             "defaults": {"retry": {"attempts": 2, "initialDelay": "100ms", "maxDelay": "100ms"}},
+             "stages": [
+              {"id": "ticket", "uses": "aliyun.vod.ticket",
+               "with": {"api": "\(sandbox.baseURL)", "file": "${input.path}", "title": "clip"}},
+              {"id": "wait", "uses": "aliyun.vod.wait",
+               "with": {"api": "\(sandbox.baseURL)", "videoId": "${ticket.videoId}", "interval": "100ms",
+                        "uploadingTimeout": "1s"}}
+             ]}
+            """)
+        for round in 1...2 {
+            let result = try await Binary.run(
+                ["run", "wf.json", "--json"], in: scratch.root, environment: AliyunChainTests.environment)
+            #expect(result.status == 1, "round \(round): \(result.stdout)\(result.stderr)")
+            let events = result.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+            #expect(events.contains { $0["event"] == "stageRetrying" }, "round \(round): \(result.stdout)")
+            let finished = events.first { $0["event"] == "itemFinished" }
+            #expect(finished?["errorKind"] == "not-found", "round \(round): \(result.stdout)")
+            let videos = try await aliyun(sandbox)["videos"]?.arrayValue ?? []
+            #expect(videos.count == 1 && videos.first?["Status"] == "Uploading", "round \(round): \(videos)")
+            let id = videos.first?["VideoId"]?.stringValue ?? "?"
+            #expect(
+                result.stdout.contains("video \(id) is still Uploading") && result.stdout.contains("`pipeline cancel`"),
+                "round \(round): \(result.stdout)")
+        }
+        await sandbox.stop()
     }
 
     /// Run 1 sends CompleteMultipartUpload, which is lost before OSS acts on it, and is killed: its checkpoint

@@ -134,7 +134,7 @@ struct MultipartUpload: Sendable {
         var fingerprint: UploadFile.Fingerprint
         var parts: [UploadedPart]
         /// When CompleteMultipartUpload was sent with every part and no answer came back: nil before it is sent,
-        /// and again once an answer (a success or an error) arrives or the upload is abandoned.
+        /// and again once it is refused (a 4xx answer) or the upload is abandoned.
         var completionSentAt: Date? = nil
 
         /// Whether a completion was sent and went unanswered recently enough that a gone upload means it was
@@ -236,15 +236,16 @@ struct MultipartUpload: Sendable {
         await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
     }
 
-    /// CompleteMultipartUpload, recorded as sent before it goes; an error answer clears the record (nothing was
-    /// completed), while no answer keeps it for the next run.
+    /// CompleteMultipartUpload, recorded as sent before it goes; a refusal (a 4xx answer: nothing was completed)
+    /// clears the record, while no answer, a server error or a success whose body cannot be read (OSS may have
+    /// completed in each) keeps it for the next run.
     private func complete(_ finished: Progress, parts: [UploadedPart], journal: PartJournal) async throws
         -> CompletedUpload
     {
         try await journal.completing()
         do {
             return try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
-        } catch let refused as HTTPFailure where refused.status != nil {
+        } catch let refused as HTTPFailure where refused.refusedRequest {
             try await journal.completionAnswered()
             throw refused
         }
@@ -357,8 +358,8 @@ private actor PartJournal {
         if let progress { try await context.checkpoint(progress) }
     }
 
-    /// CompleteMultipartUpload was answered with an error: the record of a sent completion is cleared, so that a
-    /// later run does not take the gone upload for a completed one.
+    /// CompleteMultipartUpload was refused: the record of a sent completion is cleared, so that a later run does
+    /// not take the gone upload for a completed one.
     func completionAnswered() async throws {
         guard progress?.completionSentAt != nil else { return }
         progress?.completionSentAt = nil

@@ -39,10 +39,16 @@ enum AliyunAdminRoutes {
                 "partsStored": .integer(Int64(await aliyun.ossPartsStored)), "urlUploadJobs": .array(jobs),
             ])
         }
+        registerFaults(on: router, aliyun: aliyun)
+    }
+
+    /// `POST /sandbox/aliyun/faults`.
+    private static func registerFaults(on router: Router<SandboxRequestContext>, aliyun: AliyunState) {
         // `{"dropCompleteAnswers": N}`: the next N CompleteMultipartUploads complete, and their connection closes
         // before the answer (a lost answer, as after a network cut). `{"refuseCompletes": N}`: the next N are
         // answered 400 InvalidPart and complete nothing. `{"loseCompletes": N}`: the next N close the connection
-        // before anything is completed. `{"refuseListParts": N}`: the next N ListParts answer 400 InvalidArgument.
+        // before anything is completed. `{"failCompleteAnswers": N}`: the next N complete and answer 500
+        // InternalError. `{"refuseListParts": N}`: the next N ListParts answer 400 InvalidArgument.
         // `{"urlListingLag": S}`: GetURLUploadInfos by URL lists a
         // job only once it is S seconds old. `{"sessionWindow": S}`: a SessionId is refused for S seconds instead of
         // 600. `{"transcodeFails": N}`: the next N URL upload jobs make a video whose transcode fails (the job ends
@@ -62,8 +68,11 @@ enum AliyunAdminRoutes {
             }
             let lose = body?["loseCompletes"]?.intValue
             let refuseLists = body?["refuseListParts"]?.intValue
-            await aliyun.setMultipartFaults(loseCompletes: lose, refuseListParts: refuseLists)
+            let failAnswers = body?["failCompleteAnswers"]?.intValue
+            await aliyun.setMultipartFaults(
+                loseCompletes: lose, failCompleteAnswers: failAnswers, refuseListParts: refuseLists)
             set["loseCompletes"] = lose.map(JSONValue.int)
+            set["failCompleteAnswers"] = failAnswers.map(JSONValue.int)
             set["refuseListParts"] = refuseLists.map(JSONValue.int)
             let lag = body?["urlListingLag"]?.doubleValue
             let window = body?["sessionWindow"]?.doubleValue

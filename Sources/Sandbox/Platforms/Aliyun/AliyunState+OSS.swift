@@ -88,11 +88,21 @@ extension AliyunState {
         self.completesToRefuse = max(0, count)
     }
 
-    /// Loses the next `completes` CompleteMultipartUploads and refuses the next `listParts` ListParts (a key left
-    /// out, nil, leaves its fault as it was).
-    func setMultipartFaults(loseCompletes completes: Int?, refuseListParts listParts: Int?) {
+    /// Loses the next `completes` CompleteMultipartUploads, answers the next `failedAnswers` with 500 once they
+    /// completed, and refuses the next `listParts` ListParts (nil leaves a fault as it was).
+    func setMultipartFaults(
+        loseCompletes completes: Int?, failCompleteAnswers failedAnswers: Int?, refuseListParts listParts: Int?
+    ) {
         if let completes { self.completesToLose = max(0, completes) }
+        if let failedAnswers { self.completesToFailAnswering = max(0, failedAnswers) }
         if let listParts { self.listPartsToRefuse = max(0, listParts) }
+    }
+
+    /// Whether to answer this completed CompleteMultipartUpload with 500 (one fewer to fail).
+    func takeCompleteAnswerFailure() -> Bool {
+        guard self.completesToFailAnswering > 0 else { return false }
+        self.completesToFailAnswering -= 1
+        return true
     }
 
     /// Whether to lose this CompleteMultipartUpload (one fewer to lose).

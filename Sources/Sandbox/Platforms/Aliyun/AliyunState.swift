@@ -28,6 +28,9 @@ final class AliyunState: IndexSectionKeeper {
     /// How many CompleteMultipartUploads to lose before OSS acts on them (the connection closes, nothing is
     /// completed), set by `POST /sandbox/aliyun/faults`.
     var completesToLose = 0
+    /// How many CompleteMultipartUploads to complete and then answer 500 `InternalError`, set by
+    /// `POST /sandbox/aliyun/faults`.
+    var completesToFailAnswering = 0
     /// How many ListParts to refuse with 400 `InvalidArgument`, set by `POST /sandbox/aliyun/faults`.
     var listPartsToRefuse = 0
     /// How old a URL upload job must be before `GetURLUploadInfos` by `UploadURLs` lists it (a listing that lags

@@ -58,7 +58,8 @@ extension OSSObjects {
 
     /// Completes the upload. With the `dropCompleteAnswers` fault the object is made and the connection closed
     /// before the answer: OSS's reference says a CompleteMultipartUpload goes on when the client disconnects. With
-    /// the `loseCompletes` fault the connection closes before anything is completed (a request lost on its way).
+    /// the `loseCompletes` fault the connection closes before anything is completed (a request lost on its way);
+    /// with `failCompleteAnswers` the upload completes and the answer is a 500 `InternalError`.
     func complete(_ request: Request, context: SandboxRequestContext) async throws -> Response {
         var request = request
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
@@ -86,6 +87,11 @@ extension OSSObjects {
                 bucket: bucket, key: key, fileID: fileID, size: size, etag: etag, contentType: upload.contentType,
                 modifiedAt: Date()))
         await aliyun.endMultipart(upload.id)
+        if await aliyun.takeCompleteAnswerFailure() {
+            throw OSSError(
+                status: .internalServerError, code: "InternalError",
+                message: "We encountered an internal error. Please try again.")
+        }
         if await aliyun.takeCompleteAnswerDrop() {
             aliyun.core.stats.countDroppedConnection()
             context.channel.close(promise: nil)
