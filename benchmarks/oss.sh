@@ -3,13 +3,15 @@
 # on loopback, 1 GiB, 8 MiB parts, 4 threads/parts in flight. Runs ROUNDS rounds (default 5), the order
 # rotating, and prints the medians, the ratio "oss2's time / oss.upload's time" (goal ≥ 1.0) of the medians
 # and, spared the host's drift, the median of each round's; then oss.upload's peak RSS for 1 GiB and 4 GiB
-# (goal ≤ 64 MiB, flat). Files and the Sandbox's data live in /dev/shm. pipeline is built in release.
+# (goal ≤ 64 MiB, flat). Files and the Sandbox's data live in /dev/shm. pipeline is built in release
+# (CONFIGURATION=debug uses the debug build instead: slower, say so with its figures).
 # Needs: oss2 (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
-swift build -c release --product pipeline >/dev/null
-PIPELINE=$PWD/.build/release/pipeline
+CONFIGURATION=${CONFIGURATION:-release}
+swift build -c "$CONFIGURATION" --product pipeline >/dev/null
+PIPELINE=$PWD/.build/$CONFIGURATION/pipeline
 work=$(mktemp -d -p /dev/shm pipeline-oss-bench.XXXXXX)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }

@@ -184,7 +184,7 @@ private struct PlanReport {
         out.flush()
         if json {
             Output.line(
-                redactor.redact(
+                redactor.shown(
                     JSONValue.object([
                         "workflow": .string(workflow), "items": .array(records), "undescribed": .int(undescribed),
                     ])

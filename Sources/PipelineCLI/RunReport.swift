@@ -41,7 +41,7 @@ enum RunReport {
             "workflow": .string(workflow.name), "summary": .object(outcome.summary.fields), "items": .array(items),
         ]
         do {
-            try redactor.redact(report).serializedData(pretty: true).write(
+            try redactor.shown(report).serializedData(pretty: true).write(
                 to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw CommandFailure(.failed, "pipeline: cannot write the report \(path): \(error)")

@@ -44,6 +44,13 @@ struct SandboxCommand: AsyncParsableCommand {
         help: "ApsaraVideo VOD reviews videos before publishing them: a transcoded video stays Checking.")
     var vodReview = false
 
+    @Flag(
+        name: .customLong("oss-sts-write-only"),
+        help:
+            "The temporary credentials of VOD's upload addresses may write but not read their object: PutObject and the multipart calls (ListParts included) work, HEAD and GET answer 403."
+    )
+    var ossSTSWriteOnly = false
+
     func validate() throws {
         guard stsTTL.duration >= .seconds(1) else {
             throw ValidationError("--sts-ttl must be a duration of at least 1s, such as 30s or 50m, not \(stsTTL)")
@@ -56,6 +63,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.stsTTL = stsTTL.duration
         configuration.acceptsOSSV1 = ossV1
         configuration.vodReview = vodReview
+        configuration.ossSTSWriteOnly = ossSTSWriteOnly
         let sandbox = try await SandboxServer.start(configuration)
         Output.line(
             "sandbox: \(sandbox.baseURL) (token \(configuration.tokens.first ?? "")), data in \(sandbox.dataFolderPath)"

@@ -83,6 +83,11 @@ public struct AliyunVODWaitStage: Stage {
         @Option("The longest wait (0: check once).", minimum: 0) public var timeout = TimeSpan(seconds: 1800)
         /// Time between checks.
         @Option("Time between checks.", minimum: 0) public var interval = TimeSpan(seconds: 5)
+        /// How long the video may stay Uploading before the wait fails, retryably.
+        @Option(
+            "How long the video may stay Uploading (VOD has not received its source) before the wait fails (retryably: a later attempt waits for the same video), rather than waiting out timeout for a file that may not be coming.",
+            minimum: 0)
+        public var uploadingTimeout = TimeSpan(seconds: 300)
 
         public init() {}
     }
@@ -128,12 +133,18 @@ public struct AliyunVODWaitStage: Stage {
             $0.videoId = options.videoId
         }
         let goal = options.until.rawValue
+        let started = ContinuousClock.now
         try await poll(every: options.interval, for: options.timeout, what: "status \(goal)") {
             let info = try await api.call(
                 "GetVideoInfo", ["VideoId": options.videoId], doing: "checking video \(options.videoId) (GetVideoInfo)")
             let status = info.at("Video.Status")?.stringValue ?? ""
             outputs.status = status
             outputs.size = info.at("Video.Size")?.intValue ?? 0
+            if status == "Uploading", ContinuousClock.now - started >= options.uploadingTimeout.duration {
+                throw StageFailure.retryable(
+                    "video \(options.videoId) is still Uploading after \(options.uploadingTimeout): VOD has not received its source file (a large file or a VOD backlog may only be slow; an upload that reported done may not have completed). A later attempt waits for this same video again; if its source never arrives, `pipeline cancel` deletes the video before `pipeline run --reprocess` uploads anew, so no empty video is left behind",
+                    kind: .notFound)
+            }
             if let kind = Self.failed[status] {
                 let reason = status == "Blocked" ? "it is blocked" : "its status is \(status)"
                 throw StageFailure("video \(options.videoId) cannot be published: \(reason)", kind: kind)

@@ -22,6 +22,12 @@ struct CreateIntent: Codable, Sendable {
     var marker: String
     /// What became of it.
     var answer = Answer.none
+    /// When the first request with this marker was sent (nil in records written before it was kept): a platform
+    /// that refuses a repeated request id for a while (VOD's `SessionId`) protects a resubmission only that long.
+    var sentAt: Date?
+
+    /// Whether a request with this marker may have made the object: it went unanswered or met a server error.
+    var mayHaveActed: Bool { answer != .refused }
 
     /// The intent after `error` ended the create, or nil when the error says nothing of its fate (no answer
     /// came). Any answer but a refusal (a server error, a success status the workflow did not expect) may
@@ -31,9 +37,10 @@ struct CreateIntent: Codable, Sendable {
         self.init(marker: marker, answer: failure.refusedRequest ? .refused : .serverError)
     }
 
-    init(marker: String, answer: Answer = .none) {
+    init(marker: String, answer: Answer = .none, sentAt: Date? = nil) {
         self.marker = marker
         self.answer = answer
+        self.sentAt = sentAt
     }
 
     /// How long to look for the object before creating again: `wait` without an answer, one look after a

@@ -45,6 +45,10 @@ public struct SandboxConfiguration: Sendable {
     /// Whether ApsaraVideo VOD reviews videos before they are published (audit before publish): a transcoded video
     /// is then `Checking` instead of `Normal`, as until someone approves it in the console.
     public var vodReview: Bool
+    /// Whether the temporary credentials of VOD's upload addresses may write their object but not read it: their
+    /// HEAD and GET of the object answer 403 `AccessDenied`, while PutObject and the multipart calls, ListParts
+    /// included, work (a policy granting `oss:PutObject` and `oss:ListParts` without `oss:GetObject`).
+    public var ossSTSWriteOnly: Bool
 
     /// Creates a configuration; every parameter has a default suited to tests and the quick start.
     public init(
@@ -63,7 +67,8 @@ public struct SandboxConfiguration: Sendable {
         stsTTL: Duration = .seconds(3000),
         ossBucket: String = "vod-sandbox",
         acceptsOSSV1: Bool = false,
-        vodReview: Bool = false
+        vodReview: Bool = false,
+        ossSTSWriteOnly: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -80,6 +85,7 @@ public struct SandboxConfiguration: Sendable {
         self.stsTTL = stsTTL
         self.acceptsOSSV1 = acceptsOSSV1
         self.vodReview = vodReview
+        self.ossSTSWriteOnly = ossSTSWriteOnly
         self.ossBucket = ossBucket
     }
 }

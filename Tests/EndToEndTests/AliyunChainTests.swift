@@ -29,7 +29,8 @@ import Testing
                 with:
                     #""expiration": "${ticket.expiration}", "partSize": "\#(partSize)", "concurrency": 1, "renewBefore": "\#(renewBefore)", "stallTimeout": "5s" }"#
             )
-            .replacingOccurrences(of: #""interval": "1s""#, with: #""interval": "100ms""#)
+            // A source that never arrives ends the wait in 20 s with a clear failure, not after 30 minutes.
+            .replacingOccurrences(of: #""interval": "1s""#, with: #""interval": "100ms", "uploadingTimeout": "20s""#)
     }
 
     private func input(_ scratch: borrowing Scratch) throws {
@@ -263,6 +264,55 @@ import Testing
         #expect(state["objects"]?.arrayValue?.first?["SHA256"]?.stringValue == (await sha256sum(source.path)))
         #expect(state["partsStored"] == 5, "every part stored once")
         #expect(state["multipartUploads"] == 0)
+        await sandbox.stop()
+    }
+
+    /// A CompleteMultipartUpload whose answer is lost, or is a 500 (OSS may have completed), with a credential that
+    /// may not read the object (its HEAD answers 403): the upload is gone (NoSuchUpload) after a completion sent
+    /// with every part, so it is done, and nothing is sent again.
+    @Test(arguments: ["dropCompleteAnswers", "failCompleteAnswers"])
+    func aLostCompletionWithAWriteOnlyCredentialIsNotUploadedAgain(fault: String) async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(
+                dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), ossSTSWriteOnly: true))
+        try scratch.write("wf.json", try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "60s"))
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: "{\"\(fault)\": 1}")
+        let result = try await Binary.run(
+            ["run", "wf.json", "--report", "report.json"], in: scratch.root, environment: Self.environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let stats = try JSONValue(parsing: await httpGet("\(sandbox.baseURL)/sandbox/stats"))
+        #expect(stats["droppedConnections"] == (fault == "dropCompleteAnswers" ? 1 : 0), "\(stats)")
+        try await expectOnePublishedVideo(sandbox, scratch)
+        let state = try await aliyun(sandbox)
+        let size = state["videos"]?.arrayValue?.first.flatMap { video in
+            state["objects"]?.arrayValue?.first { $0["Key"] == video["Object"] }?["Size"]?.intValue
+        }
+        let videoParts = ((size ?? 0) + (100 << 10) - 1) / (100 << 10)
+        #expect(state["partsStored"]?.intValue == videoParts + 1, "every part stored once (the video's, the cover)")
+        let report = try JSONValue(parsing: Data(contentsOf: scratch.path("report.json")))
+        let upload = report["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first { $0["stage"] == "upload" }
+        let object = state["objects"]?.arrayValue?.first { $0["Key"] == upload?["outputs"]?["key"] }
+        #expect(object != nil && upload?["outputs"]?["etag"] == object?["ETag"], "the etag a completion gives")
+        await sandbox.stop()
+    }
+
+    /// A completion OSS answers with an error completed nothing: the failing run aborts the upload, and the rerun
+    /// (a write-only credential: HEAD refused, the upload gone) uploads the file again instead of reporting done.
+    @Test func aRefusedCompletionWithAWriteOnlyCredentialIsUploadedAgain() async throws {
+        let scratch = try Scratch()
+        try input(scratch)
+        let sandbox = try await SandboxServer.start(
+            SandboxConfiguration(
+                dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200), ossSTSWriteOnly: true))
+        try scratch.write("wf.json", try Self.workflow(api: sandbox.baseURL, partSize: "100KiB", renewBefore: "60s"))
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"refuseCompletes": 1}"#)
+        let refused = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(refused.status != 0, "InvalidPart fails the upload: \(refused.stdout)\(refused.stderr)")
+        let rerun = try await Binary.run(["run", "wf.json"], in: scratch.root, environment: Self.environment)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        try await expectOnePublishedVideo(sandbox, scratch)
         await sandbox.stop()
     }
 

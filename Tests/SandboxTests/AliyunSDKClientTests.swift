@@ -48,6 +48,14 @@ struct AliyunSDKClientTests {
             // As for a new account: V4 scoped to the bucket's region, V1 refused with Alibaba's error code.
             #expect(report["wrongRegion"] == [400, "InvalidArgument", "0002-00000226"])
             #expect(report["v1Answer"] == [403, "AccessDenied", "0002-00000080"])
+            // oss2's presigned V4 URL reads the object (a changed parameter breaks the signature), and VOD pulls it.
+            #expect(report["presignedIdentical"] == true)
+            #expect(report["forgedStatus"] == 403)
+            #expect(report["pullStatus"] == "SUCCESS")
+            #expect(report["pulledTitle"] == "Pulled")
+            // VOD documents that a repeated SessionId is refused, not with which code: any error code will do.
+            #expect(report["repeatedSessionCode"]?.stringValue?.isEmpty == false, "\(report)")
+            #expect(report["jobsByURL"] == [true])
             #expect(report["statuses"]?.arrayValue?.last == "Normal")
             #expect(report["statuses"]?.arrayValue?.contains("UploadSucc") == true)
             #expect(report["titleAfterUpdate"] == "Renamed")

@@ -9,12 +9,16 @@ import json
 import os
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import oss2
 from aliyunsdkcore.acs_exception.exceptions import ServerException
 from aliyunsdkcore.client import AcsClient
 from aliyunsdkvod.request.v20170321 import (CreateUploadImageRequest, CreateUploadVideoRequest, DeleteVideoRequest,
-                                            GetVideoInfoRequest, RefreshUploadVideoRequest, UpdateVideoInfoRequest)
+                                            GetURLUploadInfosRequest, GetVideoInfoRequest, RefreshUploadVideoRequest,
+                                            UpdateVideoInfoRequest, UploadMediaByURLRequest)
 
 port, key_id, key_secret, sts_ttl = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 report = {}
@@ -103,6 +107,39 @@ report["wrongSecretCode"] = server_error_code(
 report["wrongRegion"] = oss_error(
     lambda: oss2.Bucket(oss2.AuthV4(key_id, key_secret), oss_endpoint, address["Bucket"], region="cn-hangzhou")
     .get_object(key))
+# A presigned V4 URL as oss2 makes it reads the object; VOD pulls it into a new video (UploadMediaByURL), whose
+# job GetURLUploadInfos follows to SUCCESS.
+shared = owner.sign_url("GET", key, 600)
+report["presignedIdentical"] = urllib.request.urlopen(shared).read() == data
+forged = shared.replace("x-oss-expires=600", "x-oss-expires=601")
+try:
+    urllib.request.urlopen(forged)
+    report["forgedStatus"] = 200
+except urllib.error.HTTPError as error:
+    report["forgedStatus"] = error.code
+pull = UploadMediaByURLRequest.UploadMediaByURLRequest()
+encoded = urllib.parse.quote(shared, safe="")
+pull.set_UploadURLs(encoded)
+pull.set_UploadMetadatas(json.dumps([{"SourceURL": encoded, "Title": "Pulled"}]))
+pull.set_SessionId("sdk-session-1")
+job_id = call(vod, pull)["UploadJobs"][0]["JobId"]
+infos = GetURLUploadInfosRequest.GetURLUploadInfosRequest()
+infos.set_JobIds(job_id)
+deadline = time.time() + 20
+job = {}
+while time.time() < deadline:
+    job = call(vod, infos)["URLUploadInfoList"][0]
+    if job["Status"] in ("SUCCESS", "DOWNLOAD_FAIL", "UPLOAD_FAIL"):
+        break
+    time.sleep(0.1)
+report["pullStatus"] = job["Status"]
+pulled = GetVideoInfoRequest.GetVideoInfoRequest()
+pulled.set_VideoId(job.get("MediaId", ""))
+report["pulledTitle"] = call(vod, pulled)["Video"]["Title"]
+report["repeatedSessionCode"] = server_error_code(lambda: call(vod, pull))
+by_url = GetURLUploadInfosRequest.GetURLUploadInfosRequest()
+by_url.set_UploadURLs(encoded)
+report["jobsByURL"] = [j["JobId"] == job_id for j in call(vod, by_url)["URLUploadInfoList"]]
 report["v1Answer"] = oss_error(
     lambda: oss2.Bucket(oss2.Auth(key_id, key_secret), oss_endpoint, address["Bucket"]).get_object(key))
 

@@ -64,6 +64,21 @@ import Testing
                 "Signature=b94a3f999cf85bcdc00d332fbd3734ba03e48382c36fa4d5af5df817395bd9ea") == true)
     }
 
+    /// A presigned URL's query is the one oss2's `Bucket.sign_url` makes (2.19.1, its clock set to the same time).
+    @Test func thePresignedURLIsTheOneOss2Signs() {
+        let signer = OSSSigner(
+            credentials: AlibabaAccessKey(id: "ak", secret: "sk", securityToken: "token"),
+            version: .v4(region: "cn-hangzhou"))
+        let query = signer.presignV4(
+            method: "GET", bucket: "bucket", key: "dir/a b.mp4", expires: 3600,
+            date: Date(timeIntervalSince1970: 1_702_743_657), region: "cn-hangzhou")
+        let fields = Dictionary(query, uniquingKeysWith: { first, _ in first })
+        #expect(fields["x-oss-credential"] == "ak/20231216/cn-hangzhou/oss/aliyun_v4_request")
+        #expect(fields["x-oss-date"] == "20231216T162057Z" && fields["x-oss-expires"] == "3600")
+        #expect(fields["x-oss-security-token"] == "token")
+        #expect(fields["x-oss-signature"] == "ab8d913b7279c13c8ad3be1fc6a9c47ab4e3bb07381852ae4e324e6646a15921")
+    }
+
     @Test func theV4CanonicalRequestSpellsEveryPart() {
         let canonical = OSSSigner.canonicalRequestV4(
             method: "POST", bucket: "bkt", key: "sv/a b.mp4", query: [("uploads", nil)],

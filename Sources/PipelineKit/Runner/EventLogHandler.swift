@@ -33,6 +33,6 @@ package struct EventLogHandler: LogHandler {
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        sink.emit(LogLine(level: event.level, item: item, stage: stage, message: redactor.redact(text)))
+        sink.emit(LogLine(level: event.level, item: item, stage: stage, message: redactor.shown(text)))
     }
 }

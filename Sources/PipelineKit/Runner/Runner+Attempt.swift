@@ -190,10 +190,10 @@ extension Runner {
         switch error {
         case let failure as ItemFailure: failure.report
         case let expired as CredentialsExpired: expired.report
-        case let state as StateError: FailureReport(message: redactor.redact(state.message), kind: .state)
+        case let state as StateError: FailureReport(message: redactor.shown(state.message), kind: .state)
         case let classified as any ClassifiedError:
-            FailureReport(message: redactor.redact(String(describing: classified)), kind: classified.kind)
-        default: FailureReport(message: redactor.redact(String(describing: error)), kind: .failed)
+            FailureReport(message: redactor.shown(String(describing: classified)), kind: classified.kind)
+        default: FailureReport(message: redactor.shown(String(describing: error)), kind: .failed)
         }
     }
 

@@ -120,7 +120,7 @@ extension Runner {
         _ spec: StageSpec, options: ResolvedValue, hash: String, record: StageRecord?, regenerating: [String: String]?
     ) -> StageRecord {
         var initial = StageRecord(stage: spec.id, uses: spec.uses, status: .running, optionsHash: hash)
-        initial.options = spec.isSecret ? nil : redactor.redact(options.redacted)
+        initial.options = spec.isSecret ? nil : redactor.shown(options.redacted)
         if let record, record.optionsHash == hash, record.status != .succeeded || regenerating != nil {
             initial.resume = record.resume
             initial.intents = record.intents

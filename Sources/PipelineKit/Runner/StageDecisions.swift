@@ -60,7 +60,7 @@ public struct StageDecisions: Sendable {
             return (.run(reason: "\(record.status.rawValue) last time", options: options), hash)
         }
         if record.optionsHash != hash {
-            let changed = Self.changedOptions(record.options, redactor.redact(options.redacted))
+            let changed = Self.changedOptions(record.options, redactor.shown(options.redacted))
             let reason = changed.isEmpty ? "its options changed" : "changed: \(changed.joined(separator: ", "))"
             return (.run(reason: reason, options: options), hash)
         }

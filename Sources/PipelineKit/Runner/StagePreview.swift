@@ -78,7 +78,7 @@ extension StageDecisions {
             do {
                 let (decision, _) = try decide(
                     spec, record: records[spec.id], scope: walk.scope, invalidated: walk.invalidated.contains(index))
-                walk.previews[index].options = decision.options.map { redactor.redact($0.redacted) }
+                walk.previews[index].options = decision.options.map { redactor.shown($0.redacted) }
                 walk.apply(decision, of: index, spec: spec, record: records[spec.id], graph: graph)
             } catch {
                 walk.previews[index].reason = "\(error)"

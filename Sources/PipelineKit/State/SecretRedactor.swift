@@ -60,6 +60,18 @@ public final class SecretRedactor: Sendable {
         map(value, redact)
     }
 
+    /// The text as it may be shown, or kept where no run reads it back (logs, failures, a stage's recorded
+    /// options, reports): every secret replaced by its expression, and presigned URLs' signatures masked
+    /// (``PresignedURLMask``). Outputs a later run reads are only ``redact(_:)-(String)``ed.
+    public func shown(_ text: String) -> String {
+        PresignedURLMask.masked(redact(text))
+    }
+
+    /// The value with every string ``shown(_:)-(String)``.
+    public func shown(_ value: JSONValue) -> JSONValue {
+        map(value, shown)
+    }
+
     /// The value with every expression put back as the secret it stands for.
     public func reveal(_ value: JSONValue) -> JSONValue {
         let secrets = self.secrets.withLockedValue { $0 }

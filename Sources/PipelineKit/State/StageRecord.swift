@@ -115,12 +115,12 @@ public struct RunRecord: Codable, Sendable, Hashable {
 
 extension StageRecord {
     /// The record as a store may keep it: secrets in outputs, resume data and errors replaced by their
-    /// expressions.
+    /// expressions, and presigned URLs' signatures masked in errors (outputs keep them: a later run reads them).
     func redacted(by redactor: SecretRedactor) -> StageRecord {
         var stored = self
         stored.outputs = outputs.map(redactor.redact)
         stored.resume = resume.map(redactor.redact)
-        stored.error = error.map(redactor.redact)
+        stored.error = error.map(redactor.shown)
         return stored
     }
 

@@ -42,9 +42,10 @@ struct SandboxPlatforms: Sendable {
         ]
     }
 
-    /// Stops the work platforms do in the background (Vimeo's pulls): the sandbox is stopping.
+    /// Stops the work platforms do in the background (Vimeo's pulls, VOD's URL uploads): the sandbox is stopping.
     @SandboxActor
     func stopBackgroundWork() {
         self.vimeo.cancelPulls()
+        self.aliyun.cancelURLFetches()
     }
 }

@@ -24,21 +24,49 @@ extension OSSSigner {
         if let token = credentials.securityToken { added.append(("x-oss-security-token", token)) }
         let canonical = Self.canonicalRequestV4(
             method: method, bucket: bucket, key: key, query: query, headers: headers + added)
-        let scope = "\(time.day)/\(region)/oss/aliyun_v4_request"
+        let scope = Self.scopeV4(time, region: region)
+        let signature = signatureV4(canonical, time: time, region: region)
+        added.append(
+            ("Authorization", "\(Self.v4Algorithm) Credential=\(credentials.id)/\(scope), Signature=\(signature)"))
+        return added
+    }
+
+    /// The query of a presigned V4 URL, as oss2's `ProviderAuthV4._sign_url` makes it: `x-oss-signature-version`,
+    /// `x-oss-credential`, `x-oss-date`, `x-oss-expires` (seconds; Alibaba allows at most 7 days), the security token,
+    /// and `x-oss-signature` over the canonical request of a `method` request with those parameters and no headers.
+    func presignV4(
+        method: String, bucket: String, key: String, expires: Int, date: Date, region: String
+    ) -> [(String, String)] {
+        let time = SigningTime(date)
+        var query = [
+            ("x-oss-credential", "\(credentials.id)/\(Self.scopeV4(time, region: region))"),
+            ("x-oss-date", time.amzDate), ("x-oss-expires", String(expires)),
+            ("x-oss-signature-version", Self.v4Algorithm),
+        ]
+        if let token = credentials.securityToken { query.append(("x-oss-security-token", token)) }
+        let canonical = Self.canonicalRequestV4(
+            method: method, bucket: bucket, key: key, query: query.map { ($0.0, $0.1) }, headers: [])
+        query.append(("x-oss-signature", signatureV4(canonical, time: time, region: region)))
+        return query
+    }
+
+    /// `day/region/oss/aliyun_v4_request`.
+    static func scopeV4(_ time: SigningTime, region: String) -> String {
+        "\(time.day)/\(region)/oss/aliyun_v4_request"
+    }
+
+    /// The hex HMAC-SHA256, with the key derived from the secret, the day and the region, of the string to sign
+    /// that hashes `canonical`.
+    private func signatureV4(_ canonical: String, time: SigningTime, region: String) -> String {
         let stringToSign = [
-            Self.v4Algorithm, time.amzDate, scope, HexDigest.text(SHA256.hash(data: Data(canonical.utf8))),
+            Self.v4Algorithm, time.amzDate, Self.scopeV4(time, region: region),
+            HexDigest.text(SHA256.hash(data: Data(canonical.utf8))),
         ].joined(separator: "\n")
         var key = SymmetricKey(data: Data("aliyun_v4\(credentials.secret)".utf8))
         for part in [String(time.day), region, "oss", "aliyun_v4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
-        let signature = HexDigest.text(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
-        added.append(
-            (
-                "Authorization",
-                "\(Self.v4Algorithm) Credential=\(credentials.id)/\(scope), Signature=\(signature)"
-            ))
-        return added
+        return HexDigest.text(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
     }
 
     /// The canonical request V4 hashes (see ``signV4(method:bucket:key:query:headers:date:region:)``).

@@ -63,6 +63,11 @@ public struct OSSUploadStage: Stage {
             "The region a V4 signature is scoped to, e.g. ${ticket.region} or cn-shanghai (default: read from the endpoint's name)."
         )
         public var region: String?
+        /// Also give a presigned V4 GET URL of the object, valid this long.
+        @Option(
+            "Also give a presigned GET URL of the object (sharedURL, V4-signed), valid this long: for a platform that pulls the file (aliyun.vod.pull). Anybody holding it can read the object until then, and it is kept with the outputs. A URL signed with a temporary credential stops working when the credential expires: it is signed for no longer than expiration allows (sharedUntil says until when).",
+            minimum: 1, maximum: 604_800)
+        public var shareFor: TimeSpan?
         /// Abort a part that sends nothing for this long, then retry it.
         @Option("Abort a part that sends nothing for this long, then retry it.", exclusiveMinimum: 0)
         public var stallTimeout = TimeSpan(seconds: 30)
@@ -72,7 +77,16 @@ public struct OSSUploadStage: Stage {
         /// A V4 signature needs a region: refused when neither `region` nor a literal endpoint names one (an
         /// endpoint from a template is checked once it is resolved).
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            guard with["signatureVersion"]?.stringValue ?? SignatureVersion.v4.rawValue == SignatureVersion.v4.rawValue,
+            let isV4 =
+                with["signatureVersion"]?.stringValue ?? SignatureVersion.v4.rawValue == SignatureVersion.v4.rawValue
+            if !isV4, with["shareFor"] != nil {
+                return [
+                    OptionProblem(
+                        at: JSONPath.root.appending("shareFor"),
+                        "a shared URL is V4-signed: leave signatureVersion at v4")
+                ]
+            }
+            guard isV4,
                 with["region"]?.stringValue?.isEmpty ?? true,
                 let endpoint = with["endpoint"]?.stringValue, !endpoint.contains("${"),
                 OSSSigner.region(ofEndpoint: endpoint) == nil
@@ -96,8 +110,21 @@ public struct OSSUploadStage: Stage {
         case v1
     }
 
-    /// The outputs of `oss.upload`: the object.
-    public typealias Outputs = UploadedObject
+    /// The outputs of `oss.upload`.
+    public struct Outputs: StageOutputs {
+        /// The object.
+        @OutputGroup public var object = UploadedObject()
+        /// A presigned GET URL of the object (shareFor); empty when not asked for.
+        @Output("A presigned V4 GET URL of the object, valid for shareFor; empty when not asked for.")
+        public var sharedURL = ""
+        /// When sharedURL stops working (ISO 8601); empty when there is none.
+        @Output(
+            "When sharedURL stops working (ISO 8601): shareFor after the upload, or the temporary credential's expiration if that comes first; empty when there is no sharedURL."
+        )
+        public var sharedUntil = ""
+
+        public init() {}
+    }
 
     public static let stageType = "oss.upload"
     public static let inputFileOption = "file"
@@ -128,7 +155,50 @@ public struct OSSUploadStage: Stage {
             file: file, partSize: partSize, concurrency: options.concurrency,
             target: "oss:\(backend.objectURL)", context: context, backend: backend)
         let (completed, _) = try await upload.run()
-        return Outputs(bucket: options.bucket, key: options.key, completed, size: file.size)
+        return try Self.outputs(options, completed, size: file.size, signer: backend.signer, context: context)
+    }
+
+    /// The object, and its presigned URL when `shareFor` asks for one (signed now, so valid `shareFor` from the
+    /// end of the upload, or until the temporary credential it is signed with expires, if sooner).
+    private static func outputs(
+        _ options: Options, _ completed: CompletedUpload, size: Int64, signer: OSSSigner, context: StageContext
+    ) throws -> Outputs {
+        try Outputs.with {
+            $0.object = UploadedObject(bucket: options.bucket, key: options.key, completed, size: size)
+            guard let shareFor = options.shareFor else { return }
+            guard case .v4(let region) = signer.version else {
+                throw StageFailure("shareFor needs signatureVersion v4", kind: .invalidOptions)
+            }
+            let now = Date()
+            let seconds = try sharedSeconds(options, shareFor: shareFor, now: now, logger: context.logger)
+            let query = signer.presignV4(
+                method: "GET", bucket: options.bucket, key: options.key, expires: seconds, date: now, region: region)
+            $0.sharedURL =
+                try OSSBackend.objectURL(options) + "?"
+                + query.map { "\(OSSBackend.encode($0.0))=\(OSSBackend.encode($0.1))" }.joined(separator: "&")
+            $0.sharedUntil = ISO8601DateFormatter().string(from: now.addingTimeInterval(TimeInterval(seconds)))
+        }
+    }
+
+    /// How long the shared URL is signed for: `shareFor`, or less when the credential's `expiration` comes first
+    /// (OSS refuses a URL signed with a temporary credential once the credential has expired, so a longer one
+    /// would promise what it cannot keep). A credential already expired fails: the URL would never work.
+    static func sharedSeconds(_ options: Options, shareFor: TimeSpan, now: Date, logger: Logger) throws -> Int {
+        let wanted = Int(shareFor.seconds.rounded())
+        guard let text = options.expiration, !text.isEmpty, let expiration = ISO8601DateFormatter().date(from: text)
+        else { return wanted }
+        let left = Int(expiration.timeIntervalSince(now).rounded(.down))
+        guard left > 0 else {
+            throw StageFailure.retryable(
+                "the credential expired at \(text): a URL signed with it would not work; renew it (refreshWith)",
+                kind: .notAuthenticated)
+        }
+        if left < wanted {
+            logger.warning(
+                "sharedURL works until the credential expires at \(text), \(left) s from now, not for shareFor (\(shareFor)): give a credential that lives longer, or pull sooner"
+            )
+        }
+        return min(wanted, left)
     }
 
     /// `"stream": true`: uploads the export the stage follows while it is written (``StreamedMultipartUpload``),
@@ -141,214 +211,8 @@ public struct OSSUploadStage: Stage {
             target: "oss:\(try OSSBackend.objectURL(options)) streamed", context: context,
             backend: { file in try OSSBackend(options: options, file: file, context: context) })
         let (completed, size) = try await upload.run()
-        return Outputs(bucket: options.bucket, key: options.key, completed, size: size)
-    }
-}
-
-/// OSS as the storage of a multipart upload.
-struct OSSBackend: MultipartBackend {
-    let options: OSSUploadStage.Options
-    let file: UploadFile
-    let context: StageContext
-    let exchange: HTTPExchange
-    let signer: OSSSigner
-    let objectURL: String
-    /// When the credential must be renewed (its expiration less `renewBefore`); nil when unknown.
-    let renewAt: Date?
-
-    init(options: OSSUploadStage.Options, file: UploadFile, context: StageContext) throws {
-        self.options = options
-        self.file = file
-        self.context = context
-        signer = OSSSigner(credentials: try options.credentials.accessKey(), version: Self.signatureVersion(options))
-        let stall = options.stallTimeout
-        exchange = HTTPExchange(
-            client: context.httpClient, stallTimeout: stall, answerTimeout: TimeSpan(seconds: max(300, stall.seconds)))
-        objectURL = try Self.objectURL(options)
-        if let expiration = options.expiration, !expiration.isEmpty {
-            guard let date = ISO8601DateFormatter().date(from: expiration) else {
-                throw StageFailure("expiration must be an ISO 8601 time, not \(expiration)", kind: .invalidOptions)
-            }
-            // A credential issued for less than renewBefore is used until it expires, not renewed at once.
-            let early = date.addingTimeInterval(-options.renewBefore.seconds)
-            renewAt = early > Date() ? early : date
-        } else {
-            renewAt = nil
-        }
-    }
-
-    /// The signature `options` ask for; V4's region is the option's, else the endpoint's (``Options/problems(in:)``
-    /// refuses options with neither before the stage runs).
-    static func signatureVersion(_ options: OSSUploadStage.Options) -> OSSSignatureVersion {
-        switch options.signatureVersion {
-        case .v1: .v1
-        case .v4:
-            .v4(
-                region: options.region.flatMap { $0.isEmpty ? nil : $0 } ?? OSSSigner.region(
-                    ofEndpoint: options.endpoint) ?? "")
-        }
-    }
-
-    /// InitiateMultipartUpload.
-    func create() async throws -> (uploadId: String, key: String) {
-        let headers = [("Content-Type", options.contentType ?? MediaType.guess(for: options.key))]
-        let action = "starting the multipart upload"
-        let answer = try await send("POST", query: [("uploads", nil)], headers: headers, doing: action)
-        guard answer.status == .ok else { throw HTTPFailure.oss(answer, doing: action) }
-        guard let xml = S3XML(Data(buffer: answer.body)), let uploadId = xml.first("UploadId"), !uploadId.isEmpty else {
-            throw HTTPFailure.invalidAnswer(answer, "\(action): the answer has no UploadId (\(answer.bodyExcerpt))")
-        }
-        return (uploadId, options.key)
-    }
-
-    /// ListParts, page by page; nil when the upload is gone (`NoSuchUpload`).
-    func listParts(uploadId: String, key: String) async throws -> [Int: ListedPart]? {
-        var parts: [Int: ListedPart] = [:]
-        var marker = 0
-        while true {
-            let answer = try await send(
-                "GET", query: [("max-parts", "1000"), ("part-number-marker", String(marker)), ("uploadId", uploadId)],
-                doing: "listing the uploaded parts")
-            if answer.status == .notFound { return nil }
-            guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
-                throw HTTPFailure.oss(answer, doing: "listing the uploaded parts")
-            }
-            for record in xml.records("Part") {
-                if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
-                    parts[number] = ListedPart(etag: etag, size: record["Size"].flatMap(Int64.init) ?? -1)
-                }
-            }
-            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init)
-            else { return parts }
-            marker = next
-        }
-    }
-
-    /// A listed part this run has no record of (sent just before a crash): kept when its ETag is the MD5 of
-    /// the file's range, so it is not sent again.
-    func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? {
-        var digest = Insecure.MD5()
-        try await file.digest(range) { digest.update(bufferPointer: $0) }
-        let md5 = HexDigest.text(Array(digest.finalize()))
-        let etag = listed.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        return etag.caseInsensitiveCompare(md5) == .orderedSame ? UploadedPart(number: number, etag: listed.etag) : nil
-    }
-
-    /// UploadPart; the part's MD5 comes back as its ETag.
-    func sendPart(uploadId: String, key: String, number: Int, range: Range<Int64>, meter: TransferMeter) async throws
-        -> UploadedPart
-    {
-        let action = "uploading part \(number)"
-        let answer = try await send(
-            "PUT", query: [("partNumber", String(number)), ("uploadId", uploadId)], stream: (range, meter),
-            doing: action)
-        guard answer.status == .ok else { throw HTTPFailure.oss(answer, doing: action) }
-        guard let etag = answer.headers.first(name: "ETag") else {
-            throw HTTPFailure.invalidAnswer(answer, "\(action): the answer has no ETag")
-        }
-        return UploadedPart(number: number, etag: etag)
-    }
-
-    /// CompleteMultipartUpload with every part's number and ETag.
-    func complete(uploadId: String, key: String, parts: [UploadedPart]) async throws -> CompletedUpload {
-        var body = "<CompleteMultipartUpload>"
-        for part in parts {
-            body += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(xmlEscaped(part.etag))</ETag></Part>"
-        }
-        body += "</CompleteMultipartUpload>"
-        let action = "completing the multipart upload"
-        let answer = try await send(
-            "POST", query: [("uploadId", uploadId)], headers: [("Content-Type", "application/xml")],
-            body: Data(body.utf8), doing: action)
-        if answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)), xml.root != "Error",
-            let etag = xml.first("ETag")
-        {
-            return CompletedUpload(etag: etag, location: xml.first("Location") ?? objectURL)
-        }
-        throw HTTPFailure.oss(answer, doing: action)
-    }
-
-    /// AbortMultipartUpload; failures are only logged.
-    func abort(uploadId: String, key: String) async {
-        let answer = try? await send("DELETE", query: [("uploadId", uploadId)], doing: "aborting")
-        context.logger.info(
-            "aborted multipart upload \(uploadId) (\(answer.map { String($0.status.code) } ?? "no answer"))")
-    }
-
-    /// HEAD of the object: there, with the file's size, after a completion whose answer was lost.
-    func existingObject(key: String, size: Int64) async throws -> CompletedUpload? {
-        let head = try await send("HEAD", query: [], doing: "checking the object")
-        guard head.status == .ok, head.integer("Content-Length") == size else { return nil }
-        return CompletedUpload(etag: head.headers.first(name: "ETag") ?? "", location: objectURL)
-    }
-
-    // MARK: Requests
-
-    /// Sends a signed request with a small body in memory, or a file range streamed. A credential about to
-    /// expire is renewed first (the failure asks the runner for it), rather than failing mid-part.
-    private func send(
-        _ method: String, query: [(String, String?)], headers: [(String, String)] = [], body: Data = Data(),
-        stream: (Range<Int64>, TransferMeter)? = nil, doing action: String
-    ) async throws -> HTTPAnswer {
-        if let renewAt, Date() >= renewAt {
-            throw HTTPFailure(
-                .notAuthenticated,
-                message:
-                    "\(action): the temporary credential expires at \(options.expiration ?? "?"): renewing it first")
-        }
-        let queryText = query.map { name, value in
-            value.map { "\(Self.encode(name))=\(Self.encode($0))" } ?? Self.encode(name)
-        }.joined(separator: "&")
-        let urlText = objectURL + (queryText.isEmpty ? "" : "?" + queryText)
-        let length = stream.map { Int64($0.0.count) } ?? Int64(body.count)
-        var allHeaders = headers
-        if method == "PUT" || method == "POST" { allHeaders.append(("Content-Length", String(length))) }
-        let signed = signer.sign(
-            method: method, bucket: options.bucket, key: options.key, query: query, headers: allHeaders, date: Date())
-        var request = HTTPClientRequest(
-            url: urlText, method: HTTPMethod(rawValue: method), headers: allHeaders + signed)
-        if let (range, meter) = stream {
-            return try await exchange.send(
-                request, streaming: file.body(range, for: request), length: length, meter: meter, doing: action)
-        }
-        if !body.isEmpty { request.body = .bytes(ByteBuffer(data: body)) }
-        return try await exchange.send(request, doing: action)
-    }
-
-    /// The object's URL: `endpoint/bucket/key` (path style) or `bucket.endpoint-host/key`.
-    static func objectURL(_ options: OSSUploadStage.Options) throws -> String {
-        let endpoint = options.endpoint.contains("://") ? options.endpoint : "https://" + options.endpoint
-        guard var components = URLComponents(string: endpoint), let host = components.host else {
-            throw StageFailure("invalid endpoint \(options.endpoint)", kind: .invalidOptions)
-        }
-        let isAddress =
-            host == "localhost" || host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
-        let key = encode(options.key, keepingSlashes: true)
-        if options.pathStyle ?? isAddress {
-            components.percentEncodedPath = "/" + encode(options.bucket) + "/" + key
-        } else {
-            components.host = "\(options.bucket).\(host)"
-            components.percentEncodedPath = "/" + key
-        }
-        guard let url = components.string else {
-            throw StageFailure("invalid OSS URL for \(options.bucket)/\(options.key)", kind: .invalidOptions)
-        }
-        return url
-    }
-
-    /// Percent-encodes every byte but `A-Z a-z 0-9 - . _ ~` (and `/` when asked).
-    static func encode(_ text: String, keepingSlashes: Bool = false) -> String {
-        S3Backend.encode(text, keepingSlashes: keepingSlashes)
-    }
-}
-
-extension HTTPFailure {
-    /// The failure for an OSS answer that is not the one asked for: its XML `Code` refines the status
-    /// through Alibaba Cloud's one table (``HTTPFailure/aliyun(_:code:said:doing:)``).
-    static func oss(_ answer: HTTPAnswer, doing action: String) -> HTTPFailure {
-        let xml = S3XML(Data(buffer: answer.body))
-        let code = xml?.first("Code") ?? ""
-        let said = [xml?.first("Code"), xml?.first("Message")].compactMap { $0 }.joined(separator: ": ")
-        return HTTPFailure.aliyun(answer, code: code, said: said, doing: action)
+        let signer = OSSSigner(
+            credentials: try options.credentials.accessKey(), version: OSSBackend.signatureVersion(options))
+        return try Self.outputs(options, completed, size: size, signer: signer, context: context)
     }
 }

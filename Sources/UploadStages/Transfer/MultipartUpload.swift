@@ -50,18 +50,39 @@ extension MultipartBackend {
     func adopt(number: Int, listed: ListedPart, range: Range<Int64>) async throws -> UploadedPart? { nil }
 }
 
+/// The credential may not read the object (its HEAD answered 403): a credential scoped to writing, as ApsaraVideo
+/// VOD's upload credentials may be. `location` is the object's URL.
+struct UnreadableObject: Error {
+    var location: String
+}
+
 extension MultipartBackend {
     /// The object an earlier run completed from `parts` when the answer never came back (a crash or a lost
     /// connection after CompleteMultipartUpload, after which the upload is gone): every part of the file is
     /// recorded, the object has the file's size, and its ETag is the one a completion of those parts gives.
     /// Nil when it is not that object: the file is uploaded anew.
-    func completedObject(key: String, size: Int64, parts: [UploadedPart], partCount: Int) async throws
-        -> CompletedUpload?
-    {
-        guard parts.map(\.number).sorted() == Array(1...max(1, partCount)),
-            let object = try await existingObject(key: key, size: size),
-            Self.etag(object.etag, canComplete: parts)
-        else { return nil }
+    ///
+    /// When the credential may not read the object (``UnreadableObject``), what it could do decides: the upload is
+    /// gone (NoSuchUpload: "aborted or completed", in OSS's words) and `completionSent` (the completion was sent
+    /// with every part, and OSS's reference says a CompleteMultipartUpload goes on when the client disconnects),
+    /// so it was completed; its ETag is the one a completion of the recorded parts gives (``completionETag(of:)``),
+    /// since nobody could read it. Without `completionSent`, nil.
+    func completedObject(
+        key: String, size: Int64, parts: [UploadedPart], partCount: Int, completionSent: Bool = false,
+        logger: Logger? = nil
+    ) async throws -> CompletedUpload? {
+        guard parts.map(\.number).sorted() == Array(1...max(1, partCount)) else { return nil }
+        let object: CompletedUpload?
+        do {
+            object = try await existingObject(key: key, size: size)
+        } catch let unreadable as UnreadableObject {
+            guard completionSent else { return nil }
+            logger?.notice(
+                "the credential may not read the object; its upload is gone after a completion was sent with every part: it was completed"
+            )
+            return CompletedUpload(etag: Self.completionETag(of: parts) ?? "", location: unreadable.location)
+        }
+        guard let object, Self.etag(object.etag, canComplete: parts) else { return nil }
         return object
     }
 
@@ -69,14 +90,23 @@ extension MultipartBackend {
     /// MD5s, a dash and their count. An ETag of another form (another storage's, or parts' ETags that are not
     /// MD5s) tells nothing and passes.
     static func etag(_ etag: String, canComplete parts: [UploadedPart]) -> Bool {
-        func hex(_ text: String) -> String {
-            text.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
-        }
-        let object = hex(etag).split(separator: "-")
-        let digests = parts.sorted { $0.number < $1.number }.map { hex($0.etag) }
+        let object = etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: "-")
         guard object.count == 2, object[0].count == 32, Int(object[1]) != nil,
-            digests.allSatisfy({ $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+            let expected = completionETag(of: parts)
         else { return true }
+        return "\"\(object[0])-\(object[1])\"" == expected.lowercased()
+    }
+
+    /// The ETag S3 and OSS give the completion of `parts`: the MD5 of the parts' MD5s, a dash and their count, in
+    /// quotes (OSS writes the hex in capitals, S3 in small letters; compare without case). Nil when a part's ETag
+    /// is not an MD5.
+    static func completionETag(of parts: [UploadedPart]) -> String? {
+        let digests = parts.sorted { $0.number < $1.number }.map {
+            $0.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        }
+        guard !digests.isEmpty, digests.allSatisfy({ $0.count == 32 && $0.allSatisfy(\.isHexDigit) }) else {
+            return nil
+        }
         var hasher = Insecure.MD5()
         for digest in digests {
             let bytes = stride(from: 0, to: 32, by: 2).compactMap { offset -> UInt8? in
@@ -85,7 +115,7 @@ extension MultipartBackend {
             }
             hasher.update(data: bytes)
         }
-        return object[0] == HexDigest.text(hasher.finalize()) && object[1] == "\(parts.count)"
+        return "\"\(HexDigest.text(hasher.finalize()).uppercased())-\(parts.count)\""
     }
 }
 
@@ -103,6 +133,17 @@ struct MultipartUpload: Sendable {
         var partSize: Int64
         var fingerprint: UploadFile.Fingerprint
         var parts: [UploadedPart]
+        /// When CompleteMultipartUpload was sent with every part and no answer came back: nil before it is sent,
+        /// and again once it is refused (a 4xx answer) or the upload is abandoned.
+        var completionSentAt: Date? = nil
+
+        /// Whether a completion was sent and went unanswered recently enough that a gone upload means it was
+        /// completed: a lifecycle rule that deletes unfinished uploads works in days, so after one day a gone
+        /// upload may as well have been deleted.
+        func completionUnanswered(now: Date = Date()) -> Bool {
+            guard let completionSentAt else { return false }
+            return now.timeIntervalSince(completionSentAt) < 24 * 3600
+        }
     }
 
     let file: UploadFile
@@ -127,7 +168,7 @@ struct MultipartUpload: Sendable {
                 context.logger.info("the destination or part size changed; starting a new multipart upload")
                 progress = nil
             } else if file.changed(since: recorded.fingerprint) {
-                await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
+                await abandon(recorded)
                 try file.check(against: recorded.fingerprint)
             }
         }
@@ -140,7 +181,8 @@ struct MultipartUpload: Sendable {
                     let latest = await journal.progress ?? known
                     guard let reconciled = try await reconcile(latest) else {
                         if let object = try await backend.completedObject(
-                            key: latest.key, size: file.size, parts: latest.parts, partCount: partCount)
+                            key: latest.key, size: file.size, parts: latest.parts, partCount: partCount,
+                            completionSent: latest.completionUnanswered(), logger: context.logger)
                         {
                             context.logger.info("the upload was completed before the last run stopped")
                             await journal.start(with: latest)
@@ -162,17 +204,51 @@ struct MultipartUpload: Sendable {
                 guard parts.map(\.number) == Array(1...partCount) else {
                     throw StageFailure.retryable("parts are missing before completion")
                 }
-                completed = try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
+                completed = try await complete(finished, parts: parts, journal: journal)
                 return true
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
-            if let progress { await backend.abort(uploadId: progress.uploadId, key: progress.key) }
+            if let progress { await abandon(await journal.progress ?? progress) }
             throw error
         }
         guard let completed, let final = await journal.progress else {
             throw StageFailure("the upload did not complete")
         }
         return (completed, final)
+    }
+
+    /// Gives up the upload of `recorded` (the newest progress known) for good. The checkpoint is first written
+    /// without a record of a sent completion (the journal's may lag behind the checkpoint: its write can fail, or
+    /// on a rerun's first pass it holds nothing yet), and the upload is aborted only if that write succeeded: an
+    /// upload left open does no harm (the bucket's lifecycle rule frees it), while a record that outlives its abort
+    /// would have a later run count the gone upload done with no object.
+    private func abandon(_ recorded: Progress) async {
+        var cleared = recorded
+        cleared.completionSentAt = nil
+        do {
+            try await context.checkpoint(cleared)
+        } catch {
+            context.logger.warning(
+                "multipart upload \(recorded.uploadId) is left for the bucket's lifecycle rule, not aborted: its checkpoint could not be written (\(error))"
+            )
+            return
+        }
+        await backend.abort(uploadId: recorded.uploadId, key: recorded.key)
+    }
+
+    /// CompleteMultipartUpload, recorded as sent before it goes; a refusal (a 4xx answer: nothing was completed)
+    /// clears the record, while no answer, a server error or a success whose body cannot be read (OSS may have
+    /// completed in each) keeps it for the next run.
+    private func complete(_ finished: Progress, parts: [UploadedPart], journal: PartJournal) async throws
+        -> CompletedUpload
+    {
+        try await journal.completing()
+        do {
+            return try await backend.complete(uploadId: finished.uploadId, key: finished.key, parts: parts)
+        } catch let refused as HTTPFailure where refused.refusedRequest {
+            try await journal.completionAnswered()
+            throw refused
+        }
     }
 
     /// Creates the upload; its id is checkpointed before any part is sent.
@@ -273,6 +349,21 @@ private actor PartJournal {
 
     func start(with progress: MultipartUpload.Progress) {
         self.progress = progress
+    }
+
+    /// CompleteMultipartUpload is about to be sent with every part: recorded, so that a run that never hears the
+    /// answer knows it went.
+    func completing() async throws {
+        progress?.completionSentAt = Date()
+        if let progress { try await context.checkpoint(progress) }
+    }
+
+    /// CompleteMultipartUpload was refused: the record of a sent completion is cleared, so that a later run does
+    /// not take the gone upload for a completed one.
+    func completionAnswered() async throws {
+        guard progress?.completionSentAt != nil else { return }
+        progress?.completionSentAt = nil
+        if let progress { try await context.checkpoint(progress) }
     }
 
     func finished(_ part: UploadedPart) async throws {

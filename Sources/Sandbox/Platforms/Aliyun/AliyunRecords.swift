@@ -23,6 +23,8 @@ struct VODVideoRecord: Codable, Sendable {
     var uploadedAt: Date?
     /// The source's size once it arrived.
     var size: Int64?
+    /// Whether its transcode fails (status `TranscodeFail` once its source arrived), a sandbox fault.
+    var transcodeFails: Bool?
     var createdAt: Date
     var modifiedAt: Date
 }
@@ -68,6 +70,28 @@ struct OSSMultipartRecord: Codable, Sendable {
     var createdAt: Date
 }
 
+/// A URL-based upload job of `UploadMediaByURL`: VOD fetches `uploadURL` itself, then makes the video (its
+/// `MediaId`) from the file. Its `status` goes `PENDING` → `DOWNLOADING` → `SUCCESS`, or ends in a `…_FAIL` with an
+/// error code and message.
+struct VODURLJobRecord: Codable, Sendable {
+    var id: String
+    /// The URL, decoded.
+    var uploadURL: String
+    var sessionID: String?
+    var userData: String?
+    /// The `UploadMetadatas` entry whose `SourceURL` is this URL: `Title`, `Description`, `Tags`, `CateId`,
+    /// `CoverURL`, `FileExtension`, as strings.
+    var metadata: [String: String]
+    var templateGroupID: String?
+    var status: String
+    var mediaID: String?
+    var errorCode: String?
+    var errorMessage: String?
+    var fileSize: Int64?
+    var createdAt: Date
+    var completedAt: Date?
+}
+
 /// Alibaba Cloud's records: what ``AliyunState`` keeps, written under the key `aliyun` of `index.json`
 /// (``AliyunSection``).
 struct AliyunRecords: Codable, Sendable {
@@ -76,6 +100,36 @@ struct AliyunRecords: Codable, Sendable {
     /// `bucket/key` → object.
     var objects: [String: OSSObjectRecord] = [:]
     var multipartUploads: [String: OSSMultipartRecord] = [:]
+    /// `UploadMediaByURL`'s jobs by JobId.
+    var urlJobs: [String: VODURLJobRecord] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+        case videos, images, objects, multipartUploads, urlJobs
+    }
+
+    init() {}
+
+    /// Reads the records; an index written before a kind of record existed has none of it.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        videos = try container.decodeIfPresent([String: VODVideoRecord].self, forKey: .videos) ?? [:]
+        images = try container.decodeIfPresent([String: VODImageRecord].self, forKey: .images) ?? [:]
+        objects = try container.decodeIfPresent([String: OSSObjectRecord].self, forKey: .objects) ?? [:]
+        multipartUploads =
+            try container.decodeIfPresent([String: OSSMultipartRecord].self, forKey: .multipartUploads) ?? [:]
+        urlJobs = try container.decodeIfPresent([String: VODURLJobRecord].self, forKey: .urlJobs) ?? [:]
+    }
+
+    /// Writes the records; `urlJobs` only when there are some, so an index from before they existed is written
+    /// back byte for byte.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(videos, forKey: .videos)
+        try container.encode(images, forKey: .images)
+        try container.encode(objects, forKey: .objects)
+        try container.encode(multipartUploads, forKey: .multipartUploads)
+        if !urlJobs.isEmpty { try container.encode(urlJobs, forKey: .urlJobs) }
+    }
 }
 
 /// Alibaba Cloud's part of `index.json`: its records under one key, `aliyun`.

@@ -78,6 +78,61 @@ extension AliyunState {
         self.core.index.persist()
     }
 
+    /// Drops the answers of the next `count` CompleteMultipartUploads.
+    func dropCompleteAnswers(_ count: Int) {
+        self.completeAnswersToDrop = max(0, count)
+    }
+
+    /// Refuses the next `count` CompleteMultipartUploads.
+    func refuseCompletes(_ count: Int) {
+        self.completesToRefuse = max(0, count)
+    }
+
+    /// Loses the next `completes` CompleteMultipartUploads, answers the next `failedAnswers` with 500 once they
+    /// completed, and refuses the next `listParts` ListParts (nil leaves a fault as it was).
+    func setMultipartFaults(
+        loseCompletes completes: Int?, failCompleteAnswers failedAnswers: Int?, refuseListParts listParts: Int?
+    ) {
+        if let completes { self.completesToLose = max(0, completes) }
+        if let failedAnswers { self.completesToFailAnswering = max(0, failedAnswers) }
+        if let listParts { self.listPartsToRefuse = max(0, listParts) }
+    }
+
+    /// Whether to answer this completed CompleteMultipartUpload with 500 (one fewer to fail).
+    func takeCompleteAnswerFailure() -> Bool {
+        guard self.completesToFailAnswering > 0 else { return false }
+        self.completesToFailAnswering -= 1
+        return true
+    }
+
+    /// Whether to lose this CompleteMultipartUpload (one fewer to lose).
+    func takeCompleteLoss() -> Bool {
+        guard self.completesToLose > 0 else { return false }
+        self.completesToLose -= 1
+        return true
+    }
+
+    /// Whether to refuse this ListParts (one fewer to refuse).
+    func takeListPartsRefusal() -> Bool {
+        guard self.listPartsToRefuse > 0 else { return false }
+        self.listPartsToRefuse -= 1
+        return true
+    }
+
+    /// Whether to refuse this CompleteMultipartUpload (one fewer to refuse).
+    func takeCompleteRefusal() -> Bool {
+        guard self.completesToRefuse > 0 else { return false }
+        self.completesToRefuse -= 1
+        return true
+    }
+
+    /// Whether to drop this CompleteMultipartUpload's answer (one fewer to drop).
+    func takeCompleteAnswerDrop() -> Bool {
+        guard self.completeAnswersToDrop > 0 else { return false }
+        self.completeAnswersToDrop -= 1
+        return true
+    }
+
     /// Everything Alibaba Cloud's part of the sandbox holds, for `GET /sandbox/aliyun`.
     func snapshot() -> AliyunRecords {
         self.records

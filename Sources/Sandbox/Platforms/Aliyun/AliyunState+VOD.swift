@@ -50,9 +50,11 @@ extension AliyunState {
     }
 
     /// A video's `Status`: `Uploading` until its source object is complete, then `UploadSucc`, `Transcoding`
-    /// and `Normal` as the transcode delay passes (half of it each).
+    /// and `Normal` as the transcode delay passes (half of it each); `TranscodeFail` for a video whose transcode
+    /// fails (a fault).
     func vodStatus(_ video: VODVideoRecord) -> String {
         guard let uploadedAt = video.uploadedAt else { return "Uploading" }
+        if video.transcodeFails == true { return "TranscodeFail" }
         let elapsed = Date().timeIntervalSince(uploadedAt)
         let delay = self.core.configuration.transcodeDelay.seconds
         if elapsed < delay / 2 { return "UploadSucc" }

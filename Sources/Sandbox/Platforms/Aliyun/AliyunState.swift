@@ -17,6 +17,31 @@ final class AliyunState: IndexSectionKeeper {
     var ossPartsStored = 0
     /// `SignatureNonce`s of the RPC API seen recently: a nonce is accepted once.
     var rpcNonces: [String: Date] = [:]
+    /// The fetches of `UploadMediaByURL` jobs under way, by JobId.
+    var urlFetches: [String: Task<Void, Never>] = [:]
+    /// How many CompleteMultipartUpload answers to drop (the upload completes, the connection closes before the
+    /// answer), set by `POST /sandbox/aliyun/faults`.
+    var completeAnswersToDrop = 0
+    /// How many CompleteMultipartUploads to refuse with `InvalidPart` (nothing is completed), set by
+    /// `POST /sandbox/aliyun/faults`.
+    var completesToRefuse = 0
+    /// How many CompleteMultipartUploads to lose before OSS acts on them (the connection closes, nothing is
+    /// completed), set by `POST /sandbox/aliyun/faults`.
+    var completesToLose = 0
+    /// How many CompleteMultipartUploads to complete and then answer 500 `InternalError`, set by
+    /// `POST /sandbox/aliyun/faults`.
+    var completesToFailAnswering = 0
+    /// How many ListParts to refuse with 400 `InvalidArgument`, set by `POST /sandbox/aliyun/faults`.
+    var listPartsToRefuse = 0
+    /// How old a URL upload job must be before `GetURLUploadInfos` by `UploadURLs` lists it (a listing that lags
+    /// behind creation), set by `POST /sandbox/aliyun/faults`; by `JobIds` it is found at once.
+    var urlListingLag: TimeInterval = 0
+    /// How long `UploadMediaByURL` refuses a `SessionId` used before: 10 minutes, as VOD documents, unless
+    /// `POST /sandbox/aliyun/faults` shortens it.
+    var sessionWindow: TimeInterval = 600
+    /// How many of the next URL upload jobs make a video whose transcode fails: the job ends `TranscodeFail` with
+    /// its MediaId (VOD's job statuses are its video statuses), set by `POST /sandbox/aliyun/faults`.
+    var urlTranscodesToFail = 0
 
     var indexSection: any IndexSection { AliyunSection(aliyun: self.records) }
 
@@ -24,6 +49,12 @@ final class AliyunState: IndexSectionKeeper {
     init(_ document: IndexDocument, core: SandboxCore) throws {
         self.records = try document.section(AliyunSection.self).aliyun
         self.core = core
+        // A fetch under way when the sandbox stopped is not resumed: its job failed.
+        for (id, job) in self.records.urlJobs where job.completedAt == nil {
+            self.records.urlJobs[id]?.status = "UPLOAD_FAIL"
+            self.records.urlJobs[id]?.errorMessage = "the sandbox stopped during the fetch"
+            self.records.urlJobs[id]?.completedAt = Date()
+        }
     }
 
     /// Where the sandbox listens, for the upload addresses VOD answers.

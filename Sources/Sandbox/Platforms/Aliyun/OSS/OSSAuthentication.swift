@@ -20,7 +20,9 @@ enum OSSAuthentication {
     ) async throws {
         let authorization = request.headers[.authorization] ?? ""
         let signed: Signed
-        if let v4 = OSSV4Authorization(authorization) {
+        if authorization.isEmpty, query["x-oss-signature-version"] != nil {
+            signed = try self.presignedV4(request, bucket: bucket, key: key, query: query)
+        } else if let v4 = OSSV4Authorization(authorization) {
             signed = try self.signedV4(request, v4, bucket: bucket, key: key, query: query)
         } else if authorization.hasPrefix(OSSV4Authorization.algorithm) {
             throw OSSError(
@@ -44,12 +46,67 @@ enum OSSAuthentication {
                 extra: [("OSSAccessKeyId", signed.accessKeyID)])
         }
         if let temporary = known.temporary {
-            try self.checkToken(of: request, against: temporary)
+            try self.checkToken(request.headers[.ossSecurityToken] ?? query["x-oss-security-token"], against: temporary)
         }
         try signed.verify(known.secret)
         if let temporary = known.temporary, temporary.bucket != bucket || temporary.object != key {
             throw OSSError.accessDenied
         }
+        let reads = request.method == .head || (request.method == .get && query["uploadId"] == nil)
+        if known.temporary != nil, reads, aliyun.core.configuration.ossSTSWriteOnly {
+            throw OSSError.accessDenied
+        }
+    }
+
+    /// A presigned V4 URL (`x-oss-signature-version=OSS4-HMAC-SHA256`, `x-oss-credential`, `x-oss-date`,
+    /// `x-oss-expires` of at most 7 days, `x-oss-signature`), once its time and scope are checked: its canonical
+    /// request is a header-signed one's, with every query parameter but the signature.
+    private static func presignedV4(
+        _ request: Request, bucket: String, key: String, query: [String: String]
+    ) throws -> Signed {
+        guard query["x-oss-signature-version"] == OSSV4Authorization.algorithm,
+            let v4 = OSSV4Authorization(
+                credential: query["x-oss-credential"] ?? "", additionalHeaders: query["x-oss-additional-headers"],
+                signature: query["x-oss-signature"] ?? ""),
+            let timestamp = query["x-oss-date"], let date = basicISO8601(timestamp),
+            let expires = query["x-oss-expires"].flatMap(Int.init), (1...604_800).contains(expires)
+        else {
+            throw OSSError(
+                status: .badRequest, code: "InvalidArgument",
+                message:
+                    "A presigned V4 URL needs x-oss-signature-version, x-oss-credential, x-oss-date, x-oss-expires (at most 604800) and x-oss-signature."
+            )
+        }
+        guard date.timeIntervalSinceNow <= AliyunSignature.requestTimeWindow else {
+            throw OSSError(
+                status: .forbidden, code: "RequestTimeTooSkewed",
+                message: "The difference between the request time and the current time is too large.")
+        }
+        guard date.addingTimeInterval(TimeInterval(expires)) >= Date() else {
+            throw OSSError(status: .forbidden, code: "AccessDenied", message: "Request has expired.")
+        }
+        guard timestamp.hasPrefix(v4.date), v4.region == region else {
+            throw OSSError(
+                status: .badRequest, code: "InvalidArgument",
+                message: "The credential's date or region does not match x-oss-date or the bucket's region.")
+        }
+        let canonical = v4.canonicalRequest(
+            method: request.method.rawValue, bucket: bucket, key: key,
+            query: query.filter { $0.key != "x-oss-signature" }, headers: request.headers,
+            host: request.head.authority)
+        let stringToSign = v4.stringToSign(timestamp: timestamp, canonicalRequest: canonical)
+        return (
+            v4.accessKeyID,
+            { secret in
+                guard v4.expectedSignature(of: stringToSign, secret: secret) == v4.signature else {
+                    throw OSSError(
+                        status: .forbidden, code: "SignatureDoesNotMatch",
+                        message: "The request signature we calculated does not match the signature you provided.",
+                        extra: [("CanonicalRequest", canonical), ("OSSAccessKeyId", v4.accessKeyID)],
+                        ec: "0002-00000040")
+                }
+            }
+        )
     }
 
     /// A V4-signed request, once its time and scope are checked.
@@ -170,13 +227,13 @@ enum OSSAuthentication {
     }
 
     /// A temporary credential works until it expires, and only with its security token.
-    private static func checkToken(of request: Request, against temporary: STSCredential) throws {
+    private static func checkToken(_ token: String?, against temporary: STSCredential) throws {
         guard temporary.expiresAt > Date() else {
             throw OSSError(
                 status: .forbidden, code: "SecurityTokenExpired",
                 message: "The security token you provided has expired.")
         }
-        guard request.headers[.ossSecurityToken] == temporary.securityToken else {
+        guard token == temporary.securityToken else {
             throw OSSError(
                 status: .forbidden, code: "InvalidSecurityToken",
                 message: "The security token you provided is invalid.")

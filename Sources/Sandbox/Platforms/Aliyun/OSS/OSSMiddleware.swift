@@ -46,7 +46,7 @@ struct OSSMiddleware: RouterMiddleware {
         case (.put, false) where query["uploadId"] != nil:
             return try await objects.uploadPart(request, context: context)
         case (.get, false) where query["uploadId"] != nil: return try await objects.listParts()
-        case (.post, false) where query["uploadId"] != nil: return try await objects.complete(request)
+        case (.post, false) where query["uploadId"] != nil: return try await objects.complete(request, context: context)
         case (.delete, false) where query["uploadId"] != nil: return try await objects.abort()
         case (.put, false): return try await objects.put(request, context: context)
         case (.get, false), (.head, false): return try await objects.get(head: request.method == .head)

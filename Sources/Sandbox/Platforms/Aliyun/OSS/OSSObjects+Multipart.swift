@@ -32,8 +32,12 @@ extension OSSObjects {
         return OSSXML.response("", headers: [.eTag: etag])
     }
 
+    /// Lists the parts; with the `refuseListParts` fault, a 400 `InvalidArgument` instead.
     func listParts() async throws -> Response {
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
+        if await aliyun.takeListPartsRefusal() {
+            throw OSSError(status: .badRequest, code: "InvalidArgument", message: "The request could not be listed.")
+        }
         let marker = query["part-number-marker"].flatMap(Int.init) ?? 0
         let maxParts = min(1000, max(1, query["max-parts"].flatMap(Int.init) ?? 1000))
         let after = upload.parts.filter { $0.number > marker }
@@ -52,11 +56,21 @@ extension OSSObjects {
         return OSSXML.response(xml + "</ListPartsResult>")
     }
 
-    func complete(_ request: Request) async throws -> Response {
+    /// Completes the upload. With the `dropCompleteAnswers` fault the object is made and the connection closed
+    /// before the answer: OSS's reference says a CompleteMultipartUpload goes on when the client disconnects. With
+    /// the `loseCompletes` fault the connection closes before anything is completed (a request lost on its way);
+    /// with `failCompleteAnswers` the upload completes and the answer is a 500 `InternalError`.
+    func complete(_ request: Request, context: SandboxRequestContext) async throws -> Response {
         var request = request
         let upload = try await aliyun.multipart(query["uploadId"] ?? "", bucket: bucket, key: key)
         let body = String(buffer: try await request.collectBody(upTo: JSONResponse.maxRequestBody))
+        if await aliyun.takeCompleteLoss() {
+            aliyun.core.stats.countDroppedConnection()
+            context.channel.close(promise: nil)
+            return OSSXML.response("")
+        }
         let chosen = try Self.chosenParts(body, of: upload)
+        if await aliyun.takeCompleteRefusal() { throw Self.invalidPart }
         let fileID = RandomID.hex(bytes: 16)
         try await concatenate(
             chosen.map { folder.uploadPath(OSSFiles.part(uploadID: upload.id, number: $0.number)) },
@@ -73,12 +87,28 @@ extension OSSObjects {
                 bucket: bucket, key: key, fileID: fileID, size: size, etag: etag, contentType: upload.contentType,
                 modifiedAt: Date()))
         await aliyun.endMultipart(upload.id)
+        if await aliyun.takeCompleteAnswerFailure() {
+            throw OSSError(
+                status: .internalServerError, code: "InternalError",
+                message: "We encountered an internal error. Please try again.")
+        }
+        if await aliyun.takeCompleteAnswerDrop() {
+            aliyun.core.stats.countDroppedConnection()
+            context.channel.close(promise: nil)
+        }
         let location = "\(aliyun.baseURL)/\(bucket)/\(key)"
         return OSSXML.response(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Location>\(OSSXML.escape(location))</Location>"
                 + "<Bucket>\(OSSXML.escape(bucket))</Bucket><Key>\(OSSXML.escape(key))</Key><ETag>\(OSSXML.escape(etag))</ETag>"
                 + "</CompleteMultipartUploadResult>", headers: [.eTag: etag])
     }
+
+    /// OSS's answer to a completion naming a part it does not have (or, with the `refuseCompletes` fault, any).
+    private static let invalidPart = OSSError(
+        status: .badRequest, code: "InvalidPart",
+        message:
+            "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag."
+    )
 
     /// The parts a complete request lists (`body`), checked against those uploaded: a list in ascending
     /// order, each part there with its ETag, every part but the last at least ``minimumPartSize``.
@@ -101,11 +131,7 @@ extension OSSObjects {
                 part.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).uppercased()
                     == etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).uppercased()
             else {
-                throw OSSError(
-                    status: .badRequest, code: "InvalidPart",
-                    message:
-                        "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag."
-                )
+                throw Self.invalidPart
             }
             chosen.append(part)
         }

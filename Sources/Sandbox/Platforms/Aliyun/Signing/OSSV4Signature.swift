@@ -39,12 +39,18 @@ struct OSSV4Authorization: Sendable, Equatable {
             fields[String(field[..<equals])] = String(field[field.index(after: equals)...])
         }
         guard let credential = fields["Credential"], let signature = fields["Signature"] else { return nil }
+        self.init(credential: credential, additionalHeaders: fields["AdditionalHeaders"], signature: signature)
+    }
+
+    /// The fields of a header, or of a presigned URL's `x-oss-credential`, `x-oss-additional-headers` and
+    /// `x-oss-signature`; nil when the credential is not `AK/YYYYMMDD/region/oss/aliyun_v4_request`.
+    init?(credential: String, additionalHeaders: String?, signature: String) {
         let scope = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard scope.count == 5, scope[3] == "oss", scope[4] == "aliyun_v4_request", scope[1].count == 8,
-            scope[1].allSatisfy(\.isNumber), !scope[0].isEmpty, !scope[2].isEmpty
+            scope[1].allSatisfy(\.isNumber), !scope[0].isEmpty, !scope[2].isEmpty, !signature.isEmpty
         else { return nil }
         (accessKeyID, date, region) = (scope[0], scope[1], scope[2])
-        additionalHeaders = fields["AdditionalHeaders"].map { $0.split(separator: ";").map(String.init) } ?? []
+        self.additionalHeaders = additionalHeaders.map { $0.split(separator: ";").map(String.init) } ?? []
         self.signature = signature
     }
 

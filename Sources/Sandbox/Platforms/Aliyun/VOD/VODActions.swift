@@ -16,6 +16,8 @@ struct VODActions: Sendable {
         case "GetVideoInfo": return try await self.getVideoInfo()
         case "UpdateVideoInfo": return try await self.updateVideoInfo()
         case "DeleteVideo": return try await self.deleteVideo()
+        case "UploadMediaByURL": return try await self.uploadMediaByURL()
+        case "GetURLUploadInfos": return try await self.getURLUploadInfos()
         case let action:
             throw VODError(
                 status: .notFound, code: "InvalidAction.NotFound",

@@ -16,11 +16,17 @@ enum VODTextRules {
 
     /// Refuses a `Title`, `Description` or `Tags` of `call` beyond its limit.
     static func check(_ call: RPCCall) throws {
-        if let title = call.parameters["Title"] { try self.check(title, named: "Title", atMost: 128) }
-        if let description = call.parameters["Description"] {
+        try self.check(texts: call.parameters)
+    }
+
+    /// Refuses a `Title`, `Description` or `Tags` of `texts` (a call's parameters, or an `UploadMetadatas` entry)
+    /// beyond its limit.
+    static func check(texts: [String: String]) throws {
+        if let title = texts["Title"] { try self.check(title, named: "Title", atMost: 128) }
+        if let description = texts["Description"] {
             try self.check(description, named: "Description", atMost: 1024)
         }
-        if let tags = call.parameters["Tags"] {
+        if let tags = texts["Tags"] {
             let list = tags.split(separator: ",")
             guard list.count <= 16 else {
                 throw VODError(
