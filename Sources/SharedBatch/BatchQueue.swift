@@ -57,17 +57,22 @@ public struct BatchQueue: Sendable {
 
     // MARK: Items
 
-    /// Queues items to run with a stored workflow; `digest` is what each is done with once it succeeds.
+    /// Queues items to run with a stored workflow; `digest` is what each is done with once it succeeds. Their
+    /// takeover counts start again (``TakeoverLimit``), and a holder whose lease ran out is dropped: queueing is not
+    /// a takeover.
     public func enqueue(_ items: [Int64: String], with workflow: Int64) async throws(StateError) {
         guard !items.isEmpty else { return }
         let ids = Array(items.keys)
         try await database.rows(
             "queue items",
             """
-            UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now()
+            UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now(),
+                \(unescaped: TakeoverLimit.queuedAgain),
+                lease_owner = CASE WHEN items.lease_expires < now() THEN NULL ELSE items.lease_owner END
             FROM unnest(\(ids), \(ids.map { items[$0] ?? "" })) AS entry(id, digest)
             WHERE items.id = entry.id
             """)
+        try await database.rows("queue segment units again", TakeoverLimit.requeueUnits(of: ids))
     }
 
     /// Which of `items` are queued now, and which of those a live lease holds (a worker runs them).
@@ -93,29 +98,36 @@ public struct BatchQueue: Sendable {
     /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
     /// Items the worker still runs and workflows it cannot run (by ``SubmittedWorkflow/key``) are left out. The claim
     /// gives up within the lease.
+    ///
+    /// The takeover limit (``TakeoverLimit``): `alone` says the worker runs nothing else now (only then may it
+    /// take a suspect item, and it must claim nothing more while it runs one), `staysAlone` that it never runs more
+    /// than one item; a claim that makes a counted takeover the `limit`-th is ``Claim/abandoned``.
     public func claim(
-        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = []
+        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = [],
+        alone: Bool = true, staysAlone: Bool = true, limit: Int = TakeoverLimit.defaultLimit
     ) async throws(StateError) -> Claim? {
         let rows = try await database.rows(
             "claim an item", patience: lease,
             """
             WITH next AS (
-                SELECT id AS next_id, lease_owner AS previous_owner FROM items
+                SELECT id AS next_id, lease_owner AS previous_owner,
+                    \(unescaped: TakeoverLimit.counted("items")) AS counted FROM items
                 WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
-                    AND id <> ALL(\(items))
+                    AND id <> ALL(\(items)) AND \(unescaped: TakeoverLimit.claimable("items", alone: alone))
                     AND NOT EXISTS (SELECT 1 FROM workflows
                         WHERE workflows.id = items.queued_with AND workflows.key = ANY(\(workflows)))
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                \(unescaped: TakeoverLimit.claimed("items", alone: alone, staysAlone: staysAlone))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
                 (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,
-                previous_owner
+                previous_owner, takeovers, suspect, counted
             """)
         guard let row = rows.first else { return nil }
-        return try database.decoding("claim an item") { try Claim(row) }
+        return try database.decoding("claim an item") { try Claim(row, limit: limit) }
     }
 
     /// Lets a claimed item go, still queued, for another worker (this one cannot run its workflow).

@@ -108,7 +108,8 @@ enum BatchSchema {
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
     /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
-    /// (``ItemTallies``), and webhooks named by digest in the notifications sent.
+    /// (``ItemTallies``), webhooks named by digest in the notifications sent, and the takeover limit's counts
+    /// (``TakeoverLimit``).
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -150,6 +151,7 @@ enum BatchSchema {
         EXCEPTION WHEN insufficient_privilege THEN NULL;
         END $$
         """,
+        TakeoverLimit.addition,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

@@ -1,0 +1,98 @@
+import PostgresNIO
+public import StageKit
+
+/// The takeover limit (`pipeline worker --abandon-after N`): an item or a segment unit whose workers die while
+/// they run it (a poison item: an input that crashes a decoder, a stage that exhausts the machine's memory) is
+/// failed as ``StageKit/ErrorKind/abandoned`` after N takeovers without progress, instead of killing every worker
+/// of the farm in turn.
+///
+/// The rules, in one place (the queue's and the segment queue's claims take their SQL from here):
+/// - **Progress** is a stage done for the first time since the item was queued (`items.done_stages`, a high-water
+///   mark): a stage that runs again on every takeover (a secret, a refresh, an output missing on a new machine)
+///   adds nothing, so it cannot hide a poison item behind it. It resets the count. A unit's progress is its end.
+/// - **A takeover counts against the item that was running**: only when the worker that died ran nothing else
+///   (its lease was held alone, `alone_generation` = the lease's generation). A worker running several items
+///   when it died makes each of them *suspect* (taken over since its last progress) without counting; a suspect
+///   item is claimed only by a worker that runs nothing else and that claims nothing more while it runs it, so
+///   the next death is the item's own. Healthy items beside a poison one lose nothing but their place in line.
+/// - **A database outage is not a crash**: a takeover counts only when the database server was up since the
+///   previous holder last renewed its lease (`pg_postmaster_start_time()`); after a restart the leases that ran
+///   out meanwhile are taken over without counting and without making their items suspect.
+/// - A takeover is not one of a unit's attempts (``StageRuntime/SegmentUnitState/attemptLimit``): the takeover
+///   limit rules a unit that kills its workers, the attempt limit a unit whose encode fails.
+///
+/// The columns are an addition within schema 2 (a pipeline that does not know them ignores them): see
+/// docs/workers-and-farm.md for what an older worker on the same batch does.
+public enum TakeoverLimit {
+    /// The limit when none is given.
+    public static let defaultLimit = 3
+    /// The limits `--abandon-after` accepts.
+    public static let bounds = 1...100
+
+    /// The failure of an item abandoned after `takeovers` takeovers without progress.
+    public static func failure(takeovers: Int) -> StageFailure {
+        StageFailure(
+            "abandoned after \(takeovers) takeover(s) without progress: the workers running this item died (killed, crashed or out of memory) each time; see their logs, then retry it with pipeline run --failed or submit --failed",
+            kind: .abandoned)
+    }
+
+    /// Whether the holder of the lease of the row `table` died while the database was up: its lease ran out after
+    /// the server's start (nil owner: the lease was let go, no takeover at all).
+    static func died(_ table: String) -> String {
+        """
+        (\(table).lease_owner IS NOT NULL AND pg_postmaster_start_time() < \(table).lease_expires
+            - make_interval(secs => coalesce((SELECT lease FROM workers WHERE workers.id = \(table).lease_owner), 0)))
+        """
+    }
+
+    /// Whether a takeover of the row `table` counts: its holder died, and held it alone.
+    static func counted(_ table: String) -> String {
+        "(\(died(table)) AND \(table).alone_generation IS NOT DISTINCT FROM \(table).lease_generation)"
+    }
+
+    /// The columns a claim of a row of `table` sets: the count, the suspicion, and whether the new lease is held
+    /// alone (`alone`: the claimer runs nothing else; `staysAlone`: it never runs more than one at once).
+    static func claimed(_ table: String, alone: Bool, staysAlone: Bool) -> String {
+        """
+        takeovers = \(table).takeovers + CASE WHEN \(counted(table)) THEN 1 ELSE 0 END,
+        suspect = \(table).suspect OR \(died(table)),
+        alone_generation = CASE WHEN \(alone) AND (\(table).suspect OR \(died(table)) OR \(staysAlone))
+            THEN \(table).lease_generation + 1 END
+        """
+    }
+
+    /// The condition a claimer that runs other work (`alone` false) puts on the rows it may take: none suspect.
+    static func claimable(_ table: String, alone: Bool) -> String {
+        "(\(alone) OR NOT (\(table).suspect OR \(died(table))))"
+    }
+
+    /// What queueing an item again sets: its count and its high-water mark start again.
+    static let queuedAgain = "takeovers = 0, suspect = false, done_stages = '{}'"
+
+    /// Starts the count of the units of `items`' plans again (those abandoned get their attempts back too).
+    static func requeueUnits(of items: [Int64]) -> PostgresQuery {
+        """
+        UPDATE segment_units SET attempts = CASE WHEN abandoned THEN 0 ELSE attempts END, abandoned = false,
+            takeovers = 0, suspect = false
+        WHERE plan IN (SELECT id FROM segment_plans WHERE item = ANY(\(items))) AND status <> 'done'
+        """
+    }
+
+    /// The columns, added once (each checked first, as the other additions are).
+    static let addition = """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'items'::regclass
+                AND attname = 'done_stages' AND NOT attisdropped) THEN
+                ALTER TABLE items ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
+                    ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
+                    ADD COLUMN done_stages text[] NOT NULL DEFAULT '{}';
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass
+                AND attname = 'abandoned' AND NOT attisdropped) THEN
+                ALTER TABLE segment_units ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
+                    ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
+                    ADD COLUMN abandoned boolean NOT NULL DEFAULT false;
+            END IF;
+        END $$
+        """
+}

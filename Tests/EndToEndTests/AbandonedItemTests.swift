@@ -1,0 +1,201 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SharedBatch
+import StageKit
+import TestSupport
+import Testing
+
+/// An item that kills its workers, on real `pipeline worker` processes sharing a real PostgreSQL: its stage sends
+/// SIGKILL to the worker running it (`kill -9 $PPID` from the stage's shell). The takeover limit fails it as
+/// `abandoned` while the other items finish; a healthy item held beside it by a worker with two jobs is not
+/// charged that death; a stage that runs again on every takeover (a secret) does not hide it; and a database
+/// restart longer than the workers' patience is no takeover to count. Dead workers are started again, as a
+/// service manager would; no assertion depends on how many deaths lease timing allows.
+@Suite struct AbandonedItemTests {
+    static let arguments = ["--lease", "2s", "--poll", "50ms"]
+
+    /// Workers with one job each and `--abandon-after 2`: the poison item is failed as abandoned after its workers
+    /// died; the healthy items are done. A secret stage before the killing one runs again on every takeover and
+    /// is done each time: no progress. `status --failed` lists the item with its kind, and `submit --failed` queues
+    /// it again with its count started again.
+    @Test func aPoisonItemIsAbandonedWhileTheOthersFinish() async throws {
+        let batch = try await PoisonBatch(items: ["a.txt", "b.txt", "c.txt", "poison.txt"], secret: true, gated: false)
+        defer { batch.killAll() }
+        try await batch.supervise(workers: 2, extra: ["--jobs", "1", "--abandon-after", "2"]) { status in
+            status.byStatus["failed"] == 1 && status.byStatus["succeeded"] == 3
+        }
+        let deaths = batch.deaths()
+        let failed = try await batch.failed()
+        #expect(failed.map(\.input.relativePath) == ["poison.txt"])
+        #expect(failed.first?.errorKind == .abandoned, "\(failed.map(\.error))")
+        #expect(deaths >= 2, "the poison item was abandoned after \(deaths) death(s), fewer than the limit")
+        let secrets = batch.effects().filter { $0.hasPrefix("secret poison.txt") }.count
+        #expect(secrets >= 2, "the secret stage ran \(secrets) time(s): no takeover reran it")
+        await batch.stopWorkers()
+
+        let listed = try await Binary.run(["status", "--db", batch.url, "--failed"], in: batch.scratch.root)
+        #expect(listed.stdout.contains("poison.txt") && listed.stdout.contains("abandoned"), "\(listed.stdout)")
+        let retried = try await Binary.run(
+            ["submit", "wf.json", "--db", batch.url, "--failed"], in: batch.scratch.root)
+        #expect(retried.status == 0 && retried.stdout.contains("queued 1 item"), "\(retried.stdout)\(retried.stderr)")
+        #expect(try await batch.takeovers("poison.txt") == 0, "queueing again kept the takeover count")
+        await batch.close()
+    }
+
+    /// One worker with two jobs holds a healthy item and the poison item when the poison item kills it: neither
+    /// takeover counts. Each is then run by a worker that runs nothing else; the poison item's next deaths are its
+    /// own, and with `--abandon-after 1` it is abandoned while the healthy item is done.
+    @Test func aHealthyItemBesidePoisonWithTwoJobsIsNotAbandoned() async throws {
+        let batch = try await PoisonBatch(items: ["healthy.txt", "poison.txt"], secret: false, gated: true)
+        defer { batch.killAll() }
+        let first = try batch.startWorker(extra: ["--jobs", "2", "--abandon-after", "1"])
+        try await waitUntil("the first worker died holding both items") {
+            !first.isRunning && batch.effects().contains { $0.hasPrefix("start healthy.txt") }
+        }
+        try batch.scratch.write("go", "")
+        try await batch.supervise(workers: 2, extra: ["--jobs", "2", "--abandon-after", "1"]) { status in
+            status.byStatus["failed"] == 1 && status.byStatus["succeeded"] == 1
+        }
+        let failed = try await batch.failed()
+        #expect(failed.map(\.input.relativePath) == ["poison.txt"], "\(failed.map(\.error))")
+        #expect(failed.first?.errorKind == .abandoned)
+        await batch.stopWorkers()
+        await batch.close()
+    }
+
+    /// PostgreSQL stopped until every worker let its item go (its lease about to run out), then started again:
+    /// the items are taken over, and with `--abandon-after 1` none is abandoned: an outage is not a crash.
+    @Test func aDatabaseRestartIsNotATakeover() async throws {
+        let batch = try await PoisonBatch(items: ["a.txt", "b.txt"], secret: false, gated: true)
+        defer { batch.killAll() }
+        let workers = try (0..<2).map { _ in try batch.startWorker(extra: ["--jobs", "1", "--abandon-after", "1"]) }
+        try await waitUntil("both items started") {
+            batch.effects().filter { $0.hasPrefix("start ") }.count >= 2
+        }
+        try await batch.server.stop()
+        try await waitUntil("both workers let their items go") {
+            workers.allSatisfy { $0.stdout.soFar.contains("stopping 1 item(s) before their leases run out") }
+        }
+        try await batch.server.restart()
+        try batch.scratch.write("go", "")
+        try await waitUntil("both items succeeded", limit: .seconds(180)) {
+            (try? await batch.counts())?.byStatus["succeeded"] == 2
+        }
+        #expect(
+            workers.contains { $0.stdout.soFar.contains("taking over from worker") },
+            "no item was taken over: the test did not reach its case")
+        #expect(try await batch.failed().isEmpty)
+        await batch.stopWorkers()
+        await batch.close()
+    }
+}
+
+/// A batch of small text files whose `work` stage waits for a file `go` (items other than `poison.txt`; made at
+/// once unless `gated`) or kills the worker running it (`poison.txt`, once `healthy.txt`'s stage has started when
+/// that item exists). With `secret`, a secret stage runs before it. Every stage logs what it did, one line each, to `effects.log`.
+final class PoisonBatch: @unchecked Sendable {
+    let scratch: Scratch
+    let server: PostgresServer
+    let url: String
+    let database: BatchDatabase
+    private let workers = NIOLockedValueBox<[RunningBinary]>([])
+
+    init(items: [String], secret: Bool, gated: Bool) async throws {
+        scratch = try Scratch()
+        server = try await PostgresServer.start()
+        url = try await server.createDatabase()
+        database = try await BatchDatabase(url: url)
+        try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
+        for item in items { try scratch.write("in/\(item)", "content of \(item)\n") }
+        let log = scratch.path("effects.log").path
+        let go = scratch.path("go").path
+        let healthy =
+            items.contains("healthy.txt") ? "while ! grep -q '^start healthy.txt' \(log); do sleep 0.02; done; " : ""
+        let work = """
+            echo start ${input.name} $PPID >> \(log); \
+            if [ ${input.name} = poison.txt ]; then \(healthy)echo kill ${input.name} $PPID >> \(log); kill -9 $PPID; exit 1; fi; \
+            while [ ! -e \(go) ]; do sleep 0.02; done; echo end ${input.name} $PPID >> \(log)
+            """
+        let secretStage = """
+            {"id": "token", "uses": "exec", "secret": true, "with": {"command": ["sh", "-c", "echo secret ${input.name} $PPID >> \(log)"]}},
+            """
+        try scratch.write(
+            "wf.json",
+            """
+            {"version": 1, "name": "poison", "inputs": {"path": "in"}, "stages": [
+              \(secret ? secretStage : "")
+              {"id": "work", "uses": "exec", "with": {"command": ["sh", "-c", "\(work)"]}}
+            ]}
+            """)
+        if !gated { try scratch.write("go", "") }
+        let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
+        #expect(submitted.status == 0, "submit: \(submitted.stdout)\(submitted.stderr)")
+    }
+
+    /// Starts a worker on the batch.
+    func startWorker(extra: [String]) throws -> RunningBinary {
+        let worker = try Binary.start(["worker", "--db", url] + AbandonedItemTests.arguments + extra, in: scratch.root)
+        workers.withLockedValue { $0.append(worker) }
+        return worker
+    }
+
+    /// Keeps `count` workers running (starting one again for each that died) until `done` holds for the
+    /// workflow's counts.
+    func supervise(workers count: Int, extra: [String], until done: @escaping @Sendable (BatchStatus.Counts) -> Bool)
+        async throws
+    {
+        try await waitUntil("the batch ended as expected", limit: .seconds(240)) {
+            let running = self.workers.withLockedValue { $0.filter(\.isRunning).count }
+            for _ in running..<max(running, count) { _ = try self.startWorker(extra: extra) }
+            guard let counts = try? await self.counts() else { return false }
+            return done(counts)
+        }
+    }
+
+    /// The workflow's counts.
+    func counts() async throws -> BatchStatus.Counts {
+        try await BatchQueue(database: database).status().workflows["poison"] ?? BatchStatus.Counts()
+    }
+
+    /// The failed items.
+    func failed() async throws -> [LedgerItem] {
+        try await BatchQueue(database: database).status().failed
+    }
+
+    /// The takeovers counted against an item now (-1 when there is no such item).
+    func takeovers(_ name: String) async throws -> Int {
+        let database = String(url.split(separator: "/").last ?? "")
+        let count = try await server.psql(
+            "SELECT takeovers FROM items WHERE relative_path = '\(name)'", database: database)
+        return Int(count) ?? -1
+    }
+
+    /// The lines the stages logged.
+    func effects() -> [String] {
+        scratch.read("effects.log").split(separator: "\n").map(String.init)
+    }
+
+    /// Workers the poison item killed.
+    func deaths() -> Int {
+        effects().filter { $0.hasPrefix("kill ") }.count
+    }
+
+    /// Stops the workers still running.
+    func stopWorkers() async {
+        for worker in workers.withLockedValue({ $0 }) where worker.isRunning {
+            worker.signal(SIGTERM)
+            _ = await worker.exit()
+        }
+    }
+
+    /// Closes the test's connection and stops the server.
+    func close() async {
+        await database.close()
+        try? await server.stop()
+    }
+
+    /// For `defer`: kills the workers still running, without waiting.
+    func killAll() {
+        for worker in workers.withLockedValue({ $0 }) where worker.isRunning { worker.signal(SIGKILL) }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PipelineKit
+import PostgresNIO
+import StageKit
+import StageRuntime
+import TestSupport
+import Testing
+
+@testable import SharedBatch
+
+/// The takeover limit against a real PostgreSQL: counted takeovers of items and segment units held alone, the
+/// high-water mark of stages done, suspect items claimed only by a worker that runs nothing else, a database
+/// restart that counts nothing, and queueing again that starts the count again. A worker's death is its lease
+/// running out: the tests end leases in the database, as the clock would (the end-to-end tests kill workers).
+@Suite struct TakeoverLimitTests {
+    /// Ends the lease on `item` now, as when its worker died.
+    static func expire(item: Int64, in database: BatchDatabase) async throws {
+        try await database.rows(
+            "end a lease", "UPDATE items SET lease_expires = now() - interval '1 millisecond' WHERE id = \(item)")
+    }
+
+    /// A store writing as the worker that holds `claim`.
+    static func store(of claim: Claim, in database: BatchDatabase) -> PostgresStore {
+        let leases = LeaseBook()
+        leases.hold(claim.item.id, generation: claim.generation)
+        return PostgresStore(database: database, leases: leases)
+    }
+
+    static func succeeded(_ stage: String) -> StageRecord {
+        StageRecord(stage: stage, uses: "exec", status: .succeeded, optionsHash: "1")
+    }
+
+    /// Each worker that dies running the item alone counts one takeover; the claim that reaches the limit is
+    /// abandoned (the item is failed, not run). A stage done again (it reruns on every takeover) is no progress;
+    /// a stage done for the first time starts the count again.
+    @Test func deathsWithoutProgressReachTheLimitAndOnlyANewStageResetsTheCount() async throws {
+        let (server, database, item) = try await PostgresStoreTests.queuedItem()
+        let queue = BatchQueue(database: database)
+        let ref = ItemVersion(item: item, version: 1)
+        let first = try #require(try await queue.claim(for: "w1", lease: .seconds(60), limit: 2))
+        #expect(first.takeovers == 0 && !first.suspect && !first.abandoned)
+        try await Self.store(of: first, in: database).save(Self.succeeded("secret"), for: ref)
+        try await Self.expire(item: item, in: database)
+
+        let second = try #require(try await queue.claim(for: "w2", lease: .seconds(60), limit: 2))
+        #expect(second.takenOverFrom == "w1" && second.takeovers == 1 && second.suspect && !second.abandoned)
+        // The secret stage runs again on the new worker: done before, so no progress.
+        try await Self.store(of: second, in: database).save(Self.succeeded("secret"), for: ref)
+        try await Self.expire(item: item, in: database)
+
+        let third = try #require(try await queue.claim(for: "w3", lease: .seconds(60), limit: 3))
+        #expect(third.takeovers == 2 && !third.abandoned, "a rerun stage reset the count: \(third.takeovers)")
+        // A stage done for the first time since the item was queued is progress.
+        try await Self.store(of: third, in: database).save(Self.succeeded("encode"), for: ref)
+        try await Self.expire(item: item, in: database)
+        let fourth = try #require(try await queue.claim(for: "w4", lease: .seconds(60), limit: 2))
+        #expect(fourth.takeovers == 1 && !fourth.abandoned, "progress did not reset the count")
+        try await Self.expire(item: item, in: database)
+        let fifth = try #require(try await queue.claim(for: "w5", lease: .seconds(60), limit: 2))
+        #expect(fifth.takeovers == 2 && fifth.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// A worker running two items dies: neither takeover counts, both items are suspect, and a worker running
+    /// something else claims neither. A worker running nothing else takes one and holds it alone: its death
+    /// counts against that item only.
+    @Test func aDeathBesideOtherItemsCountsAgainstNoneAndSuspectItemsRunAlone() async throws {
+        let (server, database, held) = try await SegmentQueueTests.claimedItems(["/poison.mp4", "/healthy.mp4"])
+        let queue = BatchQueue(database: database)
+        for item in held.keys { try await Self.expire(item: item, in: database) }
+        // "planner" claimed both with the defaults (a lone job); make its leases those of a worker with two jobs.
+        try await database.rows("hold beside each other", "UPDATE items SET alone_generation = NULL")
+
+        #expect(
+            try await queue.claim(for: "busy", lease: .seconds(60), alone: false, staysAlone: false) == nil,
+            "a worker running another item claimed a suspect one")
+        let poison = try #require(
+            try await queue.claim(for: "free", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
+        #expect(poison.takenOverFrom == "planner" && poison.takeovers == 0 && poison.suspect && !poison.abandoned)
+        try await Self.expire(item: poison.item.id, in: database)
+        let healthy = try #require(
+            try await queue.claim(
+                for: "other", lease: .seconds(60), excludingItems: [poison.item.id], alone: true, staysAlone: false,
+                limit: 1))
+        #expect(healthy.takeovers == 0 && !healthy.abandoned, "the healthy item was charged the death beside it")
+        let again = try #require(
+            try await queue.claim(for: "next", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
+        #expect(again.item.id == poison.item.id && again.takeovers == 1 && again.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// PostgreSQL restarted after a worker last renewed its lease: the lease that ran out meanwhile is taken over
+    /// without counting and without making the item suspect (the worker may be alive, cut off by the restart).
+    @Test func aLeaseThatRanOutAcrossADatabaseRestartCountsNothing() async throws {
+        let (server, database, item) = try await PostgresStoreTests.queuedItem()
+        let queue = BatchQueue(database: database)
+        let first = try #require(try await queue.claim(for: "w1", lease: .seconds(60)))
+        _ = try await queue.heartbeat(
+            WorkerRecord(id: "w1", host: "h", pid: 2), holding: [item: first.generation], lease: .seconds(60),
+            patience: .seconds(10))
+        try await server.restart()
+        // The restart took less than the lease: end it as the clock would have, had it taken longer.
+        try await Self.expire(item: item, in: database)
+        let second = try #require(
+            try await queue.claim(for: "w2", lease: .seconds(60), alone: false, staysAlone: false, limit: 1))
+        #expect(second.takenOverFrom == "w1" && second.takeovers == 0 && !second.suspect && !second.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// Queueing an abandoned item again (submit --failed, the dashboard's retry) starts its count and its
+    /// high-water mark again, and a holder whose lease ran out is dropped: queueing is not a takeover.
+    @Test func queueingAgainStartsTheCountAgain() async throws {
+        let (server, database, item) = try await PostgresStoreTests.queuedItem()
+        let queue = BatchQueue(database: database)
+        let first = try #require(try await queue.claim(for: "w1", lease: .seconds(60)))
+        try await Self.store(of: first, in: database).save(
+            Self.succeeded("a"), for: ItemVersion(item: item, version: 1))
+        try await Self.expire(item: item, in: database)
+        let second = try #require(try await queue.claim(for: "w2", lease: .seconds(60), limit: 1))
+        #expect(second.abandoned)
+        let result = ItemResult(
+            ref: ItemVersion(item: item, version: 1), fingerprint: "full:10:aa", path: "/media/a.mp4",
+            outcome: .failed, reason: "abandoned", errorKind: .abandoned, bytes: 10)
+        try await Self.store(of: second, in: database).finish(
+            ItemVersion(item: item, version: 1), result: result, digest: nil)
+        #expect(try await queue.retryFailed(item))
+        let retried = try #require(try await queue.claim(for: "w3", lease: .seconds(60), limit: 1))
+        #expect(retried.takenOverFrom == nil && retried.takeovers == 0 && !retried.suspect)
+        try await Self.expire(item: item, in: database)
+        let rows = try await database.rows("read the mark", "SELECT cardinality(done_stages) FROM items")
+        #expect(try rows.first?.decode(Int32.self) == 0, "the high-water mark outlived the retry")
+
+        let workflow = try await queue.store(
+            SubmittedWorkflow(
+                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
+        try await queue.enqueue([item: "d"], with: workflow)
+        let requeued = try #require(try await queue.claim(for: "w4", lease: .seconds(60), limit: 1))
+        #expect(requeued.takenOverFrom == nil && requeued.takeovers == 0 && !requeued.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+}
