@@ -1,9 +1,13 @@
 import Foundation
-import NIOConcurrencyHelpers
 import SharedBatch
 import StageKit
+import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An item that kills its workers, on real `pipeline worker` processes sharing a real PostgreSQL: its stage sends
 /// SIGKILL to the worker running it (`kill -9 $PPID` from the stage's shell). The takeover limit fails it as
@@ -27,7 +31,7 @@ import Testing
         let deaths = batch.deaths()
         let failed = try await batch.failed()
         #expect(failed.map(\.input.relativePath) == ["poison.txt"])
-        #expect(failed.first?.errorKind == .abandoned, "\(failed.map(\.error))")
+        #expect(failed.first?.error?.kind == .abandoned, "\(failed.map(\.error))")
         #expect(deaths >= 2, "the poison item was abandoned after \(deaths) death(s), fewer than the limit")
         let secrets = batch.effects().filter { $0.hasPrefix("secret poison.txt") }.count
         #expect(secrets >= 2, "the secret stage ran \(secrets) time(s): no takeover reran it")
@@ -58,7 +62,7 @@ import Testing
         }
         let failed = try await batch.failed()
         #expect(failed.map(\.input.relativePath) == ["poison.txt"], "\(failed.map(\.error))")
-        #expect(failed.first?.errorKind == .abandoned)
+        #expect(failed.first?.error?.kind == .abandoned)
         await batch.stopWorkers()
         await batch.close()
     }
@@ -88,6 +92,50 @@ import Testing
         await batch.stopWorkers()
         await batch.close()
     }
+
+    /// A shared segmented encode with two workers and `--abandon-after 1`: the worker that does not hold the item
+    /// is killed while it encodes a unit (as a unit that crashes its encoder would kill it). That unit's takeover
+    /// reaches the limit: it is given up, and the item fails as abandoned, not with the 5-attempt limit's message.
+    @Test func aUnitWhoseWorkerDiesFailsItsItemAsAbandoned() async throws {
+        let scratch = try Scratch()
+        let farm = try await SegmentFarmTests.Farm(in: scratch.root)
+        let database = try await BatchDatabase(url: farm.url)
+        let limit = ["--abandon-after", "1"]
+        var workers = [
+            try farm.startWorker(0, extra: limit), try farm.startWorker(1, extra: limit),
+        ]
+        defer { workers.forEach { $0.signal(SIGKILL) } }
+        var index = 2
+        // Until a kill lands while the worker holds a unit (it may finish one between the look and the kill).
+        while true {
+            let victim = Mutex<(pid: Int32, id: String)?>(nil)
+            try await waitUntil("a worker that does not hold the item encodes a unit", limit: .seconds(300)) {
+                let status = try await BatchQueue(database: database).status()
+                let idle = Set(status.workers.filter { $0.holding == 0 && $0.stoppedAt == nil }.map(\.id))
+                let encoding = status.splits.flatMap(\.encoding).first { idle.contains($0.worker) }
+                guard let encoding, let pid = Int32(encoding.worker.split(separator: ":").dropFirst().first ?? "")
+                else { return false }
+                victim.withLock { $0 = (pid, encoding.worker) }
+                return true
+            }
+            let (pid, id) = try #require(victim.withLock { $0 })
+            kill(pid, SIGKILL)
+            let held = try await SegmentQueue(database: database).splits().flatMap(\.encoding).contains {
+                $0.worker == id
+            }
+            if held { break }
+            workers.append(try farm.startWorker(index, extra: limit))
+            index += 1
+        }
+        try await waitUntil("the item failed", limit: .seconds(300)) {
+            (try? await BatchQueue(database: database).status().workflows["farm"]?.byStatus["failed"]) == 1
+        }
+        let failed = try await BatchQueue(database: database).status().failed
+        #expect(failed.first?.error?.kind == .abandoned, "\(failed.map(\.error))")
+        #expect(failed.first?.error?.message.contains("was abandoned") == true, "\(failed.map(\.error))")
+        await database.close()
+        try await farm.server.stop()
+    }
 }
 
 /// A batch of small text files whose `work` stage waits for a file `go` (items other than `poison.txt`; made at
@@ -98,7 +146,7 @@ final class PoisonBatch: @unchecked Sendable {
     let server: PostgresServer
     let url: String
     let database: BatchDatabase
-    private let workers = NIOLockedValueBox<[RunningBinary]>([])
+    private let workers = Mutex<[RunningBinary]>([])
 
     init(items: [String], secret: Bool, gated: Bool) async throws {
         scratch = try Scratch()
@@ -135,7 +183,7 @@ final class PoisonBatch: @unchecked Sendable {
     /// Starts a worker on the batch.
     func startWorker(extra: [String]) throws -> RunningBinary {
         let worker = try Binary.start(["worker", "--db", url] + AbandonedItemTests.arguments + extra, in: scratch.root)
-        workers.withLockedValue { $0.append(worker) }
+        workers.withLock { $0.append(worker) }
         return worker
     }
 
@@ -145,7 +193,7 @@ final class PoisonBatch: @unchecked Sendable {
         async throws
     {
         try await waitUntil("the batch ended as expected", limit: .seconds(240)) {
-            let running = self.workers.withLockedValue { $0.filter(\.isRunning).count }
+            let running = self.workers.withLock { $0.filter(\.isRunning).count }
             for _ in running..<max(running, count) { _ = try self.startWorker(extra: extra) }
             guard let counts = try? await self.counts() else { return false }
             return done(counts)
@@ -182,7 +230,7 @@ final class PoisonBatch: @unchecked Sendable {
 
     /// Stops the workers still running.
     func stopWorkers() async {
-        for worker in workers.withLockedValue({ $0 }) where worker.isRunning {
+        for worker in workers.withLock({ $0 }) where worker.isRunning {
             worker.signal(SIGTERM)
             _ = await worker.exit()
         }
@@ -196,6 +244,6 @@ final class PoisonBatch: @unchecked Sendable {
 
     /// For `defer`: kills the workers still running, without waiting.
     func killAll() {
-        for worker in workers.withLockedValue({ $0 }) where worker.isRunning { worker.signal(SIGKILL) }
+        for worker in workers.withLock({ $0 }) where worker.isRunning { worker.signal(SIGKILL) }
     }
 }

@@ -142,4 +142,50 @@ import Testing
         await database.close()
         try await server.stop()
     }
+
+    /// A segment unit whose worker died alone is counted as an item is; at the limit it is given up (marked
+    /// abandoned, its attempts used up for older workers) and the claim takes the next unit. A takeover is not an
+    /// attempt. Queueing the item again gives the unit back its count and its attempts.
+    @Test func aUnitReachingTheLimitIsAbandonedAndQueueingAgainGivesItBack() async throws {
+        let (server, database, held) = try await SegmentQueueTests.claimedItems(["/long.mp4"])
+        let (item, generation) = try #require(held.first)
+        let segments = SegmentQueue(database: database)
+        _ = try await segments.publish(
+            SegmentQueueTests.plan("p", input: "/long.mp4", seconds: 15), item: item, generation: generation)
+        @Sendable func expireUnits() async throws {
+            try await database.rows(
+                "end the units' leases",
+                "UPDATE segment_units SET lease_expires = now() - interval '1 millisecond' WHERE status = 'running'")
+        }
+        let first = try #require(
+            try await segments.claim(for: "w1", lease: .seconds(60), encoder: "x264-164", limit: 2))
+        try await expireUnits()
+        // A worker running something else leaves the suspect unit to one that runs nothing else.
+        let busy = try await segments.claim(
+            for: "busy", lease: .seconds(60), encoder: "x264-164", by: .freeJob(alone: false, staysAlone: false),
+            limit: 2)
+        #expect(busy?.unit != first.unit, "a worker running another job took a suspect unit")
+        try await database.rows(
+            "give the other unit back",
+            "UPDATE segment_units SET status = 'queued', lease_owner = NULL WHERE lease_owner = 'busy'")
+        let second = try #require(
+            try await segments.claim(for: "w2", lease: .seconds(60), encoder: "x264-164", limit: 2))
+        #expect(second.unit == first.unit && second.takenOverFrom == "w1" && second.suspect)
+        let attempts = try await segments.units(of: "p").first { $0.unit == first.unit }?.attempts
+        #expect(attempts == 1, "a takeover counted as an attempt: \(attempts ?? -1)")
+        try await expireUnits()
+        let third = try await segments.claim(for: "w3", lease: .seconds(60), encoder: "x264-164", limit: 2)
+        #expect(third?.unit != first.unit, "the unit was claimed again past the limit")
+        let given = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })
+        #expect(given.abandoned && given.status == .queued && given.attempts >= SegmentUnitState.attemptLimit)
+
+        let workflow = try await BatchQueue(database: database).store(
+            SubmittedWorkflow(
+                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
+        try await BatchQueue(database: database).enqueue([item: "d"], with: workflow)
+        let back = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })
+        #expect(!back.abandoned && back.attempts == 0)
+        await database.close()
+        try await server.stop()
+    }
 }
