@@ -180,14 +180,7 @@ public struct SegmentQueue: Sendable {
             }
         let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds, suspect, abandoned) =
             claimed
-        let settings: JSONValue
-        do {
-            settings = try JSONValue(parsing: settingsText)
-        } catch {
-            throw StateError(
-                code: .corrupt, message: "the segment plan \(id) in \(database.location) has unreadable settings",
-                path: database.location)
-        }
+        let settings = try self.settings(settingsText, of: id)
         // The claim carries the plan without the other units: the encoding worker needs only its own.
         let claimedPlan = SegmentPlan(
             id: id, input: input, settings: settings, threads: Int(threads), encoder: planEncoder, seconds: seconds,
@@ -195,6 +188,17 @@ public struct SegmentQueue: Sendable {
         let claim = SegmentUnitClaim(
             plan: claimedPlan, unit: unit, generation: generation, takenOverFrom: previous, suspect: suspect)
         return (claim, abandoned)
+    }
+
+    /// A plan's settings as stored.
+    private func settings(_ text: String, of plan: String) throws(StateError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: text)
+        } catch {
+            throw StateError(
+                code: .corrupt, message: "the segment plan \(plan) in \(database.location) has unreadable settings",
+                path: database.location)
+        }
     }
 
     /// Records a unit as encoded by `worker`, if its lease is still the claim's; returns whether it was.

@@ -215,22 +215,7 @@ public final class Worker: Sendable {
             return
         }
         leases.hold(item.id, generation: claim.generation)
-        if let previous = claim.takenOverFrom {
-            metrics.tookOver()
-            sink.emit(
-                LogLine(
-                    level: .notice, item: label, stage: nil,
-                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
-        }
-        let refusal = claim.abandoned ? TakeoverLimit.failure(takeovers: claim.takeovers) : nil
-        if claim.abandoned {
-            sink.emit(
-                LogLine(
-                    level: .error, item: label, stage: nil,
-                    message:
-                        "failing this item as abandoned: its worker died \(claim.takeovers) time(s) since its last progress (--abandon-after \(settings.abandonAfter))"
-                ))
-        }
+        let refusal = announce(claim)
         let task = Task { await runner.resume(item, digest: claim.digest, refusal: refusal) }
         state.withLockedValue { $0.working[item.id] = Working(task: task, runner: runner) }
         let result = await withTaskCancellationHandler {
@@ -269,6 +254,26 @@ public final class Worker: Sendable {
             case .reused, .skipped, .interrupted: break
             }
         }
+    }
+
+    /// Says that `claim` took its item over, and that it fails it as abandoned when it does; returns the failure.
+    private func announce(_ claim: Claim) -> StageFailure? {
+        let label = claim.item.input.relativePath
+        if let previous = claim.takenOverFrom {
+            metrics.tookOver()
+            sink.emit(
+                LogLine(
+                    level: .notice, item: label, stage: nil,
+                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
+        }
+        guard claim.abandoned else { return nil }
+        sink.emit(
+            LogLine(
+                level: .error, item: label, stage: nil,
+                message:
+                    "failing this item as abandoned: its worker died \(claim.takeovers) time(s) since its last progress (--abandon-after \(settings.abandonAfter))"
+            ))
+        return TakeoverLimit.failure(takeovers: claim.takeovers)
     }
 
     /// Encodes a unit of another item's segmented encode, puts it in the segment store and records it; a unit

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineKit
 import SharedBatch
 import StageKit
 import Synchronization
@@ -26,7 +27,7 @@ import Testing
         let batch = try await PoisonBatch(items: ["a.txt", "b.txt", "c.txt", "poison.txt"], secret: true, gated: false)
         defer { batch.killAll() }
         try await batch.supervise(workers: 2, extra: ["--jobs", "1", "--abandon-after", "2"]) { status in
-            status.byStatus["failed"] == 1 && status.byStatus["succeeded"] == 3
+            status["failed"] == 1 && status["succeeded"] == 3
         }
         let deaths = batch.deaths()
         let failed = try await batch.failed()
@@ -54,11 +55,11 @@ import Testing
         defer { batch.killAll() }
         let first = try batch.startWorker(extra: ["--jobs", "2", "--abandon-after", "1"])
         try await waitUntil("the first worker died holding both items") {
-            !first.isRunning && batch.effects().contains { $0.hasPrefix("start healthy.txt") }
+            !PoisonBatch.alive(first) && batch.effects().contains { $0.hasPrefix("start healthy.txt") }
         }
         try batch.scratch.write("go", "")
         try await batch.supervise(workers: 2, extra: ["--jobs", "2", "--abandon-after", "1"]) { status in
-            status.byStatus["failed"] == 1 && status.byStatus["succeeded"] == 1
+            status["failed"] == 1 && status["succeeded"] == 1
         }
         let failed = try await batch.failed()
         #expect(failed.map(\.input.relativePath) == ["poison.txt"], "\(failed.map(\.error))")
@@ -83,7 +84,7 @@ import Testing
         try await batch.server.restart()
         try batch.scratch.write("go", "")
         try await waitUntil("both items succeeded", limit: .seconds(180)) {
-            (try? await batch.counts())?.byStatus["succeeded"] == 2
+            (try? await batch.counts())?["succeeded"] == 2
         }
         #expect(
             workers.contains { $0.stdout.soFar.contains("taking over from worker") },
@@ -189,20 +190,30 @@ final class PoisonBatch: @unchecked Sendable {
 
     /// Keeps `count` workers running (starting one again for each that died) until `done` holds for the
     /// workflow's counts.
-    func supervise(workers count: Int, extra: [String], until done: @escaping @Sendable (BatchStatus.Counts) -> Bool)
+    func supervise(workers count: Int, extra: [String], until done: @escaping @Sendable ([String: Int]) -> Bool)
         async throws
     {
         try await waitUntil("the batch ended as expected", limit: .seconds(240)) {
-            let running = self.workers.withLock { $0.filter(\.isRunning).count }
+            let running = self.workers.withLock { $0.filter(Self.alive).count }
             for _ in running..<max(running, count) { _ = try self.startWorker(extra: extra) }
             guard let counts = try? await self.counts() else { return false }
             return done(counts)
         }
     }
 
+    /// Whether `worker` runs: not gone, nor a zombie. (Foundation's `isRunning` may miss a child's end: see
+    /// `waitForExit(of:)`.)
+    static func alive(_ worker: RunningBinary) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(worker.pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state != "Z" && state != "X"
+    }
+
     /// The workflow's counts.
-    func counts() async throws -> BatchStatus.Counts {
-        try await BatchQueue(database: database).status().workflows["poison"] ?? BatchStatus.Counts()
+    func counts() async throws -> [String: Int] {
+        try await BatchQueue(database: database).status().workflows["poison"]?.byStatus ?? [:]
     }
 
     /// The failed items.
@@ -230,8 +241,8 @@ final class PoisonBatch: @unchecked Sendable {
 
     /// Stops the workers still running.
     func stopWorkers() async {
-        for worker in workers.withLock({ $0 }) where worker.isRunning {
-            worker.signal(SIGTERM)
+        for worker in workers.withLock({ $0 }) {
+            if Self.alive(worker) { worker.signal(SIGTERM) }
             _ = await worker.exit()
         }
     }
@@ -242,8 +253,10 @@ final class PoisonBatch: @unchecked Sendable {
         try? await server.stop()
     }
 
-    /// For `defer`: kills the workers still running, without waiting.
+    /// For `defer`: kills the workers still running, without waiting, and opens the gate, so that no stage's
+    /// shell waits on after the test.
     func killAll() {
-        for worker in workers.withLock({ $0 }) where worker.isRunning { worker.signal(SIGKILL) }
+        for worker in workers.withLock({ $0 }) where Self.alive(worker) { worker.signal(SIGKILL) }
+        try? scratch.write("go", "")
     }
 }

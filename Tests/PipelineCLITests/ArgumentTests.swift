@@ -43,7 +43,7 @@ import Testing
     @Test func theHelpShowsTheDefaultsAsTheyAreWritten() {
         let worker = WorkerCommand.helpMessage(columns: 1000)
         #expect(worker.contains("(default: 30s)") && worker.contains("(default: 500ms)"), "\(worker)")
-        #expect(worker.contains("--abandon-after <N>") && worker.contains("(1 to 100) (default: 3)"), "\(worker)")
+        #expect(worker.contains("--abandon-after <N>") && worker.contains("(1 to 100). (default: 3)"), "\(worker)")
         #expect(WatchCommand.helpMessage(columns: 1000).contains("(default: 5s)"))
         #expect(SandboxCommand.helpMessage(columns: 1000).contains("(default: 3000s)"))
     }
