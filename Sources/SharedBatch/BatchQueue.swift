@@ -94,42 +94,6 @@ public struct BatchQueue: Sendable {
         }
     }
 
-    /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
-    /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
-    /// Items the worker still runs and workflows it cannot run (by ``SubmittedWorkflow/key``) are left out. The claim
-    /// gives up within the lease.
-    ///
-    /// The takeover limit (``TakeoverLimit``): `alone` says the worker runs nothing else now (only then may it
-    /// take a suspect item, and it must claim nothing more while it runs one), `staysAlone` that it never runs more
-    /// than one item; a claim that makes a counted takeover the `limit`-th is ``Claim/abandoned``.
-    public func claim(
-        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = [],
-        alone: Bool = true, staysAlone: Bool = true, limit: Int = TakeoverLimit.defaultLimit
-    ) async throws(StateError) -> Claim? {
-        let rows = try await database.rows(
-            "claim an item", patience: lease,
-            """
-            WITH next AS (
-                SELECT id AS next_id, lease_owner AS previous_owner,
-                    \(unescaped: TakeoverLimit.counted("items")) AS counted FROM items
-                WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
-                    AND id <> ALL(\(items)) AND \(unescaped: TakeoverLimit.claimable("items", alone: alone))
-                    AND NOT EXISTS (SELECT 1 FROM workflows
-                        WHERE workflows.id = items.queued_with AND workflows.key = ANY(\(workflows)))
-                    AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
-                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-            UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
-                \(unescaped: TakeoverLimit.claimed("items", alone: alone, staysAlone: staysAlone))
-            FROM next WHERE items.id = next.next_id
-            RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
-                (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,
-                previous_owner, takeovers, suspect, counted
-            """)
-        guard let row = rows.first else { return nil }
-        return try database.decoding("claim an item") { try Claim(row, limit: limit) }
-    }
-
     /// Lets a claimed item go, still queued, for another worker (this one cannot run its workflow).
     public func release(_ item: Int64, generation: Int64) async throws(StateError) {
         try await database.rows(

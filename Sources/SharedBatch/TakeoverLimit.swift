@@ -12,8 +12,11 @@ public import StageKit
 ///   adds nothing, so it cannot hide a poison item behind it. It resets the count. A unit's progress is its end.
 /// - **A takeover counts against the item that was running**: only when the worker that died ran nothing else
 ///   (its lease was held alone, `alone_generation` = the lease's generation). A worker running several items
-///   when it died makes each of them *suspect* (taken over since its last progress) without counting; a suspect
-///   item is claimed only by a worker that runs nothing else and that claims nothing more while it runs it, so
+///   when it died charges none of them.
+/// - **Crash recovery waits for nobody**: a row whose holder died is claimed by any worker with a free job, and
+///   the takeover makes it *suspect* (taken over since its last progress). A suspect row is claimed only by a
+///   worker that runs nothing else; a busy worker claims no item while a suspect item waits for it, so it drains
+///   and takes that item first. It holds it alone (claims nothing more) until the item makes progress or ends, so
 ///   the next death is the item's own. Healthy items beside a poison one lose nothing but their place in line.
 /// - **A database outage is not a crash**: a takeover counts only when the database server was up since the
 ///   previous holder last renewed its lease (`pg_postmaster_start_time()`); after a restart the leases that ran
@@ -61,9 +64,10 @@ public enum TakeoverLimit {
         """
     }
 
-    /// The condition a claimer that runs other work (`alone` false) puts on the rows it may take: none suspect.
+    /// The condition a claimer that runs other work (`alone` false) puts on the rows it may take: none suspect. A
+    /// row whose holder died but that is not suspect yet is anybody's: crash recovery waits for no idle worker.
     static func claimable(_ table: String, alone: Bool) -> String {
-        "(\(alone) OR NOT (\(table).suspect OR \(died(table))))"
+        "(\(alone) OR NOT \(table).suspect)"
     }
 
     /// What queueing an item again sets: its count and its high-water mark start again.
@@ -87,6 +91,7 @@ public enum TakeoverLimit {
                     ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
                     ADD COLUMN done_stages text[] NOT NULL DEFAULT '{}';
             END IF;
+            CREATE INDEX IF NOT EXISTS items_suspect ON items (id) WHERE suspect;
             IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass
                 AND attname = 'abandoned' AND NOT attisdropped) THEN
                 ALTER TABLE segment_units ADD COLUMN takeovers integer NOT NULL DEFAULT 0,

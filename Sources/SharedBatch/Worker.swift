@@ -115,30 +115,33 @@ public final class Worker: Sendable {
     }
 
     private enum Event: Sendable {
-        case finished(suspect: Bool)
+        case finished(claim: Int)
         case idle
     }
 
     /// Claims items while there are free jobs, and waits for one to finish or for the next look at the queue. A
-    /// suspect item or unit (taken over since its last progress) is claimed only when nothing else runs, and
-    /// nothing more is claimed while it runs (``TakeoverLimit``).
+    /// suspect item or unit (taken over since its last progress) is claimed only when nothing else runs; nothing more
+    /// is claimed while it is held alone, until it ends or (an item) makes progress (``TakeoverLimit``).
     private func work() async {
         await withTaskGroup(of: Event.self) { group in
             var active = 0
             var waiting = false
-            var runningSuspect = false
+            var claims = 0
+            var heldAlone: (claim: Int, work: Work)?
             while !Task.isCancelled {
-                while active < settings.jobs, !runningSuspect, !Task.isCancelled,
+                while active < settings.jobs, heldAlone == nil, !Task.isCancelled,
                     let next = await claimNext(alone: active == 0)
                 {
+                    claims += 1
+                    if active == 0, next.suspect { heldAlone = (claims, next) }
                     active += 1
-                    runningSuspect = next.suspect
+                    let number = claims
                     group.addTask { [self] in
                         switch next {
                         case .item(let claim): await process(claim)
                         case .unit(let claim): await encode(claim)
                         }
-                        return .finished(suspect: next.suspect)
+                        return .finished(claim: number)
                     }
                 }
                 if active < settings.jobs, !waiting {
@@ -150,15 +153,23 @@ public final class Worker: Sendable {
                     }
                 }
                 switch await group.next() {
-                case .finished(let suspect):
+                case .finished(let number):
                     active -= 1
-                    if suspect { runningSuspect = false }
-                case .idle: waiting = false
+                    if heldAlone?.claim == number { heldAlone = nil }
+                case .idle:
+                    waiting = false
+                    if let held = heldAlone, await madeProgress(held.work) { heldAlone = nil }
                 case nil: break
                 }
             }
             await group.waitForAll()
         }
+    }
+
+    /// Whether a suspect item held alone made progress, so that its lone hold ends; a unit's progress is its end.
+    private func madeProgress(_ work: Work) async -> Bool {
+        guard case .item(let claim) = work else { return false }
+        return (try? await queue.endLoneHold(of: claim.item.id, generation: claim.generation)) ?? false
     }
 
     /// What a free job takes up.

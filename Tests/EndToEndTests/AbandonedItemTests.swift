@@ -72,6 +72,35 @@ import Testing
         await batch.close()
     }
 
+    /// A worker with one job is killed (not by its item) while a worker with two jobs is busy with a long item:
+    /// the busy worker takes the dead worker's item over at once, beside its long item, without waiting to run
+    /// nothing else (crash recovery waits for no idle worker). The gate stays shut until then, so the long item
+    /// still runs when the takeover happens.
+    @Test func aBusyWorkerTakesOverADeadWorkersItem() async throws {
+        let batch = try await PoisonBatch(items: ["a.txt", "b.txt"], secret: false, gated: true)
+        defer { batch.killAll() }
+        let lone = try batch.startWorker(extra: ["--jobs", "1"])
+        try await waitUntil("the lone worker started an item") {
+            batch.effects().contains { $0.hasPrefix("start ") && $0.hasSuffix(" \(lone.pid)") }
+        }
+        let busy = try batch.startWorker(extra: ["--jobs", "2"])
+        try await waitUntil("the busy worker started the other item") {
+            batch.effects().contains { $0.hasPrefix("start ") && $0.hasSuffix(" \(busy.pid)") }
+        }
+        lone.signal(SIGKILL)
+        try await waitUntil(
+            "the busy worker took the dead worker's item over, beside its long item", limit: .seconds(30)
+        ) {
+            batch.effects().filter { $0.hasPrefix("start ") && $0.hasSuffix(" \(busy.pid)") }.count == 2
+        }
+        #expect(!batch.effects().contains { $0.hasPrefix("end ") }, "the long item ended before the takeover")
+        #expect(busy.stdout.soFar.contains("taking over from worker"))
+        try batch.scratch.write("go", "")
+        try await waitUntil("both items ended") { (try? await batch.counts())?["succeeded"] == 2 }
+        await batch.stopWorkers()
+        await batch.close()
+    }
+
     /// PostgreSQL stopped until every worker let its item go (its lease about to run out), then started again:
     /// the items are taken over, and with `--abandon-after 1` none is abandoned: an outage is not a crash.
     @Test func aDatabaseRestartIsNotATakeover() async throws {
@@ -93,7 +122,8 @@ import Testing
         #expect(
             workers.contains { $0.stdout.soFar.contains("taking over from worker") },
             "no item was taken over: the test did not reach its case")
-        #expect(try await batch.failed().isEmpty, "\(try await batch.failed().map(\.error))")
+        let failed = try await batch.failed()
+        #expect(failed.isEmpty, "\(failed.map(\.error))")
         await batch.stopWorkers()
         await batch.close()
     }

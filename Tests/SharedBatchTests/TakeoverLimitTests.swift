@@ -62,9 +62,10 @@ import Testing
         try await server.stop()
     }
 
-    /// A worker running two items dies: neither takeover counts, both items are suspect, and a worker running
-    /// something else claims neither. A worker running nothing else takes one and holds it alone: its death
-    /// counts against that item only.
+    /// A worker running two items dies: neither takeover counts. A worker running something else takes one over
+    /// at once (crash recovery waits for no idle worker), which makes it suspect; once it dies too, a worker
+    /// running something claims nothing while that suspect item waits, and a worker running nothing else takes it
+    /// first and holds it alone: its death counts against that item only.
     @Test func aDeathBesideOtherItemsCountsAgainstNoneAndSuspectItemsRunAlone() async throws {
         let (server, database, held) = try await SegmentQueueTests.claimedItems(["/poison.mp4", "/healthy.mp4"])
         let queue = BatchQueue(database: database)
@@ -72,12 +73,18 @@ import Testing
         // "planner" claimed both with the defaults (a lone job); make its leases those of a worker with two jobs.
         try await database.rows("hold beside each other", "UPDATE items SET alone_generation = NULL")
 
+        let recovered = try #require(
+            try await queue.claim(for: "busy", lease: .seconds(60), alone: false, staysAlone: false, limit: 1),
+            "a worker running another item did not take over a dead worker's item")
+        #expect(recovered.takenOverFrom == "planner" && recovered.takeovers == 0 && recovered.suspect)
+        try await Self.expire(item: recovered.item.id, in: database)
         #expect(
-            try await queue.claim(for: "busy", lease: .seconds(60), alone: false, staysAlone: false) == nil,
-            "a worker running another item claimed a suspect one")
+            try await queue.claim(for: "busy2", lease: .seconds(60), alone: false, staysAlone: false) == nil,
+            "a worker running another item claimed while a suspect item waits for a lone worker")
         let poison = try #require(
             try await queue.claim(for: "free", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
-        #expect(poison.takenOverFrom == "planner" && poison.takeovers == 0 && poison.suspect && !poison.abandoned)
+        #expect(poison.item.id == recovered.item.id, "a lone worker did not take the suspect item first")
+        #expect(poison.takenOverFrom == "busy" && poison.takeovers == 0 && poison.suspect && !poison.abandoned)
         try await Self.expire(item: poison.item.id, in: database)
         let healthy = try #require(
             try await queue.claim(
@@ -87,6 +94,28 @@ import Testing
         let again = try #require(
             try await queue.claim(for: "next", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
         #expect(again.item.id == poison.item.id && again.takeovers == 1 && again.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// A suspect item held alone keeps its lone hold until it makes progress; then the hold ends, and a later death
+    /// of its worker (which may run other items by then) counts nothing.
+    @Test func progressEndsTheLoneHoldOfASuspectItem() async throws {
+        let (server, database, item) = try await PostgresStoreTests.queuedItem()
+        let queue = BatchQueue(database: database)
+        _ = try #require(try await queue.claim(for: "w1", lease: .seconds(60), alone: false, staysAlone: false))
+        try await Self.expire(item: item, in: database)
+        let suspect = try #require(
+            try await queue.claim(for: "w2", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
+        #expect(suspect.suspect)
+        #expect(try await !queue.endLoneHold(of: item, generation: suspect.generation), "no progress yet")
+        try await Self.store(of: suspect, in: database).save(
+            Self.succeeded("decode"), for: ItemVersion(item: item, version: 1))
+        #expect(try await queue.endLoneHold(of: item, generation: suspect.generation))
+        try await Self.expire(item: item, in: database)
+        let next = try #require(
+            try await queue.claim(for: "w3", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
+        #expect(next.takeovers == 0 && !next.abandoned, "a death after the lone hold ended was counted")
         await database.close()
         try await server.stop()
     }
