@@ -163,7 +163,7 @@ struct FarmedTranscode {
             // The takeover limit first: a unit abandoned also has its attempts used up, for older workers.
             if let abandoned = states.first(where: { $0.status != .done && $0.abandoned }) {
                 throw StageFailure(
-                    "\(SegmentUnitEncoder.name(of: abandoned.unit)) of the shared segmented transcode was abandoned: the workers encoding it died each time (see their logs)",
+                    "\(SegmentUnitEncoder.name(of: abandoned.unit)) of the shared segmented transcode was abandoned: the workers encoding it died each time; see their logs, then queue the item again with submit --failed or the dashboard's retry",
                     kind: .abandoned)
             }
             if let failing = states.first(where: { $0.status != .done && $0.attempts >= SegmentUnitState.attemptLimit })

@@ -35,7 +35,7 @@ public enum TakeoverLimit {
     /// The failure of an item abandoned after `takeovers` takeovers without progress.
     public static func failure(takeovers: Int) -> StageFailure {
         StageFailure(
-            "abandoned after \(takeovers) takeover(s) without progress: the workers running this item died (killed, crashed or out of memory) each time; see their logs, then retry it with pipeline run --failed or submit --failed",
+            "abandoned after \(takeovers) takeover(s) without progress: the workers running this item died (killed, crashed or out of memory) each time; see their logs, then queue it again with submit --failed or the dashboard's retry",
             kind: .abandoned)
     }
 
