@@ -13,8 +13,9 @@ import NIOConcurrencyHelpers
 /// preferred, any version accepted; Debian's `postgresql-15`, which `scripts/install-deps.sh` installs), else on
 /// `PATH`. PostgreSQL refuses to run as root: under root (as in CI) the cluster belongs to, and the server runs as,
 /// the `postgres` system user when there is one, else a system user `pipeline-test` made for it. The server runs
-/// without fsync (`fsync`, `synchronous_commit` and `full_page_writes` off): a restart loses nothing, a machine's
-/// crash would.
+/// without fsync (`fsync` and `full_page_writes` off) but with `synchronous_commit` on: a commit is in the WAL, in
+/// the page cache, before it returns, so a stop of the server in any mode (``restart()``'s immediate one included)
+/// loses no commit; a machine's crash would.
 ///
 /// The server stops, and its folder is removed, when the value goes away or the test process ends in any way (a
 /// crash or kill -9 included): a watchdog child waits for the end of a pipe that only this process holds open.
@@ -220,7 +221,7 @@ public final class PostgresServer: Sendable {
             "postgres",
             [
                 "-D", data.path, "-p", String(port), "-k", folder.appendingPathComponent("socket").path,
-                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=on",
                 "-c", "full_page_writes=off", "-c", "max_connections=200",
             ])
         let process = Process()
