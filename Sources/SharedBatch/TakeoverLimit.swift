@@ -58,7 +58,7 @@ public enum TakeoverLimit {
     static func claimed(_ table: String, alone: Bool, staysAlone: Bool) -> String {
         """
         takeovers = \(table).takeovers + CASE WHEN \(counted(table)) THEN 1 ELSE 0 END,
-        suspect = \(table).suspect OR \(died(table)),
+        suspect = \(table).suspect OR coalesce(\(died(table)), false),
         alone_generation = CASE WHEN \(alone) AND (\(table).suspect OR \(died(table)) OR \(staysAlone))
             THEN \(table).lease_generation + 1 END
         """
