@@ -43,7 +43,7 @@ struct WorkerCommand: StageCatalogCommand {
     @Option(
         name: .customLong("abandon-after"),
         help: ArgumentHelp(
-            "Fail an item as abandoned once its workers died this many times running it without progress (1 to 100).",
+            "Fail an item as abandoned after this many counted takeovers without progress (1 to 100).",
             valueName: "N"))
     var abandonAfter = TakeoverLimit.defaultLimit
 
