@@ -63,16 +63,20 @@ public struct BatchQueue: Sendable {
     public func enqueue(_ items: [Int64: String], with workflow: Int64) async throws(StateError) {
         guard !items.isEmpty else { return }
         let ids = Array(items.keys)
-        try await database.rows(
-            "queue items",
-            """
-            UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now(),
-                \(unescaped: TakeoverLimit.queuedAgain),
-                lease_owner = CASE WHEN items.lease_expires < now() THEN NULL ELSE items.lease_owner END
-            FROM unnest(\(ids), \(ids.map { items[$0] ?? "" })) AS entry(id, digest)
-            WHERE items.id = entry.id
-            """)
-        try await database.rows("queue segment units again", TakeoverLimit.requeueUnits(of: ids))
+        let digests = ids.map { items[$0] ?? "" }
+        let logger = database.logger
+        // One transaction: the items and their units are queued again together, or none is.
+        try await database.transaction("queue items") { connection in
+            try await connection.query(
+                """
+                UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now(),
+                    \(unescaped: TakeoverLimit.queuedAgain),
+                    lease_owner = CASE WHEN items.lease_expires < now() THEN NULL ELSE items.lease_owner END
+                FROM unnest(\(ids), \(digests)) AS entry(id, digest)
+                WHERE items.id = entry.id
+                """, logger: logger)
+            try await connection.query(TakeoverLimit.requeueUnits(of: ids), logger: logger)
+        }
     }
 
     /// Which of `items` are queued now, and which of those a live lease holds (a worker runs them).
