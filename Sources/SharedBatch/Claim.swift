@@ -21,7 +21,7 @@ public struct Claim: Sendable {
     /// Whether this claim's takeover reached the limit: the item is failed, not run.
     public var abandoned: Bool
 
-    /// The claim a row of ``BatchQueue/claim(for:lease:excludingItems:workflows:)`` returns: the item's columns and
+    /// The claim a row of ``BatchQueue/claim(for:lease:excludingItems:workflows:alone:staysAlone:limit:)`` returns: the item's columns and
     /// the claim's own, each read by its name; `limit` is the claimer's takeover limit.
     init(_ row: PostgresRow, limit: Int) throws {
         let columns = try NamedColumns(row)
