@@ -35,7 +35,7 @@ quickstart: build
 ## Prints the benchmark figures (release build).
 bench: deps
 	benchmarks/engine.sh
-	benchmarks/batch.sh
+	-benchmarks/batch.sh
 	benchmarks/transcode.sh
 	benchmarks/segments.sh
 	benchmarks/upload.sh

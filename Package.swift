@@ -353,7 +353,7 @@ let package = Package(
         .testTarget(
             name: "DashboardServerTests",
             dependencies: [
-                "Dashboard", "PipelineKit", "StageKit",
+                "Dashboard", "PipelineKit", "StageKit", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

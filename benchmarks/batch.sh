@@ -7,12 +7,23 @@
 #  - 8 clips transcoded and uploaded (http.upload to the Sandbox under --bwlimit): wall time with the
 #    per-resource limits (--jobs 8, one encode at a time, 4 transfers) against --jobs 1 and against
 #    --jobs 8 with every stage unbounded (--cpu-jobs 8).
+# The no-op rerun and the plan are also guarded: their CPU time (user + sys, the least of ROUNDS rounds,
+# default 3) is printed against the figure recorded for FILES in benchmarks/batch-recorded.txt, and a figure
+# more than 25 % over its record is flagged as a regression (the script then exits 1, after all its parts).
+# FILES=1000000 measures a million files (about 4 GB of inodes in /tmp: check `df -i`). PIPELINE names another
+# binary to measure (the release build is made otherwise); FILES_ONLY=1 measures the small files only.
 # Needs ffmpeg (the CLI, to make the clips) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FILES=${FILES:-100000}
-swift build -c release --product pipeline >/dev/null
-PIPELINE=$PWD/.build/release/pipeline
+ROUNDS=${ROUNDS:-3}
+recorded=$PWD/benchmarks/batch-recorded.txt
+if [ -z "${PIPELINE:-}" ]; then
+  swift build -c release --product pipeline >/dev/null
+  PIPELINE=$PWD/.build/release/pipeline
+fi
+PIPELINE=$(realpath "$(command -v "$PIPELINE")")
+regressed=0
 work=$(mktemp -d)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -22,6 +33,26 @@ cd "$work"
 measure() {  # prints "seconds peak-KiB"
   /usr/bin/time -f "%e %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; exit 1; }
   tail -1 time.txt
+}
+
+cpu_measure() {  # prints "wall-seconds cpu-seconds peak-KiB" (CPU: user + sys)
+  /usr/bin/time -f "%e %U %S %M" -o time.txt "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; cat time.txt >&2; exit 1; }
+  tail -1 time.txt | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
+}
+
+# Prints a guarded figure next to its record ("rerun" or "plan" for FILES in batch-recorded.txt) and flags it
+# when it is more than 25 % over the record.
+against_record() {  # what cpu-seconds wall-seconds
+  local what=$1 cpu=$2 wall=$3 record
+  record=$(awk -v n="$FILES" -v w="$what" '$1 == n && $2 == w { print $3 }' "$recorded")
+  if [ -z "$record" ]; then
+    printf "  %-26s no recorded figure for %s files; now %.2f s CPU (%.2f s wall)\n" "$what:" "$FILES" "$cpu" "$wall"
+    return
+  fi
+  local verdict
+  verdict=$(awk -v r="$record" -v c="$cpu" 'BEGIN { d = (c - r) * 100 / r; printf "%+.0f %%%s", d, (d > 25 ? " REGRESSION (over +25 %)" : "") }')
+  printf "  %-26s recorded %.2f s CPU, now %.2f s CPU (%.2f s wall): %s\n" "$what:" "$record" "$cpu" "$wall" "$verdict"
+  case $verdict in *REGRESSION*) regressed=1 ;; esac
 }
 
 echo "== $FILES small files, two cheap stages"
@@ -62,7 +93,21 @@ awk -v n="$FILES" -v t="$transitions" -v os="$one_s" -v rs="$run_s" -v rk="$run_
   # the whole command (start-up, discovery and plan included) to them bounds the cost of one from above.
   printf "  --jobs 1 over 1,000 files: %7.2f s  at most %5.3f ms per synced commit (4,000: 2,000 stage transitions, 1,000 admissions, 1,000 finishes)\n", os, os*1000/4000
 }'
+echo "== guarded: the least CPU time of $ROUNDS rounds (rerun and plan alternated), against $recorded"
+for _ in $(seq "$ROUNDS"); do
+  read -r w c _ < <(cpu_measure "$PIPELINE" run wf.json --jobs 8)
+  echo "$c $w" >> rerun-rounds.txt
+  read -r w c _ < <(cpu_measure "$PIPELINE" plan wf.json)
+  echo "$c $w" >> plan-rounds.txt
+done
+# shellcheck disable=SC2046
+against_record rerun $(sort -n rerun-rounds.txt | head -1)
+# shellcheck disable=SC2046
+against_record plan $(sort -n plan-rounds.txt | head -1)
 rm -rf in .pipeline one-at-a-time
+if [ -n "${FILES_ONLY:-}" ]; then
+  exit "$regressed"
+fi
 
 echo "== sampled fingerprint of a 4 GiB file"
 mkdir big
@@ -131,3 +176,4 @@ for mode in "limits:--jobs 8" "one-at-a-time:--jobs 1" "unbounded:--jobs 8 --cpu
   read -r s kb < <(measure "$PIPELINE" run clips.json --state "state-$name" --bwlimit 4MiB ${mode#*:})
   printf "  %-14s %-40s %7.2f s  peak RSS %6.1f MiB\n" "$name" "(${mode#*:})" "$s" "$((kb / 1024))"
 done
+exit "$regressed"

@@ -18,6 +18,12 @@ public struct ExecStage: Stage {
         @Option("Exit codes that count as success.", minimumCount: 1) public var successCodes: [Int32] = [0]
         /// Whether a failure is worth retrying (commands often fail for passing reasons).
         @Option("Whether a failed command may be retried by the stage's retry policy.") public var retryable = true
+        /// How long the program may run before it is stopped, so that a command that hangs (a download without a
+        /// timeout of its own) cannot hold its item, and in a shared batch its lease, forever.
+        @Option(
+            "The longest the program may run: it is then stopped (SIGTERM to its process group, SIGKILL 2 s later) and the stage fails (retryable when retryable is); 0: no limit. The stage's timeout applies as well.",
+            minimum: 0)
+        public var timeLimit = ExecStage.defaultTimeLimit
 
         public init() {}
 
@@ -67,6 +73,9 @@ public struct ExecStage: Stage {
     }
 
     public static let stageType = "exec"
+    /// How long a program may run when `timeLimit` is not given: long enough for any batch job, short enough that
+    /// a hung one ends the same day.
+    public static let defaultTimeLimit = TimeSpan(seconds: 6 * 3600)
     public static let summary = "Runs a program with templated arguments; JSON on stdout becomes outputs."
 
     public init() {}
@@ -75,9 +84,12 @@ public struct ExecStage: Stage {
         // The declared count and `problems(in:)` make sure there is a program, and that it is not empty.
         let command = options.command.map(\.text)
         let program = command.first ?? ""
-        let result = try await ChildProcess.run(
-            program: program, arguments: Array(command.dropFirst()), environment: options.env.mapValues(\.text),
-            workingDirectory: options.cwd)
+        let arguments = Array(command.dropFirst())
+        let (environment, folder) = (options.env.mapValues(\.text), options.cwd)
+        let result = try await Self.limited(options.timeLimit, program: program, retryable: options.retryable) {
+            try await ChildProcess.run(
+                program: program, arguments: arguments, environment: environment, workingDirectory: folder)
+        }
         guard options.successCodes.contains(result.status) else {
             let tail = String(decoding: result.stderr.suffix(2000), as: UTF8.self).trimmingCharacters(
                 in: .whitespacesAndNewlines)
@@ -94,6 +106,29 @@ public struct ExecStage: Stage {
             $0.exitCode = result.status
             $0.stdout = Self.parse(result.stdout)
             $0.stderr = String(decoding: result.stderr, as: UTF8.self)
+        }
+    }
+
+    /// Runs `child` for at most `limit` (none when it is 0): past it the child's task is cancelled, which stops its
+    /// process group, and the stage fails.
+    private static func limited(
+        _ limit: TimeSpan, program: String, retryable: Bool,
+        _ child: @escaping @Sendable () async throws -> ChildProcess.Result
+    ) async throws -> ChildProcess.Result {
+        guard limit.seconds > 0 else { return try await child() }
+        return try await withThrowingTaskGroup(of: ChildProcess.Result?.self) { group in
+            group.addTask { try await child() }
+            group.addTask {
+                try await Task.sleep(for: limit.duration)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                throw StageFailure(
+                    "\(program) ran longer than its timeLimit of \(limit) and was stopped", kind: .commandFailed,
+                    disposition: retryable ? .retryable() : .fatal)
+            }
+            return result
         }
     }
 

@@ -10,6 +10,19 @@ import StageKit
 struct DashboardRoutes: Sendable {
     let source: DashboardSource
     let access: AccessGuard
+    /// How often the status streams' feed reads, how long a stream lasts, and how many there may be.
+    let streamTiming: StatusStream.Timing
+    /// The status read once a second for all open streams.
+    let feed: StatusFeed
+
+    init(source: DashboardSource, access: AccessGuard, streamTiming: StatusStream.Timing = StatusStream.Timing()) {
+        self.source = source
+        self.access = access
+        self.streamTiming = streamTiming
+        feed = StatusFeed(interval: streamTiming.interval, limit: streamTiming.limit) {
+            await Self.feedReading(source: source, access: access)
+        }
+    }
 
     /// Items a list answers with at most.
     static let maxItems = 500
@@ -18,6 +31,9 @@ struct DashboardRoutes: Sendable {
         router.get("/") { request, context in await page(request, context) }
         router.get("api/status") { request, context in
             try await reading(request, context) { try await status(request, context) }
+        }
+        router.get("api/events") { request, context in
+            try await reading(request, context) { await events(request, context) }
         }
         router.get("api/items") { request, context in
             try await reading(request, context) { try await items(request) }
@@ -61,25 +77,6 @@ struct DashboardRoutes: Sendable {
             ],
             body: ResponseBody(
                 byteBuffer: ByteBuffer(string: DashboardAssets.page(status: status, csrf: csrf, mayRead: mayRead))))
-    }
-
-    private func status(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        Self.json(try await statusDocument(caller: try? access.caller(of: request, from: context.client).get()))
-    }
-
-    private func statusDocument(caller: AccessGuard.Caller?) async throws -> JSONValue {
-        let document = try await source.reading { ledger, queue in
-            try await StatusDocument.read(
-                ledger: ledger, queue: queue, source: source.location, readOnly: !access.allowsActions)
-        }
-        guard case .object(var fields) = document else { return document }
-        if case .anonymous = caller ?? .anonymous {
-            fields["signedIn"] = false
-        } else {
-            fields["signedIn"] = true
-        }
-        fields["readsNeedToken"] = .bool(access.access.readsNeedToken)
-        return .object(fields)
     }
 
     private func items(_ request: Request) async throws -> Response {
@@ -259,9 +256,15 @@ struct DashboardRoutes: Sendable {
         do {
             return try await body()
         } catch let error as StateError {
-            let passing = error.code == .io || error.code == .busy || error.code == .missing
-            return Self.error(passing ? .serviceUnavailable : .internalServerError, error.message)
+            let failure = Self.readFailure(error)
+            return Self.error(failure.status, failure.message)
         }
+    }
+
+    /// What a failure to read or write the ledger or the database is answered with (and said as on the page).
+    static func readFailure(_ error: StateError) -> (status: HTTPResponse.Status, message: String) {
+        let passing = error.code == .io || error.code == .busy || error.code == .missing
+        return (passing ? .serviceUnavailable : .internalServerError, error.message)
     }
 
     // MARK: Acting
@@ -289,7 +292,7 @@ struct DashboardRoutes: Sendable {
                     .conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id) --db URL")
             }
             try await PostgresStore(database: database).requestCancel(of: [id])
-        case (.stateFolder(_, _, let requestCancel), false):
+        case (.stateFolder(_, _, let requestCancel, _), false):
             guard item.status == .pending, try await requestCancel([id]) else {
                 return Self.error(.conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id)")
             }

@@ -46,11 +46,14 @@ public final class DashboardServer: Sendable {
 
     /// The dashboard's routes behind the check of the `Host` each request names.
     static func router(
-        source: DashboardSource, host: String, access: DashboardAccess, throttle: LoginThrottle = LoginThrottle()
+        source: DashboardSource, host: String, access: DashboardAccess, throttle: LoginThrottle = LoginThrottle(),
+        streamTiming: StatusStream.Timing = StatusStream.Timing()
     ) -> Router<DashboardContext> {
         let router = Router(context: DashboardContext.self)
         router.add(middleware: HostCheck(hosts: HostNames(listeningOn: host, extra: access.hostNames)))
-        DashboardRoutes(source: source, access: AccessGuard(access: access, throttle: throttle)).register(on: router)
+        DashboardRoutes(
+            source: source, access: AccessGuard(access: access, throttle: throttle), streamTiming: streamTiming
+        ).register(on: router)
         return router
     }
 

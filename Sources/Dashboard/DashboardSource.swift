@@ -5,18 +5,29 @@ public import SharedBatch
 public enum DashboardSource: Sendable {
     /// A state folder's ledger. `openLedger` opens it for reading (nil while no run has made it);
     /// `requestCancel` leaves a cancel request for the process that holds the folder and tells it, and is false
-    /// when no process holds it.
+    /// when no process holds it; `progress` reads the stages the run holding the folder has running (none while
+    /// no run holds it).
     case stateFolder(
         location: String, openLedger: @Sendable () throws -> SQLiteLedger?,
-        requestCancel: @Sendable ([Int64]) async throws -> Bool)
+        requestCancel: @Sendable ([Int64]) async throws -> Bool,
+        progress: @Sendable () -> [String: [RunningStage]] = { [:] })
     /// A shared batch's database.
     case sharedBatch(BatchDatabase)
 
     /// Where the dashboard reads, for the page's title.
     var location: String {
         switch self {
-        case .stateFolder(let location, _, _): location
+        case .stateFolder(let location, _, _, _): location
         case .sharedBatch(let database): database.location
+        }
+    }
+
+    /// The stages running now with their progress, rate and ETA, by workflow: a state folder's from the progress file
+    /// of the run holding it.
+    func runningStages() -> [String: [RunningStage]] {
+        switch self {
+        case .stateFolder(_, _, _, let progress): progress()
+        case .sharedBatch: [:]
         }
     }
 
@@ -25,7 +36,7 @@ public enum DashboardSource: Sendable {
         -> T
     {
         switch self {
-        case .stateFolder(_, let openLedger, _):
+        case .stateFolder(_, let openLedger, _, _):
             // Opened per request: a ledger opened while idle is read as immutable and would not see a run
             // that starts later.
             let ledger = try openLedger()

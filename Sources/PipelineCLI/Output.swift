@@ -12,6 +12,9 @@ enum Output {
     /// newline, a terminal escape) would split a line in two or drive the terminal, so they are written as escapes
     /// (`new\nline.mp4`, `\u{1B}`).
     static func shown(_ item: String) -> String {
+        // Printable ASCII has no control character: most names are shown without looking up a Unicode property
+        // per character (a plan of a million files prints a million names).
+        if item.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return item }
         guard item.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return item }
         var text = ""
         for scalar in item.unicodeScalars {

@@ -61,6 +61,8 @@ struct RunCommand: StageCatalogCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: fresh)
         defer { state.close() }
+        // A killed run's progress is not this run's, even while it plans.
+        ProgressFile.remove(in: state.folder)
         if fresh {
             try await CommandFailure.mappingErrors {
                 let items = try await state.ledger.forget(workflow: workflow.name)
@@ -77,6 +79,10 @@ struct RunCommand: StageCatalogCommand {
         var settings = runOptions.runnerSettings(
             scratchRoot: state.scratchRoot, client: client, keepsEveryResult: report != nil)
         if let notifier { settings.sink = NotifyingSink(settings.sink, notifier: notifier, workflow: workflow.name) }
+        // The running stages' progress, for `pipeline serve` beside the run.
+        let (folder, name) = (state.folder, workflow.name)
+        settings.sink = ProgressBoard(next: settings.sink) { ProgressFile.write($0, workflow: name, in: folder) }
+        defer { ProgressFile.remove(in: folder) }
         let runner = settings.runner(
             workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path

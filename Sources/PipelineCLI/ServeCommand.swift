@@ -118,6 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
                 try await ledger.requestCancel(of: items)
                 kill(holder, SIGUSR1)
                 return true
-            })
+            },
+            // Only the progress the folder's holder wrote: one a killed run left is not read, whoever holds it now.
+            progress: { ProgressFile.read(in: folder, writtenBy: StateFolder.busyHolder(path)) })
     }
 }

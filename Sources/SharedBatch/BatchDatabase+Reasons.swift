@@ -51,8 +51,11 @@ extension BatchDatabase {
     /// database's name in the address, its `sslmode`, the server's rules; nil when the reason says it all.
     static func remedy(for error: any Error, address: DatabaseAddress) -> String? {
         if isRefusedHandshake(error) {
-            return "check that this machine trusts the server's TLS certificate (the authority that signed it among the"
-                + " system's trusted certificates, the server's name in it), or use ?sslmode=disable on a network you trust"
+            let authorities =
+                address.rootCertificates.map { "among those in \($0)" } ?? "among the system's trusted certificates"
+            return
+                "check that this machine trusts the server's TLS certificate (the authority that signed it \(authorities),"
+                + " or named with ?sslrootcert=FILE; the server's name in it), or use ?sslmode=disable on a network you trust"
         }
         if isTransient(error) {
             return "check the host and port in the address, and that the server is running and takes connections"

@@ -3,10 +3,13 @@ import NIOSSL
 import PipelineKit
 import PostgresNIO
 
-/// A PostgreSQL address as users write it: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
+/// A PostgreSQL address as users write it:
+/// `postgres://user[:password]@host[:port]/database[?sslmode=…&sslrootcert=…]`.
 ///
-/// `sslmode` is `prefer` (the default: TLS when the server offers it), `require` or `disable`; TLS always verifies
-/// the server's certificate. Messages show the address without its password.
+/// `sslmode` is `prefer` (the default: TLS when the server offers it), `require` (also written `verify-full`, as
+/// libpq calls it) or `disable`; TLS always verifies the server's certificate and name, against the system's trusted
+/// authorities, or against those of the PEM file `sslrootcert` names. Messages show the address without its
+/// password.
 struct DatabaseAddress: CustomStringConvertible {
     /// How TLS is used.
     enum TLSMode: String {
@@ -19,6 +22,8 @@ struct DatabaseAddress: CustomStringConvertible {
     var password: String?
     var database: String
     var tls: TLSMode
+    /// The PEM file of the authorities that TLS trusts instead of the system's, when the address names one.
+    var rootCertificates: String?
 
     /// Parses `url`; the password comes from the URL or else from `PGPASSWORD`.
     init(_ url: String, environment: [String: String]) throws(StateError) {
@@ -40,27 +45,39 @@ struct DatabaseAddress: CustomStringConvertible {
         guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty else { throw invalid("no database") }
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? TLSMode.prefer.rawValue
-        guard let tls = TLSMode(rawValue: mode) else {
-            throw invalid("sslmode \(mode) is not disable, prefer or require")
+        let query = components.queryItems ?? []
+        let mode = query.first { $0.name == "sslmode" }?.value ?? TLSMode.prefer.rawValue
+        guard let tls = TLSMode(rawValue: mode == "verify-full" ? TLSMode.require.rawValue : mode) else {
+            throw invalid("sslmode \(mode) is not disable, prefer, require or verify-full")
         }
+        let rootCertificates = query.first { $0.name == "sslrootcert" }?.value
+        if let rootCertificates, rootCertificates.isEmpty { throw invalid("sslrootcert names no file") }
         self.host = host
         self.port = components.port ?? 5432
         self.user = user.removingPercentEncoding ?? user
         self.password = components.password.map { $0.removingPercentEncoding ?? $0 } ?? environment["PGPASSWORD"]
         self.database = database
         self.tls = tls
+        self.rootCertificates = rootCertificates
     }
 
     var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+    /// The TLS settings of every connection: the server's certificate and name verified, against `sslrootcert`'s
+    /// authorities when the address names a file.
+    private var tlsConfiguration: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
+        return configuration
+    }
 
     /// The client's configuration.
     func configuration(options: PostgresClient.Configuration.Options) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch self.tls {
             case .disable: .disable
-            case .prefer: .prefer(.makeClientConfiguration())
-            case .require: .require(.makeClientConfiguration())
+            case .prefer: .prefer(tlsConfiguration)
+            case .require: .require(tlsConfiguration)
             }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
@@ -74,8 +91,8 @@ struct DatabaseAddress: CustomStringConvertible {
         do {
             switch self.tls {
             case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require: tls = .require(try NIOSSLContext(configuration: tlsConfiguration))
             }
         } catch {
             throw StateError(

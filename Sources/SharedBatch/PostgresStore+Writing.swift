@@ -76,8 +76,8 @@ extension PostgresStore {
                 INSERT INTO versions(item, version, fingerprint, path)
                 VALUES (\(item), \(version), \(admission.fingerprint), \(input.path)) ON CONFLICT DO NOTHING
                 """, logger: logger)
-            try await connection.query(
-                "INSERT INTO paths VALUES (\(item), \(input.path)) ON CONFLICT DO NOTHING", logger: logger)
+            // As in the SQLite ledger, `paths` holds only the paths a done item was seen at: the path it is
+            // admitted at is its version's.
             return try await Self.compactCheckpoints(admitting: ref, on: connection, logger: logger)
         }
     }

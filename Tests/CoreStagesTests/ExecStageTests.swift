@@ -75,6 +75,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: finished.path))
     }
 
+    /// A program that runs past its `timeLimit` is stopped, its whole process group with it, and the stage fails
+    /// saying so (retryable, as the command's other failures are); the default limit is six hours.
+    @Test func aProgramPastItsTimeLimitIsStopped() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("exec-limit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let finished = folder.appendingPathComponent("finished")
+        let result = await harness.run(
+            ExecStage.self,
+            options: ["command": ["sh", "-c", .string("sleep 30; touch \(finished.path)")], "timeLimit": "300ms"])
+        #expect(throws: StageFailure.self) { try result.outputs.get() }
+        if case .failure(let error as StageFailure) = result.outputs {
+            #expect(error.message == "sh ran longer than its timeLimit of 300ms and was stopped", "\(error.message)")
+            #expect(error.disposition.isRetryable)
+        }
+        #expect(!FileManager.default.fileExists(atPath: finished.path))
+        #expect(ExecStage.Options().timeLimit == TimeSpan(seconds: 6 * 3600))
+    }
+
     @Test func largeOutputIsReadWithoutDeadlock() async throws {
         let result = await harness.run(
             ExecStage.self,

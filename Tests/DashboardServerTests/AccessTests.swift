@@ -53,7 +53,7 @@ import Testing
             let anonymous = try await client.execute(uri: "/api/status", method: .get)
             #expect(anonymous.status == .unauthorized)
             #expect(String(buffer: anonymous.body).contains("sign in"))
-            for path in ["/api/items?status=failed", "/api/items/1"] {
+            for path in ["/api/items?status=failed", "/api/items/1", "/api/events"] {
                 #expect(try await client.execute(uri: path, method: .get).status == .unauthorized, "\(path)")
             }
             // The page itself loads, with nothing of the batch in it: only the sign-in form.

@@ -76,10 +76,12 @@ struct ServedDashboard {
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
-    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws
-        -> ServedDashboard
+    /// Starts `pipeline serve` with `arguments` on `port` (0: one the system picks).
+    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:], port: Int = 0)
+        async throws -> ServedDashboard
     {
-        let process = try Binary.start(["serve", "--port", "0"] + arguments, in: folder, environment: environment)
+        let process = try Binary.start(
+            ["serve", "--port", String(port)] + arguments, in: folder, environment: environment)
         let printed = NIOLockedValueBox(0)
         try await waitUntil("pipeline serve printed its address") {
             let text = process.stdout.soFar

@@ -135,6 +135,8 @@ private struct EngineRules {
         "Sources/Dashboard/DashboardRoutes.swift": ["id", "items", "status", "token"],
         "Sources/Dashboard/ItemDocument.swift": ["id", "key", "outputs", "path", "size", "status", "token", "version"],
         "Sources/Dashboard/StatusDocument.swift": ["id", "name"],
+        // The name of the stream's event that carries the status.
+        "Sources/Dashboard/StatusStream.swift": ["status"],
         // The system call that failed, in a message.
         "Sources/StageRuntime/FolderSegmentStore.swift": ["create"],
         "Sources/StageRuntime/VerifiedFile.swift": ["create"],

@@ -156,16 +156,6 @@ import Testing
     }
 }
 
-/// One side effect a stage logged: `start|end WORKER ITEM STAGE`, or `KILL WORKER` written by the test.
-struct Effect: Sendable, CustomStringConvertible {
-    var kind: String
-    var worker: Int32
-    var item: String
-    var stage: String
-
-    var description: String { "\(kind) \(worker) \(item) \(stage)" }
-}
-
 /// A batch of small text files submitted to a fresh database, whose two stages (`a`, `b`) log their side
 /// effects to one file, each line appended whole. With `stageSeconds` nil, stage `a` waits until the test
 /// calls ``release()``.
@@ -228,23 +218,10 @@ final class SharedBatch: @unchecked Sendable {
     }
 
     /// Appends a line of the test's own to the log, after the stages' lines so far.
-    func note(_ line: String) {
-        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        _ = (line + "\n").withCString { write(descriptor, $0, strlen($0)) }
-    }
+    func note(_ line: String) { EffectLog(file: log).note(line) }
 
     /// The log so far, in the order it was written.
-    func effects() -> [Effect] {
-        scratch.read("effects.log").split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ").map(String.init)
-            guard fields.count >= 2, let worker = Int32(fields[1]) else { return nil }
-            return Effect(
-                kind: fields[0], worker: worker, item: fields.count > 2 ? fields[2] : "",
-                stage: fields.count > 3 ? fields[3] : "")
-        }
-    }
+    func effects() -> [Effect] { EffectLog(file: log).effects() }
 
     /// The batch's state in the database.
     func status() async throws -> BatchStatus {

@@ -129,4 +129,31 @@ import Testing
         #expect(try await reopened.doneByMinute(workflow: "w", minutes: 120).map(\.done).reduce(0, +) == 2)
         try reopened.close()
     }
+
+    /// What the ledger keeps per item stays small (a million items): an admitted item's path is kept with its
+    /// version only, and `paths` gets the paths a done item is seen at later.
+    @Test func anItemIsStoredWithoutRepeatedPaths() async throws {
+        let scratch = try Scratch()
+        let ledger = try SQLiteLedger(folder: scratch.path("state"))
+        let input = InputItem(path: "/in/clip.mp4", relativePath: "clip.mp4", size: 10, modified: 0)
+        let ref = try await ledger.admit(
+            ItemAdmission(item: nil, newVersion: false, fingerprint: "fp", input: input), workflow: "w"
+        ).ref
+        let record = StageRecord(stage: "export", uses: "set", status: .succeeded, optionsHash: "h")
+        try await ledger.save(record, for: ref)
+        let moved = InputItem(path: "/in/moved/clip.mp4", relativePath: "moved/clip.mp4", size: 10, modified: 0)
+        try await ledger.recordPaths([ItemSighting(item: ref.item, input: moved)])
+
+        let (paths, versions, stored) = try await ledger.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT path FROM paths"),
+                try String.fetchAll(db, sql: "SELECT path FROM versions"),
+                try String.fetchOne(db, sql: "SELECT record FROM stages") ?? ""
+            )
+        }
+        #expect(paths == ["/in/moved/clip.mp4"])
+        #expect(versions == ["/in/clip.mp4"])
+        #expect(try StageRecord(decoding: stored) == record)
+        try ledger.close()
+    }
 }

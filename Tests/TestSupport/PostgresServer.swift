@@ -13,9 +13,8 @@ import NIOConcurrencyHelpers
 /// preferred, any version accepted; Debian's `postgresql-15`, which `scripts/install-deps.sh` installs), else on
 /// `PATH`. PostgreSQL refuses to run as root: under root (as in CI) the cluster belongs to, and the server runs as,
 /// the `postgres` system user when there is one, else a system user `pipeline-test` made for it. The server runs
-/// without fsync (`fsync` and `full_page_writes` off) but with `synchronous_commit` on: a commit is in the WAL, in
-/// the page cache, before it returns, so a stop of the server in any mode (``restart()``'s immediate one included)
-/// loses no commit; a machine's crash would.
+/// without fsync (`fsync` and `full_page_writes` off) but a commit waits for its WAL to be written (to the page
+/// cache, which an immediate stop keeps): a restart or a crash of the server loses no commit, a machine's crash would.
 ///
 /// The server stops, and its folder is removed, when the value goes away or the test process ends in any way (a
 /// crash or kill -9 included): a watchdog child waits for the end of a pipe that only this process holds open.
@@ -32,7 +31,7 @@ public final class PostgresServer: Sendable {
     /// The temporary folder of the cluster (`data`), its socket (`socket`) and the log.
     public let folder: URL
 
-    private let tools: PostgresTools
+    let tools: PostgresTools
     private let running: NIOLockedValueBox<Bool>
     /// The write end of the watchdog's pipe; closing it stops the server and removes the folder.
     private let watchdog: Int32
@@ -165,16 +164,24 @@ public final class PostgresServer: Sendable {
     /// Stops the server abruptly (`pg_ctl stop -m immediate`: no shutdown checkpoint, so the start that follows
     /// recovers from the WAL, as after a crash), starts it again on the same port and waits until it accepts
     /// connections. Starts it when it was stopped.
-    public func restart() async throws {
+    /// With `settings` (such as `["max_connections=8"]`), the server runs with them until the next restart.
+    public func restart(settings: [String] = []) async throws {
         if running.withLockedValue({ $0 }) {
             try await stopServer(mode: "immediate")
         }
-        guard try await Self.launch(tools: tools, folder: folder, port: port) == .ready else {
+        guard try await Self.launch(tools: tools, folder: folder, port: port, settings: settings) == .ready else {
             throw PostgresServerError(
                 message: "restart: port \(port) was taken by another process while the server was stopped",
                 logFile: logFile)
         }
         running.withLockedValue { $0 = true }
+    }
+
+    /// Stops the server abruptly (`pg_ctl stop -m immediate`, as a crash): every session ends without a goodbye, and
+    /// the next ``restart(settings:)`` recovers from the WAL. Does nothing when it is stopped already.
+    public func crash() async throws {
+        guard running.withLockedValue({ $0 }) else { return }
+        try await stopServer(mode: "immediate")
     }
 
     /// Runs `pg_ctl stop -m mode` and waits until the server is gone; a server that is not running (it crashed,
@@ -202,11 +209,14 @@ public final class PostgresServer: Sendable {
     }
 
     /// Starts `postgres` on `port` as a child of this process (through `runuser` under root), its output appended
-    /// to the log, and waits until it accepts connections; `.portTaken` when another process had the port.
+    /// to the log, and waits until it accepts connections; `.portTaken` when another process had the port. Each of
+    /// `settings` (`name=value`) is given with `-c`, after the usual ones, which it may override.
     ///
     /// Not `pg_ctl start`: the server it leaves behind inherits the socket by which Foundation's `Process` learns
     /// that `pg_ctl` ended, so `runTool` would wait for the server's end rather than `pg_ctl`'s.
-    private static func launch(tools: PostgresTools, folder: URL, port: Int) async throws -> Launch {
+    private static func launch(
+        tools: PostgresTools, folder: URL, port: Int, settings: [String] = []
+    ) async throws -> Launch {
         let logFile = folder.appendingPathComponent("server.log")
         let data = folder.appendingPathComponent("data")
         let descriptor = open(logFile.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -223,7 +233,7 @@ public final class PostgresServer: Sendable {
                 "-D", data.path, "-p", String(port), "-k", folder.appendingPathComponent("socket").path,
                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=on",
                 "-c", "full_page_writes=off", "-c", "max_connections=200",
-            ])
+            ] + settings.flatMap { ["-c", $0] })
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

@@ -7,7 +7,7 @@ struct SharedBatchOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The PostgreSQL database the workers share: postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require] (a password may also come from PGPASSWORD).",
+            "The PostgreSQL database the workers share: postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full][&sslrootcert=CA.pem] (a password may also come from PGPASSWORD).",
             valueName: "URL"))
     var db: String
 

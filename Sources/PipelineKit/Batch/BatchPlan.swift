@@ -17,14 +17,22 @@ public struct BatchPlan: Sendable {
         items.filter { if case .run = $0.action { true } else { false } }
     }
 
+    /// How many of the items a run takes up the ledger has no item of.
+    public var newItems: Int {
+        // By index, reading the fields in place: a loop over the items would copy each one.
+        items.indices.count { index in
+            if case .run = items[index].action { items[index].known == nil } else { false }
+        }
+    }
+
     /// Done items found at another path than the ledger's (renamed, moved, or another spelling of the path),
     /// for ``StateStore/recordPaths(_:)``.
     public var sightings: [ItemSighting] {
-        items.compactMap { planned in
-            guard case .reuse(let ref, _) = planned.action, let known = planned.known,
-                known.input.path != planned.input.path || known.input.relativePath != planned.input.relativePath
-            else { return nil }
-            return ItemSighting(item: ref.item, input: planned.input)
+        items.indices.compactMap { index in
+            guard case .reuse(let ref, _) = items[index].action, let known = items[index].known else { return nil }
+            let input = items[index].input
+            guard known.input.path != input.path || known.input.relativePath != input.relativePath else { return nil }
+            return ItemSighting(item: ref.item, input: input)
         }
     }
 }

@@ -74,9 +74,7 @@ public struct BatchPlanner: Sendable {
         var plan = BatchPlan(
             items: discovery.files.map { PlannedItem(input: $0.input, fingerprint: nil, action: .run(.new)) },
             passedOver: discovery.passedOver, cacheEntries: [])
-        let order = discovery.files.indices.sorted {
-            discovery.files[$0].input.path.precedesInByteOrder(discovery.files[$1].input.path)
-        }
+        let order = Self.pathOrder(of: discovery.files)
         let chunks = stride(from: 0, to: order.count, by: chunkSize).map {
             order[$0..<min($0 + chunkSize, order.count)]
         }
@@ -99,7 +97,7 @@ public struct BatchPlanner: Sendable {
                 var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
                     fingerprinted(files, cache: cache)
                 }
-                let byPath = Dictionary(rows.atPaths.map { ($0.input.path, $0) }, uniquingKeysWith: { $1 })
+                let byPath = rows.atPaths
                 let elsewhere = items.compactMap { item in
                     item.fingerprint.flatMap { byPath[item.input.path]?.fingerprint == $0 ? nil : $0 }
                 }
@@ -119,10 +117,27 @@ public struct BatchPlanner: Sendable {
         return try await probed(plan, store: store)
     }
 
-    /// What the ledger holds for a range of paths: the cached fingerprints and the items.
+    /// The positions of `files` in the byte order of their paths. Discovery sorts files by relative path, which
+    /// under one input folder is the order of their paths too: then they are only checked, not sorted again.
+    private static func pathOrder(of files: [DiscoveredFile]) -> [Int] {
+        let inOrder = files.indices.dropFirst().allSatisfy { index in
+            files[index - 1].input.path.precedesInByteOrder(files[index].input.path)
+        }
+        guard !inOrder else { return Array(files.indices) }
+        return files.indices.sorted { files[$0].input.path.precedesInByteOrder(files[$1].input.path) }
+    }
+
+    /// What the ledger holds for a range of paths: the cached fingerprints and the items, both by path.
     private struct ChunkRows: Sendable {
         var cache: [String: FingerprintCacheEntry] = [:]
-        var atPaths: [LedgerItem] = []
+        var atPaths: [String: LedgerItem] = [:]
+
+        /// Keys the items by path as they are read, beside the chunk being planned (the last item at a path
+        /// wins).
+        mutating func add(_ items: [LedgerItem]) {
+            atPaths.reserveCapacity(items.count)
+            for item in items { atPaths[item.input.path] = item }
+        }
     }
 
     /// Starts reading the ledger's rows for the files from path `first` through `last` (none without a store).
@@ -132,10 +147,9 @@ public struct BatchPlanner: Sendable {
         Task {
             guard let store else { return .success(ChunkRows()) }
             do throws(StateError) {
-                return .success(
-                    ChunkRows(
-                        cache: try await store.cachedFingerprints(pathsFrom: first, through: last),
-                        atPaths: try await store.items(workflow: workflow, pathsFrom: first, through: last)))
+                var rows = ChunkRows(cache: try await store.cachedFingerprints(pathsFrom: first, through: last))
+                rows.add(try await store.items(workflow: workflow, pathsFrom: first, through: last))
+                return .success(rows)
             } catch {
                 return .failure(error)
             }
@@ -182,23 +196,24 @@ public struct BatchPlanner: Sendable {
     private func match(_ items: inout [PlannedItem], byPath: [String: LedgerItem], byContent: [LedgerItem]) {
         let byFingerprint = Dictionary(byContent.map { ($0.fingerprint, $0) }, uniquingKeysWith: { $1 })
         for index in items.indices {
-            let input = items[index].input
+            let (path, relativePath) = (items[index].input.path, items[index].input.relativePath)
             guard let fingerprint = items[index].fingerprint,
-                var item = byPath[input.path].flatMap({ $0.fingerprint == fingerprint ? $0 : nil })
-                    ?? byFingerprint[fingerprint] ?? byPath[input.path]
+                var item = byPath[path].flatMap({ $0.fingerprint == fingerprint ? $0 : nil })
+                    ?? byFingerprint[fingerprint] ?? byPath[path]
             else { continue }
             if item.fingerprint == fingerprint { item.fingerprint = fingerprint }
-            if item.input.path == input.path { item.input.path = input.path }
-            if item.input.relativePath == input.relativePath { item.input.relativePath = input.relativePath }
+            if item.input.path == path { item.input.path = path }
+            if item.input.relativePath == relativePath { item.input.relativePath = relativePath }
             if item.digest == items[index].digest { item.digest = items[index].digest }
             items[index].known = item
             // Content at the path the ledger knows it by owns its fingerprint, whatever else the batch holds:
             // when it is done, it is decided now and the plan keeps no copy of the ledger's item.
-            if item.fingerprint == fingerprint, item.input.path == input.path,
-                item.input.relativePath == input.relativePath, case .reuse = action(for: items[index])
-            {
-                items[index].action = action(for: items[index])
-                items[index].known = nil
+            if item.fingerprint == fingerprint, item.input.path == path, item.input.relativePath == relativePath {
+                let action = action(for: items[index])
+                if case .reuse = action {
+                    items[index].action = action
+                    items[index].known = nil
+                }
             }
         }
     }
@@ -207,30 +222,18 @@ public struct BatchPlanner: Sendable {
     /// several paths is one item (at the path the ledger knows, else the first), and a path match counts only
     /// when the item's content is nowhere in the batch (else that content is the item, moved, and this path
     /// holds a new one): an item is never given to two files.
+    ///
+    /// The items are looked at by index, a field at a time: a loop over the items would copy each whole item
+    /// (and retain every string it holds) three times over.
     private func settle(_ items: inout [PlannedItem]) {
         var present = Set<String>(minimumCapacity: items.count)
         var repeated = Set<String>()
-        for item in items {
-            if let fingerprint = item.fingerprint, !present.insert(fingerprint).inserted {
+        for index in items.indices {
+            if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
                 repeated.insert(fingerprint)
             }
         }
-        var owners: [String: String] = [:]
-        if !repeated.isEmpty {
-            for item in items {
-                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint) else { continue }
-                if item.isDecided
-                    || (item.known?.fingerprint == fingerprint && item.known?.input.path == item.input.path)
-                {
-                    owners[fingerprint] = item.input.path
-                }
-            }
-            for item in items {
-                guard let fingerprint = item.fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
-                else { continue }
-                owners[fingerprint] = item.input.path
-            }
-        }
+        let owners = repeated.isEmpty ? [:] : Self.owners(of: repeated, among: items)
         for index in items.indices where !items[index].isDecided {
             guard let fingerprint = items[index].fingerprint else { continue }
             if let owner = owners[fingerprint], owner != items[index].input.path {
@@ -243,6 +246,26 @@ public struct BatchPlanner: Sendable {
             }
             items[index].action = action(for: items[index])
         }
+    }
+
+    /// The path that owns each content found at several paths: the one the ledger knows it by, else the first.
+    private static func owners(of repeated: Set<String>, among items: [PlannedItem]) -> [String: String] {
+        var owners: [String: String] = [:]
+        for index in items.indices {
+            guard let fingerprint = items[index].fingerprint, repeated.contains(fingerprint) else { continue }
+            let path = items[index].input.path
+            if items[index].isDecided
+                || (items[index].known?.fingerprint == fingerprint && items[index].known?.input.path == path)
+            {
+                owners[fingerprint] = path
+            }
+        }
+        for index in items.indices {
+            guard let fingerprint = items[index].fingerprint, repeated.contains(fingerprint), owners[fingerprint] == nil
+            else { continue }
+            owners[fingerprint] = items[index].input.path
+        }
+        return owners
     }
 
     /// Checks the media of the items that would run, where limits or stages need it: a file FFmpeg cannot

@@ -41,7 +41,9 @@ public struct InputManifest: Sendable {
 
     /// The fields for a file: those given for its relative path, else for its name.
     public func fields(for relativePath: String, name: String) -> [String: JSONValue] {
-        entries[relativePath] ?? entries[name] ?? [:]
+        // Most runs have no manifest: a file's names are then not hashed twice for nothing.
+        guard !entries.isEmpty else { return [:] }
+        return entries[relativePath] ?? entries[name] ?? [:]
     }
 
     /// RFC 4180 CSV: a header row naming a `file` column, quoted fields with `""` for a quote.

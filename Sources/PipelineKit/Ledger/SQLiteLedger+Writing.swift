@@ -59,7 +59,8 @@ extension SQLiteLedger {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO versions VALUES (?, ?, ?, ?, ?)",
                 arguments: [ref.item, ref.version, admission.fingerprint, input.path, Date().timeIntervalSince1970])
-            try db.execute(sql: "INSERT OR IGNORE INTO paths VALUES (?, ?)", arguments: [ref.item, input.path])
+            // The path an item is admitted at is its version's: `paths` adds only the paths it was seen at while
+            // done (``recordPaths(_:)``), not a second copy of every item's path.
             return try Self.compactCheckpoints(admitting: ref, in: db)
         }
     }

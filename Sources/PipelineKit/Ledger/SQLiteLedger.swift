@@ -140,6 +140,8 @@ public final class SQLiteLedger: StateStore {
                     item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, version INTEGER NOT NULL,
                     fingerprint TEXT NOT NULL, path TEXT NOT NULL, createdAt REAL NOT NULL,
                     PRIMARY KEY(item, version)) WITHOUT ROWID;
+                -- paths: where done items were seen besides the paths their versions were admitted at (a ledger from
+                -- before that rule also holds the admitted paths here)
                 CREATE TABLE paths(
                     item INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE, path TEXT NOT NULL,
                     PRIMARY KEY(item, path)) WITHOUT ROWID;

@@ -109,7 +109,7 @@ public struct Runner: Sendable {
         let runID = try await store.beginRun(
             RunRecord(
                 workflow: workflow.name, file: file, stages: workflow.stages.map(\.id),
-                newItems: plan.runnable.count { $0.known == nil }),
+                newItems: plan.newItems),
             caching: plan.cacheEntries, sightings: plan.sightings)
         sink.emit(RunStarted(workflow: workflow.name, items: plan.items.count, stages: workflow.stages.count))
         running.run(started: true)
@@ -118,7 +118,7 @@ public struct Runner: Sendable {
         outcome.keepsEveryResult = keepsEveryResult
         if keepsEveryResult { outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count) }
         recordDecided(plan, into: &outcome)
-        var leftWork = await runItems(plan.items.lazy.compactMap(ItemToRun.init), into: &outcome)
+        var leftWork = await runItems(plan.items.indices.lazy.compactMap { ItemToRun(plan.items[$0]) }, into: &outcome)
         running.run(started: false)
         if !Task.isCancelled {
             for end in await undoLeftoverRequests() { outcome.add(end.result, skipped: end.skipped) }
@@ -134,7 +134,7 @@ public struct Runner: Sendable {
     }
 
     /// Counts in the files the plan already settled: those the selection passed over, and the items it reuses
-    /// or skips.
+    /// or skips. Items are read by index, in place: a no-op rerun of a large folder copies none of them.
     private func recordDecided(_ plan: BatchPlan, into outcome: inout RunOutcome) {
         for passed in plan.passedOver {
             outcome.add(
@@ -143,22 +143,25 @@ public struct Runner: Sendable {
                     reason: passed.reason.description),
                 skipped: passed.reason)
         }
-        for planned in plan.items {
+        for index in plan.items.indices {
             let result: ItemResult
             var skipped: SkipReason?
-            switch planned.action {
+            switch plan.items[index].action {
             case .run: continue
             case .reuse(let ref, let reason):
                 result = ItemResult(
-                    ref: ref, fingerprint: planned.fingerprint, path: planned.input.path, outcome: .reused,
-                    reason: reason.description, bytes: planned.input.size)
+                    ref: ref, fingerprint: plan.items[index].fingerprint, path: plan.items[index].input.path,
+                    outcome: .reused, reason: reason.description, bytes: plan.items[index].input.size)
             case .skip(let reason):
                 skipped = reason
                 result = ItemResult(
-                    ref: planned.known?.current, fingerprint: planned.fingerprint, path: planned.input.path,
-                    outcome: .skipped, reason: reason.description, bytes: planned.input.size)
+                    ref: plan.items[index].known?.current, fingerprint: plan.items[index].fingerprint,
+                    path: plan.items[index].input.path, outcome: .skipped, reason: reason.description,
+                    bytes: plan.items[index].input.size)
             }
-            sink.emit(ItemFinished(item: planned.input.relativePath, outcome: result.outcome, reason: result.reason))
+            sink.emit(
+                ItemFinished(
+                    item: plan.items[index].input.relativePath, outcome: result.outcome, reason: result.reason))
             outcome.add(result, skipped: skipped)
         }
     }
