@@ -75,7 +75,7 @@ package final class WorkerSegmentFarm: SegmentFarm {
     }
 
     /// A unit of `plan`, for the worker holding its item (``UnitClaimer/itemHolder``).
-    package func claim(in plan: String?) async throws -> SegmentUnitClaim? {
+    package func claim(in plan: String) async throws -> SegmentUnitClaim? {
         try await queue.claim(
             for: worker, lease: settings.lease, encoder: encoder, in: plan, by: .itemHolder,
             limit: settings.abandonAfter)

@@ -21,9 +21,8 @@ package protocol SegmentFarm: Sendable {
     /// source or the settings changed), whose segments may still be in the segment store.
     func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]]
 
-    /// Claims a unit no live lease holds: of `plan` when given, else of any plan planned with ``encoder``, the
-    /// longest sources' first. Nil when there is none.
-    func claim(in plan: String?) async throws -> SegmentUnitClaim?
+    /// Claims a unit of `plan` no live lease holds, for the worker holding the plan's item. Nil when there is none.
+    func claim(in plan: String) async throws -> SegmentUnitClaim?
 
     /// Runs `body` (the claimed unit's encode) while the farm renews the claim's lease; when the lease is lost
     /// (the worker stalled and another one took the unit over), `body` is cancelled, so that two workers never
