@@ -30,7 +30,7 @@ extension BatchQueue {
                                 WHERE workflows.id = waiting.queued_with AND workflows.key = ANY(\(workflows)))))
                 ORDER BY \(unescaped: alone ? "suspect DESC, id" : "id") LIMIT 1 FOR UPDATE SKIP LOCKED)
             UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds)), \(unescaped: TakeoverLimit.renewed),
                 \(unescaped: TakeoverLimit.claimed("items", alone: alone, staysAlone: staysAlone))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,

@@ -119,7 +119,8 @@ public struct BatchQueue: Sendable {
         let (lost, cancels) = try await database.transaction("renew leases", patience: patience) { connection in
             try await connection.query(
                 """
-                UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+                UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                    \(unescaped: TakeoverLimit.renewed)
                 FROM unnest(\(ids), \(generations)) AS held(id, generation)
                 WHERE items.id = held.id AND items.lease_generation = held.generation
                     AND items.lease_owner = \(worker.id)

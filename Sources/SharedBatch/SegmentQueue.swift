@@ -157,7 +157,7 @@ public struct SegmentQueue: Sendable {
             UPDATE segment_units SET status = 'running', lease_owner = \(worker), progress = 0,
                 lease_generation = lease_generation + 1,
                 attempts = attempts + CASE WHEN segment_units.lease_owner IS NULL THEN 1 ELSE 0 END,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds)), \(unescaped: TakeoverLimit.renewed),
                 \(unescaped: TakeoverLimit.claimed("segment_units", alone: claimer.alone, staysAlone: claimer.staysAlone))
             FROM next, segment_plans
             WHERE segment_units.plan = next.next_plan AND segment_units.unit = next.next_unit
@@ -253,7 +253,7 @@ public struct SegmentQueue: Sendable {
             "renew segment unit leases",
             """
             UPDATE segment_units SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
-                progress = held.progress
+                \(unescaped: TakeoverLimit.renewed), progress = held.progress
             FROM unnest(\(plans), \(units), \(generations), \(progress)) AS held(plan, unit, generation, progress)
             WHERE segment_units.plan = held.plan AND segment_units.unit = held.unit
                 AND segment_units.lease_generation = held.generation AND segment_units.lease_owner = \(worker)

@@ -39,14 +39,19 @@ public enum TakeoverLimit {
             kind: .abandoned)
     }
 
-    /// Whether the holder of the lease of the row `table` died while the database was up: its lease ran out after
-    /// the server's start (nil owner: the lease was let go, no takeover at all).
+    /// Whether the holder of the lease of the row `table` died while the database was up: it last claimed or renewed
+    /// the lease after the server's start (nil owner: the lease was let go, no takeover at all). The moment is the
+    /// row's own (`lease_renewed`), so a `workers` row pruned or lost in a restart changes nothing; a lease an older
+    /// worker holds (no moment of its own) is judged by its expiry.
     static func died(_ table: String) -> String {
         """
-        (\(table).lease_owner IS NOT NULL AND pg_postmaster_start_time() < \(table).lease_expires
-            - make_interval(secs => coalesce((SELECT lease FROM workers WHERE workers.id = \(table).lease_owner), 0)))
+        (\(table).lease_owner IS NOT NULL
+            AND pg_postmaster_start_time() < coalesce(\(table).lease_renewed, \(table).lease_expires))
         """
     }
+
+    /// What a claim or a renewal of a lease sets besides its expiry: the moment, for ``died(_:)``.
+    static let renewed = "lease_renewed = now()"
 
     /// Whether a takeover of the row `table` counts: its holder died, and held it alone.
     static func counted(_ table: String) -> String {
@@ -89,14 +94,14 @@ public enum TakeoverLimit {
                 AND attname = 'done_stages' AND NOT attisdropped) THEN
                 ALTER TABLE items ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
                     ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
-                    ADD COLUMN done_stages text[] NOT NULL DEFAULT '{}';
+                    ADD COLUMN done_stages text[] NOT NULL DEFAULT '{}', ADD COLUMN lease_renewed timestamptz;
             END IF;
             CREATE INDEX IF NOT EXISTS items_suspect ON items (id) WHERE suspect;
             IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass
                 AND attname = 'abandoned' AND NOT attisdropped) THEN
                 ALTER TABLE segment_units ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
                     ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
-                    ADD COLUMN abandoned boolean NOT NULL DEFAULT false;
+                    ADD COLUMN abandoned boolean NOT NULL DEFAULT false, ADD COLUMN lease_renewed timestamptz;
             END IF;
         END $$
         """

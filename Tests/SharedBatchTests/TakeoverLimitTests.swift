@@ -151,6 +151,27 @@ import Testing
         try await server.stop()
     }
 
+    /// A restart while the lease still runs counts nothing either, with no `workers` row to say how long the
+    /// holder's lease was (pruned from the dashboard, or never written): the moment of the last renewal is the item's.
+    @Test func aRestartWhileTheLeaseRanCountsNothingWithoutTheWorkersRow() async throws {
+        let (server, database, item) = try await PostgresStoreTests.queuedItem()
+        let queue = BatchQueue(database: database)
+        let first = try #require(try await queue.claim(for: "w1", lease: .seconds(2)))
+        let workers = try await database.rows("look for the holder", "SELECT 1 FROM workers WHERE id = 'w1'")
+        #expect(workers.isEmpty, "the holder has a workers row")
+        try await server.restart()
+        try await waitUntil("the lease ran out") {
+            let rows = try await database.rows(
+                "read the lease", "SELECT lease_expires < now() FROM items WHERE id = \(item)")
+            return try rows.first?.decode(Bool.self) == true
+        }
+        let second = try #require(try await queue.claim(for: "w2", lease: .seconds(60), limit: 1))
+        #expect(second.takenOverFrom == "w1" && second.generation == first.generation + 1)
+        #expect(second.takeovers == 0 && !second.suspect && !second.abandoned, "a restart counted as a death")
+        await database.close()
+        try await server.stop()
+    }
+
     /// Queueing an abandoned item again (submit --failed, the dashboard's retry) starts its count and its
     /// high-water mark again, and a holder whose lease ran out is dropped: queueing is not a takeover.
     @Test func queueingAgainStartsTheCountAgain() async throws {
@@ -201,20 +222,30 @@ import Testing
         let first = try #require(
             try await segments.claim(for: "w1", lease: .seconds(60), encoder: "x264-164", limit: 2))
         try await expireUnits()
-        // A worker running something else leaves the suspect unit to one that runs nothing else.
-        let busy = try await segments.claim(
-            for: "busy", lease: .seconds(60), encoder: "x264-164", by: .freeJob(alone: false, staysAlone: false),
+        // Crash recovery waits for nobody: a worker running something else takes the dead worker's unit over. The
+        // death counts (w1 held it alone) and makes the unit suspect; the busy worker does not hold it alone.
+        let busy = try #require(
+            try await segments.claim(
+                for: "busy", lease: .seconds(60), encoder: "x264-164", by: .freeJob(alone: false, staysAlone: false),
+                limit: 2))
+        #expect(busy.unit == first.unit && busy.takenOverFrom == "w1" && busy.suspect)
+        try await expireUnits()
+        // Once suspect, the unit is left to a worker that runs nothing else.
+        let other = try await segments.claim(
+            for: "busy2", lease: .seconds(60), encoder: "x264-164", by: .freeJob(alone: false, staysAlone: false),
             limit: 2)
-        #expect(busy?.unit != first.unit, "a worker running another job took a suspect unit")
+        #expect(other?.unit != first.unit, "a worker running another job took a suspect unit")
         try await database.rows(
             "give the other unit back",
-            "UPDATE segment_units SET status = 'queued', lease_owner = NULL WHERE lease_owner = 'busy'")
+            "UPDATE segment_units SET status = 'queued', lease_owner = NULL WHERE lease_owner = 'busy2'")
+        // The busy worker's death counts nothing: it did not hold the unit alone.
         let second = try #require(
             try await segments.claim(for: "w2", lease: .seconds(60), encoder: "x264-164", limit: 2))
-        #expect(second.unit == first.unit && second.takenOverFrom == "w1" && second.suspect)
+        #expect(second.unit == first.unit && second.takenOverFrom == "busy" && second.suspect)
         let attempts = try await segments.units(of: "p").first { $0.unit == first.unit }?.attempts
         #expect(attempts == 1, "a takeover counted as an attempt: \(attempts ?? -1)")
         try await expireUnits()
+        // w2 held it alone: its death is the second counted one, the limit.
         let third = try await segments.claim(for: "w3", lease: .seconds(60), encoder: "x264-164", limit: 2)
         #expect(third?.unit != first.unit, "the unit was claimed again past the limit")
         let given = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })
