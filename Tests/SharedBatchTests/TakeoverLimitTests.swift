@@ -207,8 +207,11 @@ import Testing
 
     /// A segment unit whose worker died alone is counted as an item is; at the limit it is given up (marked
     /// abandoned, its attempts used up for older workers) and the claim takes the next unit. A takeover is not an
-    /// attempt. Queueing the item again gives the unit back its count and its attempts.
-    @Test func aUnitReachingTheLimitIsAbandonedAndQueueingAgainGivesItBack() async throws {
+    /// attempt. Queueing the item again (`submit --failed`, or the dashboard's retry of the failed item: `retry`)
+    /// gives the unit back its count and its attempts.
+    @Test(arguments: [false, true]) func aUnitReachingTheLimitIsAbandonedAndQueueingAgainGivesItBack(retry: Bool)
+        async throws
+    {
         let (server, database, held) = try await SegmentQueueTests.claimedItems(["/long.mp4"])
         let (item, generation) = try #require(held.first)
         let segments = SegmentQueue(database: database)
@@ -251,10 +254,22 @@ import Testing
         let given = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })
         #expect(given.abandoned && given.status == .queued && given.attempts >= SegmentUnitState.attemptLimit)
 
-        let workflow = try await BatchQueue(database: database).store(
-            SubmittedWorkflow(
-                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
-        try await BatchQueue(database: database).enqueue([item: "d"], with: workflow)
+        let queue = BatchQueue(database: database)
+        if retry {
+            let leases = LeaseBook()
+            leases.hold(item, generation: generation)
+            let version = ItemVersion(item: item, version: 1)
+            let result = ItemResult(
+                ref: version, fingerprint: "full:10:0", path: "/long.mp4", outcome: .failed, reason: "abandoned",
+                errorKind: .abandoned, bytes: 10)
+            try await PostgresStore(database: database, leases: leases).finish(version, result: result, digest: nil)
+            #expect(try await queue.retryFailed(item))
+        } else {
+            let workflow = try await queue.store(
+                SubmittedWorkflow(
+                    name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
+            try await queue.enqueue([item: "d"], with: workflow)
+        }
         let back = try #require(try await segments.units(of: "p").first { $0.unit == first.unit })
         #expect(!back.abandoned && back.attempts == 0)
         await database.close()
