@@ -81,7 +81,7 @@ run_batch() {
   local name=$1 input=$2 count=$3 shared=$4 kill_at=${5:-}
   local url out items
   url=$(database "$name")
-  out="out-$name"
+  out="$work/out-$name"  # absolute: submit refuses relative destinations
   workflow "$name" "$input" "$out"
   "$PIPELINE" submit "$name.json" --db "$url" >/dev/null
   items=$(ls "$input" | wc -l)

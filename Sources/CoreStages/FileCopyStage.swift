@@ -46,6 +46,12 @@ public struct FileCopyStage: Stage {
     }
 
     public static let stageType = "file.copy"
+
+    /// The copy: `name` (else the source's name) in the folder `to`, relative as `to` is.
+    public static func destinations(in options: Options) -> [String] {
+        let name = options.name ?? URL(fileURLWithPath: options.from).lastPathComponent
+        return [options.to.hasSuffix("/") ? options.to + name : options.to + "/" + name]
+    }
     public static let landingOutput = "path"
     public static let summary = "Copies a file into a folder atomically; resumes a partial copy after a crash."
 

@@ -279,7 +279,16 @@ struct DashboardRoutes: Sendable {
             let retried = try await queue.retryFailed(id)
             let queued = retried ? [] : try await queue.queueState(of: [id]).queued
             guard retried || (item.status == .failed && queued.contains(id)) else {
-                return Self.error(.conflict, "item \(id) is not a failed item of a submitted batch")
+                guard item.status == .failed else {
+                    return Self.error(.conflict, "item \(id) is not a failed item of a submitted batch")
+                }
+                // Refused by submit (its file is another item's output, or it is damaged): it was never queued, so
+                // only a new submit, once the cause is gone, can queue it.
+                let kind = item.error.map { " (\($0.kind.rawValue))" } ?? ""
+                return Self.error(
+                    .conflict,
+                    "item \(id) failed when it was submitted\(kind), so it was never queued: once the cause is gone, "
+                        + "queue it with pipeline submit WORKFLOW --failed --db URL")
             }
         case (.stateFolder, true):
             return Self.error(

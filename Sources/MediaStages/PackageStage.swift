@@ -148,6 +148,9 @@ public struct PackageStage: Stage {
     }
 
     public static let stageType = "ffmpeg.package"
+
+    /// The package's folder, when the workflow names one (the default is in the stage's scratch folder).
+    public static func destinations(in options: Options) -> [String] { options.output.map { [$0] } ?? [] }
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let inputFileOption = "file"

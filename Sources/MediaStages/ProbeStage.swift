@@ -119,6 +119,9 @@ public struct ThumbnailStage: Stage {
     }
 
     public static let stageType = "ffmpeg.thumbnail"
+
+    /// The JPEG, when the workflow names one (the default is in the stage's scratch folder).
+    public static func destinations(in options: Options) -> [String] { options.output.map { [$0] } ?? [] }
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let inputFileOption = "file"

@@ -157,6 +157,9 @@ public struct TranscodeStage: Stage {
     }
 
     public static let stageType = "ffmpeg.transcode"
+
+    /// The output file, when the workflow names one (the default is in the stage's scratch folder).
+    public static func destinations(in options: Options) -> [String] { options.output.map { [$0] } ?? [] }
     public static let resource = StageResource.cpu
     public static let readsMediaInput = true
     public static let inputFileOption = "file"
@@ -249,6 +252,9 @@ public struct RemuxStage: Stage {
     public typealias Outputs = TranscodeStage.Outputs
 
     public static let stageType = "ffmpeg.remux"
+
+    /// The output file, when the workflow names one (the default is in the stage's scratch folder).
+    public static func destinations(in options: Options) -> [String] { options.output.map { [$0] } ?? [] }
     public static let readsMediaInput = true
     public static let inputFileOption = "file"
     public static let landingOutput = "path"

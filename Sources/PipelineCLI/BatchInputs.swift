@@ -59,16 +59,22 @@ enum BatchInputs {
     }
 
     /// Plans the batch against the ledger (an empty one when `ledger` is nil); a ledger that cannot be read
-    /// ends the command with exit code 1. Writes nothing: a run commits the plan's fingerprints and probes when
-    /// it starts.
+    /// ends the command with exit code 1. With `claims`, the items that would write a file another item writes are
+    /// refused (``OutputClaimCheck``). Writes nothing: a run commits the plan's fingerprints and probes when it starts.
     static func plan(
         _ workflow: Workflow, registry: StageRegistry, discovery: consuming Discovery, ledger: (any StateStore)?,
-        reprocess: Bool = false, onlyFailed: Bool = false
+        reprocess: Bool = false, onlyFailed: Bool = false, claims: Bool = true
     ) async throws(CommandFailure) -> BatchPlan {
         let planner = BatchPlanner(
             workflow: workflow, registry: registry, prober: probe, reprocess: reprocess, onlyFailed: onlyFailed)
         do {
-            return try await planner.plan(consume discovery, store: ledger, workflow: workflow.name)
+            var plan = try await planner.plan(consume discovery, store: ledger, workflow: workflow.name)
+            if claims {
+                let check = OutputClaimCheck(
+                    workflow: workflow, registry: registry, environment: ProcessInfo.processInfo.environment)
+                try await check.check(&plan, store: ledger)
+            }
+            return plan
         } catch {
             throw .failed(error)
         }

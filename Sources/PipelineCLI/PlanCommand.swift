@@ -52,11 +52,11 @@ struct PlanCommand: StageCatalogCommand {
         }
         let redactor = SecretRedactor(names: workflow.environmentNames, environment: environment)
         let decisions = StageDecisions(workflow: workflow, redactor: redactor, environment: environment)
-        var report = PlanReport(json: json, branched: workflow.graph.isBranched)
+        var report = PlanReport(json: json, branched: workflow.graph.isBranched, redactor: redactor)
         var (described, undescribed) = (0, 0)
         for planned in plan.items {
-            // A damaged file's item fails before its stages run.
-            guard planned.damage == nil else {
+            // A damaged file's item, and one refused for writing another's file, fail before their stages run.
+            guard planned.damage == nil, planned.collision == nil else {
                 report.add(planned, stages: [])
                 continue
             }
@@ -76,7 +76,7 @@ struct PlanCommand: StageCatalogCommand {
         }
         report.undescribed = undescribed
         for passed in plan.passedOver { report.add(passed) }
-        report.finish(workflow: workflow.name, redactor: redactor)
+        report.finish(workflow: workflow.name)
     }
 
     /// The files whose stages say how they would run (``StageRegistry/describe(_:of:checkpoints:)``): saying it
@@ -86,6 +86,7 @@ struct PlanCommand: StageCatalogCommand {
     /// The plan word for an item, and why.
     static func describe(_ planned: PlannedItem) -> (String, String?) {
         if let damage = planned.damage { return ("damaged", StageFailure.damagedInput(damage).message) }
+        if let collision = planned.collision { return ("refused", collision.failure.message) }
         switch planned.action {
         case .run(let reason):
             switch reason {
@@ -117,14 +118,19 @@ private struct PlanReport {
     var undescribed = 0
     private var out = BufferedLines()
 
-    init(json: Bool, branched: Bool) {
+    /// Hides the values of the workflow's `env` (a refused item's path may hold one).
+    let redactor: SecretRedactor
+
+    init(json: Bool, branched: Bool, redactor: SecretRedactor) {
         self.json = json
         self.branched = branched
+        self.redactor = redactor
     }
 
     /// A file of the batch and what its stages would do.
     mutating func add(_ planned: PlannedItem, stages: [StagePreview]) {
-        let (kind, reason) = PlanCommand.describe(planned)
+        let (kind, described) = PlanCommand.describe(planned)
+        let reason = described.map { redactor.redact($0) }
         counts[kind, default: 0] += 1
         guard json else {
             out.line(
@@ -174,7 +180,7 @@ private struct PlanReport {
     }
 
     /// Prints what is left: the lines not yet written and the totals, or the JSON document.
-    mutating func finish(workflow: String, redactor: SecretRedactor) {
+    mutating func finish(workflow: String) {
         out.flush()
         if json {
             Output.line(

@@ -98,7 +98,8 @@ struct StatusCommand: StageCatalogCommand {
             }
             let (workflow, registry) = try WorkflowFile.load(path, catalog: catalog, plugins: pluginOptions.paths)
             let discovery = try BatchInputs.discover(workflow, inputs: [], file: path, state: stateOptions.state)
-            let plan = try await BatchInputs.plan(workflow, registry: registry, discovery: discovery, ledger: store)
+            let plan = try await BatchInputs.plan(
+                workflow, registry: registry, discovery: discovery, ledger: store, claims: false)
             let items = try await store?.snapshot(workflow: workflow.name).items ?? []
             let record =
                 known.first { $0.workflow == workflow.name }

@@ -108,8 +108,8 @@ enum BatchSchema {
     /// Tables, columns and indexes added within a schema version, which a pipeline that does not know them
     /// ignores: the notifications sent (``NotificationLog``), the index a dashboard pages items by status with,
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
-    /// (``ItemTallies``), webhooks named by digest in the notifications sent, and the takeover limit's counts
-    /// (``TakeoverLimit``).
+    /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), webhooks named by
+    /// digest in the notifications sent, and the takeover limit's counts (``TakeoverLimit``).
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -137,6 +137,7 @@ enum BatchSchema {
         END $$
         """,
         ItemTallies.addition,
+        PostgresStore.outputClaimsTable,
         // Webhook URLs that an earlier pipeline recorded at the end of notification keys become their digests, as
         // `WebhookName.of` computes them: a webhook's URL is its secret. A role that may only read the batch
         // leaves them (and reads on).

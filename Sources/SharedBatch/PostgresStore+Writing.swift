@@ -213,9 +213,10 @@ extension PostgresStore {
         }
     }
 
-    /// Records how an item ended. On a worker it also leaves the queue: a success or a failure is dequeued (a
-    /// later `submit` queues a failed item again), an interrupted item stays queued for the next worker; either
-    /// way the lease is let go.
+    /// Records how an item ended. A success or a failure leaves the queue (a later `submit` queues a failed item
+    /// again): on a worker, which lets its lease go too (an interrupted item stays queued for the next worker), and
+    /// at `submit`, which records a new version of a queued item as failed (damaged, or refused for another item's
+    /// file) unless a worker holds the item.
     public func finish(_ item: ItemVersion, result: ItemResult, digest: String?) async throws(StateError) {
         let ending = ItemEnding(result)
         let dequeue = ending?.status == .succeeded || ending?.status == .failed
@@ -228,12 +229,21 @@ extension PostgresStore {
                     WHERE id = \(item.item) AND version = \(Int32(item.version))
                     """, logger: self.database.logger)
             }
-            try await connection.query(
-                """
-                UPDATE items SET lease_owner = NULL, lease_expires = NULL,
-                    queued_with = CASE WHEN \(dequeue) THEN NULL ELSE queued_with END
-                WHERE id = \(item.item) AND version = \(Int32(item.version)) AND \(self.leases != nil)
-                """, logger: self.database.logger)
+            if self.leases != nil {
+                try await connection.query(
+                    """
+                    UPDATE items SET lease_owner = NULL, lease_expires = NULL,
+                        queued_with = CASE WHEN \(dequeue) THEN NULL ELSE queued_with END
+                    WHERE id = \(item.item) AND version = \(Int32(item.version))
+                    """, logger: self.database.logger)
+            } else if dequeue {
+                try await connection.query(
+                    """
+                    UPDATE items SET queued_with = NULL
+                    WHERE id = \(item.item) AND version = \(Int32(item.version))
+                        AND (lease_expires IS NULL OR lease_expires <= now())
+                    """, logger: self.database.logger)
+            }
         }
     }
 

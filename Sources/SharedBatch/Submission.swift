@@ -20,6 +20,9 @@ public struct Submission: Sendable {
         /// Items whose file is named as media but FFmpeg cannot read (``PlannedItem/damage``): admitted and
         /// recorded as failed, not queued.
         public var damaged = 0
+        /// Items that would write a file another item writes (``PlannedItem/collision``, or another item claimed it
+        /// since the plan was made): admitted and recorded as failed, not queued.
+        public var refused = 0
     }
 
     /// The plan, made against ``store``.
@@ -29,11 +32,15 @@ public struct Submission: Sendable {
     /// The shared batch's queue.
     public var queue: BatchQueue
 
-    /// A submission of `plan` to the batch of `store` and `queue`.
-    public init(plan: BatchPlan, store: PostgresStore, queue: BatchQueue) {
+    /// Hides the values of the workflow's `env` in the failures it records (a refused item's path may hold one).
+    public var redactor: SecretRedactor
+
+    /// A submission of `plan` to the batch of `store` and `queue`, its failures redacted by `redactor`.
+    public init(plan: BatchPlan, store: PostgresStore, queue: BatchQueue, redactor: SecretRedactor) {
         self.plan = plan
         self.store = store
         self.queue = queue
+        self.redactor = redactor
     }
 
     /// Stores `workflow`, admits and queues the plan's runnable items, records where done items are now, and
@@ -67,12 +74,13 @@ public struct Submission: Sendable {
                 }
                 let ref = try await store.admit(admission, workflow: workflow.name).ref
                 if let damage = item.damage {
-                    let failure = StageFailure.damagedInput(damage)
-                    let result = ItemResult(
-                        ref: ref, fingerprint: item.fingerprint, path: item.input.path, outcome: .failed,
-                        reason: failure.message, errorKind: failure.kind, bytes: item.input.size)
-                    try await store.finish(ref, result: result, digest: nil)
+                    try await fail(item, ref: ref, StageFailure.damagedInput(damage))
                     summary.damaged += 1
+                    continue
+                }
+                if let collision = try await collision(of: item, ref: ref, workflow: workflow.name) {
+                    try await fail(item, ref: ref, collision.failure)
+                    summary.refused += 1
                     continue
                 }
                 admitted[ref.item] = item.digest
@@ -84,8 +92,26 @@ public struct Submission: Sendable {
         var totals = RunSummary(items: plan.items.count + plan.passedOver.count)
         totals.reused = summary.done
         totals.skipped = summary.skipped + plan.passedOver.count
-        totals.failed = summary.damaged
+        totals.failed = summary.damaged + summary.refused
         try await store.finishRun(run, summary: totals)
         return summary
+    }
+
+    /// Why an admitted item may not be queued: a file it writes is another item's, as the plan found or as its claim
+    /// finds now (another submission may have queued a writer of it since). Otherwise its files are claimed.
+    private func collision(of item: PlannedItem, ref: ItemVersion, workflow: String) async throws(StateError)
+        -> OutputCollision?
+    {
+        if let collision = item.collision { return collision }
+        return try await store.claimOutputs(item.destinations, for: ref, workflow: workflow).map(OutputCollision.init)
+    }
+
+    /// Records an admitted item as failed with `failure`, without queueing it.
+    private func fail(_ item: PlannedItem, ref: ItemVersion, _ failure: StageFailure) async throws(StateError) {
+        let result = ItemResult(
+            ref: ref, fingerprint: item.fingerprint, path: item.input.path, outcome: .failed,
+            reason: redactor.redact(failure.message),
+            errorKind: failure.kind, bytes: item.input.size)
+        try await store.finish(ref, result: result, digest: nil)
     }
 }

@@ -19,6 +19,9 @@ extension Stage {
         return conventionalLandingOutputs.first(where: outputs.contains) ?? noOutput
     }
 
+    /// By default a stage writes no file at a path the workflow chose.
+    public static func destinations(in options: Options) -> [String] { [] }
+
     /// By default a stage gives no reason of its own.
     public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? { nil }
 

@@ -69,6 +69,11 @@ public protocol Stage: Sendable {
     /// all; for a producer, why the export cannot be streamed with these options on `inputs`. Nil when it can.
     /// `validate` shows it. Defaults to nil (a stage that cannot follow gets a general reason).
     static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String?
+    /// The files (or folders) the stage writes at paths the workflow chose with these `options`: a run refuses an
+    /// item that would write one that another item writes (``ErrorKind/outputCollision``). Paths as the options
+    /// give them; the engine puts them in one normal form. A file the stage makes where the engine says (its
+    /// scratch folder) is none of these. Defaults to none.
+    static func destinations(in options: Options) -> [String]
 
     /// Creates the stage.
     init()

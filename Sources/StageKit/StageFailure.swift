@@ -59,6 +59,9 @@ public struct ErrorKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// The input claims to be media (by its name) but FFmpeg cannot read it, or it decodes short of the duration
     /// its container declares: a truncated copy, a damaged file (``DamagedInputPolicy``).
     public static let damagedInput = ErrorKind("damaged-input")
+    /// The item would write a file that another item writes (or claims, queued in a shared batch): refused before
+    /// any of its stages runs, naming the other item and the path.
+    public static let outputCollision = ErrorKind("output-collision")
     /// The stage's options are wrong in a way only running shows.
     public static let invalidOptions = ErrorKind("invalid-options")
     /// An attempt ran longer than the stage's `timeout`.

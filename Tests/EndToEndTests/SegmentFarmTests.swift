@@ -52,7 +52,7 @@ import Testing
                 try Data(
                     """
                     {"version": 1, "name": "\(name)", "inputs": {"path": "in"}, "stages": [
-                      {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(folder)/${input.stem}.mp4", \(settings)}}
+                      {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(path(folder).path)/${input.stem}.mp4", \(settings)}}
                     ]}
                     """.utf8
                 ).write(to: path("\(name).json"))

@@ -28,16 +28,18 @@ import Testing
         #expect(made.status == 0, "\(made.stderr)")
     }
 
-    /// The export's options, shared by the streamed and the plain workflow.
-    static func export(preset: String = "ultrafast") -> String {
-        #"{"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "segmentSeconds": 1, "threads": 1, "video": {"preset": "\#(preset)", "crf": 1}}}"#
+    /// The export's options, shared by the streamed and the plain workflow; it writes into the folder `outputs`.
+    static func export(preset: String = "ultrafast", outputs: String = "out") -> String {
+        #"{"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\#(outputs)/${input.stem}.mp4", "segmentSeconds": 1, "threads": 1, "video": {"preset": "\#(preset)", "crf": 1}}}"#
     }
 
-    static func workflow(name: String, port: Int, concurrency: Int = 4, preset: String = "ultrafast") -> String {
+    static func workflow(
+        name: String, port: Int, concurrency: Int = 4, preset: String = "ultrafast", outputs: String = "out"
+    ) -> String {
         """
         {"version": 1, "name": "\(name)", "inputs": {"path": "in"}, "defaults": {"retry": {"attempts": 2}},
          "stages": [
-          \(export(preset: preset)),
+          \(export(preset: preset, outputs: outputs)),
           {"id": "archive", "uses": "s3.upload", "after": ["export"], "stream": true, "with": {
            "endpoint": "http://127.0.0.1:\(port)", "bucket": "media", "key": "videos/${input.name}",
            "file": "${export.path}", "partSize": "5MiB", "concurrency": \(concurrency), "checksum": "sha256",

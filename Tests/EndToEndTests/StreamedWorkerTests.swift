@@ -34,9 +34,11 @@ extension WorkerTests {
         }
         try scratch.write(
             "wf.json",
-            StreamedUploadTests.workflow(name: "streamed-workers", port: s3.port, concurrency: 1, preset: "fast"))
+            StreamedUploadTests.workflow(
+                name: "streamed-workers", port: s3.port, concurrency: 1, preset: "fast",
+                outputs: scratch.path("out").path))
         let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
-        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        try #require(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
         let artifacts = scratch.path("artifacts").path
         let arguments = ["worker", "--db", url, "--artifacts", artifacts, "--json"] + Self.workerArguments
         let workers = try (0..<2).map { _ in try Binary.start(arguments, in: scratch.root) }
@@ -59,7 +61,7 @@ extension WorkerTests {
         }
         #expect(victim.isRunning, "the victim stopped before it could be killed")
         // Parts went up while the export was written: it is not in place yet.
-        // The export's `output` is relative to the workflow's folder, which both workers share.
+        // The export's `output` is in the folder both workers share (a shared batch's outputs are absolute).
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/\(item)").path), "the export had finished")
         victim.signal(SIGKILL)
         _ = await victim.exit()
@@ -127,9 +129,11 @@ extension WorkerTests {
         #expect(made.status == 0, "\(made.stderr)")
         try scratch.write(
             "wf.json",
-            StreamedUploadTests.workflow(name: "streamed-farm", port: s3.port, concurrency: 1, preset: "fast"))
+            StreamedUploadTests.workflow(
+                name: "streamed-farm", port: s3.port, concurrency: 1, preset: "fast", outputs: scratch.path("out").path)
+        )
         let submitted = try await Binary.run(["submit", "wf.json", "--db", url], in: scratch.root)
-        #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
+        try #require(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
         let (segments, root) = (scratch.path("segments").path, scratch.root)
         @Sendable func arguments(_ index: Int) -> [String] {
             [

@@ -183,4 +183,15 @@ private final class RecordingStore: StateStore {
     func workflows() async throws(StateError) -> [RunRecord] {
         try await store.workflows()
     }
+
+    func outputClaims(paths: [String]) async throws(StateError) -> [String: OutputClaim] {
+        try await store.outputClaims(paths: paths)
+    }
+
+    func claimOutputs(_ paths: [String], for item: ItemVersion, workflow: String) async throws(StateError)
+        -> OutputClaim?
+    {
+        if !paths.isEmpty { note("claimOutputs") }
+        return try await store.claimOutputs(paths, for: item, workflow: workflow)
+    }
 }

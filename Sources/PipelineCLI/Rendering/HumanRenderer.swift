@@ -11,7 +11,7 @@ final class HumanRenderer: RunEventSink {
         var uses: String
         var started: ContinuousClock.Instant
         var progress: StageProgress?
-        var firstReport: (time: ContinuousClock.Instant, completed: Int64)?
+        var rate = ProgressRate()
         var lastPrinted: ContinuousClock.Instant
     }
 
@@ -58,7 +58,7 @@ final class HumanRenderer: RunEventSink {
                 let key = "\(progressed.item) › \(progressed.stage)"
                 guard var running = state.running[key] else { break }
                 let now = ContinuousClock.now
-                if running.firstReport == nil { running.firstReport = (now, progressed.progress.completed) }
+                running.rate.record(progressed.progress.completed, at: Date())
                 running.progress = progressed.progress
                 if !live && now - running.lastPrinted >= .seconds(5) {
                     running.lastPrinted = now
@@ -158,14 +158,11 @@ final class HumanRenderer: RunEventSink {
         } else {
             parts.append(amount(progress.completed))
         }
-        if let first = running.firstReport {
-            let seconds = (now - first.time).seconds
-            let rate = seconds > 0.5 ? Double(progress.completed - first.completed) / seconds : 0
-            if rate > 0 {
-                parts.append(progress.unit == .bytes ? "\(ByteCount(Int64(rate)))/s" : String(format: "%.1f/s", rate))
-                if let total = progress.total, total > progress.completed {
-                    parts.append("ETA \(TimeSpan(seconds: Double(total - progress.completed) / rate))")
-                }
+        if let rate = running.rate.perSecond, rate > 0 {
+            parts.append(progress.unit == .bytes ? "\(ByteCount(Int64(rate)))/s" : String(format: "%.1f/s", rate))
+            let left = ProgressRate.secondsLeft(completed: progress.completed, total: progress.total, perSecond: rate)
+            if let left, progress.total.map({ $0 > progress.completed }) == true {
+                parts.append("ETA \(TimeSpan(seconds: left))")
             }
         }
         return parts.joined(separator: "  ")

@@ -48,20 +48,30 @@ struct SubmitCommand: StageCatalogCommand {
         let plan = try await BatchInputs.plan(
             workflow, registry: registry, discovery: consume discovery, ledger: store,
             reprocess: rerunOptions.reprocess, onlyFailed: rerunOptions.failed)
+        if let relative = plan.relativeDestination {
+            throw CommandFailure(
+                .invalid,
+                "pipeline: \(file.path): \(relative), a relative path: each worker would take it from its own "
+                    + "working folder, so one file could be written twice and claimed elsewhere; give an absolute "
+                    + "path (for example \"${vars.out}/...\" with --var out=/shared/folder)")
+        }
         let queue = BatchQueue(database: database)
         do {
             let document = try Data(contentsOf: file)
             let submitted = SubmittedWorkflow(
                 name: workflow.name, file: file.path, document: document, vars: overrides, digest: workflow.digest,
                 stages: workflow.stages.map(\.id))
-            let summary = try await Submission(plan: plan, store: store, queue: queue).submit(submitted)
+            let redactor = SecretRedactor(
+                names: workflow.environmentNames, environment: ProcessInfo.processInfo.environment)
+            let summary = try await Submission(plan: plan, store: store, queue: queue, redactor: redactor).submit(
+                submitted)
             Output.line(Self.describe(summary, workflow: workflow.name, database: database.location))
             if !workflow.notify.isEmpty {
                 Output.error(
                     "pipeline: warning: \(file.path): workers do not read \"notify\" (it is for pipeline run); start them with --notify"
                 )
             }
-            if summary.damaged > 0 { throw CommandFailure(.failed) }
+            if summary.damaged > 0 || summary.refused > 0 { throw CommandFailure(.failed) }
         } catch let error as StateError {
             throw CommandFailure.failed(error)
         }
@@ -76,6 +86,10 @@ struct SubmitCommand: StageCatalogCommand {
         if summary.skipped > 0 { parts.append("\(summary.skipped) skipped") }
         if summary.damaged > 0 {
             parts.append("\(summary.damaged) failed as damaged: FFmpeg cannot read them (pipeline status --failed)")
+        }
+        if summary.refused > 0 {
+            parts.append(
+                "\(summary.refused) refused: they would write a file another item writes (pipeline status --failed)")
         }
         let queued = summary.queued
         let head =

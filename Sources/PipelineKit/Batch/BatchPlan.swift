@@ -12,6 +12,11 @@ public struct BatchPlan: Sendable {
     /// transaction (``StateStore/beginRun(_:caching:sightings:)``), a plan writes nothing.
     public var cacheEntries: [FingerprintCacheEntry]
 
+    /// A file a stage of a runnable item writes at a relative path, as "stage ID (TYPE) writes PATH" (the first
+    /// found by ``OutputClaimCheck``): taken from the working folder of the command that runs the stage, which
+    /// `submit` cannot know for its workers, so it refuses the workflow.
+    public var relativeDestination: String?
+
     /// The items a run takes up.
     public var runnable: [PlannedItem] {
         items.filter { if case .run = $0.action { true } else { false } }
@@ -100,6 +105,12 @@ public struct PlannedItem: Sendable {
     /// ``DamagedInputPolicy/export``): a run admits the item and fails it with ``ErrorKind/damagedInput`` before
     /// any stage runs.
     public var damage: String?
+    /// The files its stages write at paths the workflow chose, in normal form, as far as they are known before any
+    /// stage runs (``OutputClaimCheck``): a run or a submission claims them as it admits the item.
+    public var destinations: [String] = []
+    /// Why it may not write one of them, when another item does (``OutputClaimCheck``): a run admits the item and
+    /// fails it with ``ErrorKind/outputCollision`` before any stage runs; a submission records it failed.
+    public var collision: OutputCollision?
 
     /// `known`, held by reference: most items have none, and a plan's array of items stays small.
     private var knownItem: KnownItem?

@@ -50,6 +50,7 @@ public final class SQLiteLedger: StateStore {
                 try Self.addTallies(db)
                 try Self.addRunPlans(db)
                 try Self.nameWebhooksByDigest(db)
+                try db.execute(sql: Self.outputClaimsTable)
             }
             self.pool = pool
         } catch {

@@ -68,6 +68,14 @@ public protocol StateStore: Sendable {
     @discardableResult func forget(workflow: String) async throws(StateError) -> [Int64]
     /// The workflows the store has runs of.
     func workflows() async throws(StateError) -> [RunRecord]
+
+    /// The items, of any workflow, that claim the files at these paths (normal forms, ``OutputPath``), by path.
+    func outputClaims(paths: [String]) async throws(StateError) -> [String: OutputClaim]
+    /// Claims the files at these paths (normal forms) for a version of an item, all or none: when another item (of
+    /// any workflow) claims one of them, nothing is claimed and its claim is returned. The item's own claims move to
+    /// this version; forgetting the item releases them.
+    func claimOutputs(_ paths: [String], for item: ItemVersion, workflow: String) async throws(StateError)
+        -> OutputClaim?
 }
 
 /// An item and one version of its content.

@@ -16,16 +16,14 @@ public struct RunningStage: Sendable, Hashable {
     public var total: Int64?
     /// What the numbers count.
     public var unit: StageProgress.Unit
-    /// Units per second since the last report from before the last 10 s (or the first report), once two reports
-    /// were a second apart.
+    /// Units per second by ``ProgressRate``'s rule, once two reports were a second apart.
     public var rate: Double?
     /// When the stage last reported its progress: a reader tells from it how old the rate and the ETA are.
     public var reportedAt: Date?
 
     /// Seconds until the stage ends at its rate, when its whole and its rate are known.
     public var etaSeconds: Double? {
-        guard let total, let rate, rate > 0 else { return nil }
-        return Double(max(0, total - completed)) / rate
+        ProgressRate.secondsLeft(completed: completed, total: total, perSecond: rate)
     }
 
     /// The stage as the dashboard's API and the progress file give it.
@@ -69,12 +67,9 @@ public struct RunningStage: Sendable, Hashable {
 public final class ProgressBoard: RunEventSink {
     fileprivate struct Entry {
         var stage: RunningStage
-        /// Recent reports (time, completed), the oldest first: the rate is taken from the first to the last.
-        var reports: [(Date, Int64)] = []
+        var rate = ProgressRate()
     }
 
-    /// How far back the rate looks.
-    static let rateWindow: TimeInterval = 10
     /// How often progress alone is published at most.
     static let publishInterval: TimeInterval = 1
 
@@ -147,17 +142,7 @@ extension ProgressBoard.Entry {
         stage.total = progress.total
         stage.unit = progress.unit
         stage.reportedAt = now
-        reports.append((now, progress.completed))
-        // The rate is taken from the last report from before the window on: a stall long ago no longer slows it
-        // down, and a pause that just ended does (the reports before it stay the rate's start until newer ones are
-        // old enough to take over).
-        while reports.count > 1, now.timeIntervalSince(reports[1].0) >= ProgressBoard.rateWindow {
-            reports.removeFirst()
-        }
-        guard let first = reports.first, case let span = now.timeIntervalSince(first.0), span >= 1 else {
-            stage.rate = nil
-            return
-        }
-        stage.rate = max(0, Double(progress.completed - first.1) / span)
+        rate.record(progress.completed, at: now)
+        stage.rate = rate.perSecond
     }
 }

@@ -18,6 +18,10 @@ struct ItemToRun: Sendable {
     /// Why a shared batch gives the item up without running it (a takeover limit): the item fails at once, and a
     /// stage its checkpoints say was running fails with it.
     var refusal: StageFailure?
+    /// The files it writes at paths the workflow chose, known before its stages run (``PlannedItem/destinations``).
+    var destinations: [String] = []
+    /// Why it may not write one of them (``PlannedItem/collision``): the item fails at once.
+    var collision: OutputCollision?
 
     /// The item of a plan whose stages run; nil for one the plan reuses or skips.
     init?(_ planned: PlannedItem) {
@@ -28,6 +32,8 @@ struct ItemToRun: Sendable {
         self.known = planned.known
         self.digest = planned.digest
         self.damage = planned.damage
+        self.destinations = planned.destinations
+        self.collision = planned.collision
     }
 
     /// A queued item of a shared batch, taken up from its checkpoints.
@@ -53,6 +59,8 @@ struct ItemProgress: Sendable {
     var invalidated: Set<String> = []
     var stagesRun = 0
     var stagesReused = 0
+    /// The files the item claimed when it was admitted: a stage that writes one of them claims nothing more.
+    var claimed: Set<String> = []
 
     /// Takes in what a branch did, given the progress `start` it set out from: the checkpoints and outputs it
     /// changed, the stages it invalidated, and its counts.
@@ -126,7 +134,12 @@ extension Runner {
         result.ref = admitted.ref
         if let damage = item.damage { throw StageFailure.damagedInput(damage) }
         if let refusal = item.refusal { try await refuse(admitted, refusal) }
+        if let collision = item.collision { throw collision.failure }
+        if let taken = try await store.claimOutputs(item.destinations, for: admitted.ref, workflow: workflow.name) {
+            throw OutputCollision(taken).failure
+        }
         var initial = ItemProgress(ref: admitted.ref, input: item.input, records: admitted.stages.mapValues(revealed))
+        initial.claimed = Set(item.destinations)
         initial.scope = try decisions.scope(
             for: item.input, previous: admitted.previousOutputs.mapValues(redactor.reveal))
         let (progress, failure) = await runStages(from: initial)

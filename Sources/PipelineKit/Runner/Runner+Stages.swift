@@ -68,6 +68,7 @@ extension Runner {
             sink.emit(
                 LogLine(level: .notice, item: label, stage: spec.id, message: "\(reason): running it again"))
         }
+        try await claimDestinations(of: stage, options: options, progress: progress)
         // A secret stage (a token) runs whenever it is needed; that does not make later stages stale. Nor does
         // one that makes files it made before again, unless they come out different.
         if !spec.isSecret, regenerating == nil {
@@ -79,6 +80,18 @@ extension Runner {
         try await execute(
             stage, options: options, journal: journal, regenerating: regenerating, later: later, progress: &progress,
             stream: stream)
+    }
+
+    /// Claims the files the stage writes at paths the workflow chose, as its options name them now (an earlier
+    /// stage's output among them), besides those the item claimed when it was admitted: a file another item claims
+    /// fails the item with ``ErrorKind/outputCollision`` before the stage writes anything.
+    private func claimDestinations(of stage: ResolvedStage, options: ResolvedValue, progress: ItemProgress)
+        async throws
+    {
+        let paths = OutputPath.destinations(of: stage.descriptor, options: options.value).subtracting(progress.claimed)
+        guard let taken = try await store.claimOutputs(paths.sorted(), for: progress.ref, workflow: workflow.name)
+        else { return }
+        throw fail(stage.spec, label: progress.input.relativePath, OutputCollision(taken).failure)
     }
 
     /// Records a stage whose `if` is false as skipped, with the condition as its reason (for `status` and

@@ -56,6 +56,8 @@ public struct StageDescriptor: Sendable {
     private let problemsInOptions: @Sendable (JSONValue) -> [OptionProblem]
     private let body: @Sendable (JSONValue, StageContext) async throws -> JSONValue
     private let refusalToStream: @Sendable (JSONValue, InputSummary) -> String?
+    /// ``Stage/destinations(in:)`` on decoded options; none for a stage type whose work is done elsewhere.
+    private let destinationsOf: @Sendable (JSONValue) -> [String]
     /// ``StageRuntime/SegmentFarming/segmentEncoding(store:folder:logger:)``, for a stage type that farms segments.
     private let encodingOfSegments: (@Sendable (any SegmentStore, URL, Logger) async -> SegmentEncoding)?
     /// ``PlanDescribing/planNote(json:input:checkpoint:)``, for the stages that have one.
@@ -91,6 +93,10 @@ public struct StageDescriptor: Sendable {
         self.problemsInOptions = { S.Options.problems(in: $0) }
         self.body = { options, context in try await S.run(json: options, context: context, schema: schema.value) }
         self.refusalToStream = { S.streamRefusal(with: $0, inputs: $1) }
+        self.destinationsOf = { options in
+            // Options that do not decode name nothing: the stage fails on them before it writes anything.
+            (try? S.decodeOptions(options, schema: schema.value)).map(S.destinations(in:)) ?? []
+        }
         if let describing = S.self as? any PlanDescribing.Type {
             self.noteForPlan = Self.planNote(of: describing)
         } else {
@@ -179,6 +185,7 @@ public struct StageDescriptor: Sendable {
         self.problemsInOptions = { _ in [] }
         self.body = { options, context in try await run(optionSchema.applyingDefaults(to: options), context) }
         self.refusalToStream = streamRefusal
+        self.destinationsOf = { _ in [] }
         self.noteForPlan = nil
         self.encodingOfSegments = nil
     }
@@ -196,6 +203,12 @@ public struct StageDescriptor: Sendable {
     /// Why the stage cannot stream with a workflow's `with` on `inputs` (``Stage/streamRefusal(with:inputs:)``).
     public func streamRefusal(with: JSONValue, inputs: InputSummary) -> String? {
         refusalToStream(with, inputs)
+    }
+
+    /// The files the stage writes at paths the workflow chose, with resolved `options` (``Stage/destinations(in:)``),
+    /// as the options give them.
+    public func destinations(with options: JSONValue) -> [String] {
+        destinationsOf(options)
     }
 
     /// How this machine encodes the segment units of this stage type's plans (``StageRuntime/SegmentFarming``);
