@@ -8,30 +8,57 @@ extension BatchQueue {
     /// gives up within the lease.
     ///
     /// The takeover limit (``TakeoverLimit``): `alone` says the worker runs nothing else now. Only then may it take
-    /// a suspect item, and it takes one first; a worker running something gets nil while a suspect item it could
-    /// run waits, so that it drains to nothing and takes that item next. `staysAlone` says it never runs more than
-    /// one item; a claim that makes a counted takeover the `limit`-th is ``Claim/abandoned``.
+    /// a suspect item, and it takes one first; a worker running something takes only a dead worker's item while a
+    /// suspect item it could run waits, so that it drains to nothing and takes that item next. `staysAlone` says it
+    /// never runs more than one item; a claim that makes a counted takeover the `limit`-th is ``Claim/abandoned``.
+    ///
+    /// A lone claimer's first statement looks at suspect items only (``TakeoverLimit/suspectFirst``), then the
+    /// ordinary claim runs: each walks its index in order of `id` and stops at the first free row.
     public func claim(
         for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = [],
         alone: Bool = true, staysAlone: Bool = true, limit: Int = TakeoverLimit.defaultLimit
     ) async throws(StateError) -> Claim? {
+        let claimer = Claimer(
+            worker: worker, lease: lease, items: items, workflows: workflows, alone: alone, staysAlone: staysAlone)
+        if alone, let claim = try await claim(claimer, among: TakeoverLimit.suspectFirst("items"), limit: limit) {
+            return claim
+        }
+        return try await claim(claimer, among: "true", limit: limit)
+    }
+
+    /// Who claims, for what, as ``claim(for:lease:excludingItems:workflows:alone:staysAlone:limit:)`` says.
+    private struct Claimer {
+        let worker: String
+        let lease: Duration
+        let items: [Int64]
+        let workflows: [String]
+        let alone: Bool
+        let staysAlone: Bool
+    }
+
+    /// One claim statement for `claimer`, among the rows of `items` that meet the condition `among` besides.
+    private func claim(_ claimer: Claimer, among: String, limit: Int) async throws(StateError) -> Claim? {
+        let (items, workflows) = (claimer.items, claimer.workflows)
         let rows = try await database.rows(
-            "claim an item", patience: lease,
+            "claim an item", patience: claimer.lease,
             """
             WITH next AS (
                 SELECT id AS next_id, lease_owner AS previous_owner,
                     \(unescaped: TakeoverLimit.counted("items")) AS counted FROM items
-                WHERE \(unescaped: Self.free("items")) AND \(unescaped: TakeoverLimit.claimable("items", alone: alone))
+                WHERE \(unescaped: Self.free("items")) AND \(unescaped: among)
+                    AND \(unescaped: TakeoverLimit.claimable("items", alone: claimer.alone))
                     AND id <> ALL(\(items)) AND NOT EXISTS (SELECT 1 FROM workflows
                         WHERE workflows.id = items.queued_with AND workflows.key = ANY(\(workflows)))
-                    AND (\(unescaped: "\(alone)") OR NOT EXISTS (SELECT 1 FROM items AS waiting
-                        WHERE waiting.suspect AND \(unescaped: Self.free("waiting")) AND waiting.id <> ALL(\(items))
-                            AND NOT EXISTS (SELECT 1 FROM workflows
-                                WHERE workflows.id = waiting.queued_with AND workflows.key = ANY(\(workflows)))))
-                ORDER BY \(unescaped: alone ? "suspect DESC, id" : "id") LIMIT 1 FOR UPDATE SKIP LOCKED)
-            UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds)), \(unescaped: TakeoverLimit.renewed),
-                \(unescaped: TakeoverLimit.claimed("items", alone: alone, staysAlone: staysAlone))
+                    AND (\(unescaped: TakeoverLimit.drainExempt("items", alone: claimer.alone))
+                        OR NOT EXISTS (SELECT 1 FROM items AS waiting
+                            WHERE waiting.suspect AND \(unescaped: Self.free("waiting")) AND waiting.id <> ALL(\(items))
+                                AND NOT EXISTS (SELECT 1 FROM workflows
+                                    WHERE workflows.id = waiting.queued_with AND workflows.key = ANY(\(workflows)))))
+                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+            UPDATE items SET lease_owner = \(claimer.worker), lease_generation = lease_generation + 1,
+                lease_expires = now() + make_interval(secs => \(claimer.lease.inSeconds)),
+                \(unescaped: TakeoverLimit.renewed),
+                \(unescaped: TakeoverLimit.claimed("items", alone: claimer.alone, staysAlone: claimer.staysAlone))
             FROM next WHERE items.id = next.next_id
             RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
                 (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,

@@ -15,8 +15,8 @@ public import StageKit
 ///   when it died charges none of them.
 /// - **Crash recovery waits for nobody**: a row whose holder died is claimed by any worker with a free job, and
 ///   the takeover makes it *suspect* (taken over since its last progress). A suspect row is claimed only by a
-///   worker that runs nothing else; a busy worker claims no item while a suspect item waits for it, so it drains
-///   and takes that item first. It holds it alone (claims nothing more) until the item makes progress or ends, so
+///   worker that runs nothing else; while a suspect item waits for it, a busy worker claims no item but a dead
+///   worker's (``drainExempt(_:alone:)``), so it drains and takes that item first. It holds it alone (claims nothing more) until the item makes progress or ends, so
 ///   the next death is the item's own. Healthy items beside a poison one lose nothing but their place in line.
 /// - **A database outage is not a crash**: a takeover counts only when the database server was up since the
 ///   previous holder last renewed its lease (`pg_postmaster_start_time()`); after a restart the leases that ran
@@ -75,6 +75,19 @@ public enum TakeoverLimit {
         "(\(alone) OR NOT \(table).suspect)"
     }
 
+    /// The rows of `table` a claimer takes even while a suspect row it could run waits for a worker to drain: any
+    /// when it runs nothing else (`alone`), else those whose holder died (crash recovery waits for nobody). Every
+    /// other row waits, so that a busy worker drains to nothing and takes the suspect row next.
+    static func drainExempt(_ table: String, alone: Bool) -> String {
+        alone ? "true" : died(table)
+    }
+
+    /// The condition of a lone claimer's first look, which takes a suspect row before any other: served by the
+    /// partial index `items_suspect`.
+    static func suspectFirst(_ table: String) -> String {
+        "\(table).suspect"
+    }
+
     /// What queueing an item again sets: its count and its high-water mark start again.
     static let queuedAgain = "takeovers = 0, suspect = false, done_stages = '{}'"
 
@@ -87,21 +100,29 @@ public enum TakeoverLimit {
         """
     }
 
-    /// The columns, added once (each checked first, as the other additions are).
+    /// The columns and the index, added once: each is checked first, as the other additions are (a role that may
+    /// only read the batch opens it, and nothing locks `items` once they are there). Every column is checked, so a
+    /// batch made before any of them, or before the last of them, gets those it lacks.
     static let addition = """
         DO $$ BEGIN
-            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'items'::regclass
-                AND attname = 'done_stages' AND NOT attisdropped) THEN
-                ALTER TABLE items ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
-                    ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
-                    ADD COLUMN done_stages text[] NOT NULL DEFAULT '{}', ADD COLUMN lease_renewed timestamptz;
+            IF (SELECT count(*) FROM pg_attribute WHERE attrelid = 'items'::regclass AND NOT attisdropped
+                AND attname IN ('takeovers', 'suspect', 'alone_generation', 'done_stages', 'lease_renewed')) < 5 THEN
+                ALTER TABLE items ADD COLUMN IF NOT EXISTS takeovers integer NOT NULL DEFAULT 0,
+                    ADD COLUMN IF NOT EXISTS suspect boolean NOT NULL DEFAULT false,
+                    ADD COLUMN IF NOT EXISTS alone_generation bigint,
+                    ADD COLUMN IF NOT EXISTS done_stages text[] NOT NULL DEFAULT '{}',
+                    ADD COLUMN IF NOT EXISTS lease_renewed timestamptz;
             END IF;
-            CREATE INDEX IF NOT EXISTS items_suspect ON items (id) WHERE suspect;
-            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'segment_units'::regclass
-                AND attname = 'abandoned' AND NOT attisdropped) THEN
-                ALTER TABLE segment_units ADD COLUMN takeovers integer NOT NULL DEFAULT 0,
-                    ADD COLUMN suspect boolean NOT NULL DEFAULT false, ADD COLUMN alone_generation bigint,
-                    ADD COLUMN abandoned boolean NOT NULL DEFAULT false, ADD COLUMN lease_renewed timestamptz;
+            IF to_regclass('items_suspect') IS NULL THEN
+                CREATE INDEX items_suspect ON items (id) WHERE suspect;
+            END IF;
+            IF (SELECT count(*) FROM pg_attribute WHERE attrelid = 'segment_units'::regclass AND NOT attisdropped
+                AND attname IN ('takeovers', 'suspect', 'alone_generation', 'abandoned', 'lease_renewed')) < 5 THEN
+                ALTER TABLE segment_units ADD COLUMN IF NOT EXISTS takeovers integer NOT NULL DEFAULT 0,
+                    ADD COLUMN IF NOT EXISTS suspect boolean NOT NULL DEFAULT false,
+                    ADD COLUMN IF NOT EXISTS alone_generation bigint,
+                    ADD COLUMN IF NOT EXISTS abandoned boolean NOT NULL DEFAULT false,
+                    ADD COLUMN IF NOT EXISTS lease_renewed timestamptz;
             END IF;
         END $$
         """

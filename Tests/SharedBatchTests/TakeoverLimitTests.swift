@@ -78,14 +78,20 @@ import Testing
             "a worker running another item did not take over a dead worker's item")
         #expect(recovered.takenOverFrom == "planner" && recovered.takeovers == 0 && recovered.suspect)
         try await Self.expire(item: recovered.item.id, in: database)
+        // While the suspect item waits, a busy worker still takes over the other dead worker's item.
+        let beside = try #require(
+            try await queue.claim(for: "busy2", lease: .seconds(60), alone: false, staysAlone: false),
+            "a worker running another item did not take over a dead worker's item while a suspect item waits")
+        #expect(beside.item.id != recovered.item.id && beside.takenOverFrom == "planner")
         #expect(
-            try await queue.claim(for: "busy2", lease: .seconds(60), alone: false, staysAlone: false) == nil,
-            "a worker running another item claimed while a suspect item waits for a lone worker")
+            try await queue.claim(for: "busy3", lease: .seconds(60), alone: false, staysAlone: false) == nil,
+            "a worker running another item claimed a suspect item")
         let poison = try #require(
             try await queue.claim(for: "free", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
         #expect(poison.item.id == recovered.item.id, "a lone worker did not take the suspect item first")
         #expect(poison.takenOverFrom == "busy" && poison.takeovers == 0 && poison.suspect && !poison.abandoned)
         try await Self.expire(item: poison.item.id, in: database)
+        try await Self.expire(item: beside.item.id, in: database)
         let healthy = try #require(
             try await queue.claim(
                 for: "other", lease: .seconds(60), excludingItems: [poison.item.id], alone: true, staysAlone: false,
@@ -94,6 +100,40 @@ import Testing
         let again = try #require(
             try await queue.claim(for: "next", lease: .seconds(60), alone: true, staysAlone: false, limit: 1))
         #expect(again.item.id == poison.item.id && again.takeovers == 1 && again.abandoned)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// While a suspect item waits for a worker to drain, a busy worker still takes over a dead worker's item that
+    /// is not suspect (crash recovery waits for nobody), but no fresh item: that one waits, so the worker drains.
+    @Test func aBusyWorkerTakesOverADeadWorkersItemWhileASuspectItemWaits() async throws {
+        let (server, database, held) = try await SegmentQueueTests.claimedItems([
+            "/poison.mp4", "/dead.mp4", "/new.mp4",
+        ])
+        let queue = BatchQueue(database: database)
+        let ids = held.keys.sorted()
+        try #require(ids.count == 3)
+        // The suspect item comes last by id: a lone worker takes it first all the same.
+        let (fresh, dead, poison) = (ids[0], ids[1], ids[2])
+        for item in [poison, dead] { try await Self.expire(item: item, in: database) }
+        try await database.rows(
+            "make one item suspect and one fresh",
+            """
+            UPDATE items SET suspect = (id = \(poison)), alone_generation = NULL,
+                lease_owner = CASE WHEN id = \(fresh) THEN NULL ELSE lease_owner END,
+                lease_expires = CASE WHEN id = \(fresh) THEN NULL ELSE lease_expires END
+            """)
+        let recovered = try #require(
+            try await queue.claim(for: "busy", lease: .seconds(60), alone: false, staysAlone: false),
+            "a busy worker did not take over a dead worker's item while a suspect item waits")
+        #expect(recovered.item.id == dead && recovered.takenOverFrom == "planner" && recovered.takeovers == 0)
+        #expect(
+            try await queue.claim(
+                for: "busy", lease: .seconds(60), excludingItems: [dead], alone: false, staysAlone: false)
+                == nil,
+            "a busy worker claimed a fresh or suspect item while a suspect item waits")
+        let lone = try #require(try await queue.claim(for: "idle", lease: .seconds(60), alone: true, staysAlone: false))
+        #expect(lone.item.id == poison, "a lone worker did not take the suspect item before the fresh one")
         await database.close()
         try await server.stop()
     }
