@@ -16,8 +16,10 @@ public import StageKit
 /// - **Crash recovery waits for nobody**: a row whose holder died is claimed by any worker with a free job, and
 ///   the takeover makes it *suspect* (taken over since its last progress). A suspect row is claimed only by a
 ///   worker that runs nothing else; while a suspect item waits for it, a busy worker claims no item but a dead
-///   worker's (``drainExempt(_:alone:)``), so it drains and takes that item first. It holds it alone (claims nothing more) until the item makes progress or ends, so
-///   the next death is the item's own. Healthy items beside a poison one lose nothing but their place in line.
+///   worker's (``drainExempt(_:alone:)``), so it drains and takes that item first. It holds it alone (claims
+///   nothing more) until the item makes progress or ends, so the next death is the item's own. Healthy items
+///   beside a poison one lose nothing but their place in line. Segment units are claimed before items and do not
+///   wait for the drain (a suspect item waits for them).
 /// - **A database outage is not a crash**: a takeover counts only when the database server was up since the
 ///   previous holder last renewed its lease (`pg_postmaster_start_time()`); after a restart the leases that ran
 ///   out meanwhile are taken over without counting and without making their items suspect.
