@@ -160,6 +160,12 @@ struct FarmedTranscode {
             // Only the item's holder retires or replaces its plan: an empty plan here was retired by a holder
             // this worker took over from before it committed; publish it again.
             if states.isEmpty { states = try await farm.publish(plan, for: context.item) }
+            // The takeover limit first: a unit abandoned also has its attempts used up, for older workers.
+            if let abandoned = states.first(where: { $0.status != .done && $0.abandoned }) {
+                throw StageFailure(
+                    "\(SegmentUnitEncoder.name(of: abandoned.unit)) of the shared segmented transcode was abandoned: the workers encoding it died each time; see their logs, then queue the item again with submit --failed or the dashboard's retry",
+                    kind: .abandoned)
+            }
             if let failing = states.first(where: { $0.status != .done && $0.attempts >= SegmentUnitState.attemptLimit })
             {
                 throw MediaError(

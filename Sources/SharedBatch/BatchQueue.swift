@@ -57,17 +57,26 @@ public struct BatchQueue: Sendable {
 
     // MARK: Items
 
-    /// Queues items to run with a stored workflow; `digest` is what each is done with once it succeeds.
+    /// Queues items to run with a stored workflow; `digest` is what each is done with once it succeeds. Their
+    /// takeover counts start again (``TakeoverLimit``), and a holder whose lease ran out is dropped: queueing is not
+    /// a takeover.
     public func enqueue(_ items: [Int64: String], with workflow: Int64) async throws(StateError) {
         guard !items.isEmpty else { return }
         let ids = Array(items.keys)
-        try await database.rows(
-            "queue items",
-            """
-            UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now()
-            FROM unnest(\(ids), \(ids.map { items[$0] ?? "" })) AS entry(id, digest)
-            WHERE items.id = entry.id
-            """)
+        let digests = ids.map { items[$0] ?? "" }
+        let logger = database.logger
+        // One transaction: the items and their units are queued again together, or none is.
+        try await database.transaction("queue items") { connection in
+            try await connection.query(
+                """
+                UPDATE items SET queued_with = \(workflow), queued_digest = entry.digest, queued_at = now(),
+                    \(unescaped: TakeoverLimit.queuedAgain),
+                    lease_owner = CASE WHEN items.lease_expires < now() THEN NULL ELSE items.lease_owner END
+                FROM unnest(\(ids), \(digests)) AS entry(id, digest)
+                WHERE items.id = entry.id
+                """, logger: logger)
+            try await connection.query(TakeoverLimit.requeueUnits(of: ids), logger: logger)
+        }
     }
 
     /// Which of `items` are queued now, and which of those a live lease holds (a worker runs them).
@@ -87,35 +96,6 @@ public struct BatchQueue: Sendable {
             }
             return state
         }
-    }
-
-    /// Claims the next queued item no live lease holds, for `lease`; nil when there is none. An item whose
-    /// lease expired (its worker died or stalled) is taken over: ``Claim/takenOverFrom`` names that worker.
-    /// Items the worker still runs and workflows it cannot run (by ``SubmittedWorkflow/key``) are left out. The claim
-    /// gives up within the lease.
-    public func claim(
-        for worker: String, lease: Duration, excludingItems items: [Int64] = [], workflows: [String] = []
-    ) async throws(StateError) -> Claim? {
-        let rows = try await database.rows(
-            "claim an item", patience: lease,
-            """
-            WITH next AS (
-                SELECT id AS next_id, lease_owner AS previous_owner FROM items
-                WHERE queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires < now())
-                    AND id <> ALL(\(items))
-                    AND NOT EXISTS (SELECT 1 FROM workflows
-                        WHERE workflows.id = items.queued_with AND workflows.key = ANY(\(workflows)))
-                    AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
-                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-            UPDATE items SET lease_owner = \(worker), lease_generation = lease_generation + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
-            FROM next WHERE items.id = next.next_id
-            RETURNING \(unescaped: PostgresStore.itemColumns), lease_generation,
-                (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,
-                previous_owner
-            """)
-        guard let row = rows.first else { return nil }
-        return try database.decoding("claim an item") { try Claim(row) }
     }
 
     /// Lets a claimed item go, still queued, for another worker (this one cannot run its workflow).
@@ -139,7 +119,8 @@ public struct BatchQueue: Sendable {
         let (lost, cancels) = try await database.transaction("renew leases", patience: patience) { connection in
             try await connection.query(
                 """
-                UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+                UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
+                    \(unescaped: TakeoverLimit.renewed)
                 FROM unnest(\(ids), \(generations)) AS held(id, generation)
                 WHERE items.id = held.id AND items.lease_generation = held.generation
                     AND items.lease_owner = \(worker.id)

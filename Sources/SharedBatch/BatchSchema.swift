@@ -109,8 +109,8 @@ enum BatchSchema {
     /// ignores: the notifications sent (``NotificationLog``), the indexes a dashboard finds and pages items with
     /// (``ItemFinding``),
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
-    /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), and webhooks named by
-    /// digest in the notifications sent.
+    /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), webhooks named by
+    /// digest in the notifications sent, and the takeover limit's counts (``TakeoverLimit``).
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -154,6 +154,7 @@ enum BatchSchema {
         EXCEPTION WHEN insufficient_privilege THEN NULL;
         END $$
         """,
+        TakeoverLimit.addition,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

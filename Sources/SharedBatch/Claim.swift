@@ -14,15 +14,25 @@ public struct Claim: Sendable {
     public var digest: String
     /// The worker whose expired lease this claim took over, if any.
     public var takenOverFrom: String?
+    /// Takeovers counted against the item since its last progress, this one included (``TakeoverLimit``).
+    public var takeovers: Int
+    /// Whether the item was taken over since its last progress: the worker runs it alone.
+    public var suspect: Bool
+    /// Whether this claim's takeover reached the limit: the item is failed, not run.
+    public var abandoned: Bool
 
-    /// The claim a row of ``BatchQueue/claim(for:lease:excludingItems:workflows:)`` returns: the item's columns and
-    /// the claim's own, each read by its name.
-    init(_ row: PostgresRow) throws {
+    /// The claim a row of ``BatchQueue/claim(for:lease:excludingItems:workflows:alone:staysAlone:limit:)`` returns: the item's columns and
+    /// the claim's own, each read by its name; `limit` is the claimer's takeover limit.
+    init(_ row: PostgresRow, limit: Int) throws {
         let columns = try NamedColumns(row)
         item = try PostgresStore.item(columns)
         generation = try columns["lease_generation"]
         workflow = try columns["workflow_key"]
         digest = try columns["queued_digest"] as String? ?? ""
         takenOverFrom = try columns["previous_owner"]
+        takeovers = Int(try columns["takeovers"] as Int32)
+        suspect = try columns["suspect"]
+        let counted: Bool = try columns["counted"]
+        abandoned = counted && takeovers >= limit
     }
 }

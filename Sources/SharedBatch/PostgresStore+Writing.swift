@@ -191,6 +191,14 @@ extension PostgresStore {
                     \(record.status.rawValue), \(encoded))
                 ON CONFLICT (item, version, stage) DO UPDATE SET status = EXCLUDED.status, record = EXCLUDED.record
                 """, logger: self.database.logger)
+            guard record.status == .succeeded else { return }
+            // A stage done for the first time since the item was queued is progress (``TakeoverLimit``).
+            try await connection.query(
+                """
+                UPDATE items SET done_stages = array_append(done_stages, \(record.stage)), takeovers = 0,
+                    suspect = false
+                WHERE id = \(item.item) AND NOT (\(record.stage) = ANY(done_stages))
+                """, logger: self.database.logger)
         }
     }
 

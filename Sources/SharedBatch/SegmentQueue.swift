@@ -92,7 +92,7 @@ public struct SegmentQueue: Sendable {
             "read a segment plan's units",
             """
             SELECT \(unescaped: Self.unitColumns), status, CASE WHEN status = 'done' THEN encoded_by
-                WHEN lease_expires > now() THEN lease_owner END AS worker, size, sha256, attempts
+                WHEN lease_expires > now() THEN lease_owner END AS worker, size, sha256, attempts, abandoned
             FROM segment_units WHERE plan = \(plan) ORDER BY unit
             """)
         return try database.decoding("read a segment plan's units") {
@@ -101,7 +101,7 @@ public struct SegmentQueue: Sendable {
                 return SegmentUnitState(
                     unit: try Self.unit(columns), status: SegmentUnitState.Status(rawValue: status) ?? .queued,
                     worker: try columns["worker"], size: try columns["size"], sha256: try columns["sha256"],
-                    attempts: Int(try columns["attempts"] as Int32))
+                    attempts: Int(try columns["attempts"] as Int32), abandoned: try columns["abandoned"])
             }
         }
     }
@@ -109,21 +109,45 @@ public struct SegmentQueue: Sendable {
     /// Claims a unit that is not done and that no live lease holds, for `lease`: of `plan` when given, else the
     /// first by the longest source; within a plan its audio, then its segments in order (the join appends them in
     /// that order, as they are in place, when an upload streams the export); only units planned with `encoder`, of items that are
-    /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times. Nil when there
-    /// is none.
-    package func claim(for worker: String, lease: Duration, encoder: String, in plan: String? = nil)
-        async throws(StateError) -> SegmentUnitClaim?
-    {
+    /// queued and not being cancelled, claimed fewer than ``SegmentUnitState/attemptLimit`` times (a takeover is not
+    /// an attempt). Nil when there is none. A unit whose counted takeover reaches `limit` is given up
+    /// (``TakeoverLimit``): marked abandoned, which fails its item, and the next unit is claimed instead.
+    package func claim(
+        for worker: String, lease: Duration, encoder: String, in plan: String? = nil,
+        by claimer: UnitClaimer = .freeJob(alone: true, staysAlone: true), limit: Int = TakeoverLimit.defaultLimit
+    ) async throws(StateError) -> SegmentUnitClaim? {
+        while true {
+            guard let (claim, abandoned) = try await claimOnce(worker, lease, encoder, plan, claimer, limit) else {
+                return nil
+            }
+            guard abandoned else { return claim }
+            try await database.rows(
+                "give up a segment unit",
+                """
+                UPDATE segment_units SET status = 'queued', lease_owner = NULL, lease_expires = NULL, abandoned = true,
+                    attempts = greatest(attempts, \(Int32(SegmentUnitState.attemptLimit)))
+                WHERE plan = \(claim.plan.id) AND unit = \(Int32(claim.unit.index))
+                    AND lease_generation = \(claim.generation)
+                """)
+        }
+    }
+
+    /// One claim: the unit, and whether its takeover reached the limit.
+    private func claimOnce(
+        _ worker: String, _ lease: Duration, _ encoder: String, _ plan: String?, _ claimer: UnitClaimer, _ limit: Int
+    ) async throws(StateError) -> (SegmentUnitClaim, abandoned: Bool)? {
         let rows = try await database.rows(
             "claim a segment unit", patience: lease,
             """
             WITH next AS (
                 SELECT segment_units.plan AS next_plan, segment_units.unit AS next_unit,
-                    CASE WHEN segment_units.status = 'running' THEN segment_units.lease_owner END AS previous_owner
+                    CASE WHEN segment_units.status = 'running' THEN segment_units.lease_owner END AS previous_owner,
+                    \(unescaped: TakeoverLimit.counted("segment_units")) AS counted
                 FROM segment_units JOIN segment_plans ON segment_plans.id = segment_units.plan
                     JOIN items ON items.id = segment_plans.item
                 WHERE segment_units.status <> 'done' AND segment_units.attempts < \(Int32(SegmentUnitState.attemptLimit))
                     AND (segment_units.lease_expires IS NULL OR segment_units.lease_expires < now())
+                    AND \(unescaped: TakeoverLimit.claimable("segment_units", alone: claimer.takesSuspect))
                     AND segment_plans.encoder = \(encoder) AND (\(plan)::text IS NULL OR segment_plans.id = \(plan))
                     AND items.queued_with IS NOT NULL
                     AND NOT EXISTS (SELECT 1 FROM cancel_requests WHERE cancel_requests.item = items.id)
@@ -131,39 +155,50 @@ public struct SegmentQueue: Sendable {
                     segment_units.unit
                 LIMIT 1 FOR UPDATE OF segment_units SKIP LOCKED)
             UPDATE segment_units SET status = 'running', lease_owner = \(worker), progress = 0,
-                lease_generation = lease_generation + 1, attempts = attempts + 1,
-                lease_expires = now() + make_interval(secs => \(lease.inSeconds))
+                lease_generation = lease_generation + 1,
+                attempts = attempts + CASE WHEN segment_units.lease_owner IS NULL THEN 1 ELSE 0 END,
+                lease_expires = now() + make_interval(secs => \(lease.inSeconds)), \(unescaped: TakeoverLimit.renewed),
+                \(unescaped: TakeoverLimit.claimed("segment_units", alone: claimer.alone, staysAlone: claimer.staysAlone))
             FROM next, segment_plans
             WHERE segment_units.plan = next.next_plan AND segment_units.unit = next.next_unit
                 AND segment_plans.id = next.next_plan
             RETURNING \(unescaped: Self.unitColumns), segment_units.lease_generation, next.previous_owner,
                 segment_plans.id AS plan_id, segment_plans.input, segment_plans.settings, segment_plans.threads,
-                segment_plans.encoder, segment_plans.seconds AS plan_seconds
+                segment_plans.encoder, segment_plans.seconds AS plan_seconds, segment_units.suspect,
+                next.counted AND segment_units.takeovers >= \(Int32(clamping: limit)) AS abandoned
             """)
         guard let row = rows.first else { return nil }
-        let claimed: (SegmentUnit, Int64, String?, String, String, String, Int32, String, Double) =
+        let claimed: (SegmentUnit, Int64, String?, String, String, String, Int32, String, Double, Bool, Bool) =
             try database.decoding("claim a segment unit") {
                 let columns = try NamedColumns(row)
                 return (
                     try Self.unit(columns), try columns["lease_generation"], try columns["previous_owner"],
                     try columns["plan_id"], try columns["input"], try columns["settings"], try columns["threads"],
-                    try columns["encoder"], try columns["plan_seconds"]
+                    try columns["encoder"], try columns["plan_seconds"], try columns["suspect"],
+                    try columns["abandoned"]
                 )
             }
-        let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds) = claimed
-        let settings: JSONValue
-        do {
-            settings = try JSONValue(parsing: settingsText)
-        } catch {
-            throw StateError(
-                code: .corrupt, message: "the segment plan \(id) in \(database.location) has unreadable settings",
-                path: database.location)
-        }
+        let (unit, generation, previous, id, input, settingsText, threads, planEncoder, seconds, suspect, abandoned) =
+            claimed
+        let settings = try self.settings(settingsText, of: id)
         // The claim carries the plan without the other units: the encoding worker needs only its own.
         let claimedPlan = SegmentPlan(
             id: id, input: input, settings: settings, threads: Int(threads), encoder: planEncoder, seconds: seconds,
             units: [unit])
-        return SegmentUnitClaim(plan: claimedPlan, unit: unit, generation: generation, takenOverFrom: previous)
+        let claim = SegmentUnitClaim(
+            plan: claimedPlan, unit: unit, generation: generation, takenOverFrom: previous, suspect: suspect)
+        return (claim, abandoned)
+    }
+
+    /// A plan's settings as stored.
+    private func settings(_ text: String, of plan: String) throws(StateError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: text)
+        } catch {
+            throw StateError(
+                code: .corrupt, message: "the segment plan \(plan) in \(database.location) has unreadable settings",
+                path: database.location)
+        }
     }
 
     /// Records a unit as encoded by `worker`, if its lease is still the claim's; returns whether it was.
@@ -218,7 +253,7 @@ public struct SegmentQueue: Sendable {
             "renew segment unit leases",
             """
             UPDATE segment_units SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
-                progress = held.progress
+                \(unescaped: TakeoverLimit.renewed), progress = held.progress
             FROM unnest(\(plans), \(units), \(generations), \(progress)) AS held(plan, unit, generation, progress)
             WHERE segment_units.plan = held.plan AND segment_units.unit = held.unit
                 AND segment_units.lease_generation = held.generation AND segment_units.lease_owner = \(worker)
@@ -268,5 +303,35 @@ public struct SegmentQueue: Sendable {
         return SegmentUnit(
             index: Int(try columns["unit"] as Int32), kind: SegmentUnit.Kind(rawValue: kind) ?? .video,
             start: try columns["start_seconds"], end: try columns["end_seconds"], seconds: try columns["seconds"])
+    }
+}
+
+/// Who claims a segment unit, for the takeover limit (``TakeoverLimit``).
+package enum UnitClaimer: Sendable {
+    /// The worker holding the unit's item, encoding its units beside it: it may take a suspect unit (its own item's:
+    /// nobody else may be free to), but never holds one alone.
+    case itemHolder
+    /// A worker with a free job; `alone`: it runs nothing else now; `staysAlone`: it never runs more than one.
+    case freeJob(alone: Bool, staysAlone: Bool)
+
+    var takesSuspect: Bool {
+        switch self {
+        case .itemHolder: true
+        case .freeJob(let alone, _): alone
+        }
+    }
+
+    var alone: Bool {
+        switch self {
+        case .itemHolder: false
+        case .freeJob(let alone, _): alone
+        }
+    }
+
+    var staysAlone: Bool {
+        switch self {
+        case .itemHolder: false
+        case .freeJob(_, let staysAlone): staysAlone
+        }
     }
 }

@@ -5,35 +5,6 @@ public import PipelineKit
 import StageKit
 import StageRuntime
 
-/// How a worker claims and holds items.
-public struct WorkerSettings: Sendable {
-    /// Items worked on at once.
-    public var jobs: Int
-    /// How long a claim holds an item without a heartbeat: a worker that dies is taken over after this long.
-    public var lease: Duration
-    /// How often an idle worker looks for work.
-    public var poll: Duration
-
-    /// The lease when none is given (`pipeline worker --lease`).
-    public static let defaultLease: Duration = .seconds(30)
-    /// How often an idle worker looks for work when not told (`pipeline worker --poll`).
-    public static let defaultPoll: Duration = .milliseconds(500)
-
-    /// Settings; the heartbeat renews the leases three times per lease.
-    public init(jobs: Int = 1, lease: Duration = defaultLease, poll: Duration = defaultPoll) {
-        self.jobs = max(1, jobs)
-        self.lease = lease
-        self.poll = poll
-    }
-
-    /// How often the leases are renewed: three times per lease, so that one late or failed renewal loses nothing.
-    public var heartbeat: Duration { lease / 3 }
-
-    /// How long the leases may go unrenewed before the work under them stops: they are about to run out, other
-    /// workers may take the work over, and this one could not record it anyway.
-    public var silenceLimit: Duration { lease - heartbeat }
-}
-
 /// Builds the runner for a submitted workflow, writing to `store`; an error is the reason the worker logs when it
 /// leaves the workflow's items to other workers. ``WorkerRunners/factory`` is the one the worker command uses (it
 /// loads the stage types, plugins and environment); a function, so that claiming and leases do not depend on how a
@@ -144,24 +115,33 @@ public final class Worker: Sendable {
     }
 
     private enum Event: Sendable {
-        case finished
+        case finished(claim: Int)
         case idle
     }
 
-    /// Claims items while there are free jobs, and waits for one to finish or for the next look at the queue.
+    /// Claims items while there are free jobs, and waits for one to finish or for the next look at the queue. A
+    /// suspect item or unit (taken over since its last progress) is claimed only when nothing else runs; nothing more
+    /// is claimed while it is held alone, until it ends or (an item) makes progress (``TakeoverLimit``).
     private func work() async {
         await withTaskGroup(of: Event.self) { group in
             var active = 0
             var waiting = false
+            var claims = 0
+            var heldAlone: (claim: Int, work: Work)?
             while !Task.isCancelled {
-                while active < settings.jobs, !Task.isCancelled, let next = await claimNext() {
+                while active < settings.jobs, heldAlone == nil, !Task.isCancelled,
+                    let next = await claimNext(alone: active == 0)
+                {
+                    claims += 1
+                    if active == 0, next.suspect { heldAlone = (claims, next) }
                     active += 1
+                    let number = claims
                     group.addTask { [self] in
                         switch next {
                         case .item(let claim): await process(claim)
                         case .unit(let claim): await encode(claim)
                         }
-                        return .finished
+                        return .finished(claim: number)
                     }
                 }
                 if active < settings.jobs, !waiting {
@@ -173,8 +153,12 @@ public final class Worker: Sendable {
                     }
                 }
                 switch await group.next() {
-                case .finished: active -= 1
-                case .idle: waiting = false
+                case .finished(let number):
+                    active -= 1
+                    if heldAlone?.claim == number { heldAlone = nil }
+                case .idle:
+                    waiting = false
+                    if let held = heldAlone, await madeProgress(held.work) { heldAlone = nil }
                 case nil: break
                 }
             }
@@ -182,35 +166,50 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Whether a suspect item held alone made progress, so that its lone hold ends; a unit's progress is its end.
+    private func madeProgress(_ work: Work) async -> Bool {
+        guard case .item(let claim) = work else { return false }
+        return (try? await queue.endLoneHold(of: claim.item.id, generation: claim.generation)) ?? false
+    }
+
     /// What a free job takes up.
     private enum Work: Sendable {
         case item(Claim)
         case unit(SegmentUnitClaim)
+
+        /// Whether it was taken over since its last progress: it runs alone.
+        var suspect: Bool {
+            switch self {
+            case .item(let claim): claim.suspect && !claim.abandoned
+            case .unit(let claim): claim.suspect
+            }
+        }
     }
 
     /// The next unit of a shared segmented encode (the longest sources' first), else the next item; nil when
     /// there is neither (or the queue cannot be read: the error is reported and the worker tries again at its next
-    /// look).
-    private func claimNext() async -> Work? {
+    /// look). `alone`: the worker runs nothing else now.
+    private func claimNext(alone: Bool) async -> Work? {
         if let segments {
             do {
-                if let unit = try await segments.farm.claim(in: nil) { return .unit(unit) }
+                if let unit = try await segments.farm.claimForWorker(alone: alone) { return .unit(unit) }
             } catch {
                 sink.emit(
                     LogLine(level: .warning, item: nil, stage: nil, message: "cannot claim a segment unit: \(error)"))
             }
         }
-        return await claimItem().map(Work.item)
+        return await claimItem(alone: alone).map(Work.item)
     }
 
     /// The next item, or nil when the queue has none (or cannot be read).
-    private func claimItem() async -> Claim? {
+    private func claimItem(alone: Bool) async -> Claim? {
         let clock = ContinuousClock()
         let started = clock.now
         let (working, unrunnable) = state.withLockedValue { (Array($0.working.keys), Array($0.unrunnable.keys)) }
         do {
             let claim = try await queue.claim(
-                for: identity.id, lease: settings.lease, excludingItems: working, workflows: unrunnable)
+                for: identity.id, lease: settings.lease, excludingItems: working, workflows: unrunnable,
+                alone: alone, staysAlone: settings.jobs == 1, limit: settings.abandonAfter)
             if claim != nil { metrics.claimed(after: clock.now - started) }
             return claim
         } catch {
@@ -227,14 +226,8 @@ public final class Worker: Sendable {
             return
         }
         leases.hold(item.id, generation: claim.generation)
-        if let previous = claim.takenOverFrom {
-            metrics.tookOver()
-            sink.emit(
-                LogLine(
-                    level: .notice, item: label, stage: nil,
-                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
-        }
-        let task = Task { await runner.resume(item, digest: claim.digest) }
+        let refusal = announce(claim)
+        let task = Task { await runner.resume(item, digest: claim.digest, refusal: refusal) }
         state.withLockedValue { $0.working[item.id] = Working(task: task, runner: runner) }
         let result = await withTaskCancellationHandler {
             await task.value
@@ -272,6 +265,26 @@ public final class Worker: Sendable {
             case .reused, .skipped, .interrupted: break
             }
         }
+    }
+
+    /// Says that `claim` took its item over, and that it fails it as abandoned when it does; returns the failure.
+    private func announce(_ claim: Claim) -> StageFailure? {
+        let label = claim.item.input.relativePath
+        if let previous = claim.takenOverFrom {
+            metrics.tookOver()
+            sink.emit(
+                LogLine(
+                    level: .notice, item: label, stage: nil,
+                    message: "taking over from worker \(previous), whose lease expired; resuming from its checkpoints"))
+        }
+        guard claim.abandoned else { return nil }
+        sink.emit(
+            LogLine(
+                level: .error, item: label, stage: nil,
+                message:
+                    "failing this item as abandoned: its worker died \(claim.takeovers) time(s) since its last progress (--abandon-after \(settings.abandonAfter))"
+            ))
+        return TakeoverLimit.failure(takeovers: claim.takeovers)
     }
 
     /// Encodes a unit of another item's segmented encode, puts it in the segment store and records it; a unit

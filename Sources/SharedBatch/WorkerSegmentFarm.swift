@@ -74,9 +74,19 @@ package final class WorkerSegmentFarm: SegmentFarm {
         return (id, generation)
     }
 
-    package func claim(in plan: String?) async throws -> SegmentUnitClaim? {
-        let claim = try await queue.claim(for: worker, lease: settings.lease, encoder: encoder, in: plan)
-        if claim == nil, plan == nil { try await sayWhichPlansAreLeftAlone() }
+    /// A unit of `plan`, for the worker holding its item (``UnitClaimer/itemHolder``).
+    package func claim(in plan: String) async throws -> SegmentUnitClaim? {
+        try await queue.claim(
+            for: worker, lease: settings.lease, encoder: encoder, in: plan, by: .itemHolder,
+            limit: settings.abandonAfter)
+    }
+
+    /// A unit of any plan, for a free job of the worker; `alone`: the worker runs nothing else now.
+    package func claimForWorker(alone: Bool) async throws -> SegmentUnitClaim? {
+        let claim = try await queue.claim(
+            for: worker, lease: settings.lease, encoder: encoder,
+            by: .freeJob(alone: alone, staysAlone: settings.jobs == 1), limit: settings.abandonAfter)
+        if claim == nil { try await sayWhichPlansAreLeftAlone() }
         return claim
     }
 

@@ -70,6 +70,9 @@ public struct ErrorKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let commandFailed = ErrorKind("command-failed")
     /// The state store cannot be read or written.
     public static let state = ErrorKind("state")
+    /// The workers running the item in a shared batch died each time (killed, crashed, out of memory) until the
+    /// takeover limit (`pipeline worker --abandon-after`) gave it up.
+    public static let abandoned = ErrorKind("abandoned")
     /// Anything not classified.
     public static let failed = ErrorKind("failed")
 }

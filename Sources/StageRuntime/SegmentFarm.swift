@@ -21,9 +21,8 @@ package protocol SegmentFarm: Sendable {
     /// source or the settings changed), whose segments may still be in the segment store.
     func otherPlans(of item: InputItem, than plan: String) async throws -> [String: [SegmentUnit]]
 
-    /// Claims a unit no live lease holds: of `plan` when given, else of any plan planned with ``encoder``, the
-    /// longest sources' first. Nil when there is none.
-    func claim(in plan: String?) async throws -> SegmentUnitClaim?
+    /// Claims a unit of `plan` no live lease holds, for the worker holding the plan's item. Nil when there is none.
+    func claim(in plan: String) async throws -> SegmentUnitClaim?
 
     /// Runs `body` (the claimed unit's encode) while the farm renews the claim's lease; when the lease is lost
     /// (the worker stalled and another one took the unit over), `body` is cancelled, so that two workers never
@@ -142,8 +141,10 @@ package struct SegmentUnitState: Sendable, Hashable {
     package var size: Int64?
     /// SHA-256 of the encoded unit (done): the join verifies it.
     package var sha256: String?
-    /// How many times it was claimed.
+    /// How many times it was claimed, takeovers left out (a takeover limit rules those).
     package var attempts: Int
+    /// Whether the takeover limit gave it up: the workers encoding it died each time. Its item fails.
+    package var abandoned: Bool
 
     /// Claims a unit gets: one that failed this often on the workers (an input they cannot read, say) is claimed
     /// no more, and its item fails.
@@ -152,7 +153,7 @@ package struct SegmentUnitState: Sendable, Hashable {
     /// A unit's state.
     package init(
         unit: SegmentUnit, status: Status, worker: String? = nil, size: Int64? = nil, sha256: String? = nil,
-        attempts: Int = 0
+        attempts: Int = 0, abandoned: Bool = false
     ) {
         self.unit = unit
         self.status = status
@@ -160,6 +161,7 @@ package struct SegmentUnitState: Sendable, Hashable {
         self.size = size
         self.sha256 = sha256
         self.attempts = attempts
+        self.abandoned = abandoned
     }
 }
 
@@ -191,12 +193,17 @@ package struct SegmentUnitClaim: Sendable, Hashable {
     package var generation: Int64
     /// The worker whose lapsed lease this claim took over, if any.
     package var takenOverFrom: String?
+    /// Whether the unit was taken over since it was last given back: the worker encodes it alone.
+    package var suspect: Bool
 
     /// A claim.
-    package init(plan: SegmentPlan, unit: SegmentUnit, generation: Int64, takenOverFrom: String? = nil) {
+    package init(
+        plan: SegmentPlan, unit: SegmentUnit, generation: Int64, takenOverFrom: String? = nil, suspect: Bool = false
+    ) {
         self.plan = plan
         self.unit = unit
         self.generation = generation
         self.takenOverFrom = takenOverFrom
+        self.suspect = suspect
     }
 }

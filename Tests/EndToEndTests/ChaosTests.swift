@@ -12,7 +12,9 @@ import Testing
 /// (``ChaosBatch/expectInvariants(repeatsAtMost:_:)``): no item lost, none failed, no side effect repeated beyond
 /// the stage each disruption cut off, one remote video per item, and the workers recovered by themselves.
 ///
-/// Not here: an item that kills every worker that runs it (a poison item), which needs a takeover limit.
+/// The workers run with the default takeover limit (`--abandon-after 3`): none of these disruptions may abandon an
+/// item (the invariants fail on any failed item). An item that kills every worker that runs it (a poison item) is
+/// AbandonedItemTests'.
 @Suite(.serialized) struct ChaosTests {
     /// 1. A worker killed with -9 in the middle of a stage: the other one takes its item over once the lease
     /// expires; only that stage runs again.

@@ -101,6 +101,8 @@ private struct EngineRules {
         "Sources/SharedBatch/PostgresStore.swift": ["id", "path", "size", "status", "version"],
         "Sources/SharedBatch/SegmentQueue.swift": ["size", "status", "threads"],
         "Sources/SharedBatch/BatchQueue+Listing.swift": ["id"],
+        // The queue's table and its id column, named in the item claim's SQL.
+        "Sources/SharedBatch/BatchQueue+Claim.swift": ["id", "items"],
         // The column of a manifest that names the input file.
         "Sources/PipelineKit/Batch/InputManifest.swift": ["file"],
         // The ledger's column of the workflow file a run read.

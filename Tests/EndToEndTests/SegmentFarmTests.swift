@@ -66,12 +66,14 @@ import Testing
         }
 
         /// A worker with a scratch folder of its own, sharing only the segment store with the others.
-        func startWorker(_ index: Int, environment: [String: String] = [:]) throws -> RunningBinary {
+        func startWorker(_ index: Int, environment: [String: String] = [:], extra: [String] = []) throws
+            -> RunningBinary
+        {
             try Binary.start(
                 [
                     "worker", "--db", url, "--segments", segments, "--artifacts",
                     path("artifacts-\(index)").path,
-                ] + WorkerTests.workerArguments, in: root, environment: environment)
+                ] + WorkerTests.workerArguments + extra, in: root, environment: environment)
         }
 
         /// The split item's units: how many, and how many are done.

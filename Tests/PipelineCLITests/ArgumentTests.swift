@@ -24,6 +24,10 @@ import Testing
         #expect(defaults.lease.duration == WorkerSettings.defaultLease)
         #expect(defaults.poll.duration == WorkerSettings.defaultPoll)
         #expect(defaults.runOptions.bwlimit == nil)
+        #expect(defaults.abandonAfter == TakeoverLimit.defaultLimit)
+        #expect(
+            try parsed(["worker", "--db", "postgres://h/db", "--abandon-after", "100"], as: WorkerCommand.self)
+                .abandonAfter == 100)
         #expect(
             try parsed(["watch", "wf.json", "--settle", "1.5s"], as: WatchCommand.self).settle.duration
                 == .milliseconds(1500))
@@ -39,6 +43,7 @@ import Testing
     @Test func theHelpShowsTheDefaultsAsTheyAreWritten() {
         let worker = WorkerCommand.helpMessage(columns: 1000)
         #expect(worker.contains("(default: 30s)") && worker.contains("(default: 500ms)"), "\(worker)")
+        #expect(worker.contains("--abandon-after <N>") && worker.contains("(1 to 100). (default: 3)"), "\(worker)")
         #expect(WatchCommand.helpMessage(columns: 1000).contains("(default: 5s)"))
         #expect(SandboxCommand.helpMessage(columns: 1000).contains("(default: 3000s)"))
     }
@@ -75,6 +80,18 @@ import Testing
             (
                 ["watch", "wf.json", "--settle", "never"],
                 ["The value 'never' is invalid for '--settle <DURATION>'", "e.g. 5s"]
+            ),
+            (
+                ["worker"] + db + ["--abandon-after", "0"],
+                ["--abandon-after expects a number of takeovers from 1 to 100, not 0"]
+            ),
+            (
+                ["worker"] + db + ["--abandon-after", "101"],
+                ["--abandon-after expects a number of takeovers from 1 to 100, not 101"]
+            ),
+            (
+                ["worker"] + db + ["--abandon-after", "99999999999999999999"],
+                ["The value '99999999999999999999' is invalid for '--abandon-after <N>'"]
             ),
             (
                 ["sandbox", "--sts-ttl", "0s"],

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineKit
+import StageKit
 import TestSupport
 import Testing
 
@@ -72,6 +73,38 @@ import Testing
         await writer.close()
         let keys = try await server.psql("SELECT key FROM notifications ORDER BY key", database: "hooks")
         #expect(keys == "batchFinished 0a1b\nbatchFinished 0a1b \(WebhookName.of(webhook))", "\(keys)")
+    }
+
+    /// A batch made before the takeover limit's columns (main's schema), or by a build that lacked the last of them
+    /// (`lease_renewed`), opens with the columns it lacks added, and its queued item is claimed.
+    @Test(arguments: [["takeovers", "suspect", "alone_generation", "done_stages", "lease_renewed"], ["lease_renewed"]])
+    func aBatchMadeBeforeTheTakeoverColumnsOpensAndItsItemsAreClaimed(lacking columns: [String]) async throws {
+        let server = try await PostgresServer.start()
+        let url = try await server.createDatabase("older")
+        let database = try await BatchDatabase(url: url)
+        let admitted = try await PostgresStore(database: database).admit(
+            ItemAdmission(
+                item: nil, newVersion: false, fingerprint: "full:10:aa",
+                input: InputItem(path: "/media/a.mp4", relativePath: "a.mp4", size: 10, modified: 0)),
+            workflow: "w")
+        let queue = BatchQueue(database: database)
+        let workflow = try await queue.store(
+            SubmittedWorkflow(
+                name: "w", file: "/w.json", document: Data("{}".utf8), vars: [:], digest: "d", stages: ["s"]))
+        try await queue.enqueue([admitted.ref.item: "d"], with: workflow)
+        await database.close()
+        let units = columns.map { $0 == "done_stages" ? "abandoned" : $0 }
+        _ = try await server.psql(
+            "ALTER TABLE items " + columns.map { "DROP COLUMN \($0)" }.joined(separator: ", ")
+                + "; ALTER TABLE segment_units " + units.map { "DROP COLUMN \($0)" }.joined(separator: ", "),
+            database: "older")
+
+        let reopened = try await BatchDatabase(url: url, opening: .existingBatch)
+        let claim = try #require(try await BatchQueue(database: reopened).claim(for: "w1", lease: .seconds(60)))
+        #expect(claim.item.id == admitted.ref.item && claim.takeovers == 0 && !claim.suspect)
+        await reopened.close()
+        let index = try await server.psql("SELECT to_regclass('items_suspect') IS NOT NULL", database: "older")
+        #expect(index == "t", "the index of suspect items was not made again")
     }
 
     @Test func aBatchOfANewerPipelineIsRefusedByEveryOpening() async throws {

@@ -24,10 +24,10 @@ import Testing
             """
             SELECT lease_generation, \(unescaped: columns.joined(separator: ", ")),
                 (SELECT key FROM workflows WHERE workflows.id = items.queued_with) AS workflow_key, queued_digest,
-                'earlier' AS previous_owner
+                'earlier' AS previous_owner, takeovers, suspect, false AS counted
             FROM items WHERE id = \(item)
             """)
-        let read = try Claim(try #require(rows.first))
+        let read = try Claim(try #require(rows.first), limit: 3)
         #expect(read.item == claim.item)
         #expect(read.generation == claim.generation && read.generation == 1)
         #expect(read.workflow == claim.workflow && read.digest == claim.digest && read.digest == "d")
@@ -43,7 +43,7 @@ import Testing
         let database = try await BatchDatabase(url: try await server.createDatabase())
         let missing = try await database.rows("read a short row", "SELECT 1::bigint AS lease_generation")
         let short = try #require(missing.first)
-        let missingError = #expect(throws: RowShapeError.self) { try Claim(short) }
+        let missingError = #expect(throws: RowShapeError.self) { try Claim(short, limit: 3) }
         #expect(missingError?.message == "the row has no column id")
         let doubled = try #require(
             try await database.rows("read a doubled row", "SELECT 1 AS seconds, 2 AS seconds").first)

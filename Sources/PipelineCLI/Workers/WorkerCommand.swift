@@ -41,6 +41,13 @@ struct WorkerCommand: StageCatalogCommand {
     var poll = TimeSpan(WorkerSettings.defaultPoll)
 
     @Option(
+        name: .customLong("abandon-after"),
+        help: ArgumentHelp(
+            "Fail an item as abandoned after this many counted takeovers without progress (1 to 100).",
+            valueName: "N"))
+    var abandonAfter = TakeoverLimit.defaultLimit
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "Where stages keep their scratch files; a folder every worker shares lets a takeover reuse them (default: a folder per database in the system's temporary folder).",
@@ -71,6 +78,11 @@ struct WorkerCommand: StageCatalogCommand {
         guard poll.duration >= .milliseconds(10) else {
             throw ValidationError("--poll expects a duration of at least 10ms, such as 500ms or 2s, not \(poll)")
         }
+        guard TakeoverLimit.bounds.contains(abandonAfter) else {
+            throw ValidationError(
+                "--abandon-after expects a number of takeovers from \(TakeoverLimit.bounds.lowerBound) to \(TakeoverLimit.bounds.upperBound), not \(abandonAfter)"
+            )
+        }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be from 0 to 65535")
         }
@@ -84,7 +96,8 @@ struct WorkerCommand: StageCatalogCommand {
         let metrics = WorkerMetrics()
         let database = try await batch.openForWorker()
         let client = HTTPClient.makeForStages()
-        let settings = WorkerSettings(jobs: runOptions.jobs, lease: lease.duration, poll: poll.duration)
+        let settings = WorkerSettings(
+            jobs: runOptions.jobs, lease: lease.duration, poll: poll.duration, abandonAfter: abandonAfter)
         let scratch = scratchFolder(database: database.location)
         // One set of slots for every runner and for units of other items' encodes: --cpu-jobs holds for them all.
         let slots = ResourceSlots(runOptions.resourceLimits)

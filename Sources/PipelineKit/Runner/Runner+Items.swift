@@ -15,6 +15,9 @@ struct ItemToRun: Sendable {
     var digest: String
     /// Why FFmpeg cannot read the file its name says is media (``PlannedItem/damage``): the item fails at once.
     var damage: String?
+    /// Why a shared batch gives the item up without running it (a takeover limit): the item fails at once, and a
+    /// stage its checkpoints say was running fails with it.
+    var refusal: StageFailure?
     /// The files it writes at paths the workflow chose, known before its stages run (``PlannedItem/destinations``).
     var destinations: [String] = []
     /// Why it may not write one of them (``PlannedItem/collision``): the item fails at once.
@@ -34,7 +37,7 @@ struct ItemToRun: Sendable {
     }
 
     /// A queued item of a shared batch, taken up from its checkpoints.
-    init(resuming item: LedgerItem, digest: String) {
+    init(resuming item: LedgerItem, digest: String, refusal: StageFailure? = nil) {
         let reason = PlannedItem.RunReason.resume(item.status)
         self.input = item.input
         self.reason = reason
@@ -42,6 +45,7 @@ struct ItemToRun: Sendable {
             item: item.id, newVersion: reason.newVersion, fingerprint: item.fingerprint, input: item.input)
         self.known = item
         self.digest = digest
+        self.refusal = refusal
     }
 }
 
@@ -129,6 +133,7 @@ extension Runner {
         let admitted = try await store.admit(item.admission, workflow: workflow.name)
         result.ref = admitted.ref
         if let damage = item.damage { throw StageFailure.damagedInput(damage) }
+        if let refusal = item.refusal { try await refuse(admitted, refusal) }
         if let collision = item.collision { throw collision.failure }
         if let taken = try await store.claimOutputs(item.destinations, for: admitted.ref, workflow: workflow.name) {
             throw OutputCollision(taken).failure
@@ -146,6 +151,18 @@ extension Runner {
             throw CancelledByRequest()
         }
         return landing(of: progress.scope)
+    }
+
+    /// Fails an item refused without running: the stage its checkpoints say was running (where its worker died)
+    /// is recorded failed with the reason, so that no stage of a failed item reads as running.
+    private func refuse(_ admitted: AdmittedItem, _ refusal: StageFailure) async throws -> Never {
+        for var record in admitted.stages.values where record.status == .running {
+            record.status = .failed
+            record.error = refusal.message
+            record.errorKind = refusal.kind
+            try await store.save(record, for: admitted.ref)
+        }
+        throw refusal
     }
 
     /// Runs the stages in a task of their own, which `pipeline cancel` from another process can stop; returns

@@ -188,8 +188,9 @@ public struct Runner: Sendable {
     /// Resumes an item of a shared batch that a worker claimed from the queue: its stages run from their
     /// checkpoints and the ledger records how it ended, as a run does for each of its items. The item stops
     /// when the task is cancelled or ``cancelRunning(_:)`` names it. The result is the item's with `digest`,
-    /// the workflow's (and its metadata's) as the batch was submitted.
-    public func resume(_ item: LedgerItem, digest: String) async -> ItemResult {
-        await runItem(ItemToRun(resuming: item, digest: digest)).result
+    /// the workflow's (and its metadata's) as the batch was submitted. With `refusal`, no stage runs: the item
+    /// fails with it (as the batch gives it up), recorded and announced as any failure.
+    public func resume(_ item: LedgerItem, digest: String, refusal: StageFailure? = nil) async -> ItemResult {
+        await runItem(ItemToRun(resuming: item, digest: digest, refusal: refusal)).result
     }
 }
