@@ -52,7 +52,8 @@ command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
 [ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
 PG=/usr/lib/postgresql/15/bin
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
-PIPELINE=${PIPELINE:-$PWD/.build/release/pipeline}
+# Made absolute: the scenarios run from a folder of their own.
+PIPELINE=$(realpath "${PIPELINE:-.build/release/pipeline}")
 work=$(mktemp -d -p /tmp pipeline-chaos.XXXXXX)
 chmod 755 "$work"
 pids=()

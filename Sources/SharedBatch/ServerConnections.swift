@@ -15,7 +15,7 @@ import PostgresNIO
 /// even while it holds idle connections, until an opening succeeds, so workers that each hold part of a full
 /// server's slots stall one another.
 actor ServerConnections {
-    /// Thrown to operations after ``close()``.
+    /// Thrown to operations once ``run()`` has ended.
     struct Closed: Error, CustomStringConvertible {
         var description: String { "the connections to the server were closed" }
     }
