@@ -343,8 +343,8 @@ scenario_5() {
   per_worker=$(awk '$1 == "end" && $4 == "b" { n[$2]++ } END { for (w in n) printf " %d", n[w] }' "$log")
   printf '  the first item done %.2f s after the workers started, all %d after %.1f s; items per worker:%s\n' \
     "${first:-0}" "$items" "$(seconds_since "$started")" "$per_worker"
-  printf '  up to %d sessions at once; %d connections of the workers refused ("too many clients"); claim latency %s\n' \
-    "$peak" "$refused" "$(latency "0 0" "$(claims)")"
+  printf '  up to %d sessions seen at once (%d of the script'"'"'s %d samples refused: the server was full); %d connections of the workers refused ("too many clients"); claim latency %s\n' \
+    "$peak" "$own" "$samples" "$refused" "$(latency "0 0" "$(claims)")"
   if [ "$(finished)" != "$items" ]; then
     echo "  FAILED: pool exhaustion: $(finished) of $items items done after $POOL_PATIENCE s: the workers stalled"
     failures=$((failures + 1))
