@@ -11,7 +11,9 @@ import PostgresNIO
 /// while (from 1 s, doubling up to 30 s): the process goes on at the size the server lets it have. When it holds
 /// none, the operation gets the error and retries it (``BatchDatabase``). Connections idle for ``idleLimit`` are
 /// closed, all but one, and sooner (after 1 s) once an opening was refused, so that the slots of a full server go
-/// to the workers that have none. PostgresNIO's pool does otherwise: once an opening failed it queues every request,
+/// to the workers that have none. A connection idle for longer than ``checkAfter`` is checked with `SELECT 1` before
+/// it is lent, and one that failed an operation in a way that may have left it broken is closed rather than lent
+/// again (``isReusable(after:)``). PostgresNIO's pool does otherwise: once an opening failed it queues every request,
 /// even while it holds idle connections, until an opening succeeds, so workers that each hold part of a full
 /// server's slots stall one another.
 actor ServerConnections {
@@ -22,8 +24,8 @@ actor ServerConnections {
 
     /// What a waiting operation is given.
     private enum Grant {
-        /// A connection that another operation gave back.
-        case connection(PostgresConnection)
+        /// A connection that another operation gave back, and whether it must be checked before use.
+        case connection(PostgresConnection, stale: Bool)
         /// The right to open a connection of its own (counted in ``opening``).
         case open
     }
@@ -37,6 +39,8 @@ actor ServerConnections {
     let maximum: Int
     /// How long a connection stays open unused (beyond the one kept).
     let idleLimit: Duration
+    /// How long a connection may stay idle before it is checked with `SELECT 1` when it is lent.
+    let checkAfter: Duration
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     /// Open connections nobody uses, the least recently used first, with the moment each was given back.
@@ -53,8 +57,9 @@ actor ServerConnections {
     /// Connections to the server of `configuration`, starting with `first` (idle).
     init(
         first: PostgresConnection, configuration: PostgresConnection.Configuration, maximum: Int, idleLimit: Duration,
-        logger: Logger
+        checkAfter: Duration = .seconds(30), logger: Logger
     ) {
+        self.checkAfter = checkAfter
         idle = [(first, .now)]
         self.configuration = configuration
         self.maximum = maximum
@@ -62,17 +67,29 @@ actor ServerConnections {
         self.logger = logger
     }
 
-    /// Runs `body` on a connection lent for the time it runs. A connection that closed meanwhile is not lent again.
+    /// Runs `body` on a connection lent for the time it runs. A connection that closed meanwhile, that does not
+    /// answer after a long idle time, or that `body` failed in a way that may have broken it is not lent again.
     nonisolated func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await lease()
+        var (connection, stale) = try await lease()
+        while stale, !(await Self.answers(connection, logger: logger)) {
+            await giveBack(connection, reusable: false)
+            (connection, stale) = try await lease()
+        }
+        do {
+            // A lease granted just as the task was cancelled goes back unused, and healthy.
+            try Task.checkCancellation()
+        } catch {
+            await giveBack(connection, reusable: true)
+            throw error
+        }
         do {
             let value = try await body(connection)
-            await giveBack(connection)
+            await giveBack(connection, reusable: true)
             return value
         } catch {
-            await giveBack(connection)
+            await giveBack(connection, reusable: Self.isReusable(after: error))
             throw error
         }
     }
@@ -87,13 +104,15 @@ actor ServerConnections {
         closed = true
         for waiter in waiters { waiter.continuation.resume(throwing: Closed()) }
         waiters = []
-        for (connection, _) in idle { try? await connection.close() }
+        let closing = idle
         idle = []
+        for (connection, _) in closing { try? await connection.close() }
     }
 
-    private func lease() async throws -> PostgresConnection {
+    /// Lends a connection, and says whether it was idle long enough to be checked before use.
+    private func lease() async throws -> (PostgresConnection, stale: Bool) {
         guard !closed else { throw Closed() }
-        if let connection = takeIdle() { return connection }
+        if let taken = takeIdle() { return taken }
         if mayOpen {
             opening += 1
             return try await open()
@@ -111,13 +130,14 @@ actor ServerConnections {
 
     /// Opens a connection (already counted in ``opening``) and lends it; when that fails and the process holds
     /// connections, waits for one of them.
-    private func open() async throws -> PostgresConnection {
+    private func open() async throws -> (PostgresConnection, stale: Bool) {
         lastID += 1
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(configuration: configuration, id: lastID, logger: logger)
         } catch {
             opening -= 1
+            guard !closed else { throw Closed() }
             guard !(error is CancellationError), lent + idle.count > 0 else {
                 serveWaiters()
                 throw error
@@ -134,17 +154,19 @@ actor ServerConnections {
         refusedUntil = nil
         pause = .seconds(1)
         lent += 1
-        return connection
+        return (connection, false)
     }
 
     /// Waits in line for a connection given back (or for the right to open one).
-    private func wait() async throws -> PostgresConnection {
+    private func wait() async throws -> (PostgresConnection, stale: Bool) {
         lastID += 1
         let id = lastID
         let grant: Grant = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
+                } else if closed {
+                    continuation.resume(throwing: Closed())
                 } else {
                     waiters.append(Waiter(id: id, continuation: continuation))
                     serveWaiters()
@@ -154,8 +176,14 @@ actor ServerConnections {
             Task { await self.stopWaiting(id) }
         }
         switch grant {
-        case .connection(let connection): return connection
-        case .open: return try await open()
+        case .connection(let connection, let stale): return (connection, stale)
+        case .open:
+            guard !Task.isCancelled else {
+                opening -= 1
+                serveWaiters()
+                throw CancellationError()
+            }
+            return try await open()
         }
     }
 
@@ -164,20 +192,22 @@ actor ServerConnections {
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
-    /// Takes the most recently used idle connection that is still open, and lends it.
-    private func takeIdle() -> PostgresConnection? {
+    /// Takes the most recently used idle connection that is still open, and lends it; says whether it was idle for
+    /// longer than ``checkAfter``.
+    private func takeIdle() -> (PostgresConnection, stale: Bool)? {
         while let entry = idle.popLast() {
             if !entry.connection.isClosed {
                 lent += 1
-                return entry.connection
+                return (entry.connection, ContinuousClock.now - entry.since > checkAfter)
             }
         }
         return nil
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
+    /// Takes back a lent connection: idle again when `reusable`, closed otherwise (or once ``run()`` has ended).
+    private func giveBack(_ connection: PostgresConnection, reusable: Bool) {
         lent -= 1
-        if closed {
+        if closed || !reusable {
             Self.close(connection)
         } else if !connection.isClosed {
             idle.append((connection, .now))
@@ -189,9 +219,9 @@ actor ServerConnections {
     /// when nothing held or being opened could come back to them).
     private func serveWaiters() {
         while let waiter = waiters.first {
-            if let connection = takeIdle() {
+            if let (connection, stale) = takeIdle() {
                 waiters.removeFirst()
-                waiter.continuation.resume(returning: .connection(connection))
+                waiter.continuation.resume(returning: .connection(connection, stale: stale))
             } else if mayOpen {
                 waiters.removeFirst()
                 opening += 1
@@ -214,7 +244,7 @@ actor ServerConnections {
     }
 
     /// Closes `connection` without waiting; it is kept alive until it is closed.
-    private static func close(_ connection: PostgresConnection) {
+    static func close(_ connection: PostgresConnection) {
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 }
