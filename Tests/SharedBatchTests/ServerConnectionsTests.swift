@@ -27,8 +27,8 @@ import Testing
     static func backend(_ connections: ServerConnections) async throws -> Int32 {
         try await connections.withConnection { connection in
             var pid: Int32 = 0
-            for try await (value) in try await connection.query("SELECT pg_backend_pid()", logger: Logger(label: "t")
-            ).decode(Int32.self) { pid = value }
+            let rows = try await connection.query("SELECT pg_backend_pid()", logger: Logger(label: "t"))
+            for try await value in rows.decode(Int32.self) { pid = value }
             return pid
         }
     }
@@ -45,8 +45,8 @@ import Testing
             let terminated = try await Self.backend(connections)
             await #expect(throws: PSQLError.self) {
                 try await connections.withConnection { connection in
-                    try await connection.query("SELECT pg_terminate_backend(pg_backend_pid())", logger: Logger(label: "t"))
-                        .collect()
+                    let terminate: PostgresQuery = "SELECT pg_terminate_backend(pg_backend_pid())"
+                    return try await connection.query(terminate, logger: Logger(label: "t")).collect()
                 }
             }
             let next = try await Self.backend(connections)
