@@ -165,7 +165,6 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "StageKit", "StageRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -323,7 +322,6 @@ let package = Package(
             dependencies: [
                 "SharedBatch", "PipelineKit", "StageKit", "StageRuntime", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -6,8 +6,9 @@
 #     KILL_SECONDS (60), each started again as a supervisor would;
 #  3. PostgreSQL restart: `pg_ctl stop -m immediate` mid-batch, started again OUTAGE seconds (5) later;
 #  4. backend kill: every session of the workers ended with pg_terminate_backend, three times;
-#  5. pool exhaustion: the server's max_connections (POOL_CONNECTIONS, 6) below what the workers' pools want
-#     (WORKERS workers of 2 jobs, each pool up to 8 connections), given POOL_PATIENCE seconds (120) to finish;
+#  5. pool exhaustion: the server's max_connections (POOL_CONNECTIONS, 5) below what the workers would open
+#     (WORKERS workers of 2 jobs, each up to 8 connections), given POOL_PATIENCE seconds (120) to finish; prints
+#     when the first item was done, the items of each worker, and the workers' connections the server refused;
 #  6. a retry storm: every item's first stage fails its first attempt, then succeeds on its retry;
 #  7. priority and starvation: a long source's segment units (a 120 s clip in 5 s segments, workers with
 #     --segments) beside many short items;
@@ -38,7 +39,7 @@ KILL_SECONDS=${KILL_SECONDS:-60}
 KILL_MIN=${KILL_MIN:-3}
 KILL_MAX=${KILL_MAX:-6}
 OUTAGE=${OUTAGE:-5}
-POOL_CONNECTIONS=${POOL_CONNECTIONS:-6}
+POOL_CONNECTIONS=${POOL_CONNECTIONS:-5}
 POOL_PATIENCE=${POOL_PATIENCE:-120}
 HOLD_SECONDS=${HOLD_SECONDS:-60}
 SEED=${SEED:-$RANDOM$RANDOM}
@@ -51,7 +52,8 @@ command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
 [ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
 PG=/usr/lib/postgresql/15/bin
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
-PIPELINE=${PIPELINE:-$PWD/.build/release/pipeline}
+# Made absolute: the scenarios run from a folder of their own.
+PIPELINE=$(realpath "${PIPELINE:-.build/release/pipeline}")
 work=$(mktemp -d -p /tmp pipeline-chaos.XXXXXX)
 chmod 755 "$work"
 pids=()
@@ -319,27 +321,36 @@ scenario_4() {
 }
 
 scenario_5() {
-  echo "== 5. Pool exhaustion: max_connections=$POOL_CONNECTIONS, $WORKERS workers of 2 jobs (pools of up to 8)"
+  echo "== 5. Pool exhaustion: max_connections=$POOL_CONNECTIONS, $WORKERS workers of 2 jobs (each opens up to 8)"
   prepare 5 "$ITEMS"
   as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
   pg_start "-c max_connections=$POOL_CONNECTIONS"
+  local refused_before peak=0 n samples=0 own=0 deadline first=""
+  refused_before=$(grep -c 'too many clients' "$work/pg/server.log" || true)
+  started=$(now)
   for _ in $(seq "$WORKERS"); do start_worker --jobs 2; done
-  local peak=0 n deadline
-  deadline=$(echo "$(now) + $POOL_PATIENCE" | bc -l)
-  while [ "$(succeeded)" != "$items" ] && [ "$(echo "$(now) < $deadline" | bc)" = 1 ]; do
-    n=$(psql_ "select count(*) from pg_stat_activity where datname = '$db' and backend_type = 'client backend'" \
-      2>/dev/null || echo 0)
-    [ "$n" -le "$peak" ] || peak=$n
-    sleep 0.2
+  deadline=$(echo "$started + $POOL_PATIENCE" | bc -l)
+  # Progress is read from the log, not the server: the script's own sessions would take the workers' slots.
+  while [ "$(finished)" != "$items" ] && [ "$(echo "$(now) < $deadline" | bc)" = 1 ]; do
+    [ -n "$first" ] || [ "$(finished)" = 0 ] || first=$(seconds_since "$started")
+    samples=$((samples + 1))
+    if n=$(psql_ "select count(*) from pg_stat_activity where datname = '$db' and backend_type = 'client backend'" \
+      2>/dev/null); then [ "$n" -le "$peak" ] || peak=$n; else own=$((own + 1)); fi
+    sleep 1
   done
-  printf '  up to %d sessions at once; claim latency %s; refused connections in the server log: %d\n' \
-    "$peak" "$(latency "0 0" "$(claims)")" "$(grep -c 'too many clients' "$work/pg/server.log" || true)"
-  if [ "$(succeeded)" != "$items" ]; then
-    echo "  FAILED: pool exhaustion: $(succeeded) of $items items done after $POOL_PATIENCE s: the workers stalled"
+  local refused per_worker
+  refused=$(($(grep -c 'too many clients' "$work/pg/server.log" || true) - refused_before - own))
+  per_worker=$(awk '$1 == "end" && $4 == "b" { n[$2]++ } END { for (w in n) printf " %d", n[w] }' "$log")
+  printf '  the first item done %.2f s after the workers started, all %d after %.1f s; items per worker:%s\n' \
+    "${first:-0}" "$items" "$(seconds_since "$started")" "$per_worker"
+  printf '  up to %d sessions seen at once (%d of the script'"'"'s %d samples refused: the server was full); %d connections of the workers refused ("too many clients"); claim latency %s\n' \
+    "$peak" "$own" "$samples" "$refused" "$(latency "0 0" "$(claims)")"
+  if [ "$(finished)" != "$items" ]; then
+    echo "  FAILED: pool exhaustion: $(finished) of $items items done after $POOL_PATIENCE s: the workers stalled"
     failures=$((failures + 1))
     kill -9 "${workers[@]}" 2>/dev/null || true
   else
-  check "pool exhaustion" $((WORKERS * 2))
+    check "pool exhaustion" $((WORKERS * 2))
   fi
   as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
   pg_start

@@ -1,13 +1,11 @@
 import NIOSSL
 import PostgresNIO
-import _ConnectionPoolModule
 
 /// Why an operation on the database failed and what to change, in words for people: PostgresNIO's own descriptions
 /// of its errors are code names (`authMechanismRequiresPassword`) or say nothing, so that nothing can leak.
 extension BatchDatabase {
     /// What went wrong: the server's message, the client's problem in words, or the network's error. One line.
     static func reason(of error: any Error) -> String {
-        if let error = error as? ConnectionPoolError { return reason(ofPool: error) }
         guard let error = error as? PSQLError else { return oneLine("\(error)") }
         switch error.code {
         case .sslUnsupported:
@@ -36,17 +34,6 @@ extension BatchDatabase {
         }
     }
 
-    /// The connection pool's errors, which describe themselves by their type's name (`ConnectionPoolError(…)`).
-    private static func reason(ofPool error: ConnectionPoolError) -> String {
-        switch error {
-        case .connectionCreationCircuitBreakerTripped:
-            "the server cannot be reached: connecting to it failed time after time (it may be down or restarting)"
-        case .requestCancelled: "the request was cancelled"
-        case .poolShutdown: "the connections to the server were closed"
-        default: "no connection to the server could be had"
-        }
-    }
-
     /// What to change when a first connection failed, for the causes a user can fix: a password, a user or a
     /// database's name in the address, its `sslmode`, the server's rules; nil when the reason says it all.
     static func remedy(for error: any Error, address: DatabaseAddress) -> String? {
@@ -56,6 +43,9 @@ extension BatchDatabase {
             return
                 "check that this machine trusts the server's TLS certificate (the authority that signed it \(authorities),"
                 + " or named with ?sslrootcert=FILE; the server's name in it), or use ?sslmode=disable on a network you trust"
+        }
+        if (error as? PSQLError)?.serverInfo?[.sqlState] == "53300" {
+            return "the server has no free connection: try again later, or raise its max_connections"
         }
         if isTransient(error) {
             return "check the host and port in the address, and that the server is running and takes connections"
@@ -94,8 +84,6 @@ extension BatchDatabase {
             return "check the user's name in the address"
         case "42501":
             return "have user \(address.user) granted CONNECT on database \(address.database)"
-        case "53300":
-            return "the server has no free connection: try again later, or raise its max_connections"
         default:
             return nil
         }

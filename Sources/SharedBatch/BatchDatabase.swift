@@ -2,18 +2,19 @@ import Foundation
 import Logging
 public import PipelineKit
 import PostgresNIO
-import _ConnectionPoolModule
 
-/// The PostgreSQL database that workers share a batch through: a connection pool with the schema in place.
+/// The PostgreSQL database that workers share a batch through: its connections (``ServerConnections``) with the
+/// schema in place.
 ///
-/// Every operation retries while the server cannot be reached (a restart, a failover), with a backoff from 50 ms up to
-/// 2 s, for up to ``patience`` (or a shorter patience of its own: a heartbeat gives up before its lease runs out); then
-/// it fails with a ``StateError``. The patience bounds the whole operation, waiting for a connection and for answers
-/// included, and an attempt whose connection closes under it is retried on a new one (``Attempts``). Each operation is
-/// one transaction. A transaction whose commit was sent when the connection died (or that was given up) may have
-/// committed; its retry then finds the state it left. Writes are upserts or updates to given values, so that changes
-/// nothing, with two exceptions: a claim (the first one's item stays leased to the worker, which does not know it,
-/// until the lease runs out and another worker takes it) and a new version (the version number skips one).
+/// Every operation retries while the server cannot be reached (a restart, a failover) or has no free connection ("too
+/// many clients"), with a backoff from 50 ms up to 2 s, for up to ``patience`` (or a shorter patience of its own: a
+/// heartbeat gives up before its lease runs out); then it fails with a ``StateError``. The patience bounds the whole
+/// operation, waiting for a connection and for answers included, and an attempt whose connection closes under it is
+/// retried on a new one (``Attempts``). Each operation is one transaction. A transaction whose commit was sent when
+/// the connection died (or that was given up) may have committed; its retry then finds the state it left. Writes are
+/// upserts or updates to given values, so that changes nothing, with two exceptions: a claim (the first one's item
+/// stays leased to the worker, which does not know it, until the lease runs out and another worker takes it) and a
+/// new version (the version number skips one).
 public final class BatchDatabase: Sendable {
     /// The database, for messages (without its password).
     public let location: String
@@ -21,7 +22,9 @@ public final class BatchDatabase: Sendable {
     public let patience: Duration
     /// The patience of operations unless a command gives its own: long enough for a server's restart.
     public static let defaultPatience = Duration.seconds(120)
-    let client: PostgresClient
+    /// The most connections a process opens to the server, at its busiest moments.
+    static let maximumConnections = 8
+    let connections: ServerConnections
     let logger: Logger
     private let attempts = Attempts()
     private let running: Task<Void, Never>
@@ -53,13 +56,14 @@ public final class BatchDatabase: Sendable {
         var logger = Logger(label: "pipeline.database")
         logger.logLevel = .critical
         self.logger = logger
-        var options = PostgresClient.Configuration.Options()
-        options.connectTimeout = .seconds(5)
-        options.maximumConnections = 8
-        try await Self.firstConnection(to: address, options: options, patience: startPatience, logger: logger)
-        let client = PostgresClient(configuration: address.configuration(options: options), backgroundLogger: logger)
-        self.client = client
-        running = Task { await client.run() }
+        let configuration = try address.connectionConfiguration(connectTimeout: .seconds(5))
+        let first = try await Self.firstConnection(
+            to: address, configuration: configuration, patience: startPatience, logger: logger)
+        let connections = ServerConnections(
+            first: first, configuration: configuration, maximum: Self.maximumConnections, idleLimit: .seconds(10),
+            logger: logger)
+        self.connections = connections
+        running = Task { await connections.run() }
         do {
             try await BatchSchema.migrate(self, creating: opening == .creatingBatch)
         } catch {
@@ -68,13 +72,13 @@ public final class BatchDatabase: Sendable {
         }
     }
 
-    /// Connects once, retrying while the server cannot be reached (it may be starting) for up to `patience`; a
-    /// refusal by the server (authentication, a database that does not exist) fails at once.
+    /// Connects once, retrying while the server cannot be reached or has no free connection (it may be starting, or
+    /// full) for up to `patience`; a refusal by the server (authentication, a database that does not exist) fails at
+    /// once. The connection is the first of the process's: a full server's slot, once had, is kept.
     private static func firstConnection(
-        to address: DatabaseAddress, options: PostgresClient.Configuration.Options, patience: Duration, logger: Logger
-    ) async throws(StateError) {
-        let configuration = try address.connectionConfiguration(
-            connectTimeout: .seconds(options.connectTimeout.components.seconds))
+        to address: DatabaseAddress, configuration: PostgresConnection.Configuration, patience: Duration,
+        logger: Logger
+    ) async throws(StateError) -> PostgresConnection {
         let clock = ContinuousClock()
         let deadline = clock.now + patience
         var delay = Duration.milliseconds(50)
@@ -82,10 +86,7 @@ public final class BatchDatabase: Sendable {
         while true {
             attempt += 1
             do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: configuration, id: attempt, logger: logger)
-                try? await connection.close()
-                return
+                return try await PostgresConnection.connect(configuration: configuration, id: -attempt, logger: logger)
             } catch {
                 // A refused handshake is not retried here: the address's first use fails at once.
                 let transient = isTransient(error) && !isRefusedHandshake(error)
@@ -145,21 +146,21 @@ public final class BatchDatabase: Sendable {
         }
     }
 
-    /// Runs `body` on a connection of the pool until it succeeds, fails for good, or the patience runs out. It
+    /// Runs `body` on a connection of the process until it succeeds, fails for good, or the patience runs out. It
     /// runs in a task of its own, which the caller's cancellation does not reach: an interrupted item's last
     /// checkpoint is still written.
     private func retrying<T: Sendable>(
         _ doing: String, patience: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
         let patience = patience ?? self.patience
-        let (client, attempts) = (self.client, self.attempts)
+        let (connections, attempts) = (self.connections, self.attempts)
         let operation = Task { () async -> Result<T, StateError> in
             let clock = ContinuousClock()
             let deadline = clock.now + patience
             var delay = Duration.milliseconds(50)
             while true {
                 do {
-                    return .success(try await Self.attempt(body, on: client, through: attempts, until: deadline))
+                    return .success(try await Self.attempt(body, on: connections, through: attempts, until: deadline))
                 } catch {
                     let error = Self.cause(of: error)
                     if let error = error as? StateError { return .failure(error) }
@@ -178,12 +179,12 @@ public final class BatchDatabase: Sendable {
     /// One attempt: leases a connection and runs `body` on it, giving up at `deadline` whether it is still
     /// waiting for a connection or for the server's answer.
     private static func attempt<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on client: PostgresClient,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on connections: ServerConnections,
         through attempts: Attempts, until deadline: ContinuousClock.Instant
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask {
-                try await client.withConnection { connection in try await attempts.run(body, on: connection) }
+                try await connections.withConnection { connection in try await attempts.run(body, on: connection) }
             }
             group.addTask {
                 try await Task.sleep(until: deadline, clock: .continuous)
@@ -201,22 +202,20 @@ public final class BatchDatabase: Sendable {
         return failed.closureError ?? failed.commitError ?? failed.beginError ?? failed.rollbackError ?? error
     }
 
-    /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is shutting
+    /// Whether an error goes away by itself: the connection is gone or cannot be made, the server is full, shutting
     /// down or starting, or a transaction lost a serialization race or a deadlock.
     static func isTransient(_ error: any Error) -> Bool {
         // An attempt given up (its connection closed, or no answer came) may succeed on another connection.
         if error is AttemptAbandoned { return true }
-        // The pool stops trying to connect for a while after connections failed one after another.
-        if let error = error as? ConnectionPoolError { return error == .connectionCreationCircuitBreakerTripped }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
             return true
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
-            // 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now; 40001, 40P01:
-            // serialization failure, deadlock.
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "40001", "40P01"].contains(state)
+            // 08: connection exception; 53300: too many connections (the server is full); 57P01-03: admin/crash
+            // shutdown, cannot connect now; 40001, 40P01: serialization failure, deadlock.
+            return state.hasPrefix("08") || ["53300", "57P01", "57P02", "57P03", "40001", "40P01"].contains(state)
         default:
             return false
         }

@@ -71,21 +71,7 @@ struct DatabaseAddress: CustomStringConvertible {
         return configuration
     }
 
-    /// The client's configuration.
-    func configuration(options: PostgresClient.Configuration.Options) -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS =
-            switch self.tls {
-            case .disable: .disable
-            case .prefer: .prefer(tlsConfiguration)
-            case .require: .require(tlsConfiguration)
-            }
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: tls)
-        configuration.options = options
-        return configuration
-    }
-
-    /// The configuration of a single connection, with the same TLS as the client's.
+    /// The configuration of each connection.
     func connectionConfiguration(connectTimeout: TimeAmount) throws(StateError) -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         do {

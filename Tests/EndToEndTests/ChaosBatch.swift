@@ -102,6 +102,12 @@ final class ChaosBatch: @unchecked Sendable {
         Set(effects().filter { $0.kind == "end" && $0.stage == "b" }.map(\.item)).count
     }
 
+    /// The connections the server refused because it had no free one, so far (its log's "too many clients").
+    func refusedConnections() -> Int {
+        let log = (try? String(contentsOf: server.logFile, encoding: .utf8)) ?? ""
+        return log.components(separatedBy: "too many clients").count - 1
+    }
+
     /// Waits until `worker` is in the middle of a stage: it logged a start that no end followed yet.
     func waitUntilMidStage(_ worker: RunningBinary) async throws {
         try await waitUntil("worker \(worker.pid) is in the middle of a stage") {

@@ -84,21 +84,45 @@ import Testing
         await batch.stopAll()
     }
 
-    /// 5. A server whose `max_connections` is lower than the workers' pools want (three workers of two jobs, each
-    /// pool up to eight connections, against five): the workers should start and share what there is.
-    ///
-    /// They do not yet: once a pool fails to open a connection ("too many clients"), PostgresNIO's pool queues every
-    /// request, even with idle connections of its own, until it opens one, which it cannot while the other workers'
-    /// pools hold the server's slots the same way. No item progresses (seen: 16 items pending after 240 s).
-    @Test(.disabled("the workers' connection pools stall one another when max_connections is reached"))
-    func poolExhaustion() async throws {
+    /// 5. A server whose `max_connections` is lower than the workers' connections want (three workers of two jobs,
+    /// each opening up to eight, against five, one of them the test's own): a connection the server refuses makes a
+    /// worker wait for one it holds, or for a free slot, and go on; no worker stops.
+    @Test func poolExhaustion() async throws {
         let batch = try await ChaosBatch(items: 16, stageSeconds: "0.05")
         defer { batch.killAll() }
         try await batch.server.restart(settings: ["max_connections=5"])
         let workers = try (0..<3).map { _ in try batch.startWorker(jobs: 2) }
-        try await batch.expectInvariants(repeatsAtMost: workers.count * 2, "pool exhaustion")
+        try await waitUntil("16 items finished") { batch.finished() == batch.items.count }
         let ended = workers.filter { !$0.isRunning }.map { $0.stdout.soFar + $0.stderr.soFar }
         #expect(ended.isEmpty, "a worker gave up: \(ended)")
+        try await batch.expectInvariants(repeatsAtMost: workers.count * 2, "pool exhaustion")
+        #expect(workers.allSatisfy { $0.isRunning }, "a worker stopped by itself")
+        print("poolExhaustion: \(batch.refusedConnections()) connections refused by the full server")
+        await batch.stopAll()
+    }
+
+    /// 5b. A worker started while the server has no free connection at all waits for one, as for a server that does
+    /// not answer yet (it does not stop), and works once a slot frees.
+    @Test func workerStartedOnAFullServer() async throws {
+        let batch = try await ChaosBatch(items: 4, stageSeconds: "0.02")
+        defer { batch.killAll() }
+        try await batch.server.restart(settings: ["max_connections=4"])
+        var sessions: [HeldSession] = []
+        for _ in 0..<4 { sessions.append(try await batch.server.openSession(database: ChaosBatch.databaseName)) }
+        let refused = batch.refusedConnections()
+        let worker = try batch.startWorker()
+        try await waitUntil("the worker was refused three times, or stopped") {
+            batch.refusedConnections() >= refused + 3 || !worker.isRunning
+        }
+        #expect(worker.isRunning, "the worker stopped: \(worker.stdout.soFar)\(worker.stderr.soFar)")
+        #expect(batch.finished() == 0)
+        await sessions.removeLast().end()
+        try await waitUntil("4 items finished on the one free connection, or the worker stopped") {
+            batch.finished() == batch.items.count || !worker.isRunning
+        }
+        for session in sessions { await session.end() }
+        try await batch.expectInvariants(repeatsAtMost: 0, "a worker started on a full server")
+        #expect(worker.isRunning, "the worker stopped: \(worker.stdout.soFar)\(worker.stderr.soFar)")
         await batch.stopAll()
     }
 

@@ -1,19 +1,13 @@
 import Testing
-import _ConnectionPoolModule
 
 @testable import SharedBatch
 
 /// Why an operation on the database failed, in words: what a dashboard or a worker shows when the server goes away,
 /// never a type's name.
 @Suite struct FailureReasonTests {
-    @Test func thePoolsErrorsAreSaidInWords() {
-        for error in [
-            ConnectionPoolError.connectionCreationCircuitBreakerTripped, .requestCancelled, .poolShutdown,
-        ] {
-            let reason = BatchDatabase.reason(of: error)
-            #expect(!reason.contains("ConnectionPoolError") && !reason.contains("base:"), "\(reason)")
-        }
-        let tripped = BatchDatabase.reason(of: ConnectionPoolError.connectionCreationCircuitBreakerTripped)
-        #expect(tripped.contains("cannot be reached"), "\(tripped)")
+    @Test func closedConnectionsAreSaidInWords() {
+        let reason = BatchDatabase.reason(of: ServerConnections.Closed())
+        #expect(reason == "the connections to the server were closed", "\(reason)")
+        #expect(!BatchDatabase.isTransient(ServerConnections.Closed()))
     }
 }

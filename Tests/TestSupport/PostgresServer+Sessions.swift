@@ -4,13 +4,13 @@ public import Foundation
     import Glibc
 #endif
 
-/// Sessions of a test's own beside the ones under test: a transaction left open, the other sessions ended by force,
-/// TLS turned on.
+/// Sessions of a test's own beside the ones under test: a transaction left open, a connection taken, the other
+/// sessions ended by force, TLS turned on.
 extension PostgresServer {
     /// Opens a session in `database` that begins a transaction, takes a transaction id, and stays idle in it until
     /// ``HeldTransaction/end()`` (or the test process ends): it holds the xmin horizon, so no row deleted or
     /// updated after it began can be vacuumed away. Returns once the server shows it idle in transaction.
-    public func holdTransaction(database: String) async throws -> HeldTransaction {
+    public func holdTransaction(database: String) async throws -> HeldSession {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tools.binary("psql"))
         process.arguments = [
@@ -22,7 +22,7 @@ extension PostgresServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let held = HeldTransaction(process: process, input: input.fileHandleForWriting)
+        let held = HeldSession(process: process, input: input.fileHandleForWriting)
         try input.fileHandleForWriting.write(
             contentsOf: Data("SET application_name = 'held-transaction'; BEGIN; SELECT txid_current();\n".utf8))
         try await waitUntil("the held transaction is idle in transaction") {
@@ -32,6 +32,30 @@ extension PostgresServer {
                     AND state = 'idle in transaction' AND backend_xid IS NOT NULL
                 """)
             return state == "1"
+        }
+        return held
+    }
+
+    /// Opens a session in `database` that stays idle until ``HeldSession/end()``: it takes one of the server's
+    /// connections, as another application would. Returns once it is connected; fails when the server refused it.
+    public func openSession(database: String) async throws -> HeldSession {
+        let connected = folder.appendingPathComponent("session-\(UUID().uuidString).connected")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tools.binary("psql"))
+        process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", String(port), "-U", "pipeline", "-d", database]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let held = HeldSession(process: process, input: input.fileHandleForWriting)
+        // psql reads its input once connected: the file appears when the session holds its connection.
+        try input.fileHandleForWriting.write(contentsOf: Data("\\! touch \(connected.path)\n".utf8))
+        try await waitUntil("a session of database \(database) is connected") {
+            FileManager.default.fileExists(atPath: connected.path) || !held.isRunning
+        }
+        guard FileManager.default.fileExists(atPath: connected.path) else {
+            throw PostgresServerError(message: "psql could not open a session of \(database)", logFile: logFile)
         }
         return held
     }
@@ -74,8 +98,9 @@ extension PostgresServer {
     }
 }
 
-/// A session idle in a transaction, from ``PostgresServer/holdTransaction(database:)``.
-public final class HeldTransaction: @unchecked Sendable {
+/// A session of a test's own, idle (in a transaction, from ``PostgresServer/holdTransaction(database:)``) until it
+/// ends.
+public final class HeldSession: @unchecked Sendable {
     private let process: Process
     private let input: FileHandle
 
@@ -88,7 +113,10 @@ public final class HeldTransaction: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Rolls the transaction back and ends the session.
+    /// Whether psql still runs (it ends when the server refuses the session).
+    var isRunning: Bool { process.isRunning }
+
+    /// Rolls its transaction back, if it has one, and ends the session.
     public func end() async {
         try? input.write(contentsOf: Data("ROLLBACK;\n\\q\n".utf8))
         try? input.close()
