@@ -17,13 +17,7 @@ struct VODPull {
         api = try options.connection.connect(context: context)
         let name = URL(string: options.link)?.deletingPathExtension().lastPathComponent ?? ""
         let title = options.title ?? (name.removingPercentEncoding ?? name)
-        if options.fitTitle {
-            self.title = try VODLimits.fitted(title: title)
-        } else if let problem = VODLimits.problem(with: title, field: "Title", length: VODLimits.titleLength) {
-            throw PlatformError(.invalidInput, "\(problem) (fitTitle: true shortens it)")
-        } else {
-            self.title = title
-        }
+        self.title = try VODLimits.title(title, fit: options.fitTitle)
     }
 
     /// What is wrong with `link` as a source VOD can pull, or nil: an http(s) URL with a host, whose path (or

@@ -151,13 +151,7 @@ private struct VODTicketRequest {
             throw PlatformError(.invalidInput, problem)
         }
         let title = options.title ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        if options.fitTitle {
-            self.title = try VODLimits.fitted(title: title)
-        } else if let problem = VODLimits.problem(with: title, field: "Title", length: VODLimits.titleLength) {
-            throw PlatformError(.invalidInput, "\(problem) (fitTitle: true shortens it)")
-        } else {
-            self.title = title
-        }
+        self.title = try VODLimits.title(title, fit: options.fitTitle)
     }
 
     var api: AliyunVODAPI {

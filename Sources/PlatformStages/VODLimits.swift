@@ -66,6 +66,16 @@ enum VODLimits {
             "ApsaraVideo VOD takes only the audio and video files its \"Upload media files\" page lists (mp4, mov, mkv, …): \(name) has \(shown)"
     }
 
+    /// The title VOD is given for `title`: made to fit when `fit` is true (``fitted(title:)``), else `title` itself
+    /// once it is within VOD's limits; one that is not fails with kind invalid-input.
+    static func title(_ title: String, fit: Bool) throws -> String {
+        if fit { return try fitted(title: title) }
+        if let problem = problem(with: title, field: "Title", length: titleLength) {
+            throw PlatformError(.invalidInput, "\(problem) (fitTitle: true shortens it)")
+        }
+        return title
+    }
+
     /// `title` made to fit: emoji left out, then cut to ``titleLength`` characters (never inside a character of
     /// several code points) and the spaces at either end dropped. A title of nothing but emoji has nothing left:
     /// a failure of kind invalid-input, since VOD needs a title.

@@ -100,7 +100,10 @@ private struct EngineRules {
         // Columns of the shared batch's tables, read by name.
         "Sources/SharedBatch/PostgresStore.swift": ["id", "path", "size", "status", "version"],
         "Sources/SharedBatch/SegmentQueue.swift": ["size", "status", "threads"],
-        "Sources/SharedBatch/BatchQueue+Listing.swift": ["id"],
+        // The id column a queue order sorts by, and the `status` parameter of a list's query.
+        "Sources/SharedBatch/ItemFinding.swift": ["id"],
+        "Sources/PipelineKit/Ledger/SQLiteLedger+Finding.swift": ["id"],
+        "Sources/PipelineKit/Ledger/ItemQuery.swift": ["status"],
         // The queue's table and its id column, named in the item claim's SQL.
         "Sources/SharedBatch/BatchQueue+Claim.swift": ["id", "items"],
         // The column of a manifest that names the input file.

@@ -77,13 +77,7 @@ struct OSSBackend: MultipartBackend {
             guard answer.status == .ok, let xml = S3XML(Data(buffer: answer.body)) else {
                 throw HTTPFailure.oss(answer, doing: "listing the uploaded parts")
             }
-            for record in xml.records("Part") {
-                if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
-                    parts[number] = ListedPart(etag: etag, size: record["Size"].flatMap(Int64.init) ?? -1)
-                }
-            }
-            guard xml.first("IsTruncated") == "true", let next = xml.first("NextPartNumberMarker").flatMap(Int.init)
-            else { return parts }
+            guard let next = ListedPart.read(page: xml, into: &parts) else { return parts }
             marker = next
         }
     }

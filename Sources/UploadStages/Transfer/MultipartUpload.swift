@@ -16,6 +16,18 @@ struct UploadedPart: Codable, Sendable, Hashable {
 struct ListedPart: Sendable, Hashable {
     var etag: String
     var size: Int64
+
+    /// Adds the parts a page of ListParts lists (S3 and OSS answer alike) to `parts`; the marker of the next page,
+    /// nil after the last.
+    static func read(page xml: S3XML, into parts: inout [Int: ListedPart]) -> Int? {
+        for record in xml.records("Part") {
+            if let number = record["PartNumber"].flatMap(Int.init), let etag = record["ETag"] {
+                parts[number] = ListedPart(etag: etag, size: record["Size"].flatMap(Int64.init) ?? -1)
+            }
+        }
+        guard xml.first("IsTruncated") == "true" else { return nil }
+        return xml.first("NextPartNumberMarker").flatMap(Int.init)
+    }
 }
 
 /// What a finished multipart upload reports.
@@ -208,7 +220,11 @@ struct MultipartUpload: Sendable {
                 return true
             }
         } catch let error as any ClassifiedError where error.disposition == .fatal {
-            if let progress { await abandon(await journal.progress ?? progress) }
+            // An upload whose completion was sent and not refused may be complete (a success whose answer could
+            // not be read): it is left, with the record, for the next run to find done or to finish.
+            if let progress, case let newest = await journal.progress ?? progress, newest.completionSentAt == nil {
+                await abandon(newest)
+            }
             throw error
         }
         guard let completed, let final = await journal.progress else {
