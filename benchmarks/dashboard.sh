@@ -104,7 +104,7 @@ done
 if [ "$MINUTES" != 0 ]; then
   echo "== serve's memory over $MINUTES minutes with $TABS pages open"
   rss() { awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
-  serve_pid=${pids[0]}
+  serve_pid=$(pgrep -n -f -- "serve --port $port")  # pids[0] is prio's subshell, not serve
   tab_fds=()
   for tab in $(seq "$TABS"); do
     mkfifo "tab-$tab"
