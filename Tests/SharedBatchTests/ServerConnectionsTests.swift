@@ -101,10 +101,9 @@ import Testing
 extension PostgresServer {
     /// Waits until a session runs `query`.
     fileprivate func waitForActive(_ query: String) async throws {
-        while try await psql("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = '\(query)'")
-            == "0"
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("a session runs \(query)", limit: .seconds(60)) {
+            try await psql("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = '\(query)'")
+                != "0"
         }
     }
 }
