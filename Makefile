@@ -3,12 +3,16 @@ SWIFT ?= swift
 SHELL := /bin/bash
 PIPELINE = .build/debug/pipeline
 
-.PHONY: deps build test lint tsan quickstart bench schema format docs plugin
+.PHONY: deps deps-build build test lint tsan quickstart bench schema format docs plugin
 
 deps:
 	scripts/install-deps.sh
 
-build: deps
+## Only what building pipeline and the quick start need (no test peers, PostgreSQL or Chromium).
+deps-build:
+	scripts/install-deps.sh --build
+
+build: deps-build
 	$(SWIFT) build
 
 ## Builds and runs the whole test suite (unit and end-to-end tests of the built binary). Tests run one at a
@@ -28,8 +32,10 @@ plugin:
 	@test -n "$(NAME)" || { echo "usage: make plugin NAME=acme-tools [DIR=folder]" >&2; exit 2; }
 	scripts/new-plugin.sh $(NAME) $(DIR)
 
-## Runs the quick-start workflow over the bundled samples.
-quickstart: build
+## Runs the quick-start workflow over the bundled samples. Builds only the pipeline executable, and installs only
+## what it needs to build.
+quickstart: deps-build
+	$(SWIFT) build --product pipeline
 	scripts/quickstart.sh
 
 ## Prints the benchmark figures (release build).

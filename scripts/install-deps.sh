@@ -2,15 +2,20 @@
 # Installs what building and testing media-pipeline needs on Debian 12, skipping what is already there.
 # Swift itself (6.0 or newer) must be installed from swift.org: Debian 12 does not package it.
 set -euo pipefail
+# `--build` installs only what building `pipeline` and running the quick start need (make quickstart); without it,
+# everything the tests and benchmarks need too.
 
-apt_packages=(
+build_packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev  # the C shim
   libavfilter-dev                                                                  # the shim: HDR tone mapping
   libsqlite3-dev                                                                   # the ledger (GRDB)
+  curl python3                                                                     # the quick start's listing
+)
+test_packages=(
   ffmpeg                                                                           # reference in tests and benchmarks
   time                                                                             # peak memory in benchmarks
-  curl python3 python3-pip                                                         # test peers and checks
+  python3-pip                                                                      # test peers and checks
   postgresql-15                                                                    # shared batches: tests start their own servers
   chromium                                                                         # the dashboard's browser tests
 )
@@ -18,6 +23,14 @@ apt_packages=(
 # Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API).
 pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliyun-python-sdk-core aliyun-python-sdk-vod)
 pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod)
+
+apt_packages=("${build_packages[@]}")
+if [ "${1:-}" = "--build" ]; then
+  pip_packages=()
+  pip_modules=()
+else
+  apt_packages+=("${test_packages[@]}")
+fi
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "install-deps: swift is not on PATH; install Swift 6 from https://www.swift.org/install/linux/" >&2
