@@ -25,6 +25,7 @@
 # Needs: postgresql-15, ffmpeg, curl, bc, python3 (apt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/lib/postgres.sh
 while [ $# -gt 0 ]; do
   case "$1" in
     --hold) HOLD_SECONDS=$2; shift 2 ;;
@@ -49,8 +50,6 @@ RANDOM=$SEED
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
-[ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
-PG=/usr/lib/postgresql/15/bin
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
 # Made absolute: the scenarios run from a folder of their own.
 PIPELINE=$(realpath "${PIPELINE:-.build/release/pipeline}")
@@ -60,26 +59,16 @@ pids=()
 failures=0
 cleanup() {
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  [ -f "$work/pg/postmaster.pid" ] && as_postgres "$PG/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1
+  pg_cleanup
   rm -rf "$work"
 }
 trap cleanup EXIT
-as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { for _ in $(seq 12000); do eval "$1" && return 0; sleep 0.05; done; echo "gave up waiting for: $1" >&2; exit 1; }
 now() { date +%s.%N; }
 seconds_since() { echo "$(now) - $1" | bc -l; }
 cd "$work"
 
-pgport=$(free_port)
-mkdir -p pg pg-socket
-[ "$(id -u)" -ne 0 ] || chown postgres pg pg-socket
-as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
-pg_start() {  # extra -c settings
-  as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
-    -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1 $*" start >/dev/null
-}
-pg_start
+pg_setup "$work"
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U pipeline -d "$db" -Atqc "$1"; }
 
 sandbox_port=$(free_port)
@@ -94,8 +83,7 @@ export CHAOS_TOKEN=sandbox-token
 prepare() {
   db=chaos$1
   local count=$2 mode=${3:-}
-  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$db"
-  url="postgres://pipeline@127.0.0.1:$pgport/$db?sslmode=disable"
+  url=$(database "$db")
   rm -rf "$db" && mkdir -p "$db/in" "$db/marks"
   for i in $(seq -w 1 "$count"); do echo "$db $i" > "$db/in/$db-item-$i.txt"; done
   log=$work/$db/effects.log
@@ -279,7 +267,7 @@ scenario_3() {
   local before stopped restarted resumed
   before=$(claims)
   stopped=$(now)
-  as_postgres "$PG/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null
+  pg_stop immediate
   sleep "$OUTAGE"
   pg_start
   restarted=$(now)
@@ -323,7 +311,7 @@ scenario_4() {
 scenario_5() {
   echo "== 5. Pool exhaustion: max_connections=$POOL_CONNECTIONS, $WORKERS workers of 2 jobs (each opens up to 8)"
   prepare 5 "$ITEMS"
-  as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
+  pg_stop fast
   pg_start "-c max_connections=$POOL_CONNECTIONS"
   local refused_before peak=0 n samples=0 own=0 deadline first=""
   refused_before=$(grep -c 'too many clients' "$work/pg/server.log" || true)
@@ -352,7 +340,7 @@ scenario_5() {
   else
     check "pool exhaustion" $((WORKERS * 2))
   fi
-  as_postgres "$PG/pg_ctl" -D "$work/pg" -m fast stop >/dev/null
+  pg_stop fast
   pg_start
 }
 

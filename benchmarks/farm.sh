@@ -15,6 +15,7 @@
 # release build as it is; PIPELINE=path another binary). Needs: postgresql-15, ffmpeg, util-linux (taskset), bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/lib/postgres.sh
 LONG=${LONG:-600}
 SHORT=${SHORT:-20}
 SEGMENT=${SEGMENT:-20}
@@ -23,8 +24,6 @@ SEED=${SEED:-1}
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
-[ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
-PG=/usr/lib/postgresql/15/bin
 # PIPELINE=path runs that binary instead (the encodes are x264's work, whichever build calls it).
 if [ -z "${PIPELINE:-}" ]; then
   [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
@@ -35,26 +34,15 @@ chmod 755 "$work"
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  [ -f "$work/pg/postmaster.pid" ] && as_postgres "$PG/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1
+  pg_cleanup
   rm -rf "$work"
 }
 trap cleanup EXIT
-as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
 cd "$work"
 
-pgport=$(free_port)
-mkdir -p pg pg-socket
-[ "$(id -u)" -ne 0 ] || chown postgres pg pg-socket
-as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
-as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
-  -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1" start >/dev/null
+pg_setup "$work"
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U pipeline -d "$1" -Atqc "$2"; }
-database() {  # name: creates it, prints its URL
-  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$1"
-  echo "postgres://pipeline@127.0.0.1:$pgport/$1?sslmode=disable"
-}
 
 clip() {  # seconds path pattern tone: the tone makes each clip's content its own (identical files are one item)
   ffmpeg -v error -f lavfi -i "$3=size=640x360:rate=25:duration=$1" -f lavfi -i "sine=frequency=$4:duration=$1" \

@@ -13,15 +13,14 @@
 # release (SKIP_BUILD=1 uses the release build as it is). Needs: postgresql-15, nginx, bc (apt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/lib/postgres.sh
 ITEMS=${ITEMS:-96}
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 command -v bc >/dev/null || $sudo apt-get install -y -qq bc >/dev/null
 command -v nginx >/dev/null || PATH=$PATH:/usr/sbin command -v nginx >/dev/null \
   || $sudo apt-get install -y -qq nginx >/dev/null
-[ -x /usr/lib/postgresql/15/bin/postgres ] || $sudo apt-get install -y -qq postgresql-15 >/dev/null
 NGINX=$(PATH=$PATH:/usr/sbin command -v nginx)
-PG=/usr/lib/postgresql/15/bin
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pipeline >/dev/null
 PIPELINE=$PWD/.build/release/pipeline
 work=$(mktemp -d -p /tmp pipeline-workers-bench.XXXXXX)
@@ -32,27 +31,16 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   # nginx stops its worker process only when asked: -9 would leave it running.
   [ -z "$nginx_pid" ] || kill -TERM "$nginx_pid" 2>/dev/null || true
-  [ -f "$work/pg/postmaster.pid" ] && as_postgres "$PG/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1
+  pg_cleanup
   rm -rf "$work"
 }
 trap cleanup EXIT
-as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { for _ in $(seq 6000); do eval "$1" && return 0; sleep 0.05; done; echo "gave up waiting for: $1" >&2; exit 1; }
 now() { date +%s.%N; }
 cd "$work"
 
-pgport=$(free_port)
-mkdir -p pg pg-socket
-[ "$(id -u)" -ne 0 ] || chown postgres pg pg-socket
-as_postgres "$PG/initdb" -D "$work/pg" -U pipeline --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
-as_postgres "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
-  -o "-p $pgport -k $work/pg-socket -c listen_addresses=127.0.0.1" start >/dev/null
+pg_setup "$work"
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U pipeline -d "$1" -Atqc "$2"; }
-database() {  # name: creates it, prints its URL
-  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$1"
-  echo "postgres://pipeline@127.0.0.1:$pgport/$1?sslmode=disable"
-}
 
 sink=$(free_port)
 mkdir -p nginx
