@@ -70,12 +70,35 @@ import Testing
         #expect(object?["SHA256"]?.stringValue == exported, "\(String(describing: object))")
     }
 
-    @Test func anExportSharedFromOSSIsPulledIntoAVideo() async throws {
-        let scratch = try Scratch()
+    /// The sample in `scratch`, a Sandbox whose transcodes take `transcodeDelay`, and the workflow against it.
+    private func started(
+        _ scratch: borrowing Scratch, transcodeDelay: Duration = .milliseconds(200), reconcileWait: String = "10s"
+    ) async throws -> RunningSandbox {
         try input(scratch)
         let sandbox = try await SandboxServer.start(
-            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(400)))
-        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL))
+            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: transcodeDelay))
+        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, reconcileWait: reconcileWait))
+        return sandbox
+    }
+
+    /// Runs the workflow with UploadMediaByURL's answer held back, and kills the run once the job exists: the
+    /// job is made, its answer never heard. The Sandbox answers at once again afterwards.
+    private func killWhileThePullIsUnanswered(_ sandbox: RunningSandbox, _ scratch: borrowing Scratch) async throws {
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 3}"#)
+        let process = try Binary.start(["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
+        try await waitUntil("the pull job, or the end of the run") {
+            guard process.isRunning else { return true }
+            return ((try? await aliyun(sandbox))?["urlUploadJobs"]?.arrayValue?.count ?? 0) > 0
+        }
+        #expect(process.isRunning, "the run ended before the pull was submitted")
+        process.signal(SIGKILL)
+        _ = await process.exit()
+        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 0}"#)
+    }
+
+    @Test func anExportSharedFromOSSIsPulledIntoAVideo() async throws {
+        let scratch = try Scratch()
+        let sandbox = try await started(scratch, transcodeDelay: .milliseconds(400))
         let validate = try await Binary.run(["validate", "wf.json"], in: scratch.root)
         #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
         let result = try await Binary.run(
@@ -99,20 +122,8 @@ import Testing
     /// job by its URL and the marker in its UserData, and follows it: one job, one video.
     @Test func aKillWhileThePullIsUnansweredMakesNoSecondJob() async throws {
         let scratch = try Scratch()
-        try input(scratch)
-        let sandbox = try await SandboxServer.start(
-            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200)))
-        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL))
-        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 3}"#)
-        let process = try Binary.start(["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
-        try await waitUntil("the pull job, or the end of the run") {
-            guard process.isRunning else { return true }
-            return ((try? await aliyun(sandbox))?["urlUploadJobs"]?.arrayValue?.count ?? 0) > 0
-        }
-        #expect(process.isRunning, "the run ended before the pull was submitted")
-        process.signal(SIGKILL)
-        _ = await process.exit()
-        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 0}"#)
+        let sandbox = try await started(scratch)
+        try await killWhileThePullIsUnanswered(sandbox, scratch)
         let rerun = try await Binary.run(
             ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
@@ -127,21 +138,9 @@ import Testing
     /// finds it and follows it: one job, one video.
     @Test func aRefusedResubmissionStillLooksForTheFirstJob() async throws {
         let scratch = try Scratch()
-        try input(scratch)
-        let sandbox = try await SandboxServer.start(
-            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200)))
-        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL, reconcileWait: "1s"))
-        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 3}"#)
+        let sandbox = try await started(scratch, reconcileWait: "1s")
         _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"urlListingLag": 3600}"#)
-        let process = try Binary.start(["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
-        try await waitUntil("the pull job, or the end of the run") {
-            guard process.isRunning else { return true }
-            return ((try? await aliyun(sandbox))?["urlUploadJobs"]?.arrayValue?.count ?? 0) > 0
-        }
-        #expect(process.isRunning, "the run ended before the pull was submitted")
-        process.signal(SIGKILL)
-        _ = await process.exit()
-        _ = await httpPost("\(sandbox.baseURL)/sandbox/faults", json: #"{"createDelay": 0}"#)
+        try await killWhileThePullIsUnanswered(sandbox, scratch)
         let lagging = try await Binary.run(
             ["run", "wf.json"], in: scratch.root, environment: AliyunChainTests.environment)
         #expect(lagging.status == 1, "\(lagging.stdout)\(lagging.stderr)")
@@ -166,10 +165,7 @@ import Testing
     /// pulling a second one. One job, one video.
     @Test func aPulledVideoWhoseTranscodeFailsIsNotPulledAgain() async throws {
         let scratch = try Scratch()
-        try input(scratch)
-        let sandbox = try await SandboxServer.start(
-            SandboxConfiguration(dataFolder: scratch.path("sandbox").path, transcodeDelay: .milliseconds(200)))
-        try scratch.write("wf.json", Self.workflow(api: sandbox.baseURL))
+        let sandbox = try await started(scratch)
         _ = await httpPost("\(sandbox.baseURL)/sandbox/aliyun/faults", json: #"{"transcodeFails": 1}"#)
         for round in 1...2 {
             let result = try await Binary.run(

@@ -123,29 +123,9 @@ final class ChaosBatch: @unchecked Sendable {
     /// Waits until every item of `workflow` succeeded (the counts read through the test's own connection, which
     /// rides out the disruption as the workers do). When they do not, the error tells what the workers did.
     func waitUntilDone(workflow: String = "chaos", count: Int? = nil) async throws {
-        let count = count ?? items.count
-        let lastRead = Mutex("nothing read yet")
-        do {
-            try await waitUntil("\(count) items of \(workflow) succeeded", limit: .seconds(240)) {
-                do {
-                    let counts = try await BatchQueue(database: self.database).status().workflows[workflow]
-                    lastRead.withLock { $0 = "last status: \(String(describing: counts))" }
-                    return counts?.byStatus["succeeded"] == count
-                } catch {
-                    lastRead.withLock { $0 = "last status read failed: \(error)" }
-                    return false
-                }
-            }
-        } catch let timedOut as WaitTimedOut {
-            func tail(_ text: String) -> String { text.split(separator: "\n").suffix(8).joined(separator: "\n") }
-            let workers = workers.withLockedValue { $0 }.map { worker in
-                "worker \(worker.pid) (\(worker.isRunning ? "running" : "ended")): "
-                    + tail(worker.stderr.soFar) + "\n" + tail(worker.stdout.soFar)
-            }
-            throw WaitTimedOut(
-                what: "\(timedOut.what) (\(lastRead.withLock { $0 }))\n\(workers.joined(separator: "\n"))",
-                limit: timedOut.limit)
-        }
+        try await waitUntilSucceeded(
+            count ?? items.count, of: workflow, in: database, limit: .seconds(240),
+            workers: { self.workers.withLockedValue { $0 } })
     }
 
     /// The invariants every scenario ends with: every item succeeded (none failed, queued or running), each stage

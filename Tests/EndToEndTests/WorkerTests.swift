@@ -231,30 +231,9 @@ final class SharedBatch: @unchecked Sendable {
     /// Waits until `count` items succeeded. If they do not, the error tells what the batch and the workers
     /// were doing.
     func waitUntilDone(_ count: Int) async throws {
-        let lastRead = Mutex("nothing read yet")
-        do {
-            try await waitUntil("\(count) items succeeded", limit: .seconds(300)) {
-                do {
-                    let workflow = try await self.status().workflows["shared"]
-                    lastRead.withLock { $0 = "last status: \(String(describing: workflow))" }
-                    return workflow?.byStatus["succeeded"] == count
-                } catch {
-                    lastRead.withLock { $0 = "last status read failed: \(error)" }
-                    return false
-                }
-            }
-        } catch let timedOut as WaitTimedOut {
-            func tail(_ text: String) -> String { text.split(separator: "\n").suffix(8).joined(separator: "\n") }
-            let workers = workers.map { worker in
-                "worker \(worker.pid) (\(worker.isRunning ? "running" : "ended")), stderr ends:\n"
-                    + tail(worker.stderr.soFar) + "\nstdout ends:\n" + tail(worker.stdout.soFar)
-            }
-            throw WaitTimedOut(
-                what: """
-                    \(timedOut.what) (\(lastRead.withLock { $0 }); \(effects().count) effects logged)
-                    \(workers.joined(separator: "\n"))
-                    """, limit: timedOut.limit)
-        }
+        try await waitUntilSucceeded(
+            count, of: "shared", in: database, limit: .seconds(300), workers: { self.workers },
+            context: { "; \(self.effects().count) effects logged" })
     }
 
     /// Stops the workers still running with SIGTERM (continuing stopped ones first); their exit statuses.

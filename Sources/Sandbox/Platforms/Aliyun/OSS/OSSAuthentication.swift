@@ -94,19 +94,7 @@ enum OSSAuthentication {
             method: request.method.rawValue, bucket: bucket, key: key,
             query: query.filter { $0.key != "x-oss-signature" }, headers: request.headers,
             host: request.head.authority)
-        let stringToSign = v4.stringToSign(timestamp: timestamp, canonicalRequest: canonical)
-        return (
-            v4.accessKeyID,
-            { secret in
-                guard v4.expectedSignature(of: stringToSign, secret: secret) == v4.signature else {
-                    throw OSSError(
-                        status: .forbidden, code: "SignatureDoesNotMatch",
-                        message: "The request signature we calculated does not match the signature you provided.",
-                        extra: [("CanonicalRequest", canonical), ("OSSAccessKeyId", v4.accessKeyID)],
-                        ec: "0002-00000040")
-                }
-            }
-        )
+        return checked(v4, timestamp: timestamp, canonical: canonical, presigned: true)
     }
 
     /// A V4-signed request, once its time and scope are checked.
@@ -117,7 +105,23 @@ enum OSSAuthentication {
         let canonical = v4.canonicalRequest(
             method: request.method.rawValue, bucket: bucket, key: key, query: query, headers: request.headers,
             host: request.head.authority)
+        return checked(v4, timestamp: timestamp, canonical: canonical, presigned: false)
+    }
+
+    /// The V4 signature check of a request whose `canonical` request is known: its signature must be the one the
+    /// caller's secret makes. The error of a header-signed request also names the string to sign and the signature
+    /// sent; a presigned URL's names its canonical request and key only.
+    private static func checked(_ v4: OSSV4Authorization, timestamp: String, canonical: String, presigned: Bool)
+        -> Signed
+    {
         let stringToSign = v4.stringToSign(timestamp: timestamp, canonicalRequest: canonical)
+        let extra =
+            presigned
+            ? [("CanonicalRequest", canonical), ("OSSAccessKeyId", v4.accessKeyID)]
+            : [
+                ("StringToSign", stringToSign), ("CanonicalRequest", canonical), ("SignatureProvided", v4.signature),
+                ("OSSAccessKeyId", v4.accessKeyID),
+            ]
         return (
             v4.accessKeyID,
             { secret in
@@ -125,10 +129,7 @@ enum OSSAuthentication {
                     throw OSSError(
                         status: .forbidden, code: "SignatureDoesNotMatch",
                         message: "The request signature we calculated does not match the signature you provided.",
-                        extra: [
-                            ("StringToSign", stringToSign), ("CanonicalRequest", canonical),
-                            ("SignatureProvided", v4.signature), ("OSSAccessKeyId", v4.accessKeyID),
-                        ], ec: "0002-00000040")
+                        extra: extra, ec: "0002-00000040")
                 }
             }
         )
