@@ -79,10 +79,8 @@ struct RunCommand: StageCatalogCommand {
         var settings = runOptions.runnerSettings(
             scratchRoot: state.scratchRoot, client: client, keepsEveryResult: report != nil)
         if let notifier { settings.sink = NotifyingSink(settings.sink, notifier: notifier, workflow: workflow.name) }
-        // The running stages' progress, for `pipeline serve` beside the run.
-        let (folder, name) = (state.folder, workflow.name)
-        settings.sink = ProgressBoard(next: settings.sink) { ProgressFile.write($0, workflow: name, in: folder) }
-        defer { ProgressFile.remove(in: folder) }
+        settings.publishProgress(of: workflow.name, in: state.folder)
+        defer { ProgressFile.remove(in: state.folder) }
         let runner = settings.runner(
             workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path

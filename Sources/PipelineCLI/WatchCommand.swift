@@ -46,10 +46,16 @@ struct WatchCommand: StageCatalogCommand {
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
         let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
         defer { state.close() }
+        // A killed run's progress is not this watch's; its own goes when it ends.
+        ProgressFile.remove(in: state.folder)
+        defer { ProgressFile.remove(in: state.folder) }
         let client = HTTPClient.makeForStages()
         // Only a batch's failures are read (and reported), so results are not kept for the whole session.
-        let runner = runOptions.runnerSettings(scratchRoot: state.scratchRoot, client: client, keepsEveryResult: false)
-            .runner(workflow: workflow, registry: registry, store: state.ledger, environment: environment)
+        var settings = runOptions.runnerSettings(
+            scratchRoot: state.scratchRoot, client: client, keepsEveryResult: false)
+        settings.publishProgress(of: workflow.name, in: state.folder)
+        let runner = settings.runner(
+            workflow: workflow, registry: registry, store: state.ledger, environment: environment)
         let watcher = FolderWatcher(folders: first.folders, polling: poll)
         let watch = Watch(
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,

@@ -92,7 +92,7 @@ import Testing
         (try? JSONValue(parsing: Data(await httpGet(base + "/api/status").utf8)))?["progress"]?.arrayValue ?? []
     }
 
-    @Test func aKilledRunsProgressIsNotShownWhenAnotherProcessHoldsTheFolder() async throws {
+    @Test func aKilledRunsProgressIsNotShownAndWatchPublishesItsOwn() async throws {
         let scratch = try Scratch()
         try await Self.prepare(scratch)
         let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
@@ -108,11 +108,19 @@ import Testing
             (try? String(contentsOf: lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(FileManager.default.fileExists(atPath: file.path), "the killed run left its progress behind")
-        // Another process takes the folder (`watch` writes no progress file): what the killed run left is not its.
+        // Nobody holds the folder: what the killed run left is not shown.
+        #expect(await Self.progress(at: served.base).isEmpty, "nobody holds the folder")
+
+        // `watch` takes the folder, removes what the killed run left, and publishes the transcode it takes up.
         let watch = try Binary.start(["watch", "wf.json", "--state", "state"], in: scratch.root)
         defer { if watch.isRunning { watch.signal(SIGKILL) } }
         try await waitUntil("watch holds the folder") { holder() == "\(watch.pid)" }
-        #expect(await Self.progress(at: served.base).isEmpty)
+        try await waitUntil("the progress served is watch's own") {
+            guard let data = FileManager.default.contents(atPath: file.path),
+                (try? JSONValue(parsing: data))?["pid"]?.intValue == Int(watch.pid)
+            else { return false }
+            return await !Self.progress(at: served.base).isEmpty
+        }
         watch.signal(SIGKILL)
         _ = await watch.exit()
         #expect(await Self.progress(at: served.base).isEmpty, "nobody holds the folder")
