@@ -19,7 +19,7 @@
 #include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
-_Static_assert(MS_ERROR_EVERY_PART_EMPTY < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(MS_ERROR_QUALITY_MISMATCH < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
@@ -47,6 +47,8 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
     case MS_ERROR_NO_AUDIO: return "no audio stream";
     case MS_ERROR_EVERY_PART_EMPTY: return "every part is empty: no video frame could be decoded";
+    case MS_ERROR_QUALITY_UNSUPPORTED: return "a quality measurement compares 8-bit 4:2:0 SDR video only";
+    case MS_ERROR_QUALITY_MISMATCH: return "the two files cannot be compared frame by frame";
     default: return NULL;
     }
 }

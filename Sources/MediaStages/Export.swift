@@ -13,7 +13,7 @@ enum Export {
         var autoChoice: String?
     }
 
-    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:createFolder:context:)``
     /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
@@ -41,10 +41,12 @@ enum Export {
     }
 
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
-    /// segments encoded at once (nil: never segmented).
+    /// segments encoded at once (nil: never segmented). `quality`: the export's measurement against its source and
+    /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, quality: QualityGate?, createFolder: Bool,
+        context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -65,6 +67,8 @@ enum Export {
             let (report, farmedPlan) = try await encoding.run(
                 input, to: output, settings: settings, context: context)
             try checkDecoded(report, context: context)
+            let measured = try await quality?.check(
+                source: input, export: output.partial.path, threads: settings.threads, logger: context.logger)
             var outputs = TranscodeStage.Outputs.with {
                 $0.path = output.destination.path
                 $0.size = report.size
@@ -74,6 +78,7 @@ enum Export {
                 $0.mode = settings.mode.rawValue
                 $0.frames = report.videoFrames
                 $0.hasAudio = report.hasAudio
+                $0.quality = measured
             }
             outputs.size = try await output.commit(outputs, context: context)
             context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)

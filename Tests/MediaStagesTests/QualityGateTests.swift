@@ -1,0 +1,101 @@
+import Foundation
+import MediaStages
+import StageKit
+import TestSupport
+import Testing
+
+/// `ffmpeg.transcode` with `quality`: the report in the outputs, and `minQuality` as a gate.
+@Suite struct QualityGateTests {
+    let folder = temporaryFolder()
+
+    private func harness() -> StageHarness {
+        StageHarness(stateFolder: folder.appendingPathComponent("state"))
+    }
+
+    /// One second of noise (hard to encode: a high CRF leaves visibly poor pictures), lossless 8-bit 4:2:0.
+    private func noiseSource() async throws -> URL {
+        let source = folder.appendingPathComponent("noise.mp4")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "nullsrc=size=320x180:rate=24:duration=1,geq=lum='random(1)*255':cb=128:cr=128", "-c:v", "libx264",
+                "-qp", "0", "-pix_fmt", "yuv420p", source.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return source
+    }
+
+    @Test func theOutputsCarryTheReportOfTheFinishedFile() async throws {
+        let source = try await noiseSource()
+        let output = folder.appendingPathComponent("out/passed.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(output.path),
+                "video": ["preset": "ultrafast", "crf": 18], "quality": ["metric": "vmaf", "minQuality": 20],
+            ])
+        let outputs = try run.outputs.get()
+        let quality = try #require(outputs["quality"])
+        #expect(quality["metric"] == "vmaf" && quality["model"] == "vmaf_v0.6.1")
+        #expect(quality["frames"]?.intValue == outputs["frames"]?.intValue)
+        // The report is the measurement of the file that landed.
+        let measured = try await MediaToolkit.measureQuality(
+            reference: source.path, distorted: output.path, metric: .vmaf)
+        #expect(quality["mean"]?.doubleValue == measured.mean)
+        #expect(quality["onePercentLow"]?.doubleValue == measured.onePercentLow)
+        #expect(quality["worst"]?.doubleValue == measured.worst)
+        #expect(measured.mean > 20)
+    }
+
+    @Test func anExportBelowMinQualityFailsWithoutRetryAndDoesNotLand() async throws {
+        let source = try await noiseSource()
+        let output = folder.appendingPathComponent("out/failed.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(output.path),
+                "video": ["preset": "ultrafast", "crf": 51], "quality": ["metric": "vmaf", "minQuality": 90],
+            ])
+        guard case .failure(let failure as StageFailure) = run.outputs else {
+            Issue.record("expected the gate to fail the stage, got \(run.outputs)")
+            return
+        }
+        #expect(failure.kind == .qualityBelowMinimum)
+        #expect(failure.disposition == .fatal)
+        #expect(failure.message.contains("VMAF the mean"), "\(failure.message)")
+        #expect(failure.message.contains("is below minQuality 90.00"), "\(failure.message)")
+        #expect(failure.message.contains("model vmaf_v0.6.1"), "\(failure.message)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test func theOnePercentLowHasABoundOfItsOwn() async throws {
+        let source = try await noiseSource()
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(folder.appendingPathComponent("low.mp4").path),
+                "video": ["preset": "ultrafast", "crf": 40],
+                "quality": ["metric": "psnr", "minQuality": 0, "minOnePercentLow": 99],
+            ])
+        guard case .failure(let failure as StageFailure) = run.outputs else {
+            Issue.record("expected the gate to fail the stage, got \(run.outputs)")
+            return
+        }
+        #expect(failure.message.contains("PSNR the 1 % low"), "\(failure.message)")
+        #expect(failure.message.contains("is below minOnePercentLow 99.00"), "\(failure.message)")
+        #expect(!failure.message.contains("minQuality"), "the mean met its bound: \(failure.message)")
+    }
+
+    @Test func aBoundWithoutAMetricIsAnOptionProblem() {
+        let problems = TranscodeStage.Options.problems(in: ["quality": ["metric": "none", "minQuality": 90]])
+        #expect(problems.map(\.message) == ["minQuality needs a metric, but the metric is none"])
+    }
+
+    @Test func aGatedExportDoesNotStream() {
+        let refusal = TranscodeStage.streamRefusal(
+            with: ["segmentSeconds": "60s", "quality": ["minQuality": 90]], inputs: InputSummary(isInputFile: true))
+        #expect(refusal?.contains("quality sets a bound") == true)
+        #expect(TranscodeStage.streamRefusal(with: ["quality": ["metric": "ssim"]], inputs: InputSummary(isInputFile: true)) == nil)
+    }
+}
