@@ -186,7 +186,7 @@ public struct TranscodeStage: Stage {
         @Output(
             "With the option quality: the export against its source: metric, model (VMAF), frames, mean, onePercentLow (the mean of the worst 1 % of frames), worst, worstFrame.",
             whenGiven: "quality")
-        public var quality: QualityReport?
+        public var quality: QualityReport? = nil
 
         public init() {}
     }

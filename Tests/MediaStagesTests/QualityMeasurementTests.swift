@@ -71,7 +71,7 @@ import Testing
         return values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
     }
 
-    @Test(arguments: zip(sources, ["testsrc2", "mandelbrot", "noise"]))
+    @Test(arguments: zip(QualityMeasurementTests.sources, ["testsrc2", "mandelbrot", "noise"]))
     func vmafMatchesAnIndependentLibvmaf(source: String, name: String) async throws {
         let ffmpeg = try await independentFFmpeg()
         let (reference, encodes) = try await clips(source, name: name)
@@ -93,7 +93,7 @@ import Testing
         #expect(means[0] > means[1], "CRF 23 scores above CRF 40: \(means)")
     }
 
-    @Test(arguments: zip(sources, ["testsrc2", "mandelbrot", "noise"]))
+    @Test(arguments: zip(QualityMeasurementTests.sources, ["testsrc2", "mandelbrot", "noise"]))
     func ssimAndPSNRMatchFFmpegsFilters(source: String, name: String) async throws {
         let (reference, encodes) = try await clips(source, name: name)
         for encode in encodes {
