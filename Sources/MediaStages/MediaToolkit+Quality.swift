@@ -26,7 +26,8 @@ extension MediaToolkit {
             let status = ms_quality(
                 reference, distorted, shimMetric, Int32(threads), callback, context, &measured, &message,
                 message.count)
-            let frames = status == 0 ? Array(UnsafeBufferPointer(start: measured.frames, count: Int(measured.count))) : []
+            let frames =
+                status == 0 ? Array(UnsafeBufferPointer(start: measured.frames, count: Int(measured.count))) : []
             return (status, frames)
         }
         return QualityReport(metric: metric, scores: scores)

@@ -184,7 +184,7 @@ public struct TranscodeStage: Stage {
         @Output("Whether it has an audio stream.") public var hasAudio = false
         /// The quality report, with the option `quality`.
         @Output(
-            "With the option quality: the export against its source: metric, model (VMAF), frames, mean, onePercentLow (the mean of the worst 1 % of frames), worst, worstFrame.",
+            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, onePercentLow (the mean of the worst 1 % of frames), worst, worstFrame.",
             whenGiven: "quality")
         public var quality: QualityReport? = nil
 

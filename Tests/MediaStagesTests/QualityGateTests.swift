@@ -96,6 +96,8 @@ import Testing
         let refusal = TranscodeStage.streamRefusal(
             with: ["segmentSeconds": "60s", "quality": ["minQuality": 90]], inputs: InputSummary(isInputFile: true))
         #expect(refusal?.contains("quality sets a bound") == true)
-        #expect(TranscodeStage.streamRefusal(with: ["quality": ["metric": "ssim"]], inputs: InputSummary(isInputFile: true)) == nil)
+        #expect(
+            TranscodeStage.streamRefusal(with: ["quality": ["metric": "ssim"]], inputs: InputSummary(isInputFile: true))
+                == nil)
     }
 }

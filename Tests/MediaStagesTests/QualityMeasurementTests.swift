@@ -58,7 +58,10 @@ import Testing
     {
         let ran = await runTool(
             tool,
-            ["-nostdin", "-v", "error", "-i", distorted.path, "-i", reference.path, "-lavfi", filter, "-f", "null", "-"])
+            [
+                "-nostdin", "-v", "error", "-i", distorted.path, "-i", reference.path, "-lavfi", filter, "-f", "null",
+                "-",
+            ])
         try #require(ran.status == 0, "\(ran.stderr)")
         return try String(contentsOf: log, encoding: .utf8)
     }
@@ -77,7 +80,8 @@ import Testing
         let (reference, encodes) = try await clips(source, name: name)
         var means: [Double] = []
         for encode in encodes {
-            let ours = try await MediaToolkit.measureQuality(reference: reference.path, distorted: encode.path, metric: .vmaf)
+            let ours = try await MediaToolkit.measureQuality(
+                reference: reference.path, distorted: encode.path, metric: .vmaf)
             let log = folder.appendingPathComponent("\(encode.lastPathComponent).vmaf.json")
             let text = try await filterLog(
                 ffmpeg, "libvmaf=model=version=vmaf_v0.6.1:log_fmt=json:log_path=\(log.path)", distorted: encode,
@@ -97,8 +101,10 @@ import Testing
     func ssimAndPSNRMatchFFmpegsFilters(source: String, name: String) async throws {
         let (reference, encodes) = try await clips(source, name: name)
         for encode in encodes {
-            let ssim = try await MediaToolkit.measureQuality(reference: reference.path, distorted: encode.path, metric: .ssim)
-            let psnr = try await MediaToolkit.measureQuality(reference: reference.path, distorted: encode.path, metric: .psnr)
+            let ssim = try await MediaToolkit.measureQuality(
+                reference: reference.path, distorted: encode.path, metric: .ssim)
+            let psnr = try await MediaToolkit.measureQuality(
+                reference: reference.path, distorted: encode.path, metric: .psnr)
             let ssimLog = folder.appendingPathComponent("\(encode.lastPathComponent).ssim.log")
             let psnrLog = folder.appendingPathComponent("\(encode.lastPathComponent).psnr.log")
             let ssimStats = try await filterLog(
@@ -123,7 +129,8 @@ import Testing
             ])
         try #require(made.status == 0, "\(made.stderr)")
         let error = await #expect(throws: MediaError.self) {
-            _ = try await MediaToolkit.measureQuality(reference: reference.path, distorted: reference.path, metric: .vmaf)
+            _ = try await MediaToolkit.measureQuality(
+                reference: reference.path, distorted: reference.path, metric: .vmaf)
         }
         #expect(error?.code == .qualityUnsupported)
         #expect(error?.message.contains("yuv420p10le") == true, "\(String(describing: error))")
