@@ -40,10 +40,10 @@ struct QualityGate: Sendable {
         func figure(_ value: Double) -> String { String(format: "%.\(digits)f", value) }
         var missed: [String] = []
         if let bound = minMean, report.mean < bound {
-            missed.append("the mean \(figure(report.mean)) is below minQuality \(figure(bound))")
+            missed.append("mean \(figure(report.mean)) is below minQuality \(figure(bound))")
         }
         if let bound = minOnePercentLow, report.onePercentLow < bound {
-            missed.append("the 1 % low \(figure(report.onePercentLow)) is below minOnePercentLow \(figure(bound))")
+            missed.append("1 % low \(figure(report.onePercentLow)) is below minOnePercentLow \(figure(bound))")
         }
         guard !missed.isEmpty else { return nil }
         return StageFailure(

@@ -63,7 +63,7 @@ import Testing
         }
         #expect(failure.kind == .qualityBelowMinimum)
         #expect(failure.disposition == .fatal)
-        #expect(failure.message.contains("VMAF the mean"), "\(failure.message)")
+        #expect(failure.message.contains("quality gate: VMAF mean "), "\(failure.message)")
         #expect(failure.message.contains("is below minQuality 90.00"), "\(failure.message)")
         #expect(failure.message.contains("model vmaf_v0.6.1"), "\(failure.message)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -82,7 +82,7 @@ import Testing
             Issue.record("expected the gate to fail the stage, got \(run.outputs)")
             return
         }
-        #expect(failure.message.contains("PSNR the 1 % low"), "\(failure.message)")
+        #expect(failure.message.contains("quality gate: PSNR 1 % low "), "\(failure.message)")
         #expect(failure.message.contains("is below minOnePercentLow 99.00"), "\(failure.message)")
         #expect(!failure.message.contains("minQuality"), "the mean met its bound: \(failure.message)")
     }

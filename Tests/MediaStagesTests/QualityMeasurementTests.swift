@@ -1,5 +1,6 @@
 import Foundation
 import MediaStages
+import NIOConcurrencyHelpers
 import StageKit
 import TestSupport
 import Testing
@@ -148,6 +149,28 @@ import Testing
         }
         #expect(error?.code == .qualityMismatch)
         #expect(error?.message.contains("ends after 20 frames") == true, "\(String(describing: error))")
+    }
+
+    @Test func cancellingAMeasurementStopsIt() async throws {
+        let clip = folder.appendingPathComponent("long.mp4")
+        try await makeClip(seconds: 20, size: "640x360", at: clip)
+        let reached = NIOLockedValueBox(0.0)
+        let ended = NIOLockedValueBox(false)
+        let task = Task {
+            defer { ended.withLockedValue { $0 = true } }
+            return try await MediaToolkit.measureQuality(
+                reference: clip.path, distorted: clip.path, metric: .vmaf, threads: 1
+            ) { done, _ in reached.withLockedValue { $0 = done } }
+        }
+        // Cancel once a seeded 1 to 5 seconds of the 20 are measured.
+        let random = SeededRandom("cancellingAMeasurementStopsIt")
+        let cancelAt = Double(random.int(in: 1...5))
+        try await waitUntil("the measurement passed \(cancelAt) s") {
+            reached.withLockedValue { $0 } >= cancelAt || ended.withLockedValue { $0 }
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(reached.withLockedValue { $0 } < 19, "it stopped before the end")
     }
 
     @Test func poolingTakesTheMeanOfTheWorstOnePercent() {
