@@ -13,9 +13,13 @@ trap 'rm -rf "$work"' EXIT
 
 vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
 vmaf="$vmaf -ISources/CVMAF/src/feature/common"
-for source in $(find Sources/CVMAF/src -name '*.c') Sources/CMediaShim/*.c; do
+for source in $(find Sources/CVMAF/src -name '*.c'); do
   # shellcheck disable=SC2086  # $vmaf is a list of flags
-  gcc -std=gnu11 -O2 $vmaf -ISources/CMediaShim/include -c "$source" -o "$work/$(echo "$source" | tr / _).o"
+  gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
+done
+for source in Sources/CMediaShim/*.c; do
+  gcc -std=gnu11 -O2 -ISources/CMediaShim/include -ISources/CVMAF/include -c "$source" \
+    -o "$work/$(echo "$source" | tr / _).o"
 done
 # shellcheck disable=SC2086
 g++ -O2 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/svm.o"
