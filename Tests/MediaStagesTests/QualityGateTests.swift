@@ -87,6 +87,23 @@ import Testing
         #expect(!failure.message.contains("minQuality"), "the mean met its bound: \(failure.message)")
     }
 
+    @Test func aSegmentedExportIsMeasuredOnceJoined() async throws {
+        let source = try await noiseSource()
+        let output = folder.appendingPathComponent("out/segmented.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(output.path), "segmentSeconds": 0.5,
+                "video": ["preset": "ultrafast", "crf": 30], "quality": ["metric": "ssim"],
+            ])
+        let outputs = try run.outputs.get()
+        #expect(outputs["quality"]?["frames"]?.intValue == 24)
+        let measured = try await MediaToolkit.measureQuality(
+            reference: source.path, distorted: output.path, metric: .ssim)
+        #expect(outputs["quality"]?["mean"]?.doubleValue == measured.mean)
+        #expect(outputs["quality"]?["model"] == nil)
+    }
+
     @Test func aBoundWithoutAMetricIsAnOptionProblem() {
         let problems = TranscodeStage.Options.problems(in: ["quality": ["metric": "none", "minQuality": 90]])
         #expect(problems.map(\.message) == ["minQuality needs a metric, but the metric is none"])
