@@ -67,17 +67,22 @@ static int next_frame(video_input *v, AVFrame *f, char *errbuf, size_t errlen) {
     }
 }
 
+/// Checks that frame `index` of `v` is 8-bit 4:2:0 (yuv420p, or yuvj420p): every frame, since a file may change its
+/// format mid-stream (MJPEG can turn gray), and a frame of another format would be scored as garbage or not at all.
+static int check_format(quality_run *q, const video_input *v, const AVFrame *f) {
+    if (f->format == AV_PIX_FMT_YUV420P || f->format == AV_PIX_FMT_YUVJ420P) return 0;
+    const char *name = ff.av_get_pix_fmt_name(f->format);
+    return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_UNSUPPORTED, MS_ERROR_QUALITY_UNSUPPORTED,
+                   "'%s' decodes to %s at frame %lld, not 8-bit 4:2:0 (yuv420p)", v->path,
+                   name ? name : "an unknown format", (long long)q->scorer.pairs);
+}
+
 /// Checks the first reference frame is what a measurement compares, and sets up for pictures like it.
 static int start(quality_run *q, const AVFrame *ref) {
     const char *path = q->reference.path;
     if (ms_hdr_transfer(ref->color_trc) || ms_hdr_transfer(q->reference.st->codecpar->color_trc))
         return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_UNSUPPORTED, MS_ERROR_QUALITY_UNSUPPORTED,
                        "'%s' is HDR (PQ or HLG), and its exports are tone-mapped to SDR", path);
-    if (ref->format != AV_PIX_FMT_YUV420P && ref->format != AV_PIX_FMT_YUVJ420P) {
-        const char *name = ff.av_get_pix_fmt_name(ref->format);
-        return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_UNSUPPORTED, MS_ERROR_QUALITY_UNSUPPORTED,
-                       "'%s' decodes to %s, not 8-bit 4:2:0 (yuv420p)", path, name ? name : "an unknown format");
-    }
     if (ms_stream_rotation(q->reference.st) != ms_stream_rotation(q->distorted.st))
         return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_MISMATCH, MS_ERROR_QUALITY_MISMATCH,
                        "'%s' is shown turned by %d°, '%s' by %d°", path, ms_stream_rotation(q->reference.st),
@@ -95,9 +100,11 @@ static int start(quality_run *q, const AVFrame *ref) {
 /// Scores the pair of frames just decoded: the distorted one at the reference's size, format and range.
 static int score_pair(quality_run *q) {
     AVFrame *ref = q->ref_frame, *dist = q->dist_frame;
+    int ret = check_format(q, &q->reference, ref);
+    if (ret >= 0) ret = check_format(q, &q->distorted, dist);
+    if (ret < 0) return ret;
     if (q->scorer.pairs == 0) {
-        int ret = start(q, ref);
-        if (ret < 0) return ret;
+        if ((ret = start(q, ref)) < 0) return ret;
     } else if (ref->width != q->converted->width || ref->height != q->converted->height) {
         return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_UNSUPPORTED, MS_ERROR_QUALITY_UNSUPPORTED,
                        "'%s' changes its picture size at frame %lld", q->reference.path, (long long)q->scorer.pairs);
@@ -107,7 +114,7 @@ static int score_pair(quality_run *q) {
     ref->format = AV_PIX_FMT_YUV420P;
     ref->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     q->converted->color_range = ref->color_range;
-    int ret = ms_scale(&q->scaler, dist, q->converted);
+    ret = ms_scale(&q->scaler, dist, q->converted);
     if (ret < 0) return ms_fail(q->errbuf, q->errlen, ret, ret, "cannot convert a frame of '%s'", q->distorted.path);
     return ms_scorer_add(&q->scorer, ref, q->converted, q->errbuf, q->errlen);
 }

@@ -29,7 +29,7 @@ int ms_scorer_open(ms_scorer *s, const AVFrame *reference, char *errbuf, size_t 
 int ms_scorer_add(ms_scorer *s, AVFrame *reference, AVFrame *distorted, char *errbuf, size_t errlen);
 /// Scores what is still queued; afterwards `s->scores` holds `s->count` scores, one per pair in order.
 int ms_scorer_finish(ms_scorer *s, char *errbuf, size_t errlen);
-/// Frees everything but the scores (which the caller takes or frees); NULL-safe.
+/// Frees everything but the scores (which the caller takes or frees); safe on a scorer never opened.
 void ms_scorer_free(ms_scorer *s);
 
 #endif

@@ -55,9 +55,13 @@ static int add_vmaf(ms_scorer *s, const AVFrame *reference, const AVFrame *disto
     int ret = vmaf_copy(reference, &ref);
     if (ret >= 0 && (ret = vmaf_copy(distorted, &dist)) < 0) vmaf_picture_unref(&ref);
     if (ret < 0) return ms_fail(errbuf, errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "VMAF");
-    // libvmaf owns both pictures from here, whatever it returns.
-    if ((ret = vmaf_read_pictures(s->vmaf, &ref, &dist, (unsigned)s->pairs)) < 0)
+    // libvmaf takes both pictures when it succeeds; when it fails it may not have (a picture refused, its pool or
+    // thread queue out of memory), and vmaf_picture_unref empties what it frees, so whatever is left is ours to free.
+    if ((ret = vmaf_read_pictures(s->vmaf, &ref, &dist, (unsigned)s->pairs)) < 0) {
+        if (ref.ref) vmaf_picture_unref(&ref);
+        if (dist.ref) vmaf_picture_unref(&dist);
         return ms_fail(errbuf, errlen, ret, ret, "VMAF failed at frame %lld", (long long)s->pairs);
+    }
     return 0;
 }
 
@@ -174,8 +178,9 @@ int ms_scorer_finish(ms_scorer *s, char *errbuf, size_t errlen) {
 }
 
 void ms_scorer_free(ms_scorer *s) {
-    if (s->model) vmaf_model_destroy(s->model);
+    // The context first: closing it waits for its worker threads, which may still be scoring with the model.
     if (s->vmaf) vmaf_close(s->vmaf);
+    if (s->model) vmaf_model_destroy(s->model);
     if (s->graph) ffl.avfilter_graph_free(&s->graph);
     if (s->out) ff.av_frame_free(&s->out);
     s->model = NULL;

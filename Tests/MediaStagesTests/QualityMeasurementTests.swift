@@ -137,6 +137,32 @@ import Testing
         #expect(error?.message.contains("yuv420p10le") == true, "\(String(describing: error))")
     }
 
+    /// An MJPEG stream whose first 10 frames are yuvj420p and the next 10 yuvj444p (two streams joined), compared
+    /// with itself: the 11th frame's format is refused, not scored as if it were 4:2:0.
+    @Test(arguments: [QualityMetric.vmaf, .ssim])
+    func aFormatChangeMidFileIsRefused(metric: QualityMetric) async throws {
+        var parts = Data()
+        for format in ["yuvj420p", "yuvj444p"] {
+            let part = folder.appendingPathComponent("\(metric)-\(format).mjpeg")
+            let made = await runTool(
+                "/usr/bin/ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=25:duration=0.4",
+                    "-c:v", "mjpeg", "-pix_fmt", format, "-f", "mjpeg", part.path,
+                ])
+            try #require(made.status == 0, "\(made.stderr)")
+            parts.append(try Data(contentsOf: part))
+        }
+        let switching = folder.appendingPathComponent("\(metric)-switching.mjpeg")
+        try parts.write(to: switching)
+        let error = await #expect(throws: MediaError.self) {
+            _ = try await MediaToolkit.measureQuality(
+                reference: switching.path, distorted: switching.path, metric: metric)
+        }
+        #expect(error?.code == .qualityUnsupported)
+        #expect(error?.message.contains("yuvj444p at frame 10") == true, "\(String(describing: error))")
+    }
+
     @Test func filesOfDifferentLengthsAreNotCompared() async throws {
         let (reference, encodes) = try await clips(Self.sources[0], name: "length")
         let shorter = folder.appendingPathComponent("shorter.mp4")

@@ -35,7 +35,9 @@ extern "C" {
 /// written for).
 /// ABI 11: ms_transcode_options names the video encoder's settings by type (`video_codec`, `preset`,
 /// `closed_gop`) instead of an encoder name and an options string.
-#define MS_ABI_VERSION 11
+/// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
+/// and MS_ERROR_QUALITY_MISMATCH.
+#define MS_ABI_VERSION 12
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
