@@ -42,6 +42,8 @@ mkdir -p "$target/src/feature/common" "$target/include/libvmaf"
 for file in "${sources[@]}" "${headers[@]}"; do cp "$upstream/libvmaf/src/$file" "$target/src/$file"; done
 for file in "${public_headers[@]}"; do cp "$upstream/libvmaf/include/libvmaf/$file" "$target/include/libvmaf/"; done
 cp "$upstream/LICENSE" "$target/LICENSE"
+# LIBSVM (svm.cpp, svm.h) is BSD-3-Clause: its notice, which upstream keeps only atop svm.h, as a file of its own.
+sed -n '3,32p' "$upstream/libvmaf/src/svm.h" >"$target/LICENSE.libsvm"
 printf '%s\n' "$config" >"$target/src/config.h"
 patch --quiet -p1 -d "$target" <scripts/libvmaf.patch
 
