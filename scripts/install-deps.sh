@@ -18,7 +18,7 @@ apt_packages=(
 # Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API), and
 # imageio-ffmpeg, whose static FFmpeg has libvmaf: the independent VMAF the quality tests compare with.
 pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliyun-python-sdk-core aliyun-python-sdk-vod
-  imageio-ffmpeg)
+  imageio-ffmpeg==0.8.1)
 pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod imageio_ffmpeg)
 
 if ! command -v swift >/dev/null 2>&1; then
