@@ -25,6 +25,7 @@ static int failures;
 int check_ffmpeg_thread_routes(void);
 /// shim-check-encoder.c: the options an encoder lacks or refuses (encoder_settings.c); returns the number of failures.
 int check_encoder_settings(void);
+int check_quality(const char *tmp);
 
 static void fail(const char *fmt, ...) {
     va_list ap;
@@ -675,6 +676,7 @@ int main(int argc, char **argv) {
                     (expect){0, "h264", "aac", 320, 240, 0, 1, 0});
     ms_set_log_level(MS_LOG_INFO);
     failures += check_encoder_settings();
+    failures += check_quality(tmp);
     failures += check_ffmpeg_thread_routes();  // last: it replaces the log handler
 
     ms_set_log_handler(NULL, NULL);

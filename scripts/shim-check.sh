@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c) against CMediaShim and runs it over samples/ (see shim-check.c).
+# Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c, shim-check-quality.c) against CMediaShim and runs it over samples/ (see shim-check.c).
 #   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
 #   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
 # Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI with libx265 and zscale (zimg) for the
@@ -33,6 +33,7 @@ g++ -g -O1 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/vmaf/svm.o"
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
 gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include -ISources/CVMAF/include \
     Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c scripts/shim-check-encoder.c \
+    scripts/shim-check-quality.c \
     "$work"/vmaf/*.o $(pkg-config --cflags --libs $LIBS) -lpthread -lm -lstdc++ \
     -o "$work/shim-check"
 
@@ -46,6 +47,20 @@ ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=320x240:r=25:d=0.5 -f lavfi -i s
     -c:v libx265 -preset ultrafast -x265-params log-level=error -pix_fmt yuv420p10le -color_primaries bt2020 \
     -color_trc smpte2084 -colorspace bt2020nc -c:a aac -c:s srt "$work/hdr-subtitled.mkv"
 cp samples/clip-no-audio.mp4 "$work/a:b.mp4"
+# For ms_quality (shim-check-quality.c): a lossless 12-frame reference, an encode of it, one at a smaller size, one
+# cut to 6 frames, a 10-bit clip, a 2 s clip to cancel, and MJPEG that switches from yuvj420p to yuvj444p at frame 10.
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=0.5 -c:v libx264 -qp 0 -pix_fmt yuv420p \
+    "$work/quality-ref.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -c:v libx264 -crf 35 "$work/quality-dist.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -vf scale=80:48 -c:v libx264 -crf 23 "$work/quality-small.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -frames:v 6 -c copy "$work/quality-short.mp4"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=0.25 -c:v ffv1 -pix_fmt yuv420p10le \
+    "$work/quality-10bit.mkv"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=2 -c:v libx264 -crf 23 "$work/quality-long.mp4"
+for format in yuvj420p yuvj444p; do
+    ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=25:d=0.4 -c:v mjpeg -pix_fmt $format -f mjpeg - \
+        >>"$work/quality-switching.mjpeg"
+done
 
 status=0
 "$work/shim-check" "$@" samples "$work" 2> "$work/stderr" || status=$?

@@ -67,7 +67,7 @@ static int next_frame(video_input *v, AVFrame *f, char *errbuf, size_t errlen) {
     }
 }
 
-/// Checks that frame `index` of `v` is 8-bit 4:2:0 (yuv420p, or yuvj420p): every frame, since a file may change its
+/// Checks that the frame `f` just decoded from `v` is 8-bit 4:2:0 (yuv420p, or yuvj420p): every frame, since a file may change its
 /// format mid-stream (MJPEG can turn gray), and a frame of another format would be scored as garbage or not at all.
 static int check_format(quality_run *q, const video_input *v, const AVFrame *f) {
     if (f->format == AV_PIX_FMT_YUV420P || f->format == AV_PIX_FMT_YUVJ420P) return 0;
@@ -77,8 +77,8 @@ static int check_format(quality_run *q, const video_input *v, const AVFrame *f) 
                    name ? name : "an unknown format", (long long)q->scorer.pairs);
 }
 
-/// Checks the first reference frame is what a measurement compares, and sets up for pictures like it.
-static int start(quality_run *q, const AVFrame *ref) {
+/// Checks, at the first pair, that the reference is SDR and that both files are shown turned alike.
+static int check_files(quality_run *q, const AVFrame *ref) {
     const char *path = q->reference.path;
     if (ms_hdr_transfer(ref->color_trc) || ms_hdr_transfer(q->reference.st->codecpar->color_trc))
         return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_UNSUPPORTED, MS_ERROR_QUALITY_UNSUPPORTED,
@@ -87,6 +87,11 @@ static int start(quality_run *q, const AVFrame *ref) {
         return ms_fail(q->errbuf, q->errlen, MS_ERROR_QUALITY_MISMATCH, MS_ERROR_QUALITY_MISMATCH,
                        "'%s' is shown turned by %d°, '%s' by %d°", path, ms_stream_rotation(q->reference.st),
                        q->distorted.path, ms_stream_rotation(q->distorted.st));
+    return 0;
+}
+
+/// Sets up for pictures like the first reference frame.
+static int start(quality_run *q, const AVFrame *ref) {
     if (!(q->converted = ff.av_frame_alloc()))
         return ms_fail(q->errbuf, q->errlen, AVERROR(ENOMEM), AVERROR(ENOMEM), "quality");
     q->converted->format = AV_PIX_FMT_YUV420P;
@@ -100,7 +105,8 @@ static int start(quality_run *q, const AVFrame *ref) {
 /// Scores the pair of frames just decoded: the distorted one at the reference's size, format and range.
 static int score_pair(quality_run *q) {
     AVFrame *ref = q->ref_frame, *dist = q->dist_frame;
-    int ret = check_format(q, &q->reference, ref);
+    int ret = q->scorer.pairs == 0 ? check_files(q, ref) : 0;
+    if (ret >= 0) ret = check_format(q, &q->reference, ref);
     if (ret >= 0) ret = check_format(q, &q->distorted, dist);
     if (ret < 0) return ret;
     if (q->scorer.pairs == 0) {
