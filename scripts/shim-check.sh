@@ -2,6 +2,7 @@
 # Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c, shim-check-quality.c) against CMediaShim and runs it over samples/ (see shim-check.c).
 #   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
 #   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
+#   scripts/shim-check.sh [--valgrind] --quality-only   ms_quality's checks alone (shim-check-quality.c)
 # Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI with libx265 and zscale (zimg) for the
 # HDR clip, valgrind for --valgrind.
 # SHIM_CHECK_KEEP=1 keeps the temporary folder with the outputs.

@@ -17,7 +17,6 @@ extension MediaToolkit {
         case .vmaf: shimMetric = MS_QUALITY_VMAF
         case .ssim: shimMetric = MS_QUALITY_SSIM
         case .psnr: shimMetric = MS_QUALITY_PSNR
-        case .none: throw MediaError(code: .invalidArgument, message: "no metric to measure with")
         }
         let scores = try await runShim(about: distorted, logger: logger, progress: progress) {
             callback, context, message in

@@ -52,19 +52,19 @@ public struct TranscodeStage: Stage {
         public struct Quality: NestedOptions {
             /// What to measure with.
             @Option(
-                "What to measure the export against its source with: vmaf (model vmaf_v0.6.1, 0–100), ssim (0–1), psnr (dB), none."
+                "What to measure the export against its source with: vmaf (model vmaf_v0.6.1, 0–100), ssim (0–1), psnr (dB, above 0, at most 100)."
             )
             public var metric = QualityMetric.vmaf
-            /// The lowest mean score the export may have.
+            /// The figure of the report minQuality applies to.
             @Option(
-                "Fail the stage (not retried) when the mean score is below this, in the metric's units: a gate before upload.",
+                "The figure of the report minQuality applies to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
+            )
+            public var pool = QualityPool.mean
+            /// The lowest score the export may have, as `pool` pools it.
+            @Option(
+                "Fail the stage (not retried) when the pooled score is below this, in the metric's units and range: a gate before upload.",
                 minimum: 0)
             public var minQuality: Double?
-            /// The lowest mean of the worst 1 % of frames the export may have.
-            @Option(
-                "Fail the stage (not retried) when the mean of the worst 1 % of frames is below this, in the metric's units.",
-                minimum: 0)
-            public var minOnePercentLow: Double?
 
             public init() {}
         }
@@ -182,9 +182,14 @@ public struct TranscodeStage: Stage {
         @Output("Video frames written.") public var frames: Int64 = 0
         /// Whether it has an audio stream.
         @Output("Whether it has an audio stream.") public var hasAudio = false
+        /// Why the export has no quality report although the option `quality` asks for one (without a gate).
+        @Output(
+            "ffmpeg.transcode with the option quality but no minQuality, when the export could not be measured: why (the export lands all the same).",
+            whenGiven: "quality")
+        public var qualityNotMeasured: String? = nil
         /// The quality report, with the option `quality`.
         @Output(
-            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, onePercentLow (the mean of the worst 1 % of frames), worst, worstFrame.",
+            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame.",
             whenGiven: "quality")
         public var quality: QualityReport? = nil
 

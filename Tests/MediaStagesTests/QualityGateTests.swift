@@ -1,8 +1,9 @@
 import Foundation
-import MediaStages
 import StageKit
 import TestSupport
 import Testing
+
+@testable import MediaStages
 
 /// `ffmpeg.transcode` with `quality`: the report in the outputs, and `minQuality` as a gate.
 @Suite struct QualityGateTests {
@@ -43,7 +44,7 @@ import Testing
         let measured = try await MediaToolkit.measureQuality(
             reference: source.path, distorted: output.path, metric: .vmaf)
         #expect(quality["mean"]?.doubleValue == measured.mean)
-        #expect(quality["onePercentLow"]?.doubleValue == measured.onePercentLow)
+        #expect(quality["low1"]?.doubleValue == measured.low1)
         #expect(quality["worst"]?.doubleValue == measured.worst)
         #expect(measured.mean > 20)
     }
@@ -69,22 +70,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
-    @Test func theOnePercentLowHasABoundOfItsOwn() async throws {
+    @Test func poolLow1PutsTheBoundOnTheOnePercentLow() async throws {
         let source = try await noiseSource()
         let run = await harness().run(
             TranscodeStage.self,
             options: [
                 "file": .string(source.path), "output": .string(folder.appendingPathComponent("low.mp4").path),
                 "video": ["preset": "ultrafast", "crf": 40],
-                "quality": ["metric": "psnr", "minQuality": 0, "minOnePercentLow": 99],
+                "quality": ["metric": "psnr", "pool": "low1", "minQuality": 99],
             ])
         guard case .failure(let failure as StageFailure) = run.outputs else {
             Issue.record("expected the gate to fail the stage, got \(run.outputs)")
             return
         }
         #expect(failure.message.contains("quality gate: PSNR 1 % low "), "\(failure.message)")
-        #expect(failure.message.contains("is below minOnePercentLow 99.00"), "\(failure.message)")
-        #expect(!failure.message.contains("minQuality"), "the mean met its bound: \(failure.message)")
+        #expect(failure.message.contains("is below minQuality 99.00"), "\(failure.message)")
     }
 
     @Test func aSegmentedExportIsMeasuredOnceJoined() async throws {
@@ -104,9 +104,35 @@ import Testing
         #expect(outputs["quality"]?["model"] == nil)
     }
 
-    @Test func aBoundWithoutAMetricIsAnOptionProblem() {
-        let problems = TranscodeStage.Options.problems(in: ["quality": ["metric": "none", "minQuality": 90]])
-        #expect(problems.map(\.message) == ["minQuality needs a metric, but the metric is none"])
+    @Test func aMinQualityOutsideTheMetricsRangeIsAnOptionProblem() {
+        func problems(_ quality: JSONValue) -> [String] {
+            TranscodeStage.Options.problems(in: ["quality": quality]).map { "\($0.path): \($0.message)" }
+        }
+        #expect(
+            problems(["metric": "ssim", "minQuality": 95]) == [
+                "quality.minQuality: expected a score from 0 to 1.0000 for ssim, found 95.0: SSIM scores from 0 to 1.0000"
+            ])
+        #expect(problems(["minQuality": 101]).first?.contains("from 0 to 100.00 for vmaf, found 101.0") == true)
+        #expect(
+            problems(["metric": "psnr", "minQuality": 0]).first?.contains(
+                "above 0 and at most 100.00 dB for psnr, found 0.0") == true)
+        #expect(problems(["metric": "psnr", "minQuality": 120]).count == 1)
+        for fine: JSONValue in [
+            ["metric": "ssim", "minQuality": 0.95], ["minQuality": 100], ["metric": "psnr", "minQuality": 40],
+            ["metric": "vmaf", "pool": "low1", "minQuality": 0],
+        ] {
+            #expect(problems(fine).isEmpty, "\(fine)")
+        }
+    }
+
+    @Test func theGateNeverPrintsTwoEqualFigures() throws {
+        var options = TranscodeStage.Options.Quality()
+        options.minQuality = 90
+        let gate = try #require(QualityGate(options))
+        let report = QualityReport(metric: .vmaf, scores: [89.996, 89.996])
+        let failure = try #require(gate.failure(of: report))
+        #expect(failure.message.contains("VMAF mean 89.996 is below minQuality 90.000"), "\(failure.message)")
+        #expect(gate.failure(of: QualityReport(metric: .vmaf, scores: [90])) == nil)
     }
 
     @Test func aGatedExportDoesNotStream() {
