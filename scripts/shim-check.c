@@ -549,6 +549,7 @@ static int run_under_valgrind(int argc, char **argv) {
     args[n++] = "--show-leak-kinds=definite,indirect";
     args[n++] = "--errors-for-leak-kinds=definite,indirect";
     args[n++] = "--error-exitcode=9";
+    args[n++] = "--suppressions=scripts/valgrind.supp";  // glibc's, not the shim's (shim-check.sh runs at the root)
     args[n++] = argv[0];
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--valgrind") != 0) args[n++] = argv[i];
