@@ -36,9 +36,9 @@ typedef struct ms_quality_scores {
 } ms_quality_scores;
 
 /// Decodes the best video stream of `reference` and of `distorted` and scores each distorted frame against the
-/// reference frame of the same position. The reference must decode to 8-bit 4:2:0 (yuv420p, or yuvj420p) and not be
-/// HDR (PQ or HLG): anything else (10-bit, 4:2:2, 4:4:4, RGB, HDR) fails with MS_ERROR_QUALITY_UNSUPPORTED naming
-/// its format. The distorted frames are scaled (bicubic) to the reference's size and converted to its format and
+/// reference frame of the same position. Every frame of both files must decode to 8-bit 4:2:0 (yuv420p, or yuvj420p),
+/// and the reference must not be HDR (PQ or HLG) nor change its picture size: anything else (10-bit, 4:2:2, 4:4:4,
+/// RGB, HDR, also from some frame on) fails with MS_ERROR_QUALITY_UNSUPPORTED naming the format and the frame. The distorted frames are scaled (bicubic) to the reference's size and converted to its format and
 /// range. The files must have as many frames and the same display rotation (an export that changes the frame rate
 /// cannot be compared frame by frame): else MS_ERROR_QUALITY_MISMATCH.
 /// `threads`: decoder threads and libvmaf's (0: one per core). `cb` (may be NULL) reports the reference's seconds
