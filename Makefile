@@ -53,6 +53,7 @@ bench: deps
 	benchmarks/dashboard.sh
 	benchmarks/ladder.sh
 	benchmarks/hdr.sh
+	benchmarks/quality.sh
 	benchmarks/stream.sh
 
 ## Regenerates the JSON Schema of workflows from the registered stages.

@@ -85,7 +85,19 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CCRC32C"),
-        .target(name: "CMediaShim", dependencies: ["CFFmpeg"]),
+        // Netflix's libvmaf (BSD-2-Clause-Patent), the part the default model vmaf_v0.6.1 needs, in plain C and C++
+        // without SIMD or CUDA: Sources/CVMAF/README.md, scripts/vendor-libvmaf.sh.
+        .target(
+            name: "CVMAF",
+            exclude: ["README.md", "LICENSE"],
+            cSettings: [
+                .headerSearchPath("src"), .headerSearchPath("src/feature"), .headerSearchPath("src/feature/common"),
+                .define("_GNU_SOURCE"), .define("OC_NEW_STYLE_INCLUDES"),
+            ],
+            cxxSettings: [.headerSearchPath("src"), .define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("m")]
+        ),
+        .target(name: "CMediaShim", dependencies: ["CFFmpeg", "CVMAF"]),
         .target(
             name: "MediaStages",
             dependencies: [

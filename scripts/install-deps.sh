@@ -20,9 +20,11 @@ test_packages=(
   chromium                                                                         # the dashboard's browser tests
 )
 # Third-party servers and clients the tests run against: tuspyserver (tus), moto (S3), botocore (SigV4), and
-# Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API).
-pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliyun-python-sdk-core aliyun-python-sdk-vod)
-pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod)
+# Alibaba Cloud's official SDKs (oss2 for OSS, aliyun-python-sdk-core and -vod for ApsaraVideo VOD's RPC API), and
+# imageio-ffmpeg, whose static FFmpeg has libvmaf: the independent VMAF the quality tests compare with.
+pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliyun-python-sdk-core aliyun-python-sdk-vod
+  imageio-ffmpeg==0.8.1)
+pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod imageio_ffmpeg)
 
 apt_packages=("${build_packages[@]}")
 if [ "${1:-}" = "--build" ]; then

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c) against CMediaShim and runs it over samples/ (see shim-check.c).
+# Builds scripts/shim-check.c (and shim-check-routes.c, shim-check-encoder.c, shim-check-quality.c) against CMediaShim and runs it over samples/ (see shim-check.c).
 #   scripts/shim-check.sh             the checks, and FFmpeg must print nothing on stderr
 #   scripts/shim-check.sh --valgrind  the same under valgrind: no memory errors, no leaks
+#   scripts/shim-check.sh [--valgrind] --quality-only   ms_quality's checks alone (shim-check-quality.c)
 # Needs: gcc, pkg-config, FFmpeg 5.1+ dev packages, the ffmpeg/ffprobe CLI with libx265 and zscale (zimg) for the
 # HDR clip, valgrind for --valgrind.
 # SHIM_CHECK_KEEP=1 keeps the temporary folder with the outputs.
@@ -19,10 +20,22 @@ if grep -n "avcodec_alloc_context3(\|avfilter_graph_alloc(" Sources/CMediaShim/*
     exit 1
 fi
 
+# libvmaf (Sources/CVMAF, upstream's code: built without our warning flags), for ms_quality.
+vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
+mkdir -p "$work/vmaf"
+for source in $(find Sources/CVMAF/src -name '*.c'); do
+    # shellcheck disable=SC2086  # $vmaf is a list of flags
+    gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
+        -o "$work/vmaf/$(echo "$source" | tr / _).o"
+done
+# shellcheck disable=SC2086
+g++ -g -O1 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/vmaf/svm.o"
+
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
-gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include \
+gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -ISources/CMediaShim/include -ISources/CVMAF/include \
     Sources/CMediaShim/*.c scripts/shim-check.c scripts/shim-check-routes.c scripts/shim-check-encoder.c \
-    $(pkg-config --cflags --libs $LIBS) -lpthread -lm \
+    scripts/shim-check-quality.c \
+    "$work"/vmaf/*.o $(pkg-config --cflags --libs $LIBS) -lpthread -lm -lstdc++ \
     -o "$work/shim-check"
 
 # Inputs that are not committed samples: an audio-only file, a full-range (yuvj420p) MJPEG AVI
@@ -35,6 +48,20 @@ ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=320x240:r=25:d=0.5 -f lavfi -i s
     -c:v libx265 -preset ultrafast -x265-params log-level=error -pix_fmt yuv420p10le -color_primaries bt2020 \
     -color_trc smpte2084 -colorspace bt2020nc -c:a aac -c:s srt "$work/hdr-subtitled.mkv"
 cp samples/clip-no-audio.mp4 "$work/a:b.mp4"
+# For ms_quality (shim-check-quality.c): a lossless 12-frame reference, an encode of it, one at a smaller size, one
+# cut to 6 frames, a 10-bit clip, a 2 s clip to cancel, and MJPEG that switches from yuvj420p to yuvj444p at frame 10.
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=0.5 -c:v libx264 -qp 0 -pix_fmt yuv420p \
+    "$work/quality-ref.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -c:v libx264 -crf 35 "$work/quality-dist.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -vf scale=80:48 -c:v libx264 -crf 23 "$work/quality-small.mp4"
+ffmpeg -nostdin -v error -i "$work/quality-ref.mp4" -frames:v 6 -c copy "$work/quality-short.mp4"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=0.25 -c:v ffv1 -pix_fmt yuv420p10le \
+    "$work/quality-10bit.mkv"
+ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=24:d=2 -c:v libx264 -crf 23 "$work/quality-long.mp4"
+for format in yuvj420p yuvj444p; do
+    ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=160x96:r=25:d=0.4 -c:v mjpeg -pix_fmt $format -f mjpeg - \
+        >>"$work/quality-switching.mjpeg"
+done
 
 status=0
 "$work/shim-check" "$@" samples "$work" 2> "$work/stderr" || status=$?

@@ -19,16 +19,19 @@
 #include <libswscale/swscale.h>
 
 // Our codes must never be mistaken for FFmpeg's: AVERROR(errno) is small, FFmpeg's tags are huge.
-_Static_assert(MS_ERROR_EVERY_PART_EMPTY < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
+_Static_assert(MS_ERROR_QUALITY_MISMATCH < -4096 && MS_ERROR_INVALID_ARGUMENT > -0x10000000, "ms_error range");
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 11, "update the layout checks below with the ABI version");
+_Static_assert(MS_ABI_VERSION == 12, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
 _Static_assert(sizeof(ms_transcode_options) == 120, "ms_transcode_options layout changed");
 _Static_assert(offsetof(ms_transcode_options, video_codec) == 16 && offsetof(ms_transcode_options, closed_gop) == 24,
                "ms_transcode_options' encoder settings moved");
 _Static_assert(sizeof(ms_transcode_result) == 80, "ms_transcode_result layout changed");
+_Static_assert(sizeof(ms_quality_scores) == 24 && offsetof(ms_quality_scores, count) == 8 &&
+                   offsetof(ms_quality_scores, width) == 16,
+               "ms_quality_scores layout changed");
 
 int ms_abi_version(void) { return MS_ABI_VERSION; }
 
@@ -47,6 +50,8 @@ static const char *ms_error_text(int code) {
     case MS_ERROR_FFMPEG_UNAVAILABLE: return "FFmpeg's libraries cannot be loaded";
     case MS_ERROR_NO_AUDIO: return "no audio stream";
     case MS_ERROR_EVERY_PART_EMPTY: return "every part is empty: no video frame could be decoded";
+    case MS_ERROR_QUALITY_UNSUPPORTED: return "a quality measurement compares 8-bit 4:2:0 SDR video only";
+    case MS_ERROR_QUALITY_MISMATCH: return "the two files cannot be compared frame by frame";
     default: return NULL;
     }
 }

@@ -72,7 +72,7 @@ static void load_filters(void) {
     void *avfilter = dlopen(MS_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
     if (!avfilter) {
         snprintf(filters_failure, sizeof filters_failure,
-                 "cannot load FFmpeg's filters for HDR tone mapping: %s (install libavfilter%d)", dlerror(),
+                 "cannot load FFmpeg's filters (HDR tone mapping, SSIM, PSNR): %s (install libavfilter%d)", dlerror(),
                  LIBAVFILTER_VERSION_MAJOR);
         filters_status = MS_ERROR_FFMPEG_UNAVAILABLE;
         return;

@@ -13,7 +13,7 @@ enum Export {
         var autoChoice: String?
     }
 
-    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:createFolder:context:)``
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:createFolder:context:)``
     /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
@@ -41,10 +41,12 @@ enum Export {
     }
 
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
-    /// segments encoded at once (nil: never segmented).
+    /// segments encoded at once (nil: never segmented). `quality`: the export's measurement against its source and
+    /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, createFolder: Bool, context: StageContext
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, quality: QualityGate?, createFolder: Bool,
+        context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -59,12 +61,15 @@ enum Export {
         }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
         let settings = decision.settings
+        let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
         let encoding = Encoding(decision, input: input, info: info, context: context)
 
         do {
             let (report, farmedPlan) = try await encoding.run(
                 input, to: output, settings: settings, context: context)
             try checkDecoded(report, context: context)
+            let measured = try await quality?.measure(
+                source: input, export: output.partial.path, threads: settings.threads, context: context)
             var outputs = TranscodeStage.Outputs.with {
                 $0.path = output.destination.path
                 $0.size = report.size
@@ -74,6 +79,8 @@ enum Export {
                 $0.mode = settings.mode.rawValue
                 $0.frames = report.videoFrames
                 $0.hasAudio = report.hasAudio
+                $0.quality = measured?.report
+                $0.qualityNotMeasured = unmeasurable ?? measured?.notMeasured
             }
             outputs.size = try await output.commit(outputs, context: context)
             context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)
@@ -84,6 +91,24 @@ enum Export {
             output.discard()
             throw located
         }
+    }
+
+    /// The measurement an export gets, decided before encoding from what the probe and the settings tell: a gate
+    /// that cannot measure fails the stage now (not after hours of encoding); a report that cannot is left out, with
+    /// the reason for the outputs.
+    private static func qualityPlan(
+        _ quality: QualityGate?, info: MediaInfo, settings: TranscodeSettings, context: StageContext
+    ) throws -> (QualityGate?, String?) {
+        guard let quality, let reason = QualityGate.unmeasurable(info, settings: settings) else {
+            return (quality, nil)
+        }
+        if quality.minimum != nil {
+            throw StageFailure(
+                "quality gate: the export cannot be measured, so it is not made: \(reason)",
+                kind: .qualityNotMeasurable, disposition: .fatal)
+        }
+        context.logger.warning("the export lands without a quality report: \(reason)")
+        return (nil, reason)
     }
 
     /// Probes the source of an export; throws when it is a still picture, which has nothing to export.

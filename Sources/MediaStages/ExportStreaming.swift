@@ -49,9 +49,14 @@ enum ExportStreaming {
 }
 
 extension TranscodeStage {
-    /// A transcode streams when it joins segments into a faststart MP4, or remuxes an MP4 or MOV.
+    /// A transcode streams when it joins segments into a faststart MP4, or remuxes an MP4 or MOV, and sets no quality
+    /// gate.
     public static func streamRefusal(with options: JSONValue, inputs: InputSummary) -> String? {
         if let refusal = ExportStreaming.faststartRefusal(options) { return refusal }
+        if QualityGate.gates(options) {
+            return
+                "quality sets a bound: the gate measures the finished export, and an upload that streams it would be done before the gate could stop it"
+        }
         if options["mode"]?.stringValue == ExportMode.remux.rawValue {
             return ExportStreaming.remuxRefusal(inputs: inputs)
         }

@@ -26,6 +26,10 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
         public static let noAudio = Code(name: "no audio")
         /// An option is out of range.
         public static let invalidArgument = Code(name: "invalid argument")
+        /// A quality measurement's reference is not 8-bit 4:2:0 SDR video.
+        public static let qualityUnsupported = Code(name: "quality unsupported")
+        /// A quality measurement's two files differ in frame count or rotation.
+        public static let qualityMismatch = Code(name: "quality mismatch")
         /// FFmpeg's libraries cannot be loaded.
         public static let ffmpegUnavailable = Code(name: "ffmpeg unavailable")
         /// Any other FFmpeg error.
@@ -50,6 +54,8 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
             case MS_ERROR_NO_AUDIO.rawValue: self = .noAudio
             case MS_ERROR_INVALID_ARGUMENT.rawValue: self = .invalidArgument
             case MS_ERROR_FFMPEG_UNAVAILABLE.rawValue: self = .ffmpegUnavailable
+            case MS_ERROR_QUALITY_UNSUPPORTED.rawValue: self = .qualityUnsupported
+            case MS_ERROR_QUALITY_MISMATCH.rawValue: self = .qualityMismatch
             default: self = .ffmpeg
             }
         }
@@ -68,7 +74,8 @@ public struct MediaError: ClassifiedError, Sendable, CustomStringConvertible {
     /// The machine-readable kind: a problem of the input, of the disk, or of FFmpeg itself.
     public var kind: ErrorKind {
         switch code {
-        case .inputNotFound, .notMedia, .noVideo, .noAudio, .unsupportedCodec, .remuxUnsupported, .noFrames:
+        case .inputNotFound, .notMedia, .noVideo, .noAudio, .unsupportedCodec, .remuxUnsupported, .noFrames,
+            .qualityUnsupported, .qualityMismatch:
             .invalidInput
         case .diskFull: .quotaExceeded
         case .invalidArgument: .invalidOptions

@@ -226,7 +226,7 @@ public enum MediaToolkit {
 
     /// Runs a shim call about the file at `subject` that reports progress and returns a status with what it made, on a
     /// thread of its own. Cancelling the calling task stops it within a fraction of a second (``CancellationError``).
-    private static func runShim<Made: Sendable>(
+    static func runShim<Made: Sendable>(
         about subject: String, logger: Logger?, progress: @escaping @Sendable (Double, Double) -> Void,
         videoRead: (@Sendable () -> Void)? = nil,
         _ call: @escaping @Sendable (ms_progress_fn, UnsafeMutableRawPointer, inout [CChar]) -> (Int32, Made)

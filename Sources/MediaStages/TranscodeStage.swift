@@ -48,10 +48,36 @@ public struct TranscodeStage: Stage {
             public init() {}
         }
 
+        /// A quality report of the export against its source, and a gate on it.
+        public struct Quality: NestedOptions {
+            /// What to measure with.
+            @Option(
+                "What to measure the export against its source with: vmaf (model vmaf_v0.6.1, 0–100), ssim (0–1), psnr (dB, above 0, at most 100)."
+            )
+            public var metric = QualityMetric.vmaf
+            /// The figure of the report minQuality applies to.
+            @Option(
+                "The figure of the report minQuality applies to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
+            )
+            public var pool = QualityPool.mean
+            /// The lowest score the export may have, as `pool` pools it.
+            @Option(
+                "Fail the stage (not retried) when the pooled score is below this, in the metric's units and range: a gate before upload.",
+                minimum: 0)
+            public var minQuality: Double?
+
+            public init() {}
+        }
+
         /// The media file (default: the input file).
         @Option("The media file (default: the input file).") public var file: String?
         /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
         @Option("The MP4 path (default: <stem>.mp4 in the stage's scratch folder).") public var output: String?
+        /// A quality report (output `quality`) and gate; none by default.
+        @Option(
+            "Measure the export against its source and report it as the output quality; minQuality makes it a gate (default: no measurement: it decodes both files again)."
+        )
+        public var quality: Quality?
         /// auto: remux when the input already fits the settings.
         @Option("auto: remux when the input already fits the settings.") public var mode = ExportMode.transcode
         /// Named settings.
@@ -82,6 +108,10 @@ public struct TranscodeStage: Stage {
         /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
+            QualityGate.problems(in: with) + crfProblems(in: with)
+        }
+
+        private static func crfProblems(in with: JSONValue) -> [OptionProblem] {
             guard let crf = with["video"]?["crf"]?.intValue, let codec = TranscodeStage.codec(in: with),
                 VideoCodec.allCases.contains(where: { $0.crfRange.contains(crf) })
             else {
@@ -152,6 +182,16 @@ public struct TranscodeStage: Stage {
         @Output("Video frames written.") public var frames: Int64 = 0
         /// Whether it has an audio stream.
         @Output("Whether it has an audio stream.") public var hasAudio = false
+        /// Why the export has no quality report although the option `quality` asks for one (without a gate).
+        @Output(
+            "ffmpeg.transcode with the option quality but no minQuality, when the export could not be measured: why (the export lands all the same).",
+            whenGiven: "quality")
+        public var qualityNotMeasured: String? = nil
+        /// The quality report, with the option `quality`.
+        @Output(
+            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame.",
+            whenGiven: "quality")
+        public var quality: QualityReport? = nil
 
         public init() {}
     }
@@ -177,8 +217,8 @@ public struct TranscodeStage: Stage {
         let (settings, rules) = try Self.settings(from: options)
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs), createFolder: options.createFolder,
-            context: context)
+            segmenting: (options.segmentSeconds, options.segmentJobs), quality: QualityGate(options.quality),
+            createFolder: options.createFolder, context: context)
     }
 
     /// The profile's settings with the explicit options on top, and the rules its files follow (the profile's, or
@@ -269,7 +309,7 @@ public struct RemuxStage: Stage {
         settings.faststart = options.faststart
         return try await Export.run(
             file: options.file, output: options.output, mode: .remux, settings: settings, rules: nil, segmenting: nil,
-            createFolder: options.createFolder, context: context)
+            quality: nil, createFolder: options.createFolder, context: context)
     }
 }
 

@@ -35,7 +35,9 @@ extern "C" {
 /// written for).
 /// ABI 11: ms_transcode_options names the video encoder's settings by type (`video_codec`, `preset`,
 /// `closed_gop`) instead of an encoder name and an options string.
-#define MS_ABI_VERSION 11
+/// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
+/// and MS_ERROR_QUALITY_MISMATCH.
+#define MS_ABI_VERSION 12
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -75,6 +77,11 @@ typedef enum ms_error {
     /// ms_join: every part is empty (ABI 10): no frame of any part's range could be decoded, so the source had
     /// nothing to join, as MS_ERROR_NO_FRAMES says of a whole transcode.
     MS_ERROR_EVERY_PART_EMPTY = -10013,
+    /// ms_quality: the reference is not what a measurement compares (8-bit 4:2:0 SDR video); the message says what
+    /// it is.
+    MS_ERROR_QUALITY_UNSUPPORTED = -10014,
+    /// ms_quality: the two files cannot be compared frame by frame: their frame counts or display rotations differ.
+    MS_ERROR_QUALITY_MISMATCH = -10015,
 } ms_error;
 
 /// Returns MS_ABI_VERSION as compiled into the library.
@@ -208,5 +215,7 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen);
 
 // The operations that write media files: transcode and remux, join, adaptive streaming, thumbnails.
 #include "ms_transcode.h"
+// Measuring an encode against its source: VMAF, SSIM, PSNR.
+#include "ms_quality.h"
 
 #endif

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What a quality report costs: ms_quality (the shim's C, built here with gcc -O2 as a release build compiles it)
+# on a 720p clip against its CRF 23 encode, per metric, in seconds per minute of video (wall and CPU, median of
+# ROUNDS), beside imageio-ffmpeg's FFmpeg with libvmaf (upstream's build, with its AVX2 code) on the same pair.
+#   CLIP_SECONDS=20 ROUNDS=3 THREADS=1 benchmarks/quality.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${CLIP_SECONDS:-20}
+rounds=${ROUNDS:-3}
+threads=${THREADS:-1}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
+vmaf="$vmaf -ISources/CVMAF/src/feature/common"
+for source in $(find Sources/CVMAF/src -name '*.c'); do
+  # shellcheck disable=SC2086  # $vmaf is a list of flags
+  gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
+done
+for source in Sources/CMediaShim/*.c; do
+  gcc -std=gnu11 -O2 -ISources/CMediaShim/include -ISources/CVMAF/include -c "$source" \
+    -o "$work/$(echo "$source" | tr / _).o"
+done
+# shellcheck disable=SC2086
+g++ -O2 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/svm.o"
+gcc -O2 -ISources/CMediaShim/include benchmarks/shim-quality.c "$work"/*.o -o "$work/shim-quality" \
+  -ldl -lpthread -lm -lstdc++
+
+ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$seconds" -c:v libx264 -qp 0 \
+  -pix_fmt yuv420p "$work/reference.mp4"
+ffmpeg -nostdin -v error -i "$work/reference.mp4" -c:v libx264 -preset veryfast -crf 23 "$work/encode.mp4"
+independent=$(python3 -c "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())" 2>/dev/null || true)
+
+measure() {  # prints "wall cpu" of the command, in seconds
+  local start=$EPOCHREALTIME
+  /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/out.txt" 2>/dev/null
+  local end=$EPOCHREALTIME
+  awk -v s="$start" -v e="$end" '{ printf "%.3f %.2f\n", e - s, $1 + $2 }' "$work/time.txt"
+}
+median_per_minute() {  # label command...: the median of ROUNDS, scaled to a minute of video
+  local label=$1
+  shift
+  for _ in $(seq "$rounds"); do measure "$@"; done | sort -n | awk -v n="$rounds" -v s="$seconds" -v l="$label" \
+    'NR == int((n + 1) / 2) { printf "%-34s %7.2f s wall %7.2f s CPU per minute of 720p\n", l, $1 * 60 / s, $2 * 60 / s }'
+}
+echo "$seconds s 1280x720 30 fps, CRF 23 veryfast encode, $threads thread(s), median of $rounds"
+for metric in vmaf ssim psnr; do
+  median_per_minute "ms_quality $metric" "$work/shim-quality" "$work/reference.mp4" "$work/encode.mp4" "$metric" \
+    "$threads"
+  echo "  mean and frames: $(cat "$work/out.txt")"
+done
+median_per_minute "decoding both files (ffmpeg CLI)" ffmpeg -nostdin -v error -threads "$threads" \
+  -i "$work/encode.mp4" -threads "$threads" -i "$work/reference.mp4" -map 0:v -map 1:v -f null -
+if [ -n "$independent" ]; then
+  median_per_minute "imageio-ffmpeg libvmaf (AVX2)" "$independent" -nostdin -v error -threads "$threads" \
+    -i "$work/encode.mp4" -threads "$threads" -i "$work/reference.mp4" \
+    -lavfi "libvmaf=n_threads=$threads:log_fmt=json:log_path=$work/vmaf.json" -f null -
+  python3 -c "import json; print('  mean:', json.load(open('$work/vmaf.json'))['pooled_metrics']['vmaf']['mean'])"
+fi
