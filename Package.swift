@@ -8,6 +8,32 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// libvmaf's AVX2 code of integer VIF, ADM and motion (Sources/CVMAFx86) must be compiled with -mavx2, and only it:
+/// SwiftPM applies flags per target, so it is a target of its own, and only on x86_64 (the manifest's `arch` is the
+/// host's: cross-compiling from x86_64 to another architecture is not supported). libvmaf picks it at run time when
+/// the CPU has AVX2 (src/config.h sets ARCH_X86 on x86_64); elsewhere CVMAF leaves out its x86 CPU check and runs
+/// the C paths.
+#if arch(x86_64)
+let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
+    targets: [
+        .target(
+            name: "CVMAFx86",
+            cSettings: [
+                .headerSearchPath("../CVMAF/src"), .headerSearchPath("../CVMAF/src/feature"),
+                .headerSearchPath("../CVMAF/src/feature/common"), .define("_GNU_SOURCE"),
+                .define("OC_NEW_STYLE_INCLUDES"), .unsafeFlags(["-mavx", "-mavx2", "-mfma"]),
+            ]
+        )
+    ],
+    dependencies: ["CVMAFx86"],
+    excluded: []
+)
+#else
+let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
+    targets: [], dependencies: [], excluded: ["src/x86"]
+)
+#endif
+
 let package = Package(
     name: "media-pipeline",
     platforms: [.macOS(.v15)],
@@ -85,11 +111,13 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CCRC32C"),
-        // Netflix's libvmaf (BSD-2-Clause-Patent), the part the default model vmaf_v0.6.1 needs, in plain C and C++
-        // without SIMD or CUDA: Sources/CVMAF/README.md, scripts/vendor-libvmaf.sh.
+        // Netflix's libvmaf (BSD-2-Clause-Patent), the part the default model vmaf_v0.6.1 needs, in C and C++,
+        // with its AVX2 code on x86_64 (CVMAFx86 below) and without CUDA: Sources/CVMAF/README.md,
+        // scripts/vendor-libvmaf.sh.
         .target(
             name: "CVMAF",
-            exclude: ["README.md", "LICENSE"],
+            dependencies: vmafSIMD.dependencies,
+            exclude: ["README.md", "LICENSE"] + vmafSIMD.excluded,
             cSettings: [
                 .headerSearchPath("src"), .headerSearchPath("src/feature"), .headerSearchPath("src/feature/common"),
                 .define("_GNU_SOURCE"), .define("OC_NEW_STYLE_INCLUDES"),
@@ -395,5 +423,5 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
-    ]
+    ] + vmafSIMD.targets
 )

@@ -12,7 +12,7 @@ for manifest in .build/debug.yaml .build/release.yaml; do
 import json, re, shlex, sys
 manifest, work = sys.argv[1], sys.argv[2]
 text = open(manifest).read()
-for n, match in enumerate(re.finditer(r'description: "Compiling CVMAF [^"]*"\n\s*args: (\[.*\])', text)):
+for n, match in enumerate(re.finditer(r'description: "Compiling CVMAF(?:x86)? [^"]*"\n\s*args: (\[.*\])', text)):
     args = json.loads(match.group(1))
     args = [a for a in args if a != "-index-store-path" and not a.endswith("/index/store")]
     out = args.index("-o")
