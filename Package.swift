@@ -14,24 +14,24 @@ let swiftSettings: [SwiftSetting] = [
 /// the CPU has AVX2 (src/config.h sets ARCH_X86 on x86_64); elsewhere CVMAF leaves out its x86 CPU check and runs
 /// the C paths.
 #if arch(x86_64)
-let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
-    targets: [
-        .target(
-            name: "CVMAFx86",
-            cSettings: [
-                .headerSearchPath("../CVMAF/src"), .headerSearchPath("../CVMAF/src/feature"),
-                .headerSearchPath("../CVMAF/src/feature/common"), .define("_GNU_SOURCE"),
-                .define("OC_NEW_STYLE_INCLUDES"), .unsafeFlags(["-mavx", "-mavx2", "-mfma"]),
-            ]
-        )
-    ],
-    dependencies: ["CVMAFx86"],
-    excluded: []
-)
+    let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
+        targets: [
+            .target(
+                name: "CVMAFx86",
+                cSettings: [
+                    .headerSearchPath("../CVMAF/src"), .headerSearchPath("../CVMAF/src/feature"),
+                    .headerSearchPath("../CVMAF/src/feature/common"), .define("_GNU_SOURCE"),
+                    .define("OC_NEW_STYLE_INCLUDES"), .unsafeFlags(["-mavx", "-mavx2", "-mfma"]),
+                ]
+            )
+        ],
+        dependencies: ["CVMAFx86"],
+        excluded: []
+    )
 #else
-let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
-    targets: [], dependencies: [], excluded: ["src/x86"]
-)
+    let vmafSIMD: (targets: [Target], dependencies: [Target.Dependency], excluded: [String]) = (
+        targets: [], dependencies: [], excluded: ["src/x86"]
+    )
 #endif
 
 let package = Package(
