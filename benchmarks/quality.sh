@@ -14,7 +14,9 @@ trap 'rm -rf "$work"' EXIT
 
 vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
 vmaf="$vmaf -ISources/CVMAF/src/feature/common"
-for source in $(find Sources/CVMAF/src -name '*.c'); do
+# src/x86 (the CPU check) only on x86_64, as Package.swift builds it.
+not_x86=(); [ "$(uname -m)" = x86_64 ] || not_x86=(-not -path '*/x86/*')
+for source in $(find Sources/CVMAF/src -name '*.c' "${not_x86[@]}"); do
   # shellcheck disable=SC2086  # $vmaf is a list of flags
   gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
 done
