@@ -1,6 +1,6 @@
 // The shim's quality measurement alone: `quality.sh` times it on a clip and its encode, per metric.
-// Usage: shim-quality REFERENCE DISTORTED vmaf|ssim|psnr THREADS [c]; prints "<mean> <frames> <code>", the code being
-// VMAF's (avx2 or c; "c" as fifth argument keeps libvmaf on its C paths).
+// Usage: shim-quality REFERENCE DISTORTED vmaf|ssim|psnr THREADS [c]; prints "<mean> <frames>", and for VMAF the
+// code libvmaf ran (avx2 or c; "c" as fifth argument keeps libvmaf on its C paths).
 #include "CMediaShim.h"
 
 #include <stdio.h>
@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
     }
     double sum = 0;
     for (int64_t i = 0; i < scores.count; i++) sum += scores.frames[i];
-    printf("%.4f %lld %s\n", sum / (double)scores.count, (long long)scores.count,
-           ms_quality_vmaf_simd() == MS_VMAF_SIMD_AVX2 ? "avx2" : "c");
+    const char *code = ms_quality_vmaf_simd() == MS_VMAF_SIMD_AVX2 ? "avx2" : "c";
+    printf("%.4f %lld %s\n", sum / (double)scores.count, (long long)scores.count, metric ? "" : code);
     ms_quality_scores_free(&scores);
     return 0;
 }
