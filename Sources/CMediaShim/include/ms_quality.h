@@ -52,7 +52,7 @@ int ms_quality(const char *reference, const char *distorted, ms_quality_metric m
 typedef enum ms_vmaf_simd {
     /// libvmaf's C paths: a CPU without AVX2, a build for another architecture than x86_64, or SIMD turned off.
     MS_VMAF_SIMD_NONE = 0,
-    /// libvmaf's AVX2 code (x86_64 builds, on a CPU with AVX2): about 7× faster than the C paths
+    /// libvmaf's AVX2 code (x86_64 builds, on a CPU with AVX2): about 6.5× faster than the C paths
     /// (docs/benchmarks.md).
     MS_VMAF_SIMD_AVX2 = 1,
 } ms_vmaf_simd;
