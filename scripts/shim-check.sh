@@ -23,7 +23,7 @@ fi
 vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
 mkdir -p "$work/vmaf"
 # src/x86 (the CPU check) only on x86_64, as Package.swift builds it.
-skipped=/none/; [ "$(uname -m)" = x86_64 ] || skipped='*/x86/*'
+skipped=/none; [ "$(uname -m)" = x86_64 ] || skipped='*/x86/*'
 for source in $(find Sources/CVMAF/src -name '*.c' ! -path "$skipped"); do
     # shellcheck disable=SC2086  # $vmaf is a list of flags
     gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
