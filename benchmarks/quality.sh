@@ -20,12 +20,11 @@ for source in $(find Sources/CVMAF/src -name '*.c' "${not_x86[@]}"); do
   # shellcheck disable=SC2086  # $vmaf is a list of flags
   gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
 done
-if [ "$(uname -m)" = x86_64 ]; then  # the AVX2 code, as Package.swift's CVMAFx86 builds it
-  for source in Sources/CVMAFx86/feature/x86/*.c; do
-    # shellcheck disable=SC2086
-    gcc -std=gnu11 -O2 -mavx -mavx2 -mfma $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
-  done
-fi
+# The AVX2 code, as Package.swift's CVMAFx86 builds it: without flags, the AVX2 target by pragma (avx2_target.h).
+for source in Sources/CVMAFx86/*.c; do
+  # shellcheck disable=SC2086
+  gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
+done
 for source in Sources/CMediaShim/*.c; do
   gcc -std=gnu11 -O2 -ISources/CMediaShim/include -ISources/CVMAF/include -c "$source" \
     -o "$work/$(echo "$source" | tr / _).o"

@@ -29,14 +29,13 @@ for source in $(find Sources/CVMAF/src -name '*.c' ! -path "$skipped"); do
     gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
         -o "$work/vmaf/$(echo "$source" | tr / _).o"
 done
-# Its AVX2 code (x86_64 only, as Package.swift's CVMAFx86), compiled with the flags upstream's meson gives it.
-if [ "$(uname -m)" = x86_64 ]; then
-    for source in Sources/CVMAFx86/feature/x86/*.c; do
-        # shellcheck disable=SC2086
-        gcc -std=gnu11 -g -O1 -mavx -mavx2 -mfma $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
-            -o "$work/vmaf/$(echo "$source" | tr / _).o"
-    done
-fi
+# Its AVX2 code as Package.swift's CVMAFx86 builds it: without flags, the AVX2 target by pragma (avx2_target.h;
+# nothing on another architecture).
+for source in Sources/CVMAFx86/*.c; do
+    # shellcheck disable=SC2086
+    gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
+        -o "$work/vmaf/$(echo "$source" | tr / _).o"
+done
 # shellcheck disable=SC2086
 g++ -g -O1 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/vmaf/svm.o"
 

@@ -2,7 +2,8 @@
 # Copies into Sources/CVMAF the part of Netflix's libvmaf that the default model (vmaf_v0.6.1) needs, at one
 # upstream commit, and writes the files meson would generate: the model as a C array, version.h and vcs_version.h.
 #   scripts/vendor-libvmaf.sh <a clone of https://github.com/Netflix/vmaf (bare or not)>
-# The AVX2 code of the three integer extractors goes to Sources/CVMAFx86 (built with -mavx2, x86_64 only; libvmaf
+# The AVX2 code of the three integer extractors goes to Sources/CVMAFx86/feature (not compiled directly: each is
+# included by an avx2_*.c there that gives its functions the AVX2 target, Sources/CVMAFx86/avx2_target.h; libvmaf
 # picks it at run time), their headers and the x86 CPU check (x86/cpu.c) to Sources/CVMAF.
 # What is left out: the other SIMD code (x86 AVX-512, ARM NEON; the C paths give the same scores), nasm's
 # x86/cpuid.asm (Sources/CVMAF/src/x86/cpuid.c, written by hand, stands in for it), CUDA, the float feature extractors, the extractors no built-in model of ours reads (PSNR, SSIM, MS-SSIM, CIEDE, CAMBI, PSNR-HVS,

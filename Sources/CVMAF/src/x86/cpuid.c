@@ -1,5 +1,5 @@
 /* Upstream's x86/cpuid.asm (nasm) as C, written for this package: the two functions x86/cpu.c calls to read the
- * CPU's feature bits. Compiled without -mavx2 (it runs before anything knows the CPU has AVX2). Kept by
+ * CPU's feature bits. Compiled for plain x86_64 (it runs before anything knows the CPU has AVX2). Kept by
  * scripts/vendor-libvmaf.sh like config.h. */
 #include <cpuid.h>
 #include <stdint.h>
