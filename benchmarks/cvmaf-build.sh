@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the vendored libvmaf (Sources/CVMAF, and Sources/CVMAFx86 on x86_64) adds to a clean build: replays SwiftPM's own
+# What the vendored libvmaf (Sources/CVMAF and Sources/CVMAFx86) adds to a clean build: replays SwiftPM's own
 # compile commands for the targets' files (from .build/debug.yaml, and .build/release.yaml when a release build exists) one after another into
 # a temporary folder, and prints their CPU time. Build once first (`swift build`); nothing of .build is changed.
 set -euo pipefail
