@@ -8,6 +8,15 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// libvmaf's x86 CPU check (Sources/CVMAF/src/x86) is built on x86_64 only; elsewhere CVMAF leaves it out and runs
+/// the C paths (src/config.h sets ARCH_X86 on x86_64). The manifest's `arch` is the host's: cross-compiling from
+/// x86_64 to another architecture is not supported.
+#if arch(x86_64)
+    let vmafNotOnThisArchitecture: [String] = []
+#else
+    let vmafNotOnThisArchitecture = ["src/x86"]
+#endif
+
 let package = Package(
     name: "media-pipeline",
     platforms: [.macOS(.v15)],
@@ -85,11 +94,25 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CCRC32C"),
-        // Netflix's libvmaf (BSD-2-Clause-Patent), the part the default model vmaf_v0.6.1 needs, in plain C and C++
-        // without SIMD or CUDA: Sources/CVMAF/README.md, scripts/vendor-libvmaf.sh.
+        // libvmaf's AVX2 code of integer VIF, ADM and motion, upstream's files (feature/, not compiled directly)
+        // each included by an avx2_*.c that gives their functions target("avx,avx2,fma") by pragma, not by flags
+        // (SwiftPM refuses unsafe flags in a package depended upon by version): Sources/CVMAFx86/avx2_target.h.
+        // libvmaf calls it only when the CPU has AVX2; on another architecture it compiles to nothing.
+        .target(
+            name: "CVMAFx86",
+            exclude: ["feature"],
+            cSettings: [
+                .headerSearchPath("../CVMAF/src"), .headerSearchPath("../CVMAF/src/feature"),
+                .headerSearchPath("../CVMAF/src/feature/common"), .define("_GNU_SOURCE"),
+                .define("OC_NEW_STYLE_INCLUDES"),
+            ]
+        ),
+        // Netflix's libvmaf (BSD-2-Clause-Patent), the part the default model vmaf_v0.6.1 needs, in C and C++,
+        // with its AVX2 code (CVMAFx86) and without CUDA: Sources/CVMAF/README.md, scripts/vendor-libvmaf.sh.
         .target(
             name: "CVMAF",
-            exclude: ["README.md", "LICENSE"],
+            dependencies: ["CVMAFx86"],
+            exclude: ["README.md", "LICENSE"] + vmafNotOnThisArchitecture,
             cSettings: [
                 .headerSearchPath("src"), .headerSearchPath("src/feature"), .headerSearchPath("src/feature/common"),
                 .define("_GNU_SOURCE"), .define("OC_NEW_STYLE_INCLUDES"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What the vendored libvmaf (Sources/CVMAF) adds to a clean build: replays SwiftPM's own compile commands for the
-# target's files (from .build/debug.yaml, and .build/release.yaml when a release build exists) one after another into
+# What the vendored libvmaf (Sources/CVMAF and Sources/CVMAFx86) adds to a clean build: replays SwiftPM's own
+# compile commands for the targets' files (from .build/debug.yaml, and .build/release.yaml when a release build exists) one after another into
 # a temporary folder, and prints their CPU time. Build once first (`swift build`); nothing of .build is changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ for manifest in .build/debug.yaml .build/release.yaml; do
 import json, re, shlex, sys
 manifest, work = sys.argv[1], sys.argv[2]
 text = open(manifest).read()
-for n, match in enumerate(re.finditer(r'description: "Compiling CVMAF [^"]*"\n\s*args: (\[.*\])', text)):
+for n, match in enumerate(re.finditer(r'description: "Compiling CVMAF(?:x86)? [^"]*"\n\s*args: (\[.*\])', text)):
     args = json.loads(match.group(1))
     args = [a for a in args if a != "-index-store-path" and not a.endswith("/index/store")]
     out = args.index("-o")
@@ -25,7 +25,7 @@ PY
   replay() {  # label commands-file
     /usr/bin/time -f "%U %S %e" -o "$work/time" bash "$2"
     read -r user system wall <"$work/time"
-    printf '%s: %s files of CVMAF, %.1f s CPU (%.1f s wall, one after another)\n' "$1" "$files" \
+    printf '%s: %s files of CVMAF and CVMAFx86, %.1f s CPU (%.1f s wall, one after another)\n' "$1" "$files" \
       "$(echo "$user + $system" | bc)" "$wall"
   }
   replay "$manifest" "$work/commands"

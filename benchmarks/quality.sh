@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a quality report costs: ms_quality (the shim's C, built here with gcc -O2 as a release build compiles it)
 # on a 720p clip against its CRF 23 encode, per metric, in seconds per minute of video (wall and CPU, median of
-# ROUNDS), beside imageio-ffmpeg's FFmpeg with libvmaf (upstream's build, with its AVX2 code) on the same pair.
+# ROUNDS; VMAF with libvmaf's AVX2 code where the CPU has it, and again on its C paths alone), beside imageio-ffmpeg's
+# FFmpeg with libvmaf (upstream's build, with its AVX2 code) on the same pair.
 #   CLIP_SECONDS=20 ROUNDS=3 THREADS=1 benchmarks/quality.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +14,15 @@ trap 'rm -rf "$work"' EXIT
 
 vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
 vmaf="$vmaf -ISources/CVMAF/src/feature/common"
-for source in $(find Sources/CVMAF/src -name '*.c'); do
+# src/x86 (the CPU check) only on x86_64, as Package.swift builds it.
+not_x86=(); [ "$(uname -m)" = x86_64 ] || not_x86=(-not -path '*/x86/*')
+for source in $(find Sources/CVMAF/src -name '*.c' "${not_x86[@]}"); do
   # shellcheck disable=SC2086  # $vmaf is a list of flags
+  gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
+done
+# The AVX2 code, as Package.swift's CVMAFx86 builds it: without flags, the AVX2 target by pragma (avx2_target.h).
+for source in Sources/CVMAFx86/*.c; do
+  # shellcheck disable=SC2086
   gcc -std=gnu11 -O2 $vmaf -c "$source" -o "$work/$(echo "$source" | tr / _).o"
 done
 for source in Sources/CMediaShim/*.c; do
@@ -49,6 +57,9 @@ for metric in vmaf ssim psnr; do
     "$threads"
   echo "  mean and frames: $(cat "$work/out.txt")"
 done
+median_per_minute "ms_quality vmaf, C paths only" "$work/shim-quality" "$work/reference.mp4" "$work/encode.mp4" \
+  vmaf "$threads" c
+echo "  mean and frames: $(cat "$work/out.txt")"
 median_per_minute "decoding both files (ffmpeg CLI)" ffmpeg -nostdin -v error -threads "$threads" \
   -i "$work/encode.mp4" -threads "$threads" -i "$work/reference.mp4" -map 0:v -map 1:v -f null -
 if [ -n "$independent" ]; then

@@ -23,8 +23,17 @@ fi
 # libvmaf (Sources/CVMAF, upstream's code: built without our warning flags), for ms_quality.
 vmaf="-D_GNU_SOURCE -DOC_NEW_STYLE_INCLUDES -ISources/CVMAF/include -ISources/CVMAF/src -ISources/CVMAF/src/feature"
 mkdir -p "$work/vmaf"
-for source in $(find Sources/CVMAF/src -name '*.c'); do
+# src/x86 (the CPU check) only on x86_64, as Package.swift builds it.
+skipped=/none; [ "$(uname -m)" = x86_64 ] || skipped='*/x86/*'
+for source in $(find Sources/CVMAF/src -name '*.c' ! -path "$skipped"); do
     # shellcheck disable=SC2086  # $vmaf is a list of flags
+    gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
+        -o "$work/vmaf/$(echo "$source" | tr / _).o"
+done
+# Its AVX2 code as Package.swift's CVMAFx86 builds it: without flags, the AVX2 target by pragma (avx2_target.h;
+# nothing on another architecture).
+for source in Sources/CVMAFx86/*.c; do
+    # shellcheck disable=SC2086
     gcc -std=gnu11 -g -O1 $vmaf -ISources/CVMAF/src/feature/common -c "$source" \
         -o "$work/vmaf/$(echo "$source" | tr / _).o"
 done

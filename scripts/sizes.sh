@@ -8,8 +8,8 @@
 # line after them that starts with `}` at their own indentation (the layout `make format` writes); requirements
 # without a body (in protocols) are not functions. C functions are definitions starting at column 0 and ending at
 # the next `}` at column 0.
-# Vendored upstream code (Sources/CVMAF: libvmaf, kept as released so that an update is a copy) is not ours to split
-# and is skipped.
+# Vendored upstream code (Sources/CVMAF and Sources/CVMAFx86: libvmaf, kept as released so that an update is a copy)
+# is not ours to split and is skipped.
 #   scripts/sizes.sh [folder]   (default: Sources; a relative folder is taken from the repository's root)
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ import re
 import sys
 
 MAX_FILE, MAX_FUNCTION, MARKER = 400, 60, "stays whole:"
-VENDORED = {"CVMAF"}  # folders of upstream code, by name (scripts/vendor-libvmaf.sh)
+VENDORED = {"CVMAF", "CVMAFx86"}  # folders of upstream code, by name (scripts/vendor-libvmaf.sh)
 SWIFT_FUNC = re.compile(
     r"^(\s*)(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|open|static|class|final"
     r"|override|mutating|nonmutating|nonisolated|convenience|required|dynamic|indirect|consuming|borrowing"

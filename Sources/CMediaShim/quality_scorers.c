@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,27 @@ static int keep_score(ms_scorer *s, double score) {
 
 // MARK: - VMAF
 
+// libvmaf's own CPU check (src/cpu.h; not in its public headers): the flags vmaf_init last read, masked by its
+// `cpumask`. On x86_64 bit 3 is VMAF_X86_CPU_FLAG_AVX2 (src/x86/cpu.h); other builds have no flags.
+unsigned vmaf_get_cpu_flags(void);
+#define MS_VMAF_X86_CPU_FLAG_AVX2 (1u << 3)
+
+/// ms_quality_set_vmaf_simd's setting: 1 lets libvmaf pick SIMD code, 0 keeps it on the C paths.
+static atomic_int vmaf_simd_enabled = 1;
+
+void ms_quality_set_vmaf_simd(int enabled) { atomic_store(&vmaf_simd_enabled, enabled != 0); }
+
+ms_vmaf_simd ms_quality_vmaf_simd(void) {
+#if defined(__x86_64__)
+    if (vmaf_get_cpu_flags() & MS_VMAF_X86_CPU_FLAG_AVX2) return MS_VMAF_SIMD_AVX2;
+#endif
+    return MS_VMAF_SIMD_NONE;
+}
+
 static int open_vmaf(ms_scorer *s, char *errbuf, size_t errlen) {
-    VmafConfiguration cfg = {.log_level = VMAF_LOG_LEVEL_NONE, .n_threads = (unsigned)s->threads};
+    VmafConfiguration cfg = {.log_level = VMAF_LOG_LEVEL_NONE,
+                             .n_threads = (unsigned)s->threads,
+                             .cpumask = atomic_load(&vmaf_simd_enabled) ? 0 : UINT64_MAX};
     int ret = vmaf_init(&s->vmaf, cfg);
     if (ret < 0) return ms_fail(errbuf, errlen, ret, ret, "cannot set up libvmaf");
     VmafModelConfig model = {.name = "vmaf", .flags = VMAF_MODEL_FLAGS_DEFAULT};

@@ -48,6 +48,24 @@ typedef struct ms_quality_scores {
 int ms_quality(const char *reference, const char *distorted, ms_quality_metric metric, int threads,
                ms_progress_fn cb, void *ctx, ms_quality_scores *out, char *errbuf, size_t errlen);
 
+/// The code libvmaf's feature extractors (integer VIF, ADM, motion) run: the same integer features either way.
+typedef enum ms_vmaf_simd {
+    /// libvmaf's C paths: a CPU without AVX2, a build for another architecture than x86_64, or SIMD turned off.
+    MS_VMAF_SIMD_NONE = 0,
+    /// libvmaf's AVX2 code (x86_64 builds, on a CPU with AVX2): about 6.5× faster than the C paths
+    /// (docs/benchmarks.md).
+    MS_VMAF_SIMD_AVX2 = 1,
+} ms_vmaf_simd;
+
+/// Lets later VMAF measurements of this process use the CPU's SIMD code (`enabled` 1, the default) or keeps them on
+/// libvmaf's C paths (0: libvmaf's `cpumask` set to all flags). For tests and benchmarks that compare the two; the
+/// setting is process-wide, and libvmaf reads it when a measurement starts.
+void ms_quality_set_vmaf_simd(int enabled);
+
+/// The code the last VMAF measurement of this process chose (MS_VMAF_SIMD_NONE before the first): libvmaf's own
+/// run-time CPU check, masked as ms_quality_set_vmaf_simd asked.
+ms_vmaf_simd ms_quality_vmaf_simd(void);
+
 /// Frees the scores and empties `scores`; NULL-safe.
 void ms_quality_scores_free(ms_quality_scores *scores);
 
