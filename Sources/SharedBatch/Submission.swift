@@ -53,6 +53,7 @@ public struct Submission: Sendable {
             RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages),
             caching: plan.cacheEntries, sightings: [])
         var admitted: [Int64: String] = [:]
+        var queuedBytes: Int64 = 0
         for item in plan.items {
             switch item.action {
             case .reuse: summary.done += 1
@@ -84,6 +85,7 @@ public struct Submission: Sendable {
                     continue
                 }
                 admitted[ref.item] = item.digest
+                queuedBytes += item.input.size
             }
         }
         try await queue.enqueue(admitted, with: id)
@@ -93,6 +95,8 @@ public struct Submission: Sendable {
         totals.reused = summary.done
         totals.skipped = summary.skipped + plan.passedOver.count
         totals.failed = summary.damaged + summary.refused
+        // A submission processes nothing itself: its bytes are those it queued (the dashboard's run history).
+        totals.bytes = queuedBytes
         try await store.finishRun(run, summary: totals)
         return summary
     }
