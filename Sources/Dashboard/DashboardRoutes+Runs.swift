@@ -25,7 +25,8 @@ extension DashboardRoutes {
             let found = try await ledger.pastRuns(limit: page.limit, offset: page.offset)
             return [
                 "runs": .array(found.runs.map(Self.document)), "total": .int(found.total), "offset": .int(page.offset),
-                "throughput": try await Self.throughput(ledger, over: found.runs, now: Date()),
+                "throughput": try await Self.throughput(
+                    ledger, over: found.runs, now: Date(), reachingNow: page.offset == 0),
             ]
         }
         return Self.json(document)
@@ -69,24 +70,32 @@ extension DashboardRoutes {
     }
 
     /// The items of the runs' workflows done per minute from the first run's start to the last one's end (now while
-    /// one runs), by the minute each item was last finished: `{"from", "to", "bucketMinutes", "points": [[start,
-    /// items per minute], …]}`, one point per bucket of minutes, at most ``chartBuckets``; null without runs.
-    static func throughput(_ ledger: any LedgerBrowsing, over runs: [PastRun], now: Date) async throws -> JSONValue {
+    /// one runs), or with `reachingNow` (the newest page) to the last minute an item was done if later (a shared
+    /// batch's workers finish after the submission), by the minute each item was last finished: `{"from", "to",
+    /// "bucketMinutes", "points": [[start, items per minute], …]}`, one point per bucket of minutes, at most
+    /// ``chartBuckets``; null without runs.
+    static func throughput(_ ledger: any LedgerBrowsing, over runs: [PastRun], now: Date, reachingNow: Bool)
+        async throws -> JSONValue
+    {
         guard let from = runs.map(\.startedAt).min() else { return .null }
-        let to = max(from.addingTimeInterval(60), runs.map { $0.finishedAt ?? now }.max() ?? now)
         let first = Int((from.timeIntervalSince1970 / 60).rounded(.down))
-        let minutes = Int((to.timeIntervalSince1970 / 60).rounded(.down)) - first + 1
-        let bucket = max(1, (minutes + chartBuckets - 1) / chartBuckets)
-        var done = [Int](repeating: 0, count: (minutes + bucket - 1) / bucket)
         // The ledger reads back from the newest minute done, which is no later than now.
         let back = min(Int(Int32.max), Int((now.timeIntervalSince(from) / 60).rounded(.up)) + 1)
+        var doneIn: [Int: Int] = [:]
         for workflow in Set(runs.map(\.workflow)).sorted() {
             for (minute, count) in try await ledger.doneByMinute(workflow: workflow, minutes: back) {
                 let index = Int((minute.timeIntervalSince1970 / 60).rounded(.down)) - first
-                guard index >= 0, index < minutes else { continue }
-                done[index / bucket] += count
+                if index >= 0 { doneIn[index, default: 0] += count }
             }
         }
+        var to = max(from.addingTimeInterval(60), runs.map { $0.finishedAt ?? now }.max() ?? now)
+        if reachingNow, let last = doneIn.keys.max() {
+            to = max(to, min(now, Date(timeIntervalSince1970: Double((first + last + 1) * 60))))
+        }
+        let minutes = Int((to.timeIntervalSince1970 / 60).rounded(.down)) - first + 1
+        let bucket = max(1, (minutes + chartBuckets - 1) / chartBuckets)
+        var done = [Int](repeating: 0, count: (minutes + bucket - 1) / bucket)
+        for (index, count) in doneIn where index < minutes { done[index / bucket] += count }
         let points = done.enumerated().map { index, count -> JSONValue in
             let start = Date(timeIntervalSince1970: Double((first + index * bucket) * 60))
             return [.string(start.formatted(.iso8601)), .double((Double(count) / Double(bucket) * 100).rounded() / 100)]

@@ -58,13 +58,14 @@ extension DashboardAssets {
         // takes it, from this caller); a state folder's run again at its next run, and the card says so.
         let retryAllResult = "";
         function retryAllControl(list, status) {
-          if (!(list.total ?? list.items.length)) return "";
-          if (!status.workers) return `<p class="note" id="retry-note">These run again at the next ` +
+          const total = list.total ?? list.items.length;
+          if (total && !status.workers) return `<p class="note" id="retry-note">These run again at the next ` +
             `<code>pipeline run</code> of their workflow, each from the stage that failed (<code>--failed</code>: ` +
             `only them).</p>`;
-          if (!canAct(status) || !(list.actions || []).includes("retry")) return "";
-          return `<p><button id="retry-all" type="button">Retry all ${list.total} failed</button> ` +
-            `<span id="retry-all-result">${text(retryAllResult)}</span></p>`;
+          const button = total && canAct(status) && (list.actions || []).includes("retry")
+            ? `<button id="retry-all" type="button">Retry all ${total} failed</button> ` : "";
+          const result = retryAllResult ? `<span id="retry-all-result">${text(retryAllResult)}</span>` : "";
+          return button || result ? `<p>${button}${result}</p>` : "";
         }
         function bindRetryAll() {
           if (!$("retry-all")) return;
