@@ -48,7 +48,8 @@ extension DashboardRoutes {
             guard let text = parameters[key], !text.isEmpty else { return .success(value) }
             guard let number = Int(text), range.contains(number) else {
                 return .failure(
-                    ItemQueryError("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)"))
+                    ItemQueryError(
+                        "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)"))
             }
             return .success(number)
         }
@@ -63,7 +64,8 @@ extension DashboardRoutes {
             "id": .int(Int(run.id)), "workflow": .string(run.workflow),
             "startedAt": .string(run.startedAt.formatted(.iso8601)),
             "finishedAt": run.finishedAt.map { .string($0.formatted(.iso8601)) } ?? .null,
-            "seconds": run.finishedAt.map { .double(($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10) } ?? .null,
+            "seconds": run.finishedAt.map { .double(($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10) }
+                ?? .null,
             "outcome": .string(run.outcome.rawValue), "counts": .object(run.counts.mapValues { .int($0) }),
             "bytes": .int(Int(run.bytes)),
         ]
@@ -98,7 +100,9 @@ extension DashboardRoutes {
         for (index, count) in doneIn where index < minutes { done[index / bucket] += count }
         let points = done.enumerated().map { index, count -> JSONValue in
             let start = Date(timeIntervalSince1970: Double((first + index * bucket) * 60))
-            return [.string(start.formatted(.iso8601)), .double((Double(count) / Double(bucket) * 100).rounded() / 100)]
+            return [
+                .string(start.formatted(.iso8601)), .double((Double(count) / Double(bucket) * 100).rounded() / 100),
+            ]
         }
         return [
             "from": .string(Date(timeIntervalSince1970: Double(first * 60)).formatted(.iso8601)),
@@ -141,7 +145,8 @@ extension DashboardRoutes {
     static func retryQuery(_ parameters: [String: String]) -> Result<ItemQuery, ItemQueryError> {
         let filters: Set = ["q", "error", "stage", "workflow", "status"]
         if let unknown = parameters.keys.sorted().first(where: { !filters.contains($0) }) {
-            return .failure(ItemQueryError("a retry of failed items takes q, error, stage and workflow, not \(unknown)"))
+            return .failure(
+                ItemQueryError("a retry of failed items takes q, error, stage and workflow, not \(unknown)"))
         }
         if let status = parameters["status"], !status.isEmpty, status != ItemQuery.Status.failed.rawValue {
             return .failure(ItemQueryError("a retry takes failed items only, not status=\(status)"))

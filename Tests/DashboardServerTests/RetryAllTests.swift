@@ -32,7 +32,8 @@ import Testing
         try await queue.enqueue(Dictionary(uniqueKeysWithValues: refs.prefix(3).map { ($0.item, "d") }), with: workflow)
         for (ref, kind) in zip(refs, ["http", "http", "damaged-input", "output-collision"]) {
             let result = ItemResult(
-                ref: ref, fingerprint: nil, path: "", outcome: .failed, reason: "bad", errorKind: ErrorKind(rawValue: kind))
+                ref: ref, fingerprint: nil, path: "", outcome: .failed, reason: "bad",
+                errorKind: ErrorKind(rawValue: kind))
             try await store.finish(ref, result: result, digest: nil)
         }
         return (database, refs.prefix(3).map(\.item), refs[3].item)
@@ -83,7 +84,8 @@ import Testing
         defer { fixture.remove() }
         _ = try await fixture.ledger.beginRun(
             RunRecord(workflow: "w", file: "w.json", stages: ["a"]), caching: [], sightings: [])
-        try await fixture.ledger.setStatus(.failed, of: [try await fixture.admit("a.mov"), try await fixture.admit("b")])
+        try await fixture.ledger.setStatus(
+            .failed, of: [try await fixture.admit("a.mov"), try await fixture.admit("b")])
         try await fixture.application(access: DashboardAccess(token: Self.token)).test(.router) { client in
             let (status, answer) = try await Self.retry(client)
             #expect(status == .conflict, "\(answer)")

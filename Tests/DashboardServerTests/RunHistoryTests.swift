@@ -37,7 +37,8 @@ import Testing
         defer { fixture.remove() }
         let ledger = fixture.ledger
         func run() async throws -> Int64 {
-            try await ledger.beginRun(RunRecord(workflow: "w", file: "w.json", stages: ["a"]), caching: [], sightings: [])
+            try await ledger.beginRun(
+                RunRecord(workflow: "w", file: "w.json", stages: ["a"]), caching: [], sightings: [])
         }
         let first = try await run()
         for name in ["a.mov", "b.mov"] {
@@ -56,7 +57,8 @@ import Testing
             #expect(
                 Self.listed(runs) == [
                     "w interrupted ", "w cancelled done=0,failed=0,reused=0,skipped=0",
-                    "w failed items done=1,failed=1,reused=0,skipped=0", "w finished done=2,failed=0,reused=0,skipped=0",
+                    "w failed items done=1,failed=1,reused=0,skipped=0",
+                    "w finished done=2,failed=0,reused=0,skipped=0",
                 ], "\(runs)")
             #expect(runs["total"] == 4 && runs["runs"]?.arrayValue?.last?["bytes"] == 20)
             #expect(runs["runs"]?.arrayValue?.first?["finishedAt"] == .null)
@@ -101,7 +103,8 @@ import Testing
         _ = try await submission("w")
         try await store.finishRun(try await submission("w"), summary: Self.summary(failed: 1, items: 1))
         _ = try await submission("v")
-        let router = DashboardServer.router(source: .sharedBatch(database), host: "127.0.0.1", access: DashboardAccess())
+        let router = DashboardServer.router(
+            source: .sharedBatch(database), host: "127.0.0.1", access: DashboardAccess())
         try await Application(router: router).test(.router) { client in
             let runs = try await ListingTests.get(client, "/api/runs")
             #expect(

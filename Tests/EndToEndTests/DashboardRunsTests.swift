@@ -45,12 +45,17 @@ import Testing
             "[...document.querySelectorAll('#runs tr.run')].map((r) => r.dataset.outcome + ': ' + "
                 + "r.querySelector('.counts').textContent)")
         #expect(
-            rows == ["finished: 1 queued, 3 reused, 0 skipped, 0 failed", "finished: 3 queued, 0 reused, 0 skipped, 0 failed"],
+            rows == [
+                "finished: 1 queued, 3 reused, 0 skipped, 0 failed",
+                "finished: 3 queued, 0 reused, 0 skipped, 0 failed",
+            ],
             "\(rows)")
-        let titles = try await browser.eval("[...document.querySelectorAll('#runs svg .axis-title')].map((t) => t.textContent)")
+        let titles = try await browser.eval(
+            "[...document.querySelectorAll('#runs svg .axis-title')].map((t) => t.textContent)")
         #expect(titles == ["time", "items / min"], "\(titles)")
         let ticks = try await browser.eval(
-            "['x', 'y'].map((a) => [...document.querySelectorAll('#runs svg text.tick.' + a)].filter((t) => t.textContent).length)")
+            "['x', 'y'].map((a) => [...document.querySelectorAll('#runs svg text.tick.' + a)].filter((t) => t.textContent).length)"
+        )
         #expect(ticks == [5, 3], "\(ticks)")
 
         try await browser.waitFor("document.getElementById('retry-all')?.textContent === 'Retry all 2 failed'")
