@@ -7,7 +7,9 @@ extension DashboardAssets {
         // tick labels and its unit. `box` is the chart's size and margins, `t0`–`t1` its time span, `max` its top.
         function chartAxes(box, t0, t1, max) {
           const { w, h, left, right, top, bottom } = box, span = t1 - t0;
-          const clock = { hour: "2-digit", minute: "2-digit" };
+          // Minutes apart, ticks are told apart by their seconds; days apart, by their date.
+          const clock = span < 6e5 ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+            : { hour: "2-digit", minute: "2-digit" };
           const label = (t) => span > 864e5 ? new Date(t).toLocaleDateString([], { month: "short", day: "numeric" }) +
             " " + new Date(t).toLocaleTimeString([], clock) : new Date(t).toLocaleTimeString([], clock);
           const px = (t) => left + ((t - t0) / span) * (w - left - right);
