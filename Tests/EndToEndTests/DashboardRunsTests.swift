@@ -67,4 +67,58 @@ import Testing
         #expect(waiting["total"] == 2, "\(waiting)")
         _ = await batch.stopAll()
     }
+
+    /// A state folder's runs: one finished with a failed item, then one under way, running while it holds the folder
+    /// and interrupted once `kill -9` ended it; the page lists both and says that the next run takes up the failed
+    /// items, which the dashboard does not retry.
+    @Test func aStateFoldersRunsAndAKilledOne() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", DashboardTests.workflow)
+        for name in ["a.txt", "bad.txt"] {
+            try scratch.write("in/\(name)", "content of \(name)\n")
+            try scratch.write("gates/\(name)", "")
+        }
+        let environment = ["DASH_SECRET": DashboardTests.secret]
+        let first = try await Binary.run(
+            ["run", "wf.json", "--state", "state"], in: scratch.root, environment: environment)
+        #expect(first.status == 1, "one item fails: \(first.stderr)")
+        try scratch.write("in/c.txt", "content of c.txt\n")
+        let second = try Binary.start(
+            ["run", "wf.json", "--state", "state"], in: scratch.root, environment: environment)
+        defer { if second.isRunning { second.signal(SIGKILL) } }
+        let token = "dashboard-token-1234"
+        let served = try await ServedDashboard.start(
+            ["--state", "state"], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": token])
+        defer { served.process.signal(SIGKILL) }
+        @Sendable func outcomes() async throws -> [String] {
+            let (_, runs) = try await served.request("/api/runs", bearer: token)
+            return (runs["runs"]?.arrayValue ?? []).compactMap { $0["outcome"]?.stringValue }
+        }
+        try await waitUntil("the second run is under way") { try await outcomes() == ["running", "failed items"] }
+        // Only c.txt runs (waiting for its gate): bad.txt has failed again, or not started, so it stays failed.
+        try await waitUntil("c.txt runs alone") {
+            let (_, running) = try await served.request("/api/items?status=running", bearer: token)
+            return running["items"]?.arrayValue?.map { $0["relativePath"] } == ["c.txt"]
+        }
+        second.signal(SIGKILL)
+        _ = await second.exit()
+        #expect(try await outcomes() == ["interrupted", "failed items"])
+        let (status, refused) = try await served.request("/api/items/retry", method: "POST", bearer: token)
+        #expect(status == 409, "\(refused)")
+
+        let browser = try BrowserSession()
+        defer { browser.close() }
+        try await browser.navigate(served.base + "/")
+        try await browser.waitFor("!document.getElementById('login').hidden")
+        try await browser.eval(
+            "document.querySelector('#login input').value = '\(token)'; document.getElementById('login').requestSubmit()"
+        )
+        try await browser.waitFor("document.querySelectorAll('#runs tr.run').length === 2")
+        let rows = try await browser.eval(
+            "[...document.querySelectorAll('#runs tr.run')].map((r) => r.dataset.outcome + ': ' + "
+                + "r.querySelector('.counts').textContent)")
+        #expect(rows == ["interrupted: ", "failed items: 1 done, 0 reused, 0 skipped, 1 failed"], "\(rows)")
+        try await browser.waitFor("document.getElementById('retry-note') !== null")
+        #expect(try await browser.eval("document.getElementById('retry-all') === null") == true)
+    }
 }
