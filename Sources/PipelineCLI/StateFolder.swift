@@ -4,10 +4,6 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A command's state folder: its lock (for commands that write) and its ledger. Problems end the command with
 /// exit code 1.
 struct StateFolder {
