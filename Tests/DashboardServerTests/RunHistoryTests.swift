@@ -89,7 +89,8 @@ import Testing
     }
 
     /// A shared batch's submissions: what each queued, found done, skipped or refused, and the bytes it queued; one
-    /// that never finished is interrupted once a later submission of its workflow was made, and running before.
+    /// that never finished is running while its lock is held, and interrupted otherwise, whether or not a later
+    /// submission of its workflow was made.
     @Test func aSharedBatchsSubmissions() async throws {
         let database = try await BatchDatabase(url: try await Self.postgres.value.createDatabase())
         let store = PostgresStore(database: database)
@@ -102,14 +103,19 @@ import Testing
         try await store.finishRun(try await submission("w"), summary: totals)
         _ = try await submission("w")
         try await store.finishRun(try await submission("w"), summary: Self.summary(failed: 1, items: 1))
-        _ = try await submission("v")
+        let underWay = try await submission("v")
+        // While its process holds its lock (as `pipeline submit` does), a submission is running; without, interrupted.
+        let held = try await store.holdingSubmission(underWay) { () async throws(StateError) in
+            try await store.pastRuns(limit: 1, offset: 0).runs.map(\.outcome)
+        }
+        #expect(held == [.running])
         let router = DashboardServer.router(
             source: .sharedBatch(database), host: "127.0.0.1", access: DashboardAccess())
         try await Application(router: router).test(.router) { client in
             let runs = try await ListingTests.get(client, "/api/runs")
             #expect(
                 Self.listed(runs) == [
-                    "v running ", "w failed items failed=1,queued=0,reused=0,skipped=0", "w interrupted ",
+                    "v interrupted ", "w failed items failed=1,queued=0,reused=0,skipped=0", "w interrupted ",
                     "w finished failed=0,queued=3,reused=1,skipped=1",
                 ], "\(runs)")
             #expect(runs["total"] == 4 && runs["runs"]?.arrayValue?.last?["bytes"] == 20)

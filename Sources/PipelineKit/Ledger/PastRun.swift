@@ -6,7 +6,7 @@ import StageKit
 public struct PastRun: Sendable, Hashable {
     /// How a run ended, in the words the dashboard shows.
     public enum Outcome: String, Sendable, CaseIterable {
-        /// Not finished and still held by the process that runs it (a submission: no later one of its workflow).
+        /// Not finished and still held by the process that runs it (a submission: its session's advisory lock).
         case running
         /// Finished, and none of its items failed.
         case finished
