@@ -71,8 +71,14 @@ extension DashboardRoutes {
         ]
     }
 
-    /// The items of the runs' workflows done per minute from the first run's start to the last one's end (now while
-    /// one runs), or with `reachingNow` (the newest page) to the last minute an item was done if later (a shared
+    /// Where a run ends on the chart: when it finished; now while it runs; an interrupted one, which recorded no
+    /// end, at its start.
+    static func end(of run: PastRun, now: Date) -> Date {
+        run.outcome == .running ? now : run.finishedAt ?? run.startedAt
+    }
+
+    /// The items of the runs' workflows done per minute from the first run's start to the last one's end
+    /// (``end(of:now:)``), or with `reachingNow` (the newest page) to the last minute an item was done if later (a shared
     /// batch's workers finish after the submission), by the minute each item was last finished: `{"from", "to",
     /// "bucketMinutes", "points": [[start, items per minute], …]}`, one point per bucket of minutes, at most
     /// ``chartBuckets``; null without runs.
@@ -90,7 +96,7 @@ extension DashboardRoutes {
                 if index >= 0 { doneIn[index, default: 0] += count }
             }
         }
-        var to = max(from.addingTimeInterval(60), runs.map { $0.finishedAt ?? now }.max() ?? now)
+        var to = max(from.addingTimeInterval(60), runs.map { Self.end(of: $0, now: now) }.max() ?? now)
         if reachingNow, let last = doneIn.keys.max() {
             to = max(to, min(now, Date(timeIntervalSince1970: Double((first + last + 1) * 60))))
         }

@@ -123,6 +123,24 @@ import Testing
         await database.close()
     }
 
+    /// The chart ends at the newest run's end: an interrupted run (killed a month ago) ends at its start, not now;
+    /// only a run under way reaches now.
+    @Test func anInterruptedRunEndsTheChartAtItsStart() async throws {
+        let fixture = try LedgerFixture()
+        defer { fixture.remove() }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let start = now.addingTimeInterval(-30 * 86_400)
+        func run(_ outcome: PastRun.Outcome) -> PastRun {
+            PastRun(
+                id: 1, workflow: "w", startedAt: start, finishedAt: nil, counts: [:], bytes: 0, outcome: outcome)
+        }
+        for (outcome, end) in [(PastRun.Outcome.interrupted, start.addingTimeInterval(60)), (.running, now)] {
+            let chart = try await DashboardRoutes.throughput(
+                fixture.ledger, over: [run(outcome)], now: now, reachingNow: false)
+            #expect(chart["to"]?.stringValue == end.formatted(.iso8601), "\(outcome): \(chart)")
+        }
+    }
+
     /// A parameter the history does not take is answered with 400 and why.
     @Test func unknownParametersAreRefused() async throws {
         let fixture = try LedgerFixture()
