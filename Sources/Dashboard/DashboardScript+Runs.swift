@@ -30,7 +30,10 @@ extension DashboardAssets {
         // by) or a page is turned.
         const runsPageSize = \(runsPageSize);
         let runsOffset = 0, runsRead = null, runsFor = null;
-        const runCounts = ["queued", "done", "reused", "skipped", "failed"];
+        // A submission's already queued, waiting and refused items show only when there are some.
+        const runCounts = [["queued", "queued"], ["alreadyQueued", "already queued"], ["waiting", "waiting"],
+          ["done", "done"], ["reused", "reused"], ["skipped", "skipped"], ["failed", "failed"], ["refused", "refused"]];
+        const shownWhenSome = ["alreadyQueued", "waiting", "refused"];
 
         async function runHistory() {
           const wanted = listsFor + "|" + runsOffset;
@@ -41,7 +44,8 @@ extension DashboardAssets {
           const rows = list.runs.map((r) => `<tr class="run" data-key="${r.id}" data-outcome="${text(r.outcome)}">` +
             `<td>${text(r.workflow)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td>` +
             `<td>${duration(r.seconds == null ? null : Math.round(r.seconds))}</td><td class="counts">` +
-            runCounts.filter((k) => r.counts[k] != null).map((k) => `<span data-count="${k}">${r.counts[k]} ${k}</span>`)
+            runCounts.filter(([k]) => r.counts[k] != null && (r.counts[k] > 0 || !shownWhenSome.includes(k)))
+              .map(([k, label]) => `<span data-count="${k}">${r.counts[k]} ${label}</span>`)
               .join(", ") + `</td><td>${bytes(r.bytes)}</td><td><span class="status ${outcome[r.outcome] ?? ""}">` +
             `${text(r.outcome)}</span></td></tr>`).join("");
           const t = list.throughput;

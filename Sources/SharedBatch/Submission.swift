@@ -109,6 +109,9 @@ public struct Submission: Sendable {
         totals.failed = summary.damaged + summary.refused
         // A submission processes nothing itself: its bytes are those it queued (the dashboard's run history).
         totals.bytes = queuedBytes
+        totals.submitted = RunSummary.Submitted(
+            queued: summary.queued, alreadyQueued: summary.alreadyQueued, waiting: summary.running,
+            refused: summary.refused)
         try await store.finishRun(run, summary: totals)
         return summary
     }

@@ -8,7 +8,7 @@ import Testing
 
 /// A submission's outcome in the run history comes from the lock its process holds while it runs: a real `pipeline
 /// submit`, held up inside its run by a table lock the test takes, reads running even once a later submission of
-/// its workflow exists, and interrupted once `kill -9` ended it.
+/// its workflow exists, and interrupted once `kill -9` ended it. The next submission's own counts are in the history.
 @Suite(.serialized) struct SubmissionLockTests {
     /// Holds `LOCK TABLE items IN EXCLUSIVE MODE` (reads go on, the admission of a new item waits) until `release`.
     final class ItemsLock: Sendable {
@@ -59,6 +59,14 @@ import Testing
             try await outcomes() == ["finished", "interrupted", "finished"]
         }
         try await lock.free()
+        // The next submission records what it did: the two items queued before stay so, the new one is queued.
+        let next = try await Binary.run(["submit", "wf.json", "--db", batch.url], in: batch.scratch.root)
+        #expect(next.status == 0, "\(next.stdout)\(next.stderr)")
+        let counts = try await store.pastRuns(limit: 1, offset: 0).runs.first?.counts
+        #expect(
+            counts == [
+                "queued": 1, "alreadyQueued": 2, "waiting": 0, "refused": 0, "reused": 0, "skipped": 0, "failed": 0,
+            ], "\(String(describing: counts))")
         _ = await batch.stopAll()
     }
 }

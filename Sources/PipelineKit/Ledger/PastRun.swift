@@ -27,8 +27,9 @@ public struct PastRun: Sendable, Hashable {
     /// When it finished; nil while it runs and for a run that never finished.
     public var finishedAt: Date?
     /// What its summary counted, by the dashboard's names: a run's `done`, `reused`, `skipped`, `failed`; a
-    /// submission's `queued`, `reused` (done already), `skipped`, `failed` (refused or damaged). Empty without a
-    /// summary.
+    /// submission's `queued`, `alreadyQueued`, `waiting` (for a later submission), `refused`, `reused` (done
+    /// already), `skipped`, `failed` (refused or damaged); an older submission's summary gives no `alreadyQueued`,
+    /// `waiting` or `refused`, and its `queued` is inferred. Empty without a summary.
     public var counts: [String: Int]
     /// Bytes of the items it processed (a submission: of those it queued).
     public var bytes: Int64
@@ -51,7 +52,7 @@ public struct PastRun: Sendable, Hashable {
 
     /// A run as a ledger's row holds it: its summary as the JSON ``RunSummary/fields`` wrote, and whether a process
     /// still runs it when it has not finished (`stillRuns`). A submission counts as queued what its summary does
-    /// not count otherwise (its items less the done, skipped and failed ones).
+    /// not count otherwise (its items less the done, skipped and failed ones) unless it recorded its own counts.
     public init(
         id: Int64, workflow: String, startedAt: Date, finishedAt: Date?, summary: String?, stillRuns: Bool,
         submission: Bool
@@ -61,7 +62,10 @@ public struct PastRun: Sendable, Hashable {
         var counts: [String: Int] = [:]
         if fields != nil {
             counts = ["reused": count("reused"), "skipped": count("skipped"), "failed": count("failed")]
-            if submission {
+            if submission, fields?["queued"] != nil {
+                for key in ["queued", "alreadyQueued", "waiting", "refused"] { counts[key] = count(key) }
+            } else if submission {
+                // Written before submissions recorded their own counts: inferred, already queued and waiting included.
                 counts["queued"] = max(0, count("items") - count("reused") - count("skipped") - count("failed"))
             } else {
                 counts["done"] = count("succeeded")
