@@ -78,9 +78,9 @@ extension DashboardRoutes {
     }
 
     /// The items of the runs' workflows done per minute from the first run's start to the last one's end
-    /// (``end(of:now:)``), or with `reachingNow` (the newest page) to the last minute an item was done if later (a shared
-    /// batch's workers finish after the submission), by the minute each item was last finished: `{"from", "to",
-    /// "bucketMinutes", "points": [[start, items per minute], …]}`, one point per bucket of minutes, at most
+    /// (``end(of:now:)``), or with `reachingNow` (the newest page) to the last minute an item was done if later (a
+    /// shared batch's workers finish after the submission), by the minute each item was last finished: `{"from",
+    /// "to", "bucketMinutes", "points": [[start, items per minute], …]}`, one point per bucket of minutes, at most
     /// ``chartBuckets``; null without runs.
     static func throughput(_ ledger: any LedgerBrowsing, over runs: [PastRun], now: Date, reachingNow: Bool)
         async throws -> JSONValue
@@ -118,6 +118,13 @@ extension DashboardRoutes {
 
     // MARK: Retrying every failed item
 
+    /// What becomes of a state folder's failed items, which the dashboard does not retry (the 409 of both retries):
+    /// a run takes them up, a watch only once their file changed (``WatchSession``).
+    static let stateFolderRetry =
+        "a state folder's failed items run again at the next pipeline run of their workflow, each from the stage "
+        + "that failed (pipeline run WORKFLOW --failed runs only them); a pipeline watch holding the folder takes a "
+        + "failed file up again only once the file changes (or stop the watch and run); a dashboard does not start runs"
+
     /// What a list of items offers this caller to do with all of its items: a shared batch's list of failed items is
     /// retried as a whole (`POST /api/items/retry` with the list's filters).
     func listActions(_ query: ItemQuery, mayAct: Bool) -> [String] {
@@ -136,11 +143,7 @@ extension DashboardRoutes {
         }
         let failed = try await source.reading { ledger, _ in try await ledger?.items(matching: query).total ?? 0 }
         guard case .sharedBatch(let database) = source else {
-            return Self.error(
-                .conflict,
-                "\(failed) failed item(s): a state folder's failed items run again at the next pipeline run of their "
-                    + "workflow, which takes each up from the stage that failed (pipeline run WORKFLOW --failed runs "
-                    + "only them); a dashboard does not start runs")
+            return Self.error(.conflict, "\(failed) failed item(s): \(Self.stateFolderRetry)")
         }
         let queued = try await BatchQueue(database: database).retryFailed(matching: query)
         return Self.json(["action": "retry", "failed": .int(failed), "queued": .int(queued.count), "accepted": true])

@@ -259,11 +259,7 @@ struct DashboardRoutes: Sendable {
                         + "queue it with pipeline submit WORKFLOW --failed --db URL")
             }
         case (.stateFolder, true):
-            return Self.error(
-                .conflict,
-                "a state folder's failed items run again at the next pipeline run of their workflow, from the stage that "
-                    + "failed (pipeline run WORKFLOW --failed runs only them); a dashboard does not start runs"
-            )
+            return Self.error(.conflict, Self.stateFolderRetry)
         case (.sharedBatch(let database), false):
             guard item.status == .pending else {
                 return Self.error(

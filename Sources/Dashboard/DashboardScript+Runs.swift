@@ -61,13 +61,15 @@ extension DashboardAssets {
         $("runs-older").onclick = () => { runsOffset += runsPageSize; refresh(); };
 
         // Every failed item at once: a shared batch queues them again (the button is there only where the server
-        // takes it, from this caller); a state folder's run again at its next run, and the card says so.
+        // takes it, from this caller); a state folder's run again at its next run (under a watch: once their file
+        // changes), and the card says so.
         let retryAllResult = "";
         function retryAllControl(list, status) {
           const total = list.total ?? list.items.length;
           if (total && !status.workers) return `<p class="note" id="retry-note">These run again at the next ` +
             `<code>pipeline run</code> of their workflow, each from the stage that failed (<code>--failed</code>: ` +
-            `only them).</p>`;
+            `only them); a <code>pipeline watch</code> holding the folder takes a failed file up again only once ` +
+            `the file changes.</p>`;
           const button = total && canAct(status) && (list.actions || []).includes("retry")
             ? `<button id="retry-all" type="button">Retry all ${total} failed</button> ` : "";
           const result = retryAllResult ? `<span id="retry-all-result">${text(retryAllResult)}</span>` : "";

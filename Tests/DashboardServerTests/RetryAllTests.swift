@@ -78,7 +78,8 @@ import Testing
         await database.close()
     }
 
-    /// A state folder's failed items run again at its next run: the dashboard says so (409) and offers no retry.
+    /// A state folder's failed items run again at its next run, under a watch once their file changes: the dashboard
+    /// says so (409, for all and for one) and offers no retry.
     @Test func aStateFoldersFailedItemsWaitForItsNextRun() async throws {
         let fixture = try LedgerFixture()
         defer { fixture.remove() }
@@ -91,6 +92,11 @@ import Testing
             #expect(status == .conflict, "\(answer)")
             let message = answer["error"]?.stringValue ?? ""
             #expect(message.hasPrefix("2 failed item(s)") && message.contains("next pipeline run"), "\(message)")
+            // Both retries say what a watch holding the folder does: it takes a failed file up only once it changed.
+            #expect(message.contains("pipeline watch holding the folder takes a failed file up again only once"))
+            let one = try await client.execute(uri: "/api/items/1/retry", method: .post, headers: Self.bearer)
+            #expect(one.status == .conflict)
+            #expect(String(buffer: one.body).contains("pipeline watch holding the folder"), "\(one)")
             let list = try await client.execute(uri: "/api/items?status=failed", method: .get, headers: Self.bearer)
             #expect(try JSONValue(parsing: String(buffer: list.body))["actions"] == [])
         }
