@@ -1,12 +1,16 @@
 import Foundation
 import GRDB
+import StageKit
 
 // The runs a state folder's ledger recorded, for the dashboard's run history.
 extension SQLiteLedger {
+    /// A page of the folder's runs, newest first, and how many it recorded.
     public func pastRuns(limit: Int, offset: Int) async throws(StateError) -> RunPage {
         // A run that has not finished still runs when the process that holds the folder now took it before the run
         // started; one the folder's holder did not start (or with no holder) was interrupted.
-        let heldSince = StateLock.heldSince(file.deletingLastPathComponent())
+        // The lock's probe opens and stats a file: on the pool of short blocking calls.
+        let folder = file.deletingLastPathComponent()
+        let heldSince: Date? = (try? await BlockingWork.run { StateLock.heldSince(folder) }) ?? nil
         return try await read { db in
             let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0
             let runs = try Row.fetchAll(
