@@ -48,6 +48,7 @@ enum DashboardAssets {
             <main data-may-read="\(mayRead)">
               <section id="overview"><div id="summary"></div><div id="lists"></div>
             \(finderMarkup)
+            \(runsMarkup)
               </section>
               <section id="item" hidden></section>
             </main>

@@ -33,7 +33,13 @@ struct DashboardRoutes: Sendable {
             try await reading(request, context) { await events(request, context) }
         }
         router.get("api/items") { request, context in
-            try await reading(request, context) { try await items(request) }
+            try await reading(request, context) { try await items(request, context) }
+        }
+        router.get("api/runs") { request, context in
+            try await reading(request, context) { try await runs(request) }
+        }
+        router.post("api/items/retry") { request, context in
+            try await acting(request, context) { try await retryAllFailed(request) }
         }
         router.get("api/filters") { request, context in
             try await reading(request, context) { try await filters() }
@@ -81,7 +87,7 @@ struct DashboardRoutes: Sendable {
 
     /// A page of the items the request's parameters ask for (``ItemQuery``), with how many match in all; 400 with the
     /// reason when a parameter is not understood.
-    private func items(_ request: Request) async throws -> Response {
+    private func items(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let query: ItemQuery
         switch Self.itemQuery(request, source: source) {
         case .success(let parsed): query = parsed
@@ -107,7 +113,10 @@ struct DashboardRoutes: Sendable {
             }
             return ItemPage(items: list, total: found.total)
         }
-        return Self.json(["items": .array(page.items), "total": .int(page.total), "offset": .int(query.offset)])
+        return Self.json([
+            "items": .array(page.items), "total": .int(page.total), "offset": .int(query.offset),
+            "actions": .array(listActions(query, mayAct: signedInToAct(request, context)).map(JSONValue.string)),
+        ])
     }
 
     /// The list a request asks for, from its query's parameters; a worker only of a shared batch.
@@ -250,10 +259,7 @@ struct DashboardRoutes: Sendable {
                         + "queue it with pipeline submit WORKFLOW --failed --db URL")
             }
         case (.stateFolder, true):
-            return Self.error(
-                .conflict,
-                "a state folder's failed items run again with pipeline run WORKFLOW --failed; a dashboard cannot start a run"
-            )
+            return Self.error(.conflict, Self.stateFolderRetry)
         case (.sharedBatch(let database), false):
             guard item.status == .pending else {
                 return Self.error(

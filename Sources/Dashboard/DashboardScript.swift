@@ -64,14 +64,22 @@ extension DashboardAssets {
           while (from.childNodes.length > wanted.length) from.removeChild(from.lastChild);
         }
 
-        function chart(points) {
-          if (points.length < 2) return "";
-          const max = Math.max(...points.map((p) => p[1]));
-          const w = 600, h = 60, step = w / (points.length - 1);
-          const path = points.map((p, i) => (i ? "L" : "M") + (i * step).toFixed(1) + "," +
-            (h - 4 - (p[1] / max) * (h - 8)).toFixed(1)).join(" ");
-          return `<svg class="chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none">` +
-            `<path d="${path}" fill="none" stroke="#2e7d32" stroke-width="2"/></svg>`;
+        // Items done per minute as a line. Bare (a workflow's card), its points spread evenly; with `axes` (the run
+        // history's `{from, to}`), each point at its time between `from` and `to`, on labelled axes (``chartAxes``).
+        function chart(points, axes) {
+          if (points.length < 2 && !axes) return "";
+          const box = axes ? { w: 600, h: 190, left: 52, right: 14, top: 8, bottom: 36 }
+            : { w: 600, h: 60, left: 0, right: 0, top: 4, bottom: 4 };
+          const max = Math.max(axes ? 1 : 0, ...points.map((p) => p[1]));
+          const t0 = axes ? Date.parse(axes.from) : 0, t1 = axes ? Math.max(Date.parse(axes.to), t0 + 6e4) : 1;
+          const x = (p, i) => box.left + (box.w - box.left - box.right) *
+            (axes ? (Date.parse(p[0]) - t0) / (t1 - t0) : i / (points.length - 1));
+          const path = points.map((p, i) => (i ? "L" : "M") + x(p, i).toFixed(1) + "," +
+            (box.top + (1 - p[1] / max) * (box.h - box.top - box.bottom)).toFixed(1)).join(" ");
+          const line = `<path d="${path}" fill="none" stroke="#2e7d32" stroke-width="2"/>`;
+          return axes ? `<svg class="chart axes" viewBox="0 0 ${box.w} ${box.h}" role="img">` +
+            `${chartAxes(box, t0, t1, max)}${line}</svg>`
+            : `<svg class="chart" viewBox="0 0 ${box.w} ${box.h}" preserveAspectRatio="none">${line}</svg>`;
         }
 
         function workflowCard(w) {
@@ -133,7 +141,7 @@ extension DashboardAssets {
         const pageSize = 200;
         let failuresOffset = 0;
 
-        function failuresCard(list) {
+        function failuresCard(list, status) {
           const items = list.items;
           const groups = new Map();
           for (const i of items) { const key = (i.errorKind || "failed") + " in " + (i.stage || "?");
@@ -147,7 +155,7 @@ extension DashboardAssets {
             `${list.offset > 0 ? "" : " disabled"}>Newer</button> <button id="older-failures" type="button"` +
             `${list.offset + items.length < total ? "" : " disabled"}>Older</button></p>` : "";
           return `<div class="card" id="failures"><h2>Failures <span class="extent" id="failures-extent">` +
-            `(${extent(list)})</span></h2>` + (html || `<p class="empty">no failures</p>`) + pages + `</div>`;
+            `(${extent(list)})</span></h2>` + retryAllControl(list, status) + (html || `<p class="empty">no failures</p>`) + pages + `</div>`;
         }
 
         function workersCard(workers, splits, status) {
@@ -192,11 +200,13 @@ extension DashboardAssets {
           const [running, failed] = lists;
           // Fewer failures than the page started at (retried, forgotten): back to the first page.
           if (failuresOffset > 0 && failuresOffset >= (failed.total ?? 0)) { failuresOffset = 0; listsFor = null; return overview(status); }
-          patch($("lists"), runningCard(running, status.progress || []) + failuresCard(failed));
+          patch($("lists"), runningCard(running, status.progress || []) + failuresCard(failed, status));
+          bindRetryAll();
           const turn = (step) => () => { failuresOffset = Math.max(0, failuresOffset + step); refresh(); };
           if ($("newer-failures")) $("newer-failures").onclick = turn(-pageSize);
           if ($("older-failures")) $("older-failures").onclick = turn(pageSize);
           await findItems(status);
+          await runHistory();
           shown("listed");
         }
 
@@ -270,6 +280,8 @@ extension DashboardAssets {
         }
 
         \(finderScript)
+
+        \(runsScript)
 
         // Signing in and out go through the API, so a wrong token or a wait is said on the page.
         $("login").addEventListener("submit", async (event) => {

@@ -4,10 +4,6 @@ import PipelineKit
 
 import struct StageKit.InputItem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A command's state folder: its lock (for commands that write) and its ledger. Problems end the command with
 /// exit code 1.
 struct StateFolder {
@@ -51,11 +47,7 @@ struct StateFolder {
     /// The pid of the process holding the state folder's lock, or nil when it is free.
     static func busyHolder(_ path: String) -> Int32? {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
-        let url = folder.appendingPathComponent("lock")
-        let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        guard StateLock.isHeld(folder) else { return nil }
         return StateLock.holder(of: folder)
     }
 

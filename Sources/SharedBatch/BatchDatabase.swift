@@ -136,6 +136,29 @@ public final class BatchDatabase: Sendable {
         }
     }
 
+    /// Runs `body` while this process holds the session advisory lock (`key`, `subkey`) on a connection lent for
+    /// the whole time. The lock is released when `body` ends, or by the server when the process dies (`kill -9`)
+    /// and its connection with it: other sessions see in `pg_locks` whether its holder still lives.
+    func holdingLock<T: Sendable>(
+        _ key: Int32, _ subkey: Int32, doing: String, _ body: @escaping @Sendable () async throws(StateError) -> T
+    ) async throws(StateError) -> T {
+        let logger = self.logger
+        let outcome: Result<T, StateError>
+        do {
+            outcome = try await connections.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(key), \(subkey))", logger: logger)
+                let outcome: Result<T, StateError>
+                do throws(StateError) { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+                // A failed unlock leaves the lock on a broken connection (gone with it) or until the process ends.
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(key), \(subkey))", logger: logger)
+                return outcome
+            }
+        } catch {
+            throw stateError(Self.cause(of: error), doing: doing, waited: nil)
+        }
+        return try outcome.get()
+    }
+
     /// Decodes what an operation read; a value that does not decode is a damaged state.
     func decoding<T>(_ doing: String, _ body: () throws -> T) throws(StateError) -> T {
         do {

@@ -45,14 +45,27 @@ public struct Submission: Sendable {
 
     /// Stores `workflow`, admits and queues the plan's runnable items, records where done items are now, and
     /// writes the submission to the ledger as a run.
+    /// The submission holds its run's lock until it has finished (``PostgresStore/holdingSubmission(_:_:)``), so
+    /// that the run history tells it under way from killed.
     public func submit(_ workflow: SubmittedWorkflow) async throws(StateError) -> Summary {
-        var summary = Summary()
         let (queued, running) = try await queue.queueState(of: plan.runnable.compactMap(\.known?.id))
         let id = try await queue.store(workflow)
         let run = try await store.beginRun(
             RunRecord(workflow: workflow.name, file: workflow.file, stages: workflow.stages),
             caching: plan.cacheEntries, sightings: [])
+        return try await store.holdingSubmission(run) { () async throws(StateError) -> Summary in
+            try await admit(workflow, storedAs: id, run: run, queued: queued, running: running)
+        }
+    }
+
+    /// Admits and queues the plan's runnable items (the ids `queued` are queued already, those of `running` run
+    /// now) with the workflow stored as `stored`, and finishes `run` with the totals.
+    private func admit(
+        _ workflow: SubmittedWorkflow, storedAs id: Int64, run: Int64, queued: Set<Int64>, running: Set<Int64>
+    ) async throws(StateError) -> Summary {
+        var summary = Summary()
         var admitted: [Int64: String] = [:]
+        var queuedBytes: Int64 = 0
         for item in plan.items {
             switch item.action {
             case .reuse: summary.done += 1
@@ -84,6 +97,7 @@ public struct Submission: Sendable {
                     continue
                 }
                 admitted[ref.item] = item.digest
+                queuedBytes += item.input.size
             }
         }
         try await queue.enqueue(admitted, with: id)
@@ -93,6 +107,11 @@ public struct Submission: Sendable {
         totals.reused = summary.done
         totals.skipped = summary.skipped + plan.passedOver.count
         totals.failed = summary.damaged + summary.refused
+        // A submission processes nothing itself: its bytes are those it queued (the dashboard's run history).
+        totals.bytes = queuedBytes
+        totals.submitted = RunSummary.Submitted(
+            queued: summary.queued, alreadyQueued: summary.alreadyQueued, waiting: summary.running,
+            refused: summary.refused)
         try await store.finishRun(run, summary: totals)
         return summary
     }

@@ -132,12 +132,15 @@ private struct EngineRules {
         // The count of items in the run's events and summary.
         "Sources/PipelineKit/Runner/RunEvent.swift": ["items"],
         "Sources/PipelineKit/Runner/RunSummary.swift": ["items"],
+        "Sources/PipelineKit/Ledger/PastRun.swift": ["items"],
         // The item's path in a segment plan's progress, the dashboard's documents and a notification: the input's.
         "Sources/SharedBatch/SegmentQueue+Progress.swift": ["path"],
         "Sources/Notifications/Notice.swift": ["path"],
         // The dashboard's routes (an item's `id`, the `status` filter, the `items` listed, the sign-in `token`), its
         // documents' fields, and the words of output names whose values it masks as secrets.
         "Sources/Dashboard/DashboardRoutes.swift": ["id", "items", "status", "token"],
+        // A past run's `id` and its chart's span (`from`, `to`); a retry of all takes failed items only (`status`).
+        "Sources/Dashboard/DashboardRoutes+Runs.swift": ["from", "id", "status", "to"],
         "Sources/Dashboard/ItemDocument.swift": ["id", "key", "outputs", "path", "size", "status", "token", "version"],
         "Sources/Dashboard/StatusDocument.swift": ["id", "name"],
         // The name of the stream's event that carries the status.

@@ -156,4 +156,27 @@ import Testing
         #expect(try StageRecord(decoding: stored) == record)
         try ledger.close()
     }
+
+    /// A run that never finished is interrupted when the process holding the folder now took the lock after it
+    /// started (a later run's process, after a `kill -9`), while that process's own run reads running.
+    @Test func anOlderUnfinishedRunIsInterruptedWhileALaterProcessHoldsTheFolder() async throws {
+        let scratch = try Scratch()
+        let ledger = try SQLiteLedger(folder: scratch.root)
+        func run() async throws -> Int64 {
+            try await ledger.beginRun(
+                RunRecord(workflow: "w", file: "w.json", stages: ["a"]), caching: [], sightings: [])
+        }
+        let killed = try await run()
+        // Its start lies well beyond the slack of the lock file's timestamp.
+        try await ledger.pool.write { db in
+            try db.execute(
+                sql: "UPDATE runs SET startedAt = startedAt - ? WHERE id = ?",
+                arguments: [StateLock.stampSlack + 60, killed])
+        }
+        let lock = try StateLock(folder: scratch.root)
+        let underWay = try await run()
+        let runs = try await ledger.pastRuns(limit: 10, offset: 0).runs
+        #expect(runs.map { "\($0.id) \($0.outcome)" } == ["\(underWay) running", "\(killed) interrupted"])
+        withExtendedLifetime(lock) {}
+    }
 }

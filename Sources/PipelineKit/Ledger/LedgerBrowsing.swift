@@ -22,6 +22,8 @@ public protocol LedgerBrowsing: StateStore {
     func lastRunSummaries() async throws(StateError) -> [String: RunTotals]
     /// What the last run of each workflow planned, while it has not finished, by workflow name.
     func runsUnderWay() async throws(StateError) -> [String: RunUnderWay]
+    /// A page of the past runs (a shared batch: submissions), newest first, with how many there are in all.
+    func pastRuns(limit: Int, offset: Int) async throws(StateError) -> RunPage
 }
 
 extension LedgerBrowsing {

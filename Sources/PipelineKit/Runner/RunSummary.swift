@@ -25,14 +25,41 @@ public struct RunSummary: Sendable, Hashable {
     /// How many items were skipped for each group of reasons (``SkipReason/group``).
     public var skipReasons: [String: Int] = [:]
 
-    /// The totals as JSON (the `runFinished` event, reports).
+    /// A submission's own counts; nil for a run.
+    public var submitted: Submitted?
+
+    /// What a submission did with its runnable items, beside those it counts as reused, skipped or failed.
+    public struct Submitted: Sendable, Hashable {
+        /// Items queued now.
+        public var queued: Int
+        /// Items that were queued already and stay so.
+        public var alreadyQueued: Int
+        /// New versions of items a worker ran: they wait for a later submission.
+        public var waiting: Int
+        /// Items refused because a file they write is another item's (counted in ``RunSummary/failed`` too).
+        public var refused: Int
+
+        /// A submission's counts.
+        public init(queued: Int, alreadyQueued: Int, waiting: Int, refused: Int) {
+            (self.queued, self.alreadyQueued, self.waiting, self.refused) = (queued, alreadyQueued, waiting, refused)
+        }
+    }
+
+    /// The totals as JSON (the `runFinished` event, reports; a submission's run in its ledger).
     public var fields: [String: JSONValue] {
-        [
+        var fields: [String: JSONValue] = [
             "items": .int(items), "succeeded": .int(succeeded), "reused": .int(reused), "skipped": .int(skipped),
             "failed": .int(failed), "interrupted": .bool(interrupted), "stagesRun": .int(stagesRun),
             "stagesReused": .int(stagesReused), "bytes": .int(Int(bytes)), "seconds": .double(seconds),
             "skipReasons": .object(skipReasons.mapValues { .int($0) }),
         ]
+        if let submitted {
+            fields["queued"] = .int(submitted.queued)
+            fields["alreadyQueued"] = .int(submitted.alreadyQueued)
+            fields["waiting"] = .int(submitted.waiting)
+            fields["refused"] = .int(submitted.refused)
+        }
+        return fields
     }
 
     /// Totals for a run of `items` files.

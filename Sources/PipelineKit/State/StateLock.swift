@@ -42,6 +42,26 @@ package final class StateLock: Sendable {
         close(descriptor)
     }
 
+    /// Whether a process holds the lock of `folder` now: a shared lock cannot be taken beside it. Takes nothing.
+    package static func isHeld(_ folder: URL) -> Bool {
+        let descriptor = open(folder.appendingPathComponent("lock").path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
+    /// Since when a process holds the lock of `folder` (it writes its pid into the lock file once it has it), or nil
+    /// when none holds it.
+    package static func heldSince(_ folder: URL) -> Date? {
+        guard isHeld(folder) else { return nil }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("lock").path)
+        return attributes?[.modificationDate] as? Date
+    }
+
+    /// How much earlier than the clock a file's modification time may read (the kernel stamps files with a clock
+    /// read at its ticks).
+    package static let stampSlack: TimeInterval = 1
+
     /// The pid of the process that holds (or last held) the lock of `folder`, as it wrote it.
     package static func holder(of folder: URL) -> Int32? {
         let text = try? String(contentsOf: folder.appendingPathComponent("lock"), encoding: .utf8)
