@@ -43,7 +43,8 @@ extension PostgresStore: AttemptHistory {
             "read an item's versions",
             "SELECT version, path, created_at FROM versions WHERE item = \(item) ORDER BY version")
         let stages = try await database.rows(
-            "read an item's checkpoints", "SELECT version, record FROM stages WHERE item = \(item) ORDER BY version, stage")
+            "read an item's checkpoints",
+            "SELECT version, record FROM stages WHERE item = \(item) ORDER BY version, stage")
         // A batch whose schema a reader could not add to has no attempts table yet.
         let kept = try await database.rows(
             "read an item's attempts", "SELECT to_regclass('stage_attempts') IS NOT NULL")

@@ -22,7 +22,8 @@ import Testing
         ).ref
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         try await fixture.ledger.save(
-            checkpoint("upload", attempts: 2, start: start + 10, seconds: 4.5, link: "https://cdn.test/v.mp4?sig=secret"),
+            checkpoint(
+                "upload", attempts: 2, start: start + 10, seconds: 4.5, link: "https://cdn.test/v.mp4?sig=secret"),
             for: ref)
         try await fixture.ledger.save(checkpoint("probe", attempts: 1, start: start, seconds: 0.25), for: ref)
         try await fixture.ledger.recordAttempt(

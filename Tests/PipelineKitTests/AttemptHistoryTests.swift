@@ -43,7 +43,8 @@ import Testing
     @Test func stagesThatSimplySucceedAddNoBytes() async throws {
         let sandbox = try Sandbox(files: 3)
         try await sandbox.run(probeWorkflow(UUID().uuidString))
-        let rows = try await DatabaseQueue(path: sandbox.state.appendingPathComponent(SQLiteLedger.fileName).path).read {
+        let rows = try await DatabaseQueue(path: sandbox.state.appendingPathComponent(SQLiteLedger.fileName).path).read
+        {
             try Int.fetchOne($0, sql: "SELECT count(*) FROM attempts")
         }
         #expect(rows == 0)
@@ -73,7 +74,8 @@ import Testing
         log.append(String(repeating: "é", count: 10_000) + " the end", level: .error)
         log.append("short\n\n  \nlast", level: .notice)
         let lines = log.lines
-        #expect(lines.count == 2 && lines.last == "notice: last", "the long line went to make room, blank lines skipped")
+        #expect(
+            lines.count == 2 && lines.last == "notice: last", "the long line went to make room, blank lines skipped")
         let single = AttemptLog()
         single.append(String(repeating: "é", count: 10_000) + " the end", level: .error)
         let kept = single.lines.first ?? ""

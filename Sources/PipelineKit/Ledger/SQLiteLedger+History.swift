@@ -27,8 +27,9 @@ extension SQLiteLedger: AttemptHistory {
 
     public func history(of item: Int64) async throws(StateError) -> ItemHistory? {
         try await read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)", arguments: [item])
-                ?? false
+            guard
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)", arguments: [item])
+                    ?? false
             else { return nil }
             let versions = try Row.fetchAll(
                 db, sql: "SELECT version, path, createdAt FROM versions WHERE item = ? ORDER BY version",

@@ -38,7 +38,9 @@ extension Runner {
                 }
                 return outputs
             } catch {
-                if began { await remember(ending: error, ref: ref, seconds: (clock.now - started).seconds, journal, log) }
+                if began {
+                    await remember(ending: error, ref: ref, seconds: (clock.now - started).seconds, journal, log)
+                }
                 try await recover(
                     from: error, spec: spec, label: label, attempt: attempt, of: runs,
                     seconds: (clock.now - started).seconds, journal: journal)
