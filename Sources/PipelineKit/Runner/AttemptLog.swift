@@ -2,8 +2,8 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// The end of what one attempt of a stage logged, kept for its history (``StageAttempt/log``): every line the
-/// stage's logger passes at the run's level (an `exec` command's stderr, FFmpeg's complaints, a stage's own
-/// warnings), whatever the stage type, since the runner gives each attempt its logger.
+/// stage's logger passes at the run's level (FFmpeg's complaints, a stage's own notes and warnings), whatever the
+/// stage type, since the runner gives each attempt its logger.
 ///
 /// Bounded: the last ``lineLimit`` lines, at most ``byteLimit`` bytes of UTF-8 in all, so a stage that logs a line
 /// per frame keeps a few KiB.
