@@ -9,7 +9,8 @@ import Testing
 
 /// An item's history in headless Chromium: an `exec` stage that fails with lines on stderr and succeeds when tried
 /// again shows both attempts on the item's timeline, the failed one with its whole error, its stderr lines escaped
-/// (markup as text, a right-to-left override as its escape).
+/// (markup as text, a right-to-left override as its escape). Its screenshot goes to `DASHBOARD_SCREENSHOTS` when it
+/// is set, else to the test's folder.
 @Suite(.serialized) struct DashboardHistoryTests {
     /// The first attempt leaves a mark, complains on stderr and fails; the second finds the mark and succeeds.
     static let workflow = """
@@ -49,5 +50,9 @@ import Testing
         #expect(try await browser.eval("document.querySelector('#history b') === null") == true)
         let version = try await browser.eval("document.querySelector('#history .version h4')?.textContent")
         #expect(version.stringValue?.contains("Version 1 (current)") == true, "\(version)")
+        let shots =
+            ProcessInfo.processInfo.environment["DASHBOARD_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+            ?? scratch.root
+        try await browser.screenshot(shots.appendingPathComponent("dashboard-history.png"))
     }
 }
