@@ -4,9 +4,8 @@ public import StageKit
 /// An item's history as a ledger keeps it: its versions, the checkpoints of the versions it still holds, and the
 /// stage attempts that did not simply succeed (``StageAttempt``).
 ///
-/// A stage that succeeded at its first try costs nothing here: its start, end and duration are in its checkpoint,
-/// and the item's versions say when each was found. Only an attempt that failed, was interrupted, or logged a
-/// warning is written, and an item keeps the last ``StageAttempt/keptPerItem`` of them, so a stage that fails
+/// A stage's success costs nothing here, warnings or not: its start, end and duration are in its checkpoint, and
+/// the item's versions say when each was found. Only an attempt that failed or was interrupted is written, and an item keeps the last ``StageAttempt/keptPerItem`` of them, so a stage that fails
 /// in a loop cannot grow the ledger without bound.
 public protocol AttemptHistory: Sendable {
     /// Records an attempt of a stage of `item`, dropping the item's oldest beyond ``StageAttempt/keptPerItem``.
@@ -26,8 +25,6 @@ public struct StageAttempt: Sendable, Hashable, Codable {
         case failed
         /// A signal or a cancel stopped it.
         case interrupted
-        /// It succeeded, and logged a warning or an error on the way.
-        case succeeded
     }
 
     /// How many attempts an item keeps.

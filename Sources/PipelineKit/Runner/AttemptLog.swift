@@ -16,7 +16,6 @@ final class AttemptLog: Sendable {
     private struct Tail {
         var lines: [String] = []
         var bytes = 0
-        var warned = false
     }
 
     private let tail = NIOLockedValueBox(Tail())
@@ -26,7 +25,6 @@ final class AttemptLog: Sendable {
         let lines = message.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
         guard !lines.isEmpty else { return }
         tail.withLockedValue { tail in
-            if level >= .warning { tail.warned = true }
             for line in lines {
                 let kept = Self.ending(of: "\(level): \(line)", bytes: Self.byteLimit)
                 tail.lines.append(kept)
@@ -40,8 +38,6 @@ final class AttemptLog: Sendable {
 
     /// The lines kept, oldest first.
     var lines: [String] { tail.withLockedValue { $0.lines } }
-    /// Whether a line was a warning or worse: a success that logged one is kept in the history.
-    var warned: Bool { tail.withLockedValue { $0.warned } }
 
     /// The end of `line` within `bytes` of UTF-8 (an ellipsis, then the end cut where a character starts).
     private static func ending(of line: String, bytes: Int) -> String {

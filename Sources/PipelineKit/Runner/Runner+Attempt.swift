@@ -33,9 +33,6 @@ extension Runner {
                 try await succeed(
                     spec, label: label, outputs: outputs, seconds: (clock.now - started).seconds, journal: journal,
                     beforeSuccess: beforeSuccess)
-                if log.warned {
-                    await remember(ending: nil, ref: ref, seconds: (clock.now - started).seconds, journal, log)
-                }
                 return outputs
             } catch {
                 if began {
