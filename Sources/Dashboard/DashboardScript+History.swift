@@ -19,7 +19,7 @@ extension DashboardAssets {
           const took = (s) => s == null ? "—" : duration(s < 10 ? Math.round(s * 1000) / 1000 : Math.round(s));
           const when = (value) => value ? text(new Date(value).toLocaleString()) : "—";
           const attempt = (v, s, a) => {
-            const key = `${v.version}-${text(s.id)}-${a.attempt}`;
+            const key = `${v.version}-${text(s.id)}-${a.attempt}-${text(a.startedAt ?? "")}`;
             const detail = (a.error ? `<p class="message">${text(a.errorKind ?? "")}: ${text(a.error)}</p>` : "") +
               (a.log.length ? `<pre class="log">${text(a.log.join("\\n"))}</pre>` : "");
             return `<tr class="attempt" data-key="${key}"><td>${text(s.id)}</td><td>${a.attempt}</td>` +

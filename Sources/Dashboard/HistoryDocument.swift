@@ -46,13 +46,24 @@ enum HistoryDocument {
     /// A stage with its attempts: the recorded ones, then its checkpoint's own when that one is not among them.
     private static func stage(id: String, record: StageRecord?, attempts: [StageAttempt]) -> JSONValue {
         var rows = attempts.map(row)
-        if let record, !attempts.contains(where: { $0.attempt == record.attempts }) { rows.append(row(record)) }
+        if let record, !attempts.contains(where: { recorded(record, as: $0) }) { rows.append(row(record)) }
         return [
             "id": .string(id), "uses": record.map { .string($0.uses) } ?? .null,
             "status": record.map { .string($0.status.rawValue) } ?? .null,
             "startedAt": date(record?.startedAt), "finishedAt": date(record?.finishedAt),
             "seconds": seconds(record), "attempts": .array(rows),
         ]
+    }
+
+    /// Whether `record`'s last attempt is `attempt`: only an attempt that did not succeed is recorded, and its
+    /// number alone does not name it (it starts again at 1 when the stage's options change), its start with it does
+    /// (both kept to the second).
+    private static func recorded(_ record: StageRecord, as attempt: StageAttempt) -> Bool {
+        guard record.status == .failed || record.status == .interrupted, let start = record.startedAt else {
+            return false
+        }
+        return attempt.attempt == record.attempts
+            && Int(start.timeIntervalSince1970) == Int(attempt.startedAt.timeIntervalSince1970)
     }
 
     private static func row(_ attempt: StageAttempt) -> JSONValue {

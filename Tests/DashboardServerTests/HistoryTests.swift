@@ -57,6 +57,32 @@ import Testing
         }
     }
 
+    /// A stage failed at attempt 1; its options changed, and the new attempt 1 succeeded: both rows show.
+    @Test func aNewAttemptOneAfterAnOptionsChangeShowsBesideTheFailedOne() async throws {
+        let fixture = try LedgerFixture()
+        defer { fixture.remove() }
+        _ = try await fixture.ledger.beginRun(
+            RunRecord(workflow: "w", file: "w.json", stages: ["run"]), caching: [], sightings: [])
+        let id = try await fixture.admit("clip.mp4")
+        let ref = ItemVersion(item: id, version: 1)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        try await fixture.ledger.recordAttempt(
+            StageAttempt(
+                version: 1, stage: "run", attempt: 1, startedAt: start, finishedAt: start + 1, seconds: 1,
+                outcome: .failed, error: FailureReport(message: "sh exited with status 1", kind: .commandFailed)),
+            of: id)
+        try await fixture.ledger.save(checkpoint("run", attempts: 1, start: start + 30, seconds: 2), for: ref)
+
+        try await fixture.application().test(.router) { client in
+            let history = try await ListingTests.get(client, "/api/items/\(id)/history")
+            let stage = history["versions"]?.arrayValue?.last?["stages"]?.arrayValue?.first
+            let attempts = stage?["attempts"]?.arrayValue ?? []
+            #expect(attempts.map { $0["attempt"] } == [1, 1])
+            #expect(attempts.map { $0["outcome"] } == ["failed", "succeeded"], "the success is not hidden")
+            #expect(attempts.last?["seconds"] == 2.0)
+        }
+    }
+
     private func checkpoint(_ stage: String, attempts: Int, start: Date, seconds: Double, link: String? = nil)
         -> StageRecord
     {

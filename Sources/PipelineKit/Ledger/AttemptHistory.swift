@@ -34,7 +34,9 @@ public struct StageAttempt: Sendable, Hashable, Codable {
     public var version: Int
     /// The stage id.
     public var stage: String
-    /// The attempt's number over all runs (the checkpoint's count when it started).
+    /// The attempt's number: the checkpoint's count when it started, which goes on over runs while the stage is
+    /// unfinished with the same options and starts again at 1 when they change or after a success (with
+    /// ``startedAt``, it names the attempt).
     public var attempt: Int
     /// When it started.
     public var startedAt: Date
