@@ -4,6 +4,7 @@ extension DashboardAssets {
     /// of what it logged in a `<pre>`, escaped as every other text of the page.
     static let historyScript = """
         function historyMarkup(history) {
+          if (history.unreadable) return `<h3>History</h3><p class="empty">${text(history.unreadable)}</p>`;
           const rows = history.versions.flatMap((v) => v.stages.flatMap((s) => s.attempts));
           const moment = (value) => value ? Date.parse(value) : NaN;
           const times = rows.flatMap((a) => [moment(a.startedAt), moment(a.finishedAt)]).filter((t) => !isNaN(t));

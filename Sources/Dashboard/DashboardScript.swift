@@ -236,7 +236,9 @@ extension DashboardAssets {
           const wanted = JSON.stringify([id, status.workflows.map((w) => w.counts),
             (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]) + Math.floor(Date.now() / 1e4);
           if (wanted !== shownItemFor) {
-            [shownItem, shownHistory] = await Promise.all([get("/api/items/" + id), get(`/api/items/${id}/history`)]);
+            // The history is read on its own: when it cannot be (a role that may not read it), the item still shows.
+            [shownItem, shownHistory] = await Promise.all([get("/api/items/" + id),
+              get(`/api/items/${id}/history`).catch((e) => ({ unreadable: String(e.message || e) }))]);
             shownItemFor = wanted;
           }
           const item = shownItem;

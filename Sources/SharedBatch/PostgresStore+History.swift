@@ -16,6 +16,7 @@ extension PostgresStore: AttemptHistory {
                     worker text, record text NOT NULL);
                 CREATE INDEX stage_attempts_by_item ON stage_attempts(item, id);
             END IF;
+        EXCEPTION WHEN insufficient_privilege THEN NULL;
         END $$
         """
 
@@ -45,9 +46,14 @@ extension PostgresStore: AttemptHistory {
         let stages = try await database.rows(
             "read an item's checkpoints",
             "SELECT version, record FROM stages WHERE item = \(item) ORDER BY version, stage")
-        // A batch whose schema a reader could not add to has no attempts table yet.
+        // A batch whose schema a reader could not add to has no attempts table yet, and a reader granted SELECT on
+        // the tables before it was made may not read it: either has no attempts to show.
         let kept = try await database.rows(
-            "read an item's attempts", "SELECT to_regclass('stage_attempts') IS NOT NULL")
+            "read an item's attempts",
+            """
+            SELECT CASE WHEN to_regclass('stage_attempts') IS NULL THEN false
+                ELSE has_table_privilege('stage_attempts', 'SELECT') END
+            """)
         let attempts =
             try database.decoding("read an item's attempts", { try kept.first?.decode(Bool.self) ?? false })
             ? try await database.rows(
