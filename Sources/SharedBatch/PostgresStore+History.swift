@@ -20,10 +20,14 @@ extension PostgresStore: AttemptHistory {
         END $$
         """
 
+    /// How long a history write waits for an unreachable server: the record is optional, and the stage's next
+    /// step (its retry, the item's end, a worker's shutdown) does not wait on it.
+    static let historyPatience: Duration = .seconds(2)
+
     public func recordAttempt(_ attempt: StageAttempt, of item: Int64) async throws(StateError) {
         let record = try attempt.encoded()
         let logger = database.logger
-        try await write(item, "record an attempt") { connection in
+        try await write(item, "record an attempt", patience: Self.historyPatience) { connection in
             try await connection.query(
                 """
                 INSERT INTO stage_attempts(item, worker, record)

@@ -56,6 +56,30 @@ import Testing
         #expect(rows == 0)
     }
 
+    /// A history write that fails (here refused by a trigger) fails no stage, and the run tells it once.
+    @Test func aFailedHistoryWriteIsToldOnceAndFailsNoStage() async throws {
+        let sandbox = try Sandbox(files: 3)
+        try sandbox.ledger().close()
+        let file = sandbox.state.appendingPathComponent(SQLiteLedger.fileName).path
+        try await DatabaseQueue(path: file).write {
+            try $0.execute(
+                sql: "CREATE TRIGGER refuse BEFORE INSERT ON attempts BEGIN SELECT RAISE(ABORT, 'no room'); END")
+        }
+        let key = UUID().uuidString
+        let log = EventLog()
+        let summary = try await sandbox.run(
+            """
+            {"version": 1, "name": "t", "stages": [
+              {"id": "a", "uses": "test.complaining", "with": {"key": "\(key)-${input.stem}", "failTimes": 1},
+               "retry": {"attempts": 2, "initialDelay": "10ms"}}
+            ]}
+            """, log: log, registry: Self.registry)
+        #expect(summary.succeeded == 3, "the stages' own checkpoints stand")
+        let notices = log.all(LogLine.self).filter { $0.message.hasPrefix("cannot keep the history") }
+        #expect(notices.count == 1 && notices.first?.level == .notice, "\(notices.map(\.message))")
+        #expect(notices.first?.message.contains("no room") == true)
+    }
+
     /// A ledger an earlier pipeline wrote has no attempts table: a reader shows no attempts and adds nothing.
     @Test func aLedgerWithoutAttemptsReadsAsNone() async throws {
         let sandbox = try Sandbox()

@@ -35,12 +35,17 @@ extension Runner {
                     beforeSuccess: beforeSuccess)
                 return outputs
             } catch {
-                if began {
-                    await remember(ending: error, ref: ref, seconds: (clock.now - started).seconds, journal, log)
+                // The history is written after the attempt's own checkpoint, never before it.
+                let seconds = (clock.now - started).seconds
+                do {
+                    try await recover(
+                        from: error, spec: spec, label: label, attempt: attempt, of: runs, seconds: seconds,
+                        journal: journal)
+                } catch let ending {
+                    if began { await remember(error, ref: ref, seconds: seconds, journal: journal, log: log) }
+                    throw ending
                 }
-                try await recover(
-                    from: error, spec: spec, label: label, attempt: attempt, of: runs,
-                    seconds: (clock.now - started).seconds, journal: journal)
+                if began { await remember(error, ref: ref, seconds: seconds, journal: journal, log: log) }
             }
         }
         throw ItemFailure(

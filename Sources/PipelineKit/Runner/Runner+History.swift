@@ -6,10 +6,11 @@ extension Runner {
     /// `error` (interrupted when the item's task was cancelled, failed otherwise). A success is never recorded (its
     /// checkpoint holds it, and a done item grows by nothing). A store that keeps no history, or a lease lost to another worker, records nothing.
     ///
-    /// The history is what a person reads afterwards: a write of it that fails does not fail the stage, whose
-    /// checkpoint says how it ended.
+    /// The history is what a person reads afterwards: it is written after the attempt's checkpoint (a shared
+    /// batch's store gives it a short patience), and a write of it that fails does not fail the stage, whose
+    /// checkpoint says how it ended; the first such failure of a run is told as a notice.
     func remember(
-        ending error: any Error, ref: ItemVersion, seconds: Double, _ journal: StageJournal, _ log: AttemptLog
+        _ error: any Error, ref: ItemVersion, seconds: Double, journal: StageJournal, log: AttemptLog
     ) async {
         guard let history = store as? any AttemptHistory else { return }
         if let state = error as? StateError, state.code == .leaseLost { return }
@@ -20,6 +21,19 @@ extension Runner {
         let attempt = StageAttempt(
             version: ref.version, stage: record.stage, attempt: record.attempts, startedAt: record.startedAt ?? now,
             finishedAt: now, seconds: seconds, outcome: outcome, error: report(error), log: log.lines)
-        try? await history.recordAttempt(attempt, of: ref.item)
+        do {
+            try await history.recordAttempt(attempt, of: ref.item)
+        } catch {
+            if error.code == .leaseLost { return }
+            let first = historyWriteFailed.withLockedValue { failed in
+                defer { failed = true }
+                return !failed
+            }
+            guard first else { return }
+            sink.emit(
+                LogLine(
+                    level: .notice, item: nil, stage: record.stage,
+                    message: "cannot keep the history of failed attempts (\(redactor.shown(error.message))); the run goes on without it"))
+        }
     }
 }
