@@ -30,10 +30,11 @@ extension Runner {
                 return !failed
             }
             guard first else { return }
+            let reason = redactor.shown(error.message)
             sink.emit(
                 LogLine(
                     level: .notice, item: nil, stage: record.stage,
-                    message: "cannot keep the history of failed attempts (\(redactor.shown(error.message))); the run goes on without it"))
+                    message: "cannot keep the history of failed attempts (\(reason)); the run goes on without it"))
         }
     }
 }
