@@ -20,7 +20,9 @@ extension Runner {
         let now = Date()
         let attempt = StageAttempt(
             version: ref.version, stage: record.stage, attempt: record.attempts, startedAt: record.startedAt ?? now,
-            finishedAt: now, seconds: seconds, outcome: outcome, error: report(error), log: log.lines)
+            finishedAt: now, seconds: seconds, outcome: outcome,
+            // An interrupt is no error of the stage's (its checkpoint keeps none either).
+            error: outcome == .interrupted ? nil : report(error), log: log.lines)
         do {
             try await history.recordAttempt(attempt, of: ref.item)
         } catch {
