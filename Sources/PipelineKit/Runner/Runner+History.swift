@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import StageKit
 
 extension Runner {
