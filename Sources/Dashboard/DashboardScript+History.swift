@@ -1,6 +1,6 @@
 extension DashboardAssets {
     /// The item view's history (`/api/items/:id/history`): each version, then per stage its attempts as rows, each
-    /// with a bar on one time axis (when in the item's life it ran, and for how long), its whole error, and the end
+    /// with a bar on one time axis (when in the item's life it ran, and for how long), its error, and the end
     /// of what it logged in a `<pre>`, escaped as every other text of the page.
     static let historyScript = """
         function historyMarkup(history) {

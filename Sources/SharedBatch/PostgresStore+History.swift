@@ -76,9 +76,9 @@ extension PostgresStore: AttemptHistory {
                     return ItemHistory.Version(version: Int(version), path: path, createdAt: created)
                 },
                 checkpoints: checkpoints,
-                attempts: try attempts.map { row in
+                attempts: try attempts.compactMap { row in
                     let (worker, record) = try row.decode((String?, String).self)
-                    return try StageAttempt(decoding: record, worker: worker)
+                    return StageAttempt(decoding: record, worker: worker)
                 })
         }
     }

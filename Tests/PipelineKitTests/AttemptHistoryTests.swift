@@ -98,6 +98,42 @@ import Testing
         #expect(try await DatabaseQueue(path: file).read { try $0.tableExists("attempts") } == false)
     }
 
+    /// A record this pipeline cannot read (a newer one's outcome) is left out; the others still show.
+    @Test func anAttemptThatDoesNotDecodeIsLeftOut() async throws {
+        let sandbox = try Sandbox()
+        let ledger = try sandbox.ledger()
+        let input = InputItem(path: sandbox.path(file: 0), relativePath: "file0.txt", size: 7, modified: 0)
+        let item = try await ledger.admit(
+            ItemAdmission(item: nil, newVersion: false, fingerprint: "fp", input: input), workflow: "t"
+        ).ref.item
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        try await ledger.recordAttempt(
+            StageAttempt(
+                version: 1, stage: "a", attempt: 1, startedAt: start, finishedAt: start, seconds: 0, outcome: .failed),
+            of: item)
+        try ledger.close()
+        let file = sandbox.state.appendingPathComponent(SQLiteLedger.fileName).path
+        try await DatabaseQueue(path: file).write {
+            try $0.execute(
+                sql: "INSERT INTO attempts(item, record) VALUES (?, ?)",
+                arguments: [item, #"{"outcome": "cancelled", "stage": "a"}"#])
+        }
+        let reader = try SQLiteLedger(readingOnly: sandbox.state)
+        defer { try? reader.close() }
+        let history = try #require(try await reader.history(of: item))
+        #expect(history.attempts.map(\.outcome) == [.failed])
+    }
+
+    /// An error keeps its last ``StageAttempt/errorLimit`` bytes.
+    @Test func anAttemptsErrorIsBounded() {
+        let message = String(repeating: "x", count: 10_000) + " the end"
+        let attempt = StageAttempt(
+            version: 1, stage: "a", attempt: 1, startedAt: Date(), finishedAt: Date(), seconds: 0, outcome: .failed,
+            error: FailureReport(message: message, kind: .commandFailed))
+        let error = attempt.error ?? ""
+        #expect(error.utf8.count <= StageAttempt.errorLimit && error.hasSuffix("x the end") && error.hasPrefix("…"))
+    }
+
     /// A line longer than the whole tail keeps its end, cut where a character starts.
     @Test func theLogTailIsBoundedInBytes() {
         let log = AttemptLog()

@@ -29,6 +29,9 @@ public struct StageAttempt: Sendable, Hashable, Codable {
 
     /// How many attempts an item keeps.
     public static let keptPerItem = 20
+    /// The bytes of an error kept (its end, where a command's last words are): with the log's
+    /// ``AttemptLog/byteLimit``, an item's attempts take at most about `keptPerItem` × 12 KiB.
+    public static let errorLimit = 4 * 1024
 
     /// The version of the item's content the attempt worked on.
     public var version: Int
@@ -48,7 +51,7 @@ public struct StageAttempt: Sendable, Hashable, Codable {
     public var outcome: Outcome
     /// The kind of its error.
     public var errorKind: ErrorKind?
-    /// Its error, whole (secrets redacted).
+    /// Its error (secrets redacted), its last ``errorLimit`` bytes.
     public var error: String?
     /// The worker that ran it, in a shared batch (filled in by the store).
     public var worker: String?
@@ -68,7 +71,7 @@ public struct StageAttempt: Sendable, Hashable, Codable {
         self.seconds = (seconds * 1000).rounded() / 1000
         self.outcome = outcome
         self.errorKind = error?.kind
-        self.error = error?.message
+        self.error = error.map { AttemptLog.ending(of: $0.message, bytes: Self.errorLimit) }
         self.worker = worker
         self.log = log
     }
@@ -123,11 +126,13 @@ extension StageAttempt {
         }
     }
 
-    /// An attempt as a ledger stored it, run by `worker`.
-    package init(decoding text: String, worker: String?) throws {
+    /// An attempt as a ledger stored it, run by `worker`; nil for a record this pipeline cannot read (one a newer
+    /// pipeline wrote, with an outcome it does not know), which a history leaves out rather than failing.
+    package init?(decoding text: String, worker: String?) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        self = try decoder.decode(StageAttempt.self, from: Data(text.utf8))
+        guard let stored = try? decoder.decode(StageAttempt.self, from: Data(text.utf8)) else { return nil }
+        self = stored
         self.worker = worker
     }
 }

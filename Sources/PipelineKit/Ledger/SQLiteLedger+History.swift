@@ -48,7 +48,7 @@ extension SQLiteLedger: AttemptHistory {
                 try db.tableExists("attempts")
                 ? try String.fetchAll(
                     db, sql: "SELECT record FROM attempts WHERE item = ? ORDER BY id", arguments: [item]
-                ).map { try StageAttempt(decoding: $0, worker: nil) } : []
+                ).compactMap { StageAttempt(decoding: $0, worker: nil) } : []
             return ItemHistory(versions: versions, checkpoints: checkpoints, attempts: attempts)
         }
     }

@@ -40,7 +40,7 @@ final class AttemptLog: Sendable {
     var lines: [String] { tail.withLockedValue { $0.lines } }
 
     /// The end of `line` within `bytes` of UTF-8 (an ellipsis, then the end cut where a character starts).
-    private static func ending(of line: String, bytes: Int) -> String {
+    static func ending(of line: String, bytes: Int) -> String {
         guard line.utf8.count > bytes else { return line }
         let end = line.utf8.suffix(bytes - "…".utf8.count).drop { $0 & 0xC0 == 0x80 }
         return "…" + String(decoding: end, as: UTF8.self)
