@@ -42,10 +42,10 @@ extension Runner {
                         from: error, spec: spec, label: label, attempt: attempt, of: runs, seconds: seconds,
                         journal: journal)
                 } catch let ending {
-                    if began { await remember(error, ref: ref, seconds: seconds, journal: journal, log: log) }
+                    await remember(error, began: began, ref: ref, seconds: seconds, journal: journal, log: log)
                     throw ending
                 }
-                if began { await remember(error, ref: ref, seconds: seconds, journal: journal, log: log) }
+                await remember(error, began: began, ref: ref, seconds: seconds, journal: journal, log: log)
             }
         }
         throw ItemFailure(

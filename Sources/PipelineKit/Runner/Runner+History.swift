@@ -4,17 +4,18 @@ import NIOConcurrencyHelpers
 import StageKit
 
 extension Runner {
-    /// Records an attempt that did not succeed in its item's history (``AttemptHistory``): one that ended with
-    /// `error` (interrupted when the item's task was cancelled, failed otherwise). A success is never recorded (its
+    /// Records an attempt that did not succeed in its item's history (``AttemptHistory``), the one place that
+    /// decides what is recorded: an attempt that `began` (got its resource slot) and ended with `error`
+    /// (interrupted when the item's task was cancelled, failed otherwise). A success is never recorded (its
     /// checkpoint holds it, and a done item grows by nothing). A store that keeps no history, or a lease lost to another worker, records nothing.
     ///
     /// The history is what a person reads afterwards: it is written after the attempt's checkpoint (a shared
     /// batch's store gives it a short patience), and a write of it that fails does not fail the stage, whose
     /// checkpoint says how it ended; the first such failure of a run is told as a notice.
     func remember(
-        _ error: any Error, ref: ItemVersion, seconds: Double, journal: StageJournal, log: AttemptLog
+        _ error: any Error, began: Bool, ref: ItemVersion, seconds: Double, journal: StageJournal, log: AttemptLog
     ) async {
-        guard let history = store as? any AttemptHistory else { return }
+        guard began, let history = store as? any AttemptHistory else { return }
         if let state = error as? StateError, state.code == .leaseLost { return }
         let outcome: StageAttempt.Outcome =
             error is CancellationError || Task.isCancelled ? .interrupted : .failed
