@@ -30,6 +30,7 @@ enum DashboardAssets {
             <link rel="icon" href="data:,">
             <style>
             \(style)
+            \(historyStyle)
             </style>
             </head>
             <body>

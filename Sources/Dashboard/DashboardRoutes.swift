@@ -61,6 +61,7 @@ struct DashboardRoutes: Sendable {
         }
         router.post("login") { request, context in try await login(request, context) }
         router.post("logout") { request, _ in logout(request) }
+        registerHistory(on: router)
     }
 
     // MARK: Reading
@@ -201,7 +202,7 @@ struct DashboardRoutes: Sendable {
     }
 
     /// Answers a read: refused when reads need the token and the request has none, else `body`'s answer.
-    private func reading(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
+    func reading(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
         async throws -> Response
     {
         if let refusal = access.readRefusal(of: request, from: context.client) { return Self.refused(refusal) }

@@ -240,12 +240,17 @@ extension DashboardAssets {
 
         // The item last read, and what for: it is read again when its page is opened, the counts or the running
         // stages change, or ten seconds went by, not at each update of the progress.
-        let shownItem = null, shownItemFor = null;
+        let shownItem = null, shownItemFor = null, shownHistory = null;
 
         async function itemPage(id, status) {
           const wanted = JSON.stringify([id, status.workflows.map((w) => w.counts),
             (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]) + Math.floor(Date.now() / 1e4);
-          if (wanted !== shownItemFor) { shownItem = await get("/api/items/" + id); shownItemFor = wanted; }
+          if (wanted !== shownItemFor) {
+            // The history is read on its own: when it cannot be (a role that may not read it), the item still shows.
+            [shownItem, shownHistory] = await Promise.all([get("/api/items/" + id),
+              get(`/api/items/${id}/history`).catch((e) => ({ unreadable: String(e.message || e) }))]);
+            shownItemFor = wanted;
+          }
           const item = shownItem;
           header(status);
           const progress = (status.progress || []).filter((p) => p.workflow === item.workflow && p.item === item.relativePath);
@@ -265,7 +270,8 @@ extension DashboardAssets {
               `${a === "retry" ? "Retry" : "Cancel"}</button> `).join("") +
               `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` : "") +
             `<h3>Stages</h3><table><tr><th>Stage</th><th>Uses</th><th>Status</th><th>Attempts</th><th>Error</th>` +
-            `<th>Outputs</th></tr>${stages}</table>` + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") + `</div>`);
+            `<th>Outputs</th></tr>${stages}</table>` + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") +
+            historyMarkup(shownHistory) + `</div>`);
           for (const button of document.querySelectorAll("button[data-action]")) {
             button.onclick = () => act(id, button.dataset.action);
           }
@@ -282,6 +288,8 @@ extension DashboardAssets {
         \(finderScript)
 
         \(runsScript)
+
+        \(historyScript)
 
         // Signing in and out go through the API, so a wrong token or a wait is said on the page.
         $("login").addEventListener("submit", async (event) => {

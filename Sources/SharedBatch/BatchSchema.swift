@@ -110,7 +110,8 @@ enum BatchSchema {
     /// (``ItemFinding``),
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
     /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), webhooks named by
-    /// digest in the notifications sent, and the takeover limit's counts (``TakeoverLimit``).
+    /// digest in the notifications sent, the takeover limit's counts (``TakeoverLimit``), and the stage attempts of
+    /// items' histories (``PipelineKit/AttemptHistory``).
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -155,6 +156,7 @@ enum BatchSchema {
         END $$
         """,
         TakeoverLimit.addition,
+        PostgresStore.attemptsTable,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

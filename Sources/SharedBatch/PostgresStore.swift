@@ -173,9 +173,10 @@ public final class PostgresStore: StateStore {
     /// the worker's lease on it is still the current one.
     @discardableResult
     func write<T: Sendable>(
-        _ item: Int64?, _ doing: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ item: Int64?, _ doing: String, patience: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
-        guard let leases else { return try await database.transaction(doing, body) }
+        guard let leases else { return try await database.transaction(doing, patience: patience, body) }
         guard let item, let generation = leases.generation(of: item) else {
             throw StateError(
                 code: .leaseLost, message: "cannot \(doing): this worker holds no lease on the item",
@@ -184,7 +185,8 @@ public final class PostgresStore: StateStore {
         let logger = database.logger
         let location = self.location
         do {
-            return try await fenced(item, generation: generation, doing, logger: logger, location: location, body)
+            return try await fenced(
+                item, generation: generation, doing, patience: patience, logger: logger, location: location, body)
         } catch  where error.code == .leaseLost {
             leases.lose(item)
             throw error
@@ -192,10 +194,10 @@ public final class PostgresStore: StateStore {
     }
 
     private func fenced<T: Sendable>(
-        _ item: Int64, generation: Int64, _ doing: String, logger: Logger, location: String,
+        _ item: Int64, generation: Int64, _ doing: String, patience: Duration?, logger: Logger, location: String,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StateError) -> T {
-        try await database.transaction(doing) { connection in
+        try await database.transaction(doing, patience: patience) { connection in
             var current: Int64?
             for try await row in try await connection.query(
                 "SELECT lease_generation FROM items WHERE id = \(item) FOR UPDATE", logger: logger)

@@ -143,6 +143,10 @@ private struct EngineRules {
         "Sources/Dashboard/DashboardRoutes+Runs.swift": ["from", "id", "status", "to"],
         "Sources/Dashboard/ItemDocument.swift": ["id", "key", "outputs", "path", "size", "status", "token", "version"],
         "Sources/Dashboard/StatusDocument.swift": ["id", "name"],
+        // An item's history: the route's item `id`, and its document's fields (a version's number and path, a stage's
+        // id and status).
+        "Sources/Dashboard/DashboardRoutes+History.swift": ["id"],
+        "Sources/Dashboard/HistoryDocument.swift": ["id", "path", "status", "version"],
         // The name of the stream's event that carries the status.
         "Sources/Dashboard/StatusStream.swift": ["status"],
         // The system call that failed, in a message.

@@ -51,6 +51,7 @@ public final class SQLiteLedger: StateStore {
                 try Self.addRunPlans(db)
                 try Self.nameWebhooksByDigest(db)
                 try db.execute(sql: Self.outputClaimsTable)
+                try db.execute(sql: Self.attemptsTable)
             }
             self.pool = pool
         } catch {

@@ -8,17 +8,28 @@ package struct EventLogHandler: LogHandler {
     let redactor: SecretRedactor
     let item: String?
     let stage: String?
+    /// Where an attempt of a stage keeps the end of what it logged, for its history.
+    let attemptLog: AttemptLog?
     package var logLevel: Logger.Level
     package var metadata: Logger.Metadata = [:]
 
-    /// A handler sending lines of `level` and above, about `item` and `stage` (when given), to `sink`.
+    /// A handler sending lines of `level` and above, about `item` and `stage` (when given), to `sink`, and keeping
+    /// their end in `attemptLog` when given.
     package init(
         sink: any RunEventSink, redactor: SecretRedactor, item: String?, stage: String?, logLevel: Logger.Level
+    ) {
+        self.init(sink: sink, redactor: redactor, item: item, stage: stage, logLevel: logLevel, attemptLog: nil)
+    }
+
+    init(
+        sink: any RunEventSink, redactor: SecretRedactor, item: String?, stage: String?, logLevel: Logger.Level,
+        attemptLog: AttemptLog?
     ) {
         self.sink = sink
         self.redactor = redactor
         self.item = item
         self.stage = stage
+        self.attemptLog = attemptLog
         self.logLevel = logLevel
     }
 
@@ -33,6 +44,8 @@ package struct EventLogHandler: LogHandler {
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        sink.emit(LogLine(level: event.level, item: item, stage: stage, message: redactor.shown(text)))
+        let shown = redactor.shown(text)
+        attemptLog?.append(shown, level: event.level)
+        sink.emit(LogLine(level: event.level, item: item, stage: stage, message: shown))
     }
 }

@@ -23,19 +23,29 @@ extension Runner {
         let runs = stage.descriptor.retriesItself ? 1 : spec.retry.attempts
         for attempt in 1...runs {
             var started = clock.now
+            var began = false
+            let log = AttemptLog()
             do {
                 let outputs = try await run(
                     stage, attempt: attempt, input: input, ref: ref, options: options,
-                    previousOutputs: previousOutputs, journal: journal, stream: stream
-                ) { started = clock.now }
+                    previousOutputs: previousOutputs, journal: journal, stream: stream, log: log
+                ) { (started, began) = (clock.now, true) }
                 try await succeed(
                     spec, label: label, outputs: outputs, seconds: (clock.now - started).seconds, journal: journal,
                     beforeSuccess: beforeSuccess)
                 return outputs
             } catch {
-                try await recover(
-                    from: error, spec: spec, label: label, attempt: attempt, of: runs,
-                    seconds: (clock.now - started).seconds, journal: journal)
+                // The history is written after the attempt's own checkpoint, never before it.
+                let seconds = (clock.now - started).seconds
+                do {
+                    try await recover(
+                        from: error, spec: spec, label: label, attempt: attempt, of: runs, seconds: seconds,
+                        journal: journal)
+                } catch let ending {
+                    await remember(error, began: began, ref: ref, seconds: seconds, journal: journal, log: log)
+                    throw ending
+                }
+                await remember(error, began: began, ref: ref, seconds: seconds, journal: journal, log: log)
             }
         }
         throw ItemFailure(
@@ -46,7 +56,8 @@ extension Runner {
     /// its timeout).
     private func run(
         _ stage: ResolvedStage, attempt: Int, input: InputItem, ref: ItemVersion, options: JSONValue,
-        previousOutputs: JSONValue?, journal: StageJournal, stream: ExportStream?, started: () -> Void
+        previousOutputs: JSONValue?, journal: StageJournal, stream: ExportStream?, log: AttemptLog,
+        started: () -> Void
     ) async throws -> JSONValue {
         let spec = stage.spec
         let label = input.relativePath
@@ -69,7 +80,7 @@ extension Runner {
             if stage.descriptor.streamRole == .follower { services[FollowedExportKey.self] = stream }
             let context = StageContext(
                 stageID: spec.id, stageType: spec.uses, item: input, attempt: attempt,
-                logger: logger(item: label, stage: spec.id),
+                logger: logger(item: label, stage: spec.id, log: log),
                 scratchFolder: scratchRoot.appendingPathComponent("\(ref.item)").appendingPathComponent(spec.id),
                 services: services, previousOutputs: previousOutputs,
                 savedCheckpoint: await journal.current.resume, checkpointer: journal,
@@ -197,12 +208,14 @@ extension Runner {
         }
     }
 
-    private func logger(item: String, stage: String) -> Logger {
+    /// The logger of an attempt of `stage`: its lines become events, and their end stays in `log`.
+    private func logger(item: String, stage: String, log: AttemptLog) -> Logger {
         let sink = self.sink
         let redactor = self.redactor
         let level = logLevel
         return Logger(label: "pipeline.\(stage)") { _ in
-            EventLogHandler(sink: sink, redactor: redactor, item: item, stage: stage, logLevel: level)
+            EventLogHandler(
+                sink: sink, redactor: redactor, item: item, stage: stage, logLevel: level, attemptLog: log)
         }
     }
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 public import StageKit
 
 /// Runs a workflow's stages over the items of a ``BatchPlan``, checkpointing every step in a ``StateStore``
@@ -51,6 +52,8 @@ public struct Runner: Sendable {
     let graph: StageGraph
     /// The workflow's `onCancel` stages with their stage types.
     let onCancelStages: [ResolvedStage]
+    /// Whether a history write failed in this run (it is told once).
+    let historyWriteFailed = NIOLockedValueBox(false)
 
     /// Creates a runner with resource slots and running items of its own.
     public init(
