@@ -155,6 +155,8 @@ enum BatchSchema {
         END $$
         """,
         TakeoverLimit.addition,
+        // What a worker is asked (drain, stop), the items it took over and its running stages (``WorkerControl``).
+        WorkerControl.addition,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

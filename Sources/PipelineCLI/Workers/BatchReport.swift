@@ -19,13 +19,13 @@ enum BatchReport {
     static func print(_ status: BatchStatus) {
         let now = Date()
         let rows = status.workers.sorted {
-            ($0.stoppedAt == nil ? 0 : 1, $0.startedAt) < ($1.stoppedAt == nil ? 0 : 1, $1.startedAt)
+            ($0.state(at: now).isLive ? 0 : 1, $0.startedAt) < ($1.state(at: now).isLive ? 0 : 1, $1.startedAt)
         }
         .map { worker in
             [
-                worker.id, worker.host, "\(worker.pid)", state(of: worker),
+                worker.id, worker.host, "\(worker.pid)", worker.state(at: now).word,
                 "\(Int(now.timeIntervalSince(worker.heartbeatAt)))s ago", "\(worker.holding)", "\(worker.done)",
-                "\(worker.failed)",
+                "\(worker.failed)", "\(worker.tookOver)",
             ]
         }
         if rows.isEmpty {
@@ -33,7 +33,9 @@ enum BatchReport {
         } else {
             Output.line(
                 StatusCommand.table(
-                    header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED"], rows: rows))
+                    header: [
+                        "WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED", "TOOK OVER",
+                    ], rows: rows))
         }
         for (workflow, counts) in status.workflows.sorted(by: { $0.key < $1.key }) {
             let others = counts.byStatus.sorted { $0.key < $1.key }.map { "\($0.value) \(label($0.key))" }
@@ -60,9 +62,11 @@ enum BatchReport {
         let workers: [JSONValue] = status.workers.map { worker in
             [
                 "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-                "state": .string(state(of: worker)), "startedAt": .string(worker.startedAt.formatted(.iso8601)),
+                "state": .string(worker.state().rawValue),
+                "startedAt": .string(worker.startedAt.formatted(.iso8601)),
                 "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
                 "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
+                "tookOver": .int(Int(worker.tookOver)),
             ]
         }
         let queues: [String: JSONValue] = status.workflows.mapValues { counts in
@@ -75,10 +79,6 @@ enum BatchReport {
             "workers": .array(workers), "queues": .object(queues), "splits": .array(status.splits.map(\.document)),
             "workflows": .array(workflows),
         ]
-    }
-
-    private static func state(of worker: BatchStatus.Worker) -> String {
-        worker.liveness()
     }
 
     /// A fraction as a whole percentage, rounded down: 100 % only when it is all done.
