@@ -42,6 +42,7 @@ import Testing
         }
 
         try batch.release()
+        try await waitUntil("the drained worker exited") { !worker.isRunning }
         #expect(await worker.exit() == 0, "\(Self.said(worker))")
         let status = try await batch.status()
         #expect(status.workflows["shared"]?.byStatus["succeeded"] == 1, "\(status.workflows)")
@@ -69,6 +70,7 @@ import Testing
         let asked = try await Binary.run(["worker", "--db", batch.url, "--stop", id], in: batch.scratch.root)
         #expect(asked.status == 0, "\(asked.stdout)\(asked.stderr)")
         #expect(asked.stdout.contains("asked worker \(id) to stop"), "\(asked.stdout)")
+        try await waitUntil("the stopped worker exited", limit: .seconds(30)) { !first.isRunning }
         #expect(await first.exit() == 0, "\(Self.said(first))")
         try await waitUntil("the second worker runs the item, within a third of the lease", limit: .seconds(30)) {
             batch.effects().contains { $0.kind == "start" && $0.stage == "a" && $0.worker == second.pid }
@@ -121,6 +123,7 @@ import Testing
             try await browser.eval("[...document.querySelectorAll('button[data-worker]')].map((b) => b.dataset.request)")
                 == ["stop"])
         try await browser.eval("document.querySelector('button[data-request=\"stop\"]').click()")
+        try await waitUntil("the stopped worker exited", limit: .seconds(30)) { !worker.isRunning }
         #expect(await worker.exit() == 0, "\(Self.said(worker))")
         try await browser.waitFor("\(row).classList.contains('stopped') && \(row).textContent.includes('stopped')")
         #expect(try await browser.eval("document.querySelectorAll('button[data-worker]').length") == 0)

@@ -27,7 +27,7 @@ import Testing
             "wf.json",
             """
             {"version": 1, "name": "progress", "inputs": {"path": "in"}, "stages": [
-              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "${vars.out}/${input.stem}.mp4",
+              {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "\(scratch.path("out").path)/${input.stem}.mp4",
                "segmentSeconds": 0, "video": {"preset": "slow", "crf": 23}, "threads": 1}}
             ]}
             """)
@@ -35,7 +35,7 @@ import Testing
         defer { Task { try? await server.stop() } }
         let url = try await server.createDatabase()
         let submitted = try await Binary.run(
-            ["submit", "wf.json", "--db", url, "--var", "out=\(scratch.path("out").path)"], in: scratch.root)
+            ["submit", "wf.json", "--db", url], in: scratch.root)
         #expect(submitted.status == 0, "\(submitted.stdout)\(submitted.stderr)")
         let worker = try Binary.start(["worker", "--db", url] + WorkerTests.workerArguments, in: scratch.root)
         defer { if worker.isRunning { worker.signal(SIGKILL) } }
