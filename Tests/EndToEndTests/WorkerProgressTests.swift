@@ -1,4 +1,5 @@
 import Foundation
+import PipelineKit
 import SharedBatch
 import StageKit
 import Synchronization
@@ -18,7 +19,7 @@ import Testing
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=20", "-c:v", "libx264",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=40", "-c:v", "libx264",
                 "-preset", "ultrafast", scratch.path("in/clip.mp4").path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
@@ -42,25 +43,34 @@ import Testing
         let served = try await ServedDashboard.start(["--db", url], in: scratch.root)
         defer { served.process.signal(SIGKILL) }
 
-        let seen = Mutex<[Int]>([])
-        try await waitUntil("the status shows the worker's transcode advance") {
-            let (_, status) = try await served.request("/api/status")
-            guard let stage = status["progress"]?.arrayValue?.first,
-                stage["workflow"] == "progress", stage["item"] == "clip.mp4", stage["stage"] == "export",
-                let completed = stage["completed"]?.intValue, completed > 0, stage["total"]?.intValue != nil,
-                let worker = stage["worker"]?.stringValue,
-                status["workers"]?.arrayValue?.first?["id"]?.stringValue == worker
+        // The worker's row is watched on the test's own connection (a read every 10 ms through curl would start
+        // thousands of processes); the dashboard is asked once it shows what is awaited.
+        let database = try await BatchDatabase(url: url)
+        let queue = BatchQueue(database: database)
+        let seen = Mutex<[Int64]>([])
+        try await waitUntil("the worker publishes its transcode advancing") {
+            guard let stage = try await queue.status(listingFailed: false).workers.first?.running.first?.stage,
+                stage.completed > 0
             else { return false }
             return seen.withLock { seen in
-                if seen.last != completed { seen.append(completed) }
+                if seen.last != stage.completed { seen.append(stage.completed) }
                 return seen.count >= 2
             }
         }
-        try await waitUntil("the item is done and its ended stage gone from the status", limit: .seconds(300)) {
-            let (_, status) = try await served.request("/api/status")
-            return status["workflows"]?.arrayValue?.first?["counts"]?["done"] == 1
-                && status["progress"]?.arrayValue?.isEmpty == true
+        let (_, status) = try await served.request("/api/status")
+        let stage = try #require(status["progress"]?.arrayValue?.first, "\(status)")
+        #expect(stage["workflow"] == "progress" && stage["item"] == "clip.mp4" && stage["stage"] == "export", "\(stage)")
+        #expect((stage["completed"]?.intValue ?? 0) > 0 && stage["total"]?.intValue != nil, "\(stage)")
+        #expect(stage["unit"] == "seconds" && stage["reportedAt"]?.stringValue != nil, "\(stage)")
+        #expect(stage["worker"] != nil && stage["worker"] == status["workers"]?.arrayValue?.first?["id"], "\(status)")
+
+        try await waitUntil("the item is done and its stage gone from the worker's row", limit: .seconds(300)) {
+            let batch = try await queue.status(listingFailed: false)
+            return batch.workflows["progress"]?.byStatus["succeeded"] == 1 && batch.workers.first?.running == []
         }
+        let (_, after) = try await served.request("/api/status")
+        #expect(after["progress"] == [], "\(after)")
+        await database.close()
         worker.signal(SIGTERM)
         #expect(await worker.exit() == 0)
     }
