@@ -40,12 +40,12 @@ extension DashboardRoutes {
         fields["progress"] = .array(
             (fields["progress"]?.arrayValue ?? [])
                 + source.runningStages().sorted { $0.key < $1.key }.flatMap { workflow, stages in
-                stages.map { stage in
-                    guard case .object(var document) = stage.document else { return stage.document }
-                    document["workflow"] = .string(workflow)
-                    return .object(document)
-                }
-            })
+                    stages.map { stage in
+                        guard case .object(var document) = stage.document else { return stage.document }
+                        document["workflow"] = .string(workflow)
+                        return .object(document)
+                    }
+                })
         return .object(fields)
     }
 

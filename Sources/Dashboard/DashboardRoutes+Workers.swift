@@ -30,7 +30,8 @@ extension DashboardRoutes {
             return Self.error(.notFound, "no worker \(worker) in \(source.location)")
         case .notLive:
             return Self.error(
-                .conflict, "worker \(worker) is not live (it stopped, or its lease ran out): nothing would see the request")
+                .conflict,
+                "worker \(worker) is not live (it stopped, or its lease ran out): nothing would see the request")
         }
     }
 }

@@ -116,7 +116,8 @@ public struct BatchQueue: Sendable {
     {
         let ids = Array(held.keys)
         let generations = ids.map { held[$0] ?? 0 }
-        let (lost, cancels, request) = try await database.transaction("renew leases", patience: patience) { connection in
+        let (lost, cancels, request) = try await database.transaction("renew leases", patience: patience) {
+            connection in
             try await connection.query(
                 """
                 UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),

@@ -62,7 +62,9 @@ final class WorkerProgress: Sendable {
             guard board.changed else { return .none }
             board.changed = false
             let all = board.stages.values.joined().sorted {
-                ($0.stage.startedAt, $0.stage.item, $0.stage.stage) < ($1.stage.startedAt, $1.stage.item, $1.stage.stage)
+                ($0.stage.startedAt, $0.stage.item, $0.stage.stage) < (
+                    $1.stage.startedAt, $1.stage.item, $1.stage.stage
+                )
             }
             return .some(all.isEmpty ? nil : JSONValue.array(all.map(\.document)).serialized())
         }

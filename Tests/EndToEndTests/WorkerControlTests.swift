@@ -120,7 +120,8 @@ import Testing
         try await browser.eval("document.querySelector('button[data-request=\"drain\"]').click()")
         try await browser.waitFor("\(row).classList.contains('draining') && \(row).textContent.includes('draining')")
         #expect(
-            try await browser.eval("[...document.querySelectorAll('button[data-worker]')].map((b) => b.dataset.request)")
+            try await browser.eval(
+                "[...document.querySelectorAll('button[data-worker]')].map((b) => b.dataset.request)")
                 == ["stop"])
         try await browser.eval("document.querySelector('button[data-request=\"stop\"]').click()")
         try await waitUntil("the stopped worker exited", limit: .seconds(30)) { !worker.isRunning }

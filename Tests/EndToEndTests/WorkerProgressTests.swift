@@ -59,7 +59,8 @@ import Testing
         }
         let (_, status) = try await served.request("/api/status")
         let stage = try #require(status["progress"]?.arrayValue?.first, "\(status)")
-        #expect(stage["workflow"] == "progress" && stage["item"] == "clip.mp4" && stage["stage"] == "export", "\(stage)")
+        #expect(
+            stage["workflow"] == "progress" && stage["item"] == "clip.mp4" && stage["stage"] == "export", "\(stage)")
         #expect((stage["completed"]?.intValue ?? 0) > 0 && stage["total"]?.intValue != nil, "\(stage)")
         #expect(stage["unit"] == "seconds" && stage["reportedAt"]?.stringValue != nil, "\(stage)")
         #expect(stage["worker"] != nil && stage["worker"] == status["workers"]?.arrayValue?.first?["id"], "\(status)")

@@ -22,16 +22,22 @@ struct WorkerRequestOptions: ParsableArguments {
         if drain != nil, stop != nil { throw ValidationError("--drain and --stop ask for one thing: give one of them") }
     }
 
-    /// The worker and what it is asked, when one of the options was given.
-    var request: (worker: String, request: WorkerRequest)? {
-        if let drain { return (drain, .drain) }
-        if let stop { return (stop, .stop) }
-        return nil
+    /// Asks the worker `--drain` or `--stop` names, in the batch at `url`; false when neither was given (the command
+    /// starts a worker).
+    func askedAWorker(db url: String) async throws -> Bool {
+        if let drain {
+            try await Self.ask(drain, to: .drain, db: url)
+        } else if let stop {
+            try await Self.ask(stop, to: .stop, db: url)
+        } else {
+            return false
+        }
+        return true
     }
 
     /// Leaves the request on the worker's row in the batch at `url`; it sees it within a few seconds. A worker the
     /// batch does not list, or one that is not live, ends the command with exit code 1.
-    static func ask(_ worker: String, to request: WorkerRequest, db url: String) async throws {
+    private static func ask(_ worker: String, to request: WorkerRequest, db url: String) async throws {
         let refusal = try await SharedBatchOptions.using(url, opening: .existingBatch) { database in
             try await CommandFailure.mappingErrors { () async throws -> WorkerRequestRefusal? in
                 guard let database else { return nil }

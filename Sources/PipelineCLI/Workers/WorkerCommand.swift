@@ -91,9 +91,7 @@ struct WorkerCommand: StageCatalogCommand {
     }
 
     func run(stages catalog: StageCatalog) async throws {
-        if let (worker, request) = requestOptions.request {
-            return try await WorkerRequestOptions.ask(worker, to: request, db: batch.db)
-        }
+        if try await requestOptions.askedAWorker(db: batch.db) { return }
         // The stage type that farms segments encodes other workers' units; a plugin that cannot load stops here.
         let registry = segments == nil ? nil : try catalog.registry(plugins: pluginOptions.paths)
         let endpoint = try await startMetrics()
