@@ -8,8 +8,8 @@ extension DashboardRoutes {
     /// `POST /api/workers/:id/drain` and `/stop`.
     func registerWorkerRequests(on router: Router<DashboardContext>) {
         for request in WorkerRequest.allCases {
-            router.post("api/workers/:id/\(request.rawValue)") { http, context in
-                let id = try context.parameters.require("id")
+            router.post("api/workers/:worker_id/\(request.rawValue)") { http, context in
+                let id = try context.parameters.require("worker_id")
                 return try await acting(http, context) {
                     try await ask(id.removingPercentEncoding ?? id, to: request)
                 }

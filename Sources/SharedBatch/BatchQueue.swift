@@ -201,7 +201,7 @@ public struct BatchQueue: Sendable {
         let workerRows = try await database.rows(
             "read the workers",
             """
-            SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
+            SELECT w.id AS worker_id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
                 (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now()) AS holding,
                 w.lease, w.request, w.took_over, w.progress::text AS progress
             FROM workers w ORDER BY w.started_at

@@ -80,7 +80,7 @@ extension BatchStatus.Worker {
     /// A worker of `BatchQueue.status()`'s query, by its columns' names.
     init(row: PostgresRow) throws {
         let columns = try NamedColumns(row)
-        id = try columns["id"]
+        id = try columns["worker_id"]
         host = try columns["host"]
         pid = Int(try columns["pid"] as Int32)
         startedAt = try columns["started_at"]

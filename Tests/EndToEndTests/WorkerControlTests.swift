@@ -132,4 +132,26 @@ import Testing
         #expect(status.workflows["shared"]?.queued == 2, "both items wait for a worker: \(status.workflows)")
         _ = await batch.stopAll()
     }
+
+    /// A worker killed with SIGKILL says nothing: once its lease ran out, `status --db` calls it `stopped`, as the
+    /// dashboard's page does (the JSON of both tells the case apart as `silent`).
+    @Test func statusDBCallsAKilledWorkerStoppedAsTheDashboardDoes() async throws {
+        let batch = try await SharedBatch(items: 1, stageSeconds: nil)
+        defer { batch.killAll() }
+        let killed = try batch.startWorker()
+        try await waitUntil("the worker holds the item") {
+            (try? await batch.status().workflows["shared"]?.running) == 1
+        }
+        killed.signal(SIGKILL)
+        _ = await killed.exit()
+        try await waitUntil("the killed worker's lease ran out", limit: .seconds(30)) {
+            (try? await batch.status().workers.first?.state()) == .silent
+        }
+        let text = try await Binary.run(["status", "--db", batch.url], in: batch.scratch.root)
+        let row = text.stdout.split(separator: "\n").first { $0.contains(":\(killed.pid):") } ?? ""
+        #expect(row.contains(" stopped ") && !row.contains("silent"), "\(text.stdout)")
+        let json = try await Binary.run(["status", "--db", batch.url, "--json"], in: batch.scratch.root)
+        #expect(try JSONValue(parsing: json.stdout)["workers"]?.arrayValue?.first?["state"] == "silent")
+        _ = await batch.stopAll()
+    }
 }
