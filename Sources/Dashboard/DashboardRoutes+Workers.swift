@@ -18,7 +18,8 @@ extension DashboardRoutes {
     }
 
     /// Leaves `request` on the worker's row: it sees it within a few seconds. 404 for a worker the batch does not
-    /// list, 409 for one that is not live (stopped, or its lease ran out: nothing would see the request).
+    /// list, 409 for one that is not live (stopped, or its lease ran out: nothing would see the request) or whose
+    /// pipeline takes no requests (an older one, which would never act on it).
     private func ask(_ worker: String, to request: WorkerRequest) async throws -> Response {
         guard case .sharedBatch(let database) = source else {
             return Self.error(.conflict, "a state folder has no workers: stop its run with SIGTERM or Ctrl-C")
@@ -32,6 +33,8 @@ extension DashboardRoutes {
             return Self.error(
                 .conflict,
                 "worker \(worker) is not live (it stopped, or its lease ran out): nothing would see the request")
+        case .takesNoRequests:
+            return Self.error(.conflict, "worker \(worker) runs a pipeline that takes no requests: stop it with SIGTERM")
         }
     }
 }

@@ -145,11 +145,11 @@ public struct BatchQueue: Sendable {
             var request: WorkerRequest?
             for try await row in try await connection.query(
                 """
-                INSERT INTO workers(id, host, pid, lease, done, failed, took_over) VALUES (\(worker.id),
-                    \(worker.host), \(worker.pid), \(lease.inSeconds), \(worker.done), \(worker.failed),
-                    \(worker.tookOver))
+                INSERT INTO workers(id, host, pid, lease, done, failed, took_over, takes_requests) VALUES (
+                    \(worker.id), \(worker.host), \(worker.pid), \(lease.inSeconds), \(worker.done),
+                    \(worker.failed), \(worker.tookOver), true)
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed,
-                    took_over = EXCLUDED.took_over
+                    took_over = EXCLUDED.took_over, takes_requests = true
                 RETURNING request
                 """, logger: database.logger)
             {

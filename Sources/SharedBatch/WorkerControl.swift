@@ -30,14 +30,16 @@ enum WorkerControl {
     /// How often a worker publishes its running stages' progress at most.
     static let publishInterval: Duration = .seconds(1)
 
-    /// The columns, added once: checked first, as the other additions are.
+    /// The columns, added once: checked first, as the other additions are. `takes_requests` is set by the
+    /// heartbeat of a pipeline that reads `request`; a worker of an older pipeline leaves it false, and is refused.
     static let addition = """
         DO $$ BEGIN
             IF (SELECT count(*) FROM pg_attribute WHERE attrelid = 'workers'::regclass AND NOT attisdropped
-                AND attname IN ('request', 'took_over', 'progress')) < 3 THEN
+                AND attname IN ('request', 'took_over', 'progress', 'takes_requests')) < 4 THEN
                 ALTER TABLE workers ADD COLUMN IF NOT EXISTS request text,
                     ADD COLUMN IF NOT EXISTS took_over bigint NOT NULL DEFAULT 0,
-                    ADD COLUMN IF NOT EXISTS progress jsonb;
+                    ADD COLUMN IF NOT EXISTS progress jsonb,
+                    ADD COLUMN IF NOT EXISTS takes_requests boolean NOT NULL DEFAULT false;
             END IF;
         END $$
         """
@@ -49,23 +51,34 @@ public enum WorkerRequestRefusal: Error, Sendable, Equatable {
     case unknown
     /// It stopped, or its lease ran out (killed or cut off): nothing would see the request.
     case notLive
+    /// It runs a pipeline that does not read requests (one from before them): it would never act on one.
+    case takesNoRequests
 }
 
 extension BatchQueue {
     /// Asks the live worker `worker` to drain or stop; a stop stands over an earlier drain, not the other way
-    /// round. Returns why it was refused (no such worker, or one that is not live), nil when it was left for the
-    /// worker.
+    /// round. Returns why it was refused (no such worker, one that is not live, or one whose pipeline takes no
+    /// requests), nil when it was left for the worker.
     public func ask(_ worker: String, to request: WorkerRequest) async throws(StateError) -> WorkerRequestRefusal? {
         let rows = try await database.rows(
             "ask a worker to \(request.rawValue)",
             """
             UPDATE workers SET request = CASE WHEN request = 'stop' THEN request ELSE \(request.rawValue) END
             WHERE id = \(worker) AND stopped_at IS NULL AND heartbeat_at >= now() - make_interval(secs => lease)
+                AND takes_requests
             RETURNING id
             """)
         if !rows.isEmpty { return nil }
-        let known = try await database.rows("find a worker", "SELECT 1 FROM workers WHERE id = \(worker)")
-        return known.isEmpty ? .unknown : .notLive
+        let known = try await database.rows(
+            "find a worker",
+            """
+            SELECT takes_requests OR stopped_at IS NOT NULL OR heartbeat_at < now() - make_interval(secs => lease)
+            FROM workers WHERE id = \(worker)
+            """)
+        return try database.decoding("find a worker") {
+            guard let row = known.first else { return .unknown }
+            return try row.decode(Bool.self) ? .notLive : .takesNoRequests
+        }
     }
 
     /// What `worker` was asked to do, nil when nothing (or when it is not listed: pruned while cut off).

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineKit
+import PostgresNIO
 import StageKit
 import TestSupport
 import Testing
@@ -39,6 +40,25 @@ import Testing
         #expect(try await queue.ask("w1", to: .stop) == .notLive)
         status = try await queue.status(listingFailed: false)
         #expect(status.workers.first?.state() == .stopped)
+        await database.close()
+        try await server.stop()
+    }
+
+    /// A worker of an older pipeline heartbeats without the mark that it takes requests: it would never act on one,
+    /// so it is refused (and shown asked nothing), not left a drain it ignores.
+    @Test func aWorkerWithoutTheMarkIsRefused() async throws {
+        let server = try await PostgresServer.start()
+        let database = try await BatchDatabase(url: try await server.createDatabase())
+        let queue = BatchQueue(database: database)
+        _ = try await database.rows(
+            "write a row as an older pipeline does",
+            "INSERT INTO workers(id, host, pid, lease, done, failed) VALUES ('old', 'h', 1, 30, 0, 0)")
+        #expect(try await queue.ask("old", to: .drain) == .takesNoRequests)
+        #expect(try await queue.ask("old", to: .stop) == .takesNoRequests)
+        #expect(try await queue.request(of: "old") == nil)
+        _ = try await queue.heartbeat(
+            WorkerRecord(id: "old", host: "h", pid: 1), holding: [:], lease: .seconds(30), patience: .seconds(10))
+        #expect(try await queue.ask("old", to: .drain) == nil, "once this pipeline heartbeats, the row is marked")
         await database.close()
         try await server.stop()
     }

@@ -36,7 +36,8 @@ struct WorkerRequestOptions: ParsableArguments {
     }
 
     /// Leaves the request on the worker's row in the batch at `url`; it sees it within a few seconds. A worker the
-    /// batch does not list, or one that is not live, ends the command with exit code 1.
+    /// batch does not list, one that is not live, or one whose pipeline takes no requests ends the command with exit
+    /// code 1.
     private static func ask(_ worker: String, to request: WorkerRequest, db url: String) async throws {
         let refusal = try await SharedBatchOptions.using(url, opening: .existingBatch) { database in
             try await CommandFailure.mappingErrors { () async throws -> WorkerRequestRefusal? in
@@ -56,6 +57,9 @@ struct WorkerRequestOptions: ParsableArguments {
         case .notLive:
             throw CommandFailure(
                 .failed, "pipeline: worker \(worker) is not live (it stopped, or its lease ran out): nothing to ask")
+        case .takesNoRequests:
+            throw CommandFailure(
+                .failed, "pipeline: worker \(worker) runs a pipeline that takes no requests: stop it with SIGTERM")
         }
     }
 }
