@@ -3,13 +3,16 @@ extension DashboardAssets {
     /// lease ran out), the Drain and Stop buttons on a live worker's row where the server takes actions, and an
     /// item's takeovers.
     static let workersScript = """
-        const workerLive = (w) => ["live", "draining", "stopping"].includes(w.state);
-        const workerState = (w) => w.state === "silent" ? "stopped" : w.state;
+        // The server says whether it is live; a live worker asked to drain or stop shows as draining or stopping.
+        const workerLive = (w) => w.live === true;
+        const workerState = (w) => !workerLive(w) ? "stopped"
+          : w.request === "stop" ? "stopping" : w.request === "drain" ? "draining" : "live";
         // Drain and Stop while it works; a draining worker can still be stopped; a stopping one is on its way out.
         function workerButtons(w, status) {
           if (!canAct(status)) return "";
-          const offered = w.state === "live" ? ["drain", "stop"] : w.state === "draining" ? ["stop"] : [];
-          return offered.map((r) => `<button type="button" class="worker-request" data-worker="${text(w.id)}" ` +
+          const shown = workerState(w);
+          const offered = shown === "live" ? ["drain", "stop"] : shown === "draining" ? ["stop"] : [];
+          return offered.map((r) => `<button type="button" class="worker-request" data-worker="${html(w.id)}" ` +
             `data-request="${r}">${r === "drain" ? "Drain" : "Stop"}</button>`).join(" ");
         }
         function bindWorkerButtons() {
@@ -23,8 +26,8 @@ extension DashboardAssets {
             };
           }
         }
-        // The takeover limit's count: counted takeovers since the item's last progress.
-        const takeoversLine = (item) => item.takeovers == null ? ""
+        // The takeover limit's count: counted takeovers since the item's last progress, when there were any.
+        const takeoversLine = (item) => !(item.takeovers > 0) ? ""
           : `<p id="item-takeovers">taken over ${item.takeovers} time(s) since its last progress</p>`;
         """
 }

@@ -154,9 +154,9 @@ extension DashboardAssets {
         function workersCard(workers, splits, status) {
           if (!workers) return "";
           const since = (w) => w.stoppedAt ? ` since ${new Date(w.stoppedAt).toLocaleTimeString()}` : "";
-          const rows = workers.map((w) => `<tr class="worker ${text(w.state)}" data-key="${text(w.id)}"><td>${text(w.id)}</td>` +
-            `<td>${text(w.host)}</td><td><span class="status ${w.state === "live" ? "done" : ""}">` +
-            `${workerState(w)}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
+          const rows = workers.map((w) => `<tr class="worker ${text(w.state)} ${text(workerState(w))}" data-key="${text(w.id)}"><td>${text(w.id)}</td>` +
+            `<td>${text(w.host)}</td><td><span class="status ${workerLive(w) ? "done" : ""}">` +
+            `${text(workerState(w))}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
             `<td>${w.done}</td><td>${w.failed}</td><td>${w.tookOver ?? 0}</td><td>${workerButtons(w, status)}</td></tr>`).join("");
           const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +

@@ -98,9 +98,11 @@ enum StatusDocument {
     /// workers take its items; `stopped`) and, once gone, since when: the page shows both of the last as stopped.
     private static func worker(_ worker: BatchStatus.Worker, at now: Date) -> JSONValue {
         let stoppedSince = worker.stoppedSince(at: now)
+        let state = worker.state(at: now)
         return [
             "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-            "state": .string(worker.state(at: now).rawValue),
+            "state": .string(state.reported), "live": .bool(state.isLive),
+            "request": worker.request.map { .string($0.rawValue) } ?? .null,
             "stoppedAt": stoppedSince.map { .string($0.formatted(.iso8601)) } ?? .null,
             "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
             "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)), "tookOver": .int(Int(worker.tookOver)),

@@ -19,6 +19,10 @@ public enum WorkerState: String, Sendable {
 
     /// Whether it still works (and reads its requests).
     public var isLive: Bool { self == .live || self == .draining || self == .stopping }
+
+    /// The `state` the JSON of `/api/status` and `status --db --json` gives: `live`, `silent` or `stopped`, as
+    /// before requests (a draining or stopping worker is live); what it was asked is the JSON's `request`.
+    public var reported: String { isLive ? WorkerState.live.rawValue : rawValue }
 }
 
 extension BatchStatus.Worker {

@@ -35,7 +35,8 @@ import Testing
         #expect(code == 200 && answer["accepted"] == true, "\(answer)")
         try await waitUntil("the dashboard shows the worker draining") {
             let (_, status) = try await served.request("/api/status", bearer: Self.token)
-            return status["workers"]?.arrayValue?.first?["state"] == "draining"
+            let listed = status["workers"]?.arrayValue?.first
+            return listed?["state"] == "live" && listed?["live"] == true && listed?["request"] == "drain"
         }
         try await waitUntil("the worker saw the request", limit: .seconds(30)) {
             Self.said(worker).contains("asked to drain")

@@ -60,9 +60,11 @@ enum BatchReport {
     /// The batch's state and the workflows' items, for `--json`.
     static func json(_ status: BatchStatus, workflows: [JSONValue]) -> JSONValue {
         let workers: [JSONValue] = status.workers.map { worker in
-            [
+            let state = worker.state()
+            return [
                 "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-                "state": .string(worker.state().rawValue),
+                "state": .string(state.reported), "live": .bool(state.isLive),
+                "request": worker.request.map { .string($0.rawValue) } ?? .null,
                 "startedAt": .string(worker.startedAt.formatted(.iso8601)),
                 "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
                 "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
