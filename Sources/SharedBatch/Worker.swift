@@ -23,12 +23,15 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Takes items of a shared batch from the queue and runs them, until its task is cancelled.
+/// Takes items of a shared batch from the queue and runs them, until its task is cancelled or it is asked to drain
+/// or stop (``WorkerRequest``).
 ///
 /// Up to ``WorkerSettings/jobs`` items run at once, each under a lease that a heartbeat renews. An item whose
 /// lease another worker took over is stopped as soon as this worker learns it (at its next heartbeat or its next
-/// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
-/// checkpoint and are let go, still queued, for another worker to resume.
+/// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM) or a stop is
+/// asked, the worker claims nothing more, its items stop at their next checkpoint and are let go, still queued,
+/// for another worker to resume. Asked to drain, it claims nothing new and returns once the items it holds are
+/// done. It publishes its running stages' progress on its row, cleared when it stops.
 public final class Worker: Sendable {
     /// This worker as the database lists it.
     public let identity: WorkerRecord
@@ -98,8 +101,9 @@ public final class Worker: Sendable {
         self.metrics = metrics
     }
 
-    /// Works until the task is cancelled; then lets its items go and returns. Throws when the database cannot
-    /// be reached at the start.
+    /// Works until the task is cancelled, or until it was asked to drain (once the items it holds are done) or to
+    /// stop (its items let go at once, as a cancel lets them go); then lets its items go, says it stopped, and
+    /// returns. Throws when the database cannot be reached at the start.
     public func run() async throws {
         try await heartbeat()
         let beats = Task { [self] in
@@ -129,6 +133,10 @@ public final class Worker: Sendable {
         control.cancel()
         beats.cancel()
         renewals?.cancel()
+        // A progress write or a heartbeat in flight finishes first (the database's retries run in tasks that
+        // cancellation does not reach): none lands after the row says it stopped and its progress is cleared.
+        await control.value
+        await beats.value
         try? await queue.stopped(record)
         sink.emit(LogLine(level: .notice, item: nil, stage: nil, message: "worker \(identity.id) stopped"))
     }
