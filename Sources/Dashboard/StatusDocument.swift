@@ -64,9 +64,10 @@ enum StatusDocument {
             "workflows": .array(workflows),
         ]
         if let batch {
-            document["workers"] = .array(batch.workers.map { worker($0, at: now) })
+            // Judged by the database's clock, as asking and pruning judge them.
+            document["workers"] = .array(batch.workers.map { worker($0, at: batch.readAt) })
             document["splits"] = .array(batch.splits.map(\.document))
-            document["progress"] = .array(progress(of: batch.workers, at: now))
+            document["progress"] = .array(progress(of: batch.workers, at: batch.readAt))
         }
         return .object(document)
     }

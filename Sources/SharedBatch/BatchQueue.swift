@@ -206,6 +206,7 @@ public struct BatchQueue: Sendable {
                 w.lease, w.request, w.took_over, w.progress::text AS progress
             FROM workers w ORDER BY w.started_at
             """)
+        let clockRows = try await database.rows("read the database's clock", "SELECT now()")
         let tallies = try await ItemTallies.read(database)
         let runningRows = try await database.rows(
             "read the queue",
@@ -224,6 +225,7 @@ public struct BatchQueue: Sendable {
         return try database.decoding("read the status") {
             var status = BatchStatus()
             status.workers = try workerRows.map(BatchStatus.Worker.init(row:))
+            status.readAt = try clockRows.first?.decode(Date.self) ?? Date()
             for tally in tallies {
                 var counts = status.workflows[tally.workflow] ?? BatchStatus.Counts()
                 if tally.queued {
@@ -365,6 +367,9 @@ public struct BatchStatus: Sendable {
     }
 
     public var workers: [Worker] = []
+    /// The database's clock when the workers were read: their liveness is judged by it, as ``BatchQueue/ask(_:to:)``
+    /// and the pruning judge it, not by the reader's clock.
+    public var readAt = Date()
     /// By workflow name.
     public var workflows: [String: Counts] = [:]
     /// Items that failed (and are not queued again), with their reasons, when the status was read listing them.

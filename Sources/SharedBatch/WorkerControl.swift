@@ -64,16 +64,14 @@ extension BatchQueue {
             "ask a worker to \(request.rawValue)",
             """
             UPDATE workers SET request = CASE WHEN request = 'stop' THEN request ELSE \(request.rawValue) END
-            WHERE id = \(worker) AND stopped_at IS NULL AND heartbeat_at >= now() - make_interval(secs => lease)
-                AND takes_requests
+            WHERE id = \(worker) AND \(unescaped: Self.workerLive) AND takes_requests
             RETURNING id
             """)
         if !rows.isEmpty { return nil }
         let known = try await database.rows(
             "find a worker",
             """
-            SELECT takes_requests OR stopped_at IS NOT NULL OR heartbeat_at < now() - make_interval(secs => lease)
-            FROM workers WHERE id = \(worker)
+            SELECT takes_requests OR NOT (\(unescaped: Self.workerLive)) FROM workers WHERE id = \(worker)
             """)
         return try database.decoding("find a worker") {
             guard let row = known.first else { return .unknown }

@@ -25,6 +25,12 @@ public enum WorkerState: String, Sendable {
     public var reported: String { isLive ? WorkerState.live.rawValue : rawValue }
 }
 
+extension BatchQueue {
+    /// The SQL condition of a live `workers` row, by the database's clock: it did not say it stopped, and its last
+    /// heartbeat is within its lease. ``BatchStatus/Worker/state(at:)`` is the same rule, given the database's now.
+    static let workerLive = "stopped_at IS NULL AND heartbeat_at >= now() - make_interval(secs => lease)"
+}
+
 extension BatchStatus.Worker {
     /// Its state as of `now`: stopped when it said so, silent when its lease ran out since its last heartbeat, else
     /// live, draining or stopping by what it was asked.

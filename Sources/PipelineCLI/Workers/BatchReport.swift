@@ -17,7 +17,7 @@ enum BatchReport {
 
     /// Prints the workers (live ones first) and each workflow's queue.
     static func print(_ status: BatchStatus) {
-        let now = Date()
+        let now = status.readAt
         let rows = status.workers.sorted {
             ($0.state(at: now).isLive ? 0 : 1, $0.startedAt) < ($1.state(at: now).isLive ? 0 : 1, $1.startedAt)
         }
@@ -60,7 +60,7 @@ enum BatchReport {
     /// The batch's state and the workflows' items, for `--json`.
     static func json(_ status: BatchStatus, workflows: [JSONValue]) -> JSONValue {
         let workers: [JSONValue] = status.workers.map { worker in
-            let state = worker.state()
+            let state = worker.state(at: status.readAt)
             return [
                 "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
                 "state": .string(state.reported), "live": .bool(state.isLive),
