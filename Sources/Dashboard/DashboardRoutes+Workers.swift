@@ -34,7 +34,8 @@ extension DashboardRoutes {
                 .conflict,
                 "worker \(worker) is not live (it stopped, or its lease ran out): nothing would see the request")
         case .takesNoRequests:
-            return Self.error(.conflict, "worker \(worker) runs a pipeline that takes no requests: stop it with SIGTERM")
+            return Self.error(
+                .conflict, "worker \(worker) runs a pipeline that takes no requests: stop it with SIGTERM")
         }
     }
 }
