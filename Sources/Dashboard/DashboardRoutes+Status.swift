@@ -35,14 +35,17 @@ extension DashboardRoutes {
         }
         guard case .object(var fields) = document else { return document }
         fields["readsNeedToken"] = .bool(access.access.readsNeedToken)
+        // A shared batch's workers publish theirs in the database (the document has them); a state folder's run
+        // in its progress file.
         fields["progress"] = .array(
-            source.runningStages().sorted { $0.key < $1.key }.flatMap { workflow, stages in
-                stages.map { stage in
-                    guard case .object(var document) = stage.document else { return stage.document }
-                    document["workflow"] = .string(workflow)
-                    return .object(document)
-                }
-            })
+            (fields["progress"]?.arrayValue ?? [])
+                + source.runningStages().sorted { $0.key < $1.key }.flatMap { workflow, stages in
+                    stages.map { stage in
+                        guard case .object(var document) = stage.document else { return stage.document }
+                        document["workflow"] = .string(workflow)
+                        return .object(document)
+                    }
+                })
         return .object(fields)
     }
 

@@ -59,6 +59,7 @@ struct DashboardRoutes: Sendable {
         router.post("api/workers/prune") { request, context in
             try await acting(request, context) { try await pruneWorkers() }
         }
+        registerWorkerRequests(on: router)
         router.post("login") { request, context in try await login(request, context) }
         router.post("logout") { request, _ in logout(request) }
         registerHistory(on: router)
@@ -172,6 +173,7 @@ struct DashboardRoutes: Sendable {
                 return nil
             }
             fields["links"] = .array(ItemDocument.links(stages))
+            fields["takeovers"] = try await queue?.takeovers(of: id).map(JSONValue.int) ?? .null
             let placed = ItemDocument.placed(.object(fields), id: id, in: place)
             guard case .object(var shown) = placed else { return placed }
             shown["actions"] = .array(mayAct ? actions(on: shown["status"]?.stringValue).map(JSONValue.string) : [])
@@ -210,7 +212,7 @@ struct DashboardRoutes: Sendable {
     }
 
     /// Answers an action: refused unless a signed-in request from the dashboard's own origin asks for it.
-    private func acting(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
+    func acting(_ request: Request, _ context: DashboardContext, _ body: () async throws -> Response)
         async throws -> Response
     {
         if let refusal = access.actionRefusal(of: request, from: context.client) { return Self.refused(refusal) }

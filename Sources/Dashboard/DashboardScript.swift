@@ -116,7 +116,8 @@ extension DashboardAssets {
           const part = p.total ? Math.min(100, (100 * p.completed) / p.total) : null;
           const age = p.reportedAt ? Math.max(0, (serverNow() - new Date(p.reportedAt)) / 1000) : 0;
           const silent = age >= \(silentSeconds);
-          return `<div class="progress" data-stage="${text(p.stage)}">${text(p.stage)}: ` +
+          return `<div class="progress" data-stage="${text(p.stage)}">${text(p.stage)}` +
+            `${p.worker ? " on " + text(p.worker) : ""}: ` +
             (part === null ? amount(p.completed, p.unit) : `<span class="percent">${part.toFixed(1)} %</span>`) +
             (silent ? ` · <span class="silent">no report for ${duration(Math.round(age))}</span>`
               : (p.rate ? ` · ${pace(p.rate, p.unit)}` : "") +
@@ -161,19 +162,19 @@ extension DashboardAssets {
         function workersCard(workers, splits, status) {
           if (!workers) return "";
           const since = (w) => w.stoppedAt ? ` since ${new Date(w.stoppedAt).toLocaleTimeString()}` : "";
-          const rows = workers.map((w) => `<tr class="worker ${text(w.state)}"><td>${text(w.id)}</td>` +
-            `<td>${text(w.host)}</td><td><span class="status ${w.state === "live" ? "done" : ""}">` +
-            `${w.state === "live" ? "live" : "stopped"}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
-            `<td>${w.done}</td><td>${w.failed}</td></tr>`).join("");
+          const rows = workers.map((w) => `<tr class="worker ${text(w.state)} ${text(workerState(w))}" data-key="${text(w.id)}"><td>${text(w.id)}</td>` +
+            `<td>${text(w.host)}</td><td><span class="status ${workerLive(w) ? "done" : ""}">` +
+            `${text(workerState(w))}${since(w)}</span></td><td>${new Date(w.heartbeatAt).toLocaleTimeString()}</td><td>${w.holding}</td>` +
+            `<td>${w.done}</td><td>${w.failed}</td><td>${w.tookOver ?? 0}</td><td>${workerButtons(w, status)}</td></tr>`).join("");
           const percent = (fraction) => `${Math.floor(fraction * 100)} %`;
           const split = (splits || []).map((s) => `<tr><td class="path">${text(s.path)}</td><td>${s.done} / ${s.units}` +
             ` units done, ${s.running} encoding, ${percent(s.progress)} encoded` +
             s.encoding.map((u) => `<br>unit ${u.unit}: ${percent(u.progress)} on ${text(u.worker)}`).join("") +
             `</td></tr>`).join("");
-          const prune = canAct(status) && workers.some((w) => w.state !== "live")
+          const prune = canAct(status) && workers.some((w) => !workerLive(w))
             ? ` <button id="prune-workers" type="button">Remove stopped workers</button>` : "";
           return `<div class="card" id="workers"><h2>Workers${prune}</h2><table><tr><th>Worker</th><th>Host</th>` +
-            `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th></tr>${rows}</table>` +
+            `<th>State</th><th>Heartbeat</th><th>Holding</th><th>Done</th><th>Failed</th><th>Took over</th><th></th></tr>${rows}</table>` +
             (split ? `<h3>Split items</h3><table>${split}</table>` : "") + `</div>`;
         }
 
@@ -188,6 +189,7 @@ extension DashboardAssets {
           patch($("summary"), (status.workflows.length ? status.workflows.map(workflowCard).join("")
             : `<div class="card"><p class="empty">no runs yet</p></div>`) + workersCard(status.workers, status.splits, status));
           if ($("prune-workers")) $("prune-workers").onclick = async () => { await post("/api/workers/prune"); refresh(); };
+          bindWorkerButtons();
           shown("ready");
           // The running stages are in the key: an item that starts while another ends leaves the counts as they were.
           const wanted = JSON.stringify([status.workflows.map((w) => w.counts),
@@ -265,7 +267,7 @@ extension DashboardAssets {
           patch($("item"), `<div class="card"><h2 class="path">${text(item.relativePath)}</h2>` +
             `<p><span class="status ${text(item.status)}" id="item-status">${text(item.status)}</span> ` +
             `version ${item.version} · ${bytes(item.size)} · ${text(item.workflow)} · <span class="path">${text(item.path)}</span></p>` +
-            (item.error ? `<p class="message" id="item-error">${text(item.errorKind)}: ${text(item.error)}</p>` : "") +
+            takeoversLine(item) + (item.error ? `<p class="message" id="item-error">${text(item.errorKind)}: ${text(item.error)}</p>` : "") +
             (canAct(status) ? `<p>` + (item.actions || []).map((a) => `<button id="${text(a)}" data-action="${text(a)}">` +
               `${a === "retry" ? "Retry" : "Cancel"}</button> `).join("") +
               `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` : "") +
@@ -290,6 +292,8 @@ extension DashboardAssets {
         \(runsScript)
 
         \(historyScript)
+
+        \(workersScript)
 
         // Signing in and out go through the API, so a wrong token or a wait is said on the page.
         $("login").addEventListener("submit", async (event) => {

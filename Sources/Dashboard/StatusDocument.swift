@@ -64,8 +64,10 @@ enum StatusDocument {
             "workflows": .array(workflows),
         ]
         if let batch {
-            document["workers"] = .array(batch.workers.map(worker))
+            // Judged by the database's clock, as asking and pruning judge them.
+            document["workers"] = .array(batch.workers.map { worker($0, at: batch.readAt) })
             document["splits"] = .array(batch.splits.map(\.document))
+            document["progress"] = .array(progress(of: batch.workers, at: batch.readAt))
         }
         return .object(document)
     }
@@ -92,19 +94,31 @@ enum StatusDocument {
         return counts
     }
 
-    /// A worker with its `state` as `status --db` says it (`live`; `silent`: its lease ran out without it saying it
-    /// stopped, so it was killed or cut off and other workers take its items; `stopped`) and, unless live, since when
-    /// it is gone: the page shows both of the last as stopped.
-    private static func worker(_ worker: BatchStatus.Worker) -> JSONValue {
-        let state = worker.liveness()
-        let live = state == "live"
-        let stoppedAt = worker.stoppedAt ?? worker.heartbeatAt.addingTimeInterval(worker.lease)
+    /// A worker with its `state` by the rule `status --db` follows (``SharedBatch/WorkerState``: `live`, `draining`,
+    /// `stopping`; `silent`: its lease ran out without it saying it stopped, so it was killed or cut off and other
+    /// workers take its items; `stopped`) and, once gone, since when: the page shows both of the last as stopped.
+    private static func worker(_ worker: BatchStatus.Worker, at now: Date) -> JSONValue {
+        let stoppedSince = worker.stoppedSince(at: now)
+        let state = worker.state(at: now)
         return [
             "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-            "state": .string(state),
-            "stoppedAt": live ? .null : .string(stoppedAt.formatted(.iso8601)),
+            "state": .string(state.reported), "live": .bool(state.isLive),
+            "request": worker.request.map { .string($0.rawValue) } ?? .null,
+            "stoppedAt": stoppedSince.map { .string($0.formatted(.iso8601)) } ?? .null,
             "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
-            "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
+            "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)), "tookOver": .int(Int(worker.tookOver)),
         ]
+    }
+
+    /// The stages live workers run now, as each last published them, with the worker that runs them: a stopped or
+    /// silent worker's are not running any more.
+    private static func progress(of workers: [BatchStatus.Worker], at now: Date) -> [JSONValue] {
+        workers.filter { $0.state(at: now).isLive }.flatMap { worker in
+            worker.running.map { running -> JSONValue in
+                guard case .object(var fields) = running.document else { return running.document }
+                fields["worker"] = .string(worker.id)
+                return .object(fields)
+            }
+        }
     }
 }

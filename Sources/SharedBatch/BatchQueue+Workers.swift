@@ -10,7 +10,7 @@ extension BatchQueue {
             "forget the stopped workers",
             """
             DELETE FROM workers
-            WHERE stopped_at IS NOT NULL OR heartbeat_at < now() - make_interval(secs => lease)
+            WHERE NOT (\(unescaped: Self.workerLive))
             RETURNING id
             """)
         return rows.count

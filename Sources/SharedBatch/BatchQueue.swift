@@ -116,7 +116,8 @@ public struct BatchQueue: Sendable {
     {
         let ids = Array(held.keys)
         let generations = ids.map { held[$0] ?? 0 }
-        let (lost, cancels) = try await database.transaction("renew leases", patience: patience) { connection in
+        let (lost, cancels, request) = try await database.transaction("renew leases", patience: patience) {
+            connection in
             try await connection.query(
                 """
                 UPDATE items SET lease_expires = now() + make_interval(secs => \(lease.inSeconds)),
@@ -141,16 +142,24 @@ public struct BatchQueue: Sendable {
             {
                 cancels.insert(try row.decode(Int64.self))
             }
-            try await connection.query(
+            var request: WorkerRequest?
+            for try await row in try await connection.query(
                 """
-                INSERT INTO workers(id, host, pid, lease, done, failed) VALUES (\(worker.id), \(worker.host),
-                    \(worker.pid), \(lease.inSeconds), \(worker.done), \(worker.failed))
-                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed
+                INSERT INTO workers(id, host, pid, lease, done, failed, took_over, takes_requests) VALUES (
+                    \(worker.id), \(worker.host), \(worker.pid), \(lease.inSeconds), \(worker.done),
+                    \(worker.failed), \(worker.tookOver), true)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), done = EXCLUDED.done, failed = EXCLUDED.failed,
+                    took_over = EXCLUDED.took_over, takes_requests = true
+                RETURNING request
                 """, logger: database.logger)
-            return (Set(ids).subtracting(kept), cancels)
+            {
+                request = try row.decode(String?.self).flatMap(WorkerRequest.init(rawValue:))
+            }
+            return (Set(ids).subtracting(kept), cancels, request)
         }
         // The depth only feeds a metric: a read that fails after the leases were renewed fails no heartbeat.
-        return Heartbeat(lost: lost, cancelRequested: cancels, queued: try? await queueDepth(patience: patience))
+        return Heartbeat(
+            lost: lost, cancelRequested: cancels, queued: try? await queueDepth(patience: patience), request: request)
     }
 
     /// Items queued that no live lease holds: the tallies' queued items (folded when their rows pile up) less the
@@ -174,13 +183,13 @@ public struct BatchQueue: Sendable {
     /// Items that wait for a worker: queued, under no lease or one that ran out.
     static let waiting = "queued_with IS NOT NULL AND (lease_expires IS NULL OR lease_expires <= now())"
 
-    /// Records that a worker stopped (it holds no lease any more).
+    /// Records that a worker stopped (it holds no lease any more, and runs no stage).
     public func stopped(_ worker: WorkerRecord) async throws(StateError) {
         try await database.rows(
             "record a stopped worker",
             """
             UPDATE workers SET stopped_at = now(), heartbeat_at = now(), done = \(worker.done),
-                failed = \(worker.failed) WHERE id = \(worker.id)
+                failed = \(worker.failed), took_over = \(worker.tookOver), progress = NULL WHERE id = \(worker.id)
             """)
     }
 
@@ -192,10 +201,12 @@ public struct BatchQueue: Sendable {
         let workerRows = try await database.rows(
             "read the workers",
             """
-            SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
-                (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now()), w.lease
+            SELECT w.id AS worker_id, w.host, w.pid, w.started_at, w.heartbeat_at, w.stopped_at, w.done, w.failed,
+                (SELECT count(*) FROM items WHERE lease_owner = w.id AND lease_expires > now()) AS holding,
+                w.lease, w.request, w.took_over, w.progress::text AS progress
             FROM workers w ORDER BY w.started_at
             """)
+        let clockRows = try await database.rows("read the database's clock", "SELECT now()")
         let tallies = try await ItemTallies.read(database)
         let runningRows = try await database.rows(
             "read the queue",
@@ -213,13 +224,8 @@ public struct BatchQueue: Sendable {
         let splits = try await SegmentQueue(database: database).splits()
         return try database.decoding("read the status") {
             var status = BatchStatus()
-            status.workers = try workerRows.map { row in
-                let (id, host, pid, startedAt, heartbeatAt, stoppedAt, done, failed, holding, lease) = try row.decode(
-                    (String, String, Int32, Date, Date, Date?, Int64, Int64, Int64, Double).self)
-                return BatchStatus.Worker(
-                    id: id, host: host, pid: Int(pid), startedAt: startedAt, heartbeatAt: heartbeatAt,
-                    stoppedAt: stoppedAt, done: done, failed: failed, holding: Int(holding), lease: lease)
-            }
+            status.workers = try workerRows.map(BatchStatus.Worker.init(row:))
+            status.readAt = try clockRows.first?.decode(Date.self) ?? Date()
             for tally in tallies {
                 var counts = status.workflows[tally.workflow] ?? BatchStatus.Counts()
                 if tally.queued {
@@ -298,6 +304,8 @@ public struct WorkerRecord: Sendable, Hashable {
     public var done: Int64 = 0
     /// Items that failed on it.
     public var failed: Int64 = 0
+    /// Items it took over from a worker whose lease ran out.
+    public var tookOver: Int64 = 0
 
     /// A worker with no items done yet.
     public init(id: String, host: String, pid: Int32) {
@@ -323,6 +331,8 @@ public struct Heartbeat: Sendable {
     public var cancelRequested: Set<Int64>
     /// Items queued that no live lease holds; nil when they could not be counted.
     public var queued: Int?
+    /// What the worker was asked to do (``WorkerRequest``).
+    public var request: WorkerRequest?
 }
 
 /// The state of a shared batch.
@@ -341,6 +351,12 @@ public struct BatchStatus: Sendable {
         public var holding: Int
         /// Its lease in seconds: a worker silent for longer has died or lost the database.
         public var lease: Double
+        /// What it was asked to do (``WorkerRequest``).
+        public var request: WorkerRequest?
+        /// Items it took over from a worker whose lease ran out.
+        public var tookOver: Int64
+        /// The stages it runs now, as it last published them (at most once a second).
+        public var running: [WorkerStage]
     }
 
     /// A workflow's items: queued, running (a live lease holds them) and the others by status.
@@ -351,6 +367,9 @@ public struct BatchStatus: Sendable {
     }
 
     public var workers: [Worker] = []
+    /// The database's clock when the workers were read: their liveness is judged by it, as ``BatchQueue/ask(_:to:)``
+    /// and the pruning judge it, not by the reader's clock.
+    public var readAt = Date()
     /// By workflow name.
     public var workflows: [String: Counts] = [:]
     /// Items that failed (and are not queued again), with their reasons, when the status was read listing them.

@@ -110,8 +110,9 @@ enum BatchSchema {
     /// (``ItemFinding``),
     /// how far the encode of each running segment unit is (renewed with its lease), the items' counts
     /// (``ItemTallies``), the items' claims on the files they write (``PipelineKit/OutputClaim``), webhooks named by
-    /// digest in the notifications sent, the takeover limit's counts (``TakeoverLimit``), and the stage attempts of
-    /// items' histories (``PipelineKit/AttemptHistory``).
+    /// digest in the notifications sent, the takeover limit's counts (``TakeoverLimit``), the stage attempts of
+    /// items' histories (``PipelineKit/AttemptHistory``), and the `workers` columns a worker is controlled and
+    /// followed by (``WorkerControl``: `request`, `took_over`, `progress`, `takes_requests`).
     /// Each is checked first: a command that only reads a batch adds nothing that is there (CREATE … IF NOT EXISTS
     /// needs the right to create, and CREATE INDEX locks `items` against the workers' writes even when the index
     /// exists; ALTER TABLE locks the table even when the column is there).
@@ -157,6 +158,8 @@ enum BatchSchema {
         """,
         TakeoverLimit.addition,
         PostgresStore.attemptsTable,
+        // What a worker is asked (drain, stop), the items it took over and its running stages (``WorkerControl``).
+        WorkerControl.addition,
     ]
 
     private static func addAdditions(_ connection: PostgresConnection, _ database: BatchDatabase) async throws {

@@ -23,30 +23,35 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Takes items of a shared batch from the queue and runs them, until its task is cancelled.
+/// Takes items of a shared batch from the queue and runs them, until its task is cancelled or it is asked to drain
+/// or stop (``WorkerRequest``).
 ///
 /// Up to ``WorkerSettings/jobs`` items run at once, each under a lease that a heartbeat renews. An item whose
 /// lease another worker took over is stopped as soon as this worker learns it (at its next heartbeat or its next
-/// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM), the worker claims nothing more, its items stop at their next
-/// checkpoint and are let go, still queued, for another worker to resume.
+/// write, which the store refuses) and its result is dropped. When the task is cancelled (SIGTERM) or a stop is
+/// asked, the worker claims nothing more, its items stop at their next checkpoint and are let go, still queued,
+/// for another worker to resume. Asked to drain, it claims nothing new and returns once the items it holds are
+/// done. It publishes its running stages' progress on its row, cleared when it stops.
 public final class Worker: Sendable {
     /// This worker as the database lists it.
     public let identity: WorkerRecord
     /// The store its runners write to, fenced by its leases.
     public let store: PostgresStore
-    private let queue: BatchQueue
-    private let leases: LeaseBook
-    private let settings: WorkerSettings
+    let queue: BatchQueue
+    let leases: LeaseBook
+    let settings: WorkerSettings
     private let makeRunner: RunnerFactory
-    private let sink: any RunEventSink
-    private let metrics: WorkerMetrics
+    let sink: any RunEventSink
+    let metrics: WorkerMetrics
     /// The segmented encodes this worker shares with the others, when it was given a segment store.
     private let segments: (work: SegmentWork, farm: WorkerSegmentFarm)?
-    private let state = NIOLockedValueBox(State())
+    /// The running stages of its runners, published on its row.
+    let progress = WorkerProgress()
+    let state = NIOLockedValueBox(State())
 
     /// Runners and unrunnable workflows are kept by the workflow's key (its document and vars), not its number: a
     /// database emptied and given a new batch numbers its workflows from 1 again.
-    private struct State {
+    struct State {
         var runners: [String: Runner] = [:]
         /// Workflows this worker cannot run, with the reason: their items are left to other workers.
         var unrunnable: [String: String] = [:]
@@ -57,10 +62,15 @@ public final class Worker: Sendable {
         var renewed = ContinuousClock.now
         var done: Int64 = 0
         var failed: Int64 = 0
+        var tookOver: Int64 = 0
+        /// What the worker was asked to do (``WorkerRequest``), once it saw it.
+        var request: WorkerRequest?
+        /// The task that claims and runs items: a stop cancels it.
+        var claiming: Task<Void, Never>?
     }
 
     /// An item being worked on: its task and the runner it runs under.
-    private struct Working {
+    struct Working {
         var task: Task<ItemResult, Never>
         var runner: Runner
     }
@@ -91,8 +101,9 @@ public final class Worker: Sendable {
         self.metrics = metrics
     }
 
-    /// Works until the task is cancelled; then lets its items go and returns. Throws when the database cannot
-    /// be reached at the start.
+    /// Works until the task is cancelled, or until it was asked to drain (once the items it holds are done) or to
+    /// stop (its items let go at once, as a cancel lets them go); then lets its items go, says it stopped, and
+    /// returns. Throws when the database cannot be reached at the start.
     public func run() async throws {
         try await heartbeat()
         let beats = Task { [self] in
@@ -107,9 +118,25 @@ public final class Worker: Sendable {
                 level: .notice, item: nil, stage: nil,
                 message: "worker \(identity.id) started on \(store.location) (\(settings.jobs) job(s))"))
         let renewals = segments.map { segments in Task { await segments.farm.run() } }
-        await work()
+        let claiming = Task { await work() }
+        let stopAsked = state.withLockedValue { state in
+            state.claiming = claiming
+            return state.request == .stop
+        }
+        if stopAsked { claiming.cancel() }
+        let control = Task { await followRequests() }
+        await withTaskCancellationHandler {
+            await claiming.value
+        } onCancel: {
+            claiming.cancel()
+        }
+        control.cancel()
         beats.cancel()
         renewals?.cancel()
+        // A progress write or a heartbeat in flight finishes first (the database's retries run in tasks that
+        // cancellation does not reach): none lands after the row says it stopped and its progress is cleared.
+        await control.value
+        await beats.value
         try? await queue.stopped(record)
         sink.emit(LogLine(level: .notice, item: nil, stage: nil, message: "worker \(identity.id) stopped"))
     }
@@ -129,7 +156,7 @@ public final class Worker: Sendable {
             var claims = 0
             var heldAlone: (claim: Int, work: Work)?
             while !Task.isCancelled {
-                while active < settings.jobs, heldAlone == nil, !Task.isCancelled,
+                while active < settings.jobs, heldAlone == nil, !Task.isCancelled, !draining,
                     let next = await claimNext(alone: active == 0)
                 {
                     claims += 1
@@ -160,6 +187,11 @@ public final class Worker: Sendable {
                     waiting = false
                     if let held = heldAlone, await madeProgress(held.work) { heldAlone = nil }
                 case nil: break
+                }
+                // Drained: the look at the queue still waiting is not needed any more.
+                if draining, active == 0 {
+                    group.cancelAll()
+                    break
                 }
             }
             await group.waitForAll()
@@ -272,6 +304,7 @@ public final class Worker: Sendable {
         let label = claim.item.input.relativePath
         if let previous = claim.takenOverFrom {
             metrics.tookOver()
+            state.withLockedValue { $0.tookOver += 1 }
             sink.emit(
                 LogLine(
                     level: .notice, item: label, stage: nil,
@@ -346,54 +379,18 @@ public final class Worker: Sendable {
             runner.services[SegmentFarmKey.self] = segments.farm
             runner.services[SegmentStoreKey.self] = segments.work.store
         }
+        // Its running stages, for the dashboard: the same board a local run's progress file is written from.
+        runner.sink = ProgressBoard(next: runner.sink) { [progress] in
+            progress.update(key: workflow, name: submitted.name, $0)
+        }
         state.withLockedValue { $0.runners[workflow] = runner }
         return runner
     }
 
     /// This worker's counts, as the database lists them.
-    private var record: WorkerRecord {
+    var record: WorkerRecord {
         var record = identity
-        (record.done, record.failed) = state.withLockedValue { ($0.done, $0.failed) }
+        (record.done, record.failed, record.tookOver) = state.withLockedValue { ($0.done, $0.failed, $0.tookOver) }
         return record
-    }
-
-    /// Renews the leases; stops the items whose lease another worker took over, and those whose cancel was
-    /// asked for (they run their `onCancel` stages). When the leases could not be renewed for so long that they
-    /// are about to run out, every item stops: other workers may take them over, and this one could not write
-    /// their checkpoints anyway.
-    private func heartbeat() async throws {
-        let beat: Heartbeat
-        do {
-            beat = try await queue.heartbeat(
-                record, holding: leases.all, lease: settings.lease, patience: settings.heartbeat)
-        } catch {
-            sink.emit(LogLine(level: .warning, item: nil, stage: nil, message: "cannot renew leases: \(error)"))
-            let (silent, working) = state.withLockedValue { (ContinuousClock.now - $0.renewed, $0.working) }
-            if silent >= settings.silenceLimit, !working.isEmpty {
-                sink.emit(
-                    LogLine(
-                        level: .warning, item: nil, stage: nil,
-                        message:
-                            "no contact with the database for \(silent.components.seconds) s: stopping \(working.count) item(s) before their leases run out; they resume from their checkpoints"
-                    ))
-                state.withLockedValue { state in state.letGo.formUnion(working.keys.filter { state.working[$0] != nil })
-                }
-                for (item, work) in working {
-                    leases.lose(item)
-                    work.task.cancel()
-                }
-            }
-            throw error
-        }
-        state.withLockedValue { $0.renewed = .now }
-        if let queued = beat.queued { metrics.queueDepth(queued) }
-        let working = state.withLockedValue { $0.working }
-        for item in beat.lost {
-            leases.lose(item)
-            working[item]?.task.cancel()
-        }
-        for item in beat.cancelRequested {
-            working[item]?.runner.cancelRunning([item])
-        }
     }
 }

@@ -76,7 +76,10 @@ import Testing
         }
         try await Self.application(DashboardAccess()).test(.router) { client in
             #expect(try await client.execute(uri: "/api/status", method: .get).status == .ok)
-            for uri in ["/api/items/1/cancel", "/api/workers/prune", "/api/items/retry"] {
+            for uri in [
+                "/api/items/1/cancel", "/api/workers/prune", "/api/items/retry", "/api/workers/w/drain",
+                "/api/workers/w/stop",
+            ] {
                 let action = try await client.execute(
                     uri: uri, method: .post, headers: [.authorization: "Bearer \(Self.token)"])
                 #expect(action.status == .forbidden, "\(uri): read-only without a token")
@@ -108,8 +111,12 @@ import Testing
             let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
             #expect(try await cancel(bearer) == .notFound)
             #expect(try await cancel(bearer + [.origin: "http://evil.example"]) == .forbidden)
-            // Every action keeps to the same rules: a retry, forgetting the stopped workers, retrying every failed item.
-            for uri in ["/api/items/7/retry", "/api/workers/prune", "/api/items/retry"] {
+            // Every action keeps to the same rules: a retry, forgetting the stopped workers, retrying every failed
+            // item, draining and stopping one.
+            for uri in [
+                "/api/items/7/retry", "/api/workers/prune", "/api/items/retry", "/api/workers/w/drain",
+                "/api/workers/w/stop",
+            ] {
                 func act(_ headers: HTTPFields) async throws -> HTTPResponse.Status {
                     try await client.execute(uri: uri, method: .post, headers: headers).status
                 }

@@ -17,15 +17,15 @@ enum BatchReport {
 
     /// Prints the workers (live ones first) and each workflow's queue.
     static func print(_ status: BatchStatus) {
-        let now = Date()
+        let now = status.readAt
         let rows = status.workers.sorted {
-            ($0.stoppedAt == nil ? 0 : 1, $0.startedAt) < ($1.stoppedAt == nil ? 0 : 1, $1.startedAt)
+            ($0.state(at: now).isLive ? 0 : 1, $0.startedAt) < ($1.state(at: now).isLive ? 0 : 1, $1.startedAt)
         }
         .map { worker in
             [
-                worker.id, worker.host, "\(worker.pid)", state(of: worker),
+                worker.id, worker.host, "\(worker.pid)", worker.state(at: now).word,
                 "\(Int(now.timeIntervalSince(worker.heartbeatAt)))s ago", "\(worker.holding)", "\(worker.done)",
-                "\(worker.failed)",
+                "\(worker.failed)", "\(worker.tookOver)",
             ]
         }
         if rows.isEmpty {
@@ -33,7 +33,9 @@ enum BatchReport {
         } else {
             Output.line(
                 StatusCommand.table(
-                    header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED"], rows: rows))
+                    header: [
+                        "WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "HOLDING", "DONE", "FAILED", "TOOK OVER",
+                    ], rows: rows))
         }
         for (workflow, counts) in status.workflows.sorted(by: { $0.key < $1.key }) {
             let others = counts.byStatus.sorted { $0.key < $1.key }.map { "\($0.value) \(label($0.key))" }
@@ -58,11 +60,15 @@ enum BatchReport {
     /// The batch's state and the workflows' items, for `--json`.
     static func json(_ status: BatchStatus, workflows: [JSONValue]) -> JSONValue {
         let workers: [JSONValue] = status.workers.map { worker in
-            [
+            let state = worker.state(at: status.readAt)
+            return [
                 "id": .string(worker.id), "host": .string(worker.host), "pid": .int(worker.pid),
-                "state": .string(state(of: worker)), "startedAt": .string(worker.startedAt.formatted(.iso8601)),
+                "state": .string(state.reported), "live": .bool(state.isLive),
+                "request": worker.request.map { .string($0.rawValue) } ?? .null,
+                "startedAt": .string(worker.startedAt.formatted(.iso8601)),
                 "heartbeatAt": .string(worker.heartbeatAt.formatted(.iso8601)), "holding": .int(worker.holding),
                 "done": .int(Int(worker.done)), "failed": .int(Int(worker.failed)),
+                "tookOver": .int(Int(worker.tookOver)),
             ]
         }
         let queues: [String: JSONValue] = status.workflows.mapValues { counts in
@@ -75,10 +81,6 @@ enum BatchReport {
             "workers": .array(workers), "queues": .object(queues), "splits": .array(status.splits.map(\.document)),
             "workflows": .array(workflows),
         ]
-    }
-
-    private static func state(of worker: BatchStatus.Worker) -> String {
-        worker.liveness()
     }
 
     /// A fraction as a whole percentage, rounded down: 100 % only when it is all done.

@@ -14,7 +14,7 @@ import struct StageKit.TimeSpan
 
 /// `pipeline worker --db URL`: runs the items of the batches submitted to a PostgreSQL database, beside other
 /// workers on this machine or others, until SIGTERM or Ctrl-C (which let its items go for another worker to
-/// resume).
+/// resume), or until it is asked to drain or stop (`--drain`/`--stop WORKER`, or the dashboard).
 struct WorkerCommand: StageCatalogCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
@@ -27,6 +27,8 @@ struct WorkerCommand: StageCatalogCommand {
     @OptionGroup var pluginOptions: PluginOptions
 
     @OptionGroup var notifyOptions: NotifyOptions
+
+    @OptionGroup(title: "Asking a running worker") var requestOptions: WorkerRequestOptions
 
     @Option(
         name: .long,
@@ -89,6 +91,7 @@ struct WorkerCommand: StageCatalogCommand {
     }
 
     func run(stages catalog: StageCatalog) async throws {
+        if try await requestOptions.askedAWorker(db: batch.db) { return }
         // The stage type that farms segments encodes other workers' units; a plugin that cannot load stops here.
         let registry = segments == nil ? nil : try catalog.registry(plugins: pluginOptions.paths)
         let endpoint = try await startMetrics()
