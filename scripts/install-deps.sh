@@ -27,6 +27,10 @@ pip_packages=(tuspyserver==4.4.3 uvicorn "moto[server]" botocore tuspy oss2 aliy
 pip_modules=(tuspyserver uvicorn moto botocore tusclient oss2 aliyunsdkcore aliyunsdkvod imageio_ffmpeg)
 
 apt_packages=("${build_packages[@]}")
+case "${1:-}" in
+  ""|--build) ;;
+  *) echo "usage: scripts/install-deps.sh [--build]" >&2; exit 2 ;;
+esac
 if [ "${1:-}" = "--build" ]; then
   pip_packages=()
   pip_modules=()

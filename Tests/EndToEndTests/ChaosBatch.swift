@@ -4,7 +4,6 @@ import PipelineKit
 import Sandbox
 import SharedBatch
 import StageKit
-import Synchronization
 import TestSupport
 import Testing
 

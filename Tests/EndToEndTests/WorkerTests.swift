@@ -2,7 +2,6 @@ import Foundation
 import PipelineKit
 import SharedBatch
 import StageKit
-import Synchronization
 import TestSupport
 import Testing
 

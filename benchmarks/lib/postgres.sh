@@ -34,7 +34,7 @@ pg_cleanup() {
   fi
 }
 
-database() {
-  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$1"
+database() {  # a failed createdb fails the caller's $(database NAME) too
+  "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U pipeline "$1" || exit 1
   echo "postgres://pipeline@127.0.0.1:$pgport/$1?sslmode=disable"
 }
