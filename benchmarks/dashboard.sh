@@ -58,9 +58,12 @@ start=$(date +%s.%N)
 echo "  ledger written in $(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN {printf "%.1f", a - b}') s"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-prio() { if [ "$(id -u)" -eq 0 ]; then nice -n -20 "$@"; else "$@"; fi; }
-prio "$PIPELINE" serve --port "$port" >/dev/null 2>&1 &
-pids+=($!)
+prio=()
+[ "$(id -u)" -ne 0 ] || prio=(nice -n -20)
+# nice execs serve, so $! is serve itself: the cleanup stops it, and its memory is read from it.
+"${prio[@]}" "$PIPELINE" serve --port "$port" >/dev/null 2>&1 &
+serve_pid=$!
+pids+=("$serve_pid")
 until curl -s -o /dev/null "http://127.0.0.1:$port/"; do sleep 0.05; done
 base="http://127.0.0.1:$port"
 failed_id=$(curl -s "$base/api/items?status=failed&limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
@@ -91,7 +94,7 @@ timed "GET /api/items?sort=name&offset=50000" "$base/api/items?sort=name&offset=
 shown=$(for _ in $(seq 7); do
   printf '%s\n' "{\"navigate\": \"$base/?$RANDOM\"}" '{"waitFor": "document.body.dataset.listed"}' \
     '{"eval": "document.body.dataset.readyAt + \" \" + document.body.dataset.listedAt"}'
-done | prio python3 "$BROWSER" | python3 -c '
+done | "${prio[@]}" python3 "$BROWSER" | python3 -c '
 import json, sys
 answers = [json.loads(line) for line in sys.stdin]
 print("\n".join(a["value"] for a in answers[2::3]))')
@@ -104,7 +107,6 @@ done
 if [ "$MINUTES" != 0 ]; then
   echo "== serve's memory over $MINUTES minutes with $TABS pages open"
   rss() { awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
-  serve_pid=$(pgrep -n -f -- "serve --port $port")  # pids[0] is prio's subshell, not serve
   tab_fds=()
   for tab in $(seq "$TABS"); do
     mkfifo "tab-$tab"
