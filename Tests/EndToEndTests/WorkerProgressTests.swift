@@ -47,8 +47,7 @@ import Testing
         let database = try await BatchDatabase(url: url)
         let queue = BatchQueue(database: database)
         let seen = Mutex<[Int]>([])
-        try await waitUntil("the worker publishes its transcode advancing") {
-            try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil("the worker publishes its transcode advancing", every: .milliseconds(150)) {
             guard let completed = try await Self.completed(in: server, url: url), completed > 0 else { return false }
             return seen.withLock { seen in
                 if seen.last != completed { seen.append(completed) }
@@ -63,8 +62,10 @@ import Testing
         #expect(stage["unit"] == "seconds" && stage["reportedAt"]?.stringValue != nil, "\(stage)")
         #expect(stage["worker"] != nil && stage["worker"] == status["workers"]?.arrayValue?.first?["id"], "\(status)")
 
-        try await waitUntil("the item is done and its stage gone from the worker's row", limit: .seconds(300)) {
-            try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil(
+            "the item is done and its stage gone from the worker's row", limit: .seconds(300),
+            every: .milliseconds(150)
+        ) {
             let batch = try await queue.status(listingFailed: false)
             return batch.workflows["progress"]?.byStatus["succeeded"] == 1 && batch.workers.first?.running == []
         }

@@ -16,16 +16,17 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     }
 }
 
-/// Waits until `condition` is true, checking it every 10 ms. Tests wait for what they need (bytes received,
-/// a checkpoint written, an event seen), never for a fixed time; `limit` is only a safety net so that a
-/// broken test fails rather than hangs, not a bound on how fast the code must be.
+/// Waits until `condition` is true, checking it every `interval` (10 ms; longer for a costly check). Tests wait
+/// for what they need (bytes received, a checkpoint written, an event seen), never for a fixed time; `limit` is
+/// only a safety net so that a broken test fails rather than hangs, not a bound on how fast the code must be.
 public func waitUntil(
-    _ what: String, limit: Duration = .seconds(120), _ condition: @Sendable () async throws -> Bool
+    _ what: String, limit: Duration = .seconds(120), every interval: Duration = .milliseconds(10),
+    _ condition: @Sendable () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + limit
     while try await !condition() {
         guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what, limit: limit) }
-        try await Task.sleep(for: .milliseconds(10))
+        try await Task.sleep(for: interval)
     }
 }
 
