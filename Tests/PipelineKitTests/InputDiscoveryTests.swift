@@ -93,10 +93,71 @@ import Testing
         #expect(discovery.passedOver.map(\.reason) == [.sameFolder(as: root.path)])
     }
 
+    @Test func filesAndFoldersSharingANamesStartAreFoundInTheByteOrderOfRelativePaths() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // `.`, `-` and ` ` come before `/`, and `0` after it: a folder's files sort among its siblings by
+        // the folder's name and a `/`.
+        let paths = [
+            "a/x.txt", "a/b/y.txt", "a.txt", "a-b.txt", "a b.txt", "a0.txt", "ab.txt", "a.d/z.txt", "b/c.txt",
+            "b.txt", "é/1.txt", "Z.txt",
+        ]
+        for path in paths {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(path.utf8).write(to: url)
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        let expected = paths.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        #expect(discovery.files.map(\.input.relativePath) == expected)
+        #expect(discovery.files.map(\.input.path) == expected.map { root.path + "/" + $0 })
+    }
+
+    @Test func aFolderReachedTwiceAtOneDepthIsScannedAtTheFirstPathInByteOrder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("twice-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("real"), withIntermediateDirectories: true)
+        try Data("f".utf8).write(to: root.appendingPathComponent("real/f.txt"))
+        // The links are made in a random order (a folder lists its entries in an order of its own, which may be
+        // the order they were made in).
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("aFolderReachedTwiceAtOneDepthIsScannedAtTheFirstPathInByteOrder seed \(seed)")
+        var generator = SeededGenerator(seed: seed)
+        let links = (0..<20).map { String(format: "l%02d", $0) }
+        for name in links.shuffled(using: &generator) {
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent(name).path, withDestinationPath: "real")
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(discovery.files.map(\.input.relativePath) == ["l00/f.txt"])
+        let first = root.path + "/l00"
+        #expect(discovery.passedOver.map(\.path) == (links.dropFirst() + ["real"]).map { root.path + "/" + $0 })
+        #expect(discovery.passedOver.allSatisfy { $0.reason == .sameFolder(as: first) })
+    }
+
     @Test func aMissingInputIsAnErrorThatNamesIt() {
         let error = #expect(throws: InputError.self) {
             try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)
         }
         #expect(error?.message == "input /nonexistent/input does not exist")
+    }
+}
+
+/// A random number generator that a seed repeats (SplitMix64), for a test to print its seed.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }

@@ -68,12 +68,12 @@ public enum InputDiscovery {
                 }
             }
         }
-        if paths.count > 1 {
-            var seen = Set<String>()
-            discovery.files.removeAll { !seen.insert($0.input.path).inserted }
-        }
-        // In the byte order of relative paths (then paths), as the ledger sorts them; positions are sorted,
-        // not the files, which would be copied at every step.
+        // One input is found in order already (``scan``); several are put in the byte order of relative paths
+        // (then paths), as the ledger sorts them: positions are sorted, not the files, which would be copied at
+        // every step.
+        guard paths.count > 1 else { return discovery }
+        var seen = Set<String>()
+        discovery.files.removeAll { !seen.insert($0.input.path).inserted }
         let files = discovery.files
         let relativePaths = files.map(\.input.relativePath)
         let order = files.indices.sorted { a, b in
@@ -85,54 +85,105 @@ public enum InputDiscovery {
     }
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
-    /// entries are stat'ed relative to it by several threads (256 names each), and a folder reached again
-    /// (through a link) is passed over.
+    /// entries are stat'ed relative to it by several threads (256 names each) and taken in name order. A folder
+    /// reached again (through a link) is passed over: a folder is scanned at its shallowest path, and of paths
+    /// equally deep, at the first in the byte order of relative paths. The files are added in that order too:
+    /// each folder's entries are in it (a folder's name counts as the name and a `/`), and the scanned folders'
+    /// files are put together depth first, so the files are never sorted as a whole.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
     ) throws(InputError) {
         let root = folder.path
-        var level: [(path: String, prefix: String)] = [(root, "")]
         var rootInfo = stat()
         // Folders entered, by where they are on disk: one reached again (through a link) is not scanned twice.
         var entered: [FolderIdentity: String] = stat(root, &rootInfo) == 0 ? [FolderIdentity(rootInfo): root] : [:]
-        while !level.isEmpty {
-            var next: [(path: String, prefix: String)] = []
-            for (directory, prefix) in level {
-                discovery.folders.append(directory)
-                let listing: FolderListing
-                do {
-                    listing = try FolderListing(path: directory, prefix: prefix)
-                } catch {
-                    guard directory == root else {
-                        discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
-                        continue
-                    }
-                    throw InputError(message: "cannot list \(directory): \(error)")
+        // The folders to scan, in the order they are scanned (each level after the one before), and the files.
+        var folders = [ScannedFolder(path: root, prefix: "")]
+        var files: [DiscoveredFile] = []
+        var current = 0
+        while current < folders.count {
+            let (directory, prefix) = (folders[current].path, folders[current].prefix)
+            discovery.folders.append(directory)
+            let listing: FolderListing
+            do {
+                listing = try FolderListing(path: directory, prefix: prefix)
+            } catch {
+                guard directory == root else {
+                    discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
+                    current += 1
+                    continue
                 }
-                defer { listing.close() }
-                let entries = listing.entries { name, found in
-                    entry(
-                        name: name, stat: found, in: listing, include: include, exclude: exclude,
-                        recursive: recursive, skipping: skipped, manifest: manifest)
-                }
-                for entry in entries {
-                    switch entry {
-                    case .file(let file): discovery.files.append(file)
-                    case .passedOver(let passed): discovery.passedOver.append(passed)
-                    case .folder(let path, let relative, let identity):
-                        if let first = entered[identity] {
-                            discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
-                        } else {
-                            entered[identity] = path
-                            next.append((path, relative))
-                        }
-                    case .ignored: break
+                throw InputError(message: "cannot list \(directory): \(error)")
+            }
+            defer { listing.close() }
+            let entries = listing.entries { name, found in
+                entry(
+                    name: name, stat: found, in: listing, include: include, exclude: exclude,
+                    recursive: recursive, skipping: skipped, manifest: manifest)
+            }
+            for index in inNameOrder(entries, names: listing.names) {
+                switch entries[index] {
+                case .file(let file):
+                    folders[current].contents.append(.file(files.count))
+                    files.append(file)
+                case .passedOver(let passed): discovery.passedOver.append(passed)
+                case .folder(let path, let relative, let identity):
+                    if let first = entered[identity] {
+                        discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
+                    } else {
+                        entered[identity] = path
+                        folders[current].contents.append(.folder(folders.count))
+                        folders.append(ScannedFolder(path: path, prefix: relative))
                     }
+                case .ignored: break
                 }
             }
-            level = next
+            current += 1
         }
+        discovery.files += depthFirst(folders, files: files)
+    }
+
+    /// A folder to scan, and once scanned what it holds: its files and the folders scanned from it, in order.
+    private struct ScannedFolder {
+        /// One thing a scanned folder holds: a file (its place among the files found) or a folder scanned from it
+        /// (its place among the folders).
+        enum Content {
+            case file(Int)
+            case folder(Int)
+        }
+
+        var path: String
+        var prefix: String
+        var contents: [Content] = []
+    }
+
+    /// The positions of a folder's entries in the byte order of the relative paths they lead to: by name, a
+    /// folder's name followed by a `/` (`a.txt` comes before the files of folder `a`, as `.` before `/`).
+    private static func inNameOrder(_ entries: [Entry], names: [String]) -> [Int] {
+        let keys = names.indices.map { index in
+            if case .folder = entries[index] { names[index] + "/" } else { names[index] }
+        }
+        return keys.indices.sorted { keys[$0].precedesInByteOrder(keys[$1]) }
+    }
+
+    /// The files of the scanned folders, depth first from the input folder, each folder's contents in order: the
+    /// byte order of their relative paths.
+    private static func depthFirst(_ folders: [ScannedFolder], files: [DiscoveredFile]) -> [DiscoveredFile] {
+        var order: [Int] = []
+        order.reserveCapacity(files.count)
+        // The folders being walked, each with the position of the next of its contents.
+        var walk: [(folder: Int, position: Int)] = [(0, 0)]
+        while let next = walk.popLast() {
+            let (folder, position) = (next.folder, next.position)
+            guard position < folders[folder].contents.count else { continue }
+            walk.append((folder, position + 1))
+            switch folders[folder].contents[position] {
+            case .file(let index): order.append(index)
+            case .folder(let child): walk.append((child, 0))
+            }
+        }
+        return order.map { files[$0] }
     }
 
     /// What one entry of a folder is to a run.
