@@ -122,68 +122,71 @@ public enum InputDiscovery {
                     name: name, stat: found, in: listing, include: include, exclude: exclude,
                     recursive: recursive, skipping: skipped, manifest: manifest)
             }
+            let first = files.count
             for index in inNameOrder(entries, names: listing.names) {
                 switch entries[index] {
-                case .file(let file):
-                    folders[current].contents.append(.file(files.count))
-                    files.append(file)
+                case .file(let file): files.append(file)
                 case .passedOver(let passed): discovery.passedOver.append(passed)
                 case .folder(let path, let relative, let identity):
                     if let first = entered[identity] {
                         discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
                     } else {
                         entered[identity] = path
-                        folders[current].contents.append(.folder(folders.count))
+                        folders[current].folders.append((after: files.count - first, folder: folders.count))
                         folders.append(ScannedFolder(path: path, prefix: relative))
                     }
                 case .ignored: break
                 }
             }
+            folders[current].files = first..<files.count
             current += 1
         }
         discovery.files += depthFirst(folders, files: files)
     }
 
-    /// A folder to scan, and once scanned what it holds: its files and the folders scanned from it, in order.
+    /// A folder to scan, and once scanned what it holds: its files (found together, in order) and the folders
+    /// scanned from it.
     private struct ScannedFolder {
-        /// One thing a scanned folder holds: a file (its place among the files found) or a folder scanned from it
-        /// (its place among the folders).
-        enum Content {
-            case file(Int)
-            case folder(Int)
-        }
-
         var path: String
         var prefix: String
-        var contents: [Content] = []
+        /// Its files' places among the files found.
+        var files: Range<Int> = 0..<0
+        /// The folders scanned from it (their places among the folders), each with how many of its files come
+        /// before it.
+        var folders: [(after: Int, folder: Int)] = []
     }
 
     /// The positions of a folder's entries in the byte order of the relative paths they lead to: by name, a
-    /// folder's name followed by a `/` (`a.txt` comes before the files of folder `a`, as `.` before `/`).
+    /// folder's name followed by a `/` (`a.txt` comes before the files of folder `a`, as `.` before `/`). Names
+    /// are compared by their first 16 bytes, as two numbers, and in full only when those are the same.
     private static func inNameOrder(_ entries: [Entry], names: [String]) -> [Int] {
         let keys = names.indices.map { index in
             if case .folder = entries[index] { names[index] + "/" } else { names[index] }
         }
-        return keys.indices.sorted { keys[$0].precedesInByteOrder(keys[$1]) }
+        let starts = keys.map(NameStart.init)
+        return keys.indices.sorted { a, b in
+            starts[a] == starts[b] ? keys[a].precedesInByteOrder(keys[b]) : starts[a] < starts[b]
+        }
     }
 
-    /// The files of the scanned folders, depth first from the input folder, each folder's contents in order: the
-    /// byte order of their relative paths.
+    /// The files of the scanned folders, depth first from the input folder, each folder's files and folders in
+    /// order: the byte order of their relative paths.
     private static func depthFirst(_ folders: [ScannedFolder], files: [DiscoveredFile]) -> [DiscoveredFile] {
         var order: [Int] = []
         order.reserveCapacity(files.count)
-        // The folders being walked, each with the position of the next of its contents.
-        var walk: [(folder: Int, position: Int)] = [(0, 0)]
+        // The folders being walked, each with the next folder scanned from it and the next of its files.
+        var walk: [(folder: Int, child: Int, file: Int)] = [(0, 0, folders[0].files.lowerBound)]
         while let next = walk.popLast() {
-            let (folder, position) = (next.folder, next.position)
-            guard position < folders[folder].contents.count else { continue }
-            walk.append((folder, position + 1))
-            switch folders[folder].contents[position] {
-            case .file(let index): order.append(index)
-            case .folder(let child): walk.append((child, 0))
-            }
+            let (own, children) = (folders[next.folder].files, folders[next.folder].folders)
+            let end = next.child < children.count ? own.lowerBound + children[next.child].after : own.upperBound
+            order.append(contentsOf: next.file..<end)
+            guard next.child < children.count else { continue }
+            walk.append((next.folder, next.child + 1, end))
+            let child = children[next.child].folder
+            walk.append((child, 0, folders[child].files.lowerBound))
         }
-        return order.map { files[$0] }
+        // Folders holding only files, or only folders, are often found in this order already: no copy then.
+        return order.elementsEqual(files.indices) ? files : order.map { files[$0] }
     }
 
     /// What one entry of a folder is to a run.
@@ -301,5 +304,26 @@ public enum InputDiscovery {
             path: path, size: input.size, modifiedNanoseconds: nanoseconds, inode: Int64(info.st_ino),
             device: Int64(info.st_dev))
         return .success(DiscoveredFile(input: input, stamp: stamp))
+    }
+}
+
+/// The first 16 bytes of a name as two numbers (zeros after a shorter name), which compare as the bytes do:
+/// names differ there more often than not. A name holds no zero byte.
+private struct NameStart: Comparable {
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+
+    init(_ name: String) {
+        for (index, byte) in name.utf8.prefix(16).enumerated() {
+            if index < 8 {
+                high |= UInt64(byte) << (56 - 8 * index)
+            } else {
+                low |= UInt64(byte) << (56 - 8 * (index - 8))
+            }
+        }
+    }
+
+    static func < (left: NameStart, right: NameStart) -> Bool {
+        (left.high, left.low) < (right.high, right.low)
     }
 }
