@@ -122,7 +122,7 @@ public enum InputDiscovery {
                     name: name, stat: found, in: listing, include: include, exclude: exclude,
                     recursive: recursive, skipping: skipped, manifest: manifest)
             }
-            let first = files.count
+            let firstFile = files.count
             for index in inNameOrder(entries, names: listing.names) {
                 switch entries[index] {
                 case .file(let file): files.append(file)
@@ -132,13 +132,13 @@ public enum InputDiscovery {
                         discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
                     } else {
                         entered[identity] = path
-                        folders[current].folders.append((after: files.count - first, folder: folders.count))
+                        folders[current].folders.append((after: files.count - firstFile, folder: folders.count))
                         folders.append(ScannedFolder(path: path, prefix: relative))
                     }
                 case .ignored: break
                 }
             }
-            folders[current].files = first..<files.count
+            folders[current].files = firstFile..<files.count
             current += 1
         }
         discovery.files += depthFirst(folders, files: files)
