@@ -51,7 +51,7 @@ extension SQLiteLedger {
         -> [String: FingerprintCacheEntry]
     {
         try await read { db in
-            var entries: [FingerprintCacheEntry] = []
+            var entries: [String: FingerprintCacheEntry] = [:]
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
@@ -64,10 +64,9 @@ extension SQLiteLedger {
                         storedPath: row[0], size: row[1], modifiedNanoseconds: row[2], inode: row[3], device: row[4],
                         method: row[5], fingerprint: row[6], media: row[7])
                 else { continue }
-                entries.append(entry)
+                entries[entry.stamp.path] = entry
             }
-            // Keyed once their number is known: a dictionary filled row by row is rehashed as it grows.
-            return Dictionary(entries.map { ($0.stamp.path, $0) }, uniquingKeysWith: { $1 })
+            return entries
         }
     }
 
