@@ -85,11 +85,12 @@ public enum InputDiscovery {
     }
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
-    /// entries are stat'ed relative to it by several threads (256 names each) and taken in name order. A folder
+    /// entries are stat'ed relative to it by several threads (256 names each) and taken in name order, where a
+    /// folder's name counts as the name followed by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder
     /// reached again (through a link) is passed over: a folder is scanned at its shallowest path, and of paths
-    /// equally deep, at the first in the byte order of relative paths. The files are added in that order too:
-    /// each folder's entries are in it (a folder's name counts as the name and a `/`), and the scanned folders'
-    /// files are put together depth first, so the files are never sorted as a whole.
+    /// equally deep, at the first in the order files are planned (its relative path followed by `/`). The
+    /// scanned folders' files are put together depth first, so the files are never sorted as a whole. Entries
+    /// left out are added as they are met: a level at a time, each folder's in name order.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
@@ -141,7 +142,9 @@ public enum InputDiscovery {
             folders[current].files = firstFile..<files.count
             current += 1
         }
-        discovery.files += depthFirst(folders, files: files)
+        // Assigned when nothing came before: appending would copy every file into a second array.
+        let found = depthFirst(folders, files: files)
+        if discovery.files.isEmpty { discovery.files = found } else { discovery.files += found }
     }
 
     /// A folder to scan, and once scanned what it holds: its files (found together, in order) and the folders
