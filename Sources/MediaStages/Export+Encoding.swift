@@ -28,7 +28,8 @@ extension Export {
                 self = .farmed(
                     FarmedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs, farm: farm, store: store,
+                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs, farm: farm,
+                        store: store,
                         context: context))
             } else {
                 self = .segmented(

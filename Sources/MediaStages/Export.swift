@@ -45,7 +45,8 @@ enum Export {
     /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?, createFolder: Bool,
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,
+        createFolder: Bool,
         context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path

@@ -77,7 +77,8 @@ extension SegmentedTranscode {
         if cuts == .scenes, let saved, saved.cuts == .scenes, saved.length == segmentSeconds {
             starts = saved.starts
         } else {
-            starts = try await Self.starts(input, duration: duration, length: segmentSeconds, cuts: cuts, logger: logger)
+            starts = try await Self.starts(
+                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: logger)
         }
         return Progress(
             starts: starts, cuts: cuts, length: segmentSeconds, threads: pinnedThreads(settings.threads, jobs: jobs),

@@ -108,7 +108,8 @@ struct SegmentedTranscode {
             "segmented transcode: \(starts.count) segments of about \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
         )
         let meter = SegmentMeter(
-            total: duration, done: done.reduce(0) { $0 + seconds(state.range(of: $1, duration: duration)) }, report: progress)
+            total: duration, done: done.reduce(0) { $0 + seconds(state.range(of: $1, duration: duration)) },
+            report: progress)
         let join = Join(
             input: input, parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
             faststart: settings.faststart,

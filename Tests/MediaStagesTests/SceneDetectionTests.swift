@@ -58,7 +58,8 @@ import Testing
         let clip = scratch.path("cuts.mp4").path
         await Self.makeClip(at: clip)
         let scenes = try await SegmentedTranscode.starts(clip, duration: 8, length: 2, cuts: .scenes, logger: nil)
-        #expect(scenes.count == 4 && zip(scenes, [0] + Self.cuts).allSatisfy { abs($0 - $1) <= 0.04 + 1e-6 }, "\(scenes)")
+        #expect(
+            scenes.count == 4 && zip(scenes, [0] + Self.cuts).allSatisfy { abs($0 - $1) <= 0.04 + 1e-6 }, "\(scenes)")
         let keyframes = try await SegmentedTranscode.starts(clip, duration: 8, length: 2, cuts: .keyframes, logger: nil)
         #expect(keyframes == [0, 2, 4, 6], "\(keyframes)")
     }
