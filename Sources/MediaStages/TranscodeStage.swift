@@ -104,9 +104,9 @@ public struct TranscodeStage: Stage {
         public var segmentJobs = 1
         /// Where segments start, near each multiple of segmentSeconds.
         @Option(
-            "Where segments start, near each multiple of segmentSeconds: scenes (at the strongest scene change within a quarter of a segment, else as keyframes; costs a decoding pass over the source, kept in the checkpoint) or keyframes (at the source's nearest keyframe)."
+            "Where segments start, near each multiple of segmentSeconds: keyframes (the default: at the source's nearest keyframe) or scenes (at the strongest scene change within a quarter of a segment, else as keyframes; costs a decoding pass over the source, kept in the checkpoint)."
         )
-        public var segmentCuts = SegmentCuts.scenes
+        public var segmentCuts = SegmentCuts.keyframes
 
         public init() {}
 

@@ -8,14 +8,14 @@ import Testing
     import Glibc
 #endif
 
-/// Segments cut at scene changes (`segmentCuts: scenes`, the default): the plan is made once per item, kept in the
+/// Segments cut at scene changes (`segmentCuts: scenes`, asked for): the plan is made once per item, kept in the
 /// checkpoint, and its join is the same bytes after a kill -9, and whichever workers of a shared batch encoded which
 /// segments.
 @Suite(.serialized) struct SceneCutSegmentsTests {
     /// Where the clip's scenes change: testsrc2, mandelbrot, smptebars, then testsrc2 again (seconds, 25 fps).
     static let cuts = [5.6, 9.2, 15.8]
     /// The export's settings: one thread, 5 s segments, so each cut lies within a quarter of a segment of a multiple.
-    static let settings = #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5"#
+    static let settings = #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5, "segmentCuts": "scenes""#
 
     /// 20 s at 25 fps with a tone, cut at ``cuts``; keyframes every 2 s and none at the cuts (x264's own scene-cut
     /// detection off), so the segments start at frames that are not keyframes of the source.
