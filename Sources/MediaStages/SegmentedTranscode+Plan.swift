@@ -17,32 +17,34 @@ extension SegmentedTranscode {
     }
 
     /// How far from a multiple of the segment length a scene change may start a segment, as a fraction of the
-    /// length: segments then last between half and one and a half lengths.
+    /// length: segments cut at scene changes then last between half and one and a half lengths.
     static let sceneWindow = 0.25
 
-    /// The segments' start times: about every `length` seconds. Near each multiple of `length`: at the strongest of
-    /// the `scenes` within ``sceneWindow`` of a length from it (the nearest of equal ones), else at the source's
-    /// keyframe nearest to it when one lies within half a segment (so no segment decodes frames before its start
-    /// only to drop them), else at the multiple itself. A start within half a segment of the one before, or in the
-    /// last second, is left out (a last piece under a second joins the one before).
+    /// The segments' start times: about every `length` seconds. A start is usable when it lies more than half a
+    /// segment after the one before and before the source's last second. Near each multiple of `length`: at the
+    /// strongest usable one of the `scenes` within ``sceneWindow`` of a length from it (of equal ones the nearest,
+    /// then the earlier), else at the usable keyframe of the source nearest to it within half a segment (so no
+    /// segment decodes frames before its start only to drop them), else at the multiple itself, when usable (a last
+    /// piece under a second joins the one before). So every segment but the last lasts more than half a length and
+    /// at most two; the last, more than a second.
     static func starts(duration: Double, length: Double, keyframes: [Double], scenes: [SceneChange] = []) -> [Double] {
         var starts = [0.0]
         var multiple = 1
-        var after = 0  // the first keyframe at or after the target (targets only grow)
+        var first = 0  // the first keyframe at or after half a segment before the target (targets only grow)
         while Double(multiple) * length < duration - 1 {
             let target = Double(multiple) * length
             multiple += 1
             let last = starts.last ?? 0
             let usable = { (start: Double) in start > last + length / 2 && start < duration - 1 }
-            let cut = scenes.filter { abs($0.time - target) <= length * sceneWindow && usable($0.time) }.max {
-                ($0.score, -abs($0.time - target)) < ($1.score, -abs($1.time - target))
+            let distance = { (time: Double) in abs(time - target) }
+            let cut = scenes.filter { distance($0.time) <= length * sceneWindow && usable($0.time) }.max {
+                ($0.score, -distance($0.time)) < ($1.score, -distance($1.time))
             }
-            while after < keyframes.count, keyframes[after] < target { after += 1 }
-            let nearest = [after - 1, after].filter(keyframes.indices.contains).map { keyframes[$0] }.min {
-                abs($0 - target) < abs($1 - target)
+            while first < keyframes.count, keyframes[first] < target - length / 2 { first += 1 }
+            let keyframe = keyframes[first...].prefix { $0 <= target + length / 2 }.filter(usable).min {
+                distance($0) < distance($1)
             }
-            let start = cut?.time ?? nearest.flatMap { abs($0 - target) <= length / 2 ? $0 : nil } ?? target
-            if usable(start) { starts.append(start) }
+            if let start = cut?.time ?? keyframe ?? (usable(target) ? target : nil) { starts.append(start) }
         }
         return starts
     }

@@ -48,6 +48,21 @@ import Testing
             ])
     }
 
+    @Test func aStartTooCloseToTheOneBeforeGivesWayToTheNearestUsableOne() {
+        // 10 → the cut at 12.5; 20 → the keyframe at 15.5 is nearest but within half a segment of 12.5, and the one
+        // at 25.5 more than half a segment from 20: the multiple; 30 → the cut at 32.5.
+        let scenes = [SceneChange(time: 12.5, score: 40), SceneChange(time: 32.5, score: 40)]
+        #expect(
+            SegmentedTranscode.starts(duration: 40, length: 10, keyframes: [0, 15.5, 25.5], scenes: scenes) == [
+                0, 12.5, 20, 32.5,
+            ])
+        // 20 → 15.5 is too close to 12.5, 24.8 is usable though farther: 24.8.
+        #expect(
+            SegmentedTranscode.starts(duration: 40, length: 10, keyframes: [0, 15.5, 24.8], scenes: scenes) == [
+                0, 12.5, 24.8, 32.5,
+            ])
+    }
+
     @Test func aSceneChangeInTheLastSecondIsPassedOver() {
         // 10 → 7.6; 20 → the cut at 20.8 lies in the last second (a piece under a second): the multiple.
         let scenes = [SceneChange(time: 7.6, score: 40), SceneChange(time: 20.8, score: 90)]
