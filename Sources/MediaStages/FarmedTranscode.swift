@@ -55,7 +55,9 @@ struct FarmedTranscode {
             context.savedCheckpoint?["threads"] != nil ? context.lastCheckpoint(as: Checkpoint.self) : nil
         let threads = saved?.threads ?? SegmentedTranscode.pinnedThreads(settings.threads, jobs: jobs)
         let starts: [Double]
-        if cuts == .scenes, let saved, saved.cuts == .scenes, saved.length == segmentSeconds, let kept = saved.starts {
+        if let saved, let kept = saved.starts,
+            cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: segmentSeconds)
+        {
             starts = kept
         } else {
             starts = try await SegmentedTranscode.starts(

@@ -7,4 +7,12 @@ public enum SegmentCuts: String, OptionChoice, Codable {
     case scenes
     /// At the source's keyframe nearest to it (read from the container's index, no decoding), else at the multiple.
     case keyframes
+
+    /// Whether a plan cut by this rule into segments of `length` takes the starts that a checkpoint saved (cut by
+    /// `saved`, for `savedLength`) instead of finding them again: scene changes cost a pass over the source, so a
+    /// resumed run, a farm takeover and `pipeline plan` keep them. Keyframes are read from the index again, and the
+    /// segments saved with them are kept when the starts come out the same.
+    func takesStarts(cutBy saved: SegmentCuts?, for savedLength: Double?, length: Double) -> Bool {
+        self == .scenes && saved == .scenes && savedLength == length
+    }
 }

@@ -76,7 +76,7 @@ extension SegmentedTranscode {
         settings: TranscodeSettings, saved: Progress? = nil, logger: Logger?
     ) async throws -> Progress {
         let starts: [Double]
-        if cuts == .scenes, let saved, saved.cuts == .scenes, saved.length == segmentSeconds {
+        if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: segmentSeconds) {
             starts = saved.starts
         } else {
             starts = try await Self.starts(

@@ -335,12 +335,11 @@ extension TranscodeStage: PlanDescribing {
             // As the run decides, without the pass over the source that finding its scene changes takes: a plan cut at
             // scene changes is counted from the checkpoint, or else by its keyframes, about as many.
             let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self)
-            if let plan = try? await SegmentedTranscode.plan(
+            if var plan = try? await SegmentedTranscode.plan(
                 file, duration: info.duration, segmentSeconds: length, cuts: .keyframes, jobs: jobs,
                 settings: decision.settings, logger: nil)
             {
-                var plan = plan
-                if cuts == .scenes, let saved, saved.cuts == .scenes, saved.length == length {
+                if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: length) {
                     (plan.starts, plan.cuts) = (saved.starts, .scenes)
                 }
                 notes.append(Self.segmentsNote(plan, cuts: cuts, length: length, saved: saved))
@@ -349,15 +348,19 @@ extension TranscodeStage: PlanDescribing {
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
-    /// How many segments `plan` has ("about" when they are to be cut at scene changes not found yet), of which
-    /// `saved` holds how many encoded (segments of another plan are encoded again; their files are checked then).
-    private static func segmentsNote(
+    /// How many segments `plan` has ("about", and that a pass over the source finds them first, when they are to
+    /// be cut at scene changes not found yet), of which `saved` holds how many encoded: only segments saved with
+    /// the rule asked for count (the run finds the scene changes again otherwise, and its starts may move); their
+    /// files are checked then.
+    static func segmentsNote(
         _ plan: SegmentedTranscode.Progress, cuts: SegmentCuts, length: Double, saved: SegmentedTranscode.Progress?
     ) -> String {
-        let about = cuts == .scenes && plan.cuts != .scenes ? "about " : ""
-        let count = plan.starts.count == 1 ? "one segment" : "\(about)\(plan.starts.count) segments"
-        var split = "in \(count) of \(TimeSpan(seconds: length))"
-        if let saved, saved.matches(plan), !saved.segments.isEmpty {
+        let unfound = cuts == .scenes && plan.cuts != .scenes
+        let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
+        var split = "in \(unfound ? "about " : "")\(count) of \(TimeSpan(seconds: length))"
+        if unfound {
+            split += " cut at scene changes, found by a pass over the source first"
+        } else if let saved, (saved.cuts ?? .keyframes) == cuts, saved.matches(plan), !saved.segments.isEmpty {
             split += ", \(saved.segments.count) already encoded"
         }
         return split

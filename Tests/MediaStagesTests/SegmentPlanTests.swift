@@ -78,4 +78,28 @@ import Testing
         #expect(progress.matches(now), "the same starts, threads and encoder: its segments are reused")
         #expect(now.range(of: 0, duration: 25) == 0..<10 && now.range(of: 1, duration: 25) == 10..<25)
     }
+
+    @Test func thePlanNoteCountsSavedSegmentsOnlyUnderTheRuleAskedFor() {
+        let done = [SegmentedTranscode.Segment(index: 0, size: 1, sha256: "a")]
+        let legacy = SegmentedTranscode.Progress(
+            starts: [0, 10], cuts: nil, length: nil, threads: 2, encoder: "x264-164", segments: done)
+        var byScenes = legacy
+        (byScenes.cuts, byScenes.length) = (.scenes, 10)
+        var plan = legacy
+        (plan.cuts, plan.length, plan.segments) = (.keyframes, 10, [])
+        let note = { (plan: SegmentedTranscode.Progress, cuts: SegmentCuts, saved: SegmentedTranscode.Progress) in
+            TranscodeStage.segmentsNote(plan, cuts: cuts, length: 10, saved: saved)
+        }
+        #expect(note(plan, .keyframes, legacy) == "in 2 segments of 10.0s, 1 already encoded")
+        // Scenes asked for, a plan cut at keyframes saved: the run finds the scene changes, its starts may move.
+        let unfound = "in about 2 segments of 10.0s cut at scene changes, found by a pass over the source first"
+        #expect(note(plan, .scenes, legacy) == unfound)
+        // Keyframes asked for, a plan cut at scene changes saved: not counted either.
+        #expect(note(plan, .keyframes, byScenes) == "in 2 segments of 10.0s")
+        plan.cuts = .scenes  // the saved starts taken, as the run takes them
+        #expect(SegmentCuts.scenes.takesStarts(cutBy: byScenes.cuts, for: byScenes.length, length: 10))
+        #expect(!SegmentCuts.scenes.takesStarts(cutBy: byScenes.cuts, for: byScenes.length, length: 5))
+        #expect(!SegmentCuts.keyframes.takesStarts(cutBy: byScenes.cuts, for: byScenes.length, length: 10))
+        #expect(note(plan, .scenes, byScenes) == "in 2 segments of 10.0s, 1 already encoded")
+    }
 }
