@@ -49,8 +49,9 @@ struct FarmedTranscode {
         var starts: [Double]?
     }
 
-    /// The plan for this source and these settings.
-    func plan() async throws -> SegmentPlan {
+    /// The plan for this source and these settings. A pass over the source that finds its scene changes reports
+    /// to `progress` (seconds scored, the duration), before any unit is shared.
+    func plan(progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }) async throws -> SegmentPlan {
         let saved =
             context.savedCheckpoint?["threads"] != nil ? context.lastCheckpoint(as: Checkpoint.self) : nil
         let threads = saved?.threads ?? SegmentedTranscode.pinnedThreads(settings.threads, jobs: jobs)
@@ -61,7 +62,8 @@ struct FarmedTranscode {
             starts = kept
         } else {
             starts = try await SegmentedTranscode.starts(
-                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: context.logger)
+                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: context.logger,
+                progress: progress)
         }
         var units = starts.indices.map { index in
             let end = index + 1 < starts.count ? starts[index + 1] : nil
@@ -95,7 +97,7 @@ struct FarmedTranscode {
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
     ) async throws -> (TranscodeReport, SegmentPlan) {
-        let plan = try await plan()
+        let plan = try await plan(progress: progress)
         let replaced = try await farm.otherPlans(of: context.item, than: plan.id)
         let states = try await farm.publish(plan, for: context.item)
         await remove(replaced)

@@ -67,20 +67,21 @@ extension SegmentedTranscode {
     }
 
     /// The segments of an encode of `input` before any is done: where they start
-    /// (``starts(_:duration:length:cuts:logger:progress:)``, or `saved`'s starts when they were cut at scene changes
-    /// for the same length, so that the pass is made once per item), the threads each is encoded with and the
-    /// encoder's build. Segments saved with another plan cannot be joined with ones encoded now
-    /// (``Progress/matches(_:)``).
+    /// (``starts(_:duration:length:cuts:logger:progress:)``, whose pass over the source reports to `progress`, or
+    /// `saved`'s starts when ``SegmentCuts/takesStarts(cutBy:for:length:)``, so that the pass is made once per item),
+    /// the threads each is encoded with and the encoder's build. Segments saved with another plan cannot be joined
+    /// with ones encoded now (``Progress/matches(_:)``).
     static func plan(
         _ input: String, duration: Double, segmentSeconds: Double, cuts: SegmentCuts, jobs: Int,
-        settings: TranscodeSettings, saved: Progress? = nil, logger: Logger?
+        settings: TranscodeSettings, saved: Progress? = nil, logger: Logger?,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
     ) async throws -> Progress {
         let starts: [Double]
         if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: segmentSeconds) {
             starts = saved.starts
         } else {
             starts = try await Self.starts(
-                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: logger)
+                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: logger, progress: progress)
         }
         return Progress(
             starts: starts, cuts: cuts, length: segmentSeconds, threads: pinnedThreads(settings.threads, jobs: jobs),

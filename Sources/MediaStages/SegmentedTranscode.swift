@@ -86,7 +86,7 @@ struct SegmentedTranscode {
         let saved = savedProgress()
         var state = try await Self.plan(
             input, duration: duration, segmentSeconds: segmentSeconds, cuts: cuts, jobs: jobs, settings: settings,
-            saved: saved, logger: context.logger)
+            saved: saved, logger: context.logger, progress: progress)  // the scene pass: a phase of its own
         let (starts, threads) = (state.starts, state.threads)
         if let saved {
             if saved.matches(state) {
