@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SharedBatch
 import StageKit
 import TestSupport
@@ -15,7 +16,8 @@ import Testing
     /// Where the clip's scenes change: testsrc2, mandelbrot, smptebars, then testsrc2 again (seconds, 25 fps).
     static let cuts = [5.6, 9.2, 15.8]
     /// The export's settings: one thread, 5 s segments, so each cut lies within a quarter of a segment of a multiple.
-    static let settings = #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5, "segmentCuts": "scenes""#
+    static let settings =
+        #""video": {"preset": "veryfast", "crf": 30}, "threads": 1, "segmentSeconds": 5, "segmentCuts": "scenes""#
 
     /// 20 s at 25 fps with a tone, cut at ``cuts``; keyframes every 2 s and none at the cuts (x264's own scene-cut
     /// detection off), so the segments start at frames that are not keyframes of the source.
@@ -29,8 +31,8 @@ import Testing
                 "mandelbrot=\(size)", "-f", "lavfi", "-i", "smptebars=\(size):duration=\(c)", "-f", "lavfi", "-i",
                 "testsrc2=\(size):duration=\(20 - cuts[2])", "-f", "lavfi", "-i", "sine=frequency=440:duration=20",
                 "-filter_complex", "[1]trim=duration=\(b),setpts=PTS-STARTPTS[m];[0][m][2][3]concat=n=4:v=1:a=0[v]",
-                "-map", "[v]", "-map", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-x264-params",
-                "scenecut=0", "-c:a", "aac", "-t", "20", path,
+                "-map", "[v]", "-map", "4", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "50",
+                "-x264-params", "scenecut=0", "-c:a", "aac", "-t", "20", path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
     }
@@ -44,9 +46,9 @@ import Testing
         """
     }
 
-    /// Whether `starts` are the clip's start and its cuts, each within a frame.
+    /// Whether `starts` are the clip's start and its cuts, at their frames.
     static func startAtTheCuts(_ starts: [Double]) -> Bool {
-        starts.count == cuts.count + 1 && zip(starts, [0] + cuts).allSatisfy { abs($0 - $1) <= 0.04 + 1e-6 }
+        starts.count == cuts.count + 1 && zip(starts, [0] + cuts).allSatisfy { abs($0 - $1) < 1e-6 }
     }
 
     /// A run killed with -9 as soon as its scene-cut plan is checkpointed resumes with that plan (no second pass
@@ -62,14 +64,22 @@ import Testing
         let planned: @Sendable () async -> JSONValue? = {
             await stageCheckpoints(under: state, workflow: "cut").values.first?["export"]?["resume"]
         }
+        let first = NIOLockedValueBox<JSONValue?>(nil)
         try await waitUntil("the plan is checkpointed") {
-            await planned()?["cuts"] == .string("scenes") || !killed.isRunning
+            guard let plan = await planned() else { return !killed.isRunning }
+            first.withLockedValue { $0 = $0 ?? plan }
+            return true
         }
         let running = killed.isRunning
         killed.signal(SIGKILL)
         _ = await killed.exit()
         let log = await killed.stdout.text()
         #expect(running, "the run ended before it was killed: \(log)")
+        // The plan is checkpointed before the first segment is done.
+        let early = first.withLockedValue { $0 }
+        #expect(
+            early?["cuts"] == .string("scenes") && early?["segments"] == .array([]),
+            "the first checkpoint: \(String(describing: early))")
         let plan = await planned()
         let starts = plan?["starts"]?.arrayValue?.compactMap(\.doubleValue) ?? []
         #expect(Self.startAtTheCuts(starts), "the segments start at the scene changes: \(starts)")
