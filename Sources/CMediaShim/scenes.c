@@ -35,8 +35,9 @@ static int next_frame(scene_run *r) {
             continue;
         }
         ret = ff.av_read_frame(r->ifmt, r->pkt);
-        if (ret == AVERROR(ENOMEM)) return ms_fail(r->errbuf, r->errlen, ret, ret, "reading");
-        if (ret < 0) {  // the end, or unreadable from here on: what was decoded so far counts
+        // Only the end: a plan cut by part of the source's scene changes would be checkpointed for good.
+        if (ret < 0 && ret != AVERROR_EOF) return ms_fail(r->errbuf, r->errlen, ret, ret, "reading");
+        if (ret < 0) {
             ff.avcodec_send_packet(r->dec, NULL);
             r->flushed = 1;
             continue;
@@ -105,7 +106,7 @@ static int keep(scene_run *r) {
     return 0;
 }
 
-/// Takes what the graph has scored; `ended`: until its end.
+/// Keeps the scene changes among the frames the graph has scored so far.
 static int drain(scene_run *r) {
     for (;;) {
         int ret = ffl.av_buffersink_get_frame(r->sink, r->scored);
@@ -118,6 +119,8 @@ static int drain(scene_run *r) {
     }
 }
 
+/// Opens `path`'s best video stream and its decoder, feeds every decoded frame through the scoring graph (made for
+/// the first frame's size) and keeps its scene changes in `r->found`.
 static int detect(scene_run *r, const char *path) {
     int ret = ms_open_input(path, &r->ifmt, r->errbuf, r->errlen);
     if (ret < 0) return ret;

@@ -41,8 +41,9 @@ enum Export {
     }
 
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option, the
-    /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement against its source and
-    /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
+    /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement
+    /// against its source and gate, run on the finished file before it is renamed into place (a missed bound
+    /// discards it).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
         rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,

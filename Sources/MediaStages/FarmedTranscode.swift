@@ -10,8 +10,8 @@ import StageRuntime
 /// encodes units of it as long as any is unclaimed; other workers claim the rest. Beside that it gathers each unit
 /// as soon as it is done (its own from disk, the others' from the segment store, each verified against its
 /// recorded SHA-256), joins them by stream copy (beside the encode when an upload streams the export), and after
-/// the output is committed retires the plan. The plan's id digests everything that decides the units' bytes, so a worker that takes the
-/// item over after a crash finds the same plan and its finished units.
+/// the output is committed retires the plan. The plan's id digests everything that decides the units' bytes, so a
+/// worker that takes the item over after a crash finds the same plan and its finished units.
 struct FarmedTranscode {
     let input: String
     /// The transcode's settings (mode transcode).

@@ -25,8 +25,8 @@ typedef struct ms_scene_changes {
 } ms_scene_changes;
 
 /// Decodes the best video stream of `path` and scores every frame against the one before with libavfilter's
-/// `scdet` (the mean absolute difference of the pictures, less that of the frames before: a cut scores high, motion
-/// and a fade low), keeping the frames that score `threshold` or more (scdet's default is 10). To keep it cheap the
+/// `scdet` (the lesser of the pictures' mean absolute difference and its change from the pair before: a cut scores
+/// high, motion and a fade low), keeping the frames that score `threshold` or more (scdet's default is 10). To keep it cheap the
 /// pictures are scored as gray at `height` lines at most (0: the source's), scaled with a fast bilinear filter, and
 /// the decoder skips its loop filter (H.264, HEVC): a cut changes the whole picture, which neither hides.
 /// `cb` (may be NULL) reports the seconds scored and may cancel (MS_ERROR_CANCELLED). On success `out` holds the
