@@ -15,7 +15,7 @@ extension Export {
         /// their H.264 encoder alone), and never for an HDR source: its tone mapping (zimg) picks its kernels by
         /// the processor, so two machines may convert a picture differently.
         init(_ decision: Decision, input: String, info: MediaInfo, context: StageContext) {
-            guard let (length, jobs) = decision.segments else {
+            guard let (length, jobs, cuts) = decision.segments else {
                 self = .whole
                 return
             }
@@ -28,13 +28,14 @@ extension Export {
                 self = .farmed(
                     FarmedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, farm: farm, store: store,
+                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs, farm: farm,
+                        store: store,
                         context: context))
             } else {
                 self = .segmented(
                     SegmentedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, context: context))
+                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs, context: context))
             }
         }
 

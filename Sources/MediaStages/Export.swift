@@ -9,7 +9,7 @@ enum Export {
     /// (nil: in one piece), and for `mode: auto`, what decided it.
     struct Decision {
         var settings: TranscodeSettings
-        var segments: (length: Double, jobs: Int)?
+        var segments: (length: Double, jobs: Int, cuts: SegmentCuts)?
         var autoChoice: String?
     }
 
@@ -17,7 +17,7 @@ enum Export {
     /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
-        segmenting: (length: TimeSpan?, jobs: Int)?
+        segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?
     ) -> Decision {
         var decision = Decision(settings: settings)
         switch mode {
@@ -35,17 +35,19 @@ enum Export {
         if let segmenting, segmenting.length?.seconds != 0,
             let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration)
         {
-            decision.segments = (length, segmenting.jobs)
+            decision.segments = (length, segmenting.jobs, segmenting.cuts)
         }
         return decision
     }
 
-    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
-    /// segments encoded at once (nil: never segmented). `quality`: the export's measurement against its source and
-    /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
+    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option, the
+    /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement
+    /// against its source and gate, run on the finished file before it is renamed into place (a missed bound
+    /// discards it).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, quality: QualityGate?, createFolder: Bool,
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,
+        createFolder: Bool,
         context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path

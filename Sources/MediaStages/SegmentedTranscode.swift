@@ -25,14 +25,25 @@ struct SegmentedTranscode {
     /// What a crash leaves to the next run: the segments encoded so far and what they were encoded with.
     struct Progress: Codable, Equatable {
         var starts: [Double]
+        /// The rule the starts were cut by; nil in a plan saved before there was a choice (cut at keyframes).
+        var cuts: SegmentCuts?
+        /// The segment length the starts were cut for; nil in a plan saved before it was recorded.
+        var length: Double?
         var threads: Int
         /// ``MediaToolkit/encoderBuild(of:)``.
         var encoder: String
         var segments: [Segment]
 
-        /// Whether segments of `other` can be joined with ones encoded now.
+        /// Whether segments of `other` can be joined with ones encoded now: the same starts (whatever rule cut
+        /// them), threads and encoder.
         func matches(_ other: Progress) -> Bool {
             starts == other.starts && threads == other.threads && encoder == other.encoder
+        }
+
+        /// Segment `index`'s time range of the source, [start, end): where per-segment settings (a CRF each)
+        /// apply. The last one runs to `duration`.
+        func range(of index: Int, duration: Double) -> Range<Double> {
+            starts[index]..<(index + 1 < starts.count ? starts[index + 1] : duration)
         }
     }
 
@@ -52,6 +63,8 @@ struct SegmentedTranscode {
     /// Room reserved for the joined file's index (``indexSpace(duration:source:settings:)``).
     let indexSpace: Int64
     let segmentSeconds: Double
+    /// Where the segments start.
+    let cuts: SegmentCuts
     /// Segments encoded at once.
     let jobs: Int
     let context: StageContext
@@ -70,18 +83,23 @@ struct SegmentedTranscode {
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
     ) async throws -> TranscodeReport {
+        let saved = savedProgress()
         var state = try await Self.plan(
-            input, duration: duration, segmentSeconds: segmentSeconds, jobs: jobs, settings: settings,
-            logger: context.logger)
+            input, duration: duration, segmentSeconds: segmentSeconds, cuts: cuts, jobs: jobs, settings: settings,
+            saved: saved, logger: context.logger, progress: progress)  // the scene pass: a phase of its own
         let (starts, threads) = (state.starts, state.threads)
-        if let saved = savedProgress() {
+        if let saved {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)
             } else {
                 context.logger.notice(
-                    "starting the segments over: they were encoded with \(saved.threads) thread(s), \(saved.encoder) and \(saved.starts.count) segments, now \(threads), \(state.encoder) and \(starts.count)"
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), \(saved.encoder) and \(saved.starts.count) segments cut at \(saved.cuts ?? .keyframes), now \(threads), \(state.encoder) and \(starts.count) cut at \(cuts)"
                 )
             }
+        }
+        if cuts == .scenes, saved.map({ !$0.matches(state) }) ?? true {
+            // The scene changes cost a pass over the source: a crash before the first segment is done keeps them.
+            try await context.checkpoint(state)
         }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let done = Set(state.segments.map(\.index))
@@ -90,7 +108,8 @@ struct SegmentedTranscode {
             "segmented transcode: \(starts.count) segments of about \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
         )
         let meter = SegmentMeter(
-            total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
+            total: duration, done: done.reduce(0) { $0 + seconds(state.range(of: $1, duration: duration)) },
+            report: progress)
         let join = Join(
             input: input, parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
             faststart: settings.faststart,
@@ -128,7 +147,7 @@ struct SegmentedTranscode {
         arrived: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> Int64 {
         var state = state
-        let starts = state.starts
+        let plan = state
         var decodeErrors: Int64 = 0
         // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
         // start while its encoder drains the last frames: x264's threads run out of work there, and the new
@@ -148,7 +167,7 @@ struct SegmentedTranscode {
                 group.addTask {
                     do {
                         let (segment, report) = try await encode(
-                            index, starts: starts, threads: threads, meter: meter,
+                            index, plan: plan, threads: threads, meter: meter,
                             videoRead: { post.yield(.read(index)) })
                         post.yield(.finished(segment, report))
                     } catch {
@@ -210,26 +229,25 @@ struct SegmentedTranscode {
         return true
     }
 
-    private func span(of index: Int, in starts: [Double]) -> Double {
-        (index + 1 < starts.count ? starts[index + 1] : duration) - starts[index]
-    }
+    private func seconds(_ range: Range<Double>) -> Double { range.upperBound - range.lowerBound }
 
     /// Encodes segment `index` into its file (written under a temporary name, synced, then renamed);
     /// `videoRead` is called once its range is read and the encoder drains.
     private func encode(
-        _ index: Int, starts: [Double], threads: Int, meter: SegmentMeter,
+        _ index: Int, plan: Progress, threads: Int, meter: SegmentMeter,
         videoRead: @escaping @Sendable () -> Void
     ) async throws -> (Segment, TranscodeReport) {
+        let range = plan.range(of: index, duration: duration)
+        let last = index + 1 == plan.starts.count
         var settings = settings
         settings.streams = .video
         settings.threads = threads
         settings.faststart = false
-        settings.range = TranscodeSettings.TimeRange(
-            start: starts[index], end: index + 1 < starts.count ? starts[index + 1] : nil)
+        settings.range = TranscodeSettings.TimeRange(start: range.lowerBound, end: last ? nil : range.upperBound)
         let file = segmentFile(index)
         let partial = MediaOutput(destination: file).partial
-        context.logger.info("encoding segment \(index + 1) of \(starts.count)")
-        let start = starts[index]
+        context.logger.info("encoding segment \(index + 1) of \(plan.starts.count)")
+        let start = range.lowerBound
         do {
             let report = try await MediaToolkit.transcode(
                 input, to: partial.path, settings: settings, logger: context.logger,
@@ -240,7 +258,7 @@ struct SegmentedTranscode {
                     code: .outputNotWritable,
                     message: "cannot move segment \(index + 1) into place: \(String(cString: strerror(errno)))")
             }
-            meter.update(index, span(of: index, in: starts))
+            meter.update(index, seconds(range))
             let segment = Segment(
                 index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file))
             return (segment, report)

@@ -102,6 +102,11 @@ public struct TranscodeStage: Stage {
             "Segments encoded at once, the threads shared among them (for machines with many cores).", minimum: 1,
             maximum: 16)
         public var segmentJobs = 1
+        /// Where segments start, near each multiple of segmentSeconds.
+        @Option(
+            "Where segments start, near each multiple of segmentSeconds: keyframes (the default: at the source's nearest keyframe) or scenes (at the strongest scene change within a quarter of a segment, else as keyframes; costs a decoding pass over the source, kept in the checkpoint)."
+        )
+        public var segmentCuts = SegmentCuts.keyframes
 
         public init() {}
 
@@ -217,7 +222,8 @@ public struct TranscodeStage: Stage {
         let (settings, rules) = try Self.settings(from: options)
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs), quality: QualityGate(options.quality),
+            segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts),
+            quality: QualityGate(options.quality),
             createFolder: options.createFolder, context: context)
     }
 
@@ -323,23 +329,40 @@ extension TranscodeStage: PlanDescribing {
         else { return nil }
         let decision = Export.decide(
             info, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs))
+            segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts))
         var notes = decision.autoChoice.map { ["mode auto: \($0)"] } ?? []
-        if let (length, jobs) = decision.segments,
-            let plan = try? await SegmentedTranscode.plan(
-                file, duration: info.duration, segmentSeconds: length, jobs: jobs, settings: decision.settings,
-                logger: nil)
-        {
-            let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
-            var split = "in \(count) of \(TimeSpan(seconds: length))"
-            // As the run decides: segments of another plan are encoded again (their files are checked then).
-            if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.matches(plan),
-                !saved.segments.isEmpty
+        if let (length, jobs, cuts) = decision.segments {
+            // As the run decides, without the pass over the source that finding its scene changes takes: a plan cut at
+            // scene changes is counted from the checkpoint, or else by its keyframes, about as many.
+            let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self)
+            if var plan = try? await SegmentedTranscode.plan(
+                file, duration: info.duration, segmentSeconds: length, cuts: .keyframes, jobs: jobs,
+                settings: decision.settings, logger: nil)
             {
-                split += ", \(saved.segments.count) already encoded"
+                if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: length) {
+                    (plan.starts, plan.cuts) = (saved.starts, .scenes)
+                }
+                notes.append(Self.segmentsNote(plan, cuts: cuts, length: length, saved: saved))
             }
-            notes.append(split)
         }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// How many segments `plan` has ("about", and that a pass over the source finds them first, when they are to
+    /// be cut at scene changes not found yet), of which `saved` holds how many encoded: only segments saved with
+    /// the rule asked for count (the run finds the scene changes again otherwise, and its starts may move); their
+    /// files are checked then.
+    static func segmentsNote(
+        _ plan: SegmentedTranscode.Progress, cuts: SegmentCuts, length: Double, saved: SegmentedTranscode.Progress?
+    ) -> String {
+        let unfound = cuts == .scenes && plan.cuts != .scenes
+        let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
+        var split = "in \(unfound ? "about " : "")\(count) of \(TimeSpan(seconds: length))"
+        if unfound {
+            split += " cut at scene changes, found by a pass over the source first"
+        } else if let saved, (saved.cuts ?? .keyframes) == cuts, saved.matches(plan), !saved.segments.isEmpty {
+            split += ", \(saved.segments.count) already encoded"
+        }
+        return split
     }
 }

@@ -37,7 +37,8 @@ extern "C" {
 /// `closed_gop`) instead of an encoder name and an options string.
 /// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
 /// and MS_ERROR_QUALITY_MISMATCH.
-#define MS_ABI_VERSION 12
+/// ABI 13: ms_scene_detect and its struct ms_scene_changes (ms_scenes.h).
+#define MS_ABI_VERSION 13
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
@@ -217,5 +218,7 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen);
 #include "ms_transcode.h"
 // Measuring an encode against its source: VMAF, SSIM, PSNR.
 #include "ms_quality.h"
+// Where a video's scenes change, for segments cut there.
+#include "ms_scenes.h"
 
 #endif
