@@ -103,8 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
         return publicReads ? "reads open, actions need the token" : "reads and actions need the token"
     }
 
-    /// The state folder as a source: its ledger read per request, and a cancel left in the ledger for the run that
-    /// holds the folder, which is told with SIGUSR1 as `pipeline cancel` does.
+    /// The state folder as a source: its ledger read per request, and a cancel or a retry left in the ledger for the
+    /// process that holds the folder, which is told with SIGUSR1 as `pipeline cancel` does (a retry only when a
+    /// `pipeline watch` holds it: a `pipeline run` takes failed items up when it starts, so the next one does).
     private func stateFolder() -> DashboardSource {
         let path = stateOptions.state
         let folder = URL(fileURLWithPath: path).standardizedFileURL
@@ -118,6 +119,15 @@ struct ServeCommand: AsyncParsableCommand {
                 try await ledger.requestCancel(of: items)
                 kill(holder, SIGUSR1)
                 return true
+            },
+            requestRetry: { selection in
+                guard SQLiteLedger.exists(in: folder) else { return StateFolderRetry(items: [], runsNow: false) }
+                let ledger = try SQLiteLedger(folder: folder)
+                defer { try? ledger.close() }
+                let items = try await selection.request(in: ledger)
+                let watched = StateFolder.isWatched(path)
+                if watched, !items.isEmpty, let holder = StateFolder.busyHolder(path) { kill(holder, SIGUSR1) }
+                return StateFolderRetry(items: items, runsNow: watched)
             },
             // Only the progress the folder's holder wrote: one a killed run left is not read, whoever holds it now.
             progress: { ProgressFile.read(in: folder, writtenBy: StateFolder.busyHolder(path)) })

@@ -21,13 +21,17 @@ struct StateFolder {
     var scratchRoot: URL { folder.appendingPathComponent("scratch") }
 
     /// Opens the folder for a command that writes: takes the lock, refuses the layout of earlier versions
-    /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside.
-    static func openForWriting(_ path: String, fresh: Bool) throws(CommandFailure) -> StateFolder {
+    /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside. A `pipeline watch`
+    /// (`watching`) says so in the lock file: it runs retried items at once (``isWatched(_:)``).
+    static func openForWriting(_ path: String, fresh: Bool, watching: Bool = false) throws(CommandFailure)
+        -> StateFolder
+    {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
-        // `pipeline cancel` signals the holder with SIGUSR1; a holder that does not listen must not die of it.
+        // `pipeline cancel` and a dashboard's retry signal the holder with SIGUSR1; a holder that does not listen
+        // must not die of it.
         signal(SIGUSR1, SIG_IGN)
         do {
-            let lock = try StateLock(folder: folder)
+            let lock = try StateLock(folder: folder, command: watching ? watchCommand : nil)
             try SQLiteLedger.checkLayout(of: folder, fresh: fresh)
             let existed = SQLiteLedger.exists(in: folder)
             do {
@@ -50,6 +54,15 @@ struct StateFolder {
         guard StateLock.isHeld(folder) else { return nil }
         return StateLock.holder(of: folder)
     }
+
+    /// Whether a `pipeline watch` holds the state folder now.
+    static func isWatched(_ path: String) -> Bool {
+        busyHolder(path) != nil
+            && StateLock.holderCommand(of: URL(fileURLWithPath: path).standardizedFileURL) == watchCommand
+    }
+
+    /// What a `pipeline watch` names itself in the lock file.
+    private static let watchCommand = "watch"
 
     /// Opens an existing ledger to read it (nil when the folder has none); takes no lock, writes nothing.
     static func openForReading(_ path: String) throws(CommandFailure) -> StateFolder? {

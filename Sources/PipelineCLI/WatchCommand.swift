@@ -44,7 +44,7 @@ struct WatchCommand: StageCatalogCommand {
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let first = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
-        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false, watching: true)
         defer { state.close() }
         // A killed run's progress is not this watch's; its own goes when it ends.
         ProgressFile.remove(in: state.folder)
@@ -61,7 +61,12 @@ struct WatchCommand: StageCatalogCommand {
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
             file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, inputs: inputOptions.input,
             state: stateOptions.state)
-        let failure = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+        // A request left in the ledger by another process is a cancel (the runner carries it out) or a retry (the
+        // watch looks again at once).
+        let failure = await SignalHandling.cancellingOnSignal(onRequest: {
+            await runner.applyCancelRequests()
+            watcher.wake()
+        }) {
             await watch.run(WatchSession(settle: settle.duration))
         }
         try? await client.shutdown()
@@ -94,11 +99,18 @@ private struct Watch: Sendable {
                 watcher.watch(discovery.folders)
                 let ready: Discovery
                 (ready, next) = session.settled(discovery)
+                let retried = try await CommandFailure.mappingErrors {
+                    try await ledger.retryRequests(workflow: workflow.name)
+                }
+                session.retry(retried.values)
                 let plan = try await BatchInputs.plan(
                     workflow, registry: registry, discovery: ready, ledger: ledger)
                 let news = session.unseen(in: plan)
                 if !news.items.isEmpty || !news.passedOver.isEmpty {
-                    let outcome = try await CommandFailure.mappingErrors { try await runner.run(news, file: file) }
+                    let outcome = try await CommandFailure.mappingErrors {
+                        try await ledger.answerRetryRequests(takenUpBy: news)
+                        return try await runner.run(news, file: file)
+                    }
                     if outcome.summary.interrupted { return CommandFailure(.interrupted) }
                     session.record(outcome)
                 } else if !plan.cacheEntries.isEmpty {
