@@ -39,25 +39,6 @@ import Testing
         #expect(try parsed(["sandbox"], as: SandboxCommand.self).stsTTL.duration == SandboxConfiguration().stsTTL)
     }
 
-    /// `--drain` and `--stop` ask a running worker and start none: a worker's option beside them is refused, not left
-    /// unused.
-    @Test func askingAWorkerTakesNoWorkerOptions() throws {
-        let db = ["worker", "--db", "postgres://h/db"]
-        for (asked, option) in [
-            (["--drain", "w1"], ["--lease", "2m"]), (["--stop", "w1"], ["--jobs", "4"]),
-            (["--drain", "w1"], ["--metrics-port", "9100"]), (["--stop", "w1"], ["--plugin", "/lib/x.so"]),
-        ] {
-            let refused = refusal(of: db + asked + option)
-            #expect(refused?.code == 2, "\(asked) \(option)")
-            #expect(
-                refused?.message.contains(
-                    "\(asked[0]) asks a running worker and starts none: it takes only --db, not \(option[0])")
-                    == true, "\(String(describing: refused))")
-        }
-        let drain = try parsed(db + ["--drain", "w1"], as: WorkerCommand.self)
-        #expect(drain.requestOptions.drain == "w1")
-    }
-
     /// `--help` shows each default as it would be written on the command line.
     @Test func theHelpShowsTheDefaultsAsTheyAreWritten() {
         let worker = WorkerCommand.helpMessage(columns: 1000)

@@ -63,24 +63,3 @@ struct WorkerRequestOptions: ParsableArguments {
         }
     }
 }
-
-extension WorkerCommand {
-    /// The worker's options given beside `--drain` or `--stop`, which ask a running worker and start none, so that
-    /// they would go unused: those whose value is not the one a worker started with `--db` alone gets.
-    func optionsUnusedByARequest() -> [String] {
-        guard let plain = try? WorkerCommand.parse(["--db", batch.db]) else { return [] }
-        let (run, plainRun) = (runOptions, plain.runOptions)
-        let differs: [(option: String, given: Bool)] = [
-            ("--lease", lease != plain.lease), ("--poll", poll != plain.poll),
-            ("--abandon-after", abandonAfter != plain.abandonAfter), ("--artifacts", artifacts != plain.artifacts),
-            ("--segments", segments != plain.segments), ("--metrics-port", metricsPort != plain.metricsPort),
-            ("--metrics-host", metricsHost != plain.metricsHost), ("--jobs", run.jobs != plainRun.jobs),
-            ("--cpu-jobs", run.cpuJobs != plainRun.cpuJobs), ("--transfers", run.transfers != plainRun.transfers),
-            ("--bwlimit", run.bwlimit != plainRun.bwlimit), ("--json", run.json != plainRun.json),
-            ("--verbose", run.verbose != plainRun.verbose),
-            ("--plugin", pluginOptions.paths != plain.pluginOptions.paths),
-            ("--notify", notifyOptions.targets != plain.notifyOptions.targets),
-        ]
-        return differs.filter(\.given).map(\.option)
-    }
-}

@@ -88,11 +88,6 @@ struct WorkerCommand: StageCatalogCommand {
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be from 0 to 65535")
         }
-        if let request = requestOptions.drain != nil ? "--drain" : requestOptions.stop != nil ? "--stop" : nil,
-            let unused = optionsUnusedByARequest().first
-        {
-            throw ValidationError("\(request) asks a running worker and starts none: it takes only --db, not \(unused)")
-        }
     }
 
     func run(stages catalog: StageCatalog) async throws {
