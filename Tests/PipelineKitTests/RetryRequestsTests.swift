@@ -56,6 +56,26 @@ import Testing
         #expect(try await ledger.retryRequests(workflow: "w").isEmpty)
     }
 
+    /// A request for an item that ran since (asked for after its run's plan answered the requests) means nothing:
+    /// it is not read while the item is done, and the next answer withdraws it, as it does a gone file's.
+    @Test func onlyRequestsOfItemsStillFailedCount() async throws {
+        let scratch = try Scratch()
+        let ledger = try SQLiteLedger(folder: scratch.path("state"))
+        defer { try? ledger.close() }
+        let ids = try await Self.admit(["a.mov", "b.mov", "gone.mov"], in: ledger)
+        try await ledger.setStatus(.failed, of: ids)
+        #expect(try await ledger.requestRetry(of: ids) == Set(ids))
+        try await ledger.setStatus(.succeeded, of: [ids[0]])
+        #expect(try await ledger.retryRequests(workflow: "w") == [ids[1]: "/in/b.mov", ids[2]: "/in/gone.mov"])
+        try await ledger.withdrawRetryRequests(of: [ids[2]])
+        #expect(try await ledger.retryRequests(workflow: "w") == [ids[1]: "/in/b.mov"])
+        // Failed again (its run failed), a.mov is not run once more for the old request: it went with the answer.
+        try await ledger.setStatus(.failed, of: [ids[0]])
+        #expect(try await ledger.retryRequests(workflow: "w") == [ids[1]: "/in/b.mov"])
+        let files = try await ledger.files(of: [ids[1], ids[2]])
+        #expect(files[ids[1]]?.path == "/in/b.mov" && files[ids[2]]?.workflow == "w" && files.count == 2)
+    }
+
     /// A ledger from before retry requests: a reader finds none and adds nothing; a writer adds the table.
     @Test func aLedgerWithoutTheTableGetsItFromAWriter() async throws {
         let scratch = try Scratch()

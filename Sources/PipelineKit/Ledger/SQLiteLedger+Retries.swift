@@ -41,8 +41,8 @@ extension SQLiteLedger {
         }
     }
 
-    /// The items of a workflow whose retry was asked for and that no run has taken up since, with the paths of
-    /// their files.
+    /// The items of a workflow whose retry was asked for and that are still failed (a request for an item a run took
+    /// up since means nothing), with the paths of their files.
     public func retryRequests(workflow: String) async throws(StateError) -> [Int64: String] {
         try await read { db in
             // A ledger that no writer of this version has opened has no requests.
@@ -51,23 +51,48 @@ extension SQLiteLedger {
                 db,
                 sql: """
                     SELECT items.id, items.path FROM retryRequests JOIN items ON items.id = retryRequests.item
-                    WHERE items.workflow = ?
-                    """, arguments: [workflow])
+                    WHERE items.workflow = ? AND items.status = ?
+                    """, arguments: [workflow, ItemStatus.failed.rawValue])
             return Dictionary(rows.map { ($0[0] as Int64, $0[1] as String) }, uniquingKeysWith: { $1 })
         }
     }
 
-    /// Answers the retry requests of the items `plan` runs: a run takes them up (a failed item runs again from the
-    /// stage that failed), so a request left now is one for after this run.
-    public func answerRetryRequests(takenUpBy plan: BatchPlan) async throws(StateError) {
-        let items = plan.items.indices.compactMap { index -> Int64? in
-            guard case .run = plan.items[index].action else { return nil }
-            return plan.items[index].itemID
+    /// The workflow and the file's path of each of `items` the ledger holds.
+    public func files(of items: Set<Int64>) async throws(StateError) -> [Int64: (workflow: String, path: String)] {
+        guard !items.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: items.count).joined(separator: ", ")
+        return try await read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, workflow, path FROM items WHERE id IN (\(marks))",
+                arguments: StatementArguments(Array(items)))
+            return Dictionary(
+                rows.map { ($0[0] as Int64, (workflow: $0[1] as String, path: $0[2] as String)) },
+                uniquingKeysWith: { $1 })
         }
-        guard !items.isEmpty else { return }
+    }
+
+    /// Answers the retry requests of the items `plan` runs: a run takes them up (a failed item runs again from the
+    /// stage that failed), so a request left now is one for after this run. Requests of items no longer failed go
+    /// too: they were taken up (or cancelled) since.
+    public func answerRetryRequests(takenUpBy plan: BatchPlan) async throws(StateError) {
+        let items = plan.items.compactMap { item -> Int64? in
+            guard case .run = item.action else { return nil }
+            return item.itemID
+        }
+        try await withdrawRetryRequests(of: items)
+    }
+
+    /// Withdraws the retry requests of `items` (those whose file is gone, which no run takes up), and those of every
+    /// item no longer failed.
+    public func withdrawRetryRequests(of items: some Collection<Int64>) async throws(StateError) {
+        let items = Array(items)
         try await write { db in
+            guard try db.tableExists("retryRequests") else { return }
             let statement = try db.cachedStatement(sql: "DELETE FROM retryRequests WHERE item = ?")
             for item in items { try statement.execute(arguments: [item]) }
+            try db.execute(
+                sql: "DELETE FROM retryRequests WHERE item IN (SELECT id FROM items WHERE status != ?)",
+                arguments: [ItemStatus.failed.rawValue])
         }
     }
 }
