@@ -159,6 +159,7 @@ extension DashboardRoutes {
         let refusal = Self.error(.conflict, "item \(id) has not failed: only a failed item is retried")
         guard failed else { return refusal }
         let retry = try await requestRetry(.items([id]))
+        if retry.gone.contains(id) { return Self.error(.conflict, "item \(id)'s file is gone: no run takes it up") }
         // Taken up (or cancelled) since it was read: not failed any more.
         guard retry.items.contains(id) else { return refusal }
         return Self.json(

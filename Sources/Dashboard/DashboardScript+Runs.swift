@@ -81,7 +81,8 @@ extension DashboardAssets {
             const response = await post("/api/items/retry");
             const body = response.body;
             retryAllResult = !response.ok ? response.status + ": " + plain(body.error || "refused")
-              : body.outcome ? `${body.queued} of ${body.failed}: ${body.outcome}` : `queued ${body.queued} of ${body.failed}`;
+              : !body.outcome ? `queued ${body.queued} of ${body.failed}`
+              : body.queued ? `${body.queued} of ${body.failed}: ${body.outcome}` : body.outcome;
             listsFor = null;
             refresh();
           };

@@ -67,19 +67,38 @@ public enum RetrySelection: Sendable {
 }
 
 /// What a state folder does with the failed items whose retry a dashboard asked for: a `pipeline watch` holding the
-/// folder runs them at once; otherwise the next `pipeline run` of their workflow does (a dashboard starts no run).
+/// folder runs those of its workflow at once; otherwise the next `pipeline run` of their workflow does (a dashboard
+/// starts no run). An item whose file is gone is not asked for: no run takes it up.
 public struct StateFolderRetry: Sendable {
-    /// The items asked for: those that were failed.
+    /// The items asked for: those that were failed and whose file is there.
     public var items: Set<Int64>
-    /// Whether a `pipeline watch` holding the folder runs them now.
-    public var runsNow: Bool
+    /// Those of `items` a `pipeline watch` holding the folder runs now.
+    public var runningNow: Set<Int64>
+    /// The failed items selected whose file is gone.
+    public var gone: Set<Int64>
 
     /// The answer to a retry.
-    public init(items: Set<Int64>, runsNow: Bool) {
+    public init(items: Set<Int64>, runningNow: Set<Int64> = [], gone: Set<Int64> = []) {
         self.items = items
-        self.runsNow = runsNow
+        self.runningNow = runningNow.intersection(items)
+        self.gone = gone
     }
 
     /// What happens to them, in plain words.
-    var outcome: String { runsNow ? "running again now" : "queued for the next pipeline run" }
+    var outcome: String {
+        let queued = items.count - runningNow.count
+        var parts: [String] = []
+        if !runningNow.isEmpty {
+            parts.append(queued == 0 ? "running again now" : "\(runningNow.count) running again now")
+        }
+        if queued > 0 {
+            let next = "queued for the next pipeline run"
+            parts.append(runningNow.isEmpty ? next : "\(queued) \(next)")
+        }
+        if !gone.isEmpty {
+            parts.append(
+                gone.count == 1 ? "1 not retried: its file is gone" : "\(gone.count) not retried: their files are gone")
+        }
+        return parts.isEmpty ? "no failed item to retry" : parts.joined(separator: "; ")
+    }
 }

@@ -120,16 +120,25 @@ struct ServeCommand: AsyncParsableCommand {
                 kill(holder, SIGUSR1)
                 return true
             },
-            requestRetry: { selection in
-                guard SQLiteLedger.exists(in: folder) else { return StateFolderRetry(items: [], runsNow: false) }
-                let ledger = try SQLiteLedger(folder: folder)
-                defer { try? ledger.close() }
-                let items = try await selection.request(in: ledger)
-                let watched = StateFolder.isWatched(path)
-                if watched, !items.isEmpty, let holder = StateFolder.busyHolder(path) { kill(holder, SIGUSR1) }
-                return StateFolderRetry(items: items, runsNow: watched)
-            },
+            requestRetry: { try await Self.requestRetry($0, in: path) },
             // Only the progress the folder's holder wrote: one a killed run left is not read, whoever holds it now.
             progress: { ProgressFile.read(in: folder, writtenBy: StateFolder.busyHolder(path)) })
+    }
+
+    /// Leaves a retry request in the ledger of the state folder at `path` for each failed item `selection` selects
+    /// whose file is there (a request for a gone file is withdrawn: no run takes it up), and wakes a `pipeline watch`
+    /// holding the folder with SIGUSR1 when it runs some of them: those of the workflow it watches.
+    private static func requestRetry(_ selection: RetrySelection, in path: String) async throws -> StateFolderRetry {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        guard SQLiteLedger.exists(in: folder) else { return StateFolderRetry(items: []) }
+        let ledger = try SQLiteLedger(folder: folder)
+        defer { try? ledger.close() }
+        let files = try await ledger.files(of: try await selection.request(in: ledger))
+        let gone = Set(files.filter { !FileManager.default.fileExists(atPath: $0.value.path) }.keys)
+        if !gone.isEmpty { try await ledger.withdrawRetryRequests(of: gone) }
+        let holder = StateFolder.holder(path)
+        let runningNow = Set(files.filter { !gone.contains($0.key) && $0.value.workflow == holder?.watching }.keys)
+        if let holder, !runningNow.isEmpty { kill(holder.pid, SIGUSR1) }
+        return StateFolderRetry(items: Set(files.keys).subtracting(gone), runningNow: runningNow, gone: gone)
     }
 }

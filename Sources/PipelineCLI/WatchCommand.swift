@@ -44,7 +44,7 @@ struct WatchCommand: StageCatalogCommand {
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let first = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
-        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false, watching: true)
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false, watching: workflow.name)
         defer { state.close() }
         // A killed run's progress is not this watch's; its own goes when it ends.
         ProgressFile.remove(in: state.folder)
@@ -88,6 +88,18 @@ private struct Watch: Sendable {
     /// The state folder, left out of the scans.
     var state: String
 
+    /// The files of the workflow's retry requests; the requests of files the scan no longer finds are withdrawn, as
+    /// no pass would run them.
+    private func retryRequests(scanned discovery: Discovery) async throws(CommandFailure) -> [String] {
+        try await CommandFailure.mappingErrors {
+            let retried = try await ledger.retryRequests(workflow: workflow.name)
+            let scanned = Set(discovery.files.map(\.input.path))
+            let gone = retried.filter { !scanned.contains($0.value) }.keys
+            if !gone.isEmpty { try await ledger.withdrawRetryRequests(of: Array(gone)) }
+            return retried.values.filter(scanned.contains)
+        }
+    }
+
     /// Watches until the task is cancelled; returns what ended it early.
     func run(_ start: WatchSession) async -> CommandFailure? {
         var session = start
@@ -99,10 +111,7 @@ private struct Watch: Sendable {
                 watcher.watch(discovery.folders)
                 let ready: Discovery
                 (ready, next) = session.settled(discovery)
-                let retried = try await CommandFailure.mappingErrors {
-                    try await ledger.retryRequests(workflow: workflow.name)
-                }
-                session.retry(retried.values)
+                session.retry(try await retryRequests(scanned: discovery))
                 let plan = try await BatchInputs.plan(
                     workflow, registry: registry, discovery: ready, ledger: ledger)
                 let news = session.unseen(in: plan)

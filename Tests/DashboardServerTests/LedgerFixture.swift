@@ -29,7 +29,7 @@ struct LedgerFixture {
         let source = DashboardSource.stateFolder(
             location: folder.path, openLedger: { try SQLiteLedger(readingOnly: folder) },
             requestCancel: { _ in false },
-            requestRetry: { StateFolderRetry(items: try await $0.request(in: ledger), runsNow: false) })
+            requestRetry: { StateFolderRetry(items: try await $0.request(in: ledger)) })
         return Application(router: DashboardServer.router(source: source, host: "127.0.0.1", access: access))
     }
 

@@ -12,7 +12,7 @@ package final class StateLock: Sendable {
 
     /// Takes the lock of `folder`, creating the folder if needed; throws ``StateError/Code-swift.struct/busy``
     /// when another process holds it. The lock file names the holder: its pid, and on a line of its own the
-    /// `command` it runs when given (``holderCommand(of:)``).
+    /// `command` it runs when given (``holding(_:)``).
     package init(folder: URL, command: String? = nil) throws(StateError) {
         try StateFiles.createFolder(folder)
         let url = folder.appendingPathComponent("lock")
@@ -67,9 +67,13 @@ package final class StateLock: Sendable {
         lines(of: folder).first.flatMap { Int32($0) }
     }
 
-    /// The command the process that holds (or last held) the lock of `folder` named when it took it, if any.
-    package static func holderCommand(of folder: URL) -> String? {
-        lines(of: folder).dropFirst().first
+    /// The process that holds the lock of `folder` now, with the command it named when it took it (if any), read
+    /// together from one read of the lock file; nil when none holds it.
+    package static func holding(_ folder: URL) -> (pid: Int32, command: String?)? {
+        guard isHeld(folder) else { return nil }
+        let lines = lines(of: folder)
+        guard let pid = lines.first.flatMap({ Int32($0) }) else { return nil }
+        return (pid, lines.dropFirst().first)
     }
 
     /// The lock file's lines, trimmed: the pid, then the command when one was named.
