@@ -68,10 +68,10 @@ extension DashboardAssets {
           const total = list.total ?? list.items.length;
           const button = total && canAct(status) && (list.actions || []).includes("retry")
             ? `<button id="retry-all" type="button">Retry all ${total} failed</button> ` : "";
-          if (total && !button && !status.workers) return `<p class="note" id="retry-note">These run again at the ` +
-            `next <code>pipeline run</code> of their workflow, each from the stage that failed (<code>--failed</code>: ` +
-            `only them); a <code>pipeline watch</code> holding the folder takes a failed file up again once the ` +
-            `file changes or its retry is asked for here.</p>`;
+          if (total && !button && !status.workers) return `<p class="note" id="retry-note">These run again at ` +
+            `the next <code>pipeline run</code> of their workflow, each from the stage that failed ` +
+            `(<code>--failed</code>: only them); a <code>pipeline watch</code> holding the folder takes a failed ` +
+            `file up again once the file changes or its retry is asked for here.</p>`;
           const result = retryAllResult ? `<span id="retry-all-result">${text(retryAllResult)}</span>` : "";
           return button || result ? `<p>${button}${result}</p>` : "";
         }

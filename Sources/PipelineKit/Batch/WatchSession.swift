@@ -2,8 +2,9 @@ import StageKit
 
 /// What a watch of input folders remembers between scans, so that each file is taken once it has stopped growing
 /// and once only: a file that failed is taken again only when it changes or its retry is asked for
-/// (``retry(_:)``), and a file passed over or skipped is reported once. A scan's files go through ``settled(_:)``, its plan through ``unseen(in:)``, and the run's
-/// outcome through ``record(_:)``; the ledger carries what is done across sessions.
+/// (``retry(_:)``), and a file passed over or skipped is reported once. A scan's files go through
+/// ``settled(_:)``, its plan through ``unseen(in:)``, and the run's outcome through ``record(_:)``; the ledger
+/// carries what is done across sessions.
 public struct WatchSession: Sendable {
     private var tracker: SettleTracker
     /// Paths already reported as passed over or skipped.
