@@ -283,7 +283,8 @@ extension DashboardAssets {
           const response = await post(`/api/items/${id}/${action}`);
           const result = $("action-result");
           result.className = response.ok ? "accepted" : "refused";
-          result.textContent = response.ok ? action + " requested"
+          const outcome = response.body.outcome ? ": " + response.body.outcome : "";
+          result.textContent = response.ok ? action + " requested" + outcome
             : response.status + ": " + plain(response.body.error || "refused");
         }
 
