@@ -13,6 +13,7 @@
 # temporary folder, and AFTER runs them once first (a few minutes for 100,000 files on a 2-core host).
 # Needs python3. Run it under cpu-lock on a shared host.
 set -euo pipefail
+source "$(dirname "$0")/lib/batch-files.sh"
 [ $# -eq 2 ] || { echo "usage: $0 BEFORE AFTER (two pipeline binaries)" >&2; exit 2; }
 before=$(realpath "$1")
 after=$(realpath "$2")
@@ -26,22 +27,7 @@ if [ -n "${FOLDER:-}" ]; then
 else
   work=$(mktemp -d)
   cd "$work"
-  python3 - "$FILES" <<'PY'
-import os, sys
-count = int(sys.argv[1])
-for folder in range(0, count, 1000):
-    os.makedirs(f"in/d{folder // 1000:03d}", exist_ok=True)
-for index in range(count):
-    with open(f"in/d{index // 1000:03d}/f{index:06d}.txt", "w") as f:
-        f.write(f"file {index}\n")
-PY
-  cat > wf.json <<'JSON'
-{"version": 1, "name": "bench-batch", "inputs": {"path": "in", "recursive": true},
- "stages": [
-  {"id": "first", "uses": "set", "with": {"name": "${input.stem}", "size": "${input.size}"}},
-  {"id": "second", "uses": "set", "with": {"label": "${first.name}-${first.size}"}}
- ]}
-JSON
+  make_batch "$FILES"
   "$after" run wf.json --jobs 8 >/dev/null 2>&1
 fi
 [ -f wf.json ] && [ -d .pipeline ] || { echo "$PWD holds no wf.json and .pipeline/" >&2; exit 2; }

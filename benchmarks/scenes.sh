@@ -30,18 +30,7 @@ g++ -O2 $vmaf -c Sources/CVMAF/src/svm.cpp -o "$work/svm.o"
 gcc -O2 -ISources/CMediaShim/include benchmarks/shim-scenes.c "$work"/*.o -o "$work/shim-scenes" \
   -ldl -lpthread -lm -lstdc++
 
-measure() {  # prints "wall cpu" of the command, in seconds
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/out.txt" 2>/dev/null
-  local end=$EPOCHREALTIME
-  awk -v s="$start" -v e="$end" '{ printf "%.3f %.2f\n", e - s, $1 + $2 }' "$work/time.txt"
-}
-median_per_minute() {  # label command...: the median of ROUNDS, scaled to a minute of video
-  local label=$1
-  shift
-  for _ in $(seq "$rounds"); do measure "$@"; done | sort -n | awk -v n="$rounds" -v s="$seconds" -v l="$label" \
-    'NR == int((n + 1) / 2) { printf "  %-36s %7.2f s wall %7.2f s CPU per minute\n", l, $1 * 60 / s, $2 * 60 / s }'
-}
+source benchmarks/lib/timing.sh
 
 scene=$(awk -v s="$seconds" 'BEGIN { print s / 4 }')
 for size in 1280x720 1920x1080; do
