@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+struct ms_quality_scores;
+
 // MARK: - Transcode and remux
 
 /// Progress of a transcode: `done_seconds` of the input handled so far out of `total_seconds`
@@ -123,6 +125,13 @@ typedef struct ms_transcode_options {
                               ///< keyframes at the same times (an IDR picture with libx264, and with libx265 when
                               ///< `closed_gop`); libsvtav1 instead gets a GOP of this many seconds of frames at
                               ///< the frame rate. 0 = the encoder's own choice (default)
+    // ABI 13
+    struct ms_quality_scores *encoder_psnr;  ///< NULL (default), or filled on success with the video encoder's
+                              ///< own PSNR of every frame written, in display order, as ms_quality's PSNR (the
+                              ///< planes' squared error weighted by their size; MS_QUALITY_PSNR_IDENTICAL at most)
+                              ///< of the frame against the picture the encoder was given. libx264 alone hands it
+                              ///< out (its per-frame report, at no cost the encode notices; the bytes written do not
+                              ///< change); with the other encoders `count` stays 0. Free with ms_quality_scores_free
 } ms_transcode_options;
 
 /// Sets the defaults: transcode, H.264, the encoder's own preset, open GOPs as the encoder likes, crf -1, no

@@ -1,0 +1,125 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+@testable import MediaStages
+
+/// Every transcode's default quality report: the encoder's own PSNR of each frame, checked against the Debian ffmpeg
+/// CLI's `psnr` filter run on the finished export and its source (the CLI's `-psnr` prints nothing for libx264 in
+/// FFmpeg 5.1: its libx264 hands the figures to no one but its log).
+@Suite struct EncoderQualityTests {
+    let folder = temporaryFolder()
+
+    private func harness() -> StageHarness {
+        StageHarness(stateFolder: folder.appendingPathComponent("state"))
+    }
+
+    /// A lossless 8-bit 4:2:0 source of the lavfi graph `graph`, a keyframe every second (segments start there).
+    private func source(_ graph: String, name: String) async throws -> URL {
+        let source = folder.appendingPathComponent("\(name).mp4")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", graph, "-c:v", "libx264", "-qp", "0", "-g", "24",
+                "-pix_fmt", "yuv420p", source.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return source
+    }
+
+    /// The per-frame `psnr_avg` of the ffmpeg CLI's `psnr` filter, `export` against `source`, in display order.
+    private func peerPSNR(export: URL, source: URL) async throws -> [Double] {
+        let log = folder.appendingPathComponent("\(export.lastPathComponent).psnr.log")
+        let ran = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", export.path, "-i", source.path, "-lavfi",
+                "psnr=stats_file=\(log.path)", "-f", "null", "-",
+            ])
+        try #require(ran.status == 0, "\(ran.stderr)")
+        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("psnr_avg:") }.map { value in
+                Double(value.dropFirst("psnr_avg:".count)) ?? 100  // "inf": an identical frame
+            }
+        }
+    }
+
+    /// The report in the outputs, decoded.
+    private func report(_ outputs: JSONValue) throws -> QualityReport {
+        let quality = try #require(outputs["quality"], "no quality in \(outputs)")
+        return try JSONDecoder().decode(QualityReport.self, from: quality.serializedData())
+    }
+
+    @Test func aTranscodeReportsTheEncodersPSNRAsThePeerMeasuresIt() async throws {
+        let source = try await source("testsrc2=size=320x180:rate=24:duration=2", name: "pattern")
+        let output = folder.appendingPathComponent("out/pattern.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(output.path),
+                "video": ["preset": "veryfast", "crf": 30],
+            ])
+        let outputs = try run.outputs.get()
+        let report = try report(outputs)
+        #expect(report.metric == "psnr" && report.source == .encoder && report.worstSegment == nil)
+        let peer = QualityReport(metric: .psnr, scores: try await peerPSNR(export: output, source: source))
+        #expect(report.frames == peer.frames && report.frames == outputs["frames"]?.intValue)
+        #expect(abs(report.mean - peer.mean) < 0.05, "\(report) against the psnr filter's \(peer)")
+        #expect(abs(report.low1 - peer.low1) < 0.05, "\(report) against the psnr filter's \(peer)")
+        #expect(abs(report.worst - peer.worst) < 0.05, "\(report) against the psnr filter's \(peer)")
+        #expect(outputs["qualityNotMeasured"] == nil)
+    }
+
+    @Test func qualityReportFalseLeavesTheReportOut() async throws {
+        let source = try await source("testsrc2=size=320x180:rate=24:duration=1", name: "plain")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(folder.appendingPathComponent("plain.mp4").path),
+                "video": ["preset": "ultrafast"], "qualityReport": false,
+            ])
+        let outputs = try run.outputs.get()
+        #expect(outputs["frames"]?.intValue == 24)
+        #expect(outputs["quality"] == nil && outputs["qualityNotMeasured"] == nil, "\(outputs)")
+    }
+
+    @Test func anEncoderThatKeepsItsPSNRIsNamed() async throws {
+        let source = try await source("testsrc2=size=320x180:rate=24:duration=1", name: "hevc")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(folder.appendingPathComponent("hevc.mp4").path),
+                "video": ["codec": "hevc", "preset": "ultrafast"],
+            ])
+        let outputs = try run.outputs.get()
+        #expect(outputs["quality"] == nil)
+        #expect(outputs["qualityNotMeasured"] == "not reported by libx265")
+    }
+
+    @Test func aSegmentedEncodePoolsEveryFrameAsThePeerMeasuresTheWhole() async throws {
+        // Noise that grows each second: the last of the four one-second segments is the worst.
+        let source = try await source(
+            "nullsrc=size=320x180:rate=24:duration=4,geq=lum='128+(random(1)-0.5)*40*(1+floor(T))':cb=128:cr=128",
+            name: "growing")
+        let output = folder.appendingPathComponent("out/growing.mp4")
+        let run = await harness().run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(output.path), "segmentSeconds": 1,
+                "video": ["preset": "veryfast", "crf": 28],
+            ])
+        let outputs = try run.outputs.get()
+        let report = try report(outputs)
+        let frames = try await peerPSNR(export: output, source: source)
+        let peer = QualityReport(metric: .psnr, scores: frames)
+        #expect(report.frames == 96 && peer.frames == 96)
+        #expect(abs(report.mean - peer.mean) < 0.05, "\(report) against the psnr filter's \(peer)")
+        #expect(abs(report.low1 - peer.low1) < 0.05, "\(report) against the psnr filter's \(peer)")
+        #expect(abs(report.worst - peer.worst) < 0.05, "\(report) against the psnr filter's \(peer)")
+        let worst = try #require(report.worstSegment)
+        let last = frames[72...].reduce(0, +) / 24
+        #expect(worst.index == 3 && worst.start == 3 && worst.frames == 24, "\(worst)")
+        #expect(abs(worst.mean - last) < 0.05, "\(worst) against the psnr filter's \(last)")
+    }
+}
