@@ -90,6 +90,15 @@ static int is_frame_report(const void *avcl, const char *fmt) {
     return avcl && *(const AVClass *const *)avcl == codec_class && strncmp(fmt, "frame=", 6) == 0;
 }
 
+/// libx264's warnings that its PSNR, asked for, is not what psy-optimised encoding aims at ("--psnr used with psy
+/// on: results will be invalid!", "--tune psnr should be used if attempting to benchmark psnr!"): the report says
+/// what the encode lost, not how it compares with encoders tuned for the metric, and the warning would be on every
+/// export's log.
+static int is_psnr_advice(const void *avcl, const char *fmt) {
+    return avcl && *(const AVClass *const *)avcl == codec_class &&
+           (strstr(fmt, "used with psy on") || strstr(fmt, "should be used if attempting to benchmark"));
+}
+
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     level &= 0xff;
     if (tls.encoder_psnr && level == AV_LOG_DEBUG && is_frame_report(avcl, fmt)) {
@@ -100,6 +109,7 @@ static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
         va_end(copy);
         if (n > 0) ms_encoder_psnr_line(tls.encoder_psnr, text);
     }
+    if (tls.encoder_psnr && level == AV_LOG_WARNING && is_psnr_advice(avcl, fmt)) return;
     if (level > atomic_load_explicit(&wanted_level, memory_order_relaxed) && level > AV_LOG_ERROR) return;
     ms_log_thread *t = &tls;
     if (t->len == 0) {
