@@ -78,7 +78,7 @@ import Testing
         let source = try await source("testsrc2=size=320x180:rate=24:duration=1", name: "advice")
         let lines = LineCollector(level: .info)
         let report = try await MediaToolkit.transcode(
-            source.path, to: folder.appendingPathComponent("advice.mp4").path, settings: TranscodeSettings(),
+            source.path, to: folder.appendingPathComponent("advice-export.mp4").path, settings: TranscodeSettings(),
             encoderPSNR: true, logger: Logger(label: "test") { _ in lines })
         #expect(report.encoderPSNR?.count == 24)
         let warnings = lines.lines.withLock { $0 }
