@@ -81,8 +81,7 @@ extension Export {
             case (.farmed, _): "not reported by the segment farm's workers (their encoders' PSNR stays with them)"
             case (_, .hevc): "not reported by libx265"
             case (_, .av1): "not reported by libsvtav1"
-            case (.segmented, .h264): "not reported for segments encoded before the encoder's PSNR was kept"
-            case (.whole, .h264): "not reported by libx264 for every frame"
+            case (_, .h264): "not reported by libx264 for every frame"
             }
         }
 

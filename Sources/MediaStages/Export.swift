@@ -73,7 +73,8 @@ enum Export {
             var measured = try await quality?.measure(
                 source: input, export: output.partial.path, threads: settings.threads, context: context)
             if encoderPSNR {
-                measured = (report.encoderQuality, report.encoderQuality == nil ? encoding.unreported(settings) : nil)
+                let unreported = report.encoderQualityNotReported ?? encoding.unreported(settings)
+                measured = (report.encoderQuality, report.encoderQuality == nil ? unreported : nil)
                 if let reported = report.encoderQuality { context.logger.info("quality: \(reported)") }
             }
             var outputs = TranscodeStage.Outputs.with {

@@ -41,9 +41,9 @@ struct SegmentedTranscode {
         var index: Int
         var size: Int64
         var sha256: String
-        /// The encoder's PSNR of each of its frames (display order), when asked for and reported: kept with the
-        /// segment so that a resumed encode pools every frame as one encode would.
-        var psnr: [Double]?
+        /// How many frames' encoder PSNR its scores file holds (``scoresFile(_:)``), when asked for and reported:
+        /// the scores stay beside the part, so that a resumed encode pools every frame as one encode would.
+        var psnrFrames: Int?
     }
 
     let input: String
@@ -58,7 +58,7 @@ struct SegmentedTranscode {
     /// Segments encoded at once.
     let jobs: Int
     /// Whether the encoder's PSNR of each frame is gathered and pooled (``TranscodeReport/encoderQuality``).
-    var encoderPSNR = false
+    let encoderPSNR: Bool
     let context: StageContext
 
     /// Where the segments and the audio wait for the join: the stage's scratch folder.
@@ -130,10 +130,13 @@ struct SegmentedTranscode {
         report.decodeErrors = encoded.decodeErrors
         report.inputDuration = duration
         let segments = encoded.segments.sorted { $0.index < $1.index }
-        let scores = segments.compactMap(\.psnr)
-        if encoderPSNR, !segments.isEmpty, scores.count == segments.count {
+        guard encoderPSNR, !segments.isEmpty else { return report }
+        switch pooledScores(segments) {
+        case .success(let scores):
             report.encoderQuality = QualityReport(
                 metric: .psnr, segments: scores, starts: segments.map { starts[$0.index] }, source: .encoder)
+        case .failure(let missing):
+            report.encoderQualityNotReported = missing.reason
         }
         return report
     }
@@ -207,7 +210,7 @@ struct SegmentedTranscode {
         return audio
     }
 
-    /// Removes the segments and the audio once the joined file is in place.
+    /// Removes the segments, their scores and the audio once the joined file is in place.
     func removeSegments() {
         try? FileManager.default.removeItem(at: folder)
     }
@@ -257,10 +260,11 @@ struct SegmentedTranscode {
                     code: .outputNotWritable,
                     message: "cannot move segment \(index + 1) into place: \(String(cString: strerror(errno)))")
             }
+            if let scores = report.encoderPSNR { try writeScores(scores, of: index) }
             meter.update(index, span(of: index, in: starts))
             let segment = Segment(
                 index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file),
-                psnr: report.encoderPSNR)
+                psnrFrames: report.encoderPSNR?.count)
             return (segment, report)
         } catch {
             unlink(partial.path)

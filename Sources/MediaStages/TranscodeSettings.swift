@@ -113,4 +113,7 @@ public struct TranscodeReport: Sendable, Hashable {
     /// The report of the encoder's PSNR (``QualitySource/encoder``): of ``encoderPSNR``, or pooled over a segmented
     /// encode's segments; nil when the encoder reported none.
     public var encoderQuality: QualityReport?
+    /// Why ``encoderQuality`` is nil although it was asked for, when the encode knows more than its codec tells
+    /// (a segment's scores went missing).
+    public var encoderQualityNotReported: String?
 }
