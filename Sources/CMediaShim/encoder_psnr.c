@@ -30,6 +30,7 @@ static int push(double **values, int64_t *count, int64_t *capacity, double value
 void ms_encoder_psnr_line(ms_encoder_psnr *p, const char *line) {
     const char *at = strstr(line, " PSNR Y:");
     double y, u, v, score = NAN;
+    if (p->width == 0) return;  // no video encoder asked for its PSNR
     if (at && sscanf(at, " PSNR Y:%lf U:%lf V:%lf", &y, &u, &v) == 3 && p->width > 0 && p->height > 0) {
         double luma = (double)p->width * p->height;
         double chroma = (double)((p->width + 1) / 2) * ((p->height + 1) / 2);
@@ -63,17 +64,20 @@ static int by_time(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int ms_encoder_psnr_finish(ms_encoder_psnr *p, ms_quality_scores *out) {
+void ms_encoder_psnr_finish(ms_encoder_psnr *p, ms_quality_scores *out) {
     memset(out, 0, sizeof *out);
-    if (p->failed) return AVERROR(ENOMEM);
-    if (p->unpaired || p->count == 0) return 0;  // the encoder does not report (or not for every frame): none
+    // A line still waiting for its packet means lines and packets slipped apart: the pairs would be wrong.
+    if (p->pending_head < p->pending_count) p->unpaired = 1;
+    // The encoder does not report (or not for every frame), or the bookkeeping ran out of memory: no report, as a
+    // report never costs a good export.
+    if (p->failed || p->unpaired || p->count == 0) return;
     timed_score *frames = malloc((size_t)p->count * sizeof *frames);
     out->frames = malloc((size_t)p->count * sizeof *out->frames);
     if (!frames || !out->frames) {
         free(frames);
         free(out->frames);
         out->frames = NULL;
-        return AVERROR(ENOMEM);
+        return;
     }
     for (int64_t i = 0; i < p->count; i++) frames[i] = (timed_score){p->times[i], p->scores[i]};
     qsort(frames, (size_t)p->count, sizeof *frames, by_time);  // packets come in decode order
@@ -82,7 +86,6 @@ int ms_encoder_psnr_finish(ms_encoder_psnr *p, ms_quality_scores *out) {
     out->count = p->count;
     out->width = p->width;
     out->height = p->height;
-    return 0;
 }
 
 void ms_encoder_psnr_free(ms_encoder_psnr *p) {

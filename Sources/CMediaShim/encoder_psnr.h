@@ -17,8 +17,8 @@ struct ms_encoder_psnr {
 /// The packet of the oldest pending line came: kept (written), its frame's score is kept with `pts`; a range's
 /// dropped pre- or post-roll frame is forgotten.
 void ms_encoder_psnr_packet(ms_encoder_psnr *psnr, int64_t pts, int kept);
-/// The scores of the frames written, in display order, into `out` (empty when the encoder reported none, or not for
-/// every frame); 0, or AVERROR(ENOMEM).
-int ms_encoder_psnr_finish(ms_encoder_psnr *psnr, struct ms_quality_scores *out);
+/// The scores of the frames written, in display order, into `out`; empty when the encoder reported none, or not for
+/// every frame, when a line was left without its packet, or when memory ran out (the export stands without it).
+void ms_encoder_psnr_finish(ms_encoder_psnr *psnr, struct ms_quality_scores *out);
 /// Frees what `psnr` holds; the struct can be used again.
 void ms_encoder_psnr_free(ms_encoder_psnr *psnr);
