@@ -53,7 +53,7 @@ public enum QualityPool: String, OptionChoice, Codable {
 /// Where a ``QualityReport``'s scores come from.
 public enum QualitySource: String, Codable, Sendable, Hashable {
     /// The video encoder's own PSNR of each frame against the picture it was given (libx264's per-frame report):
-    /// what every export reports unless the workflow asks for a measurement, at no cost the encode notices.
+    /// what every export reports unless the workflow asks for a measurement (its cost is within the noise of the benchmark, see docs/benchmarks.md).
     case encoder
     /// The finished export decoded and compared with its source, frame by frame (the option `quality`).
     case measured

@@ -80,7 +80,7 @@ public struct TranscodeStage: Stage {
         public var quality: Quality?
         /// Report the encoder's own PSNR of every frame (output `quality`) when `quality` asks for no measurement.
         @Option(
-            "Report the encoder's own PSNR of every frame as the output quality, at no cost the encode notices, unless quality asks for a measurement (false: no report)."
+            "Report the encoder's own PSNR of every frame as the output quality (H.264; false: no report, not allowed with quality, whose measurement replaces it). Changing it encodes a finished export again."
         )
         public var qualityReport = true
         /// auto: remux when the input already fits the settings.
@@ -113,7 +113,19 @@ public struct TranscodeStage: Stage {
         /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            QualityGate.problems(in: with) + crfProblems(in: with)
+            QualityGate.problems(in: with) + crfProblems(in: with) + reportProblems(in: with)
+        }
+
+        /// `qualityReport: false` turns the default report off; `quality` replaces it by a measured one: both at once
+        /// contradict each other.
+        private static func reportProblems(in with: JSONValue) -> [OptionProblem] {
+            guard with["qualityReport"] == .bool(false), with["quality"] != nil else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("qualityReport"),
+                    "qualityReport false turns the quality report off, while quality asks for a measured one: give one of them"
+                )
+            ]
         }
 
         private static func crfProblems(in with: JSONValue) -> [OptionProblem] {
@@ -190,7 +202,7 @@ public struct TranscodeStage: Stage {
         /// Why a transcode has no quality report (without a gate): the export could not be measured, or its encoder
         /// does not report its PSNR.
         @Output(
-            "ffmpeg.transcode without a report: why (the export could not be measured, or \"not reported by libx265\" and the like: the encoder hands out no PSNR); absent with qualityReport false."
+            "ffmpeg.transcode without a report: why (the export could not be measured, or \"not reported by libx265\" and the like: the encoder hands out no PSNR); absent with qualityReport false, and for a ladder's renditions."
         )
         public var qualityNotMeasured: String? = nil
         /// The quality report of a transcode.

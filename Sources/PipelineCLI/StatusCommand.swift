@@ -170,7 +170,8 @@ struct StatusCommand: StageCatalogCommand {
         for item in items {
             for id in stageIDs {
                 guard let quality = QualitySummary.line(checkpoints[item.id]?[id]?.outputs) else { continue }
-                Output.line("  \(Output.shown(item.input.relativePath)): \(Output.shown(id)) quality \(quality)")
+                Output.line(
+                    "  \(Output.shown(item.input.relativePath)): \(Output.shown(id)) quality \(Output.shown(quality))")
             }
         }
         return document

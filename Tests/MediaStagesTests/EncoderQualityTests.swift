@@ -98,6 +98,14 @@ import Testing
         #expect(outputs["quality"] == nil && outputs["qualityNotMeasured"] == nil, "\(outputs)")
     }
 
+    @Test func qualityReportFalseWithAMeasurementIsRefused() {
+        let problems = TranscodeStage.Options.problems(in: [
+            "qualityReport": false, "quality": ["metric": "psnr"],
+        ])
+        #expect(problems.map(\.message).contains { $0.contains("qualityReport false turns") }, "\(problems)")
+        #expect(TranscodeStage.Options.problems(in: ["qualityReport": false]).isEmpty)
+    }
+
     @Test func anEncoderThatKeepsItsPSNRIsNamed() async throws {
         let source = try await source("testsrc2=size=320x180:rate=24:duration=1", name: "hevc")
         let run = await harness().run(

@@ -130,7 +130,7 @@ typedef struct ms_transcode_options {
                               ///< own PSNR of every frame written, in display order, as ms_quality's PSNR (the
                               ///< planes' squared error weighted by their size; MS_QUALITY_PSNR_IDENTICAL at most)
                               ///< of the frame against the picture the encoder was given. libx264 alone hands it
-                              ///< out (its per-frame report, at no cost the encode notices; the bytes written do not
+                              ///< out (its per-frame report; the bytes written do not
                               ///< change); with the other encoders `count` stays 0. Free with ms_quality_scores_free
 } ms_transcode_options;
 
@@ -295,7 +295,8 @@ int ms_package_hls(const char *in, const char *playlist, double segment_seconds,
 /// an MP4 at `outs[i]` with `opts[i]`, whose `streams` says what it is: MS_STREAMS_VIDEO (a video rendition: its
 /// own size, frame rate cap, encoder, options, bit rate, forced keyframes and threads) or MS_STREAMS_AUDIO (the
 /// audio rendition, at most one, encoded on the calling thread). Every video rendition is byte for byte the MP4
-/// `ms_transcode` makes of it alone with the same options. Ranges and `video_read` are not used; the decoder
+/// `ms_transcode` makes of it alone with the same options. Ranges and `video_read` are not used, and `encoder_psnr`
+/// is refused (a ladder collects no PSNR, so libx264 is not asked to compute one); the decoder
 /// takes the first video rendition's `threads`. `results` (may be NULL) has `count` entries, filled in the same
 /// order; `decode_errors` counts the input's. `cb` is called on the calling thread as the input is decoded.
 /// On failure or cancellation every output is removed, and `errbuf` names the rendition that failed, if one did.
