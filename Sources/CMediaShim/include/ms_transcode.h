@@ -125,7 +125,7 @@ typedef struct ms_transcode_options {
                               ///< keyframes at the same times (an IDR picture with libx264, and with libx265 when
                               ///< `closed_gop`); libsvtav1 instead gets a GOP of this many seconds of frames at
                               ///< the frame rate. 0 = the encoder's own choice (default)
-    // ABI 13
+    // ABI 14
     struct ms_quality_scores *encoder_psnr;  ///< NULL (default), or filled on success with the video encoder's
                               ///< own PSNR of every frame written, in display order, as ms_quality's PSNR (the
                               ///< planes' squared error weighted by their size; MS_QUALITY_PSNR_IDENTICAL at most)
