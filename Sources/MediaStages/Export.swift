@@ -43,12 +43,11 @@ enum Export {
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option, the
     /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement
     /// against its source and gate, run on the finished file before it is renamed into place (a missed bound
-    /// discards it).
+    /// discards it). `encoderReport`: without `quality`, report the encoder's own PSNR of each frame instead.
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
         rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,
-        createFolder: Bool,
-        context: StageContext
+        encoderReport: Bool, createFolder: Bool, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -63,15 +62,21 @@ enum Export {
         }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
         let settings = decision.settings
+        let encoderPSNR = quality == nil && encoderReport && settings.mode == .transcode
         let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
-        let encoding = Encoding(decision, input: input, info: info, context: context)
+        let encoding = Encoding(decision, input: input, info: info, encoderPSNR: encoderPSNR, context: context)
 
         do {
             let (report, farmedPlan) = try await encoding.run(
                 input, to: output, settings: settings, context: context)
             try checkDecoded(report, context: context)
-            let measured = try await quality?.measure(
+            var measured = try await quality?.measure(
                 source: input, export: output.partial.path, threads: settings.threads, context: context)
+            if encoderPSNR {
+                let unreported = report.encoderQualityNotReported ?? encoding.unreported(settings)
+                measured = (report.encoderQuality, report.encoderQuality == nil ? unreported : nil)
+                if let reported = report.encoderQuality { context.logger.info("quality: \(reported)") }
+            }
             var outputs = TranscodeStage.Outputs.with {
                 $0.path = output.destination.path
                 $0.size = report.size

@@ -52,6 +52,9 @@ struct SegmentedTranscode {
         var index: Int
         var size: Int64
         var sha256: String
+        /// How many frames' encoder PSNR its scores file holds (``scoresFile(_:)``), when asked for and reported:
+        /// the scores stay beside the part, so that a resumed encode pools every frame as one encode would.
+        var psnrFrames: Int?
     }
 
     let input: String
@@ -67,6 +70,8 @@ struct SegmentedTranscode {
     let cuts: SegmentCuts
     /// Segments encoded at once.
     let jobs: Int
+    /// Whether the encoder's PSNR of each frame is gathered and pooled (``TranscodeReport/encoderQuality``).
+    let encoderPSNR: Bool
     let context: StageContext
 
     /// Where the segments and the audio wait for the join: the stage's scratch folder.
@@ -117,35 +122,50 @@ struct SegmentedTranscode {
         guard let stream else {
             // The audio pass runs beside the segments: it is cheap, and after a crash it is simply done again.
             async let audioPass = encodeAudio()
-            let decodeErrors = try await encodeSegments(missing, state: state, threads: threads, meter: meter)
+            let encoded = try await encodeSegments(missing, state: state, threads: threads, meter: meter)
             let audio = try await audioPass
-            var report = try await join.run(audio: audio, gate: nil, context: context)
-            report.decodeErrors = decodeErrors
-            report.inputDuration = duration
-            return report
+            return finished(
+                try await join.run(audio: audio, gate: nil, context: context), encoded: encoded, starts: starts)
         }
         let arrivals = PartArrivals(done)
         let reused = state
         let gate = JoinGate.streaming(stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
-        let (decodeErrors, joined) = try await joinBeside(arrivals: arrivals) {
+        let (encoded, joined) = try await joinBeside(arrivals: arrivals) {
             try await encodeSegments(missing, state: reused, threads: threads, meter: meter, arrived: arrivals.add)
         } join: {
             let audio = try await encodeAudio()
             context.logger.info("joining the segments as they are encoded, for the upload that streams them")
             return try await join.run(audio: audio, gate: gate, context: context)
         }
+        return finished(joined, encoded: encoded, starts: starts)
+    }
+
+    /// The join's report with what the segments' encodes tell: unreadable packets, the source's duration, and the
+    /// encoder's PSNR pooled over every segment's frames (nil unless every segment has it).
+    private func finished(
+        _ joined: TranscodeReport, encoded: (decodeErrors: Int64, segments: [Segment]), starts: [Double]
+    ) -> TranscodeReport {
         var report = joined
-        report.decodeErrors = decodeErrors
+        report.decodeErrors = encoded.decodeErrors
         report.inputDuration = duration
+        let segments = encoded.segments.sorted { $0.index < $1.index }
+        guard encoderPSNR, !segments.isEmpty else { return report }
+        switch pooledScores(segments) {
+        case .success(let scores):
+            report.encoderQuality = QualityReport(
+                metric: .psnr, segments: scores, starts: segments.map { starts[$0.index] }, source: .encoder)
+        case .failure(let missing):
+            report.encoderQualityNotReported = missing.reason
+        }
         return report
     }
 
     /// Encodes the `missing` segments, `jobs` at a time, checkpointing each one as it is in place (then
-    /// `arrived` is told); returns the packets the decoder could not read.
+    /// `arrived` is told); returns the packets the decoder could not read, and every segment, reused or encoded.
     private func encodeSegments(
         _ missing: [Int], state: Progress, threads: Int, meter: SegmentMeter,
         arrived: @escaping @Sendable (Int) -> Void = { _ in }
-    ) async throws -> Int64 {
+    ) async throws -> (decodeErrors: Int64, segments: [Segment]) {
         var state = state
         let plan = state
         var decodeErrors: Int64 = 0
@@ -194,7 +214,7 @@ struct SegmentedTranscode {
             // The events end early only when the task is cancelled.
             guard running == 0 else { throw CancellationError() }
         }
-        return decodeErrors
+        return (decodeErrors, state.segments)
     }
 
     /// Encodes the audio alone, in one pass, into the segments' folder; nil when the source has none.
@@ -209,7 +229,7 @@ struct SegmentedTranscode {
         return audio
     }
 
-    /// Removes the segments and the audio once the joined file is in place.
+    /// Removes the segments, their scores and the audio once the joined file is in place.
     func removeSegments() {
         try? FileManager.default.removeItem(at: folder)
     }
@@ -250,7 +270,7 @@ struct SegmentedTranscode {
         let start = range.lowerBound
         do {
             let report = try await MediaToolkit.transcode(
-                input, to: partial.path, settings: settings, logger: context.logger,
+                input, to: partial.path, settings: settings, encoderPSNR: encoderPSNR, logger: context.logger,
                 progress: { done, _ in meter.update(index, max(0, done - start)) }, videoRead: videoRead)
             try MediaOutput.sync(partial)
             guard rename(partial.path, file.path) == 0 else {
@@ -258,9 +278,11 @@ struct SegmentedTranscode {
                     code: .outputNotWritable,
                     message: "cannot move segment \(index + 1) into place: \(String(cString: strerror(errno)))")
             }
+            if let scores = report.encoderPSNR { try writeScores(scores, of: index) }
             meter.update(index, seconds(range))
             let segment = Segment(
-                index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file))
+                index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file),
+                psnrFrames: report.encoderPSNR?.count)
             return (segment, report)
         } catch {
             unlink(partial.path)

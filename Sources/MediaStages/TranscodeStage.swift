@@ -73,11 +73,16 @@ public struct TranscodeStage: Stage {
         @Option("The media file (default: the input file).") public var file: String?
         /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
         @Option("The MP4 path (default: <stem>.mp4 in the stage's scratch folder).") public var output: String?
-        /// A quality report (output `quality`) and gate; none by default.
+        /// A measured quality report (output `quality`) and gate; by default the encoder's own PSNR is reported.
         @Option(
-            "Measure the export against its source and report it as the output quality; minQuality makes it a gate (default: no measurement: it decodes both files again)."
+            "Measure the export against its source and report it as the output quality instead of the encoder's PSNR; minQuality makes it a gate (default: no measurement: it decodes both files again)."
         )
         public var quality: Quality?
+        /// Report the encoder's own PSNR of every frame (output `quality`) when `quality` asks for no measurement.
+        @Option(
+            "Report the encoder's own PSNR of every frame as the output quality (H.264; false: no report, not allowed with quality, whose measurement replaces it). Changing it encodes a finished export again."
+        )
+        public var qualityReport = true
         /// auto: remux when the input already fits the settings.
         @Option("auto: remux when the input already fits the settings.") public var mode = ExportMode.transcode
         /// Named settings.
@@ -113,7 +118,19 @@ public struct TranscodeStage: Stage {
         /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            QualityGate.problems(in: with) + crfProblems(in: with)
+            QualityGate.problems(in: with) + crfProblems(in: with) + reportProblems(in: with)
+        }
+
+        /// `qualityReport: false` turns the default report off; `quality` replaces it by a measured one: both at once
+        /// contradict each other.
+        private static func reportProblems(in with: JSONValue) -> [OptionProblem] {
+            guard with["qualityReport"] == .bool(false), with["quality"] != nil else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("qualityReport"),
+                    "qualityReport false turns the quality report off, while quality asks for a measured one: give one of them"
+                )
+            ]
         }
 
         private static func crfProblems(in with: JSONValue) -> [OptionProblem] {
@@ -187,15 +204,16 @@ public struct TranscodeStage: Stage {
         @Output("Video frames written.") public var frames: Int64 = 0
         /// Whether it has an audio stream.
         @Output("Whether it has an audio stream.") public var hasAudio = false
-        /// Why the export has no quality report although the option `quality` asks for one (without a gate).
+        /// Why a transcode has no quality report (without a gate): the export could not be measured, or its encoder
+        /// does not report its PSNR.
         @Output(
-            "ffmpeg.transcode with the option quality but no minQuality, when the export could not be measured: why (the export lands all the same).",
-            whenGiven: "quality")
+            "ffmpeg.transcode without a report: why (the export could not be measured, or \"not reported by libx265\" and the like: the encoder hands out no PSNR); absent with qualityReport false, and for a ladder's renditions."
+        )
         public var qualityNotMeasured: String? = nil
-        /// The quality report, with the option `quality`.
+        /// The quality report of a transcode.
         @Output(
-            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame.",
-            whenGiven: "quality")
+            "ffmpeg.transcode (never a remux): the export against its source: metric, source (encoder: the encoder's own PSNR of each frame, the default; measured: the option quality), model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame, and for a segmented export worstSegment (index, start, frames, mean)."
+        )
         public var quality: QualityReport? = nil
 
         public init() {}
@@ -223,7 +241,7 @@ public struct TranscodeStage: Stage {
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts),
-            quality: QualityGate(options.quality),
+            quality: QualityGate(options.quality), encoderReport: options.qualityReport,
             createFolder: options.createFolder, context: context)
     }
 
@@ -315,7 +333,7 @@ public struct RemuxStage: Stage {
         settings.faststart = options.faststart
         return try await Export.run(
             file: options.file, output: options.output, mode: .remux, settings: settings, rules: nil, segmenting: nil,
-            quality: nil, createFolder: options.createFolder, context: context)
+            quality: nil, encoderReport: false, createFolder: options.createFolder, context: context)
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 13)
+        #expect(MediaToolkit.abiVersion == 14)
     }
 
     @Test(arguments: Sample.all)

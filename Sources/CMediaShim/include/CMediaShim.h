@@ -38,7 +38,8 @@ extern "C" {
 /// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
 /// and MS_ERROR_QUALITY_MISMATCH.
 /// ABI 13: ms_scene_detect and its struct ms_scene_changes (ms_scenes.h).
-#define MS_ABI_VERSION 13
+/// ABI 14: ms_transcode_options.encoder_psnr, the encoder's own PSNR of each frame.
+#define MS_ABI_VERSION 14
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
