@@ -19,11 +19,12 @@ import Testing
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=40", "-c:v", "libx264",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=20", "-c:v", "libx264",
                 "-preset", "ultrafast", scratch.path("in/clip.mp4").path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
-        // One thread at x264's slow preset: long enough to see its progress published more than once.
+        // One thread at x264's slow preset: about 5 s of encoding, long enough to see its progress published (at
+        // most once a second) more than once.
         try scratch.write(
             "wf.json",
             """
