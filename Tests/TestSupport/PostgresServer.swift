@@ -58,7 +58,6 @@ public final class PostgresServer: Sendable {
         let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("pipeline-pg-\(UUID().uuidString)")
         try makeFolders(folder, owner: tools.account)
         let data = folder.appendingPathComponent("data")
-        let logFile = folder.appendingPathComponent("server.log")
         let watchdog: Int32
         do {
             watchdog = try startWatchdog(
