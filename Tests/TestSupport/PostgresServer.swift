@@ -68,7 +68,7 @@ public final class PostgresServer: Sendable {
         }
         let port: Int
         do {
-            let template = try await ClusterTemplate.shared.value
+            let template = try await ClusterTemplate.shared()
             let copied = await runTool("/bin/cp", ["-a", template.data.path, data.path])
             guard copied.status == 0 else {
                 throw PostgresServerError(
