@@ -40,12 +40,15 @@ import Testing
     @Test func aRunningTranscodesProgressAdvancesWithoutAReloadAndASelectionSurvives() async throws {
         let scratch = try Scratch()
         try await Self.prepare(scratch)
+        // Chromium is up (its first command waits for its launch) before the transcode starts, so the launch does
+        // not use up the time the transcode gives the page.
+        let browser = try BrowserSession()
+        defer { browser.close() }
+        try await browser.navigate("about:blank")
         let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
         defer { if run.isRunning { run.signal(SIGKILL) } }
         var served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
         defer { served.process.signal(SIGKILL) }
-        let browser = try BrowserSession()
-        defer { browser.close() }
 
         try await browser.navigate(served.base + "/")
         try await browser.waitFor("document.body.dataset.transport === 'stream' && \(Self.percent) > 0")

@@ -55,7 +55,14 @@ import Testing
                 return seen.count >= 2
             }
         }
-        let (_, status) = try await served.request("/api/status")
+        // The worker waits while the dashboard is asked, so its transcode cannot end first on a fast machine; its
+        // row keeps the progress it last published.
+        worker.signal(SIGSTOP)
+        let status: JSONValue
+        do {
+            defer { worker.signal(SIGCONT) }
+            status = try await served.request("/api/status").1
+        }
         let stage = try #require(status["progress"]?.arrayValue?.first, "\(status)")
         #expect(
             stage["workflow"] == "progress" && stage["item"] == "clip.mp4" && stage["stage"] == "export", "\(stage)")
