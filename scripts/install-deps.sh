@@ -59,17 +59,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# Which modules are missing, found in one python3 process without importing them (importing them all, one process
-# each, took seconds on every `make test`); the check after an install imports each.
-missing_pip=()
-while read -r index; do
-  missing_pip+=("${pip_packages[$index]}")
-done < <(python3 -c '
-import importlib.util, sys
+# Which modules are missing or cannot be imported, found in one python3 process (one process per module took seconds
+# on every `make test`). An assignment stops the script when that check itself fails (a process substitution would
+# not), so a broken python3 is not taken for "nothing missing".
+missing_indices=$(python3 -c '
+import importlib, sys
 for index, module in enumerate(sys.argv[1:]):
-    if importlib.util.find_spec(module) is None:
+    try:
+        importlib.import_module(module)
+    except Exception:
         print(index)
 ' "${pip_modules[@]}")
+missing_pip=()
+for index in $missing_indices; do
+  missing_pip+=("${pip_packages[$index]}")
+done
 if [ ${#missing_pip[@]} -gt 0 ]; then
   echo "install-deps: pip installing ${missing_pip[*]}"
   # Debian's own python3 refuses pip installs outside a venv (PEP 668) unless told otherwise.
