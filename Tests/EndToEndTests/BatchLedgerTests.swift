@@ -271,20 +271,22 @@ import Testing
         @Sendable func done() async -> Int {
             await ledgerItemCounts(under: state, workflow: "watch")["succeeded", default: 0]
         }
-        let command = ["watch", "wf.json", "--settle", "2s"] + (polling ? ["--poll"] : [])
+        let command = ["watch", "wf.json", "--settle", "1s"] + (polling ? ["--poll"] : [])
         let watch = try Binary.start(command, in: scratch.root)
         try await waitUntil("the first file is taken") { await done() == 1 }
-        // A file copied in slowly: chunks much closer together than the settle time.
+        // A file copied in slowly: chunks much closer together than the settle time, for longer than the settle time
+        // and `--poll`'s 1 s rescan together (a watcher that counted the settle time from the file's first sighting
+        // would take it half written, even when it first sees the file a rescan late).
         let slow = scratch.path("in/slow.txt")
         #expect(FileManager.default.createFile(atPath: slow.path, contents: nil))
         let handle = try FileHandle(forWritingTo: slow)
-        for chunk in 0..<5 {
-            try handle.write(contentsOf: Data(String(repeating: "\(chunk)", count: 1000).utf8))
-            try await Task.sleep(for: .milliseconds(200))
+        for chunk in 0..<25 {
+            try handle.write(contentsOf: Data(String(repeating: "\(chunk % 10)", count: 1000).utf8))
+            try await Task.sleep(for: .milliseconds(100))
         }
         try handle.close()
         try await waitUntil("the slow file is taken") { await done() == 2 }
-        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000"])
+        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 25000"])
         watch.signal(SIGINT)
         #expect(await watch.exit() == 0, "\(watch.stderr.soFar)")
 
@@ -293,7 +295,7 @@ import Testing
         try await waitUntil("the third file is taken") { await done() == 3 }
         again.signal(SIGINT)
         #expect(await again.exit() == 0)
-        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 5000", "third.txt 6"])
+        #expect(lines(scratch, "taken.log") == ["first.txt 6", "slow.txt 25000", "third.txt 6"])
     }
 
     @Test func cancelWhileARunHoldsTheStoreStopsTheItemAndItStaysCancelled() async throws {

@@ -15,13 +15,14 @@ import Testing
     static let percent =
         "parseFloat(document.querySelector('#running tr[data-key] .progress[data-stage=\"export\"] .percent')?.textContent)"
 
-    /// A 60 s 720p clip in `in/` and a workflow `wf.json` that transcodes it slowly enough to watch its progress.
+    /// A 30 s 720p clip in `in/` and a workflow `wf.json` that transcodes it slowly enough to watch its progress
+    /// (for longer than either test watches it: 900 frames at x264's medium preset on one thread).
     static func prepare(_ scratch: borrowing Scratch) async throws {
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=60", "-c:v", "libx264",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=30", "-c:v", "libx264",
                 "-preset", "ultrafast", scratch.path("in/clip.mp4").path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
@@ -39,12 +40,15 @@ import Testing
     @Test func aRunningTranscodesProgressAdvancesWithoutAReloadAndASelectionSurvives() async throws {
         let scratch = try Scratch()
         try await Self.prepare(scratch)
+        // Chromium is up (its first command waits for its launch) before the transcode starts, so the launch does
+        // not use up the time the transcode gives the page.
+        let browser = try BrowserSession()
+        defer { browser.close() }
+        try await browser.navigate("about:blank")
         let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
         defer { if run.isRunning { run.signal(SIGKILL) } }
         var served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
         defer { served.process.signal(SIGKILL) }
-        let browser = try BrowserSession()
-        defer { browser.close() }
 
         try await browser.navigate(served.base + "/")
         try await browser.waitFor("document.body.dataset.transport === 'stream' && \(Self.percent) > 0")

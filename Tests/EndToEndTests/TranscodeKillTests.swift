@@ -17,7 +17,7 @@ import Testing
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20", "-f", "lavfi",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=20", "-f", "lavfi",
                 "-i", "sine=duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest",
                 clip.path,
             ])
@@ -30,9 +30,9 @@ import Testing
             ]}
             """)
         let partial = scratch.path("out/.long.mp4.partial.mp4")
-        // Kill once the partial file holds a seeded 100 to 300 kB: under way, early in the transcode.
+        // Kill once the partial file holds a seeded 25 to 75 kB (of about 2 MB): under way, early in the transcode.
         let random = SeededRandom("killNineMidTranscodeThenRerun")
-        let killAt = 100_000 + random.int(in: 0...200_000)
+        let killAt = 25_000 + random.int(in: 0...50_000)
         let process = try Binary.start(["run", "wf.json"], in: scratch.root)
         try await waitUntil("the partial file holds \(killAt) bytes") {
             guard process.isRunning else { return true }

@@ -19,11 +19,12 @@ import Testing
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=40", "-c:v", "libx264",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=20", "-c:v", "libx264",
                 "-preset", "ultrafast", scratch.path("in/clip.mp4").path,
             ])
         #expect(made.status == 0, "\(made.stderr)")
-        // One thread at x264's slow preset: long enough to see its progress published more than once.
+        // One thread at x264's slow preset: about 5 s of encoding, long enough to see its progress published (at
+        // most once a second) more than once.
         try scratch.write(
             "wf.json",
             """
@@ -54,7 +55,14 @@ import Testing
                 return seen.count >= 2
             }
         }
-        let (_, status) = try await served.request("/api/status")
+        // The worker waits while the dashboard is asked, so its transcode cannot end first on a fast machine; its
+        // row keeps the progress it last published.
+        worker.signal(SIGSTOP)
+        let status: JSONValue
+        do {
+            defer { worker.signal(SIGCONT) }
+            status = try await served.request("/api/status").1
+        }
         let stage = try #require(status["progress"]?.arrayValue?.first, "\(status)")
         #expect(
             stage["workflow"] == "progress" && stage["item"] == "clip.mp4" && stage["stage"] == "export", "\(stage)")

@@ -202,7 +202,8 @@ import Testing
 
     @Test func cancellingATranscodeStopsPromptlyAndLeavesNoFile() async throws {
         let clip = folder.appendingPathComponent("long.mp4")
-        try await makeClip(seconds: 40, size: "1280x720", at: clip)
+        // Ten seconds of 720p: several MB of output, so the cancel (at most 512 KiB in) comes early in it.
+        try await makeClip(seconds: 10, size: "1280x720", at: clip)
         let output = folder.appendingPathComponent("out/long-out.mp4")
         let partial = folder.appendingPathComponent("out/.long-out.mp4.partial.mp4")
         let harness = harness()

@@ -178,7 +178,8 @@ import Testing
 
     @Test func cancellingAMeasurementStopsIt() async throws {
         let clip = folder.appendingPathComponent("long.mp4")
-        try await makeClip(seconds: 20, size: "640x360", at: clip)
+        // Small frames: what is proven is the stop, not the speed (a debug build's VMAF is slow over large ones).
+        try await makeClip(seconds: 20, size: "320x180", at: clip)
         let reached = NIOLockedValueBox(0.0)
         let ended = NIOLockedValueBox(false)
         let task = Task {

@@ -51,14 +51,13 @@ public final class PostgresServer: Sendable {
         close(watchdog)
     }
 
-    /// Makes a cluster, starts its server on a free port, waits until it accepts connections and creates the
-    /// database `pipeline`.
+    /// Makes a cluster (a copy of the test process's ``ClusterTemplate``, which holds the database `pipeline`),
+    /// starts its server on a free port and waits until it accepts connections.
     public static func start() async throws -> PostgresServer {
         let tools = try await PostgresTools.find()
         let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("pipeline-pg-\(UUID().uuidString)")
         try makeFolders(folder, owner: tools.account)
         let data = folder.appendingPathComponent("data")
-        let logFile = folder.appendingPathComponent("server.log")
         let watchdog: Int32
         do {
             watchdog = try startWatchdog(
@@ -69,24 +68,45 @@ public final class PostgresServer: Sendable {
         }
         let port: Int
         do {
-            let initdb = await tools.runServerTool(
-                "initdb",
-                ["-D", data.path, "-U", "pipeline", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"])
-            guard initdb.status == 0 else {
+            let template = try await ClusterTemplate.shared()
+            let copied = await runTool("/bin/cp", ["-a", template.data.path, data.path])
+            guard copied.status == 0 else {
                 throw PostgresServerError(
-                    message: "initdb failed (exit status \(initdb.status)): \(initdb.text)\(initdb.stderr)",
-                    logFile: logFile)
+                    message: "cannot copy the template cluster (exit status \(copied.status)): \(copied.stderr)",
+                    logFile: nil)
             }
-            try requirePassword(of: passwordUser, in: data)
             port = try await startOnFreePort(tools: tools, folder: folder)
         } catch {
             close(watchdog)
             throw error
         }
         // From here on the value owns the server: when a step fails, its deinit has the watchdog clean up.
-        let server = PostgresServer(port: port, folder: folder, tools: tools, watchdog: watchdog)
-        _ = try await server.createDatabase("pipeline")
-        return server
+        return PostgresServer(port: port, folder: folder, tools: tools, watchdog: watchdog)
+    }
+
+    /// Makes a cluster in `folder`/data (`initdb`) with the password rule of ``passwordUser``, starts it, creates
+    /// the database `pipeline` and stops it cleanly: what every server starts from (``ClusterTemplate``).
+    static func makeCluster(in folder: URL, tools: PostgresTools) async throws {
+        let data = folder.appendingPathComponent("data")
+        let logFile = folder.appendingPathComponent("server.log")
+        let initdb = await tools.runServerTool(
+            "initdb", ["-D", data.path, "-U", "pipeline", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"])
+        guard initdb.status == 0 else {
+            throw PostgresServerError(
+                message: "initdb failed (exit status \(initdb.status)): \(initdb.text)\(initdb.stderr)",
+                logFile: logFile)
+        }
+        try requirePassword(of: passwordUser, in: data)
+        let port = try await startOnFreePort(tools: tools, folder: folder)
+        let created = await runTool(
+            tools.binary("createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "pipeline", "pipeline"])
+        let stopped = await tools.runServerTool("pg_ctl", ["-D", data.path, "-m", "fast", "-w", "-t", "120", "stop"])
+        guard created.status == 0, stopped.status == 0 else {
+            throw PostgresServerError(
+                message: "createdb pipeline (exit status \(created.status)) or pg_ctl stop (exit status "
+                    + "\(stopped.status)) failed: \(created.stderr)\(stopped.text)\(stopped.stderr)",
+                logFile: logFile)
+        }
     }
 
     /// Starts the server on a free port and returns the port. A port is free when chosen but may be taken before
@@ -297,7 +317,7 @@ public final class PostgresServer: Sendable {
 
     /// Makes `folder` (0755, so the server's user reaches it also when it is not the owner) and its `socket`
     /// folder (0700), both given to `owner` when there is one. `initdb` makes `data` itself.
-    private static func makeFolders(_ folder: URL, owner: PostgresTools.Account?) throws {
+    static func makeFolders(_ folder: URL, owner: PostgresTools.Account?) throws {
         let socket = folder.appendingPathComponent("socket")
         try FileManager.default.createDirectory(at: socket, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
@@ -316,7 +336,7 @@ public final class PostgresServer: Sendable {
     /// child inherits it), so the input ends when it is closed or when this process ends, however it ends. The
     /// child is in a process group of its own (Foundation's `Process` does that), so a Ctrl-C to the tests does
     /// not reach it.
-    private static func startWatchdog(folder: URL, stop: [String]) throws -> Int32 {
+    static func startWatchdog(folder: URL, stop: [String]) throws -> Int32 {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             throw PostgresServerError(
