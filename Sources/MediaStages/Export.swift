@@ -42,11 +42,12 @@ enum Export {
 
     /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
     /// segments encoded at once (nil: never segmented). `quality`: the export's measurement against its source and
-    /// gate, run on the finished file before it is renamed into place (a missed bound discards it).
+    /// gate, run on the finished file before it is renamed into place (a missed bound discards it). `target`: the
+    /// `quality` option, whose `target` has the CRF searched first (``searchCRF(_:input:info:settings:context:)``).
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
         rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, quality: QualityGate?, createFolder: Bool,
-        context: StageContext
+        target: TranscodeStage.Options.Quality? = nil, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -54,12 +55,15 @@ enum Export {
         try output.prepareFolder(create: createFolder)
 
         let info = try await probeVideo(input, logger: context.logger)
-        let decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
+        var decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
         if let dropped = droppedStreams(info, segmented: decision.segments != nil) {
             context.logger.notice(
                 "dropping \(dropped): the MP4 keeps one video and one audio track, and text subtitles as mov_text")
         }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
+        let (searched, search, context) = try await searchCRF(
+            target, input: input, info: info, settings: decision.settings, context: context)
+        decision.settings = searched
         let settings = decision.settings
         let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
         let encoding = Encoding(decision, input: input, info: info, context: context)
@@ -81,6 +85,7 @@ enum Export {
                 $0.hasAudio = report.hasAudio
                 $0.quality = measured?.report
                 $0.qualityNotMeasured = unmeasurable ?? measured?.notMeasured
+                $0.crfSearch = search
             }
             outputs.size = try await output.commit(outputs, context: context)
             context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)

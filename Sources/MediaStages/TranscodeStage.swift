@@ -65,6 +65,25 @@ public struct TranscodeStage: Stage {
                 "Fail the stage (not retried) when the pooled score is below this, in the metric's units and range: a gate before upload.",
                 minimum: 0)
             public var minQuality: Double?
+            /// The pooled score to aim at: the stage searches the CRF that meets it.
+            @Option(
+                "Search the highest CRF whose export meets this pooled score (in the metric's units), by encoding samples of the source; excludes video.crf.",
+                minimum: 0)
+            public var target: Double?
+            /// The lowest CRF the search may choose.
+            @Option("With target: the lowest CRF the search may choose (default 10).", minimum: 0, maximum: 63)
+            public var minCRF: Int?
+            /// The highest CRF the search may choose.
+            @Option(
+                "With target: the highest CRF the search may choose (default: h264 and hevc 40, av1 55).", minimum: 0,
+                maximum: 63)
+            public var maxCRF: Int?
+            /// The export's largest size; it wins over the target.
+            @Option("With target: the export's largest size (bytes, or \"50MB\"); wins over the target, saying so.")
+            public var maxSize: ByteCount?
+            /// The export's largest average bit rate; it wins over the target.
+            @Option("With target: the export's largest average bits per second, audio included; wins over the target.")
+            public var maxBitrate: BitRate?
 
             public init() {}
         }
@@ -108,7 +127,7 @@ public struct TranscodeStage: Stage {
         /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            QualityGate.problems(in: with) + crfProblems(in: with)
+            QualityGate.problems(in: with) + crfProblems(in: with) + QualityTarget.problems(in: with)
         }
 
         private static func crfProblems(in with: JSONValue) -> [OptionProblem] {
@@ -192,6 +211,11 @@ public struct TranscodeStage: Stage {
             "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame.",
             whenGiven: "quality")
         public var quality: QualityReport? = nil
+        /// The CRF search of `quality.target`: the chosen CRF and the probes.
+        @Output(
+            "ffmpeg.transcode with quality.target: crf (chosen), target, metric, pool, probes (crf, score on the samples, size: the video's estimated bytes), note (when a budget won or the target is out of reach).",
+            whenGiven: "quality")
+        public var crfSearch: CRFSearchReport? = nil
 
         public init() {}
     }
@@ -218,7 +242,7 @@ public struct TranscodeStage: Stage {
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs), quality: QualityGate(options.quality),
-            createFolder: options.createFolder, context: context)
+            createFolder: options.createFolder, target: options.quality, context: context)
     }
 
     /// The profile's settings with the explicit options on top, and the rules its files follow (the profile's, or

@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import StageKit
+
+/// The quality an export asks for instead of a CRF (`quality.target`), its CRF bounds and its size budget, and the
+/// rule that turns probes (``CRFSearch/Probe``) into a CRF.
+struct QualityTarget: Sendable {
+    /// The metric the target is in.
+    var metric: QualityMetric
+    /// The figure the target applies to.
+    var pool: QualityPool
+    /// The lowest pooled score the export should have.
+    var score: Double
+    /// The CRFs the search may choose.
+    var bounds: ClosedRange<Int>
+    /// Where the search starts.
+    var start: Int
+    /// The most bytes of video the export may have, and what set it ("maxSize 5.0 MB"); nil: no budget.
+    var budget: (videoBytes: Int64, named: String)?
+
+    /// The default bounds and the first probe of `codec`: the CRFs worth searching (below them the encode is nearly
+    /// lossless, above them useless) and the encoder's usual default.
+    static func defaults(for codec: VideoCodec) -> (bounds: ClosedRange<Int>, start: Int) {
+        codec == .av1 ? (10...55, 35) : (10...40, 23)
+    }
+
+    /// The target of the options for an export of `duration` seconds with `codec`, whose audio takes about
+    /// `audioBytes`: nil when they set none.
+    init?(_ options: TranscodeStage.Options.Quality?, codec: VideoCodec, duration: Double, audioBytes: Int64) {
+        guard let options, let score = options.target else { return nil }
+        metric = options.metric
+        pool = options.pool
+        self.score = score
+        let (bounds, start) = Self.defaults(for: codec)
+        let low = options.minCRF ?? min(bounds.lowerBound, options.maxCRF ?? bounds.lowerBound)
+        let high = options.maxCRF ?? max(bounds.upperBound, low)
+        self.bounds = low...max(low, high)
+        self.start = min(max(start, self.bounds.lowerBound), self.bounds.upperBound)
+        var budgets: [(Int64, String)] = []
+        if let size = options.maxSize { budgets.append((size.bytes, "maxSize \(size)")) }
+        if let rate = options.maxBitrate {
+            budgets.append((Int64(Double(rate.bitsPerSecond) * duration / 8), "maxBitrate \(rate.bitsPerSecond) b/s"))
+        }
+        budget = budgets.min { $0.0 < $1.0 }.map { (max(0, $0.0 - audioBytes), $0.1) }
+    }
+
+    /// "VMAF 93.00 (mean)".
+    var named: String { "\(metric.displayName) \(metric.figure(score)) (\(pool.displayName))" }
+
+    /// Searches with `probe` (which encodes and scores the samples at a CRF, or returns a probe already made): the
+    /// highest CRF within the bounds that meets the target, then, when its estimated size is over the budget, the
+    /// lowest CRF within it. The budget wins, and the choice's note says so.
+    func choose(probe: (Int) async throws -> CRFSearch.Probe) async throws -> CRFSearch.Choice {
+        let meeting = try await Self.bracket(threshold: score, in: bounds, start: start) { try await probe($0).score }
+        let chosen = meeting ?? bounds.lowerBound
+        var note: String?
+        if meeting == nil {
+            let reached = try await probe(chosen).score
+            note =
+                "the target \(named) is not met within the bounds: CRF \(chosen) scores \(metric.figure(reached)) on the samples"
+        }
+        guard let budget, try await probe(chosen).size > budget.videoBytes else {
+            return CRFSearch.Choice(crf: chosen, note: note)
+        }
+        // Sizes fall about exponentially as the CRF rises: the search interpolates their logarithm. Reaching the
+        // threshold is being over the budget; the answer is one above the highest CRF that is.
+        let over = log(Double(budget.videoBytes) + 1)
+        let highestOver =
+            try await Self.bracket(threshold: over, in: chosen...bounds.upperBound, start: chosen) {
+                log(Double(max(1, try await probe($0).size)))
+            } ?? chosen
+        let prefix =
+            "the budget wins over the target: \(named) needs CRF \(chosen) (about \(ByteCount(try await probe(chosen).size)) of video), over \(budget.named)"
+        guard highestOver < bounds.upperBound else {
+            return CRFSearch.Choice(
+                crf: bounds.upperBound, note: "\(prefix), which even maxCRF \(bounds.upperBound) exceeds")
+        }
+        let fitting = try await probe(highestOver + 1)
+        return CRFSearch.Choice(
+            crf: fitting.crf,
+            note:
+                "\(prefix); CRF \(fitting.crf) keeps within it, scoring \(metric.figure(fitting.score)) on the samples"
+        )
+    }
+
+    /// Steps (``step(known:threshold:in:start:)``) to the highest CRF in `range` whose `value` reaches `threshold`;
+    /// nil when none does. After ``probeLimit`` probes without an answer, the highest CRF known to reach it.
+    private static func bracket(
+        threshold: Double, in range: ClosedRange<Int>, start: Int, value: (Int) async throws -> Double
+    ) async throws -> Int? {
+        var known: [Int: Double] = [:]
+        for _ in 0..<probeLimit {
+            switch step(known: known, threshold: threshold, in: range, start: start) {
+            case .done(let crf): return crf
+            case .probe(let crf): known[crf] = try await value(crf)
+            }
+        }
+        return known.filter { $0.value >= threshold }.keys.max()
+    }
+
+    /// The most probes one search makes.
+    static let probeLimit = 10
+
+    /// What a search does next.
+    enum Step: Equatable {
+        /// Probe this CRF.
+        case probe(Int)
+        /// The highest CRF whose value reaches the threshold; nil when none in the bounds does.
+        case done(Int?)
+    }
+
+    /// The next step of finding the highest CRF in `bounds` whose value reaches `threshold`, from the values `known`
+    /// by CRF (values fall as the CRF rises): done when the CRFs on either side of the threshold are neighbours or a
+    /// bound decides it; else the CRF interpolated between them, or a step beyond the one side known so far
+    /// (extrapolated from two probes when there are two). A value that breaks the order is ignored.
+    static func step(known: [Int: Double], threshold: Double, in bounds: ClosedRange<Int>, start: Int) -> Step {
+        let inside = known.filter { bounds.contains($0.key) }
+        let fail = inside.filter { $0.value < threshold }.keys.min()
+        let pass = inside.filter { $0.value >= threshold && $0.key < (fail ?? .max) }.keys.max()
+        if let pass, pass == bounds.upperBound { return .done(pass) }
+        if let fail, fail == bounds.lowerBound { return .done(nil) }
+        switch (pass, fail) {
+        case (let pass?, let fail?):
+            if fail - pass <= 1 { return .done(pass) }
+            let (high, low) = (inside[pass] ?? threshold, inside[fail] ?? threshold)
+            let guess = Double(pass) + (high - threshold) / max(high - low, 1e-9) * Double(fail - pass)
+            return .probe(min(max(Int(guess.rounded()), pass + 1), fail - 1))
+        case (let pass?, nil):
+            return .probe(min(bounds.upperBound, pass + stride(from: pass, known: inside, threshold: threshold)))
+        case (nil, let fail?):
+            return .probe(max(bounds.lowerBound, fail - stride(from: fail, known: inside, threshold: threshold)))
+        case (nil, nil):
+            return .probe(min(max(start, bounds.lowerBound), bounds.upperBound))
+        }
+    }
+
+    /// How far beyond `crf` the threshold probably lies: from the slope of the two probes nearest it, a little past
+    /// the crossing so that the next probe brackets it; 4 when one probe is all there is. From 1 to 12.
+    private static func stride(from crf: Int, known: [Int: Double], threshold: Double) -> Int {
+        let nearest = known.keys.sorted { abs($0 - crf) < abs($1 - crf) }
+        guard nearest.count >= 2, let here = known[crf], let there = known[nearest[1]], here != there else {
+            return 4
+        }
+        let slope = abs((here - there) / Double(crf - nearest[1]))
+        return min(12, max(1, Int((abs(here - threshold) / slope).rounded(.up)) + 1))
+    }
+}

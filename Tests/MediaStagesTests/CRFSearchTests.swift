@@ -1,0 +1,150 @@
+import Foundation
+import StageKit
+import TestSupport
+import Testing
+
+@testable import MediaStages
+
+/// The CRF search's rules without encoding (the next probe, the samples) and with it (a budget that wins over the
+/// target); the options it refuses.
+@Suite struct CRFSearchTests {
+    let folder = temporaryFolder()
+
+    /// A score that falls by 1.5 per CRF from 100 at CRF 10.
+    private func score(_ crf: Int) -> Double { 100 - 1.5 * Double(crf - 10) }
+
+    /// Runs the steps against `score` to the end; the answer and the CRFs probed, in order.
+    private func search(bounds: ClosedRange<Int>, start: Int, threshold: Double) -> (Int?, [Int]) {
+        var known: [Int: Double] = [:]
+        var probed: [Int] = []
+        for _ in 0..<QualityTarget.probeLimit {
+            switch QualityTarget.step(known: known, threshold: threshold, in: bounds, start: start) {
+            case .done(let crf): return (crf, probed)
+            case .probe(let crf):
+                #expect(known[crf] == nil, "CRF \(crf) probed twice")
+                known[crf] = score(crf)
+                probed.append(crf)
+            }
+        }
+        Issue.record("no answer after \(QualityTarget.probeLimit) probes: \(probed)")
+        return (nil, probed)
+    }
+
+    @Test func theStepsFindTheHighestCRFThatMeetsTheTargetInAFewProbes() {
+        // 93 is met up to CRF 14 (94), not at 15 (92.5).
+        let (crf, probed) = search(bounds: 10...40, start: 23, threshold: 93)
+        #expect(crf == 14)
+        #expect(probed.count <= 5, "\(probed)")
+        #expect(probed.first == 23)
+        // Met everywhere: the highest bound; nowhere: none.
+        #expect(search(bounds: 10...40, start: 23, threshold: 40).0 == 40)
+        #expect(search(bounds: 12...40, start: 23, threshold: 99).0 == nil)
+        // Bounds narrow the answer.
+        #expect(search(bounds: 10...12, start: 23, threshold: 93).0 == 12)
+    }
+
+    @Test func aProbeThatBreaksTheOrderIsIgnored() {
+        // CRF 20 passes although 18 failed (scores are not strictly monotonic): the answer stays below 18.
+        let known: [Int: Double] = [16: 95, 18: 92, 20: 93.5]
+        #expect(QualityTarget.step(known: known, threshold: 93, in: 10...40, start: 23) == .probe(17))
+        #expect(
+            QualityTarget.step(known: known.merging([17: 93.2]) { $1 }, threshold: 93, in: 10...40, start: 23)
+                == .done(17))
+    }
+
+    @Test func shortSourcesAreTheirOwnSampleLongOnesAreSampledEvenly() {
+        let whole = TranscodeSettings.TimeRange(start: 0, end: nil)
+        #expect(CRFSearch.samples(of: whole, duration: 12) == [whole])
+        let samples = CRFSearch.samples(of: whole, duration: 300)
+        #expect(samples.count == 5)
+        #expect(samples.allSatisfy { ($0.end ?? 0) - $0.start == CRFSearch.sampleSeconds })
+        #expect(samples.first!.start > 0 && samples.last!.end! < 300)
+        // A segment's range is sampled within it.
+        let segment = TranscodeSettings.TimeRange(start: 600, end: 720)
+        #expect(CRFSearch.samples(of: segment, duration: 120).allSatisfy { $0.start >= 600 && $0.end! <= 720 })
+    }
+
+    private func problems(_ with: JSONValue) -> [String] {
+        TranscodeStage.Options.problems(in: with).map { "\($0.path): \($0.message)" }
+    }
+
+    @Test func theOptionsItRefuse() {
+        #expect(
+            problems(["video": ["crf": 23], "quality": ["target": 93]]) == [
+                "video.crf: quality.target searches the CRF, so video.crf cannot be given too (found 23): leave out one of them"
+            ])
+        #expect(
+            problems(["quality": ["target": 101]]) == [
+                "quality.target: expected a score of at most 100.00 for vmaf, found 101.0"
+            ])
+        #expect(problems(["quality": ["metric": "ssim", "target": 0.98]]).isEmpty)
+        #expect(
+            problems(["quality": ["metric": "ssim", "target": 2]]) == [
+                "quality.target: expected a score of at most 1.0000 for ssim, found 2.0"
+            ])
+        #expect(
+            problems(["quality": ["maxSize": "5MB"]]) == [
+                "quality.maxSize: maxSize bounds the CRF search of quality.target: give a target, or leave it out"
+            ])
+        #expect(
+            problems(["quality": ["target": 93, "minCRF": 30, "maxCRF": 20]]) == [
+                "quality.minCRF: minCRF 30 is above maxCRF 20: no CRF is left to search"
+            ])
+        #expect(
+            problems(["quality": ["target": 93, "maxCRF": 60]]) == [
+                "quality.maxCRF: expected a CRF from 0 to 51 for h264, found 60"
+            ])
+        #expect(problems(["video": ["codec": "av1"], "quality": ["target": 93, "maxCRF": 60]]).isEmpty)
+        // A profile's CRF is what the search replaces: no conflict.
+        #expect(problems(["profile": "web-720p", "quality": ["target": 93]]).isEmpty)
+    }
+
+    /// Two seconds of a moving pattern with light noise: a few hundred kB at the target.
+    private func source() async throws -> URL {
+        let file = folder.appendingPathComponent("source.mp4")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=320x180:rate=24:duration=2,noise=alls=12:allf=t", "-c:v", "libx264", "-qp", "0",
+                "-pix_fmt", "yuv420p", file.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return file
+    }
+
+    private func export(_ source: URL, name: String, quality: JSONValue) async throws -> JSONValue {
+        let run = await StageHarness(stateFolder: folder.appendingPathComponent("state-\(name)")).run(
+            TranscodeStage.self,
+            options: [
+                "file": .string(source.path), "output": .string(folder.appendingPathComponent("\(name).mp4").path),
+                "video": ["preset": "veryfast"], "quality": quality,
+            ])
+        return try run.outputs.get()
+    }
+
+    @Test func aBudgetWinsOverTheTargetAndSaysSo() async throws {
+        let source = try await source()
+        let free = try await export(source, name: "free", quality: ["target": 93])
+        let freeCRF = try #require(free["crfSearch"]?["crf"]?.intValue)
+        #expect(free["crfSearch"]?["note"] == nil)
+        let freeSize = try #require(free["size"]?.intValue)
+        let budget = freeSize / 2
+        let held = try await export(source, name: "held", quality: ["target": 93, "maxSize": .int(budget)])
+        let search = try #require(held["crfSearch"])
+        let crf = try #require(search["crf"]?.intValue)
+        let note = search["note"]?.stringValue ?? ""
+        #expect(crf > freeCRF, "\(crf) vs \(freeCRF)")
+        #expect(note.contains("the budget wins over the target: VMAF 93.00 (mean) needs CRF \(freeCRF)"), "\(note)")
+        #expect(note.contains("over maxSize"), "\(note)")
+        // The source is its own sample: the estimate is the encode's size, and the export keeps within it.
+        let size = try #require(held["size"]?.intValue)
+        #expect(Double(size) <= Double(budget) * 1.02, "\(size) bytes for a budget of \(budget)")
+        // The report is the real score, below the target that the budget overrode.
+        #expect((held["quality"]?["mean"]?.doubleValue ?? 100) < 93)
+        // The CRF one below the choice is over the budget.
+        let probes = search["probes"]?.arrayValue ?? []
+        let below = probes.first { $0["crf"]?.intValue == crf - 1 }
+        #expect((below?["size"]?.intValue ?? 0) > budget, "\(probes)")
+    }
+}
