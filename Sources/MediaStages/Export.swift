@@ -61,9 +61,19 @@ enum Export {
                 "dropping \(dropped): the MP4 keeps one video and one audio track, and text subtitles as mov_text")
         }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
-        let (searched, search, context) = try await searchCRF(
+        let (searched, search, searchKeeping) = try await searchCRF(
             target, input: input, info: info, settings: decision.settings, context: context)
         decision.settings = searched
+        return try await encode(
+            input, info: info, decision: decision, to: output, quality: quality, search: search, context: searchKeeping)
+    }
+
+    /// Encodes the export as `decision` says, measures it when asked and commits it; `context` keeps the CRF search
+    /// (if any) in every checkpoint.
+    private static func encode(
+        _ input: String, info: MediaInfo, decision: Decision, to output: MediaOutput, quality: QualityGate?,
+        search: CRFSearchReport?, context: StageContext
+    ) async throws -> TranscodeStage.Outputs {
         let settings = decision.settings
         let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
         let encoding = Encoding(decision, input: input, info: info, context: context)

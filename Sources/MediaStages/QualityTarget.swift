@@ -69,8 +69,9 @@ struct QualityTarget: Sendable {
             try await Self.bracket(threshold: over, in: chosen...bounds.upperBound, start: chosen) {
                 log(Double(max(1, try await probe($0).size)))
             } ?? chosen
+        let needed = ByteCount(try await probe(chosen).size)
         let prefix =
-            "the budget wins over the target: \(named) needs CRF \(chosen) (about \(ByteCount(try await probe(chosen).size)) of video), over \(budget.named)"
+            "the budget wins over the target: \(named) needs CRF \(chosen) (about \(needed) of video), over \(budget.named)"
         guard highestOver < bounds.upperBound else {
             return CRFSearch.Choice(
                 crf: bounds.upperBound, note: "\(prefix), which even maxCRF \(bounds.upperBound) exceeds")
@@ -126,9 +127,9 @@ struct QualityTarget: Sendable {
             let guess = Double(pass) + (high - threshold) / max(high - low, 1e-9) * Double(fail - pass)
             return .probe(min(max(Int(guess.rounded()), pass + 1), fail - 1))
         case (let pass?, nil):
-            return .probe(min(bounds.upperBound, pass + stride(from: pass, known: inside, threshold: threshold)))
+            return .probe(min(bounds.upperBound, pass + reach(from: pass, known: inside, threshold: threshold)))
         case (nil, let fail?):
-            return .probe(max(bounds.lowerBound, fail - stride(from: fail, known: inside, threshold: threshold)))
+            return .probe(max(bounds.lowerBound, fail - reach(from: fail, known: inside, threshold: threshold)))
         case (nil, nil):
             return .probe(min(max(start, bounds.lowerBound), bounds.upperBound))
         }
@@ -136,7 +137,7 @@ struct QualityTarget: Sendable {
 
     /// How far beyond `crf` the threshold probably lies: from the slope of the two probes nearest it, a little past
     /// the crossing so that the next probe brackets it; 4 when one probe is all there is. From 1 to 12.
-    private static func stride(from crf: Int, known: [Int: Double], threshold: Double) -> Int {
+    private static func reach(from crf: Int, known: [Int: Double], threshold: Double) -> Int {
         let nearest = known.keys.sorted { abs($0 - crf) < abs($1 - crf) }
         guard nearest.count >= 2, let here = known[crf], let there = known[nearest[1]], here != there else {
             return 4
