@@ -5,14 +5,16 @@
 # the export's VMAF as its report measures it, its size, and the search's CPU (from the stage's log line) against
 # the CPU of the final encode alone (the same export at the chosen CRF without quality, timed by /usr/bin/time);
 # then the totals: per-title size / fixed-CRF size (goal <= 0.85) and search CPU / final encode CPU (goal <= 30 %).
-#   TITLE_SECONDS=180 TARGET=93 SIZE=320x180 benchmarks/quality.sh per-title
+# CONFIG=debug uses the debug build (its C, libvmaf's too, is unoptimised: the search's share comes out higher).
+#   TITLE_SECONDS=180 TARGET=93 SIZE=320x180 CONFIG=release benchmarks/quality.sh per-title
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${TITLE_SECONDS:-180}
 target=${TARGET:-93}
 size=${SIZE:-320x180}
-swift build -c release --product pipeline >/dev/null
-pipeline=$PWD/.build/release/pipeline
+config=${CONFIG:-release}
+swift build -c "$config" --product pipeline >/dev/null
+pipeline=$PWD/.build/$config/pipeline
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 independent=$(python3 -c "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())" 2>/dev/null || true)
@@ -73,7 +75,7 @@ for name in "${!chosen[@]}"; do
   export_clip "$name" "\"video\": {\"crf\": $fixed}" fixed >/dev/null
   fixed_total=$((fixed_total + $(stat -c %s "$work/fixed-$name/out.mp4")))
 done
-echo "$seconds s $size 24 fps clips, x264 default preset, 2 threads, target VMAF $target (mean)"
+echo "$seconds s $size 24 fps clips, x264 default preset, 2 threads, target VMAF $target (mean), $config build"
 echo "per-title total $title_total bytes; fixed CRF $fixed (the worst clip's) total $fixed_total bytes"
 awk -v t="$title_total" -v f="$fixed_total" 'BEGIN { printf "size per title / fixed CRF: %.3f (goal <= 0.85)\n", t / f }'
 awk -v s="$search_total" -v e="$encode_total" \
