@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import StageKit
 
 #if canImport(Glibc)
     import Glibc

@@ -22,7 +22,7 @@ extension QualityTarget {
             problems.append(
                 OptionProblem(
                     at: JSONPath.root.appending("video").appending("crf"),
-                    "quality.target searches the CRF, so video.crf cannot be given too (found \(crf)): leave out one of them"
+                    "quality.target searches the CRF, so video.crf cannot be given too: leave out one of them"
                 ))
         }
         let metric = QualityMetric(rawValue: quality["metric"]?.stringValue ?? QualityMetric.vmaf.rawValue) ?? .vmaf

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import StageKit
 
 /// The quality an export asks for instead of a CRF (`quality.target`), its CRF bounds and its size budget, and the

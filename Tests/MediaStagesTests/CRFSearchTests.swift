@@ -71,7 +71,7 @@ import Testing
     @Test func theOptionsItRefuse() {
         #expect(
             problems(["video": ["crf": 23], "quality": ["target": 93]]) == [
-                "video.crf: quality.target searches the CRF, so video.crf cannot be given too (found 23): leave out one of them"
+                "video.crf: quality.target searches the CRF, so video.crf cannot be given too: leave out one of them"
             ])
         #expect(
             problems(["quality": ["target": 101]]) == [
