@@ -63,10 +63,14 @@ struct CRFSearch {
 
     /// Runs the search from the probes already `known` (a resumed run's), encoding and scoring a probe only for a CRF
     /// none of them has; `saved` gets every probe list as it grows. Returns the choice and every probe, by CRF.
+    /// A search without known probes first empties `folder`: the reference samples in it are reused only by the
+    /// search that checkpointed probes against them.
     func run(
         known: [Probe], saved: @escaping @Sendable ([Probe]) async throws -> Void
     ) async throws -> (Choice, [Probe]) {
         var probes = Dictionary(known.map { ($0.crf, $0) }, uniquingKeysWith: { first, _ in first })
+        // References left by an earlier search (killed, or for other options or another input) are not this one's.
+        if known.isEmpty { try? FileManager.default.removeItem(at: folder) }
         let samples = Self.samples(of: range, duration: duration)
         var references: [String]?
         func probe(_ crf: Int) async throws -> Probe {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StageKit
 import TestSupport
 import Testing
@@ -146,5 +147,40 @@ import Testing
         let probes = search["probes"]?.arrayValue ?? []
         let below = probes.first { $0["crf"]?.intValue == crf - 1 }
         #expect((below?["size"]?.intValue ?? 0) > budget, "\(probes)")
+    }
+
+    /// Encodes a second of `pattern` at 160x90 losslessly into `name`.
+    private func clip(_ pattern: String, name: String) async throws -> URL {
+        let file = folder.appendingPathComponent(name)
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "\(pattern)=size=160x90:rate=12:duration=1",
+                "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return file
+    }
+
+    @Test func aSearchWithoutProbesDoesNotScoreAgainstAnEarlierSearchsReferences() async throws {
+        let source = try await clip("testsrc2", name: "now.mp4")
+        let scratch = folder.appendingPathComponent("crf-search")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // What a killed search of another input left: a reference with as many frames, of other pictures.
+        let stale = try await clip("smptebars", name: "before.mp4")
+        try FileManager.default.copyItem(at: stale, to: scratch.appendingPathComponent("source-0.mp4"))
+        var options = TranscodeStage.Options.Quality()
+        options.metric = .psnr
+        options.target = 40
+        let target = try #require(QualityTarget(options, codec: .h264, duration: 1, audioBytes: 0))
+        var settings = TranscodeSettings()
+        settings.preset = .ultrafast
+        let search = CRFSearch(
+            input: source.path, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
+            duration: 1, target: target, folder: scratch, logger: Logger(label: "test"))
+        let (choice, probes) = try await search.run(known: []) { _ in }
+        // Against the stale reference no CRF reaches 40 dB: the lowest bound would be chosen, with a note.
+        #expect(choice.note == nil, "\(choice) \(probes)")
+        #expect((probes.first { $0.crf == choice.crf }?.score ?? 0) >= 40, "\(probes)")
     }
 }
