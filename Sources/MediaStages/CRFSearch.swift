@@ -20,7 +20,7 @@ struct CRFSearch {
 
     /// What the search chose.
     struct Choice: Codable, Equatable, Sendable {
-        var crf: Int
+        var crf: Double
         /// Why a budget overrode the target, or why the target cannot be met within the bounds; nil when it is met.
         var note: String?
     }
@@ -73,7 +73,7 @@ struct CRFSearch {
         if known.isEmpty { try? FileManager.default.removeItem(at: folder) }
         let samples = Self.samples(of: range, duration: duration)
         var references: [String]?
-        func probe(_ crf: Int) async throws -> Probe {
+        func probe(_ crf: Double) async throws -> Probe {
             if let made = probes[crf] { return made }
             if references == nil { references = try await referenceSamples(samples) }
             let made = try await encodeProbe(crf, samples: samples, references: references ?? [])
@@ -82,12 +82,18 @@ struct CRFSearch {
             return made
         }
         let cpu = CPUTime.now
-        let choice = try await target.choose(probe: probe)
+        var choice = try await target.choose { try await probe(Double($0)) }
+        if settings.codec != .av1 { choice = try await target.refine(choice, probe: probe) }
         logger.info(
-            "crf search: CRF \(choice.crf) after \(probes.count - known.count) probe(s) on \(samples.count) sample(s), \(String(format: "%.2f", CPUTime.now - cpu)) s of CPU"
+            "crf search: CRF \(Self.named(choice.crf)) after \(probes.count - known.count) probe(s) on \(samples.count) sample(s), \(String(format: "%.2f", CPUTime.now - cpu)) s of CPU"
         )
         try? FileManager.default.removeItem(at: folder)
         return (choice, probes.values.sorted { $0.crf < $1.crf })
+    }
+
+    /// A CRF as logs and notes name it: "23", "23.25".
+    static func named(_ crf: Double) -> String {
+        crf.rounded() == crf ? String(Int(crf)) : String(format: "%g", crf)
     }
 
     /// The source's samples, each encoded losslessly (x264 CRF 0) at the source's size: what the probes are scored
@@ -110,17 +116,17 @@ struct CRFSearch {
     }
 
     /// Encodes every sample at `crf` with the export's settings and scores it against its reference.
-    private func encodeProbe(_ crf: Int, samples: [TranscodeSettings.TimeRange], references: [String]) async throws
+    private func encodeProbe(_ crf: Double, samples: [TranscodeSettings.TimeRange], references: [String]) async throws
         -> Probe
     {
-        logger.info("crf search: probing CRF \(crf) on \(samples.count) sample(s)")
+        logger.info("crf search: probing CRF \(Self.named(crf)) on \(samples.count) sample(s)")
         var probed = settings
         probed.crf = crf
         var scores: [Double] = []
         var bytes: Int64 = 0
         var seconds = 0.0
         for (index, sample) in samples.enumerated() {
-            let file = folder.appendingPathComponent("probe-\(crf)-\(index).mp4")
+            let file = folder.appendingPathComponent("probe-\(Self.named(crf))-\(index).mp4")
             let report = try await encode(sample, with: probed, into: file)
             bytes += report.size
             seconds += report.duration
@@ -132,7 +138,7 @@ struct CRFSearch {
         let pooled = QualityReport(metric: target.metric, scores: scores).value(target.pool)
         let size = Int64((Double(bytes) * duration / max(seconds, 0.001)).rounded())
         logger.info(
-            "crf search: CRF \(crf) scores \(target.metric.displayName) \(target.metric.figure(pooled)) (\(target.pool.displayName)), about \(size) bytes of video"
+            "crf search: CRF \(Self.named(crf)) scores \(target.metric.displayName) \(target.metric.figure(pooled)) (\(target.pool.displayName)), about \(size) bytes of video"
         )
         return Probe(crf: crf, score: pooled, size: size)
     }

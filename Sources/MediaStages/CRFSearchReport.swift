@@ -2,16 +2,16 @@
 public struct CRFSearchReport: Codable, Sendable, Equatable {
     /// One encode of the samples at a CRF.
     public struct Probe: Codable, Sendable, Equatable {
-        /// The CRF.
-        public var crf: Int
+        /// The CRF: whole, or (x264, x265) a quarter step after the whole ones.
+        public var crf: Double
         /// The samples' score, pooled as the target asks.
         public var score: Double
         /// The video's estimated size in bytes, for the whole source: the samples' bytes scaled to its duration.
         public var size: Int64
     }
 
-    /// The CRF the export is encoded with.
-    public var crf: Int
+    /// The CRF the export is encoded with: x264 and x265 in quarter steps, SVT-AV1 whole.
+    public var crf: Double
     /// The pooled score asked for.
     public var target: Double
     /// The metric: vmaf, ssim or psnr.

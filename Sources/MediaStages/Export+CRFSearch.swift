@@ -38,7 +38,7 @@ extension Export {
             (try? context.savedCheckpoint?[searchKey]?.decode(as: SearchState.self))
             ?? SearchState(probes: [], choice: nil)
         if let choice = state.choice {
-            context.logger.info("crf search: CRF \(choice.crf), chosen by an earlier run")
+            context.logger.info("crf search: CRF \(CRFSearch.named(choice.crf)), chosen by an earlier run")
         } else {
             let search = CRFSearch(
                 input: input, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
@@ -50,8 +50,9 @@ extension Export {
             state = SearchState(probes: probes, choice: choice)
             try await context.checkpoint(SearchCheckpoint(crfSearch: state))
         }
-        let choice = state.choice ?? CRFSearch.Choice(crf: target.start, note: nil)
-        context.logger.info("crf search: encoding at CRF \(choice.crf)\(choice.note.map { ": \($0)" } ?? "")")
+        let choice = state.choice ?? CRFSearch.Choice(crf: Double(target.start), note: nil)
+        context.logger.info(
+            "crf search: encoding at CRF \(CRFSearch.named(choice.crf))\(choice.note.map { ": \($0)" } ?? "")")
         var chosen = settings
         chosen.crf = choice.crf
         let report = CRFSearchReport(

@@ -59,7 +59,7 @@ struct QualityTarget: Sendable {
                 "the target \(named) is not met within the bounds: CRF \(chosen) scores \(metric.figure(reached)) on the samples"
         }
         guard let budget, try await probe(chosen).size > budget.videoBytes else {
-            return CRFSearch.Choice(crf: chosen, note: note)
+            return CRFSearch.Choice(crf: Double(chosen), note: note)
         }
         // Sizes fall about exponentially as the CRF rises: the search interpolates their logarithm. Reaching the
         // threshold is being over the budget; the answer is one above the highest CRF that is.
@@ -73,14 +73,32 @@ struct QualityTarget: Sendable {
             "the budget wins over the target: \(named) needs CRF \(chosen) (about \(needed) of video), over \(budget.named)"
         guard highestOver < bounds.upperBound else {
             return CRFSearch.Choice(
-                crf: bounds.upperBound, note: "\(prefix), which even maxCRF \(bounds.upperBound) exceeds")
+                crf: Double(bounds.upperBound), note: "\(prefix), which even maxCRF \(bounds.upperBound) exceeds")
         }
         let fitting = try await probe(highestOver + 1)
         return CRFSearch.Choice(
             crf: fitting.crf,
             note:
-                "\(prefix); CRF \(fitting.crf) keeps within it, scoring \(metric.figure(fitting.score)) on the samples"
+                "\(prefix); CRF \(CRFSearch.named(fitting.crf)) keeps within it, scoring \(metric.figure(fitting.score)) on the samples"
         )
+    }
+
+    /// A whole CRF that meets the target, refined in quarter steps (x264 and x265 take fractional CRFs): the CRF
+    /// interpolated between its score and the next whole CRF's (which misses), rounded down to a quarter, is probed
+    /// once and chosen when it meets the target too. A choice with a note (a budget, or no CRF meets the target)
+    /// stays.
+    func refine(_ choice: CRFSearch.Choice, probe: (Double) async throws -> CRFSearch.Probe) async throws
+        -> CRFSearch.Choice
+    {
+        guard choice.note == nil, choice.crf < Double(bounds.upperBound) else { return choice }
+        let (here, next) = (try await probe(choice.crf).score, try await probe(choice.crf + 1).score)
+        guard here > next else { return choice }
+        let crossing = choice.crf + (here - score) / (here - next)
+        let quarter = (crossing * 4).rounded(.down) / 4
+        guard quarter > choice.crf, quarter < choice.crf + 1, try await probe(quarter).score >= score else {
+            return choice
+        }
+        return CRFSearch.Choice(crf: quarter, note: nil)
     }
 
     /// Steps (``step(known:threshold:in:start:)``) to the highest CRF in `range` whose `value` reaches `threshold`;

@@ -264,7 +264,7 @@ public struct TranscodeStage: Stage {
                 }
                 settings.codec = codec
             }
-            if let crf = video.crf { settings.crf = crf }
+            if let crf = video.crf { settings.crf = Double(crf) }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
             if let preset = video.preset { settings.preset = preset }
             if let width = video.maxWidth { settings.maxWidth = width }

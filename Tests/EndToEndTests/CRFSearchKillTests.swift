@@ -14,18 +14,18 @@ import Testing
     private static let workflow = "crf-search-kill"
 
     /// The CRFs probed by a run, from its log lines.
-    private func probed(_ log: String) -> [Int] {
+    private func probed(_ log: String) -> [Double] {
         log.split(separator: "\n").compactMap { line in
             guard let range = line.range(of: "crf search: probing CRF ") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
+            return Double(line[range.upperBound...].prefix { $0.isNumber || $0 == "." })
         }
     }
 
     /// The search's checkpoint of the one item: its probes' CRFs, and whether it chose.
-    private func searchCheckpoint(_ state: URL) async -> (crfs: [Int], chosen: Bool) {
+    private func searchCheckpoint(_ state: URL) async -> (crfs: [Double], chosen: Bool) {
         let checkpoints = await stageCheckpoints(under: state, workflow: Self.workflow)
         let search = checkpoints.values.first?["export"]?["resume"]?["crfSearch"]
-        let crfs = (search?["probes"]?.arrayValue ?? []).compactMap { $0["crf"]?.intValue }
+        let crfs = (search?["probes"]?.arrayValue ?? []).compactMap { $0["crf"]?.doubleValue }
         return (crfs, search?["choice"].map { $0 != .null } ?? false)
     }
 

@@ -66,7 +66,7 @@ import Testing
     }
 
     /// Exports `source` with a target of VMAF 93; its CRF and the independent score.
-    private func export(_ source: URL, pool: QualityPool, ffmpeg: String) async throws -> (crf: Int, score: Double) {
+    private func export(_ source: URL, pool: QualityPool, ffmpeg: String) async throws -> (crf: Double, score: Double) {
         let output = folder.appendingPathComponent(
             "out/\(source.deletingPathExtension().lastPathComponent)-\(pool.rawValue).mp4")
         let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
@@ -77,37 +77,37 @@ import Testing
             ])
         let outputs = try run.outputs.get()
         let search = try #require(outputs["crfSearch"])
-        let crf = try #require(search["crf"]?.intValue)
+        let crf = try #require(search["crf"]?.doubleValue)
         // The report is the measurement of the export that landed, at the chosen CRF.
         let ours = try #require(outputs["quality"]?[pool.rawValue]?.doubleValue)
         let theirs = try await independentVMAF(ffmpeg, export: output, source: source, pool: pool)
         #expect(abs(ours - theirs) <= 0.5, "\(source.lastPathComponent): ours \(ours), libvmaf \(theirs)")
         let probes = search["probes"]?.arrayValue ?? []
-        #expect((1...6).contains(probes.count), "\(source.lastPathComponent): \(probes.count) probes")
-        // The CRF is the highest that meets the target: the next one, probed, misses it.
+        #expect((1...7).contains(probes.count), "\(source.lastPathComponent): \(probes.count) probes")
+        // The CRF is the highest whole one that meets the target, refined in quarter steps: the next whole CRF,
+        // probed, misses it.
         let scores = Dictionary(
-            probes.compactMap { probe in probe["crf"]?.intValue.map { ($0, probe["score"]?.doubleValue ?? .nan) } },
+            probes.compactMap { probe in probe["crf"]?.doubleValue.map { ($0, probe["score"]?.doubleValue ?? .nan) } },
             uniquingKeysWith: { first, _ in first })
-        let next = try #require(scores[crf + 1], "\(source.lastPathComponent): CRF \(crf + 1) was not probed")
-        #expect(next < 93, "\(source.lastPathComponent): CRF \(crf + 1) scores \(next)")
-        // The export meets the target as the independent libvmaf measures it, and lands within ±1 of it, or, where
-        // one CRF step moves the score by more than that, within the step: no whole CRF lands closer.
-        let step = (scores[crf] ?? .nan) - next
+        // (Unless no CRF within the bounds meets it, which the note says.)
+        let whole = crf.rounded(.down) + 1
+        let next = scores[whole] ?? .nan
+        if search["note"] == nil {
+            #expect(next < 93, "\(source.lastPathComponent): CRF \(whole) scores \(next), probes \(scores)")
+        }
+        // The export lands within ±1 of the target as the independent libvmaf measures it.
         #expect(
-            theirs >= 93 - 0.5, "\(source.lastPathComponent): CRF \(crf) scores \(theirs) by the independent libvmaf")
-        #expect(
-            theirs - 93 <= max(1, step + 0.5),
-            "\(source.lastPathComponent): CRF \(crf) scores \(theirs) by the independent libvmaf, one step \(step)")
+            abs(theirs - 93) <= 1, "\(source.lastPathComponent): CRF \(crf) scores \(theirs) by the independent libvmaf"
+        )
         print(
-            "\(source.lastPathComponent) (\(pool.rawValue)): CRF \(crf), independent VMAF \(String(format: "%.2f", theirs)), CRF \(crf + 1) scores \(String(format: "%.2f", next)), \(probes.count) probes"
+            "\(source.lastPathComponent) (\(pool.rawValue)): CRF \(crf), independent VMAF \(String(format: "%.2f", theirs)), CRF \(whole) scores \(String(format: "%.2f", next)), \(probes.count) probes"
         )
         return (crf, theirs)
     }
 
-    @Test func everyExportMeetsTheTargetWithinOnePointOrOneCRFStep() async throws {
+    @Test func everyExportLandsWithinOnePointOfTheTarget() async throws {
         let ffmpeg = try await independentFFmpeg()
-        var chosen: [String: Int] = [:]
-        var within: [Bool] = []
+        var chosen: [String: Double] = [:]
         var sources = Self.corpus
         sources.append(("sample", ""))
         for (name, source) in sources {
@@ -115,12 +115,8 @@ import Testing
                 source.isEmpty
                 ? samples.appendingPathComponent("clip-h264-aac.mp4")
                 : try await clip(name, source, ffmpeg: ffmpeg)
-            let (crf, score) = try await export(file, pool: .mean, ffmpeg: ffmpeg)
-            chosen[name] = crf
-            within.append(abs(score - 93) <= 1)
+            chosen[name] = try await export(file, pool: .mean, ffmpeg: ffmpeg).crf
         }
-        // Whole CRFs put most exports within ±1 (6 of the 9 clips here; the others are within one CRF step).
-        #expect(within.filter { $0 }.count >= sources.count / 2, "\(within)")
         let simple = ["still", "testsrc2"].compactMap { chosen[$0] }
         let complex = ["noise-strong", "mandelbrot"].compactMap { chosen[$0] }
         #expect(simple.min() ?? 0 > complex.max() ?? 99, "simple \(simple), complex \(complex): \(chosen)")

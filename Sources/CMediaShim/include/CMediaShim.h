@@ -37,7 +37,8 @@ extern "C" {
 /// `closed_gop`) instead of an encoder name and an options string.
 /// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
 /// and MS_ERROR_QUALITY_MISMATCH.
-#define MS_ABI_VERSION 12
+/// ABI 15: ms_transcode_options' `crf` is a double: libx264 and libx265 take fractional CRFs.
+#define MS_ABI_VERSION 15
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64
