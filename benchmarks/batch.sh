@@ -15,6 +15,7 @@
 # Needs ffmpeg (the CLI, to make the clips) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/lib/batch-files.sh
 FILES=${FILES:-100000}
 ROUNDS=${ROUNDS:-3}
 recorded=$PWD/benchmarks/batch-recorded.txt
@@ -56,22 +57,7 @@ against_record() {  # what cpu-seconds wall-seconds
 }
 
 echo "== $FILES small files, two cheap stages"
-python3 - "$FILES" <<'PY'
-import os, sys
-count = int(sys.argv[1])
-for folder in range(0, count, 1000):
-    os.makedirs(f"in/d{folder // 1000:03d}", exist_ok=True)
-for index in range(count):
-    with open(f"in/d{index // 1000:03d}/f{index:06d}.txt", "w") as f:
-        f.write(f"file {index}\n")
-PY
-cat > wf.json <<'JSON'
-{"version": 1, "name": "bench-batch", "inputs": {"path": "in", "recursive": true},
- "stages": [
-  {"id": "first", "uses": "set", "with": {"name": "${input.stem}", "size": "${input.size}"}},
-  {"id": "second", "uses": "set", "with": {"label": "${first.name}-${first.size}"}}
- ]}
-JSON
+make_batch "$FILES"
 read -r run_s run_kb < <(measure "$PIPELINE" run wf.json --jobs 8)
 read -r idle_s idle_kb < <(measure "$PIPELINE" run wf.json --jobs 8)
 read -r plan_s plan_kb < <(measure "$PIPELINE" plan wf.json)

@@ -43,18 +43,7 @@ ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=$s
 ffmpeg -nostdin -v error -i "$work/reference.mp4" -c:v libx264 -preset veryfast -crf 23 "$work/encode.mp4"
 independent=$(python3 -c "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())" 2>/dev/null || true)
 
-measure() {  # prints "wall cpu" of the command, in seconds
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/out.txt" 2>/dev/null
-  local end=$EPOCHREALTIME
-  awk -v s="$start" -v e="$end" '{ printf "%.3f %.2f\n", e - s, $1 + $2 }' "$work/time.txt"
-}
-median_per_minute() {  # label command...: the median of ROUNDS, scaled to a minute of video
-  local label=$1
-  shift
-  for _ in $(seq "$rounds"); do measure "$@"; done | sort -n | awk -v n="$rounds" -v s="$seconds" -v l="$label" \
-    'NR == int((n + 1) / 2) { printf "%-34s %7.2f s wall %7.2f s CPU per minute of 720p\n", l, $1 * 60 / s, $2 * 60 / s }'
-}
+source benchmarks/lib/timing.sh
 echo "$seconds s 1280x720 30 fps, CRF 23 veryfast encode, $threads thread(s), median of $rounds"
 for metric in vmaf ssim psnr; do
   median_per_minute "ms_quality $metric" "$work/shim-quality" "$work/reference.mp4" "$work/encode.mp4" "$metric" \

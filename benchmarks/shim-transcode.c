@@ -2,8 +2,10 @@
 // and the ffmpeg CLI, so a difference splits into what the encode itself costs (this against the CLI) and what the
 // pipeline does around it (the pipeline against this: its start, ledger, probes and the output's fsync).
 // Usage: shim-transcode INPUT OUTPUT CODEC PRESET CRF THREADS (CODEC h264, hevc or av1; PRESET one of x264's names,
-// as a workflow's video.codec and video.preset).
+// as a workflow's video.codec and video.preset). With SHIM_PSNR=1 in the environment it asks for the encoder's PSNR
+// of each frame (encoder-psnr.sh) and prints their count and mean.
 #include "CMediaShim.h"
+#include "ms_quality.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +47,17 @@ int main(int argc, char **argv) {
     options.preset = preset;
     options.crf = atoi(argv[5]);
     options.threads = atoi(argv[6]);
+    ms_quality_scores psnr = {0};
+    const char *asked = getenv("SHIM_PSNR");
+    if (asked && !strcmp(asked, "1")) options.encoder_psnr = &psnr;
     char message[1024] = "";
     int status = ms_transcode(argv[1], argv[2], &options, NULL, NULL, NULL, message, sizeof message);
     if (status != 0) fprintf(stderr, "shim-transcode: %s\n", message);
+    if (status == 0 && options.encoder_psnr) {
+        double sum = 0;
+        for (int64_t i = 0; i < psnr.count; i++) sum += psnr.frames[i];
+        printf("%lld frames, PSNR mean %.3f\n", (long long)psnr.count, psnr.count ? sum / (double)psnr.count : 0.0);
+    }
+    ms_quality_scores_free(&psnr);
     return status == 0 ? 0 : 1;
 }

@@ -25,13 +25,16 @@ _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, 
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
 _Static_assert(MS_ABI_VERSION == 15, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
-_Static_assert(sizeof(ms_transcode_options) == 128, "ms_transcode_options layout changed");
+_Static_assert(sizeof(ms_transcode_options) == 136 && offsetof(ms_transcode_options, encoder_psnr) == 128,
+               "ms_transcode_options layout changed");
 _Static_assert(offsetof(ms_transcode_options, video_codec) == 24 && offsetof(ms_transcode_options, closed_gop) == 32,
                "ms_transcode_options' encoder settings moved");
 _Static_assert(sizeof(ms_transcode_result) == 80, "ms_transcode_result layout changed");
 _Static_assert(sizeof(ms_quality_scores) == 24 && offsetof(ms_quality_scores, count) == 8 &&
                    offsetof(ms_quality_scores, width) == 16,
                "ms_quality_scores layout changed");
+_Static_assert(sizeof(ms_scene_changes) == 32 && offsetof(ms_scene_changes, count) == 16,
+               "ms_scene_changes layout changed");
 
 int ms_abi_version(void) { return MS_ABI_VERSION; }
 

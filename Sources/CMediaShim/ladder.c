@@ -255,6 +255,7 @@ static int validate(int count, const char *const *outs, const ms_transcode_optio
         else if (opts[i].range_start > 0 || opts[i].range_duration > 0)
             bad = "range (a ladder encodes the whole input)";
         else if (opts[i].streams == MS_STREAMS_AUDIO && audio++) bad = "streams (one audio rendition at most)";
+        else if (opts[i].encoder_psnr) bad = "encoder_psnr (a ladder reports no PSNR)";
         if (bad)
             return ms_fail(errbuf, errlen, MS_ERROR_INVALID_ARGUMENT, MS_ERROR_INVALID_ARGUMENT,
                            "ms_transcode_ladder: rendition %d: option %s", i, bad);

@@ -20,6 +20,7 @@ typedef struct ms_log_thread {
     uint64_t line_route;  ///< the route of the line's first part
     char last_error[MS_LINE_LEN];
     uint64_t route;  ///< the route of the operation this thread works for (ms_log_set_route), 0 none
+    ms_encoder_psnr *encoder_psnr;  ///< where libx264's per-frame lines go (ms_log_set_encoder_psnr), NULL none
 } ms_log_thread;
 
 static _Thread_local ms_log_thread tls;
@@ -83,8 +84,32 @@ static uint64_t line_route(const ms_log_thread *t, void *avcl, const AVClass *cl
     return 0;
 }
 
+/// libx264 logs a line per frame at debug level (FFmpeg sets its log level to debug and filters in the callback):
+/// with its PSNR asked for (AV_CODEC_FLAG_PSNR), the line carries the frame's PSNR by plane.
+static int is_frame_report(const void *avcl, const char *fmt) {
+    return avcl && *(const AVClass *const *)avcl == codec_class && strncmp(fmt, "frame=", 6) == 0;
+}
+
+/// libx264's warnings that its PSNR, asked for, is not what psy-optimised encoding aims at ("--psnr used with psy
+/// on: results will be invalid!", "--tune psnr should be used if attempting to benchmark psnr!"): the report says
+/// what the encode lost, not how it compares with encoders tuned for the metric, and the warning would be on every
+/// export's log.
+static int is_psnr_advice(const void *avcl, const char *fmt) {
+    return avcl && *(const AVClass *const *)avcl == codec_class &&
+           (strstr(fmt, "used with psy on") || strstr(fmt, "should be used if attempting to benchmark"));
+}
+
 static void on_av_log(void *avcl, int level, const char *fmt, va_list vl) {
     level &= 0xff;
+    if (tls.encoder_psnr && level == AV_LOG_DEBUG && is_frame_report(avcl, fmt)) {
+        char text[MS_LINE_LEN];
+        va_list copy;
+        va_copy(copy, vl);
+        int n = vsnprintf(text, sizeof text, fmt, copy);
+        va_end(copy);
+        if (n > 0) ms_encoder_psnr_line(tls.encoder_psnr, text);
+    }
+    if (tls.encoder_psnr && level == AV_LOG_WARNING && is_psnr_advice(avcl, fmt)) return;
     if (level > atomic_load_explicit(&wanted_level, memory_order_relaxed) && level > AV_LOG_ERROR) return;
     ms_log_thread *t = &tls;
     if (t->len == 0) {
@@ -131,6 +156,8 @@ void ms_log_clear(void) { tls.last_error[0] = '\0'; }
 const char *ms_log_last_error(void) { return tls.last_error; }
 
 void ms_log_set_route(uint64_t route) { tls.route = route; }
+
+void ms_log_set_encoder_psnr(ms_encoder_psnr *psnr) { tls.encoder_psnr = psnr; }
 
 uint64_t ms_log_route(void) { return tls.route; }
 

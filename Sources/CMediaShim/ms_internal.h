@@ -59,6 +59,13 @@ const char *ms_log_last_error(void);
 /// The calling thread's route (ms_log_set_route): a thread the shim starts for an operation takes it over, so
 /// that what FFmpeg logs there goes where the operation's lines go.
 uint64_t ms_log_route(void);
+/// The encoder's per-frame PSNR (encoder_psnr.c) that this thread's transcode gathers: libx264's per-frame report
+/// lines logged on this thread go there; NULL stops it.
+typedef struct ms_encoder_psnr ms_encoder_psnr;
+void ms_log_set_encoder_psnr(ms_encoder_psnr *psnr);
+/// Takes one of libx264's per-frame report lines ("frame=   3 QP=... PSNR Y:41.98 U:41.43 V:41.62"), logged before
+/// the packet of that frame is handed out: its frame's PSNR waits for the packet (ms_encoder_psnr_packet).
+void ms_encoder_psnr_line(ms_encoder_psnr *psnr, const char *line);
 /// A codec context (avcodec_alloc_context3) that carries the calling thread's route: FFmpeg copies it into the
 /// contexts of the codec's own threads (frame-threaded decoding and encoding; an encoder's pool logging through its
 /// callback), which the shim does not start and whose lines no thread route reaches. Every codec context the shim

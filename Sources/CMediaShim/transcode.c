@@ -54,7 +54,9 @@ int ms_transcode_encode(transcoder *t, AVCodecContext *enc, AVStream *ost, AVFra
         if (enc == t->venc) {
             if (t->out_pkt->pts != AV_NOPTS_VALUE) t->out_pkt->pts -= t->preroll_shift;
             if (t->out_pkt->dts != AV_NOPTS_VALUE) t->out_pkt->dts -= t->preroll_shift;
-            if (t->out_pkt->pts < 0 || t->out_pkt->pts >= t->range_end - t->range_start) {  // a range's pre/post-roll
+            int roll = t->out_pkt->pts < 0 || t->out_pkt->pts >= t->range_end - t->range_start;
+            if (t->gather_psnr) ms_encoder_psnr_packet(&t->psnr, t->out_pkt->pts, !roll);
+            if (roll) {  // a range's pre/post-roll
                 ff.av_packet_unref(t->out_pkt);
                 continue;
             }
@@ -229,7 +231,12 @@ void ms_transcoder_free(transcoder *t) {
 static int transcode(const char *in, const char *out, const ms_transcode_options *opt, ms_progress *progress,
                      ms_transcode_result *res, char *errbuf, size_t errlen) {
     transcoder t = {.opt = opt, .progress = progress, .errbuf = errbuf, .errlen = errlen};
+    // libx264's report lines are read only when its PSNR is asked for: other transcodes pay nothing for them.
+    if (opt->encoder_psnr && opt->video_codec == MS_VIDEO_H264) ms_log_set_encoder_psnr(&t.psnr);
     int ret = run(&t, in, out);
+    ms_log_set_encoder_psnr(NULL);
+    if (ret >= 0 && opt->encoder_psnr) ms_encoder_psnr_finish(&t.psnr, opt->encoder_psnr);
+    ms_encoder_psnr_free(&t.psnr);
     if (ret >= 0 && res) ms_transcode_report(&t, res);
     ms_close_output(&t.ofmt, out, ret < 0);
     if (ret >= 0 && res) res->size = ms_file_size(out);

@@ -93,6 +93,12 @@ static void describe_picture(transcoder *t, AVCodecContext *enc, AVRational fps)
     t->interlaced = ist->codecpar->field_order == AV_FIELD_TT || ist->codecpar->field_order == AV_FIELD_BB ||
                     ist->codecpar->field_order == AV_FIELD_TB || ist->codecpar->field_order == AV_FIELD_BT;
     if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (t->opt->encoder_psnr && t->opt->video_codec == MS_VIDEO_H264) {  // libx264 alone reports it (encoder_psnr.c)
+        enc->flags |= AV_CODEC_FLAG_PSNR;
+        t->gather_psnr = 1;
+        t->psnr.width = enc->width;
+        t->psnr.height = enc->height;
+    }
     if (t->opt->crf >= 0) ff.av_opt_set_double(enc->priv_data, "crf", t->opt->crf, 0);
     if (t->opt->video_bit_rate > 0 && t->opt->crf >= 0) {  // CRF with a ceiling
         enc->rc_max_rate = t->opt->video_bit_rate;

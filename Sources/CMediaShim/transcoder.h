@@ -1,6 +1,7 @@
 // The state of one transcode, shared by its course (transcode.c), the video path (transcode_video.c) and the audio
 // path (transcode_audio.c), and by a ladder's renditions (ladder.c).
 #pragma once
+#include "encoder_psnr.h"
 #include "ms_internal.h"
 
 #include <libavutil/audio_fifo.h>
@@ -77,6 +78,9 @@ typedef struct transcoder {
     int64_t next_apts;    // in 1/sample_rate
 
     ms_subtitles subs;    // text subtitle tracks kept as mov_text (MS_STREAMS_ALL only)
+
+    ms_encoder_psnr psnr;  // the encoder's PSNR of each frame, gathered when gather_psnr (opt->encoder_psnr)
+    int gather_psnr;
 
     int64_t video_frames, frames_sent, decode_errors;
     double decoded_seconds, out_end;

@@ -4,7 +4,8 @@ import PipelineKit
 import SharedBatch
 import StageKit
 
-/// The run history (`GET /api/runs`) and the retry of every failed item (`POST /api/items/retry`).
+/// The run history (`GET /api/runs`) and the retry of failed items (`POST /api/items/retry`, and a state folder's
+/// `POST /api/items/ID/retry`).
 extension DashboardRoutes {
     /// The runs a page of the history holds when the request does not say, and the most it holds.
     static let (defaultRunLimit, maxRunLimit) = (20, 100)
@@ -116,25 +117,18 @@ extension DashboardRoutes {
         ]
     }
 
-    // MARK: Retrying every failed item
+    // MARK: Retrying failed items
 
-    /// What becomes of a state folder's failed items, which the dashboard does not retry (the 409 of both retries):
-    /// a run takes them up, a watch only once their file changed (``WatchSession``).
-    static let stateFolderRetry =
-        "a state folder's failed items run again at the next pipeline run of their workflow, each from the stage "
-        + "that failed (pipeline run WORKFLOW --failed runs only them); a pipeline watch holding the folder takes a "
-        + "failed file up again only once the file changes (or stop the watch and run); a dashboard does not start runs"
-
-    /// What a list of items offers this caller to do with all of its items: a shared batch's list of failed items is
-    /// retried as a whole (`POST /api/items/retry` with the list's filters).
+    /// What a list of items offers this caller to do with all of its items: a list of failed items is retried as a
+    /// whole (`POST /api/items/retry` with the list's filters).
     func listActions(_ query: ItemQuery, mayAct: Bool) -> [String] {
-        guard mayAct, case .sharedBatch = source, query.status == .failed else { return [] }
+        guard mayAct, query.status == .failed else { return [] }
         return ["retry"]
     }
 
-    /// `POST /api/items/retry?error&stage&workflow&q`: queues again every failed item the filters select, as the
-    /// retry of one item does; says how many failed and how many were queued. A state folder's failed items run
-    /// again at its next run, which the dashboard does not start: 409 saying so.
+    /// `POST /api/items/retry?error&stage&workflow&q`: asks for every failed item the filters select to run again,
+    /// as the retry of one item does; says how many failed and how many were asked for. A shared batch queues them
+    /// (200); a state folder leaves them for its watch, or its next run (202, ``StateFolderRetry``).
     func retryAllFailed(_ request: Request) async throws -> Response {
         let query: ItemQuery
         switch Self.retryQuery(Self.parameters(of: request)) {
@@ -142,11 +136,36 @@ extension DashboardRoutes {
         case .failure(let error): return Self.error(.badRequest, error.message)
         }
         let failed = try await source.reading { ledger, _ in try await ledger?.items(matching: query).total ?? 0 }
-        guard case .sharedBatch(let database) = source else {
-            return Self.error(.conflict, "\(failed) failed item(s): \(Self.stateFolderRetry)")
+        switch source {
+        case .sharedBatch(let database):
+            let queued = try await BatchQueue(database: database).retryFailed(matching: query)
+            return Self.json(
+                ["action": "retry", "failed": .int(failed), "queued": .int(queued.count), "accepted": true])
+        case .stateFolder(_, _, _, let requestRetry, _):
+            let retry = try await requestRetry(.failed(matching: query))
+            return Self.json(
+                [
+                    "action": "retry", "failed": .int(failed), "queued": .int(retry.items.count), "accepted": true,
+                    "outcome": .string(retry.outcome),
+                ], status: .accepted)
         }
-        let queued = try await BatchQueue(database: database).retryFailed(matching: query)
-        return Self.json(["action": "retry", "failed": .int(failed), "queued": .int(queued.count), "accepted": true])
+    }
+
+    /// A state folder's item asked to run again: 202 with what happens to it (``StateFolderRetry``), 409 unless it
+    /// has failed.
+    func retryFailedItem(
+        _ id: Int64, failed: Bool, through requestRetry: @Sendable (RetrySelection) async throws -> StateFolderRetry
+    ) async throws -> Response {
+        let refusal = Self.error(.conflict, "item \(id) has not failed: only a failed item is retried")
+        guard failed else { return refusal }
+        let retry = try await requestRetry(.items([id]))
+        if retry.gone.contains(id) { return Self.error(.conflict, "item \(id)'s file is gone: no run takes it up") }
+        // Taken up (or cancelled) since it was read: not failed any more.
+        guard retry.items.contains(id) else { return refusal }
+        return Self.json(
+            [
+                "item": .int(Int(id)), "action": "retry", "accepted": true, "outcome": .string(retry.outcome),
+            ], status: .accepted)
     }
 
     /// The failed items a retry of all asks for: the filters of a list (`q`, `error`, `stage`, `workflow`, and

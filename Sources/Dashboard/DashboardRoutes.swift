@@ -193,12 +193,13 @@ struct DashboardRoutes: Sendable {
         return true
     }
 
-    /// The actions the source takes on an item shown with `status`: a shared batch retries a failed item (a state
-    /// folder's run again with `pipeline run --failed`), and a running item can be cancelled.
+    /// The actions the source takes on an item shown with `status`: a failed item is retried (a shared batch queues
+    /// it again, a state folder's runs again under its watch or at its next run), and a running item can be
+    /// cancelled.
     private func actions(on status: String?) -> [String] {
-        switch (source, status) {
-        case (.sharedBatch, "failed"): ["retry"]
-        case (_, "running"): ["cancel"]
+        switch status {
+        case "failed": ["retry"]
+        case "running": ["cancel"]
         default: []
         }
     }
@@ -261,15 +262,15 @@ struct DashboardRoutes: Sendable {
                     "item \(id) failed when it was submitted\(kind), so it was never queued: once the cause is gone, "
                         + "queue it with pipeline submit WORKFLOW --failed --db URL")
             }
-        case (.stateFolder, true):
-            return Self.error(.conflict, Self.stateFolderRetry)
+        case (.stateFolder(_, _, _, let requestRetry, _), true):
+            return try await retryFailedItem(id, failed: item.status == .failed, through: requestRetry)
         case (.sharedBatch(let database), false):
             guard item.status == .pending else {
                 return Self.error(
                     .conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id) --db URL")
             }
             try await PostgresStore(database: database).requestCancel(of: [id])
-        case (.stateFolder(_, _, let requestCancel, _), false):
+        case (.stateFolder(_, _, let requestCancel, _, _), false):
             guard item.status == .pending, try await requestCancel([id]) else {
                 return Self.error(.conflict, "item \(id) is not running: cancel it with pipeline cancel WORKFLOW \(id)")
             }

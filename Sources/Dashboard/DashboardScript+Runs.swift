@@ -60,18 +60,18 @@ extension DashboardAssets {
         $("runs-newer").onclick = () => { runsOffset = Math.max(0, runsOffset - runsPageSize); refresh(); };
         $("runs-older").onclick = () => { runsOffset += runsPageSize; refresh(); };
 
-        // Every failed item at once: a shared batch queues them again (the button is there only where the server
-        // takes it, from this caller); a state folder's run again at its next run (under a watch: once their file
-        // changes), and the card says so.
+        // Every failed item at once (the button is there only where the server takes it, from this caller): a shared
+        // batch queues them again; a state folder's run again at once under a watch holding the folder, else at its
+        // next run, and the answer says which. Without the button, a state folder's card says what becomes of them.
         let retryAllResult = "";
         function retryAllControl(list, status) {
           const total = list.total ?? list.items.length;
-          if (total && !status.workers) return `<p class="note" id="retry-note">These run again at the next ` +
-            `<code>pipeline run</code> of their workflow, each from the stage that failed (<code>--failed</code>: ` +
-            `only them); a <code>pipeline watch</code> holding the folder takes a failed file up again only once ` +
-            `the file changes.</p>`;
           const button = total && canAct(status) && (list.actions || []).includes("retry")
             ? `<button id="retry-all" type="button">Retry all ${total} failed</button> ` : "";
+          if (total && !button && !status.workers) return `<p class="note" id="retry-note">These run again at ` +
+            `the next <code>pipeline run</code> of their workflow, each from the stage that failed ` +
+            `(<code>--failed</code>: only them); a <code>pipeline watch</code> holding the folder takes a failed ` +
+            `file up again once the file changes or its retry is asked for here.</p>`;
           const result = retryAllResult ? `<span id="retry-all-result">${text(retryAllResult)}</span>` : "";
           return button || result ? `<p>${button}${result}</p>` : "";
         }
@@ -79,8 +79,10 @@ extension DashboardAssets {
           if (!$("retry-all")) return;
           $("retry-all").onclick = async () => {
             const response = await post("/api/items/retry");
-            retryAllResult = response.ok ? `queued ${response.body.queued} of ${response.body.failed}`
-              : response.status + ": " + plain(response.body.error || "refused");
+            const body = response.body;
+            retryAllResult = !response.ok ? response.status + ": " + plain(body.error || "refused")
+              : !body.outcome ? `queued ${body.queued} of ${body.failed}`
+              : body.queued ? `${body.queued} of ${body.failed}: ${body.outcome}` : body.outcome;
             listsFor = null;
             refresh();
           };

@@ -272,7 +272,7 @@ extension DashboardAssets {
               `${a === "retry" ? "Retry" : "Cancel"}</button> `).join("") +
               `<span id="action-result" class="${kept[0]}">${text(kept[1])}</span></p>` : "") +
             `<h3>Stages</h3><table><tr><th>Stage</th><th>Uses</th><th>Status</th><th>Attempts</th><th>Error</th>` +
-            `<th>Outputs</th></tr>${stages}</table>` + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") +
+            `<th>Outputs</th></tr>${stages}</table>` + qualityMarkup(item.stages || []) + (links ? `<h3>Links</h3><ul>${links}</ul>` : "") +
             historyMarkup(shownHistory) + `</div>`);
           for (const button of document.querySelectorAll("button[data-action]")) {
             button.onclick = () => act(id, button.dataset.action);
@@ -283,7 +283,8 @@ extension DashboardAssets {
           const response = await post(`/api/items/${id}/${action}`);
           const result = $("action-result");
           result.className = response.ok ? "accepted" : "refused";
-          result.textContent = response.ok ? action + " requested"
+          const outcome = response.body.outcome ? ": " + response.body.outcome : "";
+          result.textContent = response.ok ? action + " requested" + outcome
             : response.status + ": " + plain(response.body.error || "refused");
         }
 
@@ -292,6 +293,8 @@ extension DashboardAssets {
         \(runsScript)
 
         \(historyScript)
+
+        \(qualityScript)
 
         \(workersScript)
 

@@ -6,7 +6,8 @@ extension Export {
     /// How an export encodes its source: in one piece (a transcode, or a remux), in segments on this machine, or in
     /// segments shared with the workers of a segment farm.
     enum Encoding {
-        case whole
+        /// In one piece; `encoderPSNR`: with the encoder's PSNR of each frame.
+        case whole(encoderPSNR: Bool)
         case segmented(SegmentedTranscode)
         case farmed(FarmedTranscode)
 
@@ -14,9 +15,9 @@ extension Export {
         /// earlier stage's output is on this worker's disk alone), only in H.264 (workers announce the build of
         /// their H.264 encoder alone), and never for an HDR source: its tone mapping (zimg) picks its kernels by
         /// the processor, so two machines may convert a picture differently.
-        init(_ decision: Decision, input: String, info: MediaInfo, context: StageContext) {
-            guard let (length, jobs) = decision.segments else {
-                self = .whole
+        init(_ decision: Decision, input: String, info: MediaInfo, encoderPSNR: Bool, context: StageContext) {
+            guard let (length, jobs, cuts) = decision.segments else {
+                self = .whole(encoderPSNR: encoderPSNR)
                 return
             }
             let settings = decision.settings
@@ -28,13 +29,16 @@ extension Export {
                 self = .farmed(
                     FarmedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, farm: farm, store: store,
+                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs, farm: farm,
+                        store: store,
                         context: context))
             } else {
                 self = .segmented(
                     SegmentedTranscode(
                         input: input, settings: settings, duration: info.duration, hasAudio: info.audio != nil,
-                        indexSpace: indexSpace, segmentSeconds: length, jobs: jobs, context: context))
+                        indexSpace: indexSpace, segmentSeconds: length, cuts: cuts, jobs: jobs,
+                        encoderPSNR: encoderPSNR,
+                        context: context))
             }
         }
 
@@ -55,7 +59,7 @@ extension Export {
                 return try await farmed.run(to: output.partial.path, stream: stream, progress: progress)
             case .segmented(let segmented):
                 return (try await segmented.run(to: output.partial.path, stream: stream, progress: progress), nil)
-            case .whole:
+            case .whole(let encoderPSNR):
                 if settings.mode == .remux, let (stream, destination) = stream {
                     // A remux of an MP4 or MOV writes its index into room ahead of the media data: a stage that
                     // streams this export reads the file as it is copied.
@@ -66,8 +70,20 @@ extension Export {
                     return (report, nil)
                 }
                 let report = try await MediaToolkit.transcode(
-                    input, to: output.partial.path, settings: settings, logger: context.logger, progress: progress)
+                    input, to: output.partial.path, settings: settings, encoderPSNR: encoderPSNR,
+                    logger: context.logger, progress: progress)
                 return (report, nil)
+            }
+        }
+
+        /// Why an encode that asked for the encoder's PSNR got no report of it: libx264 alone hands its PSNR out, and
+        /// a segment farm's workers keep theirs.
+        func unreported(_ settings: TranscodeSettings) -> String {
+            switch (self, settings.codec) {
+            case (.farmed, _): "not reported by the segment farm's workers (their encoders' PSNR stays with them)"
+            case (_, .hevc): "not reported by libx265"
+            case (_, .av1): "not reported by libsvtav1"
+            case (_, .h264): "not reported by libx264 for every frame"
             }
         }
 

@@ -9,15 +9,15 @@ enum Export {
     /// (nil: in one piece), and for `mode: auto`, what decided it.
     struct Decision {
         var settings: TranscodeSettings
-        var segments: (length: Double, jobs: Int)?
+        var segments: (length: Double, jobs: Int, cuts: SegmentCuts)?
         var autoChoice: String?
     }
 
-    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:createFolder:context:)``
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:encoderReport:createFolder:target:context:)``
     /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
-        segmenting: (length: TimeSpan?, jobs: Int)?
+        segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?
     ) -> Decision {
         var decision = Decision(settings: settings)
         switch mode {
@@ -35,19 +35,22 @@ enum Export {
         if let segmenting, segmenting.length?.seconds != 0,
             let length = SegmentedTranscode.length(option: segmenting.length, duration: info.duration)
         {
-            decision.segments = (length, segmenting.jobs)
+            decision.segments = (length, segmenting.jobs, segmenting.cuts)
         }
         return decision
     }
 
-    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option and the
-    /// segments encoded at once (nil: never segmented). `quality`: the export's measurement against its source and
-    /// gate, run on the finished file before it is renamed into place (a missed bound discards it). `target`: the
-    /// `quality` option, whose `target` has the CRF searched first (``searchCRF(_:input:info:settings:context:)``).
+    /// `rules`: what a transcode promises (nil: a plain remux). `segmenting`: the `segmentSeconds` option, the
+    /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement
+    /// against its source and gate, run on the finished file before it is renamed into place (a missed bound
+    /// discards it). `encoderReport`: without `quality`, report the encoder's own PSNR of each frame instead.
+    /// `target`: the `quality` option, whose `target` has the CRF searched first
+    /// (``searchCRF(_:input:info:settings:context:)``); it comes with `quality`, so its export is measured, never
+    /// reported by the encoder.
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
-        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int)?, quality: QualityGate?, createFolder: Bool,
-        target: TranscodeStage.Options.Quality? = nil, context: StageContext
+        rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,
+        encoderReport: Bool, createFolder: Bool, target: TranscodeStage.Options.Quality? = nil, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -64,26 +67,33 @@ enum Export {
         let (searched, search, searchKeeping) = try await searchCRF(
             target, input: input, info: info, settings: decision.settings, context: context)
         decision.settings = searched
+        let encoderPSNR = quality == nil && encoderReport && searched.mode == .transcode
         return try await encode(
-            input, info: info, decision: decision, to: output, quality: quality, search: search, context: searchKeeping)
+            input, info: info, decision: decision, to: output, quality: quality, encoderPSNR: encoderPSNR,
+            search: search, context: searchKeeping)
     }
 
     /// Encodes the export as `decision` says, measures it when asked and commits it; `context` keeps the CRF search
     /// (if any) in every checkpoint.
     private static func encode(
         _ input: String, info: MediaInfo, decision: Decision, to output: MediaOutput, quality: QualityGate?,
-        search: CRFSearchReport?, context: StageContext
+        encoderPSNR: Bool, search: CRFSearchReport?, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let settings = decision.settings
         let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
-        let encoding = Encoding(decision, input: input, info: info, context: context)
+        let encoding = Encoding(decision, input: input, info: info, encoderPSNR: encoderPSNR, context: context)
 
         do {
             let (report, farmedPlan) = try await encoding.run(
                 input, to: output, settings: settings, context: context)
             try checkDecoded(report, context: context)
-            let measured = try await quality?.measure(
+            var measured = try await quality?.measure(
                 source: input, export: output.partial.path, threads: settings.threads, context: context)
+            if encoderPSNR {
+                let unreported = report.encoderQualityNotReported ?? encoding.unreported(settings)
+                measured = (report.encoderQuality, report.encoderQuality == nil ? unreported : nil)
+                if let reported = report.encoderQuality { context.logger.info("quality: \(reported)") }
+            }
             var outputs = TranscodeStage.Outputs.with {
                 $0.path = output.destination.path
                 $0.size = report.size

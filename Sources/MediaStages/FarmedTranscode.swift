@@ -5,13 +5,13 @@ import StageRuntime
 
 /// A segmented transcode whose units every worker of a shared batch may encode (see ``SegmentFarm``).
 ///
-/// The worker that holds the item publishes the plan (the segments' starts at the source's keyframes, the audio
-/// as a unit of its own, the settings, a pinned thread count and the encoder build), then encodes units of it as
-/// long as any is unclaimed; other workers claim the rest. Beside that it gathers each unit as soon as it is done
-/// (its own from disk, the others' from the segment store, each verified against its recorded SHA-256), joins
-/// them by stream copy (beside the encode when an upload streams the export), and after the output is committed
-/// retires the plan. The plan's id digests everything that decides the units' bytes, so a worker that takes the
-/// item over after a crash finds the same plan and its finished units.
+/// The worker that holds the item publishes the plan (the segments' starts at the source's scene changes or
+/// keyframes, the audio as a unit of its own, the settings, a pinned thread count and the encoder build), then
+/// encodes units of it as long as any is unclaimed; other workers claim the rest. Beside that it gathers each unit
+/// as soon as it is done (its own from disk, the others' from the segment store, each verified against its
+/// recorded SHA-256), joins them by stream copy (beside the encode when an upload streams the export), and after
+/// the output is committed retires the plan. The plan's id digests everything that decides the units' bytes, so a
+/// worker that takes the item over after a crash finds the same plan and its finished units.
 struct FarmedTranscode {
     let input: String
     /// The transcode's settings (mode transcode).
@@ -22,6 +22,8 @@ struct FarmedTranscode {
     /// Room reserved for the joined file's index (``SegmentedTranscode/indexSpace(duration:source:settings:)``).
     let indexSpace: Int64
     let segmentSeconds: Double
+    /// Where the segments start.
+    let cuts: SegmentCuts
     /// The `segmentJobs` a one-machine run would encode at once: the thread count is theirs, so that the farm's
     /// output is the one-machine run's.
     let jobs: Int
@@ -36,19 +38,33 @@ struct FarmedTranscode {
     }
 
     /// What the item's checkpoint keeps: the thread count the plan was made with, so that a worker on a machine
-    /// with another number of cores that takes the item over finds the same plan.
+    /// with another number of cores that takes the item over finds the same plan, and the segments' starts when
+    /// they are cut at scene changes, so that it finds them without another pass over the source (nil in a
+    /// checkpoint saved before they were kept).
     private struct Checkpoint: Codable {
         var plan: String
         var threads: Int
+        var cuts: SegmentCuts?
+        var length: Double?
+        var starts: [Double]?
     }
 
-    /// The plan for this source and these settings.
-    func plan() async throws -> SegmentPlan {
+    /// The plan for this source and these settings. A pass over the source that finds its scene changes reports
+    /// to `progress` (seconds scored, the duration), before any unit is shared.
+    func plan(progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }) async throws -> SegmentPlan {
         let saved =
             context.savedCheckpoint?["threads"] != nil ? context.lastCheckpoint(as: Checkpoint.self) : nil
         let threads = saved?.threads ?? SegmentedTranscode.pinnedThreads(settings.threads, jobs: jobs)
-        let keyframes = try await MediaToolkit.keyframes(input, logger: context.logger)
-        let starts = SegmentedTranscode.starts(duration: duration, length: segmentSeconds, keyframes: keyframes)
+        let starts: [Double]
+        if let saved, let kept = saved.starts,
+            cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: segmentSeconds)
+        {
+            starts = kept
+        } else {
+            starts = try await SegmentedTranscode.starts(
+                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: context.logger,
+                progress: progress)
+        }
         var units = starts.indices.map { index in
             let end = index + 1 < starts.count ? starts[index + 1] : nil
             return SegmentUnit(
@@ -81,11 +97,15 @@ struct FarmedTranscode {
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
     ) async throws -> (TranscodeReport, SegmentPlan) {
-        let plan = try await plan()
+        let plan = try await plan(progress: progress)
         let replaced = try await farm.otherPlans(of: context.item, than: plan.id)
         let states = try await farm.publish(plan, for: context.item)
         await remove(replaced)
-        try await context.checkpoint(Checkpoint(plan: plan.id, threads: plan.threads))
+        let starts = plan.units.filter { $0.kind == .video }.map(\.start)
+        try await context.checkpoint(
+            Checkpoint(
+                plan: plan.id, threads: plan.threads, cuts: cuts, length: segmentSeconds,
+                starts: cuts == .scenes ? starts : nil))
         context.logger.info(
             "segmented transcode shared with the workers: \(plan.units.count) units, \(states.filter { $0.status == .done }.count) done (plan \(plan.id))"
         )

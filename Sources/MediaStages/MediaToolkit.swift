@@ -40,14 +40,15 @@ public enum MediaToolkit {
 
     /// Writes an MP4 of `input` at `output`; `progress` gets (seconds done, seconds in all). `videoRead` is
     /// called once the video (or its range) is read and decoded, while the encoder still drains its delayed
-    /// frames: the moment a segmented transcode starts its next segment.
+    /// frames: the moment a segmented transcode starts its next segment. `encoderPSNR`: gather the video
+    /// encoder's own PSNR of each frame (``TranscodeReport/encoderPSNR``; H.264 alone reports it).
     public static func transcode(
-        _ input: String, to output: String, settings: TranscodeSettings, logger: Logger? = nil,
-        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
+        _ input: String, to output: String, settings: TranscodeSettings, encoderPSNR: Bool = false,
+        logger: Logger? = nil, progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
         videoRead: (@Sendable () -> Void)? = nil
     ) async throws -> TranscodeReport {
-        try await runReporting(about: input, logger: logger, progress: progress, videoRead: videoRead) {
-            callback, context, report, message in
+        try await runShim(about: input, logger: logger, progress: progress, videoRead: videoRead) {
+            callback, context, message in
             var options = settings.shimOptions
             if videoRead != nil {
                 options.video_read = { context in
@@ -56,7 +57,20 @@ public enum MediaToolkit {
                 }
                 options.video_read_ctx = context
             }
-            return ms_transcode(input, output, &options, callback, context, &report, &message, message.count)
+            var result = ms_transcode_result()
+            var scores = ms_quality_scores()
+            defer { ms_quality_scores_free(&scores) }
+            let status = withUnsafeMutablePointer(to: &scores) { scores in
+                if encoderPSNR { options.encoder_psnr = scores }
+                return ms_transcode(input, output, &options, callback, context, &result, &message, message.count)
+            }
+            var report = TranscodeReport(result)
+            if encoderPSNR, status >= 0, scores.count > 0 {
+                let frames = Array(UnsafeBufferPointer(start: scores.frames, count: Int(scores.count)))
+                report.encoderPSNR = frames
+                report.encoderQuality = QualityReport(metric: .psnr, scores: frames, source: .encoder)
+            }
+            return (status, report)
         }
     }
 

@@ -16,40 +16,75 @@ extension SegmentedTranscode {
         return length > 0 && duration > length ? length : nil
     }
 
-    /// The segments' start times: about every `length` seconds, at the source's keyframe nearest to each
-    /// multiple of `length` when one lies within half a segment of it (so no segment decodes frames before
-    /// its start only to drop them), else at the multiple itself; a last piece under a second joins the one
-    /// before.
-    static func starts(duration: Double, length: Double, keyframes: [Double]) -> [Double] {
+    /// How far from a multiple of the segment length a scene change may start a segment, as a fraction of the
+    /// length: segments cut at scene changes then last between half and one and a half lengths.
+    static let sceneWindow = 0.25
+
+    /// The segments' start times: about every `length` seconds. A start is usable when it lies more than half a
+    /// segment after the one before and before the source's last second. Near each multiple of `length`: at the
+    /// strongest usable one of the `scenes` within ``sceneWindow`` of a length from it (of equal ones the nearest,
+    /// then the earlier), else at the usable keyframe of the source nearest to it within half a segment (so no
+    /// segment decodes frames before its start only to drop them), else at the multiple itself, when usable (a last
+    /// piece under a second joins the one before). So every segment but the last lasts more than half a length and
+    /// at most two; the last, more than a second.
+    static func starts(duration: Double, length: Double, keyframes: [Double], scenes: [SceneChange] = []) -> [Double] {
         var starts = [0.0]
         var multiple = 1
-        var after = 0  // the first keyframe at or after the target (targets only grow)
+        var first = 0  // the first keyframe at or after half a segment before the target (targets only grow)
         while Double(multiple) * length < duration - 1 {
             let target = Double(multiple) * length
             multiple += 1
-            while after < keyframes.count, keyframes[after] < target { after += 1 }
-            let nearest = [after - 1, after].filter(keyframes.indices.contains).map { keyframes[$0] }.min {
-                abs($0 - target) < abs($1 - target)
+            let last = starts.last ?? 0
+            let usable = { (start: Double) in start > last + length / 2 && start < duration - 1 }
+            let distance = { (time: Double) in abs(time - target) }
+            let cut = scenes.filter { distance($0.time) <= length * sceneWindow && usable($0.time) }.max {
+                ($0.score, -distance($0.time)) < ($1.score, -distance($1.time))
             }
-            let start = nearest.flatMap { abs($0 - target) <= length / 2 ? $0 : nil } ?? target
-            if let last = starts.last, start > last + length / 2, start < duration - 1 {
-                starts.append(start)
+            while first < keyframes.count, keyframes[first] < target - length / 2 { first += 1 }
+            let keyframe = keyframes[first...].prefix { $0 <= target + length / 2 }.filter(usable).min {
+                distance($0) < distance($1)
             }
+            if let start = cut?.time ?? keyframe ?? (usable(target) ? target : nil) { starts.append(start) }
         }
         return starts
     }
 
-    /// The segments of an encode of `input` before any is done: where they start (at its keyframes), the threads
-    /// each is encoded with and the encoder's build. Segments saved with another plan cannot be joined with ones
-    /// encoded now (``Progress/matches(_:)``).
-    static func plan(
-        _ input: String, duration: Double, segmentSeconds: Double, jobs: Int, settings: TranscodeSettings,
-        logger: Logger?
-    ) async throws -> Progress {
+    /// Where the segments of an encode of `input` start, as `cuts` asks: at its scene changes (a decoding pass over
+    /// the video, reported to `progress`) or its keyframes, each near a multiple of `length`.
+    static func starts(
+        _ input: String, duration: Double, length: Double, cuts: SegmentCuts, logger: Logger?,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> [Double] {
         let keyframes = try await MediaToolkit.keyframes(input, logger: logger)
+        guard cuts == .scenes else { return starts(duration: duration, length: length, keyframes: keyframes) }
+        logger?.info("finding the scene changes of the source to cut its segments there")
+        let scenes = try await MediaToolkit.sceneChanges(input, logger: logger, progress: progress)
+        let starts = starts(duration: duration, length: length, keyframes: keyframes, scenes: scenes)
+        let atScenes = Set(scenes.map(\.time)).intersection(starts).count
+        logger?.info(
+            "\(scenes.count) scene change(s) found; \(atScenes) of \(starts.count - 1) segment joins are at one")
+        return starts
+    }
+
+    /// The segments of an encode of `input` before any is done: where they start
+    /// (``starts(_:duration:length:cuts:logger:progress:)``, whose pass over the source reports to `progress`, or
+    /// `saved`'s starts when ``SegmentCuts/takesStarts(cutBy:for:length:)``, so that the pass is made once per item),
+    /// the threads each is encoded with and the encoder's build. Segments saved with another plan cannot be joined
+    /// with ones encoded now (``Progress/matches(_:)``).
+    static func plan(
+        _ input: String, duration: Double, segmentSeconds: Double, cuts: SegmentCuts, jobs: Int,
+        settings: TranscodeSettings, saved: Progress? = nil, logger: Logger?,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> Progress {
+        let starts: [Double]
+        if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: segmentSeconds) {
+            starts = saved.starts
+        } else {
+            starts = try await Self.starts(
+                input, duration: duration, length: segmentSeconds, cuts: cuts, logger: logger, progress: progress)
+        }
         return Progress(
-            starts: starts(duration: duration, length: segmentSeconds, keyframes: keyframes),
-            threads: pinnedThreads(settings.threads, jobs: jobs),
+            starts: starts, cuts: cuts, length: segmentSeconds, threads: pinnedThreads(settings.threads, jobs: jobs),
             encoder: await MediaToolkit.encoderBuild(of: settings.codec), segments: [])
     }
 

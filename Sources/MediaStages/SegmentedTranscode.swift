@@ -25,14 +25,25 @@ struct SegmentedTranscode {
     /// What a crash leaves to the next run: the segments encoded so far and what they were encoded with.
     struct Progress: Codable, Equatable {
         var starts: [Double]
+        /// The rule the starts were cut by; nil in a plan saved before there was a choice (cut at keyframes).
+        var cuts: SegmentCuts?
+        /// The segment length the starts were cut for; nil in a plan saved before it was recorded.
+        var length: Double?
         var threads: Int
         /// ``MediaToolkit/encoderBuild(of:)``.
         var encoder: String
         var segments: [Segment]
 
-        /// Whether segments of `other` can be joined with ones encoded now.
+        /// Whether segments of `other` can be joined with ones encoded now: the same starts (whatever rule cut
+        /// them), threads and encoder.
         func matches(_ other: Progress) -> Bool {
             starts == other.starts && threads == other.threads && encoder == other.encoder
+        }
+
+        /// Segment `index`'s time range of the source, [start, end): where per-segment settings (a CRF each)
+        /// apply. The last one runs to `duration`.
+        func range(of index: Int, duration: Double) -> Range<Double> {
+            starts[index]..<(index + 1 < starts.count ? starts[index + 1] : duration)
         }
     }
 
@@ -41,6 +52,9 @@ struct SegmentedTranscode {
         var index: Int
         var size: Int64
         var sha256: String
+        /// How many frames' encoder PSNR its scores file holds (``scoresFile(_:)``), when asked for and reported:
+        /// the scores stay beside the part, so that a resumed encode pools every frame as one encode would.
+        var psnrFrames: Int?
     }
 
     let input: String
@@ -52,8 +66,12 @@ struct SegmentedTranscode {
     /// Room reserved for the joined file's index (``indexSpace(duration:source:settings:)``).
     let indexSpace: Int64
     let segmentSeconds: Double
+    /// Where the segments start.
+    let cuts: SegmentCuts
     /// Segments encoded at once.
     let jobs: Int
+    /// Whether the encoder's PSNR of each frame is gathered and pooled (``TranscodeReport/encoderQuality``).
+    let encoderPSNR: Bool
     let context: StageContext
 
     /// Where the segments and the audio wait for the join: the stage's scratch folder.
@@ -70,18 +88,23 @@ struct SegmentedTranscode {
         to output: String, stream: (ExportStream, destination: String)? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void
     ) async throws -> TranscodeReport {
+        let saved = savedProgress()
         var state = try await Self.plan(
-            input, duration: duration, segmentSeconds: segmentSeconds, jobs: jobs, settings: settings,
-            logger: context.logger)
+            input, duration: duration, segmentSeconds: segmentSeconds, cuts: cuts, jobs: jobs, settings: settings,
+            saved: saved, logger: context.logger, progress: progress)  // the scene pass: a phase of its own
         let (starts, threads) = (state.starts, state.threads)
-        if let saved = savedProgress() {
+        if let saved {
             if saved.matches(state) {
                 state.segments = saved.segments.filter(verified)
             } else {
                 context.logger.notice(
-                    "starting the segments over: they were encoded with \(saved.threads) thread(s), \(saved.encoder) and \(saved.starts.count) segments, now \(threads), \(state.encoder) and \(starts.count)"
+                    "starting the segments over: they were encoded with \(saved.threads) thread(s), \(saved.encoder) and \(saved.starts.count) segments cut at \(saved.cuts ?? .keyframes), now \(threads), \(state.encoder) and \(starts.count) cut at \(cuts)"
                 )
             }
+        }
+        if cuts == .scenes, saved.map({ !$0.matches(state) }) ?? true {
+            // The scene changes cost a pass over the source: a crash before the first segment is done keeps them.
+            try await context.checkpoint(state)
         }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let done = Set(state.segments.map(\.index))
@@ -90,7 +113,8 @@ struct SegmentedTranscode {
             "segmented transcode: \(starts.count) segments of about \(segmentSeconds) s, \(done.count) reused, \(missing.count) to encode"
         )
         let meter = SegmentMeter(
-            total: duration, done: done.reduce(0) { $0 + span(of: $1, in: starts) }, report: progress)
+            total: duration, done: done.reduce(0) { $0 + seconds(state.range(of: $1, duration: duration)) },
+            report: progress)
         let join = Join(
             input: input, parts: starts.indices.map { segmentFile($0).path }, starts: starts, output: output,
             faststart: settings.faststart,
@@ -98,37 +122,52 @@ struct SegmentedTranscode {
         guard let stream else {
             // The audio pass runs beside the segments: it is cheap, and after a crash it is simply done again.
             async let audioPass = encodeAudio()
-            let decodeErrors = try await encodeSegments(missing, state: state, threads: threads, meter: meter)
+            let encoded = try await encodeSegments(missing, state: state, threads: threads, meter: meter)
             let audio = try await audioPass
-            var report = try await join.run(audio: audio, gate: nil, context: context)
-            report.decodeErrors = decodeErrors
-            report.inputDuration = duration
-            return report
+            return finished(
+                try await join.run(audio: audio, gate: nil, context: context), encoded: encoded, starts: starts)
         }
         let arrivals = PartArrivals(done)
         let reused = state
         let gate = JoinGate.streaming(stream.0, destination: stream.destination, writing: output, arrivals: arrivals)
-        let (decodeErrors, joined) = try await joinBeside(arrivals: arrivals) {
+        let (encoded, joined) = try await joinBeside(arrivals: arrivals) {
             try await encodeSegments(missing, state: reused, threads: threads, meter: meter, arrived: arrivals.add)
         } join: {
             let audio = try await encodeAudio()
             context.logger.info("joining the segments as they are encoded, for the upload that streams them")
             return try await join.run(audio: audio, gate: gate, context: context)
         }
+        return finished(joined, encoded: encoded, starts: starts)
+    }
+
+    /// The join's report with what the segments' encodes tell: unreadable packets, the source's duration, and the
+    /// encoder's PSNR pooled over every segment's frames (nil unless every segment has it).
+    private func finished(
+        _ joined: TranscodeReport, encoded: (decodeErrors: Int64, segments: [Segment]), starts: [Double]
+    ) -> TranscodeReport {
         var report = joined
-        report.decodeErrors = decodeErrors
+        report.decodeErrors = encoded.decodeErrors
         report.inputDuration = duration
+        let segments = encoded.segments.sorted { $0.index < $1.index }
+        guard encoderPSNR, !segments.isEmpty else { return report }
+        switch pooledScores(segments) {
+        case .success(let scores):
+            report.encoderQuality = QualityReport(
+                metric: .psnr, segments: scores, starts: segments.map { starts[$0.index] }, source: .encoder)
+        case .failure(let missing):
+            report.encoderQualityNotReported = missing.reason
+        }
         return report
     }
 
     /// Encodes the `missing` segments, `jobs` at a time, checkpointing each one as it is in place (then
-    /// `arrived` is told); returns the packets the decoder could not read.
+    /// `arrived` is told); returns the packets the decoder could not read, and every segment, reused or encoded.
     private func encodeSegments(
         _ missing: [Int], state: Progress, threads: Int, meter: SegmentMeter,
         arrived: @escaping @Sendable (Int) -> Void = { _ in }
-    ) async throws -> Int64 {
+    ) async throws -> (decodeErrors: Int64, segments: [Segment]) {
         var state = state
-        let starts = state.starts
+        let plan = state
         var decodeErrors: Int64 = 0
         // `jobs` segments are read and encoded at once. A segment whose video is read lets the next one
         // start while its encoder drains the last frames: x264's threads run out of work there, and the new
@@ -148,7 +187,7 @@ struct SegmentedTranscode {
                 group.addTask {
                     do {
                         let (segment, report) = try await encode(
-                            index, starts: starts, threads: threads, meter: meter,
+                            index, plan: plan, threads: threads, meter: meter,
                             videoRead: { post.yield(.read(index)) })
                         post.yield(.finished(segment, report))
                     } catch {
@@ -175,7 +214,7 @@ struct SegmentedTranscode {
             // The events end early only when the task is cancelled.
             guard running == 0 else { throw CancellationError() }
         }
-        return decodeErrors
+        return (decodeErrors, state.segments)
     }
 
     /// Encodes the audio alone, in one pass, into the segments' folder; nil when the source has none.
@@ -190,7 +229,7 @@ struct SegmentedTranscode {
         return audio
     }
 
-    /// Removes the segments and the audio once the joined file is in place.
+    /// Removes the segments, their scores and the audio once the joined file is in place.
     func removeSegments() {
         try? FileManager.default.removeItem(at: folder)
     }
@@ -210,29 +249,28 @@ struct SegmentedTranscode {
         return true
     }
 
-    private func span(of index: Int, in starts: [Double]) -> Double {
-        (index + 1 < starts.count ? starts[index + 1] : duration) - starts[index]
-    }
+    private func seconds(_ range: Range<Double>) -> Double { range.upperBound - range.lowerBound }
 
     /// Encodes segment `index` into its file (written under a temporary name, synced, then renamed);
     /// `videoRead` is called once its range is read and the encoder drains.
     private func encode(
-        _ index: Int, starts: [Double], threads: Int, meter: SegmentMeter,
+        _ index: Int, plan: Progress, threads: Int, meter: SegmentMeter,
         videoRead: @escaping @Sendable () -> Void
     ) async throws -> (Segment, TranscodeReport) {
+        let range = plan.range(of: index, duration: duration)
+        let last = index + 1 == plan.starts.count
         var settings = settings
         settings.streams = .video
         settings.threads = threads
         settings.faststart = false
-        settings.range = TranscodeSettings.TimeRange(
-            start: starts[index], end: index + 1 < starts.count ? starts[index + 1] : nil)
+        settings.range = TranscodeSettings.TimeRange(start: range.lowerBound, end: last ? nil : range.upperBound)
         let file = segmentFile(index)
         let partial = MediaOutput(destination: file).partial
-        context.logger.info("encoding segment \(index + 1) of \(starts.count)")
-        let start = starts[index]
+        context.logger.info("encoding segment \(index + 1) of \(plan.starts.count)")
+        let start = range.lowerBound
         do {
             let report = try await MediaToolkit.transcode(
-                input, to: partial.path, settings: settings, logger: context.logger,
+                input, to: partial.path, settings: settings, encoderPSNR: encoderPSNR, logger: context.logger,
                 progress: { done, _ in meter.update(index, max(0, done - start)) }, videoRead: videoRead)
             try MediaOutput.sync(partial)
             guard rename(partial.path, file.path) == 0 else {
@@ -240,9 +278,11 @@ struct SegmentedTranscode {
                     code: .outputNotWritable,
                     message: "cannot move segment \(index + 1) into place: \(String(cString: strerror(errno)))")
             }
-            meter.update(index, span(of: index, in: starts))
+            if let scores = report.encoderPSNR { try writeScores(scores, of: index) }
+            meter.update(index, seconds(range))
             let segment = Segment(
-                index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file))
+                index: index, size: MediaOutput.size(of: file) ?? 0, sha256: try Self.sha256(of: file),
+                psnrFrames: report.encoderPSNR?.count)
             return (segment, report)
         } catch {
             unlink(partial.path)

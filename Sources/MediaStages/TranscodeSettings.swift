@@ -108,4 +108,13 @@ public struct TranscodeReport: Sendable, Hashable {
     public var inputDuration: Double
     /// A join's parts left out because nothing in their range could be decoded.
     public var partsLeftOut = 0
+    /// The video encoder's own PSNR (dB) of each frame written, in display order, when it was asked for and the
+    /// encoder reports it (libx264); nil otherwise.
+    public var encoderPSNR: [Double]?
+    /// The report of the encoder's PSNR (``QualitySource/encoder``): of ``encoderPSNR``, or pooled over a segmented
+    /// encode's segments; nil when the encoder reported none.
+    public var encoderQuality: QualityReport?
+    /// Why ``encoderQuality`` is nil although it was asked for, when the encode knows more than its codec tells
+    /// (a segment's scores went missing).
+    public var encoderQualityNotReported: String?
 }

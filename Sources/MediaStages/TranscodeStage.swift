@@ -92,11 +92,16 @@ public struct TranscodeStage: Stage {
         @Option("The media file (default: the input file).") public var file: String?
         /// The MP4 path (default: <stem>.mp4 in the stage's scratch folder).
         @Option("The MP4 path (default: <stem>.mp4 in the stage's scratch folder).") public var output: String?
-        /// A quality report (output `quality`) and gate; none by default.
+        /// A measured quality report (output `quality`) and gate; by default the encoder's own PSNR is reported.
         @Option(
-            "Measure the export against its source and report it as the output quality; minQuality makes it a gate (default: no measurement: it decodes both files again)."
+            "Measure the export against its source and report it as the output quality instead of the encoder's PSNR; minQuality makes it a gate (default: no measurement: it decodes both files again)."
         )
         public var quality: Quality?
+        /// Report the encoder's own PSNR of every frame (output `quality`) when `quality` asks for no measurement.
+        @Option(
+            "Report the encoder's own PSNR of every frame as the output quality (H.264; false: no report, not allowed with quality, whose measurement replaces it). Changing it encodes a finished export again."
+        )
+        public var qualityReport = true
         /// auto: remux when the input already fits the settings.
         @Option("auto: remux when the input already fits the settings.") public var mode = ExportMode.transcode
         /// Named settings.
@@ -121,6 +126,11 @@ public struct TranscodeStage: Stage {
             "Segments encoded at once, the threads shared among them (for machines with many cores).", minimum: 1,
             maximum: 16)
         public var segmentJobs = 1
+        /// Where segments start, near each multiple of segmentSeconds.
+        @Option(
+            "Where segments start, near each multiple of segmentSeconds: keyframes (the default: at the source's nearest keyframe) or scenes (at the strongest scene change within a quarter of a segment, else as keyframes; costs a decoding pass over the source, kept in the checkpoint)."
+        )
+        public var segmentCuts = SegmentCuts.keyframes
 
         public init() {}
 
@@ -128,6 +138,19 @@ public struct TranscodeStage: Stage {
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
             QualityGate.problems(in: with) + crfProblems(in: with) + QualityTarget.problems(in: with)
+                + reportProblems(in: with)
+        }
+
+        /// `qualityReport: false` turns the default report off; `quality` replaces it by a measured one: both at once
+        /// contradict each other.
+        private static func reportProblems(in with: JSONValue) -> [OptionProblem] {
+            guard with["qualityReport"] == .bool(false), with["quality"] != nil else { return [] }
+            return [
+                OptionProblem(
+                    at: JSONPath.root.appending("qualityReport"),
+                    "qualityReport false turns the quality report off, while quality asks for a measured one: give one of them"
+                )
+            ]
         }
 
         private static func crfProblems(in with: JSONValue) -> [OptionProblem] {
@@ -201,15 +224,16 @@ public struct TranscodeStage: Stage {
         @Output("Video frames written.") public var frames: Int64 = 0
         /// Whether it has an audio stream.
         @Output("Whether it has an audio stream.") public var hasAudio = false
-        /// Why the export has no quality report although the option `quality` asks for one (without a gate).
+        /// Why a transcode has no quality report (without a gate): the export could not be measured, or its encoder
+        /// does not report its PSNR.
         @Output(
-            "ffmpeg.transcode with the option quality but no minQuality, when the export could not be measured: why (the export lands all the same).",
-            whenGiven: "quality")
+            "ffmpeg.transcode without a report: why (the export could not be measured, or \"not reported by libx265\" and the like: the encoder hands out no PSNR); absent with qualityReport false, and for a ladder's renditions."
+        )
         public var qualityNotMeasured: String? = nil
-        /// The quality report, with the option `quality`.
+        /// The quality report of a transcode.
         @Output(
-            "ffmpeg.transcode with the option quality (never ffmpeg.remux): the export against its source: metric, model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame.",
-            whenGiven: "quality")
+            "ffmpeg.transcode (never a remux): the export against its source: metric, source (encoder: the encoder's own PSNR of each frame, the default; measured: the option quality), model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame, and for a segmented export worstSegment (index, start, frames, mean)."
+        )
         public var quality: QualityReport? = nil
         /// The CRF search of `quality.target`: the chosen CRF and the probes.
         @Output(
@@ -241,7 +265,8 @@ public struct TranscodeStage: Stage {
         let (settings, rules) = try Self.settings(from: options)
         return try await Export.run(
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs), quality: QualityGate(options.quality),
+            segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts),
+            quality: QualityGate(options.quality), encoderReport: options.qualityReport,
             createFolder: options.createFolder, target: options.quality, context: context)
     }
 
@@ -333,7 +358,7 @@ public struct RemuxStage: Stage {
         settings.faststart = options.faststart
         return try await Export.run(
             file: options.file, output: options.output, mode: .remux, settings: settings, rules: nil, segmenting: nil,
-            quality: nil, createFolder: options.createFolder, context: context)
+            quality: nil, encoderReport: false, createFolder: options.createFolder, context: context)
     }
 }
 
@@ -347,23 +372,40 @@ extension TranscodeStage: PlanDescribing {
         else { return nil }
         let decision = Export.decide(
             info, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs))
+            segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts))
         var notes = decision.autoChoice.map { ["mode auto: \($0)"] } ?? []
-        if let (length, jobs) = decision.segments,
-            let plan = try? await SegmentedTranscode.plan(
-                file, duration: info.duration, segmentSeconds: length, jobs: jobs, settings: decision.settings,
-                logger: nil)
-        {
-            let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
-            var split = "in \(count) of \(TimeSpan(seconds: length))"
-            // As the run decides: segments of another plan are encoded again (their files are checked then).
-            if let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self), saved.matches(plan),
-                !saved.segments.isEmpty
+        if let (length, jobs, cuts) = decision.segments {
+            // As the run decides, without the pass over the source that finding its scene changes takes: a plan cut at
+            // scene changes is counted from the checkpoint, or else by its keyframes, about as many.
+            let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self)
+            if var plan = try? await SegmentedTranscode.plan(
+                file, duration: info.duration, segmentSeconds: length, cuts: .keyframes, jobs: jobs,
+                settings: decision.settings, logger: nil)
             {
-                split += ", \(saved.segments.count) already encoded"
+                if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: length) {
+                    (plan.starts, plan.cuts) = (saved.starts, .scenes)
+                }
+                notes.append(Self.segmentsNote(plan, cuts: cuts, length: length, saved: saved))
             }
-            notes.append(split)
         }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// How many segments `plan` has ("about", and that a pass over the source finds them first, when they are to
+    /// be cut at scene changes not found yet), of which `saved` holds how many encoded: only segments saved with
+    /// the rule asked for count (the run finds the scene changes again otherwise, and its starts may move); their
+    /// files are checked then.
+    static func segmentsNote(
+        _ plan: SegmentedTranscode.Progress, cuts: SegmentCuts, length: Double, saved: SegmentedTranscode.Progress?
+    ) -> String {
+        let unfound = cuts == .scenes && plan.cuts != .scenes
+        let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
+        var split = "in \(unfound ? "about " : "")\(count) of \(TimeSpan(seconds: length))"
+        if unfound {
+            split += " cut at scene changes, found by a pass over the source first"
+        } else if let saved, (saved.cuts ?? .keyframes) == cuts, saved.matches(plan), !saved.segments.isEmpty {
+            split += ", \(saved.segments.count) already encoded"
+        }
+        return split
     }
 }

@@ -83,10 +83,11 @@ struct RunCommand: StageCatalogCommand {
         defer { ProgressFile.remove(in: state.folder) }
         let runner = settings.runner(
             workflow: workflow, registry: registry, store: state.ledger, environment: environment)
-        let file = URL(fileURLWithPath: self.workflow).standardizedFileURL.path
-        let result = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+        let (file, ledger) = (URL(fileURLWithPath: self.workflow).standardizedFileURL.path, state.ledger)
+        let result = await SignalHandling.cancellingOnSignal(onRequest: runner.applyCancelRequests) {
             () async -> Result<RunOutcome, StateError> in
             do throws(StateError) {
+                try await ledger.answerRetryRequests(takenUpBy: plan)
                 return .success(try await runner.run(plan, file: file))
             } catch {
                 return .failure(error)

@@ -103,8 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
         return publicReads ? "reads open, actions need the token" : "reads and actions need the token"
     }
 
-    /// The state folder as a source: its ledger read per request, and a cancel left in the ledger for the run that
-    /// holds the folder, which is told with SIGUSR1 as `pipeline cancel` does.
+    /// The state folder as a source: its ledger read per request, and a cancel or a retry left in the ledger for the
+    /// process that holds the folder, which is told with SIGUSR1 as `pipeline cancel` does (a retry only when a
+    /// `pipeline watch` holds it: a `pipeline run` takes failed items up when it starts, so the next one does).
     private func stateFolder() -> DashboardSource {
         let path = stateOptions.state
         let folder = URL(fileURLWithPath: path).standardizedFileURL
@@ -119,7 +120,25 @@ struct ServeCommand: AsyncParsableCommand {
                 kill(holder, SIGUSR1)
                 return true
             },
+            requestRetry: { try await Self.requestRetry($0, in: path) },
             // Only the progress the folder's holder wrote: one a killed run left is not read, whoever holds it now.
             progress: { ProgressFile.read(in: folder, writtenBy: StateFolder.busyHolder(path)) })
+    }
+
+    /// Leaves a retry request in the ledger of the state folder at `path` for each failed item `selection` selects
+    /// whose file is there (a request for a gone file is withdrawn: no run takes it up), and wakes a `pipeline watch`
+    /// holding the folder with SIGUSR1 when it runs some of them: those of the workflow it watches.
+    private static func requestRetry(_ selection: RetrySelection, in path: String) async throws -> StateFolderRetry {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL
+        guard SQLiteLedger.exists(in: folder) else { return StateFolderRetry(items: []) }
+        let ledger = try SQLiteLedger(folder: folder)
+        defer { try? ledger.close() }
+        let files = try await ledger.files(of: try await selection.request(in: ledger))
+        let gone = Set(files.filter { !FileManager.default.fileExists(atPath: $0.value.path) }.keys)
+        if !gone.isEmpty { try await ledger.withdrawRetryRequests(of: gone) }
+        let holder = StateFolder.holder(path)
+        let runningNow = Set(files.filter { !gone.contains($0.key) && $0.value.workflow == holder?.watching }.keys)
+        if let holder, !runningNow.isEmpty { kill(holder.pid, SIGUSR1) }
+        return StateFolderRetry(items: Set(files.keys).subtracting(gone), runningNow: runningNow, gone: gone)
     }
 }

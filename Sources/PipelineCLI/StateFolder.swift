@@ -21,13 +21,18 @@ struct StateFolder {
     var scratchRoot: URL { folder.appendingPathComponent("scratch") }
 
     /// Opens the folder for a command that writes: takes the lock, refuses the layout of earlier versions
-    /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside.
-    static func openForWriting(_ path: String, fresh: Bool) throws(CommandFailure) -> StateFolder {
+    /// (unless `fresh`, which removes it), and with `fresh` moves a damaged ledger aside. A `pipeline watch`
+    /// says so in the lock file with the name of the workflow it is `watching`: it runs that workflow's retried items
+    /// at once (``holder(_:)``).
+    static func openForWriting(_ path: String, fresh: Bool, watching: String? = nil) throws(CommandFailure)
+        -> StateFolder
+    {
         let folder = URL(fileURLWithPath: path).standardizedFileURL
-        // `pipeline cancel` signals the holder with SIGUSR1; a holder that does not listen must not die of it.
+        // `pipeline cancel` and a dashboard's retry signal the holder with SIGUSR1; a holder that does not listen
+        // must not die of it.
         signal(SIGUSR1, SIG_IGN)
         do {
-            let lock = try StateLock(folder: folder)
+            let lock = try StateLock(folder: folder, command: watching.map { watchCommand + $0 })
             try SQLiteLedger.checkLayout(of: folder, fresh: fresh)
             let existed = SQLiteLedger.exists(in: folder)
             do {
@@ -46,10 +51,22 @@ struct StateFolder {
 
     /// The pid of the process holding the state folder's lock, or nil when it is free.
     static func busyHolder(_ path: String) -> Int32? {
-        let folder = URL(fileURLWithPath: path).standardizedFileURL
-        guard StateLock.isHeld(folder) else { return nil }
-        return StateLock.holder(of: folder)
+        StateLock.holding(URL(fileURLWithPath: path).standardizedFileURL)?.pid
     }
+
+    /// The process holding the state folder now, and the workflow it watches when it is a `pipeline watch` (nil for
+    /// a `pipeline run`); nil when the folder is free. Pid and command come from one read of the lock file.
+    static func holder(_ path: String) -> (pid: Int32, watching: String?)? {
+        guard let holder = StateLock.holding(URL(fileURLWithPath: path).standardizedFileURL) else { return nil }
+        let watching = holder.command.flatMap { command -> String? in
+            guard command.hasPrefix(watchCommand) else { return nil }
+            return String(command.dropFirst(watchCommand.count))
+        }
+        return (holder.pid, watching)
+    }
+
+    /// What a `pipeline watch` names itself in the lock file, before the name of the workflow it runs.
+    private static let watchCommand = "watch "
 
     /// Opens an existing ledger to read it (nil when the folder has none); takes no lock, writes nothing.
     static func openForReading(_ path: String) throws(CommandFailure) -> StateFolder? {

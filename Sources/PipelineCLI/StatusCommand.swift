@@ -167,6 +167,11 @@ struct StatusCommand: StageCatalogCommand {
         for item in items where item.status == .failed {
             Output.line("  \(Output.shown(item.input.relativePath)): \(Output.shown(item.error?.message ?? "failed"))")
         }
+        for (item, id) in items.flatMap({ item in stageIDs.map { (item, $0) } }) {
+            guard let quality = QualitySummary.line(checkpoints[item.id]?[id]?.outputs) else { continue }
+            Output.line(
+                "  \(Output.shown(item.input.relativePath)): \(Output.shown(id)) quality \(Output.shown(quality))")
+        }
         return document
     }
 

@@ -44,7 +44,7 @@ struct WatchCommand: StageCatalogCommand {
         let environment = try WorkflowFile.environment(for: workflow, file: self.workflow)
         let first = try BatchInputs.discover(
             workflow, inputs: inputOptions.input, file: self.workflow, state: stateOptions.state)
-        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false)
+        let state = try StateFolder.openForWriting(stateOptions.state, fresh: false, watching: workflow.name)
         defer { state.close() }
         // A killed run's progress is not this watch's; its own goes when it ends.
         ProgressFile.remove(in: state.folder)
@@ -61,7 +61,12 @@ struct WatchCommand: StageCatalogCommand {
             workflow: workflow, registry: registry, ledger: state.ledger, runner: runner, watcher: watcher,
             file: URL(fileURLWithPath: self.workflow).standardizedFileURL.path, inputs: inputOptions.input,
             state: stateOptions.state)
-        let failure = await SignalHandling.cancellingOnSignal(onCancelRequest: runner.applyCancelRequests) {
+        // A request left in the ledger by another process is a cancel (the runner carries it out) or a retry (the
+        // watch looks again at once).
+        let failure = await SignalHandling.cancellingOnSignal(onRequest: {
+            await runner.applyCancelRequests()
+            watcher.wake()
+        }) {
             await watch.run(WatchSession(settle: settle.duration))
         }
         try? await client.shutdown()
@@ -83,6 +88,18 @@ private struct Watch: Sendable {
     /// The state folder, left out of the scans.
     var state: String
 
+    /// The files of the workflow's retry requests; the requests of files the scan no longer finds are withdrawn, as
+    /// no pass would run them.
+    private func retryRequests(scanned discovery: Discovery) async throws(CommandFailure) -> [String] {
+        try await CommandFailure.mappingErrors {
+            let retried = try await ledger.retryRequests(workflow: workflow.name)
+            let scanned = Set(discovery.files.map(\.input.path))
+            let gone = retried.filter { !scanned.contains($0.value) }.keys
+            if !gone.isEmpty { try await ledger.withdrawRetryRequests(of: Array(gone)) }
+            return retried.values.filter(scanned.contains)
+        }
+    }
+
     /// Watches until the task is cancelled; returns what ended it early.
     func run(_ start: WatchSession) async -> CommandFailure? {
         var session = start
@@ -94,11 +111,15 @@ private struct Watch: Sendable {
                 watcher.watch(discovery.folders)
                 let ready: Discovery
                 (ready, next) = session.settled(discovery)
+                session.retry(try await retryRequests(scanned: discovery))
                 let plan = try await BatchInputs.plan(
                     workflow, registry: registry, discovery: ready, ledger: ledger)
                 let news = session.unseen(in: plan)
                 if !news.items.isEmpty || !news.passedOver.isEmpty {
-                    let outcome = try await CommandFailure.mappingErrors { try await runner.run(news, file: file) }
+                    let outcome = try await CommandFailure.mappingErrors {
+                        try await ledger.answerRetryRequests(takenUpBy: news)
+                        return try await runner.run(news, file: file)
+                    }
                     if outcome.summary.interrupted { return CommandFailure(.interrupted) }
                     session.record(outcome)
                 } else if !plan.cacheEntries.isEmpty {

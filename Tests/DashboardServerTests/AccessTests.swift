@@ -19,7 +19,8 @@ import Testing
         -> some ApplicationProtocol
     {
         let source = DashboardSource.stateFolder(
-            location: "/nowhere", openLedger: { nil }, requestCancel: { _ in true })
+            location: "/nowhere", openLedger: { nil }, requestCancel: { _ in true },
+            requestRetry: { _ in StateFolderRetry(items: []) })
         return Application(
             router: DashboardServer.router(source: source, host: "127.0.0.1", access: access, throttle: throttle))
     }

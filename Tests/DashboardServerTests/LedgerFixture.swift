@@ -22,12 +22,14 @@ struct LedgerFixture {
         return try await ledger.admit(admission, workflow: workflow).ref.item
     }
 
-    /// A read-only dashboard over the folder, read per request as `pipeline serve` reads it.
+    /// A dashboard over the folder, read per request as `pipeline serve` reads it, with no process holding the
+    /// folder: a retry is left in the ledger for the next run.
     func application(access: DashboardAccess = DashboardAccess()) -> some ApplicationProtocol {
-        let folder = self.folder
+        let (folder, ledger) = (self.folder, self.ledger)
         let source = DashboardSource.stateFolder(
             location: folder.path, openLedger: { try SQLiteLedger(readingOnly: folder) },
-            requestCancel: { _ in false })
+            requestCancel: { _ in false },
+            requestRetry: { StateFolderRetry(items: try await $0.request(in: ledger)) })
         return Application(router: DashboardServer.router(source: source, host: "127.0.0.1", access: access))
     }
 

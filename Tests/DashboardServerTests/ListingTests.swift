@@ -21,6 +21,8 @@ import Testing
     @Test func aRunCountsTheFilesItHasNotStarted() async throws {
         let fixture = try LedgerFixture()
         defer { fixture.remove() }
+        let lock = try StateLock(folder: fixture.folder)
+        defer { withExtendedLifetime(lock) {} }
         _ = try await fixture.admit("earlier")
         let run = try await fixture.ledger.beginRun(
             RunRecord(workflow: "w", file: "w.json", stages: ["a"], newItems: 5), caching: [], sightings: [])
@@ -37,6 +39,30 @@ import Testing
             let workflow = try await Self.get(client, "/api/status")["workflows"]?.arrayValue?.first
             #expect(workflow?["counts"]?["queued"] == 0, "\(String(describing: workflow))")
         }
+    }
+
+    /// A run killed before it finished (no process holds the folder, or one that took it later) has no files coming:
+    /// the overview counts none queued, by the rule that has the run history call it interrupted.
+    @Test func aKilledRunCountsNoQueuedFiles() async throws {
+        let fixture = try LedgerFixture()
+        defer { fixture.remove() }
+        var lock: StateLock? = try StateLock(folder: fixture.folder)
+        _ = try await fixture.ledger.beginRun(
+            RunRecord(workflow: "w", file: "w.json", stages: ["a"], newItems: 4), caching: [], sightings: [])
+        _ = try await fixture.admit("one")
+        func counts() async throws -> (queued: JSONValue?, run: JSONValue?) {
+            try await fixture.application().test(.router) { client in
+                let workflow = try await Self.get(client, "/api/status")["workflows"]?.arrayValue?.first
+                let runs = try await Self.get(client, "/api/runs")["runs"]?.arrayValue?.first
+                return (workflow?["counts"]?["queued"], runs?["outcome"])
+            }
+        }
+        let held = try await counts()
+        #expect(held.queued == 3 && held.run == "running", "\(held)")
+        withExtendedLifetime(lock) {}
+        lock = nil
+        let killed = try await counts()
+        #expect(killed.queued == 0 && killed.run == "interrupted", "\(killed)")
     }
 
     /// 260 failures are read in pages, each saying how many there are in all, the most recent first, none twice.

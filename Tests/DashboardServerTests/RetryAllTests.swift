@@ -78,27 +78,33 @@ import Testing
         await database.close()
     }
 
-    /// A state folder's failed items run again at its next run, under a watch once their file changes: the dashboard
-    /// says so (409, for all and for one) and offers no retry.
-    @Test func aStateFoldersFailedItemsWaitForItsNextRun() async throws {
+    /// A state folder's failed items, with no process holding the folder: both retries leave requests in its ledger
+    /// for the next run and say so (202); an item that has not failed is refused (409); the lists offer the retry.
+    @Test func aStateFoldersFailedItemsAreQueuedForItsNextRun() async throws {
         let fixture = try LedgerFixture()
         defer { fixture.remove() }
         _ = try await fixture.ledger.beginRun(
             RunRecord(workflow: "w", file: "w.json", stages: ["a"]), caching: [], sightings: [])
-        try await fixture.ledger.setStatus(
-            .failed, of: [try await fixture.admit("a.mov"), try await fixture.admit("b")])
+        let (a, b, done) = (
+            try await fixture.admit("a.mov"), try await fixture.admit("b"), try await fixture.admit("c")
+        )
+        try await fixture.ledger.setStatus(.failed, of: [a, b])
+        try await fixture.ledger.setStatus(.succeeded, of: [done])
         try await fixture.application(access: DashboardAccess(token: Self.token)).test(.router) { client in
-            let (status, answer) = try await Self.retry(client)
-            #expect(status == .conflict, "\(answer)")
-            let message = answer["error"]?.stringValue ?? ""
-            #expect(message.hasPrefix("2 failed item(s)") && message.contains("next pipeline run"), "\(message)")
-            // Both retries say what a watch holding the folder does: it takes a failed file up only once it changed.
-            #expect(message.contains("pipeline watch holding the folder takes a failed file up again only once"))
-            let one = try await client.execute(uri: "/api/items/1/retry", method: .post, headers: Self.bearer)
-            #expect(one.status == .conflict)
-            #expect(String(buffer: one.body).contains("pipeline watch holding the folder"), "\(one)")
             let list = try await client.execute(uri: "/api/items?status=failed", method: .get, headers: Self.bearer)
-            #expect(try JSONValue(parsing: String(buffer: list.body))["actions"] == [])
+            #expect(try JSONValue(parsing: String(buffer: list.body))["actions"] == ["retry"])
+            let notFailed = try await client.execute(
+                uri: "/api/items/\(done)/retry", method: .post, headers: Self.bearer)
+            #expect(notFailed.status == .conflict)
+            #expect(String(buffer: notFailed.body).contains("has not failed"), "\(notFailed)")
+            let one = try await client.execute(uri: "/api/items/\(a)/retry", method: .post, headers: Self.bearer)
+            let answer = try JSONValue(parsing: String(buffer: one.body))
+            #expect(one.status == .accepted && answer["outcome"] == "queued for the next pipeline run", "\(answer)")
+            #expect(try await fixture.ledger.retryRequests(workflow: "w") == [a: "/in/a.mov"])
+            let (status, all) = try await Self.retry(client, "?q=b")
+            #expect(status == .accepted && all["failed"] == 1 && all["queued"] == 1, "\(all)")
+            #expect(all["outcome"] == "queued for the next pipeline run", "\(all)")
+            #expect(try await fixture.ledger.retryRequests(workflow: "w") == [a: "/in/a.mov", b: "/in/b"])
         }
     }
 }

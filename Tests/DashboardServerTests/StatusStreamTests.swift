@@ -137,7 +137,9 @@ import Testing
 
     @Test func signingOutEndsTheStreamOfTheSession() async throws {
         let router = DashboardServer.router(
-            source: .stateFolder(location: "/nowhere", openLedger: { nil }, requestCancel: { _ in true }),
+            source: .stateFolder(
+                location: "/nowhere", openLedger: { nil }, requestCancel: { _ in true },
+                requestRetry: { _ in StateFolderRetry(items: []) }),
             host: "127.0.0.1", access: DashboardAccess(token: AccessTests.token),
             streamTiming: .init(interval: .milliseconds(50), lifetime: .seconds(600)))
         try await Application(router: router).test(.live) { client in
@@ -173,7 +175,7 @@ import Testing
         let folder = fixture.folder
         let source = DashboardSource.stateFolder(
             location: folder.path, openLedger: { try SQLiteLedger(readingOnly: folder) }, requestCancel: { _ in false },
-            progress: { ["w": [running]] })
+            requestRetry: { _ in StateFolderRetry(items: []) }, progress: { ["w": [running]] })
         let router = DashboardServer.router(
             source: source, host: "127.0.0.1", access: DashboardAccess(),
             streamTiming: .init(interval: .milliseconds(20), lifetime: .milliseconds(300)))

@@ -104,8 +104,9 @@ import Testing
         run.signal(SIGKILL)
         _ = await run.exit()
         let (lock, file) = (scratch.path("state/lock"), scratch.path("state/progress.json"))
+        // The lock file's first line is the holder's pid (a watch names its command on the next one).
         let holder = { @Sendable in
-            (try? String(contentsOf: lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            (try? String(contentsOf: lock, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
         }
         #expect(FileManager.default.fileExists(atPath: file.path), "the killed run left its progress behind")
         // Nobody holds the folder: what the killed run left is not shown.

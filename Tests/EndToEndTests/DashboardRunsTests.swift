@@ -69,8 +69,8 @@ import Testing
     }
 
     /// A state folder's runs: one finished with a failed item, then one under way, running while it holds the folder
-    /// and interrupted once `kill -9` ended it; the page lists both and says that the next run takes up the failed
-    /// items, which the dashboard does not retry.
+    /// and interrupted once `kill -9` ended it; the page lists both, and its **Retry all 1 failed** leaves the failed
+    /// item for the next run (in a ledger an earlier pipeline made, without the table of requests), which answers it.
     @Test func aStateFoldersRunsAndAKilledOne() async throws {
         let scratch = try Scratch()
         try scratch.write("wf.json", DashboardTests.workflow)
@@ -103,8 +103,11 @@ import Testing
         second.signal(SIGKILL)
         _ = await second.exit()
         #expect(try await outcomes() == ["interrupted", "failed items"])
-        let (status, refused) = try await served.request("/api/items/retry", method: "POST", bearer: token)
-        #expect(status == 409, "\(refused)")
+        let state = scratch.path("state")
+        try downgradeLedger(under: state, "DROP TABLE retryRequests")
+        let (status, queued) = try await served.request("/api/items/retry", method: "POST", bearer: token)
+        #expect(status == 202 && queued["outcome"] == "queued for the next pipeline run", "\(queued)")
+        #expect(queued["failed"] == 1 && queued["queued"] == 1, "\(queued)")
 
         let browser = try BrowserSession()
         defer { browser.close() }
@@ -118,7 +121,22 @@ import Testing
             "[...document.querySelectorAll('#runs tr.run')].map((r) => r.dataset.outcome + ': ' + "
                 + "r.querySelector('.counts').textContent)")
         #expect(rows == ["interrupted: ", "failed items: 1 done, 0 reused, 0 skipped, 1 failed"], "\(rows)")
-        try await browser.waitFor("document.getElementById('retry-note') !== null")
-        #expect(try await browser.eval("document.getElementById('retry-all') === null") == true)
+        try await browser.waitFor("document.getElementById('retry-all')?.textContent === 'Retry all 1 failed'")
+        #expect(try await browser.eval("document.getElementById('retry-note') === null") == true)
+        try await browser.eval("document.getElementById('retry-all').click()")
+        try await browser.waitFor(
+            "document.getElementById('retry-all-result')?.textContent === '1 of 1: queued for the next pipeline run'")
+        let reader = try SQLiteLedger(readingOnly: state)
+        #expect(try await reader.retryRequests(workflow: "dash").count == 1)
+        try reader.close()
+
+        // The next run takes bad.txt up (it fails again) and answers its request.
+        try scratch.write("gates/c.txt", "")
+        let third = try await Binary.run(
+            ["run", "wf.json", "--state", "state"], in: scratch.root, environment: environment)
+        #expect(third.status == 1, "bad.txt fails again: \(third.stderr)")
+        let after = try SQLiteLedger(readingOnly: state)
+        #expect(try await after.retryRequests(workflow: "dash").isEmpty)
+        try after.close()
     }
 }

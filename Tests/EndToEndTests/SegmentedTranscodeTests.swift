@@ -135,7 +135,13 @@ import Testing
             kills += 1
             logs.append(await process.stdout.text())
         }
-        let last = try await Binary.run(["run", "wf.json"], in: scratch.root)
+        // The checkpoint counts each segment's scores; the scores themselves wait beside its part.
+        let resume = await stageCheckpoints(under: state, workflow: "segments").values.first?["export"]?["resume"]
+        let saved = resume?["segments"]?.arrayValue ?? []
+        #expect(
+            saved.count >= 4 && saved.allSatisfy { $0["psnr"] == nil && ($0["psnrFrames"]?.intValue ?? 0) > 0 },
+            "\(saved)")
+        let last = try await Binary.run(["run", "wf.json", "--report", "report.json"], in: scratch.root)
         #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
         logs.append(last.stdout)
         let encoded = logs.map { $0.components(separatedBy: "encoding segment ").count - 1 }.reduce(0, +)
@@ -157,6 +163,8 @@ import Testing
         let sourceDuration = Double(original.first?["duration"] ?? "") ?? 0
         #expect(abs(duration - sourceDuration) <= 1.0 / 30 + 0.0001, "\(duration) s against \(sourceDuration) s")
 
+        try await expectPooledLikeThePeer(report: scratch.path("report.json"), export: output, source: source)
+
         let times = await runTool(
             "/usr/bin/ffprobe",
             ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time", "-of", "csv=p=0", output]
@@ -173,6 +181,25 @@ import Testing
             if let expected, let found {
                 #expect(abs(found - expected) <= aacFrame, "burst after \(seconds) s: \(found) against \(expected)")
             }
+        }
+    }
+
+    /// The export's quality report, pooled over segments encoded by three runs, is the psnr filter's over the
+    /// whole joined file: every frame (1800), its mean, its worst 1 % (18 frames) and its worst frame.
+    private func expectPooledLikeThePeer(report: URL, export: String, source: String) async throws {
+        let runReport = try JSONValue(parsing: try Data(contentsOf: report))
+        let stage = runReport["items"]?.arrayValue?.first?["stages"]?.arrayValue?.first
+        let quality = try #require(stage?["outputs"]?["quality"], "\(runReport)")
+        let peer = await framePSNR(export, against: source).map { min($0, 100) }
+        try #require(peer.count == 1800)
+        let low = peer.sorted().prefix(18)
+        #expect(quality["frames"]?.intValue == 1800, "\(quality)")
+        let figures = [
+            ("mean", peer.reduce(0, +) / 1800), ("low1", low.reduce(0, +) / 18), ("worst", peer.min() ?? 0),
+        ]
+        for (name, expected) in figures {
+            let value = quality[name]?.doubleValue ?? 0
+            #expect(abs(value - expected) < 0.05, "\(name) \(value) against the psnr filter's \(expected)")
         }
     }
 

@@ -263,7 +263,7 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
         let kept = (try? FileManager.default.contentsOfDirectory(atPath: segments.path)) ?? []
         #expect(kept.allSatisfy { !$0.hasPrefix(".") }, "a partial segment was left: \(kept)")
-        #expect(kept.filter { $0.hasPrefix("part-") }.count == segment, "\(kept)")
+        #expect(kept.filter { $0.hasPrefix("part-") && $0.hasSuffix(".mp4") }.count == segment, "\(kept)")
     }
 
     /// A run that encoded every segment and then failed to join them: the rerun reuses them all and only joins.

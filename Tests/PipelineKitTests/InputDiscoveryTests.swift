@@ -1,5 +1,6 @@
 import Foundation
 import StageKit
+import TestSupport
 import Testing
 
 @testable import PipelineKit
@@ -93,10 +94,145 @@ import Testing
         #expect(discovery.passedOver.map(\.reason) == [.sameFolder(as: root.path)])
     }
 
+    @Test func filesAndFoldersSharingANamesStartAreFoundInTheByteOrderOfRelativePaths() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // `.`, `-` and ` ` come before `/`, and `0` after it: a folder's files sort among its siblings by
+        // the folder's name and a `/`.
+        let paths = [
+            "a/x.txt", "a/b/y.txt", "a.txt", "a-b.txt", "a b.txt", "a0.txt", "ab.txt", "a.d/z.txt", "b/c.txt",
+            "b.txt", "é/1.txt", "Z.txt",
+        ]
+        for path in paths {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(path.utf8).write(to: url)
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        let expected = paths.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        #expect(discovery.files.map(\.input.relativePath) == expected)
+        #expect(discovery.files.map(\.input.path) == expected.map { root.path + "/" + $0 })
+    }
+
+    @Test func aFolderReachedTwiceAtOneDepthIsScannedAtTheFirstPathInPlanningOrder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("twice-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("real"), withIntermediateDirectories: true)
+        try Data("f".utf8).write(to: root.appendingPathComponent("real/f.txt"))
+        // The links are made in a random order (a folder lists its entries in an order of its own, which may be
+        // the order they were made in).
+        let random = SeededRandom("aFolderReachedTwiceAtOneDepthIsScannedAtTheFirstPathInPlanningOrder")
+        let links = (0..<20).map { String(format: "l%02d", $0) }
+        for name in shuffled(links, by: random) {
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent(name).path, withDestinationPath: "real")
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(discovery.files.map(\.input.relativePath) == ["l00/f.txt"])
+        let first = root.path + "/l00"
+        #expect(discovery.passedOver.map(\.path) == (links.dropFirst() + ["real"]).map { root.path + "/" + $0 })
+        #expect(discovery.passedOver.allSatisfy { $0.reason == .sameFolder(as: first) })
+    }
+
+    @Test func aLinkWhoseNameIsTheFoldersNameAndADotIsTheOneScanned() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dot-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try Data("f".utf8).write(to: root.appendingPathComponent("a/f.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("a.b").path, withDestinationPath: "a")
+        // `a.b/` comes before `a/` (`.` before `/`), though `a.b` comes after `a`.
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(discovery.files.map(\.input.relativePath) == ["a.b/f.txt"])
+        #expect(
+            discovery.passedOver == [PassedOver(path: root.path + "/a", reason: .sameFolder(as: root.path + "/a.b"))])
+    }
+
+    @Test func namesAlikeInTheirFirst16BytesAreFoundInTheByteOrderOfRelativePaths() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let random = SeededRandom("namesAlikeInTheirFirst16BytesAreFoundInTheByteOrderOfRelativePaths")
+        // Camera names share their first 16 bytes; `IMG_20240101_123` is 16 bytes, so its `/` is the 17th; `é`
+        // is two bytes, across the 8th and 9th and across the 16th and 17th; names of exactly 16 and 17 bytes.
+        let camera = (0..<24).map { String(format: "IMG_20240101_1234%02d.jpg", 59 - $0) }
+        let paths =
+            camera + [
+                "IMG_20240101_123/x.txt", "IMG_20240101_123.txt", "IMG_20240101_123 a.txt", "IMG_20240101_1230",
+                "abcdefgé", "abcdefgz", "abcdefg~", "abcdefghijklmnoé", "abcdefghijklmnoz", "abcdefghijklmno~",
+                "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnop.txt", "abcdefghijklmnopé",
+            ]
+        for path in shuffled(paths, by: random) {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(path.utf8).write(to: url)
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(discovery.files.map(\.input.relativePath) == paths.sorted(by: Self.byteOrder))
+    }
+
+    /// A random tree (files, folders, hidden entries, links to files, names alike in their first 16 bytes, bytes
+    /// around `/` and multi-byte characters) is found in the global byte order of its relative paths.
+    @Test func aRandomTreeIsFoundInTheByteOrderOfRelativePaths() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("random-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let random = SeededRandom("aRandomTreeIsFoundInTheByteOrderOfRelativePaths")
+        let starts = ["", "IMG_20240101_12", "IMG_20240101_123", "abcdefg", "abcdefghijklmno", "."]
+        let pieces = ["a", "b", "0", "-", " ", ".", "_", "é", "~", "Z", "b.", "ü"]
+        func name() -> String {
+            var name = starts[random.int(in: 0...starts.count - 1)]
+            for _ in 0...random.int(in: 0...3) { name += pieces[random.int(in: 0...pieces.count - 1)] }
+            return name
+        }
+        var folders = [""]
+        var files: [String] = []
+        var hidden = 0
+        for _ in 0..<400 {
+            let folder = folders[random.int(in: 0...folders.count - 1)]
+            let path = folder.isEmpty ? name() : folder + "/" + name()
+            let url = root.appendingPathComponent(path)
+            guard !FileManager.default.fileExists(atPath: url.path) else { continue }
+            let isHidden = (path as NSString).lastPathComponent.hasPrefix(".")
+            switch random.int(in: 0...9) {
+            case 0...1 where !isHidden && folder.split(separator: "/").count < 3:
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+                folders.append(path)
+            case 2 where !files.isEmpty:
+                let target = files[random.int(in: 0...files.count - 1)]
+                try FileManager.default.createSymbolicLink(
+                    atPath: url.path, withDestinationPath: root.appendingPathComponent(target).path)
+                if isHidden { hidden += 1 } else { files.append(path) }
+            default:
+                try Data(path.utf8).write(to: url)
+                if isHidden { hidden += 1 } else { files.append(path) }
+            }
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(discovery.files.map(\.input.relativePath) == files.sorted(by: Self.byteOrder))
+        #expect(discovery.passedOver.count == hidden && discovery.passedOver.allSatisfy { $0.reason == .hidden })
+    }
+
     @Test func aMissingInputIsAnErrorThatNamesIt() {
         let error = #expect(throws: InputError.self) {
             try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)
         }
         #expect(error?.message == "input /nonexistent/input does not exist")
+    }
+
+    /// Whether `left` comes before `right` in the byte order of their UTF-8.
+    private static func byteOrder(_ left: String, _ right: String) -> Bool {
+        Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))
+    }
+
+    /// `items` in an order `random` picks (Fisher–Yates).
+    private func shuffled(_ items: [String], by random: SeededRandom) -> [String] {
+        var items = items
+        for index in items.indices.dropLast().reversed() {
+            items.swapAt(index, random.int(in: 0...index))
+        }
+        return items
     }
 }

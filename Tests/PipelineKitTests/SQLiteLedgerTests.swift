@@ -63,6 +63,9 @@ import Testing
     @Test func aLedgerFromBeforeRunPlansCountsNoQueuedFiles() async throws {
         let scratch = try Scratch()
         let folder = scratch.path("state")
+        // Held as the older run holds it, so the run is under way and its columns are what is read.
+        let lock = try StateLock(folder: folder)
+        defer { withExtendedLifetime(lock) {} }
         let ledger = try SQLiteLedger(folder: folder)
         try ledger.close()
         let queue = try DatabaseQueue(path: ledger.file.path)

@@ -37,6 +37,8 @@ extern "C" {
 /// `closed_gop`) instead of an encoder name and an options string.
 /// ABI 12: ms_quality and its struct ms_quality_scores (ms_quality.h), and the errors MS_ERROR_QUALITY_UNSUPPORTED
 /// and MS_ERROR_QUALITY_MISMATCH.
+/// ABI 13: ms_scene_detect and its struct ms_scene_changes (ms_scenes.h).
+/// ABI 14: ms_transcode_options.encoder_psnr, the encoder's own PSNR of each frame.
 /// ABI 15: ms_transcode_options' `crf` is a double: libx264 and libx265 take fractional CRFs.
 #define MS_ABI_VERSION 15
 
@@ -218,5 +220,7 @@ int ms_probe(const char *path, ms_media_info *out, char *errbuf, size_t errlen);
 #include "ms_transcode.h"
 // Measuring an encode against its source: VMAF, SSIM, PSNR.
 #include "ms_quality.h"
+// Where a video's scenes change, for segments cut there.
+#include "ms_scenes.h"
 
 #endif

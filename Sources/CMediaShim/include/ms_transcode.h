@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+struct ms_quality_scores;
+
 // MARK: - Transcode and remux
 
 /// Progress of a transcode: `done_seconds` of the input handled so far out of `total_seconds`
@@ -123,6 +125,13 @@ typedef struct ms_transcode_options {
                               ///< keyframes at the same times (an IDR picture with libx264, and with libx265 when
                               ///< `closed_gop`); libsvtav1 instead gets a GOP of this many seconds of frames at
                               ///< the frame rate. 0 = the encoder's own choice (default)
+    // ABI 14
+    struct ms_quality_scores *encoder_psnr;  ///< NULL (default), or filled on success with the video encoder's
+                              ///< own PSNR of every frame written, in display order, as ms_quality's PSNR (the
+                              ///< planes' squared error weighted by their size; MS_QUALITY_PSNR_IDENTICAL at most)
+                              ///< of the frame against the picture the encoder was given. libx264 alone hands it
+                              ///< out (its per-frame report; the bytes written do not
+                              ///< change); with the other encoders `count` stays 0. Free with ms_quality_scores_free
 } ms_transcode_options;
 
 /// Sets the defaults: transcode, H.264, the encoder's own preset, open GOPs as the encoder likes, crf -1, no
@@ -286,7 +295,8 @@ int ms_package_hls(const char *in, const char *playlist, double segment_seconds,
 /// an MP4 at `outs[i]` with `opts[i]`, whose `streams` says what it is: MS_STREAMS_VIDEO (a video rendition: its
 /// own size, frame rate cap, encoder, options, bit rate, forced keyframes and threads) or MS_STREAMS_AUDIO (the
 /// audio rendition, at most one, encoded on the calling thread). Every video rendition is byte for byte the MP4
-/// `ms_transcode` makes of it alone with the same options. Ranges and `video_read` are not used; the decoder
+/// `ms_transcode` makes of it alone with the same options. Ranges and `video_read` are not used, and `encoder_psnr`
+/// is refused (a ladder collects no PSNR, so libx264 is not asked to compute one); the decoder
 /// takes the first video rendition's `threads`. `results` (may be NULL) has `count` entries, filled in the same
 /// order; `decode_errors` counts the input's. `cb` is called on the calling thread as the input is decoded.
 /// On failure or cancellation every output is removed, and `errbuf` names the rendition that failed, if one did.

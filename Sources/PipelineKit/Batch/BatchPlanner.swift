@@ -197,24 +197,24 @@ public struct BatchPlanner: Sendable {
         let byFingerprint = Dictionary(byContent.map { ($0.fingerprint, $0) }, uniquingKeysWith: { $1 })
         for index in items.indices {
             let (path, relativePath) = (items[index].input.path, items[index].input.relativePath)
-            guard let fingerprint = items[index].fingerprint,
-                var item = byPath[path].flatMap({ $0.fingerprint == fingerprint ? $0 : nil })
-                    ?? byFingerprint[fingerprint] ?? byPath[path]
+            guard let fingerprint = items[index].fingerprint else { continue }
+            let atPath = byPath[path]
+            // Content at the path the ledger knows it by owns its fingerprint, whatever else the batch holds:
+            // when it is done, it is decided now and the plan keeps no copy of the ledger's item.
+            if let item = atPath, item.fingerprint == fingerprint, item.input.relativePath == relativePath {
+                let action = action(for: items[index], known: item)
+                if case .reuse = action {
+                    items[index].action = action
+                    continue
+                }
+            }
+            guard var item = (atPath?.fingerprint == fingerprint ? atPath : nil) ?? byFingerprint[fingerprint] ?? atPath
             else { continue }
             if item.fingerprint == fingerprint { item.fingerprint = fingerprint }
             if item.input.path == path { item.input.path = path }
             if item.input.relativePath == relativePath { item.input.relativePath = relativePath }
             if item.digest == items[index].digest { item.digest = items[index].digest }
             items[index].known = item
-            // Content at the path the ledger knows it by owns its fingerprint, whatever else the batch holds:
-            // when it is done, it is decided now and the plan keeps no copy of the ledger's item.
-            if item.fingerprint == fingerprint, item.input.path == path, item.input.relativePath == relativePath {
-                let action = action(for: items[index])
-                if case .reuse = action {
-                    items[index].action = action
-                    items[index].known = nil
-                }
-            }
         }
     }
 
@@ -244,7 +244,7 @@ public struct BatchPlanner: Sendable {
             if let known = items[index].known, known.fingerprint != fingerprint, present.contains(known.fingerprint) {
                 items[index].known = nil
             }
-            items[index].action = action(for: items[index])
+            items[index].action = action(for: items[index], known: items[index].known)
         }
     }
 
@@ -323,11 +323,11 @@ public struct BatchPlanner: Sendable {
     }
 
     /// What happens to an item whose content is not elsewhere in the batch: `known` is the ledger's item for
-    /// its content, or else the one last seen at its path.
-    private func action(for planned: PlannedItem) -> PlannedItem.Action {
-        guard let item = planned.known, item.fingerprint == planned.fingerprint else {
-            if onlyFailed, planned.known?.status != .failed { return .skip(reason: .notFailed) }
-            if let item = planned.known {
+    /// its content, or else the one last seen at its path (the planned item's own, or one being looked at).
+    private func action(for planned: PlannedItem, known: LedgerItem?) -> PlannedItem.Action {
+        guard let item = known, item.fingerprint == planned.fingerprint else {
+            if onlyFailed, known?.status != .failed { return .skip(reason: .notFailed) }
+            if let item = known {
                 if item.status == .cancelled, !reprocess {
                     return .skip(reason: .cancelled(donePath: nil))
                 }

@@ -13,6 +13,8 @@ public final class FolderWatcher: Sendable {
     private let descriptor: Int32?
     private let pollInterval: Duration
     private let watched = NIOLockedValueBox<Set<String>>([])
+    /// Set by ``wake()`` until a wait returns for it.
+    private let woken = NIOLockedValueBox(false)
 
     /// Watches `folders` (and, as ``watch(_:)`` adds them, their subfolders); with `polling`, or when inotify
     /// cannot start, it only wakes up every `pollInterval`.
@@ -41,15 +43,26 @@ public final class FolderWatcher: Sendable {
         }
     }
 
-    /// Waits until something changes or `timeout` passes (nil: no timeout); returns whether something
-    /// changed. Returns at once, with false, when the task is cancelled.
+    /// Ends the current wait, or the next one at once, as a change would (within a quarter of a second): something
+    /// other than the folders asks the watch to look again (a retry requested from another process).
+    public func wake() {
+        woken.withLockedValue { $0 = true }
+    }
+
+    /// Waits until something changes, ``wake()`` is called, or `timeout` passes (nil: no timeout); returns whether
+    /// something changed or woke it. Returns at once, with false, when the task is cancelled.
     public func wait(timeout: Duration?) async -> Bool {
         let cancelled = NIOLockedValueBox(false)
         let limit = descriptor == nil ? min(timeout ?? pollInterval, pollInterval) : timeout
         return await withTaskCancellationHandler {
-            await BlockingWork.runLong { [descriptor] in
+            await BlockingWork.runLong { [descriptor, woken] in
                 let deadline = limit.map { ContinuousClock.now + $0 }
                 while !cancelled.withLockedValue({ $0 }) {
+                    let woke = woken.withLockedValue { woke in
+                        defer { woke = false }
+                        return woke
+                    }
+                    if woke { return true }
                     let remaining = deadline.map { $0 - ContinuousClock.now }
                     if let remaining, remaining <= .zero { return descriptor == nil }
                     let slice = min(remaining ?? .milliseconds(250), .milliseconds(250))

@@ -68,12 +68,12 @@ public enum InputDiscovery {
                 }
             }
         }
-        if paths.count > 1 {
-            var seen = Set<String>()
-            discovery.files.removeAll { !seen.insert($0.input.path).inserted }
-        }
-        // In the byte order of relative paths (then paths), as the ledger sorts them; positions are sorted,
-        // not the files, which would be copied at every step.
+        // One input is found in order already (``scan``); several are put in the byte order of relative paths
+        // (then paths), as the ledger sorts them: positions are sorted, not the files, which would be copied at
+        // every step.
+        guard paths.count > 1 else { return discovery }
+        var seen = Set<String>()
+        discovery.files.removeAll { !seen.insert($0.input.path).inserted }
         let files = discovery.files
         let relativePaths = files.map(\.input.relativePath)
         let order = files.indices.sorted { a, b in
@@ -85,54 +85,111 @@ public enum InputDiscovery {
     }
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
-    /// entries are stat'ed relative to it by several threads (256 names each), and a folder reached again
-    /// (through a link) is passed over.
+    /// entries are stat'ed relative to it by several threads (256 names each) and taken in name order, where a
+    /// folder's name counts as the name followed by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder
+    /// reached again (through a link) is passed over: a folder is scanned at its shallowest path, and of paths
+    /// equally deep, at the first in the order files are planned (its relative path followed by `/`). The
+    /// scanned folders' files are put together depth first, so the files are never sorted as a whole. Entries
+    /// left out are added as they are met: a level at a time, each folder's in name order.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
     ) throws(InputError) {
         let root = folder.path
-        var level: [(path: String, prefix: String)] = [(root, "")]
         var rootInfo = stat()
         // Folders entered, by where they are on disk: one reached again (through a link) is not scanned twice.
         var entered: [FolderIdentity: String] = stat(root, &rootInfo) == 0 ? [FolderIdentity(rootInfo): root] : [:]
-        while !level.isEmpty {
-            var next: [(path: String, prefix: String)] = []
-            for (directory, prefix) in level {
-                discovery.folders.append(directory)
-                let listing: FolderListing
-                do {
-                    listing = try FolderListing(path: directory, prefix: prefix)
-                } catch {
-                    guard directory == root else {
-                        discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
-                        continue
-                    }
-                    throw InputError(message: "cannot list \(directory): \(error)")
+        // The folders to scan, in the order they are scanned (each level after the one before), and the files.
+        var folders = [ScannedFolder(path: root, prefix: "")]
+        var files: [DiscoveredFile] = []
+        var current = 0
+        while current < folders.count {
+            let (directory, prefix) = (folders[current].path, folders[current].prefix)
+            discovery.folders.append(directory)
+            let listing: FolderListing
+            do {
+                listing = try FolderListing(path: directory, prefix: prefix)
+            } catch {
+                guard directory == root else {
+                    discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
+                    current += 1
+                    continue
                 }
-                defer { listing.close() }
-                let entries = listing.entries { name, found in
-                    entry(
-                        name: name, stat: found, in: listing, include: include, exclude: exclude,
-                        recursive: recursive, skipping: skipped, manifest: manifest)
-                }
-                for entry in entries {
-                    switch entry {
-                    case .file(let file): discovery.files.append(file)
-                    case .passedOver(let passed): discovery.passedOver.append(passed)
-                    case .folder(let path, let relative, let identity):
-                        if let first = entered[identity] {
-                            discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
-                        } else {
-                            entered[identity] = path
-                            next.append((path, relative))
-                        }
-                    case .ignored: break
+                throw InputError(message: "cannot list \(directory): \(error)")
+            }
+            defer { listing.close() }
+            let entries = listing.entries { name, found in
+                entry(
+                    name: name, stat: found, in: listing, include: include, exclude: exclude,
+                    recursive: recursive, skipping: skipped, manifest: manifest)
+            }
+            let firstFile = files.count
+            for index in inNameOrder(entries, names: listing.names) {
+                switch entries[index] {
+                case .file(let file): files.append(file)
+                case .passedOver(let passed): discovery.passedOver.append(passed)
+                case .folder(let path, let relative, let identity):
+                    if let first = entered[identity] {
+                        discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
+                    } else {
+                        entered[identity] = path
+                        folders[current].folders.append((after: files.count - firstFile, folder: folders.count))
+                        folders.append(ScannedFolder(path: path, prefix: relative))
                     }
+                case .ignored: break
                 }
             }
-            level = next
+            folders[current].files = firstFile..<files.count
+            current += 1
         }
+        // Assigned when nothing came before: appending would copy every file into a second array.
+        let found = depthFirst(folders, files: files)
+        if discovery.files.isEmpty { discovery.files = found } else { discovery.files += found }
+    }
+
+    /// A folder to scan, and once scanned what it holds: its files (found together, in order) and the folders
+    /// scanned from it.
+    private struct ScannedFolder {
+        var path: String
+        var prefix: String
+        /// Its files' places among the files found.
+        var files: Range<Int> = 0..<0
+        /// The folders scanned from it (their places among the folders), each with how many of its files come
+        /// before it.
+        var folders: [(after: Int, folder: Int)] = []
+    }
+
+    /// The positions of a folder's entries in the byte order of the relative paths they lead to: by name, a
+    /// folder's name followed by a `/` (`a.txt` comes before the files of folder `a`, as `.` before `/`). Names
+    /// are compared by their first 16 bytes, as two numbers, and in full only when those are the same.
+    private static func inNameOrder(_ entries: [Entry], names: [String]) -> [Int] {
+        let keys = names.indices.map { index in
+            if case .folder = entries[index] { names[index] + "/" } else { names[index] }
+        }
+        let starts = keys.map(NameStart.init)
+        return keys.indices.sorted { a, b in
+            starts[a] == starts[b] ? keys[a].precedesInByteOrder(keys[b]) : starts[a] < starts[b]
+        }
+    }
+
+    /// The files of the scanned folders, depth first from the input folder, each folder's files and folders in
+    /// order: the byte order of their relative paths.
+    private static func depthFirst(_ folders: [ScannedFolder], files: [DiscoveredFile]) -> [DiscoveredFile] {
+        var order: [Int] = []
+        order.reserveCapacity(files.count)
+        // The folders being walked, each with the next folder scanned from it and the next of its files.
+        var walk: [(folder: Int, child: Int, file: Int)] = [(0, 0, folders[0].files.lowerBound)]
+        while let next = walk.popLast() {
+            let (own, children) = (folders[next.folder].files, folders[next.folder].folders)
+            let end = next.child < children.count ? own.lowerBound + children[next.child].after : own.upperBound
+            order.append(contentsOf: next.file..<end)
+            guard next.child < children.count else { continue }
+            walk.append((next.folder, next.child + 1, end))
+            let child = children[next.child].folder
+            walk.append((child, 0, folders[child].files.lowerBound))
+        }
+        // Folders holding only files, or only folders, are often found in this order already: no copy then.
+        return order.elementsEqual(files.indices) ? files : order.map { files[$0] }
     }
 
     /// What one entry of a folder is to a run.
@@ -250,5 +307,26 @@ public enum InputDiscovery {
             path: path, size: input.size, modifiedNanoseconds: nanoseconds, inode: Int64(info.st_ino),
             device: Int64(info.st_dev))
         return .success(DiscoveredFile(input: input, stamp: stamp))
+    }
+}
+
+/// The first 16 bytes of a name as two numbers (zeros after a shorter name), which compare as the bytes do:
+/// names differ there more often than not. A name holds no zero byte.
+private struct NameStart: Comparable {
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+
+    init(_ name: String) {
+        for (index, byte) in name.utf8.prefix(16).enumerated() {
+            if index < 8 {
+                high |= UInt64(byte) << (56 - 8 * index)
+            } else {
+                low |= UInt64(byte) << (56 - 8 * (index - 8))
+            }
+        }
+    }
+
+    static func < (left: NameStart, right: NameStart) -> Bool {
+        (left.high, left.low) < (right.high, right.low)
     }
 }

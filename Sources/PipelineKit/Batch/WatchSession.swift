@@ -1,9 +1,10 @@
 import StageKit
 
 /// What a watch of input folders remembers between scans, so that each file is taken once it has stopped growing
-/// and once only: a file that failed is taken again only when it changes, and a file passed over or skipped is
-/// reported once. A scan's files go through ``settled(_:)``, its plan through ``unseen(in:)``, and the run's
-/// outcome through ``record(_:)``; the ledger carries what is done across sessions.
+/// and once only: a file that failed is taken again only when it changes or its retry is asked for
+/// (``retry(_:)``), and a file passed over or skipped is reported once. A scan's files go through
+/// ``settled(_:)``, its plan through ``unseen(in:)``, and the run's outcome through ``record(_:)``; the ledger
+/// carries what is done across sessions.
 public struct WatchSession: Sendable {
     private var tracker: SettleTracker
     /// Paths already reported as passed over or skipped.
@@ -45,6 +46,12 @@ public struct WatchSession: Sendable {
             }
         }
         return news
+    }
+
+    /// Forgets that the files at `paths` failed, so that the next plan takes them up again though they did not
+    /// change: their retry was asked for (a dashboard's Retry).
+    public mutating func retry(_ paths: some Sequence<String>) {
+        for path in paths { failed[path] = nil }
     }
 
     /// Remembers the files that failed in `outcome`, as the latest scan saw them.

@@ -59,18 +59,20 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
     }
 
     public func runsUnderWay() async throws(StateError) -> [String: RunUnderWay] {
-        try await read { db in
+        // Only a run that still runs, by the run history's rule: a killed one's unstarted files are not coming.
+        guard let heldSince = await folderHeldSince() else { return [:] }
+        return try await read { db in
             // A ledger no writer of this version has opened yet has no plans to read.
             guard try db.columns(in: "runs").contains(where: { $0.name == "newItems" }) else { return [:] }
             var runs: [String: RunUnderWay] = [:]
             for row in try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT workflow, newItems, itemsBefore FROM runs
+                    SELECT workflow, newItems, itemsBefore, startedAt FROM runs
                     WHERE id IN (SELECT max(id) FROM runs GROUP BY workflow)
                     AND finishedAt IS NULL AND newItems IS NOT NULL
                     """)
-            {
+            where Self.stillRuns(startedAt: Date(timeIntervalSince1970: row[3]), heldSince: heldSince) {
                 runs[row[0]] = RunUnderWay(newItems: row[1], itemsBefore: row[2] ?? 0)
             }
             return runs

@@ -6,11 +6,7 @@ import StageKit
 extension SQLiteLedger {
     /// A page of the folder's runs, newest first, and how many it recorded.
     public func pastRuns(limit: Int, offset: Int) async throws(StateError) -> RunPage {
-        // A run that has not finished still runs when the process that holds the folder now took it before the run
-        // started; one the folder's holder did not start (or with no holder) was interrupted.
-        // The lock's probe opens and stats a file: on the pool of short blocking calls.
-        let folder = file.deletingLastPathComponent()
-        let heldSince: Date? = (try? await BlockingWork.run { StateLock.heldSince(folder) }) ?? nil
+        let heldSince = await folderHeldSince()
         return try await read { db in
             let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0
             let runs = try Row.fetchAll(
@@ -24,10 +20,24 @@ extension SQLiteLedger {
                 return PastRun(
                     id: row[0], workflow: row[1], startedAt: startedAt,
                     finishedAt: (row[3] as Double?).map(Date.init(timeIntervalSince1970:)), summary: row[4],
-                    stillRuns: heldSince.map { startedAt >= $0.addingTimeInterval(-StateLock.stampSlack) } ?? false,
+                    stillRuns: Self.stillRuns(startedAt: startedAt, heldSince: heldSince),
                     submission: false)
             }
             return RunPage(runs: runs, total: total)
         }
+    }
+
+    /// Since when a process holds the state folder (nil: none does). The lock's probe opens and stats a file: on the
+    /// pool of short blocking calls.
+    func folderHeldSince() async -> Date? {
+        let folder = file.deletingLastPathComponent()
+        return (try? await BlockingWork.run { StateLock.heldSince(folder) }) ?? nil
+    }
+
+    /// Whether a run that has not finished, started at `startedAt`, still runs: the process that holds the folder now
+    /// (since `heldSince`) took it before the run started. One the folder's holder did not start (or with no holder)
+    /// was interrupted. One rule for the run history and for the overview's count of the files a run has not taken up.
+    static func stillRuns(startedAt: Date, heldSince: Date?) -> Bool {
+        heldSince.map { startedAt >= $0.addingTimeInterval(-StateLock.stampSlack) } ?? false
     }
 }

@@ -52,6 +52,7 @@ public final class SQLiteLedger: StateStore {
                 try Self.nameWebhooksByDigest(db)
                 try db.execute(sql: Self.outputClaimsTable)
                 try db.execute(sql: Self.attemptsTable)
+                try db.execute(sql: Self.retryRequestsTable)
             }
             self.pool = pool
         } catch {

@@ -117,8 +117,9 @@ public final class ProgressBoard: RunEventSink {
             case let finished as StageFinished:
                 changed = state.entries.removeValue(forKey: Self.key(finished.item, finished.stage)) != nil
             case let finished as ItemFinished:
+                // Most items end with no stage on the board (a rerun's reused items): nothing to filter then.
                 let before = state.entries.count
-                state.entries = state.entries.filter { $0.value.stage.item != finished.item }
+                if before > 0 { state.entries = state.entries.filter { $0.value.stage.item != finished.item } }
                 changed = state.entries.count != before
             default:
                 return

@@ -11,28 +11,28 @@ package final class StateLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock of `folder`, creating the folder if needed; throws ``StateError/Code-swift.struct/busy``
-    /// when another process holds it.
-    package init(folder: URL) throws(StateError) {
+    /// when another process holds it. The lock file names the holder: its pid, and on a line of its own the
+    /// `command` it runs when given (``holding(_:)``).
+    package init(folder: URL, command: String? = nil) throws(StateError) {
         try StateFiles.createFolder(folder)
         let url = folder.appendingPathComponent("lock")
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StateFiles.failure("cannot open", url) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
-            let holder =
-                (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let holder = Self.holder(of: folder)
             close(descriptor)
             if busy {
                 throw StateError(
                     code: .busy,
                     message: "the state folder \(folder.path) is in use by another pipeline process"
-                        + (holder.isEmpty ? "" : " (pid \(holder))")
+                        + (holder.map { " (pid \($0))" } ?? "")
                         + "; wait for it to finish, or give this run its own folder with --state DIR",
                     path: folder.path)
             }
             throw StateFiles.failure("cannot lock", url)
         }
-        let pid = Array("\(getpid())\n".utf8)
+        let pid = Array(("\(getpid())\n" + (command.map { "\($0)\n" } ?? "")).utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
         self.descriptor = descriptor
@@ -64,7 +64,21 @@ package final class StateLock: Sendable {
 
     /// The pid of the process that holds (or last held) the lock of `folder`, as it wrote it.
     package static func holder(of folder: URL) -> Int32? {
-        let text = try? String(contentsOf: folder.appendingPathComponent("lock"), encoding: .utf8)
-        return text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        lines(of: folder).first.flatMap { Int32($0) }
+    }
+
+    /// The process that holds the lock of `folder` now, with the command it named when it took it (if any), read
+    /// together from one read of the lock file; nil when none holds it.
+    package static func holding(_ folder: URL) -> (pid: Int32, command: String?)? {
+        guard isHeld(folder) else { return nil }
+        let lines = lines(of: folder)
+        guard let pid = lines.first.flatMap({ Int32($0) }) else { return nil }
+        return (pid, lines.dropFirst().first)
+    }
+
+    /// The lock file's lines, trimmed: the pid, then the command when one was named.
+    private static func lines(of folder: URL) -> [String] {
+        let text = (try? String(contentsOf: folder.appendingPathComponent("lock"), encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
