@@ -37,28 +37,56 @@ struct CRFSearch {
     let folder: URL
     let logger: Logger
 
-    /// The samples of the range: the whole range when it is short, else ``sampleCount(duration:)`` samples of
-    /// ``sampleSeconds`` each, centred in equal parts of the range.
-    static func samples(of range: TranscodeSettings.TimeRange, duration: Double) -> [TranscodeSettings.TimeRange] {
+    /// The samples of the range: the whole range when it is short, else ``sampleCount(duration:)`` windows of
+    /// ``sampleSeconds`` each, centred in equal parts of the range. Each is encoded with ``warmUp`` before it and
+    /// ``coolDown`` after it (within the range) whose frames are left out of its scores (``scoredPart(of:)``).
+    static func samples(of range: TranscodeSettings.TimeRange, duration: Double) -> [Sample] {
         let count = sampleCount(duration: duration)
-        guard count > 0 else { return [range] }
+        guard count > 0 else { return [Sample(encoded: range, scored: range)] }
         let part = duration / Double(count)
+        let end = range.start + duration
         return (0..<count).map { index in
             let start = range.start + part * (Double(index) + 0.5) - sampleSeconds / 2
-            return TranscodeSettings.TimeRange(start: start, end: start + sampleSeconds)
+            let window = TranscodeSettings.TimeRange(start: start, end: start + sampleSeconds)
+            let encoded = TranscodeSettings.TimeRange(
+                start: max(range.start, start - warmUp), end: min(end, start + sampleSeconds + coolDown))
+            return Sample(encoded: encoded, scored: window)
         }
     }
 
-    /// Seconds of one sample.
-    static let sampleSeconds = 1.0
+    /// A sample: the span encoded, and the window within it whose frames are scored.
+    struct Sample: Equatable, Sendable {
+        var encoded: TranscodeSettings.TimeRange
+        var scored: TranscodeSettings.TimeRange
 
-    /// Samples for a range of `duration` seconds: 0 (the whole range) up to 20 s; else one per minute, from 3 to 12.
-    /// A probe encodes and scores every sample (VMAF costs about what the encode does), and a search takes some 3–6
-    /// probes: sampling under 2 % of a source of 3 minutes or more keeps the search's CPU under 30 % of the final
-    /// encode's (benchmarks/quality.sh measures it); a shorter source pays relatively more.
+        /// Which of `frames` scores (the encoded span's, in order) fall in the scored window, by their share of the
+        /// span's time: the warm-up's frames start cold (a forced IDR picture, a first quantizer lower) and the
+        /// cool-down's see the end of the stream in the encoder's lookahead, unlike the same frames of the export.
+        func scoredPart(of frames: [Double]) -> ArraySlice<Double> {
+            guard let end = encoded.end, let windowEnd = scored.end, end > encoded.start else { return frames[...] }
+            let length = end - encoded.start
+            let head = Int((Double(frames.count) * (scored.start - encoded.start) / length).rounded())
+            let tail = Int((Double(frames.count) * (end - windowEnd) / length).rounded())
+            guard head + tail < frames.count else { return frames[...] }
+            return frames[head..<(frames.count - tail)]
+        }
+    }
+
+    /// Seconds of a sample's scored window: at least twice the lookahead of x264's slower presets (40 frames at
+    /// 24 fps), so that the encoder's rate control sees the window as it sees the same frames of the export.
+    static let sampleSeconds = 4.0
+    /// Seconds encoded before a sample's window and left out of its scores.
+    static let warmUp = 1.0
+    /// Seconds encoded after a sample's window and left out of its scores.
+    static let coolDown = 1.0
+
+    /// Samples for a range of `duration` seconds: 0 (the whole range) up to 30 s, where the samples and their margins
+    /// would be most of it; else one per two minutes, from 3 to 6. A probe encodes and scores every sample with its
+    /// margins, 18 s or more of the source; what that costs against the final encode is for benchmarks/quality.sh to
+    /// measure.
     static func sampleCount(duration: Double) -> Int {
-        guard duration > 20 else { return 0 }
-        return min(12, max(3, Int(duration / 60)))
+        guard duration > 30 else { return 0 }
+        return min(6, max(3, Int(duration / 120)))
     }
 
     /// Runs the search from the probes already `known` (a resumed run's), encoding and scoring a probe only for a CRF
@@ -72,20 +100,19 @@ struct CRFSearch {
         // References left by an earlier search (killed, or for other options or another input) are not this one's.
         if known.isEmpty { try? FileManager.default.removeItem(at: folder) }
         let samples = Self.samples(of: range, duration: duration)
-        var references: [String]?
+        var references: [(Sample, reference: String)]?
         func probe(_ crf: Double) async throws -> Probe {
             if let made = probes[crf] { return made }
             if references == nil { references = try await referenceSamples(samples) }
-            let made = try await encodeProbe(crf, samples: samples, references: references ?? [])
+            let made = try await encodeProbe(crf, samples: references ?? [])
             probes[crf] = made
             try await saved(probes.values.sorted { $0.crf < $1.crf })
             return made
         }
-        let cpu = CPUTime.now
         var choice = try await target.choose { try await probe(Double($0)) }
         if settings.codec != .av1 { choice = try await target.refine(choice, probe: probe) }
         logger.info(
-            "crf search: CRF \(Self.named(choice.crf)) after \(probes.count - known.count) probe(s) on \(samples.count) sample(s), \(String(format: "%.2f", CPUTime.now - cpu)) s of CPU"
+            "crf search: CRF \(Self.named(choice.crf)) after \(probes.count - known.count) probe(s) on \(references?.count ?? samples.count) sample(s)"
         )
         try? FileManager.default.removeItem(at: folder)
         return (choice, probes.values.sorted { $0.crf < $1.crf })
@@ -97,46 +124,55 @@ struct CRFSearch {
     }
 
     /// The source's samples, each encoded losslessly (x264 CRF 0) at the source's size: what the probes are scored
-    /// against. Written under a temporary name and renamed, so a sample left by a killed run is whole.
-    private func referenceSamples(_ samples: [TranscodeSettings.TimeRange]) async throws -> [String] {
+    /// against. Written under a temporary name and renamed, so a sample left by a killed run is whole. A sample
+    /// without a video frame (a sparse slideshow's) is left out; when all are, the search fails.
+    private func referenceSamples(_ samples: [Sample]) async throws -> [(Sample, reference: String)] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var paths: [String] = []
+        var references: [(Sample, reference: String)] = []
         for (index, sample) in samples.enumerated() {
             let file = folder.appendingPathComponent("source-\(index).mp4")
-            if !FileManager.default.fileExists(atPath: file.path) {
+            let frames: Int64
+            if FileManager.default.fileExists(atPath: file.path) {
+                frames = try await MediaToolkit.probe(file.path, logger: logger).video?.frameCount ?? 0
+            } else {
                 var lossless = TranscodeSettings()
                 lossless.crf = 0
                 lossless.preset = .ultrafast
                 lossless.threads = settings.threads
-                try await encode(sample, with: lossless, into: file)
+                frames = try await encode(sample.encoded, with: lossless, into: file).videoFrames
             }
-            paths.append(file.path)
+            if frames > 0 { references.append((sample, file.path)) }
         }
-        return paths
+        guard !references.isEmpty else {
+            throw MediaError(code: .noFrames, message: "no sample of the source has a video frame to search a CRF on")
+        }
+        return references
     }
 
-    /// Encodes every sample at `crf` with the export's settings and scores it against its reference.
-    private func encodeProbe(_ crf: Double, samples: [TranscodeSettings.TimeRange], references: [String]) async throws
-        -> Probe
-    {
+    /// Encodes every sample at `crf` with the export's settings and scores its window against its reference. The
+    /// size is the samples' video packets, per second of them, over the range's duration: each sample has one
+    /// keyframe, about what an export has every few seconds.
+    private func encodeProbe(_ crf: Double, samples: [(Sample, reference: String)]) async throws -> Probe {
         logger.info("crf search: probing CRF \(Self.named(crf)) on \(samples.count) sample(s)")
         var probed = settings
         probed.crf = crf
         var scores: [Double] = []
-        var bytes: Int64 = 0
+        var bytes = 0.0
         var seconds = 0.0
-        for (index, sample) in samples.enumerated() {
+        for (index, (sample, reference)) in samples.enumerated() {
             let file = folder.appendingPathComponent("probe-\(Self.named(crf))-\(index).mp4")
-            let report = try await encode(sample, with: probed, into: file)
-            bytes += report.size
+            let report = try await encode(sample.encoded, with: probed, into: file)
+            let video = try await MediaToolkit.probe(file.path, logger: logger).video
+            bytes += Double(video?.bitRate ?? 0) * report.duration / 8
             seconds += report.duration
-            scores += try await MediaToolkit.frameScores(
-                reference: references[index], distorted: file.path, metric: target.metric,
+            let frames = try await MediaToolkit.frameScores(
+                reference: reference, distorted: file.path, metric: target.metric,
                 threads: settings.threads, logger: logger)
+            scores += sample.scoredPart(of: frames)
             try? FileManager.default.removeItem(at: file)
         }
         let pooled = QualityReport(metric: target.metric, scores: scores).value(target.pool)
-        let size = Int64((Double(bytes) * duration / max(seconds, 0.001)).rounded())
+        let size = Int64((bytes * duration / max(seconds, 0.001)).rounded())
         logger.info(
             "crf search: CRF \(Self.named(crf)) scores \(target.metric.displayName) \(target.metric.figure(pooled)) (\(target.pool.displayName)), about \(size) bytes of video"
         )
@@ -166,14 +202,5 @@ struct CRFSearch {
             unlink(partial.path)
             throw error
         }
-    }
-}
-
-/// The CPU time this process has used, user and system: what a search costs, for its log line.
-private enum CPUTime {
-    static var now: Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

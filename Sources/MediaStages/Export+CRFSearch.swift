@@ -25,32 +25,40 @@ extension Export {
         _ options: TranscodeStage.Options.Quality?, input: String, info: MediaInfo, settings: TranscodeSettings,
         context: StageContext
     ) async throws -> (TranscodeSettings, CRFSearchReport?, StageContext) {
-        let audioBytes = info.audio == nil ? 0 : Int64(Double(settings.audioBitRate ?? 128_000) * info.duration / 8)
         guard settings.mode == .transcode,
-            let target = QualityTarget(options, codec: settings.codec, duration: info.duration, audioBytes: audioBytes)
+            let target = QualityTarget(
+                options, codec: settings.codec, duration: info.duration,
+                bytesBesideVideo: bytesBesideVideo(info, settings: settings))
         else { return (settings, nil, context) }
         if let reason = QualityGate.unmeasurable(info, settings: settings) {
             throw StageFailure(
                 "quality target: the export cannot be measured, so no CRF can be searched: \(reason)",
                 kind: .qualityNotMeasurable, disposition: .fatal)
         }
-        var state =
-            (try? context.savedCheckpoint?[searchKey]?.decode(as: SearchState.self))
-            ?? SearchState(probes: [], choice: nil)
-        if let choice = state.choice {
+        var state = SearchState(probes: [], choice: nil)
+        if let saved = context.savedCheckpoint?[searchKey] {
+            do {
+                state = try saved.decode(as: SearchState.self)
+            } catch {
+                context.logger.warning("crf search: the checkpoint's search cannot be read, searching again: \(error)")
+            }
+        }
+        let choice: CRFSearch.Choice
+        if let earlier = state.choice {
+            choice = earlier
             context.logger.info("crf search: CRF \(CRFSearch.named(choice.crf)), chosen by an earlier run")
         } else {
             let search = CRFSearch(
                 input: input, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
                 duration: info.duration, target: target,
                 folder: context.scratchFolder.appendingPathComponent("crf-search"), logger: context.logger)
-            let (choice, probes) = try await search.run(known: state.probes) { probes in
+            let (chosen, probes) = try await search.run(known: state.probes) { probes in
                 try await context.checkpoint(SearchCheckpoint(crfSearch: SearchState(probes: probes, choice: nil)))
             }
-            state = SearchState(probes: probes, choice: choice)
+            choice = chosen
+            state = SearchState(probes: probes, choice: chosen)
             try await context.checkpoint(SearchCheckpoint(crfSearch: state))
         }
-        let choice = state.choice ?? CRFSearch.Choice(crf: Double(target.start), note: nil)
         context.logger.info(
             "crf search: encoding at CRF \(CRFSearch.named(choice.crf))\(choice.note.map { ": \($0)" } ?? "")")
         var chosen = settings
@@ -59,5 +67,23 @@ extension Export {
             crf: choice.crf, target: target.score, metric: target.metric.rawValue, pool: target.pool.rawValue,
             probes: state.probes, note: choice.note)
         return (chosen, report, context.keepingInCheckpoints(searchKey, try JSONValue(encoding: state)))
+    }
+
+    /// What an export of the source `info` describes takes besides its video packets, for a size budget: the audio at
+    /// its bit rate, or at the AAC encoder's default for its channels (about 69 kb/s for one, 128 kb/s for a pair),
+    /// and the MP4's index (about 12 bytes a packet, video and audio, and 2 KB of headers).
+    static func bytesBesideVideo(_ info: MediaInfo, settings: TranscodeSettings) -> Int64 {
+        let duration = info.duration
+        let fps = min(info.video?.fps ?? 30, settings.maxFPS ?? .infinity)
+        var audioBytes = 0.0
+        var audioPackets = 0.0
+        if let audio = info.audio {
+            let channels = settings.audioChannels ?? min(audio.channels, 2)
+            let defaultRate = Double(channels / 2) * 128_000 + Double(channels % 2) * 69_000
+            audioBytes = Double(settings.audioBitRate.map(Double.init) ?? defaultRate) * duration / 8
+            audioPackets = duration * Double(settings.audioSampleRate ?? audio.sampleRate) / 1024
+        }
+        let index = 2048 + 12 * (duration * fps + audioPackets)
+        return Int64((audioBytes + index).rounded())
     }
 }

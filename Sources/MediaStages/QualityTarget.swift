@@ -23,9 +23,9 @@ struct QualityTarget: Sendable {
         codec == .av1 ? (10...55, 35) : (10...40, 23)
     }
 
-    /// The target of the options for an export of `duration` seconds with `codec`, whose audio takes about
-    /// `audioBytes`: nil when they set none.
-    init?(_ options: TranscodeStage.Options.Quality?, codec: VideoCodec, duration: Double, audioBytes: Int64) {
+    /// The target of the options for an export of `duration` seconds with `codec`, whose audio and container take
+    /// about `bytesBesideVideo` (``Export/bytesBesideVideo(_:settings:)``): nil when they set none.
+    init?(_ options: TranscodeStage.Options.Quality?, codec: VideoCodec, duration: Double, bytesBesideVideo: Int64) {
         guard let options, let score = options.target else { return nil }
         metric = options.metric
         pool = options.pool
@@ -40,7 +40,7 @@ struct QualityTarget: Sendable {
         if let rate = options.maxBitrate {
             budgets.append((Int64(Double(rate.bitsPerSecond) * duration / 8), "maxBitrate \(rate.bitsPerSecond) b/s"))
         }
-        budget = budgets.min { $0.0 < $1.0 }.map { (max(0, $0.0 - audioBytes), $0.1) }
+        budget = budgets.min { $0.0 < $1.0 }.map { (max(0, $0.0 - bytesBesideVideo), $0.1) }
     }
 
     /// "VMAF 93.00 (mean)".
@@ -76,10 +76,15 @@ struct QualityTarget: Sendable {
                 crf: Double(bounds.upperBound), note: "\(prefix), which even maxCRF \(bounds.upperBound) exceeds")
         }
         let fitting = try await probe(highestOver + 1)
+        // After the probe limit the CRF above the highest one known to be over the budget may be over it too.
+        let outcome =
+            fitting.size <= budget.videoBytes
+            ? "keeps within it"
+            : "is as far as \(Self.probeLimit) probes got, about \(ByteCount(fitting.size)) of video"
         return CRFSearch.Choice(
             crf: fitting.crf,
             note:
-                "\(prefix); CRF \(CRFSearch.named(fitting.crf)) keeps within it, scoring \(metric.figure(fitting.score)) on the samples"
+                "\(prefix); CRF \(CRFSearch.named(fitting.crf)) \(outcome), scoring \(metric.figure(fitting.score)) on the samples"
         )
     }
 
@@ -129,8 +134,9 @@ struct QualityTarget: Sendable {
 
     /// The next step of finding the highest CRF in `bounds` whose value reaches `threshold`, from the values `known`
     /// by CRF (values fall as the CRF rises): done when the CRFs on either side of the threshold are neighbours or a
-    /// bound decides it; else the CRF interpolated between them, or a step beyond the one side known so far
-    /// (extrapolated from two probes when there are two). A value that breaks the order is ignored.
+    /// bound decides it; else the CRF interpolated between them (the middle, when the guess would creep from a side
+    /// that has moved before), or a step beyond the one side known so far (extrapolated from two probes when there are
+    /// two). A value that breaks the order is ignored.
     static func step(known: [Int: Double], threshold: Double, in bounds: ClosedRange<Int>, start: Int) -> Step {
         let inside = known.filter { bounds.contains($0.key) }
         let fail = inside.filter { $0.value < threshold }.keys.min()
@@ -142,7 +148,13 @@ struct QualityTarget: Sendable {
             if fail - pass <= 1 { return .done(pass) }
             let (high, low) = (inside[pass] ?? threshold, inside[fail] ?? threshold)
             let guess = Double(pass) + (high - threshold) / max(high - low, 1e-9) * Double(fail - pass)
-            return .probe(min(max(Int(guess.rounded()), pass + 1), fail - 1))
+            let probe = min(max(Int(guess.rounded()), pass + 1), fail - 1)
+            // Interpolation on a bending curve can creep a CRF at a time from one side: once that side has moved
+            // (two probes on it), a guess next to it is replaced by the middle of the bracket.
+            let passes = inside.filter { $0.value >= threshold }.count
+            let fails = inside.count - passes
+            let creeping = (probe == pass + 1 && passes >= 2) || (probe == fail - 1 && fails >= 2)
+            return .probe(creeping && fail - pass > 2 ? (pass + fail) / 2 : probe)
         case (let pass?, nil):
             return .probe(min(bounds.upperBound, pass + reach(from: pass, known: inside, threshold: threshold)))
         case (nil, let fail?):

@@ -55,9 +55,9 @@ public struct TranscodeStage: Stage {
                 "What to measure the export against its source with: vmaf (model vmaf_v0.6.1, 0–100), ssim (0–1), psnr (dB, above 0, at most 100)."
             )
             public var metric = QualityMetric.vmaf
-            /// The figure of the report minQuality applies to.
+            /// The figure of the report that minQuality and target apply to.
             @Option(
-                "The figure of the report minQuality applies to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
+                "The figure of the report that minQuality and target apply to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
             )
             public var pool = QualityPool.mean
             /// The lowest score the export may have, as `pool` pools it.

@@ -7,9 +7,10 @@ import Testing
     import Glibc
 #endif
 
-/// `quality.target` killed with `kill -9` during its CRF search, then during the final encode: each rerun repeats no
-/// probe that was checkpointed (the probes are counted in the runs' logs, one "probing CRF" line each), and once the
-/// CRF is chosen no rerun searches again.
+/// `quality.target` killed with `kill -9` during its CRF search, then during the final encode in segments: each rerun
+/// repeats no probe that was checkpointed (the probes are counted in the runs' logs, one "probing CRF" line each),
+/// the segments' checkpoints keep the search beside them, and once the CRF is chosen no rerun searches again, while
+/// the segments encoded are reused. PSNR, as the test is about checkpoints, not scores.
 @Suite struct CRFSearchKillTests {
     private static let workflow = "crf-search-kill"
 
@@ -21,24 +22,33 @@ import Testing
         }
     }
 
-    /// The search's checkpoint of the one item: its probes' CRFs, and whether it chose.
-    private func searchCheckpoint(_ state: URL) async -> (crfs: [Double], chosen: Bool) {
+    /// The search's checkpoint of the one item: its probes' CRFs, whether it chose, and the segments checkpointed
+    /// with it.
+    private func searchCheckpoint(_ state: URL) async -> (crfs: [Double], chosen: Bool, segments: Int) {
         let checkpoints = await stageCheckpoints(under: state, workflow: Self.workflow)
-        let search = checkpoints.values.first?["export"]?["resume"]?["crfSearch"]
+        let resume = checkpoints.values.first?["export"]?["resume"]
+        let search = resume?["crfSearch"]
         let crfs = (search?["probes"]?.arrayValue ?? []).compactMap { $0["crf"]?.doubleValue }
-        return (crfs, search?["choice"].map { $0 != .null } ?? false)
+        let chosen = search?["choice"].map { $0 != .null } ?? false
+        return (crfs, chosen, resume?["segments"]?.arrayValue?.count ?? 0)
+    }
+
+    /// The segments checkpointed, in any checkpoint of the item (with or without the search).
+    private func segmentsCheckpointed(_ state: URL) async -> Int {
+        let checkpoints = await stageCheckpoints(under: state, workflow: Self.workflow)
+        return checkpoints.values.first?["export"]?["resume"]?["segments"]?.arrayValue?.count ?? 0
     }
 
     @Test func killedDuringTheSearchAndTheEncodeItRepeatsNoCheckpointedProbe() async throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(at: scratch.path("in"), withIntermediateDirectories: true)
-        // 48 s: sampled (3 samples of 1 s), and a final encode long enough to be killed in.
+        // 36 s: sampled (3 samples), and 9 segments of 4 s encoded one at a time, to be killed between.
         let made = await runTool(
             "/usr/bin/ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=480x270:rate=24:duration=48,noise=alls=10:allf=t",
-                "-f", "lavfi", "-i", "sine=duration=48", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10",
-                "-c:a", "aac", "-shortest", scratch.path("in/clip.mp4").path,
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24:duration=36,noise=alls=10:allf=t",
+                "-f", "lavfi", "-i", "sine=duration=36", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10",
+                "-g", "24", "-c:a", "aac", "-shortest", scratch.path("in/clip.mp4").path,
             ])
         try #require(made.status == 0, "\(made.stderr)")
         try scratch.write(
@@ -46,7 +56,8 @@ import Testing
             """
             {"version": 1, "name": "\(Self.workflow)", "inputs": {"path": "in"}, "stages": [
               {"id": "export", "uses": "ffmpeg.transcode", "with": {"output": "out/${input.stem}.mp4", "threads": 2,
-               "video": {"preset": "medium"}, "quality": {"target": 93}}}
+               "segmentSeconds": 4, "segmentJobs": 1, "video": {"preset": "medium"},
+               "quality": {"metric": "psnr", "target": 40}}}
             ]}
             """)
         let state = scratch.path(".pipeline")
@@ -66,20 +77,19 @@ import Testing
         let first = await searchCheckpoint(state)
         #expect(!first.chosen && !first.crfs.isEmpty, "\(first)")
 
-        // 2. The rerun goes on from those probes; killed during the final encode, once the CRF is chosen.
-        let partial = scratch.path("out/.clip.mp4.partial.mp4")
+        // 2. The rerun goes on from those probes; killed in the final encode once a segment is checkpointed.
         let encoding = try Binary.start(["run", "wf.json"], in: scratch.root)
-        try await waitUntil("the final encode under way") {
+        try await waitUntil("a segment checkpointed") {
             guard encoding.isRunning else { return true }
-            let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
-            return await searchCheckpoint(state).chosen && size > 20_000
+            return await segmentsCheckpointed(state) > 0
         }
         try #require(encoding.isRunning, "the run ended before it could be killed: \(encoding.stdout.soFar)")
         encoding.signal(SIGKILL)
         _ = await encoding.exit()
         let second = await searchCheckpoint(state)
         let resumedProbes = probed(encoding.stdout.soFar)
-        #expect(second.chosen)
+        // The segments' checkpoint keeps the search: its choice and every probe.
+        #expect(second.chosen && second.segments > 0, "\(second)")
         #expect(Set(resumedProbes).isDisjoint(with: first.crfs), "probed \(resumedProbes) again after \(first.crfs)")
         #expect(Set(second.crfs) == Set(first.crfs + resumedProbes), "\(second.crfs)")
 
@@ -88,6 +98,8 @@ import Testing
         #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
         #expect(probed(last.stdout + last.stderr).isEmpty, "\(last.stdout)")
         #expect(last.stdout.contains("chosen by an earlier run"), "\(last.stdout)")
+        #expect(!last.stdout.contains("segments of about 4.0 s, 0 reused"), "\(last.stdout)")
+        #expect(last.stdout.contains("segments of about 4.0 s, \(second.segments) reused"), "\(last.stdout)")
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/clip.mp4").path))
     }
 }

@@ -6,39 +6,28 @@ import Testing
 @testable import MediaStages
 
 /// `quality.target` on a corpus of very different clips: every export, measured by an independent libvmaf
-/// (imageio-ffmpeg's static FFmpeg), meets the target and lands within ±1 of it, or within one CRF step where a whole
-/// CRF moves the score by more (the search chooses whole CRFs), and simple clips get a higher CRF than complex ones. The clips are tiny (320x180, 24 fps, 2 s) so that the whole corpus is searched in seconds: a source this
-/// short is its own sample, which the sampling of long sources (CRFSearchTests) does not change.
+/// (imageio-ffmpeg's static FFmpeg), lands within ±1 of the target (quarter-step CRFs), and simple clips get a higher
+/// CRF than complex ones. The clips are tiny (320x180, 12 fps, 2 s) so that the whole corpus is searched in seconds:
+/// a source this short is its own sample. The sampling of long sources is CRFSearchSampledTests'.
 @Suite struct CRFSearchCorpusTests {
     let folder = temporaryFolder()
 
     /// lavfi sources (the zone plate through the independent FFmpeg: Debian's 5.1 has no zoneplate source).
     static let corpus: [(name: String, source: String)] = [
-        ("still", "smptebars=size=320x180:rate=24:duration=2"),
-        ("testsrc2", "testsrc2=size=320x180:rate=24:duration=2"),
-        ("mandelbrot", "mandelbrot=size=320x180:rate=24,trim=duration=2"),
-        ("life", "life=size=320x180:rate=24:mold=10:ratio=0.5,trim=duration=2"),
-        ("cellauto", "cellauto=size=320x180:rate=24:rule=110,trim=duration=2"),
-        ("zoneplate", "zoneplate=size=320x180:rate=24:kt2=30:kx2=200:ky2=200,trim=duration=2"),
-        ("noise-light", "testsrc2=size=320x180:rate=24:duration=2,noise=alls=8:allf=t"),
-        ("noise-strong", "testsrc2=size=320x180:rate=24:duration=2,noise=alls=40:allf=t"),
+        ("still", "smptebars=size=320x180:rate=12:duration=2"),
+        ("testsrc2", "testsrc2=size=320x180:rate=12:duration=2"),
+        ("mandelbrot", "mandelbrot=size=320x180:rate=12,trim=duration=2"),
+        ("life", "life=size=320x180:rate=12:mold=10:ratio=0.5,trim=duration=2"),
+        ("cellauto", "cellauto=size=320x180:rate=12:rule=110,trim=duration=2"),
+        ("zoneplate", "zoneplate=size=320x180:rate=12:kt2=30:kx2=200:ky2=200,trim=duration=2"),
+        ("noise-light", "testsrc2=size=320x180:rate=12:duration=2,noise=alls=8:allf=t"),
+        ("noise-strong", "testsrc2=size=320x180:rate=12:duration=2,noise=alls=40:allf=t"),
     ]
 
-    /// The FFmpeg with libvmaf that the pip package imageio-ffmpeg ships.
-    private func independentFFmpeg() async throws -> String {
-        let found = await runTool(
-            "/usr/bin/env", ["python3", "-c", "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())"])
-        let path = String(decoding: found.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(
-            found.status == 0 && !path.isEmpty,
-            "imageio-ffmpeg is missing (pip install imageio-ffmpeg, or scripts/install-deps.sh): \(found.stderr)")
-        return path
-    }
-
     /// A lossless 8-bit 4:2:0 clip of the lavfi `source`.
-    private func clip(_ name: String, _ source: String, ffmpeg: String) async throws -> URL {
+    private func clip(_ name: String, _ source: String, vmaf: IndependentVMAF) async throws -> URL {
         let file = folder.appendingPathComponent("\(name).mp4")
-        let tool = name == "zoneplate" ? ffmpeg : "/usr/bin/ffmpeg"
+        let tool = name == "zoneplate" ? vmaf.ffmpeg : "/usr/bin/ffmpeg"
         let made = await runTool(
             tool,
             [
@@ -49,24 +38,10 @@ import Testing
         return file
     }
 
-    /// The independent libvmaf's score of `export` against `source`, pooled as `pool` (mean, or the mean of the
-    /// worst 1 % of frames from its per-frame scores).
-    private func independentVMAF(_ ffmpeg: String, export: URL, source: URL, pool: QualityPool) async throws -> Double {
-        let log = folder.appendingPathComponent("\(export.lastPathComponent).vmaf.json")
-        let ran = await runTool(
-            ffmpeg,
-            [
-                "-nostdin", "-v", "error", "-i", export.path, "-i", source.path, "-lavfi",
-                "libvmaf=model=version=vmaf_v0.6.1:log_fmt=json:log_path=\(log.path)", "-f", "null", "-",
-            ])
-        try #require(ran.status == 0, "\(ran.stderr)")
-        let json = try JSONValue(parsing: try Data(contentsOf: log))
-        let frames = try #require(json["frames"]?.arrayValue).compactMap { $0["metrics"]?["vmaf"]?.doubleValue }
-        return QualityReport(metric: .vmaf, scores: frames).value(pool)
-    }
-
     /// Exports `source` with a target of VMAF 93; its CRF and the independent score.
-    private func export(_ source: URL, pool: QualityPool, ffmpeg: String) async throws -> (crf: Double, score: Double) {
+    private func export(_ source: URL, pool: QualityPool, vmaf: IndependentVMAF) async throws -> (
+        crf: Double, score: Double
+    ) {
         let output = folder.appendingPathComponent(
             "out/\(source.deletingPathExtension().lastPathComponent)-\(pool.rawValue).mp4")
         let run = await StageHarness(stateFolder: folder.appendingPathComponent("state")).run(
@@ -80,7 +55,7 @@ import Testing
         let crf = try #require(search["crf"]?.doubleValue)
         // The report is the measurement of the export that landed, at the chosen CRF.
         let ours = try #require(outputs["quality"]?[pool.rawValue]?.doubleValue)
-        let theirs = try await independentVMAF(ffmpeg, export: output, source: source, pool: pool)
+        let theirs = try await vmaf.score(output, against: source, pool: pool)
         #expect(abs(ours - theirs) <= 0.5, "\(source.lastPathComponent): ours \(ours), libvmaf \(theirs)")
         let probes = search["probes"]?.arrayValue ?? []
         #expect((1...7).contains(probes.count), "\(source.lastPathComponent): \(probes.count) probes")
@@ -107,7 +82,7 @@ import Testing
 
     /// Every clip at the mean, and "life" at the 1 % low too (its clip made once).
     @Test func everyExportLandsWithinOnePointOfTheTarget() async throws {
-        let ffmpeg = try await independentFFmpeg()
+        let vmaf = try await IndependentVMAF()
         var chosen: [String: Double] = [:]
         var files: [String: URL] = [:]
         var sources = Self.corpus
@@ -116,16 +91,16 @@ import Testing
             let file =
                 source.isEmpty
                 ? samples.appendingPathComponent("clip-h264-aac.mp4")
-                : try await clip(name, source, ffmpeg: ffmpeg)
+                : try await clip(name, source, vmaf: vmaf)
             files[name] = file
-            chosen[name] = try await export(file, pool: .mean, ffmpeg: ffmpeg).crf
+            chosen[name] = try await export(file, pool: .mean, vmaf: vmaf).crf
         }
         let simple = ["still", "testsrc2"].compactMap { chosen[$0] }
         let complex = ["noise-strong", "mandelbrot"].compactMap { chosen[$0] }
         #expect(simple.min() ?? 0 > complex.max() ?? 99, "simple \(simple), complex \(complex): \(chosen)")
         // The 1 % low is targeted when asked, and needs at least the mean's bits.
         let life = try #require(files["life"])
-        let low = try await export(life, pool: .low1, ffmpeg: ffmpeg)
+        let low = try await export(life, pool: .low1, vmaf: vmaf)
         let mean = chosen["life"] ?? 0
         #expect(low.crf <= mean, "the 1 % low needs at least the mean's bits: \(low.crf) vs \(mean)")
     }

@@ -11,11 +11,11 @@ import Testing
 @Suite struct CRFSearchTests {
     let folder = temporaryFolder()
 
-    /// A score that falls by 1.5 per CRF from 100 at CRF 10.
-    private func score(_ crf: Int) -> Double { 100 - 1.5 * Double(crf - 10) }
-
-    /// Runs the steps against `score` to the end; the answer and the CRFs probed, in order.
-    private func search(bounds: ClosedRange<Int>, start: Int, threshold: Double) -> (Int?, [Int]) {
+    /// Runs the steps against `score` (by default one that falls by 1.5 per CRF from 100 at CRF 10) to the end; the answer and the CRFs probed, in order.
+    private func search(
+        bounds: ClosedRange<Int>, start: Int, threshold: Double,
+        score: (Int) -> Double = { 100 - 1.5 * Double($0 - 10) }
+    ) -> (Int?, [Int]) {
         var known: [Int: Double] = [:]
         var probed: [Int] = []
         for _ in 0..<QualityTarget.probeLimit {
@@ -44,6 +44,15 @@ import Testing
         #expect(search(bounds: 10...12, start: 23, threshold: 93).0 == 12)
     }
 
+    @Test func aCurveThatBendsIsBisectedNotCrept() {
+        // Nearly flat up to CRF 34, then a cliff: interpolation alone crept a CRF per probe from 25 and ran out of
+        // probes at 31.
+        let cliff = { (crf: Int) in crf < 35 ? 99 - 0.05 * Double(crf - 10) : 60 }
+        let (crf, probed) = search(bounds: 10...40, start: 20, threshold: 95, score: cliff)
+        #expect(crf == 34)
+        #expect(probed.count <= 7, "\(probed)")
+    }
+
     @Test func aProbeThatBreaksTheOrderIsIgnored() {
         // CRF 20 passes although 18 failed (scores are not strictly monotonic): the answer stays below 18.
         let known: [Int: Double] = [16: 95, 18: 92, 20: 93.5]
@@ -55,14 +64,32 @@ import Testing
 
     @Test func shortSourcesAreTheirOwnSampleLongOnesAreSampledEvenly() {
         let whole = TranscodeSettings.TimeRange(start: 0, end: nil)
-        #expect(CRFSearch.samples(of: whole, duration: 12) == [whole])
-        let samples = CRFSearch.samples(of: whole, duration: 300)
+        #expect(CRFSearch.samples(of: whole, duration: 30) == [CRFSearch.Sample(encoded: whole, scored: whole)])
+        let samples = CRFSearch.samples(of: whole, duration: 600)
         #expect(samples.count == 5)
-        #expect(samples.allSatisfy { ($0.end ?? 0) - $0.start == CRFSearch.sampleSeconds })
-        #expect(samples.first!.start > 0 && samples.last!.end! < 300)
-        // A segment's range is sampled within it.
-        let segment = TranscodeSettings.TimeRange(start: 600, end: 720)
-        #expect(CRFSearch.samples(of: segment, duration: 120).allSatisfy { $0.start >= 600 && $0.end! <= 720 })
+        for sample in samples {
+            #expect((sample.scored.end ?? 0) - sample.scored.start == CRFSearch.sampleSeconds)
+            #expect(sample.encoded.start == sample.scored.start - CRFSearch.warmUp)
+            #expect(sample.encoded.end == (sample.scored.end ?? 0) + CRFSearch.coolDown)
+        }
+        #expect(samples.first!.encoded.start > 0 && samples.last!.encoded.end! < 600)
+        // A segment's range is sampled within it, margins included.
+        let segment = TranscodeSettings.TimeRange(start: 600, end: 640)
+        let within = CRFSearch.samples(of: segment, duration: 40)
+        #expect(within.count == 3 && within.allSatisfy { $0.encoded.start >= 600 && $0.encoded.end! <= 640 })
+    }
+
+    @Test func aSamplesMarginsAreLeftOutOfItsScores() {
+        let sample = CRFSearch.Sample(
+            encoded: TranscodeSettings.TimeRange(start: 9, end: 15),
+            scored: TranscodeSettings.TimeRange(start: 10, end: 14))
+        let frames = (0..<72).map(Double.init)  // 12 fps
+        #expect(Array(sample.scoredPart(of: frames)) == (12..<60).map(Double.init))
+        // Clipped at the source's start: no warm-up to leave out.
+        let first = CRFSearch.Sample(
+            encoded: TranscodeSettings.TimeRange(start: 0, end: 5),
+            scored: TranscodeSettings.TimeRange(start: 0, end: 4))
+        #expect(Array(first.scoredPart(of: (0..<60).map(Double.init))) == (0..<48).map(Double.init))
     }
 
     private func problems(_ with: JSONValue) -> [String] {
@@ -174,7 +201,7 @@ import Testing
         var options = TranscodeStage.Options.Quality()
         options.metric = .psnr
         options.target = 40
-        let target = try #require(QualityTarget(options, codec: .h264, duration: 1, audioBytes: 0))
+        let target = try #require(QualityTarget(options, codec: .h264, duration: 1, bytesBesideVideo: 0))
         var settings = TranscodeSettings()
         settings.preset = .ultrafast
         let search = CRFSearch(

@@ -2,9 +2,11 @@
 # The per-title part of benchmarks/quality.sh: `quality.target` (the CRF search) over a corpus of very different
 # clips against one fixed CRF, chosen so that the worst clip meets the same target (the lowest CRF the search chose
 # for any clip: at it, that clip's export meets the target, as its report shows). Prints per clip the chosen CRF,
-# the export's VMAF as its report measures it, its size, and the search's CPU (from the stage's log line) against
-# the CPU of the final encode alone (the same export at the chosen CRF without quality, timed by /usr/bin/time);
-# then the totals: per-title size / fixed-CRF size (goal <= 0.85) and search CPU / final encode CPU (goal <= 30 %).
+# the samples' score at it (the search's estimate), the export's VMAF as its report measures it, its size, and the
+# search's CPU against the CPU of the final encode alone, all timed by /usr/bin/time: the search's is the export's
+# with the target less the same export at the chosen CRF (whole, as video.crf takes) measured with quality alone;
+# the final encode's is that export without quality. Then the totals: per-title size / fixed-CRF size
+# (goal <= 0.85) and search CPU / final encode CPU (goal <= 30 %).
 # CONFIG=debug uses the debug build (its C, libvmaf's too, is unoptimised: the search's share comes out higher).
 #   TITLE_SECONDS=180 TARGET=93 SIZE=320x180 CONFIG=release benchmarks/quality.sh per-title
 set -euo pipefail
@@ -42,7 +44,7 @@ JSON
   awk '{ printf "%.2f\n", $1 + $2 }' "$work/$tag-$name/time.txt"
 }
 
-printf "%-13s %4s %8s %11s %11s %11s\n" clip CRF VMAF size search-CPU encode-CPU
+printf "%-13s %6s %8s %8s %11s %11s %11s\n" clip CRF samples VMAF size search-CPU encode-CPU
 declare -A chosen
 search_total=0
 encode_total=0
@@ -55,18 +57,21 @@ for entry in "${corpus[@]}"; do
   [ "$name" = zoneplate ] && tool=$independent
   "$tool" -nostdin -v error -f lavfi -i "$source" -c:v libx264 -preset ultrafast -qp 0 -pix_fmt yuv420p \
     "$work/in-$name/$name.mp4"
-  export_clip "$name" "\"quality\": {\"metric\": \"vmaf\", \"target\": $target}" title >/dev/null
+  title=$(export_clip "$name" "\"quality\": {\"metric\": \"vmaf\", \"target\": $target}" title)
   log=$work/title-$name/log.txt
-  crf=$(grep -o 'crf search: encoding at CRF [0-9]*' "$log" | grep -o '[0-9]*$')
-  search=$(sed -n 's/.*crf search: CRF [0-9]* after .*, \([0-9.]*\) s of CPU.*/\1/p' "$log")
+  crf=$(grep -o 'crf search: encoding at CRF [0-9.]*' "$log" | grep -o '[0-9.]*$')
+  whole=${crf%.*}
+  sampled=$(sed -n "s/.*crf search: CRF $crf scores VMAF \([0-9.]*\) .*/\1/p" "$log" | tail -1)
   vmaf=$(sed -n 's/.*quality: VMAF \([0-9.]*\) .*/\1/p' "$log" | tail -1)
   bytes=$(stat -c %s "$work/title-$name/out.mp4")
-  encode=$(export_clip "$name" "\"video\": {\"crf\": $crf}" alone)
-  chosen[$name]=$crf
+  measured=$(export_clip "$name" "\"video\": {\"crf\": $whole}, \"quality\": {\"metric\": \"vmaf\"}" measured)
+  search=$(awk -v a="$title" -v b="$measured" 'BEGIN { printf "%.2f", a - b }')
+  encode=$(export_clip "$name" "\"video\": {\"crf\": $whole}" alone)
+  chosen[$name]=$whole
   search_total=$(awk -v a="$search_total" -v b="$search" 'BEGIN { print a + b }')
   encode_total=$(awk -v a="$encode_total" -v b="$encode" 'BEGIN { print a + b }')
   title_total=$((title_total + bytes))
-  printf "%-13s %4s %8s %11s %9ss %9ss\n" "$name" "$crf" "$vmaf" "$bytes" "$search" "$encode"
+  printf "%-13s %6s %8s %8s %11s %9ss %9ss\n" "$name" "$crf" "$sampled" "$vmaf" "$bytes" "$search" "$encode"
 done
 
 fixed=$(printf "%s\n" "${chosen[@]}" | sort -n | head -1)
