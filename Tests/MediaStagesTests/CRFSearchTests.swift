@@ -212,4 +212,31 @@ import Testing
         #expect(choice.note == nil, "\(choice) \(probes)")
         #expect((probes.first { $0.crf == choice.crf }?.score ?? 0) >= 40, "\(probes)")
     }
+
+    @Test func aSampleWithoutFramesIsLeftOut() async throws {
+        // 40 s with no frame from 12 s to 25 s: the middle sample (17-23 s with its margins) has none.
+        let source = folder.appendingPathComponent("gap.mp4")
+        let made = await runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=12:duration=40",
+                "-vf", "select='not(between(t,12,25))'", "-fps_mode", "passthrough", "-c:v", "libx264", "-qp", "0",
+                "-pix_fmt", "yuv420p", source.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(CRFSearch.samples(of: TranscodeSettings.TimeRange(start: 0, end: nil), duration: 40).count == 3)
+        var options = TranscodeStage.Options.Quality()
+        options.metric = .psnr
+        options.target = 40
+        let target = try #require(QualityTarget(options, codec: .h264, duration: 40, bytesBesideVideo: 0))
+        var settings = TranscodeSettings()
+        settings.preset = .ultrafast
+        let search = CRFSearch(
+            input: source.path, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
+            duration: 40, target: target, folder: folder.appendingPathComponent("crf-search"),
+            logger: Logger(label: "test"))
+        let (choice, probes) = try await search.run(known: []) { _ in }
+        #expect(choice.note == nil, "\(choice) \(probes)")
+        #expect((probes.first { $0.crf == choice.crf }?.score ?? 0) >= 40, "\(probes)")
+    }
 }
