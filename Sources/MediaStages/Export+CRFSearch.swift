@@ -80,7 +80,7 @@ extension Export {
         if let audio = info.audio {
             let channels = settings.audioChannels ?? min(audio.channels, 2)
             let defaultRate = Double(channels / 2) * 128_000 + Double(channels % 2) * 69_000
-            audioBytes = Double(settings.audioBitRate.map(Double.init) ?? defaultRate) * duration / 8
+            audioBytes = (settings.audioBitRate.map { Double($0) } ?? defaultRate) * duration / 8
             audioPackets = duration * Double(settings.audioSampleRate ?? audio.sampleRate) / 1024
         }
         let index = 2048 + 12 * (duration * fps + audioPackets)
