@@ -2,7 +2,7 @@
 public struct CRFSearchReport: Codable, Sendable, Equatable {
     /// One encode of the samples at a CRF.
     public struct Probe: Codable, Sendable, Equatable {
-        /// The CRF: whole, or (x264, x265) a quarter step after the whole ones.
+        /// The CRF: whole, or (x264, x265) in sixteenths between two whole ones.
         public var crf: Double
         /// The samples' score, pooled as the target asks.
         public var score: Double
@@ -10,7 +10,7 @@ public struct CRFSearchReport: Codable, Sendable, Equatable {
         public var size: Int64
     }
 
-    /// The CRF the export is encoded with: x264 and x265 in quarter steps, SVT-AV1 whole.
+    /// The CRF the export is encoded with: x264 and x265 in sixteenths, SVT-AV1 whole.
     public var crf: Double
     /// The pooled score asked for.
     public var target: Double

@@ -88,22 +88,39 @@ struct QualityTarget: Sendable {
         )
     }
 
-    /// A whole CRF that meets the target, refined in quarter steps (x264 and x265 take fractional CRFs): the CRF
-    /// interpolated between its score and the next whole CRF's (which misses), rounded down to a quarter, is probed
-    /// once and chosen when it meets the target too. A choice with a note (a budget, or no CRF meets the target)
+    /// How finely a whole CRF is refined: x264 and x265 take any fractional CRF, and a sixteenth still moves the
+    /// frames' quantizers on some content (a cellular automaton's VMAF falls 1.8 points between CRF 29.75 and 30).
+    static let refinementStep = 1.0 / 16
+    /// At most this many probes refine a whole CRF, besides the next whole one's.
+    static let refinementProbes = 4
+
+    /// A whole CRF that meets the target, refined between it and the next whole CRF (which misses) while the passing
+    /// CRF scores more than half a point over the target: first the CRF interpolated between the two scores, then
+    /// the middle of what is left (a score that falls off a cliff is not linear), in sixteenths, at most
+    /// ``refinementProbes`` probes. The highest CRF probed that meets the target wins, with a note when it is still
+    /// more than a point over the target (a cliff). A choice with a note (a budget, or no CRF meets the target)
     /// stays.
     func refine(_ choice: CRFSearch.Choice, probe: (Double) async throws -> CRFSearch.Probe) async throws
         -> CRFSearch.Choice
     {
         guard choice.note == nil, choice.crf < Double(bounds.upperBound) else { return choice }
-        let (here, next) = (try await probe(choice.crf).score, try await probe(choice.crf + 1).score)
-        guard here > next else { return choice }
-        let crossing = choice.crf + (here - score) / (here - next)
-        let quarter = (crossing * 4).rounded(.down) / 4
-        guard quarter > choice.crf, quarter < choice.crf + 1, try await probe(quarter).score >= score else {
-            return choice
+        var pass = (crf: choice.crf, score: try await probe(choice.crf).score)
+        var fail = (crf: choice.crf + 1, score: try await probe(choice.crf + 1).score)
+        let step = Self.refinementStep
+        for attempt in 0..<Self.refinementProbes where pass.score - score > 0.5 && fail.crf - pass.crf > step {
+            let within = pass.score > fail.score ? (pass.score - score) / (pass.score - fail.score) : 0.5
+            let guess = attempt == 0 ? pass.crf + within * (fail.crf - pass.crf) : (pass.crf + fail.crf) / 2
+            let crf = min(max((guess / step).rounded(.down) * step, pass.crf + step), fail.crf - step)
+            let scored = try await probe(crf).score
+            if scored >= score { pass = (crf, scored) } else { fail = (crf, scored) }
         }
-        return CRFSearch.Choice(crf: quarter, note: nil)
+        guard pass.score - score > 1 else { return CRFSearch.Choice(crf: pass.crf, note: nil) }
+        // Met, but more than a point over: the score falls off a cliff that the probes could not narrow further.
+        return CRFSearch.Choice(
+            crf: pass.crf,
+            note:
+                "\(metric.displayName) falls from \(metric.figure(pass.score)) at CRF \(CRFSearch.named(pass.crf)) to \(metric.figure(fail.score)) at CRF \(CRFSearch.named(fail.crf)) on the samples: no CRF probed between them lands closer to \(named)"
+        )
     }
 
     /// Steps (``step(known:threshold:in:start:)``) to the highest CRF in `range` whose `value` reaches `threshold`;

@@ -62,6 +62,38 @@ import Testing
                 == .done(17))
     }
 
+    /// A score that falls off a cliff between two whole CRFs (as the cellauto clip's does: 95.0 at 29.75, 93.0 at
+    /// 30): the interpolated CRF misses, the middles of what is left are probed, and the highest CRF found to meet the
+    /// target in four probes wins, not the whole CRF 2 points over.
+    @Test func aCliffBetweenTwoWholeCRFsIsNarrowedDown() async throws {
+        var options = TranscodeStage.Options.Quality()
+        options.target = 93
+        let target = try #require(QualityTarget(options, codec: .h264, duration: 10, bytesBesideVideo: 0))
+        let score = { (crf: Double) in crf < 30.6 ? 95.04 - (crf - 30) * 0.5 : 92.9 - (crf - 30.6) * 0.3 }
+        var probed: [Double] = []
+        let choice = try await target.refine(CRFSearch.Choice(crf: 30, note: nil)) { crf in
+            probed.append(crf)
+            return CRFSearch.Probe(crf: crf, score: score(crf), size: 1000)
+        }
+        // 30.875 (interpolated) misses, then the middles 30.4375 (meets), 30.625 (misses), 30.5 (meets).
+        #expect(probed == [30, 31, 30.875, 30.4375, 30.625, 30.5], "\(choice)")
+        #expect(choice.crf == 30.5)
+        #expect(choice.note?.contains("falls from 94.79 at CRF 30.5 to 92.89 at CRF 30.625") == true, "\(choice)")
+    }
+
+    /// A CRF that already scores within half a point of the target is not refined.
+    @Test func aCRFCloseToTheTargetIsKept() async throws {
+        var options = TranscodeStage.Options.Quality()
+        options.target = 93
+        let target = try #require(QualityTarget(options, codec: .h264, duration: 10, bytesBesideVideo: 0))
+        var probed: [Double] = []
+        let choice = try await target.refine(CRFSearch.Choice(crf: 24, note: nil)) { crf in
+            probed.append(crf)
+            return CRFSearch.Probe(crf: crf, score: crf == 24 ? 93.3 : 91.0, size: 1000)
+        }
+        #expect(choice.crf == 24 && probed == [24, 25])
+    }
+
     @Test func shortSourcesAreTheirOwnSampleLongOnesAreSampledEvenly() {
         let whole = TranscodeSettings.TimeRange(start: 0, end: nil)
         #expect(CRFSearch.samples(of: whole, duration: 30) == [CRFSearch.Sample(encoded: whole, scored: whole)])
