@@ -3,9 +3,13 @@
 # on a 720p clip against its CRF 23 encode, per metric, in seconds per minute of video (wall and CPU, median of
 # ROUNDS; VMAF with libvmaf's AVX2 code where the CPU has it, and again on its C paths alone), beside imageio-ffmpeg's
 # FFmpeg with libvmaf (upstream's build, with its AVX2 code) on the same pair.
-#   CLIP_SECONDS=20 ROUNDS=3 THREADS=1 benchmarks/quality.sh
+# Then the per-title part: quality.target's CRF search over a corpus against one fixed CRF
+# (benchmarks/lib/quality-per-title.sh); `benchmarks/quality.sh per-title` runs that part alone, `measure` the first.
+#   CLIP_SECONDS=20 ROUNDS=3 THREADS=1 benchmarks/quality.sh [measure|per-title]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-all}
+if [ "$part" = per-title ]; then exec benchmarks/lib/quality-per-title.sh; fi
 seconds=${CLIP_SECONDS:-20}
 rounds=${ROUNDS:-3}
 threads=${THREADS:-1}
@@ -57,3 +61,4 @@ if [ -n "$independent" ]; then
     -lavfi "libvmaf=n_threads=$threads:log_fmt=json:log_path=$work/vmaf.json" -f null -
   python3 -c "import json; print('  mean:', json.load(open('$work/vmaf.json'))['pooled_metrics']['vmaf']['mean'])"
 fi
+[ "$part" = measure ] || benchmarks/lib/quality-per-title.sh

@@ -23,11 +23,11 @@ _Static_assert(MS_ERROR_QUALITY_MISMATCH < -4096 && MS_ERROR_INVALID_ARGUMENT > 
 _Static_assert(AVERROR_EOF < -0x10000000 && AVERROR_INVALIDDATA < -0x10000000, "FFmpeg tags are large");
 _Static_assert(AVERROR_EXPERIMENTAL < -0x10000000 && AVERROR_BUG < -0x10000000, "FFmpeg tags are large");
 // Layout checks: the Swift side imports these structs; a change here must bump MS_ABI_VERSION.
-_Static_assert(MS_ABI_VERSION == 14, "update the layout checks below with the ABI version");
+_Static_assert(MS_ABI_VERSION == 15, "update the layout checks below with the ABI version");
 _Static_assert(sizeof(ms_media_info) == 8 * MS_NAME_LEN + 200, "ms_media_info layout changed");
-_Static_assert(sizeof(ms_transcode_options) == 128 && offsetof(ms_transcode_options, encoder_psnr) == 120,
+_Static_assert(sizeof(ms_transcode_options) == 136 && offsetof(ms_transcode_options, encoder_psnr) == 128,
                "ms_transcode_options layout changed");
-_Static_assert(offsetof(ms_transcode_options, video_codec) == 16 && offsetof(ms_transcode_options, closed_gop) == 24,
+_Static_assert(offsetof(ms_transcode_options, video_codec) == 24 && offsetof(ms_transcode_options, closed_gop) == 32,
                "ms_transcode_options' encoder settings moved");
 _Static_assert(sizeof(ms_transcode_result) == 80, "ms_transcode_result layout changed");
 _Static_assert(sizeof(ms_quality_scores) == 24 && offsetof(ms_quality_scores, count) == 8 &&

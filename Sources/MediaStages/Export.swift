@@ -13,7 +13,7 @@ enum Export {
         var autoChoice: String?
     }
 
-    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:createFolder:context:)``
+    /// How an export of the source that `info` describes runs, decided as ``run(file:output:mode:settings:rules:segmenting:quality:encoderReport:createFolder:target:context:)``
     /// decides it (and as `pipeline plan` says).
     static func decide(
         _ info: MediaInfo, mode: TranscodeStage.ExportMode, settings: TranscodeSettings, rules: PlaybackRules?,
@@ -44,10 +44,13 @@ enum Export {
     /// segments encoded at once and where they are cut (nil: never segmented). `quality`: the export's measurement
     /// against its source and gate, run on the finished file before it is renamed into place (a missed bound
     /// discards it). `encoderReport`: without `quality`, report the encoder's own PSNR of each frame instead.
+    /// `target`: the `quality` option, whose `target` has the CRF searched first
+    /// (``searchCRF(_:input:info:settings:context:)``); it comes with `quality`, so its export is measured, never
+    /// reported by the encoder.
     static func run(
         file: String?, output path: String?, mode: TranscodeStage.ExportMode, settings: TranscodeSettings,
         rules: PlaybackRules?, segmenting: (length: TimeSpan?, jobs: Int, cuts: SegmentCuts)?, quality: QualityGate?,
-        encoderReport: Bool, createFolder: Bool, context: StageContext
+        encoderReport: Bool, createFolder: Bool, target: TranscodeStage.Options.Quality? = nil, context: StageContext
     ) async throws -> TranscodeStage.Outputs {
         let input = file ?? context.item.path
         let output = MediaOutput(destination: MediaPaths.output(path, context: context, extension: "mp4"))
@@ -55,14 +58,28 @@ enum Export {
         try output.prepareFolder(create: createFolder)
 
         let info = try await probeVideo(input, logger: context.logger)
-        let decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
+        var decision = decide(info, mode: mode, settings: settings, rules: rules, segmenting: segmenting)
         if let dropped = droppedStreams(info, segmented: decision.segments != nil) {
             context.logger.notice(
                 "dropping \(dropped): the MP4 keeps one video and one audio track, and text subtitles as mov_text")
         }
         if let choice = decision.autoChoice { context.logger.info("mode auto: \(choice)") }
+        let (searched, search, searchKeeping) = try await searchCRF(
+            target, input: input, info: info, settings: decision.settings, context: context)
+        decision.settings = searched
+        let encoderPSNR = quality == nil && encoderReport && searched.mode == .transcode
+        return try await encode(
+            input, info: info, decision: decision, to: output, quality: quality, encoderPSNR: encoderPSNR,
+            search: search, context: searchKeeping)
+    }
+
+    /// Encodes the export as `decision` says, measures it when asked and commits it; `context` keeps the CRF search
+    /// (if any) in every checkpoint.
+    private static func encode(
+        _ input: String, info: MediaInfo, decision: Decision, to output: MediaOutput, quality: QualityGate?,
+        encoderPSNR: Bool, search: CRFSearchReport?, context: StageContext
+    ) async throws -> TranscodeStage.Outputs {
         let settings = decision.settings
-        let encoderPSNR = quality == nil && encoderReport && settings.mode == .transcode
         let (quality, unmeasurable) = try qualityPlan(quality, info: info, settings: settings, context: context)
         let encoding = Encoding(decision, input: input, info: info, encoderPSNR: encoderPSNR, context: context)
 
@@ -88,6 +105,7 @@ enum Export {
                 $0.hasAudio = report.hasAudio
                 $0.quality = measured?.report
                 $0.qualityNotMeasured = unmeasurable ?? measured?.notMeasured
+                $0.crfSearch = search
             }
             outputs.size = try await output.commit(outputs, context: context)
             context.services[ExportStreamKey.self]?.finish(destination: output.destination.path, size: outputs.size)

@@ -50,7 +50,7 @@ public struct ExportProfile: Sendable, Hashable {
     ) -> TranscodeSettings {
         var settings = TranscodeSettings()
         settings.codec = codec
-        settings.crf = crf
+        settings.crf = Double(crf)
         settings.preset = preset
         settings.maxWidth = width
         settings.maxHeight = height

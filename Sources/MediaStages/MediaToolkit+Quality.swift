@@ -12,13 +12,26 @@ extension MediaToolkit {
         reference: String, distorted: String, metric: QualityMetric, threads: Int = 0, logger: Logger? = nil,
         progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
     ) async throws -> QualityReport {
+        QualityReport(
+            metric: metric,
+            scores: try await frameScores(
+                reference: reference, distorted: distorted, metric: metric, threads: threads, logger: logger,
+                progress: progress))
+    }
+
+    /// Every frame's score of `distorted` against `reference` with `metric`, in display order, as
+    /// ``measureQuality(reference:distorted:metric:threads:logger:progress:)`` pools them.
+    static func frameScores(
+        reference: String, distorted: String, metric: QualityMetric, threads: Int = 0, logger: Logger? = nil,
+        progress: @escaping @Sendable (Double, Double) -> Void = { _, _ in }
+    ) async throws -> [Double] {
         let shimMetric: ms_quality_metric
         switch metric {
         case .vmaf: shimMetric = MS_QUALITY_VMAF
         case .ssim: shimMetric = MS_QUALITY_SSIM
         case .psnr: shimMetric = MS_QUALITY_PSNR
         }
-        let scores = try await runShim(about: distorted, logger: logger, progress: progress) {
+        return try await runShim(about: distorted, logger: logger, progress: progress) {
             callback, context, message in
             var measured = ms_quality_scores()
             defer { ms_quality_scores_free(&measured) }
@@ -29,6 +42,5 @@ extension MediaToolkit {
                 status == 0 ? Array(UnsafeBufferPointer(start: measured.frames, count: Int(measured.count))) : []
             return (status, frames)
         }
-        return QualityReport(metric: metric, scores: scores)
     }
 }

@@ -8,7 +8,7 @@ extension TranscodeSettings {
         var options = ms_transcode_options()
         ms_transcode_options_init(&options)
         options.mode = Int32(mode == .remux ? MS_MODE_REMUX.rawValue : MS_MODE_TRANSCODE.rawValue)
-        options.crf = Int32(crf ?? -1)
+        options.crf = crf ?? -1
         options.video_bit_rate = videoBitRate ?? 0
         options.video_codec = Int32(codec.shimCodec.rawValue)
         options.preset = Int32((preset?.shimPreset ?? MS_PRESET_DEFAULT).rawValue)

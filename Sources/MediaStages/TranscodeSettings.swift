@@ -13,8 +13,9 @@ public struct TranscodeSettings: Sendable, Hashable, Codable {
     /// The video codec as stored: nil for H.264 (settings written before there was a choice). Set through
     /// ``codec``, which keeps H.264 nil; decoding sets it as stored.
     public private(set) var videoCodec: VideoCodec?
-    /// The encoder's constant rate factor (``VideoCodec/crfRange``); nil for the encoder's default.
-    public var crf: Int?
+    /// The encoder's constant rate factor (``VideoCodec/crfRange``; x264 and x265 take fractions, SVT-AV1 whole
+    /// CRFs only); nil for the encoder's default. A whole CRF encodes as an integer, as before fractions.
+    public var crf: Double?
     /// Video bits per second (with a CRF: a cap).
     public var videoBitRate: Int64?
     /// Speed preset by x264's names, such as `veryfast` (mapped for the other encoders); nil for the encoder's

@@ -55,9 +55,9 @@ public struct TranscodeStage: Stage {
                 "What to measure the export against its source with: vmaf (model vmaf_v0.6.1, 0–100), ssim (0–1), psnr (dB, above 0, at most 100)."
             )
             public var metric = QualityMetric.vmaf
-            /// The figure of the report minQuality applies to.
+            /// The figure of the report that minQuality and target apply to.
             @Option(
-                "The figure of the report minQuality applies to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
+                "The figure of the report that minQuality and target apply to: mean (of every frame's score) or low1 (the mean of the worst 1 % of frames)."
             )
             public var pool = QualityPool.mean
             /// The lowest score the export may have, as `pool` pools it.
@@ -65,6 +65,25 @@ public struct TranscodeStage: Stage {
                 "Fail the stage (not retried) when the pooled score is below this, in the metric's units and range: a gate before upload.",
                 minimum: 0)
             public var minQuality: Double?
+            /// The pooled score to aim at: the stage searches the CRF that meets it.
+            @Option(
+                "Search the highest CRF whose export meets this pooled score (in the metric's units), by encoding samples of the source; excludes video.crf.",
+                minimum: 0)
+            public var target: Double?
+            /// The lowest CRF the search may choose.
+            @Option("With target: the lowest CRF the search may choose (default 10).", minimum: 0, maximum: 63)
+            public var minCRF: Int?
+            /// The highest CRF the search may choose.
+            @Option(
+                "With target: the highest CRF the search may choose (default: h264 and hevc 40, av1 55).", minimum: 0,
+                maximum: 63)
+            public var maxCRF: Int?
+            /// The export's largest size; it wins over the target.
+            @Option("With target: the export's largest size (bytes, or \"50MB\"); wins over the target, saying so.")
+            public var maxSize: ByteCount?
+            /// The export's largest average bit rate; it wins over the target.
+            @Option("With target: the export's largest average bits per second, audio included; wins over the target.")
+            public var maxBitrate: BitRate?
 
             public init() {}
         }
@@ -118,7 +137,8 @@ public struct TranscodeStage: Stage {
         /// The CRF's range depends on the codec (VideoCodec.crfRange), which the profile may choose: the declared
         /// bounds are those of the widest, and a value outside them is refused by them alone.
         public static func problems(in with: JSONValue) -> [OptionProblem] {
-            QualityGate.problems(in: with) + crfProblems(in: with) + reportProblems(in: with)
+            QualityGate.problems(in: with) + crfProblems(in: with) + QualityTarget.problems(in: with)
+                + reportProblems(in: with)
         }
 
         /// `qualityReport: false` turns the default report off; `quality` replaces it by a measured one: both at once
@@ -215,6 +235,11 @@ public struct TranscodeStage: Stage {
             "ffmpeg.transcode (never a remux): the export against its source: metric, source (encoder: the encoder's own PSNR of each frame, the default; measured: the option quality), model (VMAF), frames, mean, low1 (the mean of the worst 1 % of frames), worst, worstFrame, and for a segmented export worstSegment (index, start, frames, mean)."
         )
         public var quality: QualityReport? = nil
+        /// The CRF search of `quality.target`: the chosen CRF and the probes.
+        @Output(
+            "ffmpeg.transcode with quality.target: crf (chosen), target, metric, pool, probes (crf, score on the samples, size: the video's estimated bytes), note (when a budget won or the target is out of reach).",
+            whenGiven: "quality")
+        public var crfSearch: CRFSearchReport? = nil
 
         public init() {}
     }
@@ -242,7 +267,7 @@ public struct TranscodeStage: Stage {
             file: options.file, output: options.output, mode: options.mode, settings: settings, rules: rules,
             segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts),
             quality: QualityGate(options.quality), encoderReport: options.qualityReport,
-            createFolder: options.createFolder, context: context)
+            createFolder: options.createFolder, target: options.quality, context: context)
     }
 
     /// The profile's settings with the explicit options on top, and the rules its files follow (the profile's, or
@@ -264,7 +289,7 @@ public struct TranscodeStage: Stage {
                 }
                 settings.codec = codec
             }
-            if let crf = video.crf { settings.crf = crf }
+            if let crf = video.crf { settings.crf = Double(crf) }
             if let bitrate = video.bitrate { settings.videoBitRate = bitrate.bitsPerSecond }
             if let preset = video.preset { settings.preset = preset }
             if let width = video.maxWidth { settings.maxWidth = width }
@@ -334,53 +359,5 @@ public struct RemuxStage: Stage {
         return try await Export.run(
             file: options.file, output: options.output, mode: .remux, settings: settings, rules: nil, segmenting: nil,
             quality: nil, encoderReport: false, createFolder: options.createFolder, context: context)
-    }
-}
-
-extension TranscodeStage: PlanDescribing {
-    /// Whether the export transcodes or remuxes (`mode: auto`), and into how many segments it splits the source,
-    /// with those an earlier run already encoded.
-    public static func planNote(_ options: Options, input: String, checkpoint: JSONValue?) async -> String? {
-        let file = options.file ?? input
-        guard let (settings, rules) = try? settings(from: options), let info = try? await MediaToolkit.probe(file),
-            !info.isStillImage
-        else { return nil }
-        let decision = Export.decide(
-            info, mode: options.mode, settings: settings, rules: rules,
-            segmenting: (options.segmentSeconds, options.segmentJobs, options.segmentCuts))
-        var notes = decision.autoChoice.map { ["mode auto: \($0)"] } ?? []
-        if let (length, jobs, cuts) = decision.segments {
-            // As the run decides, without the pass over the source that finding its scene changes takes: a plan cut at
-            // scene changes is counted from the checkpoint, or else by its keyframes, about as many.
-            let saved = try? checkpoint?.decode(as: SegmentedTranscode.Progress.self)
-            if var plan = try? await SegmentedTranscode.plan(
-                file, duration: info.duration, segmentSeconds: length, cuts: .keyframes, jobs: jobs,
-                settings: decision.settings, logger: nil)
-            {
-                if let saved, cuts.takesStarts(cutBy: saved.cuts, for: saved.length, length: length) {
-                    (plan.starts, plan.cuts) = (saved.starts, .scenes)
-                }
-                notes.append(Self.segmentsNote(plan, cuts: cuts, length: length, saved: saved))
-            }
-        }
-        return notes.isEmpty ? nil : notes.joined(separator: "; ")
-    }
-
-    /// How many segments `plan` has ("about", and that a pass over the source finds them first, when they are to
-    /// be cut at scene changes not found yet), of which `saved` holds how many encoded: only segments saved with
-    /// the rule asked for count (the run finds the scene changes again otherwise, and its starts may move); their
-    /// files are checked then.
-    static func segmentsNote(
-        _ plan: SegmentedTranscode.Progress, cuts: SegmentCuts, length: Double, saved: SegmentedTranscode.Progress?
-    ) -> String {
-        let unfound = cuts == .scenes && plan.cuts != .scenes
-        let count = plan.starts.count == 1 ? "one segment" : "\(plan.starts.count) segments"
-        var split = "in \(unfound ? "about " : "")\(count) of \(TimeSpan(seconds: length))"
-        if unfound {
-            split += " cut at scene changes, found by a pass over the source first"
-        } else if let saved, (saved.cuts ?? .keyframes) == cuts, saved.matches(plan), !saved.segments.isEmpty {
-            split += ", \(saved.segments.count) already encoded"
-        }
-        return split
     }
 }

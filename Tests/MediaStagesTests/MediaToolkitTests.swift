@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct MediaToolkitTests {
     @Test func theShimHasTheABIThisCodeWasWrittenFor() {
-        #expect(MediaToolkit.abiVersion == 14)
+        #expect(MediaToolkit.abiVersion == 15)
     }
 
     @Test(arguments: Sample.all)

@@ -76,4 +76,14 @@ struct TranscodeSettingsTests {
         let kept = try TranscodeStage.settings(from: try TranscodeStage.decodeOptions(["profile": "archive-hevc"])).0
         #expect(kept.codec == .hevc && kept.crf == 22 && kept.preset == .medium)
     }
+
+    /// A whole CRF encodes as the integer it was before CRFs took fractions, so segment plan ids do not change.
+    @Test func aWholeCRFEncodesAsAnInteger() throws {
+        var settings = TranscodeSettings()
+        settings.crf = 22
+        let whole = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+        #expect(whole.contains("\"crf\":22,") || whole.contains("\"crf\":22}"), "\(whole)")
+        settings.crf = 22.25
+        #expect(String(decoding: try JSONEncoder().encode(settings), as: UTF8.self).contains("\"crf\":22.25"))
+    }
 }

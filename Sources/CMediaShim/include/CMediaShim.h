@@ -39,7 +39,8 @@ extern "C" {
 /// and MS_ERROR_QUALITY_MISMATCH.
 /// ABI 13: ms_scene_detect and its struct ms_scene_changes (ms_scenes.h).
 /// ABI 14: ms_transcode_options.encoder_psnr, the encoder's own PSNR of each frame.
-#define MS_ABI_VERSION 14
+/// ABI 15: ms_transcode_options' `crf` is a double: libx264 and libx265 take fractional CRFs.
+#define MS_ABI_VERSION 15
 
 /// Size of the name fields (codec, format, pixel format names), including the NUL.
 #define MS_NAME_LEN 64

@@ -76,8 +76,8 @@ typedef enum ms_preset {
 /// that fields added later get their defaults.
 typedef struct ms_transcode_options {
     int mode;                 ///< ms_mode; default MS_MODE_TRANSCODE
-    int crf;                  ///< the encoder's constant rate factor (libx264/libx265 0...51, libsvtav1
-                              ///< 0...63); -1 = the encoder's default
+    double crf;               ///< the encoder's constant rate factor (libx264/libx265 0...51, fractions
+                              ///< too; libsvtav1 0...63, whole only); -1 = the encoder's default
     int64_t video_bit_rate;   ///< bits/s; 0 = none. Alone: average bit rate. With crf >= 0: CRF
                               ///< capped at this rate (maxrate, buffer of 2 s)
     // ABI 11: the encoder's settings by type (before: an encoder name and a "key=value;..." options string).
