@@ -26,7 +26,8 @@ import Testing
         try scratch.write("in/clip.txt", "content\n")
         let run = try Binary.start(["run", "wf.json", "--state", "state"], in: scratch.root)
         defer { if run.isRunning { run.signal(SIGKILL) } }
-        try await waitUntil("attempt 2 started") { FileManager.default.fileExists(atPath: scratch.path("tried2").path) }
+        let tried2 = scratch.path("tried2").path
+        try await waitUntil("attempt 2 started") { FileManager.default.fileExists(atPath: tried2) }
         let served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
         defer { served.process.signal(SIGKILL) }
         let (_, items) = try await served.request("/api/items")
