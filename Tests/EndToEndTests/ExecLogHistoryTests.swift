@@ -37,7 +37,7 @@ import Testing
         #expect(bad["log"] == ["info: bad said this", "info: second line"], "\(bad)")
 
         let slow = try await lastAttempt(of: "slow.txt", served)
-        #expect(slow["error"] == "sh ran longer than its timeLimit of 2s and was stopped", "\(slow)")
+        #expect(slow["error"] == "sh ran longer than its timeLimit of 2.0s and was stopped", "\(slow)")
         #expect(slow["log"] == ["info: slow said this", "info: second line"], "\(slow)")
     }
 

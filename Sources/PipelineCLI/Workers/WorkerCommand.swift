@@ -35,14 +35,14 @@ struct WorkerCommand: StageCatalogCommand {
     @Option(
         name: .customLong("lease"),
         help: ArgumentHelp(
-            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it. (default: \(TimeSpan(WorkerSettings.defaultLease)))",
+            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it. (default: \(TimeSpan(WorkerSettings.defaultLease).defaultValueDescription))",
             valueName: "DURATION"))
     var givenLease: TimeSpan?
 
     @Option(
         name: .customLong("poll"),
         help: ArgumentHelp(
-            "How often an idle worker looks for work, such as 500ms or 2s. (default: \(TimeSpan(WorkerSettings.defaultPoll)))",
+            "How often an idle worker looks for work, such as 500ms or 2s. (default: \(TimeSpan(WorkerSettings.defaultPoll).defaultValueDescription))",
             valueName: "DURATION"))
     var givenPoll: TimeSpan?
 
