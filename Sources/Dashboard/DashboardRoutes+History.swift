@@ -13,21 +13,6 @@ extension DashboardRoutes {
         }
     }
 
-    /// What tells that item `id` changed, for the stream of its open page (``StatusStream/ItemWatch``): its ledger row
-    /// and its history (versions, checkpoints, recorded attempts) hashed; nil when it cannot be read or is not there.
-    func revision(of id: Int64) async -> Int? {
-        let revision = try? await source.reading { ledger, _ -> Int? in
-            guard let ledger, let (workflow, item) = try await ledger.item(id) else { return nil }
-            let history = try await (ledger as? any AttemptHistory)?.history(of: id)
-            var hasher = Hasher()
-            hasher.combine(workflow)
-            hasher.combine(item)
-            hasher.combine(history)
-            return hasher.finalize()
-        }
-        return revision ?? nil
-    }
-
     private func history(of id: Int64) async throws -> Response {
         let document = try await source.reading { ledger, _ -> JSONValue? in
             // Both ledgers keep histories; an item forgotten between the reads has none.

@@ -49,19 +49,17 @@ extension DashboardRoutes {
         return .object(fields)
     }
 
-    /// The status pushed as it changes, for as long as the caller may read it, and with `?item=ID` that item's
-    /// changes. The caller was let in when the stream opened (a bearer token is checked then, once); after that only
-    /// a signed-in browser's session can end, and the stream ends with it.
+    /// The status pushed as it changes, for as long as the caller may read it. The caller was let in when the stream
+    /// opened (a bearer token is checked then, once); after that only a signed-in browser's session can end, and
+    /// the stream ends with it.
     func events(_ request: Request, _ context: DashboardContext) async -> Response {
         let caller = try? access.caller(of: request, from: context.client).get()
         let session: String? = if case .session(let id, _) = caller { id } else { nil }
         let (sessions, signedIn) = (access.sessions, Self.isSignedIn(caller))
-        let item = request.uri.queryParameters["item"].flatMap { Int64(String($0)) }
         return await StatusStream(
             timing: streamTiming, feed: feed,
             mayRead: { session.map { sessions.session($0) != nil } ?? true },
-            adapt: { Self.given($0, signedIn: signedIn) },
-            item: item.map { id in StatusStream.ItemWatch(id: id) { await revision(of: id) } }
+            adapt: { Self.given($0, signedIn: signedIn) }
         ).response()
     }
 

@@ -240,14 +240,13 @@ extension DashboardAssets {
         // Actions are offered only where the server takes them: a token, and this browser signed in.
         const canAct = (status) => !status.readOnly && status.signedIn && !!csrf;
 
-        // The item last read, and what for: it is read again when its page is opened, when the stream says it
-        // changed (an `item` event), and when the counts or the running stages change (a shared batch's queue, which
-        // its history does not show), not at each update of the progress nor on a timer.
-        let shownItem = null, shownItemFor = null, shownHistory = null, itemChanges = 0;
+        // The item last read, and what for: it is read again when its page is opened, the counts or the running
+        // stages change, or ten seconds went by, not at each update of the progress.
+        let shownItem = null, shownItemFor = null, shownHistory = null;
 
         async function itemPage(id, status) {
-          const wanted = JSON.stringify([id, itemChanges, status.workflows.map((w) => w.counts),
-            (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]);
+          const wanted = JSON.stringify([id, status.workflows.map((w) => w.counts),
+            (status.progress || []).map((p) => [p.workflow, p.item, p.stage])]) + Math.floor(Date.now() / 1e4);
           if (wanted !== shownItemFor) {
             // The history is read on its own: when it cannot be (a role that may not read it), the item still shows.
             [shownItem, shownHistory] = await Promise.all([get("/api/items/" + id),
@@ -333,14 +332,41 @@ extension DashboardAssets {
           if (lastRead) document.body.dataset.stale = lastRead.toLocaleTimeString();
         }
 
-        \(streamScript)
+        // The status is pushed as it changes; while the stream is down (a proxy that cuts it, a server restarting)
+        // the page reads it every second until the stream is back. `data-transport` says which.
+        let polling = null;
+        function poll(on) {
+          if (on && !polling) polling = setInterval(() => refresh(), \(refreshMilliseconds));
+          if (!on && polling) { clearInterval(polling); polling = null; }
+          document.body.dataset.transport = on ? "polling" : "stream";
+        }
+        // The open stream, if any. A page out of sight (another tab, a minimised window) keeps none and reads
+        // nothing: it takes none of the browser's few connections to the server, nor the server's streams.
+        let stream = null;
+        function listen() {
+          if (stream || document.hidden) return;
+          const mine = stream = new EventSource("/api/events");
+          mine.addEventListener("open", () => poll(false));
+          mine.addEventListener("status", (event) => refresh(JSON.parse(event.data)));
+          mine.addEventListener("unreadable", (event) => {
+            const message = JSON.parse(event.data).error;
+            schedule(() => unreadable(message));
+          });
+          mine.addEventListener("error", () => {
+            if (stream !== mine) return;
+            poll(true);
+            // Refused (signed out, too many streams) or not a stream: the browser gives up on it; the page tries
+            // again later.
+            if (mine.readyState === EventSource.CLOSED) { stream = null; setTimeout(listen, 5000); }
+          });
+        }
+        function pause() {
+          if (stream) { stream.close(); stream = null; }
+          poll(false);
+          document.body.dataset.transport = "paused";
+        }
 
-        // Another page: the stream follows its item (or none) from now on.
-        window.addEventListener("hashchange", () => {
-          if (stream && streamItem !== openItem()) { stream.close(); stream = null; listen(); }
-          shownItemFor = null;
-          refresh();
-        });
+        window.addEventListener("hashchange", () => refresh());
         if (document.querySelector("main").dataset.mayRead === "true") {
           // The status the page came with is drawn at once.
           refresh(JSON.parse($("initial-status").textContent));

@@ -13,18 +13,7 @@ import StageKit
 /// write to its closed connection fails) and its stream ends. A stream ends after 5 minutes, or as soon as its
 /// caller may not read any more (signed out, or its session closed); the browser opens the next one itself. Beyond
 /// the streams the feed takes, the answer is 503 with `Retry-After`, and the page reads the status itself.
-///
-/// A stream opened for an item (`?item=ID`, an open item page) also sends an event `item` with `{"id"}` whenever
-/// that item changed (its ledger row or its history: a stage started or ended, an attempt recorded), read at each of
-/// the feed's readings; the page then reads the item again.
 struct StatusStream: Sendable {
-    /// The item a stream also follows: its id, and how to read what tells that it changed (nil while it cannot be
-    /// read).
-    struct ItemWatch: Sendable {
-        var id: Int64
-        var revision: @Sendable () async -> Int?
-    }
-
     /// How often the feed reads the status, how long a stream lasts, and how many streams there may be at a time.
     struct Timing: Sendable {
         var interval = Duration.seconds(1)
@@ -41,8 +30,6 @@ struct StatusStream: Sendable {
     let mayRead: @Sendable () -> Bool
     /// The status as the stream's caller is sent it (whether it is signed in, say).
     let adapt: @Sendable (JSONValue) -> JSONValue
-    /// The item the stream also follows, if any.
-    var item: ItemWatch?
 
     func response() async -> Response {
         guard let (id, readings) = await feed.join() else {
@@ -54,10 +41,10 @@ struct StatusStream: Sendable {
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody { [timing, feed, mayRead, adapt, item] writer in
+            body: ResponseBody { [timing, feed, mayRead, adapt] writer in
                 let sent: Result<Void, any Error>
                 do {
-                    try await Self.send(readings, to: &writer, until: .now + timing.lifetime, mayRead, adapt, item)
+                    try await Self.send(readings, to: &writer, until: .now + timing.lifetime, mayRead, adapt)
                     sent = .success(())
                 } catch {
                     sent = .failure(error)
@@ -68,29 +55,24 @@ struct StatusStream: Sendable {
             })
     }
 
-    /// Writes `readings` as events until `end`, or until the caller may not read any more, with an `item` event
-    /// whenever the followed `item` changed; a reading that tells nothing new is a comment line.
+    /// Writes `readings` as events until `end`, or until the caller may not read any more; a reading that tells
+    /// nothing new is a comment line.
     private static func send(
         _ readings: AsyncStream<StatusFeed.Reading>, to writer: inout any ResponseBodyWriter,
-        until end: ContinuousClock.Instant, _ mayRead: () -> Bool, _ adapt: (JSONValue) -> JSONValue,
-        _ item: ItemWatch?
+        until end: ContinuousClock.Instant, _ mayRead: () -> Bool, _ adapt: (JSONValue) -> JSONValue
     ) async throws {
         // The browser waits a second before it opens a stream again.
         try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-        var (sent, itemSent): (String?, Int?) = (nil, nil)
+        var sent: String?
         for await reading in readings {
             guard ContinuousClock.now < end, mayRead() else { return }
-            var news = ""
-            if let item, let revision = await item.revision(), revision != itemSent {
-                news += "event: item\ndata: \(JSONValue.object(["id": .int(Int(item.id))]).serialized())\n\n"
-                itemSent = revision
-            }
             let event = Self.event(reading, adapt)
             if event.compared != sent {
-                news += "event: \(event.name)\ndata: \(event.data)\n\n"
+                try await writer.write(ByteBuffer(string: "event: \(event.name)\ndata: \(event.data)\n\n"))
                 sent = event.compared
+            } else {
+                try await writer.write(ByteBuffer(string: ":\n\n"))
             }
-            try await writer.write(ByteBuffer(string: news.isEmpty ? ":\n\n" : news))
         }
     }
 

@@ -135,30 +135,6 @@ import Testing
         }
     }
 
-    /// A stream that follows an item (an item page's) sends `item` when the item's revision changed, once per
-    /// change (a revision that cannot be read sends nothing), beside the status.
-    @Test func anItemsStreamSaysWhenTheItemChanged() async throws {
-        let revisions: [Int?] = [1, 1, 2, nil, 2, 3]
-        let read = NIOLockedValueBox(0)
-        let feed = StatusFeed(interval: .milliseconds(5), limit: 4) { .status(["time": "10:00:00", "done": 1]) }
-        let stream = StatusStream(
-            timing: .init(interval: .milliseconds(5), lifetime: .seconds(60)), feed: feed,
-            mayRead: { read.withLockedValue { $0 } < revisions.count }, adapt: { $0 },
-            item: .init(id: 7) {
-                read.withLockedValue { count in
-                    defer { count += 1 }
-                    return revisions[min(count, revisions.count - 1)]
-                }
-            })
-        let router = Router()
-        router.get("events") { _, _ in await stream.response() }
-        try await Application(router: router).test(.router) { client in
-            let events = Self.events(String(buffer: try await client.execute(uri: "/events", method: .get).body))
-            #expect(events.map(\.name) == ["item", "status", "item", "item"], "\(events)")
-            #expect(events.first?.data == ["id": 7])
-        }
-    }
-
     @Test func signingOutEndsTheStreamOfTheSession() async throws {
         let router = DashboardServer.router(
             source: .stateFolder(

@@ -55,11 +55,7 @@ final class BrowserSession: @unchecked Sendable {
     func navigate(_ url: String) async throws { try await send(["navigate": .string(url)]) }
     @discardableResult
     func eval(_ expression: String) async throws -> JSONValue { try await send(["eval": .string(expression)]) }
-    func waitFor(_ expression: String, limit: Int = 120) async throws {
-        try await send(["waitFor": .string(expression), "limit": .int(limit)])
-    }
-    /// Runs `script` in every page loaded from now on, before the page's own scripts.
-    func beforeEachPage(_ script: String) async throws { try await send(["beforeEachPage": .string(script)]) }
+    func waitFor(_ expression: String) async throws { try await send(["waitFor": .string(expression), "limit": 120]) }
     func screenshot(_ path: URL) async throws { try await send(["screenshot": .string(path.path)]) }
 
     /// Closes the browser.

@@ -7,7 +7,6 @@ Reads one JSON command per line on stdin and answers one JSON line per command o
   {"waitFor": EXPRESSION, "limit": S} evaluates until the value is truthy (every 10 ms, at most S seconds;
                                       an expression that throws counts as not yet true)
   {"screenshot": PATH}                writes a PNG of the page
-  {"beforeEachPage": SCRIPT}          runs SCRIPT in every page loaded from then on, before the page's own
 Answers are {"ok": true, "value": …} or {"ok": false, "error": …}.
 """
 import base64, json, os, shutil, subprocess, sys, tempfile, time
@@ -105,9 +104,6 @@ for line in sys.stdin:
                 value = attempt(condition)
             if not value:
                 raise RuntimeError("timed out waiting for " + command["waitFor"] + last_error)
-        elif "beforeEachPage" in command:
-            send("Page.addScriptToEvaluateOnNewDocument", {"source": command["beforeEachPage"]})
-            value = None
         elif "screenshot" in command:
             data = send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
             with open(command["screenshot"], "wb") as file:
