@@ -21,7 +21,8 @@ enum ChildProcess {
         var signalled: Bool
         var stdout: Data
         var stderr: Data
-        /// Whether the calling task was cancelled before the program ended (it was stopped then).
+        /// Whether the calling task was cancelled by the time the program had ended: it was stopped then, or (a cancel
+        /// just as it ended on its own) reported as stopped all the same.
         var stopped = false
     }
 

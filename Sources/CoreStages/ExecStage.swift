@@ -4,8 +4,8 @@ public import StageKit
 
 /// `exec`: runs a program with templated arguments. Its stdout becomes the `stdout` output, parsed as JSON
 /// when it is JSON; a nonzero exit fails the stage with the end of stderr in the message. The end of stderr is
-/// logged whatever the outcome (after a success, a failure, or a stop at the `timeLimit`), so an item's history
-/// shows what the program said.
+/// logged as history lines whatever the outcome (after a success, a failure, or a stop at the `timeLimit`), so an
+/// item's history shows what the program said; the run's output shows them only with `--verbose`.
 public struct ExecStage: Stage {
     /// The options of `exec`.
     public struct Options: StageOptions {
@@ -121,14 +121,26 @@ public struct ExecStage: Stage {
     /// lines (an item's history keeps them), whether it succeeded, failed or was stopped.
     static let stderrLogged = 4 * 1024
 
-    /// Logs the end of `stderr` (its last ``stderrLogged`` bytes, from the first whole line) at info level.
+    /// Logs the end of `stderr` (its last ``stderrLogged`` bytes, from the first whole line) as history lines, one
+    /// call a line: kept in the attempt's log at info level, shown in the run's output only at debug level.
     private static func log(_ stderr: Data, to logger: Logger) {
+        for line in tail(of: stderr) { logger.history(line) }
+    }
+
+    /// The lines of the end of `stderr`: its last ``stderrLogged`` bytes from the first line that starts in them,
+    /// or, when one line fills them, from the first character that starts in them; blank lines left out.
+    static func tail(of stderr: Data) -> [String] {
+        let newline = UInt8(ascii: "\n")
         var end = stderr.suffix(stderrLogged)
-        if end.count < stderr.count, let newline = end.firstIndex(of: UInt8(ascii: "\n")) {
-            end = end[end.index(after: newline)...]
+        if end.startIndex > stderr.startIndex, stderr[end.startIndex - 1] != newline {
+            if let first = end.firstIndex(of: newline) {
+                end = end[end.index(after: first)...]
+            } else {
+                end = end.drop { $0 & 0xC0 == 0x80 }
+            }
         }
-        let text = String(decoding: end, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !text.isEmpty { logger.info("\(text)") }
+        return String(decoding: end, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// Runs `child` for at most `limit` (none when it is 0): past it the child's task is cancelled, which stops its

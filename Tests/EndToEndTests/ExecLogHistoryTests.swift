@@ -9,7 +9,8 @@ import Testing
 
 /// An `exec` stage's stderr in its item's history (`GET /api/items/:id/history`), from a real run of a shell script:
 /// after a success (the checkpoint's attempt carries the lines), after a failing exit (the recorded attempt carries
-/// them beside its error), and after a stop at its `timeLimit` (what it wrote before it was stopped is kept).
+/// them beside its error), and after a stop at its `timeLimit` (what it wrote before it was stopped is kept); the run's
+/// output shows those lines only with `--verbose`.
 @Suite(.serialized) struct ExecLogHistoryTests {
     /// Each file's script says something on stderr, then succeeds, fails, or hangs past the 2 s limit.
     static let workflow = """
@@ -25,6 +26,9 @@ import Testing
         for name in ["ok", "bad", "slow"] { try scratch.write("in/\(name).txt", "\(name)\n") }
         let run = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
         #expect(run.status != 0, "two of the three fail")
+        let shown = run.stdout + run.stderr
+        #expect(!shown.contains("ok said this") && !shown.contains("slow said this"), "\(shown)")
+        #expect(shown.components(separatedBy: "bad said this").count == 2, "only in bad.txt's error: \(shown)")
         let served = try await ServedDashboard.start(["--state", "state"], in: scratch.root)
         defer { served.process.signal(SIGKILL) }
 
@@ -39,6 +43,18 @@ import Testing
         let slow = try await lastAttempt(of: "slow.txt", served)
         #expect(slow["error"] == "sh ran longer than its timeLimit of 2.0s and was stopped", "\(slow)")
         #expect(slow["log"] == ["info: slow said this", "info: second line"], "\(slow)")
+    }
+
+    /// With `--verbose` the run's output shows what the program said, a line each, at debug level.
+    @Test func verboseShowsTheStderrLinesOneByOne() async throws {
+        let scratch = try Scratch()
+        try scratch.write("wf.json", Self.workflow)
+        try scratch.write("in/ok.txt", "ok\n")
+        let run = try await Binary.run(["run", "wf.json", "--state", "state", "--verbose"], in: scratch.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = (run.stdout + run.stderr).split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasSuffix("ok.txt › say: [debug] ok said this") }.count == 1, "\(lines)")
+        #expect(lines.filter { $0.hasSuffix("ok.txt › say: [debug] second line") }.count == 1, "\(lines)")
     }
 
     /// The last attempt of the only stage of the item at `path`, as its history shows it.

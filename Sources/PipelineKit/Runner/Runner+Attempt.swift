@@ -100,7 +100,7 @@ extension Runner {
     }
 
     /// Checkpoints a stage's success (secret outputs stay out of the store and join the redactor) with the lines it
-    /// logged meanwhile.
+    /// logged meanwhile; a secret stage keeps none, as they were logged before the redactor knew its outputs.
     private func succeed(
         _ spec: StageSpec, label: String, outputs: JSONValue, seconds: Double, log: [String], journal: StageJournal,
         beforeSuccess: ([String: String]?) async throws -> Void
@@ -114,7 +114,7 @@ extension Runner {
             $0.files = files
             $0.error = nil
             $0.errorKind = nil
-            $0.log = log.isEmpty ? nil : log
+            $0.log = spec.isSecret || log.isEmpty ? nil : log
             $0.finish(after: seconds)
         }
         sink.emit(StageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: seconds))
