@@ -9,7 +9,7 @@ import StageKit
 
 /// A child process run to completion in a process group of its own, its output captured in bounded
 /// buffers. Cancelling the calling task sends SIGTERM to the whole group (a shell and what it started),
-/// then SIGKILL two seconds later.
+/// then SIGKILL two seconds later, and the result says it was stopped: what the program wrote until then is kept.
 enum ChildProcess {
     /// Standard output beyond this is not kept (and is then not parsed as JSON).
     static let stdoutLimit = 16 * 1024 * 1024
@@ -21,6 +21,9 @@ enum ChildProcess {
         var signalled: Bool
         var stdout: Data
         var stderr: Data
+        /// Whether the calling task was cancelled by the time the program had ended: it was stopped then, or (a cancel
+        /// just as it ended on its own) reported as stopped all the same.
+        var stopped = false
     }
 
     static func run(
@@ -40,14 +43,14 @@ enum ChildProcess {
             executable: executable, arguments: [program] + arguments,
             environment: merged.map { "\($0.key)=\($0.value)" }, workingDirectory: workingDirectory)
         let exited = NIOLockedValueBox(false)
-        return try await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             async let stdout = drain(stdoutDescriptor, limit: stdoutLimit, keepTail: false)
             async let stderr = drain(stderrDescriptor, limit: stderrLimit, keepTail: true)
             let (status, signalled) = await wait(for: pid)
             exited.withLockedValue { $0 = true }
-            let result = Result(status: status, signalled: signalled, stdout: await stdout, stderr: await stderr)
-            try Task.checkCancellation()
-            return result
+            return Result(
+                status: status, signalled: signalled, stdout: await stdout, stderr: await stderr,
+                stopped: Task.isCancelled)
         } onCancel: {
             kill(-pid, SIGTERM)
             DispatchQueue.global().asyncAfter(deadline: .now() + 2) {

@@ -3,7 +3,9 @@ import Logging
 public import StageKit
 
 /// `exec`: runs a program with templated arguments. Its stdout becomes the `stdout` output, parsed as JSON
-/// when it is JSON; a nonzero exit fails the stage with the end of stderr in the message.
+/// when it is JSON; a nonzero exit fails the stage with the end of stderr in the message. The end of stderr is
+/// logged as history lines whatever the outcome (after a success, a failure, or a stop at the `timeLimit`), so an
+/// item's history shows what the program said; the run's output shows them only with `--verbose`.
 public struct ExecStage: Stage {
     /// The options of `exec`.
     public struct Options: StageOptions {
@@ -86,9 +88,18 @@ public struct ExecStage: Stage {
         let program = command.first ?? ""
         let arguments = Array(command.dropFirst())
         let (environment, folder) = (options.env.mapValues(\.text), options.cwd)
-        let result = try await Self.limited(options.timeLimit, program: program, retryable: options.retryable) {
+        let (result, overran) = try await Self.limited(options.timeLimit) {
             try await ChildProcess.run(
                 program: program, arguments: arguments, environment: environment, workingDirectory: folder)
+        }
+        Self.log(result.stderr, to: context.logger)
+        let disposition: FailureDisposition = options.retryable ? .retryable() : .fatal
+        if result.stopped {
+            guard overran else { throw CancellationError() }
+            throw StageFailure(
+                "\(program) ran longer than its timeLimit of \(options.timeLimit) and was stopped",
+                kind: .commandFailed,
+                disposition: disposition)
         }
         guard options.successCodes.contains(result.status) else {
             let tail = String(decoding: result.stderr.suffix(2000), as: UTF8.self).trimmingCharacters(
@@ -96,11 +107,8 @@ public struct ExecStage: Stage {
             let reason =
                 result.signalled ? "was killed by signal \(result.status)" : "exited with status \(result.status)"
             throw StageFailure(
-                "\(program) \(reason)" + (tail.isEmpty ? "" : ": \(tail)"),
-                kind: .commandFailed, disposition: options.retryable ? .retryable() : .fatal)
-        }
-        if !result.stderr.isEmpty {
-            context.logger.debug("\(String(decoding: result.stderr.suffix(2000), as: UTF8.self))")
+                "\(program) \(reason)" + (tail.isEmpty ? "" : ": \(tail)"), kind: .commandFailed,
+                disposition: disposition)
         }
         return Outputs.with {
             $0.exitCode = result.status
@@ -109,26 +117,55 @@ public struct ExecStage: Stage {
         }
     }
 
+    /// The end of standard error the stage logs, whole lines of it: what the program said, in the attempt's log
+    /// lines (an item's history keeps them), whether it succeeded, failed or was stopped.
+    static let stderrLogged = 4 * 1024
+
+    /// Logs the end of `stderr` (its last ``stderrLogged`` bytes, from the first whole line) as history lines, one
+    /// call a line: kept in the attempt's log at info level, shown in the run's output only at debug level.
+    private static func log(_ stderr: Data, to logger: Logger) {
+        for line in tail(of: stderr) { logger.history(line) }
+    }
+
+    /// The lines of the end of `stderr`: its last ``stderrLogged`` bytes from the first line that starts in them,
+    /// or, when one line fills them, from the first character that starts in them; blank lines left out.
+    static func tail(of stderr: Data) -> [String] {
+        let newline = UInt8(ascii: "\n")
+        var end = stderr.suffix(stderrLogged)
+        if end.startIndex > stderr.startIndex, stderr[end.startIndex - 1] != newline {
+            if let first = end.firstIndex(of: newline) {
+                end = end[end.index(after: first)...]
+            } else {
+                end = end.drop { $0 & 0xC0 == 0x80 }
+            }
+        }
+        return String(decoding: end, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Runs `child` for at most `limit` (none when it is 0): past it the child's task is cancelled, which stops its
-    /// process group, and the stage fails.
+    /// process group; the result (what the program wrote until then) comes back all the same, with whether the
+    /// limit stopped it.
     private static func limited(
-        _ limit: TimeSpan, program: String, retryable: Bool,
-        _ child: @escaping @Sendable () async throws -> ChildProcess.Result
-    ) async throws -> ChildProcess.Result {
-        guard limit.seconds > 0 else { return try await child() }
+        _ limit: TimeSpan, _ child: @escaping @Sendable () async throws -> ChildProcess.Result
+    ) async throws -> (ChildProcess.Result, overran: Bool) {
+        guard limit.seconds > 0 else { return (try await child(), false) }
         return try await withThrowingTaskGroup(of: ChildProcess.Result?.self) { group in
             group.addTask { try await child() }
             group.addTask {
-                try await Task.sleep(for: limit.duration)
+                try? await Task.sleep(for: limit.duration)
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else {
-                throw StageFailure(
-                    "\(program) ran longer than its timeLimit of \(limit) and was stopped", kind: .commandFailed,
-                    disposition: retryable ? .retryable() : .fatal)
+            while let finished = try await group.next() {
+                guard let result = finished else {
+                    // The limit (or a cancel of the stage) came first: the child is stopped and answers.
+                    group.cancelAll()
+                    continue
+                }
+                return (result, result.stopped && !Task.isCancelled)
             }
-            return result
+            throw CancellationError()
         }
     }
 

@@ -78,13 +78,15 @@ enum HistoryDocument {
         ]
     }
 
-    /// The attempt a checkpoint holds: its last (or the one running), with no log lines (none are kept for it).
+    /// The attempt a checkpoint holds: its last (or the one running), with the lines it logged when it succeeded
+    /// (a failed one's are in its recorded attempt).
     private static func row(_ record: StageRecord) -> JSONValue {
         [
             "attempt": .int(record.attempts), "outcome": .string(record.status.rawValue),
             "startedAt": date(record.startedAt), "finishedAt": date(record.finishedAt), "seconds": seconds(record),
             "error": record.error.map { .string(ItemDocument.mask(text: $0)) } ?? .null,
-            "errorKind": record.errorKind.map { .string($0.rawValue) } ?? .null, "worker": .null, "log": .array([]),
+            "errorKind": record.errorKind.map { .string($0.rawValue) } ?? .null, "worker": .null,
+            "log": .array((record.log ?? []).map { .string(ItemDocument.mask(text: $0)) }),
         ]
     }
 

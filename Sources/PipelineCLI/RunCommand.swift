@@ -144,16 +144,25 @@ struct RerunOptions: ParsableArguments {
 
 /// How a run goes: concurrency, bandwidth and output, shared by `run` and `watch`.
 struct RunOptions: ParsableArguments {
-    @Option(name: .long, help: "Items processed at the same time.")
-    var jobs: Int = 1
+    // Optional, so that the parser says whether it was given (`pipeline worker --drain` refuses it); `jobs` is its
+    // value.
+    @Option(name: .customLong("jobs"), help: "Items processed at the same time. (default: 1)")
+    var givenJobs: Int?
 
     @Option(
         name: .customLong("cpu-jobs"),
         help: "Encodes and other processor-bound stages at once (default: one per four cores, at least one).")
     var cpuJobs: Int?
 
-    @Option(name: .long, help: "Uploads and other transfers at once.")
-    var transfers: Int = ResourceLimits.defaultTransfers
+    @Option(
+        name: .customLong("transfers"),
+        help: ArgumentHelp("Uploads and other transfers at once. (default: \(ResourceLimits.defaultTransfers))"))
+    var givenTransfers: Int?
+
+    /// `--jobs`, or 1.
+    var jobs: Int { givenJobs ?? 1 }
+    /// `--transfers`, or its default.
+    var transfers: Int { givenTransfers ?? ResourceLimits.defaultTransfers }
 
     @Option(
         name: .long,

@@ -1,8 +1,9 @@
-import CoreStages
 import Foundation
 import StageKit
 import TestSupport
 import Testing
+
+@testable import CoreStages
 
 @Suite struct ExecStageTests {
     let harness = StageHarness(
@@ -92,6 +93,17 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: finished.path))
         #expect(ExecStage.Options().timeLimit == TimeSpan(seconds: 6 * 3600))
+    }
+
+    /// The end of stderr that is logged starts at a whole line, also when the cut falls right at a line's start, and
+    /// a single long line is cut where a character starts.
+    @Test func theLoggedEndOfStderrStartsAtALineOrACharacter() {
+        let limit = ExecStage.stderrLogged
+        let first = String(repeating: "a", count: limit - "\nlast\n".utf8.count)
+        #expect(ExecStage.tail(of: Data("cut off\n\(first)\nlast\n".utf8)) == [first, "last"])
+        #expect(ExecStage.tail(of: Data("half a line \(first)\n \n last \n".utf8)) == ["last"])
+        let euros = String(repeating: "€", count: limit)
+        #expect(ExecStage.tail(of: Data(euros.utf8)) == [String(repeating: "€", count: limit / 3)])
     }
 
     @Test func largeOutputIsReadWithoutDeadlock() async throws {

@@ -9,15 +9,16 @@ import Testing
 
 /// An item's history in headless Chromium: an `exec` stage that fails with lines on stderr and succeeds when tried
 /// again shows both attempts on the item's timeline, the failed one with its whole error, its stderr lines escaped
-/// (markup as text, a right-to-left override as its escape). Its screenshot goes to `DASHBOARD_SCREENSHOTS` when it
+/// (markup as text, a right-to-left override as its escape), and the successful one with what it said on stderr. Its screenshot goes to `DASHBOARD_SCREENSHOTS` when it
 /// is set, else to the test's folder.
 @Suite(.serialized) struct DashboardHistoryTests {
-    /// The first attempt leaves a mark, complains on stderr and fails; the second finds the mark and succeeds.
+    /// The first attempt leaves a mark, complains on stderr and fails; the second finds the mark, says so on stderr
+    /// and succeeds.
     static let workflow = """
         {"version": 1, "name": "history", "inputs": {"path": "in"},
          "stages": [{"id": "check", "uses": "exec", "retry": {"attempts": 2, "initialDelay": "10ms"},
           "with": {"command": ["sh", "-c",
-            "[ -e \\"$0.tried\\" ] && exit 0; touch \\"$0.tried\\"; echo 'disk on fire' >&2; echo '<b>not bold</b>' >&2; printf 'clip\\\\342\\\\200\\\\256gpj.exe\\\\n' >&2; exit 3",
+            "[ -e \\"$0.tried\\" ] && { echo 'all clear' >&2; exit 0; }; touch \\"$0.tried\\"; echo 'disk on fire' >&2; echo '<b>not bold</b>' >&2; printf 'clip\\\\342\\\\200\\\\256gpj.exe\\\\n' >&2; exit 3",
             "marks/${input.name}"]}}]}
         """
 
@@ -48,6 +49,9 @@ import Testing
         #expect(shown.contains("command-failed: sh exited with status 3"), "\(shown)")
         #expect(shown.contains("disk on fire\n<b>not bold</b>\nclip\\u202Egpj.exe"), "\(shown)")
         #expect(try await browser.eval("document.querySelector('#history b') === null") == true)
+        let logs = try await browser.eval(
+            "[...document.querySelectorAll('#history tr.detail pre.log')].map((pre) => pre.textContent).join(' | ')")
+        #expect(logs.stringValue?.hasSuffix("| info: all clear") == true, "the success's stderr shows: \(logs)")
         let version = try await browser.eval("document.querySelector('#history .version h4')?.textContent")
         #expect(version.stringValue?.contains("Version 1 (current)") == true, "\(version)")
         let shots =

@@ -39,11 +39,39 @@ import Testing
         #expect(try parsed(["sandbox"], as: SandboxCommand.self).stsTTL.duration == SandboxConfiguration().stsTTL)
     }
 
+    /// `--drain` and `--stop` ask a running worker and start none: a worker's option beside them is refused, not left
+    /// unused, also when it is given at its default value (`--lease 30s`, `--jobs 1`): what counts is what was typed.
+    @Test func askingAWorkerTakesNoWorkerOptionEvenAtItsDefault() throws {
+        let db = ["worker", "--db", "postgres://h/db"]
+        let options: [[String]] = [
+            ["--lease", "30s"], ["--poll", "500ms"], ["--abandon-after", "3"], ["--metrics-host", "127.0.0.1"],
+            ["--jobs", "1"], ["--transfers", "4"], ["--lease", "2m"], ["--artifacts", "/tmp/a"],
+            ["--segments", "/tmp/s"],
+            ["--metrics-port", "9100"], ["--cpu-jobs", "1"], ["--bwlimit", "1MiB"], ["--json"], ["--verbose"],
+            ["--plugin", "/lib/x.so"], ["--notify", "https://hooks.test/x"],
+        ]
+        for (index, option) in options.enumerated() {
+            let asked = index % 2 == 0 ? "--drain" : "--stop"
+            let refused = refusal(of: db + [asked, "w1"] + option)
+            #expect(refused?.code == 2, "\(asked) \(option)")
+            #expect(
+                refused?.message.contains(
+                    "\(asked) asks a running worker and starts none: it takes only --db, not \(option[0])")
+                    == true, "\(String(describing: refused))")
+        }
+        let drain = try parsed(db + ["--drain", "w1"], as: WorkerCommand.self)
+        #expect(drain.requestOptions.drain == "w1" && drain.givenOptions.isEmpty)
+        let worker = try parsed(db + ["--jobs", "1", "--lease", "30s"], as: WorkerCommand.self)
+        #expect(worker.givenOptions == ["--lease", "--jobs"] && worker.runOptions.jobs == 1)
+    }
+
     /// `--help` shows each default as it would be written on the command line.
     @Test func theHelpShowsTheDefaultsAsTheyAreWritten() {
         let worker = WorkerCommand.helpMessage(columns: 1000)
         #expect(worker.contains("(default: 30s)") && worker.contains("(default: 500ms)"), "\(worker)")
         #expect(worker.contains("--abandon-after <N>") && worker.contains("(1 to 100). (default: 3)"), "\(worker)")
+        #expect(worker.contains("(default: 127.0.0.1)") && worker.contains("at the same time. (default: 1)"))
+        #expect(worker.contains("transfers at once. (default: 4)"), "\(worker)")
         #expect(WatchCommand.helpMessage(columns: 1000).contains("(default: 5s)"))
         #expect(SandboxCommand.helpMessage(columns: 1000).contains("(default: 3000s)"))
     }

@@ -8,7 +8,7 @@ import Testing
 @testable import PipelineKit
 
 /// What a run keeps of its attempts in a state folder's ledger: an attempt that failed, with its error and the end of
-/// what it logged; nothing for a stage's success, warnings or not.
+/// what it logged; no attempt row for a stage's success, whose checkpoint keeps the end of what it logged.
 @Suite struct AttemptHistoryTests {
     @Test func aFailedAttemptKeepsItsErrorAndTheEndOfItsLogLines() async throws {
         let sandbox = try Sandbox()
@@ -38,8 +38,9 @@ import Testing
         #expect(failed.startedAt <= failed.finishedAt && failed.seconds >= 0)
     }
 
-    /// A success that logged warnings (as FFmpeg does for many common files) writes no row either.
-    @Test func successesAddNoBytesEvenWithWarnings() async throws {
+    /// A success that logged warnings (as FFmpeg does for many common files) writes no attempt row; its checkpoint
+    /// keeps the lines it logged at the run's level.
+    @Test func aSuccessAddsNoAttemptRowButKeepsItsLinesInItsCheckpoint() async throws {
         let sandbox = try Sandbox(files: 3)
         let key = UUID().uuidString
         try await sandbox.run(
@@ -54,6 +55,9 @@ import Testing
             try Int.fetchOne($0, sql: "SELECT count(*) FROM attempts")
         }
         #expect(rows == 0)
+        let complaints = (0..<3).map { "warning: complaint \($0) of run 1" }
+        for file in 0..<3 { #expect(try await sandbox.checkpoint("a", file: file)?.log == complaints) }
+        #expect(try await sandbox.checkpoint("b")?.log == nil, "a stage that logged nothing keeps no lines")
     }
 
     /// A history write that fails (here refused by a trigger) fails no stage, and the run tells it once.

@@ -22,6 +22,9 @@ struct WorkerRequestOptions: ParsableArguments {
         if drain != nil, stop != nil { throw ValidationError("--drain and --stop ask for one thing: give one of them") }
     }
 
+    /// `--drain` or `--stop`, whichever was given.
+    var given: String? { drain != nil ? "--drain" : stop != nil ? "--stop" : nil }
+
     /// Asks the worker `--drain` or `--stop` names, in the batch at `url`; false when neither was given (the command
     /// starts a worker).
     func askedAWorker(db url: String) async throws -> Bool {
@@ -61,5 +64,24 @@ struct WorkerRequestOptions: ParsableArguments {
             throw CommandFailure(
                 .failed, "pipeline: worker \(worker) runs a pipeline that takes no requests: stop it with SIGTERM")
         }
+    }
+}
+
+extension WorkerCommand {
+    /// The options given that only a worker that starts uses, which `--drain` and `--stop` (they start none) refuse
+    /// rather than leave unused. What the user typed, not what differs from a default: every such option is optional,
+    /// or a flag or list that is set only when given, so an option given at its default value counts too. An option
+    /// added to the worker, or to the groups it shares with `run`, belongs here.
+    var givenOptions: [String] {
+        let (run, plugins, notify) = (runOptions, pluginOptions, notifyOptions)
+        let given: [(option: String, given: Bool)] = [
+            ("--lease", givenLease != nil), ("--poll", givenPoll != nil), ("--abandon-after", givenAbandonAfter != nil),
+            ("--artifacts", artifacts != nil), ("--segments", segments != nil), ("--metrics-port", metricsPort != nil),
+            ("--metrics-host", givenMetricsHost != nil), ("--jobs", run.givenJobs != nil),
+            ("--cpu-jobs", run.cpuJobs != nil), ("--transfers", run.givenTransfers != nil),
+            ("--bwlimit", run.bwlimit != nil), ("--json", run.json), ("--verbose", run.verbose),
+            ("--plugin", !plugins.paths.isEmpty), ("--notify", !notify.targets.isEmpty),
+        ]
+        return given.filter(\.given).map(\.option)
     }
 }

@@ -30,24 +30,28 @@ struct WorkerCommand: StageCatalogCommand {
 
     @OptionGroup(title: "Asking a running worker") var requestOptions: WorkerRequestOptions
 
+    // The options with a default are optional, so that the parser says which were given (``givenOptions``); their
+    // defaults are applied once, below, and written into their help.
     @Option(
-        name: .long,
+        name: .customLong("lease"),
         help: ArgumentHelp(
-            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it.",
+            "How long a claim holds an item without a heartbeat, such as 30s or 2m; a dead worker's items are taken over after it. (default: \(TimeSpan(WorkerSettings.defaultLease).defaultValueDescription))",
             valueName: "DURATION"))
-    var lease = TimeSpan(WorkerSettings.defaultLease)
+    var givenLease: TimeSpan?
 
     @Option(
-        name: .long,
-        help: ArgumentHelp("How often an idle worker looks for work, such as 500ms or 2s.", valueName: "DURATION"))
-    var poll = TimeSpan(WorkerSettings.defaultPoll)
+        name: .customLong("poll"),
+        help: ArgumentHelp(
+            "How often an idle worker looks for work, such as 500ms or 2s. (default: \(TimeSpan(WorkerSettings.defaultPoll).defaultValueDescription))",
+            valueName: "DURATION"))
+    var givenPoll: TimeSpan?
 
     @Option(
         name: .customLong("abandon-after"),
         help: ArgumentHelp(
-            "Fail an item as abandoned after this many counted takeovers without progress (1 to 100).",
+            "Fail an item as abandoned after this many counted takeovers without progress (1 to 100). (default: \(TakeoverLimit.defaultLimit))",
             valueName: "N"))
-    var abandonAfter = TakeoverLimit.defaultLimit
+    var givenAbandonAfter: Int?
 
     @Option(
         name: .long,
@@ -70,8 +74,17 @@ struct WorkerCommand: StageCatalogCommand {
 
     @Option(
         name: .customLong("metrics-host"),
-        help: ArgumentHelp("The address the metrics are served on.", valueName: "HOST"))
-    var metricsHost: String = "127.0.0.1"
+        help: ArgumentHelp("The address the metrics are served on. (default: 127.0.0.1)", valueName: "HOST"))
+    var givenMetricsHost: String?
+
+    /// `--lease`, or its default.
+    var lease: TimeSpan { givenLease ?? TimeSpan(WorkerSettings.defaultLease) }
+    /// `--poll`, or its default.
+    var poll: TimeSpan { givenPoll ?? TimeSpan(WorkerSettings.defaultPoll) }
+    /// `--abandon-after`, or its default.
+    var abandonAfter: Int { givenAbandonAfter ?? TakeoverLimit.defaultLimit }
+    /// `--metrics-host`, or its default.
+    var metricsHost: String { givenMetricsHost ?? "127.0.0.1" }
 
     func validate() throws {
         guard lease.duration >= .seconds(1) else {
@@ -87,6 +100,9 @@ struct WorkerCommand: StageCatalogCommand {
         }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be from 0 to 65535")
+        }
+        if let request = requestOptions.given, let unused = givenOptions.first {
+            throw ValidationError("\(request) asks a running worker and starts none: it takes only --db, not \(unused)")
         }
     }
 

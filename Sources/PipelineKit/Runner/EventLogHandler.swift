@@ -38,14 +38,18 @@ package struct EventLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// Keeps the line in the attempt's log and sends it on; a history line (`Logger.historyLineKey`) is
+    /// sent on at debug level, and only when this handler passes debug lines.
     package func log(event: LogEvent) {
         var text = "\(event.message)"
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        var merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let historyLine = merged.removeValue(forKey: Logger.historyLineKey) != nil
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         let shown = redactor.shown(text)
         attemptLog?.append(shown, level: event.level)
-        sink.emit(LogLine(level: event.level, item: item, stage: stage, message: shown))
+        guard !historyLine || logLevel <= .debug else { return }
+        sink.emit(LogLine(level: historyLine ? .debug : event.level, item: item, stage: stage, message: shown))
     }
 }

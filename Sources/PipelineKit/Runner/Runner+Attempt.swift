@@ -31,8 +31,8 @@ extension Runner {
                     previousOutputs: previousOutputs, journal: journal, stream: stream, log: log
                 ) { (started, began) = (clock.now, true) }
                 try await succeed(
-                    spec, label: label, outputs: outputs, seconds: (clock.now - started).seconds, journal: journal,
-                    beforeSuccess: beforeSuccess)
+                    spec, label: label, outputs: outputs, seconds: (clock.now - started).seconds, log: log.lines,
+                    journal: journal, beforeSuccess: beforeSuccess)
                 return outputs
             } catch {
                 // The history is written after the attempt's own checkpoint, never before it.
@@ -70,6 +70,7 @@ extension Runner {
                 $0.startedAt = Date()
                 $0.finishedAt = nil
                 $0.seconds = nil
+                $0.log = nil
             }
             sink.emit(
                 StageStarted(
@@ -98,9 +99,10 @@ extension Runner {
         }
     }
 
-    /// Checkpoints a stage's success (secret outputs stay out of the store and join the redactor).
+    /// Checkpoints a stage's success (secret outputs stay out of the store and join the redactor) with the lines it
+    /// logged meanwhile; a secret stage keeps none, as they were logged before the redactor knew its outputs.
     private func succeed(
-        _ spec: StageSpec, label: String, outputs: JSONValue, seconds: Double, journal: StageJournal,
+        _ spec: StageSpec, label: String, outputs: JSONValue, seconds: Double, log: [String], journal: StageJournal,
         beforeSuccess: ([String: String]?) async throws -> Void
     ) async throws {
         if spec.isSecret { redactor.add(all: outputs, as: spec.id) }
@@ -112,6 +114,7 @@ extension Runner {
             $0.files = files
             $0.error = nil
             $0.errorKind = nil
+            $0.log = spec.isSecret || log.isEmpty ? nil : log
             $0.finish(after: seconds)
         }
         sink.emit(StageFinished(item: label, stage: spec.id, outcome: .succeeded, seconds: seconds))

@@ -52,6 +52,10 @@ public struct StageRecord: Codable, Sendable, Hashable {
     /// Why it was skipped: its `if` was false (`if ${…} is false`), or a stage it waits for failed
     /// (``SkipReason/waitsFor(failed:)``).
     public var reason: String?
+    /// The last lines the stage logged during its last attempt, when that attempt succeeded and logged any (an
+    /// `exec` program's stderr, FFmpeg's complaints), each as `level: text` and bounded as an attempt's are
+    /// (``StageAttempt/log``): a success is not recorded as an attempt, so its checkpoint keeps them.
+    public var log: [String]?
 
     /// Creates a record.
     public init(stage: String, uses: String, status: Status, optionsHash: String) {
