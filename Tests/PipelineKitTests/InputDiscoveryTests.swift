@@ -215,6 +215,40 @@ import Testing
         #expect(discovery.passedOver.count == hidden && discovery.passedOver.allSatisfy { $0.reason == .hidden })
     }
 
+    /// Folders queued together are looked at together (listed, stat'ed and ordered several at once): a level of
+    /// many folders, one of them large (its names stat'ed in several blocks beside the small ones), and a link
+    /// that reaches a deeper folder first are found as one folder at a time would find them.
+    @Test func aLevelOfManyFoldersIsFoundInTheByteOrderOfRelativePathsWithNoFolderLeftOpen() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("level-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let random = SeededRandom("aLevelOfManyFoldersIsFoundInTheByteOrderOfRelativePathsWithNoFolderLeftOpen")
+        var files: [String] = []
+        for folder in shuffled((0..<40).map { String(format: "d%02d", $0) }, by: random) {
+            let count = folder == "d05" ? 600 : random.int(in: 0...3)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            for number in shuffled((0..<count).map { String(format: "f%03d.txt", $0) }, by: random) {
+                try Data(number.utf8).write(to: root.appendingPathComponent(folder + "/" + number))
+                files.append(folder + "/" + number)
+            }
+        }
+        // d07/sub is reached at one level through the link e, at two levels as itself: it is scanned as e.
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("d07/sub"), withIntermediateDirectories: true)
+        try Data("s".utf8).write(to: root.appendingPathComponent("d07/sub/s.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("e").path, withDestinationPath: "d07/sub")
+        files.append("e/s.txt")
+        let open = { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try open()
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(try open() == before)
+        #expect(discovery.files.map(\.input.relativePath) == files.sorted(by: Self.byteOrder))
+        #expect(discovery.passedOver.map(\.path) == [root.path + "/d07/sub"])
+        #expect(discovery.passedOver.map(\.reason) == [.sameFolder(as: root.path + "/e")])
+        #expect(discovery.folders.count == 42)
+    }
+
     @Test func aMissingInputIsAnErrorThatNamesIt() {
         let error = #expect(throws: InputError.self) {
             try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)

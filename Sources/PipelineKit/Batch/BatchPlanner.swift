@@ -53,10 +53,12 @@ public struct BatchPlanner: Sendable {
             prober: prober, damaged: workflow.inputs?.damaged ?? .default)
     }
 
-    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of two chunks (the one
-    /// it plans and the next, being read), not
-    /// the whole ledger.
+    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of a few chunks (the
+    /// one it plans and the ``readAhead`` next, being read), not the whole ledger.
     var chunkSize = 1024
+    /// How many chunks' ledger rows are read ahead of the one being planned: the ledger's reads of a large
+    /// batch follow each other, none waiting for the plan of a chunk to end before it starts.
+    var readAhead = 4
 
     /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
     /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
@@ -87,12 +89,14 @@ public struct BatchPlanner: Sendable {
         let reading = { (number: Int) in
             Self.rows(pathsFrom: bounds[number].first, through: bounds[number].last, store: store, workflow: workflow)
         }
-        // The ledger's rows of the next chunk are read while this one is planned.
-        var next = chunks.isEmpty ? nil : reading(0)
+        // The ledger's rows of the next chunks are read while this one is planned.
+        var ahead = (0..<min(readAhead, chunks.count)).map(reading)
+        // The contents of the batch, gathered while the ledger is read rather than after the last chunk.
+        var contents = BatchContents(capacity: order.count)
         do {
             for (number, chunk) in chunks.enumerated() {
-                let rows = try await (next ?? reading(number)).value.get()
-                next = number + 1 < chunks.count ? reading(number + 1) : nil
+                let rows = try await ahead.removeFirst().value.get()
+                if number + ahead.count + 1 < chunks.count { ahead.append(reading(number + ahead.count + 1)) }
                 let files = chunk.map { discovery.files[$0] }
                 var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
                     fingerprinted(files, cache: cache)
@@ -103,17 +107,18 @@ public struct BatchPlanner: Sendable {
                 }
                 let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
                 match(&items, byPath: byPath, byContent: byContent)
+                contents.add(items)
                 for (index, item) in zip(chunk, items) { plan.items[index] = item }
                 plan.cacheEntries += entries
             }
         } catch {
-            // A failed chunk leaves no read of the next one behind, using the store after the plan ended.
-            _ = await next?.value
+            // A failed chunk leaves no read of the next ones behind, using the store after the plan ended.
+            for read in ahead { _ = await read.value }
             throw error
         }
         // The files are in the plan now: a large batch does not hold both while it is settled.
         discovery.files = []
-        settle(&plan.items)
+        settle(&plan.items, contents: contents)
         return try await probed(plan, store: store)
     }
 
@@ -225,14 +230,8 @@ public struct BatchPlanner: Sendable {
     ///
     /// The items are looked at by index, a field at a time: a loop over the items would copy each whole item
     /// (and retain every string it holds) three times over.
-    private func settle(_ items: inout [PlannedItem]) {
-        var present = Set<String>(minimumCapacity: items.count)
-        var repeated = Set<String>()
-        for index in items.indices {
-            if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
-                repeated.insert(fingerprint)
-            }
-        }
+    private func settle(_ items: inout [PlannedItem], contents: BatchContents) {
+        let (present, repeated) = (contents.present, contents.repeated)
         let owners = repeated.isEmpty ? [:] : Self.owners(of: repeated, among: items)
         for index in items.indices where !items[index].isDecided {
             guard let fingerprint = items[index].fingerprint else { continue }
@@ -245,6 +244,25 @@ public struct BatchPlanner: Sendable {
                 items[index].known = nil
             }
             items[index].action = action(for: items[index], known: items[index].known)
+        }
+    }
+
+    /// The fingerprints of a batch's items, and those of more than one item.
+    private struct BatchContents {
+        var present: Set<String>
+        var repeated = Set<String>()
+
+        init(capacity: Int) {
+            present = Set(minimumCapacity: capacity)
+        }
+
+        /// Adds the fingerprints of a chunk's items, read by index (a loop over the items would copy each).
+        mutating func add(_ items: [PlannedItem]) {
+            for index in items.indices {
+                if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
+                    repeated.insert(fingerprint)
+                }
+            }
         }
     }
 
