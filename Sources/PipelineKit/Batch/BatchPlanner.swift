@@ -53,12 +53,10 @@ public struct BatchPlanner: Sendable {
             prober: prober, damaged: workflow.inputs?.damaged ?? .default)
     }
 
-    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of a few chunks (the
-    /// one it plans and the ``readAhead`` next, being read), not the whole ledger.
+    /// How many files a plan looks up in the ledger at once: a plan holds the ledger rows of two chunks (the one
+    /// it plans and the next, being read), not
+    /// the whole ledger.
     var chunkSize = 1024
-    /// How many chunks' ledger rows are read ahead of the one being planned: the ledger's reads of a large
-    /// batch follow each other, none waiting for the plan of a chunk to end before it starts.
-    var readAhead = 4
 
     /// Plans a batch of a workflow against a store (nil: an empty ledger). Fingerprints files whose stamp the
     /// store's cache does not have (reading at most a few MiB of each, on a thread of their own). Where several
@@ -89,14 +87,14 @@ public struct BatchPlanner: Sendable {
         let reading = { (number: Int) in
             Self.rows(pathsFrom: bounds[number].first, through: bounds[number].last, store: store, workflow: workflow)
         }
-        // The ledger's rows of the next chunks are read while this one is planned.
-        var ahead = (0..<min(readAhead, chunks.count)).map(reading)
+        // The ledger's rows of the next chunk are read while this one is planned.
+        var next = chunks.isEmpty ? nil : reading(0)
         // The contents of the batch, gathered while the ledger is read rather than after the last chunk.
         var contents = BatchContents(capacity: order.count)
         do {
             for (number, chunk) in chunks.enumerated() {
-                let rows = try await ahead.removeFirst().value.get()
-                if number + ahead.count + 1 < chunks.count { ahead.append(reading(number + ahead.count + 1)) }
+                let rows = try await (next ?? reading(number)).value.get()
+                next = number + 1 < chunks.count ? reading(number + 1) : nil
                 let files = chunk.map { discovery.files[$0] }
                 var (items, entries) = await BlockingWork.runLong { [cache = rows.cache] in
                     fingerprinted(files, cache: cache)
@@ -112,8 +110,8 @@ public struct BatchPlanner: Sendable {
                 plan.cacheEntries += entries
             }
         } catch {
-            // A failed chunk leaves no read of the next ones behind, using the store after the plan ended.
-            for read in ahead { _ = await read.value }
+            // A failed chunk leaves no read of the next one behind, using the store after the plan ended.
+            _ = await next?.value
             throw error
         }
         // The files are in the plan now: a large batch does not hold both while it is settled.
