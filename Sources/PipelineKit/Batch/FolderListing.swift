@@ -50,14 +50,10 @@ struct FolderListing: Sendable {
             : [:]
     }
 
-    /// Each entry's `transform`, in the order of ``names``, given its stat data (following links) or the error
-    /// of `fstatat`. Entries are stat'ed by several threads at once, a block of names each.
-    func entries<T: Sendable>(_ transform: @Sendable (String, Result<stat, SystemCallError>) -> T) -> [T] {
-        Self.entries(of: [self]) { _, name, found in transform(name, found) }[0]
-    }
-
-    /// ``entries(_:)`` of several listings at once: the blocks of names of all of them are shared by the
-    /// threads, so a large folder beside small ones is still stat'ed by all of them.
+    /// For each listing, each entry's `transform`, in the order of its ``names``, given the entry's stat data
+    /// (following links) or the error of `fstatat`. Entries are stat'ed by several threads at once, a block of
+    /// names each; the blocks of all the listings are shared by the threads, so a large folder beside small ones
+    /// is still stat'ed by all of them.
     static func entries<T: Sendable>(
         of listings: [FolderListing], _ transform: @Sendable (FolderListing, String, Result<stat, SystemCallError>) -> T
     ) -> [[T]] {

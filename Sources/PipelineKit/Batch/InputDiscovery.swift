@@ -85,13 +85,13 @@ public enum InputDiscovery {
     }
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
-    /// entries are stat'ed relative to it by several threads (256 names each, the queued folders up to 16 at
-    /// once, so that one is stat'ed while another is listed or ordered) and taken in name order, where a
-    /// folder's name counts as the name followed by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder
-    /// reached again (through a link) is passed over: a folder is scanned at its shallowest path, and of paths
-    /// equally deep, at the first in the order files are planned (its relative path followed by `/`). The
-    /// scanned folders' files are put together depth first, so the files are never sorted as a whole. Entries
-    /// left out are added as they are met: a level at a time, each folder's in name order.
+    /// entries are stat'ed relative to it by several threads (256 names each; ``lookAt(_:entry:)`` takes up to
+    /// 16 queued folders at a time) and taken in name order, where a folder's name counts as the name followed
+    /// by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder reached again (through a link) is passed
+    /// over: a folder is scanned at its shallowest path, and of paths equally deep, at the first in the order
+    /// files are planned (its relative path followed by `/`). The scanned folders' files are put together depth
+    /// first, so the files are never sorted as a whole. Entries left out are added as they are met: a level at a
+    /// time, each folder's in name order.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
@@ -105,7 +105,7 @@ public enum InputDiscovery {
         var files: [DiscoveredFile] = []
         var current = 0
         while current < folders.count {
-            // The folders queued are looked at several at once, each by a thread of its own; then taken in order.
+            // Up to 16 queued folders are listed, stat'ed and ordered together (``lookAt``); then taken in order.
             let queued = folders[current..<min(current + foldersAtOnce, folders.count)]
             let looked = lookAt(queued.map { (path: $0.path, prefix: $0.prefix) }) { name, found, listing in
                 entry(
@@ -155,8 +155,9 @@ public enum InputDiscovery {
     private static let foldersAtOnce = 16
 
     /// Each folder (path and prefix) listed, its entries made by `entry` and put in name order
-    /// (``inNameOrder(_:names:)``), or the reason it cannot be listed: several folders at once, each listed and
-    /// ordered by one thread, their entries stat'ed by all threads.
+    /// (``inNameOrder(_:names:)``), or the reason it cannot be listed. The three steps run one after another:
+    /// all the folders are listed, then their entries stat'ed, then ordered; each step is spread over the cores
+    /// (folders listed and ordered several at once, the stat blocks of all the folders shared by the threads).
     private static func lookAt(
         _ queued: [(path: String, prefix: String)],
         entry: @Sendable (String, Result<stat, SystemCallError>, FolderListing) -> Entry

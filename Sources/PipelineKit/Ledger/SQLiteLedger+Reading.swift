@@ -12,14 +12,7 @@ extension SQLiteLedger {
     static let itemColumns =
         "id, version, fingerprint, path, relativePath, size, modified, meta, status, digest, error, errorKind, updatedAt"
 
-    static func item(_ row: Row) -> LedgerItem {
-        LedgerItem(
-            storedID: row[0], version: row[1], fingerprint: row[2], path: row[3], relativePath: row[4], size: row[5],
-            modified: row[6], meta: row[7], status: row[8], digest: row[9], error: row[10], errorKind: row[11],
-            updatedAt: Date(timeIntervalSince1970: row[12]))
-    }
-
-    /// ``item(_:)`` of the row `columns` stand on, read straight from SQLite.
+    /// The item of the row `columns` stand on, whose first columns are ``itemColumns``.
     static func item(_ columns: SQLiteColumns) -> LedgerItem {
         LedgerItem(
             storedID: columns.int64(0), version: Int(columns.int64(1)), fingerprint: columns.text(2),
