@@ -5,7 +5,8 @@
 #    after first in even ones, so neither binary always takes the colder turn.
 #  - A warm-up round comes first and is dropped.
 #  - Then PAIRS rounds (default 6). For each, the ratio after / before of the CPU time (user + sys) and of the
-#    wall time is printed, then the median ratio of all pairs, and the least CPU of each binary.
+#    wall time is printed, then the median ratio of all pairs, the least CPU of each binary, and each binary's
+#    median wall time and largest peak memory (resident set).
 # FOLDER names a folder holding in/, wf.json and the ledger of a finished first run (.pipeline/). For a
 # million files, make one as benchmarks/batch.sh makes its files, and give it a ledger with
 # `python3 benchmarks/batch-ledger.py 1000000 TEMPLATE .pipeline/ledger.sqlite` (TEMPLATE: the ledger of a
@@ -33,12 +34,12 @@ fi
 [ -f wf.json ] && [ -d .pipeline ] || { echo "$PWD holds no wf.json and .pipeline/" >&2; exit 2; }
 times=$(mktemp)
 
-one() {  # label binary what: appends "round label what wall cpu" to $times
+one() {  # label binary what: appends "round label what wall cpu memory" to $times
   local label=$1 binary=$2 what=$3 args
   if [ "$what" = rerun ]; then args=(run wf.json --jobs 8); else args=(plan wf.json); fi
-  /usr/bin/time -f "%e %U %S" -o time.txt "$binary" "${args[@]}" >/dev/null 2>&1 \
+  /usr/bin/time -f "%e %U %S %M" -o time.txt "$binary" "${args[@]}" >/dev/null 2>&1 \
     || { echo "failed: $binary ${args[*]}" >&2; cat time.txt >&2; exit 1; }
-  tail -1 time.txt | awk -v r="$round" -v l="$label" -v w="$what" '{ printf "%s %s %s %s %.2f\n", r, l, w, $1, $2 + $3 }' >> "$times"
+  tail -1 time.txt | awk -v r="$round" -v l="$label" -v w="$what" '{ printf "%s %s %s %s %.2f %s\n", r, l, w, $1, $2 + $3, $4 }' >> "$times"
 }
 
 for round in $(seq 0 "$PAIRS"); do
@@ -56,7 +57,7 @@ python3 - "$times" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 for what in ["rerun", "plan"]:
-    figure = {(int(r[0]), r[1]): (float(r[3]), float(r[4])) for r in rows if r[2] == what}
+    figure = {(int(r[0]), r[1]): (float(r[3]), float(r[4]), int(r[5])) for r in rows if r[2] == what}
     pairs = sorted({round for round, _ in figure if round > 0})  # round 0 is the warm-up, dropped
     cpu = [figure[(p, "after")][1] / figure[(p, "before")][1] for p in pairs]
     wall = [figure[(p, "after")][0] / figure[(p, "before")][0] for p in pairs]
@@ -64,5 +65,9 @@ for what in ["rerun", "plan"]:
           + f"; median {statistics.median(cpu):.3f} CPU, {statistics.median(wall):.3f} wall")
     least = {label: min(figure[(p, label)][1] for p in pairs) for label in ["before", "after"]}
     print(f"{what}: least CPU before {least['before']:.2f} s, after {least['after']:.2f} s ({len(pairs)} pairs)")
+    wall = {label: statistics.median(figure[(p, label)][0] for p in pairs) for label in ["before", "after"]}
+    memory = {label: max(figure[(p, label)][2] for p in pairs) / 1024 for label in ["before", "after"]}
+    print(f"{what}: median wall before {wall['before']:.2f} s, after {wall['after']:.2f} s; "
+          + f"peak memory before {memory['before']:.0f} MiB, after {memory['after']:.0f} MiB")
 PY
 rm -f "$times"

@@ -215,11 +215,103 @@ import Testing
         #expect(discovery.passedOver.count == hidden && discovery.passedOver.allSatisfy { $0.reason == .hidden })
     }
 
+    /// Folders queued together are looked at together (listed, stat'ed and ordered several at once): a level of
+    /// many folders, one of them large (its names stat'ed in several blocks beside the small ones), and a link
+    /// that reaches a deeper folder first are found as one folder at a time would find them.
+    @Test func aLevelOfManyFoldersIsFoundInTheByteOrderOfRelativePathsWithNoFolderLeftOpen() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("level-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let random = SeededRandom("aLevelOfManyFoldersIsFoundInTheByteOrderOfRelativePathsWithNoFolderLeftOpen")
+        var files: [String] = []
+        for folder in shuffled((0..<40).map { String(format: "d%02d", $0) }, by: random) {
+            let count = folder == "d05" ? 600 : random.int(in: 0...3)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            for number in shuffled((0..<count).map { String(format: "f%03d.txt", $0) }, by: random) {
+                try Data(number.utf8).write(to: root.appendingPathComponent(folder + "/" + number))
+                files.append(folder + "/" + number)
+            }
+        }
+        // d07/sub is reached at one level through the link e, at two levels as itself: it is scanned as e.
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("d07/sub"), withIntermediateDirectories: true)
+        try Data("s".utf8).write(to: root.appendingPathComponent("d07/sub/s.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("e").path, withDestinationPath: "d07/sub")
+        files.append("e/s.txt")
+        let open = { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try open()
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        #expect(try open() == before)
+        #expect(discovery.files.map(\.input.relativePath) == files.sorted(by: Self.byteOrder))
+        #expect(discovery.passedOver.map(\.path) == [root.path + "/d07/sub"])
+        #expect(discovery.passedOver.map(\.reason) == [.sameFolder(as: root.path + "/e")])
+        #expect(discovery.folders.count == 42)
+    }
+
+    /// A folder that cannot be listed in the middle of a block of siblings that can: its path is longer than
+    /// PATH_MAX (so `opendir` fails with ENAMETOOLONG, even as root), theirs are not. It is passed over once at
+    /// its place, and every other sibling's files come out under their own folder.
+    @Test func anUnlistableFolderAmongItsSiblingsIsPassedOverAndTheirFilesStayTheirs() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("unlistable-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { Self.removeDeepTree(root) }
+        // A chain of long folder names brings the level's paths to 3,999 or 4,000 bytes (PATH_MAX is 4,096).
+        var chain: [String] = []
+        var length = root.path.utf8.count
+        while length + 256 <= 4000 {
+            chain.append(String(repeating: "d", count: 255))
+            length += 256
+        }
+        if length < 3999 { chain.append(String(repeating: "e", count: 4000 - length - 1)) }
+        let siblings = (0..<20).map { String(format: "s%02d", $0) }
+        // Between s09 and s10 in name order: the 11th of the level's 21 folders, inside the first block of 16.
+        let long = "s09" + String(repeating: "x", count: 247)
+        var level = open(root.path, O_RDONLY | O_DIRECTORY)
+        for name in chain {
+            #expect(mkdirat(level, name, 0o755) == 0)
+            let next = openat(level, name, O_RDONLY | O_DIRECTORY)
+            close(level)
+            level = next
+        }
+        defer { close(level) }
+        var files: [String] = []
+        for (number, folder) in (siblings + [long]).enumerated() {
+            #expect(mkdirat(level, folder, 0o755) == 0)
+            for file in 0..<(folder == long ? 2 : 1 + number * 7 % 4) {
+                let made = openat(level, "\(folder)/f\(file).txt", O_CREAT | O_WRONLY, 0o644)
+                #expect(made >= 0)
+                close(made)
+                if folder != long { files.append("\(folder)/f\(file).txt") }
+            }
+        }
+        let discovery = try InputDiscovery.discover(paths: [root.path], include: [], exclude: [], recursive: true)
+        let levelPath = ([root.path] + chain).joined(separator: "/")
+        // Compared below the chain, so that a failure prints short paths.
+        let chainPath = chain.joined(separator: "/") + "/"
+        #expect(discovery.files.allSatisfy { $0.input.relativePath.hasPrefix(chainPath) })
+        #expect(
+            discovery.files.map { String($0.input.relativePath.dropFirst(chainPath.count)) }
+                == files.sorted(by: Self.byteOrder))
+        #expect(discovery.passedOver.map(\.path) == [levelPath + "/" + long])
+        #expect(discovery.passedOver.map(\.reason) == [.unlistable(SystemCallError(code: ENAMETOOLONG).description)])
+        #expect(discovery.folders.count == 1 + chain.count + 21)
+    }
+
     @Test func aMissingInputIsAnErrorThatNamesIt() {
         let error = #expect(throws: InputError.self) {
             try InputDiscovery.discover(paths: ["/nonexistent/input"], include: [], exclude: [], recursive: true)
         }
         #expect(error?.message == "input /nonexistent/input does not exist")
+    }
+
+    /// Removes a tree whose paths may be longer than PATH_MAX (`rm` walks it relative to each folder).
+    private static func removeDeepTree(_ root: URL) {
+        let remove = Process()
+        remove.executableURL = URL(fileURLWithPath: "/bin/rm")
+        remove.arguments = ["-rf", root.path]
+        try? remove.run()
+        remove.waitUntilExit()
     }
 
     /// Whether `left` comes before `right` in the byte order of their UTF-8.

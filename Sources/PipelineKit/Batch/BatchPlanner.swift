@@ -89,6 +89,8 @@ public struct BatchPlanner: Sendable {
         }
         // The ledger's rows of the next chunk are read while this one is planned.
         var next = chunks.isEmpty ? nil : reading(0)
+        // The contents of the batch, gathered while the ledger is read rather than after the last chunk.
+        var contents = BatchContents(capacity: order.count)
         do {
             for (number, chunk) in chunks.enumerated() {
                 let rows = try await (next ?? reading(number)).value.get()
@@ -103,6 +105,7 @@ public struct BatchPlanner: Sendable {
                 }
                 let byContent = try await store?.items(workflow: workflow, fingerprints: elsewhere) ?? []
                 match(&items, byPath: byPath, byContent: byContent)
+                contents.add(items)
                 for (index, item) in zip(chunk, items) { plan.items[index] = item }
                 plan.cacheEntries += entries
             }
@@ -113,7 +116,7 @@ public struct BatchPlanner: Sendable {
         }
         // The files are in the plan now: a large batch does not hold both while it is settled.
         discovery.files = []
-        settle(&plan.items)
+        settle(&plan.items, contents: contents)
         return try await probed(plan, store: store)
     }
 
@@ -225,14 +228,8 @@ public struct BatchPlanner: Sendable {
     ///
     /// The items are looked at by index, a field at a time: a loop over the items would copy each whole item
     /// (and retain every string it holds) three times over.
-    private func settle(_ items: inout [PlannedItem]) {
-        var present = Set<String>(minimumCapacity: items.count)
-        var repeated = Set<String>()
-        for index in items.indices {
-            if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
-                repeated.insert(fingerprint)
-            }
-        }
+    private func settle(_ items: inout [PlannedItem], contents: BatchContents) {
+        let (present, repeated) = (contents.present, contents.repeated)
         let owners = repeated.isEmpty ? [:] : Self.owners(of: repeated, among: items)
         for index in items.indices where !items[index].isDecided {
             guard let fingerprint = items[index].fingerprint else { continue }
@@ -245,6 +242,25 @@ public struct BatchPlanner: Sendable {
                 items[index].known = nil
             }
             items[index].action = action(for: items[index], known: items[index].known)
+        }
+    }
+
+    /// The fingerprints of a batch's items, and those of more than one item.
+    private struct BatchContents {
+        var present: Set<String>
+        var repeated = Set<String>()
+
+        init(capacity: Int) {
+            present = Set(minimumCapacity: capacity)
+        }
+
+        /// Adds the fingerprints of a chunk's items, read by index (a loop over the items would copy each).
+        mutating func add(_ items: [PlannedItem]) {
+            for index in items.indices {
+                if let fingerprint = items[index].fingerprint, !present.insert(fingerprint).inserted {
+                    repeated.insert(fingerprint)
+                }
+            }
         }
     }
 

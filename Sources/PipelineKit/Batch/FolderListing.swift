@@ -50,24 +50,35 @@ struct FolderListing: Sendable {
             : [:]
     }
 
-    /// Each entry's `transform`, in the order of ``names``, given its stat data (following links) or the error
-    /// of `fstatat`. Entries are stat'ed by several threads at once, a block of names each.
-    func entries<T: Sendable>(_ transform: @Sendable (String, Result<stat, SystemCallError>) -> T) -> [T] {
-        let blocks = (names.count + Self.entriesPerTask - 1) / Self.entriesPerTask
-        return [T](unsafeUninitializedCapacity: names.count) { buffer, initialized in
-            // Each slot is written once, by the one thread that owns its block.
-            nonisolated(unsafe) let slots = buffer
-            DispatchQueue.concurrentPerform(iterations: blocks) { block in
-                let start = block * Self.entriesPerTask
-                for index in start..<min(start + Self.entriesPerTask, names.count) {
-                    var info = stat()
-                    let found: Result<stat, SystemCallError> =
-                        fstatat(descriptor, names[index], &info, 0) == 0
-                        ? .success(info) : .failure(SystemCallError(code: errno))
-                    slots.initializeElement(at: index, to: transform(names[index], found))
-                }
+    /// For each listing, each entry's `transform`, in the order of its ``names``, given the entry's stat data
+    /// (following links) or the error of `fstatat`. Entries are stat'ed by several threads at once, a block of
+    /// names each; the blocks of all the listings are shared by the threads, so a large folder beside small ones
+    /// is still stat'ed by all of them.
+    static func entries<T: Sendable>(
+        of listings: [FolderListing], _ transform: @Sendable (FolderListing, String, Result<stat, SystemCallError>) -> T
+    ) -> [[T]] {
+        let blocks = listings.indices.flatMap { folder in
+            stride(from: 0, to: listings[folder].names.count, by: entriesPerTask).map { (folder: folder, start: $0) }
+        }
+        let buffers = listings.map { UnsafeMutableBufferPointer<T>.allocate(capacity: $0.names.count) }
+        // Each slot is written once, by the one thread that owns its block.
+        nonisolated(unsafe) let slots = buffers
+        DispatchQueue.concurrentPerform(iterations: blocks.count) { number in
+            let (listing, start) = (listings[blocks[number].folder], blocks[number].start)
+            for index in start..<min(start + entriesPerTask, listing.names.count) {
+                var info = stat()
+                let found: Result<stat, SystemCallError> =
+                    fstatat(listing.descriptor, listing.names[index], &info, 0) == 0
+                    ? .success(info) : .failure(SystemCallError(code: errno))
+                slots[blocks[number].folder].initializeElement(
+                    at: index, to: transform(listing, listing.names[index], found))
             }
-            initialized = names.count
+        }
+        return buffers.map { buffer in
+            defer { buffer.deallocate() }
+            return [T](unsafeUninitializedCapacity: buffer.count) { array, initialized in
+                initialized = array.moveInitialize(fromContentsOf: buffer)
+            }
         }
     }
 }

@@ -85,12 +85,13 @@ public enum InputDiscovery {
     }
 
     /// Scans `folder` (and, when `recursive`, its folders, a level at a time): each folder is listed once, its
-    /// entries are stat'ed relative to it by several threads (256 names each) and taken in name order, where a
-    /// folder's name counts as the name followed by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder
-    /// reached again (through a link) is passed over: a folder is scanned at its shallowest path, and of paths
-    /// equally deep, at the first in the order files are planned (its relative path followed by `/`). The
-    /// scanned folders' files are put together depth first, so the files are never sorted as a whole. Entries
-    /// left out are added as they are met: a level at a time, each folder's in name order.
+    /// entries are stat'ed relative to it by several threads (256 names each; ``lookAt(_:entry:)`` takes up to
+    /// 16 queued folders at a time) and taken in name order, where a folder's name counts as the name followed
+    /// by `/` (so `a.b` comes before `a`, as `.` before `/`). A folder reached again (through a link) is passed
+    /// over: a folder is scanned at its shallowest path, and of paths equally deep, at the first in the order
+    /// files are planned (its relative path followed by `/`). The scanned folders' files are put together depth
+    /// first, so the files are never sorted as a whole. Entries left out are added as they are met: a level at a
+    /// time, each folder's in name order.
     private static func scan(
         folder: URL, include: [String], exclude: [String], recursive: Bool, skipping skipped: Set<String>,
         manifest: InputManifest, into discovery: inout Discovery
@@ -104,47 +105,93 @@ public enum InputDiscovery {
         var files: [DiscoveredFile] = []
         var current = 0
         while current < folders.count {
-            let (directory, prefix) = (folders[current].path, folders[current].prefix)
-            discovery.folders.append(directory)
-            let listing: FolderListing
-            do {
-                listing = try FolderListing(path: directory, prefix: prefix)
-            } catch {
-                guard directory == root else {
-                    discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
-                    current += 1
-                    continue
-                }
-                throw InputError(message: "cannot list \(directory): \(error)")
-            }
-            defer { listing.close() }
-            let entries = listing.entries { name, found in
+            // Up to 16 queued folders are listed, stat'ed and ordered together (``lookAt``); then taken in order.
+            let queued = folders[current..<min(current + foldersAtOnce, folders.count)]
+            let looked = lookAt(queued.map { (path: $0.path, prefix: $0.prefix) }) { name, found, listing in
                 entry(
                     name: name, stat: found, in: listing, include: include, exclude: exclude,
                     recursive: recursive, skipping: skipped, manifest: manifest)
             }
-            let firstFile = files.count
-            for index in inNameOrder(entries, names: listing.names) {
-                switch entries[index] {
-                case .file(let file): files.append(file)
-                case .passedOver(let passed): discovery.passedOver.append(passed)
-                case .folder(let path, let relative, let identity):
-                    if let first = entered[identity] {
-                        discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
-                    } else {
-                        entered[identity] = path
-                        folders[current].folders.append((after: files.count - firstFile, folder: folders.count))
-                        folders.append(ScannedFolder(path: path, prefix: relative))
+            for folder in looked {
+                let directory = folders[current].path
+                discovery.folders.append(directory)
+                let found: (entries: [Entry], order: [Int])
+                switch folder {
+                case .success(let looked): found = looked
+                case .failure(let error):
+                    guard directory == root else {
+                        discovery.passedOver.append(PassedOver(path: directory, reason: .unlistable("\(error)")))
+                        current += 1
+                        continue
                     }
-                case .ignored: break
+                    throw InputError(message: "cannot list \(directory): \(error)")
                 }
+                let firstFile = files.count
+                for index in found.order {
+                    switch found.entries[index] {
+                    case .file(let file): files.append(file)
+                    case .passedOver(let passed): discovery.passedOver.append(passed)
+                    case .folder(let path, let relative, let identity):
+                        if let first = entered[identity] {
+                            discovery.passedOver.append(PassedOver(path: path, reason: .sameFolder(as: first)))
+                        } else {
+                            entered[identity] = path
+                            folders[current].folders.append((after: files.count - firstFile, folder: folders.count))
+                            folders.append(ScannedFolder(path: path, prefix: relative))
+                        }
+                    case .ignored: break
+                    }
+                }
+                folders[current].files = firstFile..<files.count
+                current += 1
             }
-            folders[current].files = firstFile..<files.count
-            current += 1
         }
         // Assigned when nothing came before: appending would copy every file into a second array.
         let found = depthFirst(folders, files: files)
         if discovery.files.isEmpty { discovery.files = found } else { discovery.files += found }
+    }
+
+    /// How many queued folders are looked at at once.
+    private static let foldersAtOnce = 16
+
+    /// Each folder (path and prefix) listed, its entries made by `entry` and put in name order
+    /// (``inNameOrder(_:names:)``), or the reason it cannot be listed. The three steps run one after another:
+    /// all the folders are listed, then their entries stat'ed, then ordered; each step is spread over the cores
+    /// (folders listed and ordered several at once, the stat blocks of all the folders shared by the threads).
+    private static func lookAt(
+        _ queued: [(path: String, prefix: String)],
+        entry: @Sendable (String, Result<stat, SystemCallError>, FolderListing) -> Entry
+    ) -> [Result<(entries: [Entry], order: [Int]), SystemCallError>] {
+        let listed = inParallel(Array(queued.indices)) { number in
+            Result { () throws(SystemCallError) in
+                try FolderListing(path: queued[number].path, prefix: queued[number].prefix)
+            }
+        }
+        let open = listed.compactMap { try? $0.get() }
+        let entries = FolderListing.entries(of: open) { listing, name, found in entry(name, found, listing) }
+        for listing in open { listing.close() }
+        let orders = inParallel(Array(open.indices)) { inNameOrder(entries[$0], names: open[$0].names) }
+        var opened = 0
+        return listed.map { listing in
+            listing.map { _ in
+                defer { opened += 1 }
+                return (entries: entries[opened], order: orders[opened])
+            }
+        }
+    }
+
+    /// `transform` of each element, several at once, each by one thread; in order.
+    private static func inParallel<T: Sendable, R: Sendable>(_ elements: [T], _ transform: @Sendable (T) -> R)
+        -> [R]
+    {
+        [R](unsafeUninitializedCapacity: elements.count) { buffer, initialized in
+            // Each slot is written once, by the one thread that takes its element.
+            nonisolated(unsafe) let slots = buffer
+            DispatchQueue.concurrentPerform(iterations: elements.count) { index in
+                slots.initializeElement(at: index, to: transform(elements[index]))
+            }
+            initialized = elements.count
+        }
     }
 
     /// A folder to scan, and once scanned what it holds: its files (found together, in order) and the folders

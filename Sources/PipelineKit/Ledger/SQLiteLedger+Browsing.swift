@@ -19,8 +19,12 @@ extension SQLiteLedger: LedgerBrowsing, NotificationLog {
 
     public func item(_ id: Int64) async throws(StateError) -> (workflow: String, item: LedgerItem)? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.itemColumns), workflow FROM items WHERE id = ?", arguments: [id])
-                .map { row in (workflow: row[13] as String, item: Self.item(row)) }
+            var found: (workflow: String, item: LedgerItem)?
+            let statement = try db.makeStatement(sql: "SELECT \(Self.itemColumns), workflow FROM items WHERE id = ?")
+            try SQLiteColumns.forEachRow(of: statement, arguments: [id]) { columns in
+                found = (workflow: columns.text(13), item: Self.item(columns))
+            }
+            return found
         }
     }
 

@@ -9,15 +9,16 @@ extension SQLiteLedger {
             let total =
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE \(condition)", arguments: arguments) ?? 0
             guard query.offset < total, query.limit > 0 else { return ItemList(items: [], total: total) }
-            let rows = try Row.fetchAll(
-                db,
+            let statement = try db.makeStatement(
                 sql: """
                     SELECT \(Self.itemColumns), workflow FROM items WHERE \(condition)
                     ORDER BY \(Self.order(query.order)) LIMIT ? OFFSET ?
-                    """,
-                arguments: arguments + [query.limit, query.offset])
-            return ItemList(
-                items: rows.map { row in (workflow: row[13] as String, item: Self.item(row)) }, total: total)
+                    """)
+            var items: [(workflow: String, item: LedgerItem)] = []
+            try SQLiteColumns.forEachRow(of: statement, arguments: arguments + [query.limit, query.offset]) { columns in
+                items.append((workflow: columns.text(13), item: Self.item(columns)))
+            }
+            return ItemList(items: items, total: total)
         }
     }
 

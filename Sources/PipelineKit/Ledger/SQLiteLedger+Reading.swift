@@ -12,18 +12,21 @@ extension SQLiteLedger {
     static let itemColumns =
         "id, version, fingerprint, path, relativePath, size, modified, meta, status, digest, error, errorKind, updatedAt"
 
-    static func item(_ row: Row) -> LedgerItem {
+    /// The item of the row `columns` stand on, whose first columns are ``itemColumns``.
+    static func item(_ columns: SQLiteColumns) -> LedgerItem {
         LedgerItem(
-            storedID: row[0], version: row[1], fingerprint: row[2], path: row[3], relativePath: row[4], size: row[5],
-            modified: row[6], meta: row[7], status: row[8], digest: row[9], error: row[10], errorKind: row[11],
-            updatedAt: Date(timeIntervalSince1970: row[12]))
+            storedID: columns.int64(0), version: Int(columns.int64(1)), fingerprint: columns.text(2),
+            path: columns.text(3), relativePath: columns.text(4), size: columns.int64(5), modified: columns.double(6),
+            meta: columns.optionalText(7), status: columns.text(8), digest: columns.optionalText(9),
+            error: columns.optionalText(10), errorKind: columns.optionalText(11),
+            updatedAt: Date(timeIntervalSince1970: columns.double(12)))
     }
 
     public func items(workflow: String, pathsFrom first: String, through last: String) async throws(StateError)
         -> [LedgerItem]
     {
         try await items(
-            where: "workflow = ? AND path BETWEEN ? AND ?", arguments: [workflow, first, last])
+            where: "workflow = ? AND path BETWEEN ? AND ?", arguments: [workflow, first, last], preparedOnce: true)
     }
 
     public func items(workflow: String, fingerprints: [String]) async throws(StateError) -> [LedgerItem] {
@@ -35,14 +38,15 @@ extension SQLiteLedger {
         )
     }
 
-    private func items(where condition: String, arguments: StatementArguments) async throws(StateError)
-        -> [LedgerItem]
+    /// The items that meet `condition`; `preparedOnce` for a statement a plan runs for each chunk of files.
+    private func items(where condition: String, arguments: StatementArguments, preparedOnce: Bool = false)
+        async throws(StateError) -> [LedgerItem]
     {
         try await read { db in
             var items: [LedgerItem] = []
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition)", arguments: arguments)
-            while let row = try rows.next() { items.append(Self.item(row)) }
+            let sql = "SELECT \(Self.itemColumns) FROM items WHERE \(condition)"
+            let statement = try preparedOnce ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
+            try SQLiteColumns.forEachRow(of: statement, arguments: arguments) { items.append(Self.item($0)) }
             return items
         }
     }
@@ -50,20 +54,21 @@ extension SQLiteLedger {
     public func cachedFingerprints(pathsFrom first: String, through last: String) async throws(StateError)
         -> [String: FingerprintCacheEntry]
     {
+        // A plan's read of each chunk: a statement prepared once, its columns read straight from SQLite.
         try await read { db in
             var entries: [String: FingerprintCacheEntry] = [:]
-            let rows = try Row.fetchCursor(
-                db,
+            let statement = try db.cachedStatement(
                 sql: """
                     SELECT path, size, modifiedNanoseconds, inode, device, method, fingerprint, media FROM files
                     WHERE path BETWEEN ? AND ?
-                    """, arguments: [first, last])
-            while let row = try rows.next() {
+                    """)
+            try SQLiteColumns.forEachRow(of: statement, arguments: [first, last]) { columns in
                 guard
                     let entry = FingerprintCacheEntry(
-                        storedPath: row[0], size: row[1], modifiedNanoseconds: row[2], inode: row[3], device: row[4],
-                        method: row[5], fingerprint: row[6], media: row[7])
-                else { continue }
+                        storedPath: columns.text(0), size: columns.int64(1), modifiedNanoseconds: columns.int64(2),
+                        inode: columns.int64(3), device: columns.int64(4), method: columns.text(5),
+                        fingerprint: columns.text(6), media: columns.optionalText(7))
+                else { return }
                 entries[entry.stamp.path] = entry
             }
             return entries

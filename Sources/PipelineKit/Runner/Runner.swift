@@ -121,7 +121,11 @@ public struct Runner: Sendable {
         outcome.keepsEveryResult = keepsEveryResult
         if keepsEveryResult { outcome.results.reserveCapacity(plan.items.count + plan.passedOver.count) }
         recordDecided(plan, into: &outcome)
-        var leftWork = await runItems(plan.items.indices.lazy.compactMap { ItemToRun(plan.items[$0]) }, into: &outcome)
+        // The action is looked at in place: a rerun's reused items are not copied to be passed over.
+        let runnable = plan.items.indices.lazy.filter { index in
+            if case .run = plan.items[index].action { true } else { false }
+        }
+        var leftWork = await runItems(runnable.compactMap { ItemToRun(plan.items[$0]) }, into: &outcome)
         running.run(started: false)
         if !Task.isCancelled {
             for end in await undoLeftoverRequests() { outcome.add(end.result, skipped: end.skipped) }
