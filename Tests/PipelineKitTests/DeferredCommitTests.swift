@@ -36,18 +36,27 @@ import Testing
     /// that, a stage could reach outside while nothing of its item is on disk). A stage after one whose success was
     /// synced starts without a commit of its own, as before.
     @Test func aStageRunsOnceWhatCameBeforeIsSynced() async throws {
-        var registry = Sandbox.registry
-        try registry.register(GatedStage.self)
+        let registry = try {
+            var registry = Sandbox.registry
+            try registry.register(GatedStage.self)
+            return registry
+        }()
         for first in [true, false] {
             let sandbox = try Sandbox()
             let key = UUID().uuidString
+            defer { GatedStage.open(key) }
             let before = first ? "" : #"{"id": "a", "uses": "test.probe", "with": {"key": "\#(key)-a"}},"#
             let workflow = """
                 {"version": 1, "name": "t", "stages": [\(before)
                   {"id": "gated", "uses": "test.gated", "with": {"key": "\(key)"}}]}
                 """
             let run = Task { try await sandbox.run(workflow, registry: registry) }
-            while !GatedStage.started(key) { try await Task.sleep(for: .milliseconds(5)) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !GatedStage.started(key) {
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try #require(GatedStage.started(key), "the stage started within a minute")
             let record = try await sandbox.checkpoint("gated")
             if first {
                 #expect(record?.status == .running && record?.attempts == 1, "\(String(describing: record))")
