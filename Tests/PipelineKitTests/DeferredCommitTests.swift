@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NIOConcurrencyHelpers
 import StageKit
 import TestSupport
@@ -32,6 +33,24 @@ import Testing
         #expect(ledger.holdsDeferredCommits)
     }
 
+    /// Closing syncs what is held even when it cannot fold the log into the database file: another connection (here
+    /// a reader, as `pipeline status` opens) keeps the log, so the ledger syncs the log itself.
+    @Test func closingSyncsTheLogAnotherConnectionKeeps() async throws {
+        let sandbox = try Sandbox()
+        let ledger = try sandbox.ledger()
+        let run = try await ledger.beginRun(
+            RunRecord(workflow: "t", file: "t.json", stages: ["a"], newItems: 0), caching: [], sightings: [])
+        try await ledger.finishRun(run, summary: RunSummary(items: 0))
+        #expect(ledger.holdsDeferredCommits)
+        let reader = try SQLiteLedger(readingOnly: sandbox.state)
+        defer { try? reader.close() }
+        try ledger.close()
+        let log = ledger.file.path + "-wal"
+        try #require(FileManager.default.fileExists(atPath: log), "the reader keeps the log")
+        #expect(!ledger.holdsDeferredCommits, "the close synced the log it could not fold in")
+        #expect(try await reader.workflows().map(\.workflow) == ["t"])
+    }
+
     /// The item's admission is not synced on its own: the first stage's start is, before the stage runs (without
     /// that, a stage could reach outside while nothing of its item is on disk). A stage after one whose success was
     /// synced starts without a commit of its own, as before.
@@ -51,12 +70,7 @@ import Testing
                   {"id": "gated", "uses": "test.gated", "with": {"key": "\(key)"}}]}
                 """
             let run = Task { try await sandbox.run(workflow, registry: registry) }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !GatedStage.started(key) {
-                guard ContinuousClock.now < deadline else { break }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            try #require(GatedStage.started(key), "the stage started within a minute")
+            try await waitUntil("the gated stage started", limit: .seconds(60)) { GatedStage.started(key) }
             let record = try await sandbox.checkpoint("gated")
             if first {
                 #expect(record?.status == .running && record?.attempts == 1, "\(String(describing: record))")

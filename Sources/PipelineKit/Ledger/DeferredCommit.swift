@@ -12,13 +12,17 @@
 /// - The runner syncs a deferred commit before a stage's attempt starts: it writes the attempt's start in a synced
 ///   commit then (``StateStore/holdsDeferredCommits``; otherwise the start waits for the stage's first checkpoint,
 ///   as it always did). A notifier records a notice in a synced commit before it sends it. Closing the ledger
-///   checkpoints it, which syncs the log first.
+///   checkpoints it, which syncs the log first; when another connection keeps the ledger open, or the close fails,
+///   the close syncs the log itself (``SQLiteLedger/close()``).
 ///
 /// Before the first frame of a run of one new file this takes the syncs of the ledger's tables, the run's start,
 /// the item's admission and its output claims (four syncs, six with the log's header and folder) down to the log's
 /// header and folder at the open and one sync when the stage starts; after the stage's success, the item's and the
 /// run's ends add no sync of their own to the one of closing the ledger.
-package enum DeferredCommit: Sendable {
+///
+/// Each deferring call site passes its case, which names it here; how a write commits depends only on whether it
+/// is deferred.
+enum DeferredCommit: Sendable {
     /// Making the ledger's tables (a new ledger, or what an older one lacks). Nothing outside depends on them; a
     /// power cut before the next sync loses them and the next open makes them again.
     case schema
@@ -36,7 +40,7 @@ package enum DeferredCommit: Sendable {
     /// run finds every stage of the item succeeded and records the end without running one (a `pipeline watch` that
     /// then waits for files holds it until its next synced commit).
     case itemEnd
-    /// A run's end with its totals (``StateStore/finishRun(_:summary:)``); closing the ledger syncs it. Lost, the
-    /// run history shows the run interrupted.
+    /// A run's end with its totals (``StateStore/finishRun(_:summary:)``); closing the ledger syncs it (the log, when
+    /// it cannot checkpoint it). Lost, the run history shows the run interrupted.
     case runEnd
 }

@@ -24,9 +24,15 @@ final class GroupCommit: Sendable {
     /// Whether a committed change has not been synced yet: the next synced commit syncs it.
     var holdsDeferred: Bool { queue.withLockedValue { $0.holdsDeferred } }
 
-    /// Notes a change committed outside the queue without a sync (the ledger's tables, made at open).
-    func noteDeferred() {
+    /// Notes a commit made outside the queue without a sync (`write` names which: the ledger's tables at open). It
+    /// may have changed nothing (an existing ledger's tables); holding it errs on the safe side, one sync more.
+    func noteDeferred(_ write: DeferredCommit) {
         queue.withLockedValue { $0.holdsDeferred = true }
+    }
+
+    /// Notes that every commit was synced outside the queue (the log synced at close).
+    func noteSynced() {
+        queue.withLockedValue { $0.holdsDeferred = false }
     }
 
     /// Queues a write; starts a transaction on the writer unless one is under way (it takes this write next).
@@ -66,6 +72,8 @@ final class GroupCommit: Sendable {
     /// deferred one put it back.
     private func commit(_ batch: [Write], synced: Bool, in db: Database) throws {
         let changesBefore = db.totalChangesCount
+        // The pragma takes effect when its statement is prepared, not when it runs: it must stay an uncached
+        // `execute(sql:)` (a cached statement would leave the connection at the level it was prepared with).
         try db.execute(sql: synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         defer { if !synced { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
         var applied = true

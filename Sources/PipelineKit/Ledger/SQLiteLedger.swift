@@ -46,6 +46,7 @@ public final class SQLiteLedger: StateStore {
             // read beside it.
             let pool = try DatabaseQueue(path: file.path, configuration: configuration)
             // The tables' commit does not wait for its sync (``DeferredCommit/schema``).
+            // The pragma takes effect when its statement is prepared, so it stays an uncached `execute(sql:)`.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 try db.inTransaction {
@@ -62,7 +63,7 @@ public final class SQLiteLedger: StateStore {
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
             self.pool = pool
-            commits.noteDeferred()
+            commits.noteDeferred(.schema)
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
         }
@@ -107,16 +108,6 @@ public final class SQLiteLedger: StateStore {
             pool = queue
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
-        }
-    }
-
-    /// Closes the database: a clean close folds the write-ahead log into the database file and removes it,
-    /// so the state folder is one file again. Later calls fail.
-    public func close() throws(StateError) {
-        do {
-            try pool.close()
-        } catch {
-            throw Self.stateError(error, file: file, doing: "close")
         }
     }
 

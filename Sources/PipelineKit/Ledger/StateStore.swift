@@ -84,8 +84,9 @@ public protocol StateStore: Sendable {
 }
 
 extension StateStore {
-    /// A store that syncs every commit holds none.
-    public var holdsDeferredCommits: Bool { false }
+    /// By default a store may hold one, so the runner syncs a stage's start before the stage runs: a store that wraps
+    /// another passes its answer on, and only a store that syncs every commit (PostgreSQL's) says `false`.
+    public var holdsDeferredCommits: Bool { true }
 }
 
 /// An item and one version of its content.
