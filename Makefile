@@ -43,6 +43,7 @@ bench: deps
 	benchmarks/engine.sh
 	-benchmarks/batch.sh
 	benchmarks/transcode.sh
+	benchmarks/startup.sh
 	benchmarks/segments.sh
 	benchmarks/upload.sh
 	benchmarks/workers.sh

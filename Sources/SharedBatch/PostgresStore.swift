@@ -24,6 +24,9 @@ public final class PostgresStore: StateStore {
 
     public var location: String { database.location }
 
+    /// Every commit of the shared database is synced before it returns, so none is ever held.
+    public var holdsDeferredCommits: Bool { false }
+
     // MARK: Reading
 
     /// The columns ``item(_:)`` reads, by name: a query may select more, in any order.

@@ -78,6 +78,7 @@ private final class RecordingStore: StateStore {
     }
 
     var location: String { store.location }
+    var holdsDeferredCommits: Bool { store.holdsDeferredCommits }
 
     func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot {
         try await store.snapshot(workflow: workflow)

@@ -86,7 +86,8 @@ public struct RunTotals: Sendable, Hashable {
 /// The notifications a ledger has sent, so that an event is announced once, however often runs repeat it.
 public protocol NotificationLog: Sendable {
     /// Records that the notification with `key` is being sent; false when it already was (by this process, an
-    /// earlier run, or another worker), and then it must not be sent again.
+    /// earlier run, or another worker), and then it must not be sent again. It must stay a synced write, never a
+    /// ``DeferredCommit``: a notifier sends only after this returns, so its commit syncs every one before it.
     func claimNotification(_ key: String) async throws(StateError) -> Bool
 }
 

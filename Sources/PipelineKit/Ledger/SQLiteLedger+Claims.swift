@@ -30,7 +30,7 @@ extension SQLiteLedger {
         -> OutputClaim?
     {
         guard !paths.isEmpty else { return nil }
-        return try await write { db in
+        return try await write(deferring: .outputClaims) { db in
             if let taken = try Self.claims(of: paths, in: db).first(where: { $0.item != item.item }) { return taken }
             let statement = try db.cachedStatement(
                 sql: """

@@ -20,11 +20,11 @@ extension SQLiteLedger {
         }
     }
 
-    /// One commit: a run's start costs a single sync of the log.
+    /// One commit, synced with the first stage's start (``DeferredCommit/runStart``).
     public func beginRun(_ run: RunRecord, caching entries: [FingerprintCacheEntry], sightings: [ItemSighting])
         async throws(StateError) -> Int64
     {
-        try await write { db in
+        try await write(deferring: .runStart) { db in
             let itemsBefore = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM items WHERE workflow = ?", arguments: [run.workflow])
             try db.execute(
@@ -45,7 +45,7 @@ extension SQLiteLedger {
 
     public func finishRun(_ run: Int64, summary: RunSummary) async throws(StateError) {
         let totals = JSONValue.object(summary.fields).serialized()
-        try await write { db in
+        try await write(deferring: .runEnd) { db in
             try db.execute(
                 sql: "UPDATE runs SET finishedAt = ?, summary = ? WHERE id = ?",
                 arguments: [Date().timeIntervalSince1970, totals, run])
@@ -53,7 +53,7 @@ extension SQLiteLedger {
     }
 
     public func admit(_ admission: ItemAdmission, workflow: String) async throws(StateError) -> AdmittedItem {
-        try await write { db in
+        try await write(deferring: .admission) { db in
             let ref = try Self.itemVersion(admitting: admission, workflow: workflow, in: db)
             let input = admission.input
             try db.execute(
@@ -166,7 +166,7 @@ extension SQLiteLedger {
 
     public func finish(_ item: ItemVersion, result: ItemResult, digest: String?) async throws(StateError) {
         guard let ending = ItemEnding(result) else { return }
-        try await write { db in
+        try await write(deferring: .itemEnd) { db in
             try db.execute(
                 sql: """
                     UPDATE items SET status = ?, digest = ?, error = ?, errorKind = ?, updatedAt = ?

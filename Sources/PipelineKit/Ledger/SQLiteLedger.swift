@@ -5,7 +5,8 @@ import StageKit
 
 /// The ledger in one SQLite database per state folder (`<state>/ledger.sqlite`), through GRDB.
 ///
-/// The database runs in WAL mode with `synchronous = FULL`: a write returns once its transaction is synced,
+/// The database runs in WAL mode with `synchronous = FULL`: a write returns once its transaction is synced (the few
+/// that ``DeferredCommit`` names are synced by the next synced commit, before any outside effect),
 /// readers in other processes (`pipeline status`, `pipeline plan`) never wait for the writer, and a crash at
 /// any moment leaves the last committed state. Writes go through GRDB's writer queue and are not abandoned when the calling
 /// task is cancelled, so an interrupted stage is still recorded as interrupted.
@@ -44,17 +45,25 @@ public final class SQLiteLedger: StateStore {
             // into the database file (with a pool, read-only readers close last and cannot). Other processes
             // read beside it.
             let pool = try DatabaseQueue(path: file.path, configuration: configuration)
-            try pool.write { db in
-                try Self.migrate(db, file: file)
-                try db.execute(sql: Self.additions)
-                try Self.addTallies(db)
-                try Self.addRunPlans(db)
-                try Self.nameWebhooksByDigest(db)
-                try db.execute(sql: Self.outputClaimsTable)
-                try db.execute(sql: Self.attemptsTable)
-                try db.execute(sql: Self.retryRequestsTable)
+            // The tables' commit does not wait for its sync (``DeferredCommit/schema``).
+            // The pragma takes effect when its statement is prepared, so it stays an uncached `execute(sql:)`.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.inTransaction {
+                    try Self.migrate(db, file: file)
+                    try db.execute(sql: Self.additions)
+                    try Self.addTallies(db)
+                    try Self.addRunPlans(db)
+                    try Self.nameWebhooksByDigest(db)
+                    try db.execute(sql: Self.outputClaimsTable)
+                    try db.execute(sql: Self.attemptsTable)
+                    try db.execute(sql: Self.retryRequestsTable)
+                    return .commit
+                }
+                try db.execute(sql: "PRAGMA synchronous = FULL")
             }
             self.pool = pool
+            commits.noteDeferred(.schema)
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
         }
@@ -99,16 +108,6 @@ public final class SQLiteLedger: StateStore {
             pool = queue
         } catch {
             throw Self.stateError(error, file: file, doing: "open")
-        }
-    }
-
-    /// Closes the database: a clean close folds the write-ahead log into the database file and removes it,
-    /// so the state folder is one file again. Later calls fail.
-    public func close() throws(StateError) {
-        do {
-            try pool.close()
-        } catch {
-            throw Self.stateError(error, file: file, doing: "close")
         }
     }
 
@@ -273,10 +272,15 @@ public final class SQLiteLedger: StateStore {
         }
     }
 
-    /// Runs `body` in a transaction and returns once it is committed and synced. Writes that arrive while a
-    /// transaction is under way are committed together in the next one (group commit), each in a savepoint
-    /// of its own, so concurrent items share one sync instead of queueing for one each.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StateError) -> T {
+    public var holdsDeferredCommits: Bool { commits.holdsDeferred }
+
+    /// Runs `body` in a transaction and returns once it is committed and synced (only committed, for a write that
+    /// `deferring` names: ``DeferredCommit``). Writes that arrive while a transaction is under way are committed
+    /// together in the next one (group commit), each in a savepoint of its own, so concurrent items share one sync
+    /// instead of queueing for one each.
+    func write<T: Sendable>(
+        deferring deferred: DeferredCommit? = nil, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StateError) -> T {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
@@ -290,8 +294,10 @@ public final class SQLiteLedger: StateStore {
                                     return .commit
                                 }
                                 result.withLockedValue { $0 = value.map { .success($0) } }
+                                return true
                             } catch {
                                 result.withLockedValue { $0 = .failure(error) }
+                                return false
                             }
                         },
                         complete: { commitError in
@@ -300,7 +306,7 @@ public final class SQLiteLedger: StateStore {
                                 preconditionFailure("a group commit completed a write it did not apply")
                             }
                             continuation.resume(with: outcome)
-                        }), to: pool)
+                        }, deferred: deferred), to: pool)
             }
         } catch {
             throw Self.stateError(error, file: file, doing: "write")

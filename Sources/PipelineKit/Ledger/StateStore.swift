@@ -5,11 +5,16 @@ public import StageKit
 ///
 /// ``SQLiteLedger`` keeps it in one SQLite file per state folder; a shared batch's store keeps it in PostgreSQL,
 /// under the same rules (``LedgerRules``). Every method that writes returns only once
-/// the change is durable, so a checkpoint is on disk before the next side effect. No secret ever reaches a
-/// store: the runner redacts values before it hands them over.
+/// the change is durable, so a checkpoint is on disk before the next side effect; a store may leave the writes that
+/// ``DeferredCommit`` names to be synced by its next synced commit, and says so in ``holdsDeferredCommits``. No
+/// secret ever reaches a store: the runner redacts values before it hands them over.
 public protocol StateStore: Sendable {
     /// Where the store is, for messages (a file path or a database address).
     var location: String { get }
+
+    /// Whether a change the store committed is not durable yet (a deferred commit): the runner then has a stage's
+    /// start written, and synced, before the stage runs.
+    var holdsDeferredCommits: Bool { get }
 
     /// Every item of a workflow as the ledger knows it (for status, cancel and forget).
     func snapshot(workflow: String) async throws(StateError) -> LedgerSnapshot
@@ -76,6 +81,12 @@ public protocol StateStore: Sendable {
     /// this version; forgetting the item releases them.
     func claimOutputs(_ paths: [String], for item: ItemVersion, workflow: String) async throws(StateError)
         -> OutputClaim?
+}
+
+extension StateStore {
+    /// By default a store may hold one, so the runner syncs a stage's start before the stage runs: a store that wraps
+    /// another passes its answer on, and only a store that syncs every commit (PostgreSQL's) says `false`.
+    public var holdsDeferredCommits: Bool { true }
 }
 
 /// An item and one version of its content.

@@ -64,13 +64,21 @@ extension Runner {
         let attempts = spec.retry.attempts
         return try await slots.holding(stage.descriptor.resource) { slot in
             started()
-            await journal.note {
+            let starting: @Sendable (inout StageRecord) -> Void = {
                 $0.status = .running
                 $0.attempts += 1
                 $0.startedAt = Date()
                 $0.finishedAt = nil
                 $0.seconds = nil
                 $0.log = nil
+            }
+            // The attempt may reach outside: a commit that did not wait for its sync (the run's start, the item's
+            // admission, its claims) is synced first, with this start in it (``DeferredCommit``). Otherwise the
+            // start waits for the stage's first checkpoint.
+            if store.holdsDeferredCommits {
+                try await journal.update(starting)
+            } else {
+                await journal.note(starting)
             }
             sink.emit(
                 StageStarted(
