@@ -8,8 +8,8 @@ import enum StageKit.JSONValue
 enum QualitySummary {
     /// The report in `outputs`, described; nil when `outputs` has none (or one this build cannot read).
     static func line(_ outputs: JSONValue?) -> String? {
-        guard let quality = outputs?["quality"], let data = try? quality.serializedData(),
-            let report = try? JSONDecoder().decode(QualityReport.self, from: data)
+        guard let quality = outputs?["quality"],
+            let report = try? JSONDecoder().decode(QualityReport.self, from: quality.serializedData())
         else { return nil }
         return report.description
     }
