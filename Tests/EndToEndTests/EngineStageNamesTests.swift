@@ -115,13 +115,14 @@ private struct EngineRules {
         "Sources/PipelineKit/Workflow/Workflow.swift": ["env"],
         "Sources/PipelineKit/Workflow/WorkflowReader+References.swift": ["env"],
         // The workflow file's members, as the grammar declares them and the reader reads them (`name`,
-        // `inputs.path`, `defaults.timeout`, a stage's `id`, a notification's `url` and `format`).
+        // `inputs.path`, an input filter's `maxSize`, `defaults.timeout`, a stage's `id`, a notification's `url` and
+        // `format`).
         "Sources/PipelineKit/Workflow/WorkflowGrammar.swift": [
-            "description", "format", "id", "name", "path", "timeout", "url", "version",
+            "description", "format", "id", "maxSize", "name", "path", "timeout", "url", "version",
         ],
         "Sources/PipelineKit/Workflow/WorkflowLoader.swift": ["description", "env", "name", "version"],
         "Sources/PipelineKit/Workflow/WorkflowReader+Notify.swift": ["env", "format", "url"],
-        "Sources/PipelineKit/Workflow/WorkflowReader+Sections.swift": ["name", "path", "timeout"],
+        "Sources/PipelineKit/Workflow/WorkflowReader+Sections.swift": ["maxSize", "name", "path", "timeout"],
         "Sources/PipelineKit/Workflow/WorkflowReader+Stages.swift": ["description", "id", "timeout"],
         // A stage's id in the document the workflow's digest hashes.
         "Sources/PipelineKit/Workflow/WorkflowDigest.swift": ["id"],

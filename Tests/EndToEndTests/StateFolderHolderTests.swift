@@ -36,15 +36,7 @@ import Testing
         try await waitUntil("late.txt failed while hold.txt runs", every: .milliseconds(50)) {
             await ledgerItemCounts(under: state, workflow: "retry") == ["pending": 1, "failed": 1]
         }
-        let served = try await ServedDashboard.start(
-            ["--state", "state"], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": StateFolderRetryTests.token])
-        defer { served.process.signal(SIGKILL) }
-        let late = try #require(await StateFolderRetryTests.ids(under: state)["late.txt"])
-
-        try scratch.write("flags/late.txt", "")
-        let (status, answer) = try await served.request(
-            "/api/items/\(late)/retry", method: "POST", bearer: StateFolderRetryTests.token)
-        #expect(status == 202 && answer["outcome"]?.stringValue == Self.queued, "\(answer)")
+        _ = try await retryOfLateIsQueued(in: scratch, state: state, flagging: true)
         try scratch.write("release", "")
         #expect(await run.exit() != 0, "the run ends with late.txt failed: \(run.stderr.soFar)")
         #expect(await ledgerItemCounts(under: state, workflow: "retry") == ["succeeded": 1, "failed": 1])
@@ -70,15 +62,7 @@ import Testing
         watch.signal(SIGKILL)
         _ = await watch.exit()
         #expect(scratch.read("state/lock").hasSuffix("\nwatch retry\n"), "the lock file still names the watch")
-        let served = try await ServedDashboard.start(
-            ["--state", "state"], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": StateFolderRetryTests.token])
-        defer { served.process.signal(SIGKILL) }
-        let late = try #require(await StateFolderRetryTests.ids(under: state)["late.txt"])
-
-        try scratch.write("flags/late.txt", "")
-        let (status, answer) = try await served.request(
-            "/api/items/\(late)/retry", method: "POST", bearer: StateFolderRetryTests.token)
-        #expect(status == 202 && answer["outcome"]?.stringValue == Self.queued, "\(answer)")
+        _ = try await retryOfLateIsQueued(in: scratch, state: state, flagging: true)
         let next = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
         #expect(next.status == 0, "\(next.stderr)")
         #expect(await ledgerItemCounts(under: state, workflow: "retry") == ["succeeded": 1])
@@ -99,18 +83,25 @@ import Testing
         try #require(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
         let line = Array("\(getpid())\n".utf8)
         #expect(ftruncate(descriptor, 0) == 0 && pwrite(descriptor, line, line.count, 0) == line.count)
-        let served = try await ServedDashboard.start(
-            ["--state", "state"], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": StateFolderRetryTests.token])
-        defer { served.process.signal(SIGKILL) }
-        let late = try #require(await StateFolderRetryTests.ids(under: state)["late.txt"])
-
-        let (status, answer) = try await served.request(
-            "/api/items/\(late)/retry", method: "POST", bearer: StateFolderRetryTests.token)
-        #expect(status == 202 && answer["outcome"]?.stringValue == Self.queued, "\(answer)")
+        let late = try await retryOfLateIsQueued(in: scratch, state: state, flagging: false)
         let refused = try await Binary.run(["run", "wf.json", "--state", "state"], in: scratch.root)
         #expect(refused.status != 0 && refused.stderr.contains("in use by another pipeline process (pid \(getpid()))"))
         let reader = try SQLiteLedger(readingOnly: state)
         #expect(try await reader.retryRequests(workflow: "retry").keys.sorted() == [late], "left for the next run")
         try reader.close()
+    }
+
+    /// Serves the state folder and asks for late.txt's retry (after giving it the flag it needs to succeed, when
+    /// `flagging`), which is answered as queued for the next run; late.txt's id.
+    private func retryOfLateIsQueued(in scratch: borrowing Scratch, state: URL, flagging: Bool) async throws -> Int64 {
+        let served = try await ServedDashboard.start(
+            ["--state", "state"], in: scratch.root, environment: ["PIPELINE_SERVE_TOKEN": StateFolderRetryTests.token])
+        defer { served.process.signal(SIGKILL) }
+        let late = try #require(await StateFolderRetryTests.ids(under: state)["late.txt"])
+        if flagging { try scratch.write("flags/late.txt", "") }
+        let (status, answer) = try await served.request(
+            "/api/items/\(late)/retry", method: "POST", bearer: StateFolderRetryTests.token)
+        #expect(status == 202 && answer["outcome"]?.stringValue == Self.queued, "\(answer)")
+        return late
     }
 }

@@ -223,6 +223,19 @@ import Testing
         return file
     }
 
+    /// A search of all of `source` (`duration` seconds) for PSNR 40 dB with ultrafast probes, its samples in `folder`.
+    private func psnrSearch(of source: URL, duration: Double, folder: URL) throws -> CRFSearch {
+        var options = TranscodeStage.Options.Quality()
+        options.metric = .psnr
+        options.target = 40
+        let target = try #require(QualityTarget(options, codec: .h264, duration: duration, bytesBesideVideo: 0))
+        var settings = TranscodeSettings()
+        settings.preset = .ultrafast
+        return CRFSearch(
+            input: source.path, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
+            duration: duration, target: target, folder: folder, logger: Logger(label: "test"))
+    }
+
     @Test func aSearchWithoutProbesDoesNotScoreAgainstAnEarlierSearchsReferences() async throws {
         let source = try await clip("testsrc2", name: "now.mp4")
         let scratch = folder.appendingPathComponent("crf-search")
@@ -230,15 +243,7 @@ import Testing
         // What a killed search of another input left: a reference with as many frames, of other pictures.
         let stale = try await clip("smptebars", name: "before.mp4")
         try FileManager.default.copyItem(at: stale, to: scratch.appendingPathComponent("source-0.mp4"))
-        var options = TranscodeStage.Options.Quality()
-        options.metric = .psnr
-        options.target = 40
-        let target = try #require(QualityTarget(options, codec: .h264, duration: 1, bytesBesideVideo: 0))
-        var settings = TranscodeSettings()
-        settings.preset = .ultrafast
-        let search = CRFSearch(
-            input: source.path, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
-            duration: 1, target: target, folder: scratch, logger: Logger(label: "test"))
+        let search = try psnrSearch(of: source, duration: 1, folder: scratch)
         let (choice, probes) = try await search.run(known: []) { _ in }
         // Against the stale reference no CRF reaches 40 dB: the lowest bound would be chosen, with a note.
         #expect(choice.note == nil, "\(choice) \(probes)")
@@ -257,16 +262,7 @@ import Testing
             ])
         try #require(made.status == 0, "\(made.stderr)")
         #expect(CRFSearch.samples(of: TranscodeSettings.TimeRange(start: 0, end: nil), duration: 40).count == 3)
-        var options = TranscodeStage.Options.Quality()
-        options.metric = .psnr
-        options.target = 40
-        let target = try #require(QualityTarget(options, codec: .h264, duration: 40, bytesBesideVideo: 0))
-        var settings = TranscodeSettings()
-        settings.preset = .ultrafast
-        let search = CRFSearch(
-            input: source.path, settings: settings, range: TranscodeSettings.TimeRange(start: 0, end: nil),
-            duration: 40, target: target, folder: folder.appendingPathComponent("crf-search"),
-            logger: Logger(label: "test"))
+        let search = try psnrSearch(of: source, duration: 40, folder: folder.appendingPathComponent("crf-search"))
         let (choice, probes) = try await search.run(known: []) { _ in }
         #expect(choice.note == nil, "\(choice) \(probes)")
         #expect((probes.first { $0.crf == choice.crf }?.score ?? 0) >= 40, "\(probes)")

@@ -42,17 +42,6 @@ import Testing
         return (reference, encodes)
     }
 
-    /// The FFmpeg with libvmaf that the pip package imageio-ffmpeg ships.
-    private func independentFFmpeg() async throws -> String {
-        let found = await runTool(
-            "/usr/bin/env", ["python3", "-c", "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())"])
-        let path = String(decoding: found.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(
-            found.status == 0 && !path.isEmpty,
-            "imageio-ffmpeg is missing (pip install imageio-ffmpeg, or scripts/install-deps.sh): \(found.stderr)")
-        return path
-    }
-
     /// `tool -i distorted -i reference -lavfi <filter>` with its log written to `log`; the log's text.
     private func filterLog(_ tool: String, _ filter: String, distorted: URL, reference: URL, log: URL) async throws
         -> String
@@ -77,7 +66,7 @@ import Testing
 
     @Test(arguments: zip(QualityMeasurementTests.sources, ["testsrc2", "mandelbrot", "noise"]))
     func vmafMatchesAnIndependentLibvmaf(source: String, name: String) async throws {
-        let ffmpeg = try await independentFFmpeg()
+        let ffmpeg = try await IndependentVMAF().ffmpeg
         let (reference, encodes) = try await clips(source, name: name)
         var means: [Double] = []
         for encode in encodes {
